@@ -1,0 +1,84 @@
+# bench_nbc: build, run and test.  `make help` lists the targets; README.md explains them.
+#
+#   make [MPI=mpich|openmpi] [SAN=1]   build the suite into build/<mpi>[-san]/
+#   make run                           install, build, run the default sweep, draw the figures
+#   make check                         install, build, run every test
+#
+# Each module adds its own programs and tests in <module>/module.mk and
+# tests/<module>/module.mk; this file only holds the toolchain and the targets.
+
+MPI ?= mpich
+SAN ?=
+
+mpi_cc_mpich     := mpicc.mpich
+mpi_cc_openmpi   := mpicc.openmpi
+mpi_exec_mpich   := mpiexec.mpich
+mpi_exec_openmpi := mpiexec.openmpi
+ifeq ($(origin mpi_cc_$(MPI)),undefined)
+$(error MPI=$(MPI) is not a known MPI library (allowed: mpich, openmpi))
+endif
+MPICC   := $(mpi_cc_$(MPI))
+MPIEXEC := $(mpi_exec_$(MPI))
+CC      := gcc
+
+# build/<mpi>/ holds everything linked against one MPI library; the MPI-free
+# analysis tools go straight into build/ (build/san/ for sanitized builds).
+BUILD     := build/$(MPI)$(if $(SAN),-san)
+TOOLS_DIR := build$(if $(SAN),/san)
+
+MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null)
+# The serial OpenBLAS: one BLAS thread per call, whatever the environment says.
+BLAS_DIR    := /usr/lib/$(MULTIARCH)/openblas-serial
+BLAS_CFLAGS := -I/usr/include/$(MULTIARCH)/openblas-serial
+BLAS_LIBS   := -L$(BLAS_DIR) -lopenblas -Wl,-rpath,$(BLAS_DIR)
+
+comma := ,
+SAN_FLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+CFLAGS  := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE -fopenmp -MMD -MP -I. $(SAN_FLAGS)
+LDFLAGS := -fopenmp $(SAN_FLAGS)
+LDLIBS  := -lm
+
+PROGRAMS   :=
+UNIT_TESTS :=
+E2E_TESTS  :=
+
+.PHONY: all deps check run format format-check clean help
+all: programs
+
+include $(sort $(wildcard */module.mk)) $(sort $(wildcard tests/*/module.mk))
+
+.PHONY: programs
+programs: $(PROGRAMS)
+
+# Objects: $(BUILD)/mpi/ is compiled with the MPI wrapper, $(BUILD)/nompi/ with
+# plain gcc (code that must also link into MPI-free programs such as compute_ref).
+$(BUILD)/mpi/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $(BLAS_CFLAGS) -c $< -o $@
+
+$(BUILD)/nompi/%.o: %.c | deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(BLAS_CFLAGS) -c $< -o $@
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# A missing package is named with its install command (or installed, as root)
+# before any compiler can fail on it.
+deps:
+	@scripts/deps.sh --mpi $(MPI) --for $(if $(filter check,$(MAKECMDGOALS)),check,build)
+
+check: programs $(UNIT_TESTS)
+	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI=$(MPI) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
+	    tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
+
+SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]' -not -path './build/*')
+format:
+	clang-format -i $(SOURCES)
+format-check:
+	clang-format --dry-run -Werror $(SOURCES)
+
+clean:
+	rm -rf build
+
+help:
+	@sed -n '1,/^$$/p' Makefile | sed 's/^# \{0,1\}//'
