@@ -3,6 +3,7 @@
 #   make [MPI=mpich|openmpi] [SAN=1]   build the suite into build/<mpi>[-san]/
 #   make run                           install, build, run the default sweep, draw the figures
 #   make check                         install, build, run every test
+#   make bench                         print the suite's own speed and precision figures
 #
 # Each module adds its own programs and tests in <module>/module.mk and
 # tests/<module>/module.mk; this file only holds the toolchain and the targets.
@@ -41,8 +42,9 @@ LDLIBS  := -lm
 PROGRAMS   :=
 UNIT_TESTS :=
 E2E_TESTS  :=
+BENCHMARKS :=
 
-.PHONY: all deps check run format format-check clean help
+.PHONY: all deps check bench run format format-check clean help
 all: programs
 
 include $(sort $(wildcard */module.mk)) $(sort $(wildcard tests/*/module.mk))
@@ -70,6 +72,10 @@ deps:
 check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI=$(MPI) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
 	    tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
+
+# Benchmarks print figures (speed, precision); they are not pass/fail tests.
+bench: programs $(BENCHMARKS)
+	@for b in $(BENCHMARKS); do echo "== $$b"; BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) $$b || exit 1; done
 
 SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]' -not -path './build/*')
 format:
