@@ -1,0 +1,137 @@
+/* Local clocks and the piecewise-linear clock model (section 4.2 of the
+ * paper): pure arithmetic, no communication. */
+#include "clocksync/clocksync.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+int64_t clocksync_monotonic_ns(void)
+{
+    struct timespec ts;
+    /* CLOCK_MONOTONIC cannot fail on Linux with a valid pointer. */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t monotonic_now(void *unused)
+{
+    (void)unused;
+    return clocksync_monotonic_ns();
+}
+
+clocksync_clock clocksync_monotonic_clock(void)
+{
+    return (clocksync_clock){.now_ns = monotonic_now, .ctx = NULL};
+}
+
+static int64_t skewed_now(void *ctx)
+{
+    const clocksync_skewed_clock *s = ctx;
+    int64_t elapsed_ns = clocksync_clock_now_ns(&s->base) - s->origin_ns;
+    return s->origin_ns + s->offset_ns + elapsed_ns +
+           (int64_t)llround((double)elapsed_ns * s->drift_ppm * 1e-6);
+}
+
+clocksync_clock clocksync_skewed_clock_make(clocksync_skewed_clock *state)
+{
+    return (clocksync_clock){.now_ns = skewed_now, .ctx = state};
+}
+
+void clocksync_model_init(clocksync_model *model)
+{
+    *model = (clocksync_model){0};
+}
+
+void clocksync_model_free(clocksync_model *model)
+{
+    free(model->points);
+    *model = (clocksync_model){0};
+}
+
+int clocksync_model_add_point(clocksync_model *model, clocksync_point point)
+{
+    if (model->n_points > 0 && point.local_ns <= model->points[model->n_points - 1].local_ns)
+        return -1;
+    if (model->n_points == model->capacity) {
+        int capacity = model->capacity ? 2 * model->capacity : 8;
+        clocksync_point *grown = realloc(model->points, (size_t)capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        model->points = grown;
+        model->capacity = capacity;
+    }
+    model->points[model->n_points++] = point;
+    return 0;
+}
+
+/* Index i of the segment [i, i+1] that serves local_ns: the one containing it,
+ * or the first/last one outside the points. Needs n_points >= 2. */
+static int segment_for_local(const clocksync_model *model, int64_t local_ns)
+{
+    int lo = 0, hi = model->n_points - 2;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (model->points[mid].local_ns <= local_ns)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static double segment_slope(const clocksync_model *model, int i)
+{
+    const clocksync_point *a = &model->points[i], *b = &model->points[i + 1];
+    return (b->offset_ns - a->offset_ns) / (double)(b->local_ns - a->local_ns);
+}
+
+double clocksync_model_offset_ns(const clocksync_model *model, int64_t local_ns)
+{
+    if (model->n_points == 0)
+        return 0.0;
+    if (model->n_points == 1)
+        return model->points[0].offset_ns;
+    int i = segment_for_local(model, local_ns);
+    const clocksync_point *a = &model->points[i];
+    return a->offset_ns + segment_slope(model, i) * (double)(local_ns - a->local_ns);
+}
+
+int64_t clocksync_model_to_global(const clocksync_model *model, int64_t local_ns)
+{
+    return local_ns + (int64_t)llround(clocksync_model_offset_ns(model, local_ns));
+}
+
+int64_t clocksync_model_to_local(const clocksync_model *model, int64_t global_ns)
+{
+    if (model->n_points == 0)
+        return global_ns;
+    if (model->n_points == 1)
+        return global_ns - (int64_t)llround(model->points[0].offset_ns);
+    /* Global time of each point is increasing (the slope is > -1), so the
+     * same segment search works on it. */
+    int lo = 0, hi = model->n_points - 2;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        const clocksync_point *p = &model->points[mid];
+        if ((double)p->local_ns + p->offset_ns <= (double)global_ns)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const clocksync_point *a = &model->points[lo];
+    double slope = segment_slope(model, lo);
+    /* global = local + off_a + slope (local - local_a), solved for local. */
+    double since_a_ns = ((double)(global_ns - a->local_ns) - a->offset_ns) / (1.0 + slope);
+    return a->local_ns + (int64_t)llround(since_a_ns);
+}
+
+double clocksync_model_drift_ppm(const clocksync_model *model)
+{
+    if (model->n_points < 2)
+        return 0.0;
+    const clocksync_point *a = &model->points[0], *b = &model->points[model->n_points - 1];
+    double slope = (b->offset_ns - a->offset_ns) / (double)(b->local_ns - a->local_ns);
+    /* d(global)/d(local) = 1 + slope, so local runs 1/(1 + slope) times as fast. */
+    return -slope / (1.0 + slope) * 1e6;
+}

@@ -1,0 +1,145 @@
+/* clocksync: a global clock across MPI ranks and a window barrier.
+ *
+ * Section 4.2 of the BenchNBC paper. Rank 0's clock is the reference
+ * ("global time"). Every other rank estimates its offset to rank 0 from many
+ * round trips, keeping the fastest ones. Calibration points (offset at a local
+ * time) form a piecewise-linear clock model:
+ *   - post-mortem, timestamps are *interpolated* between the points around them
+ *     (start and end of a run, plus any resyncs);
+ *   - in real time (the window barrier), global time is *extrapolated* from
+ *     the last segment (start calibration and a fresh one, at least
+ *     drift_gap_s apart so the drift estimate is not dominated by noise).
+ *
+ * The module knows nothing of collectives or GEMM. Everything here is in
+ * integer nanoseconds of a local monotonic clock unless a name says otherwise.
+ */
+#ifndef CLOCKSYNC_H
+#define CLOCKSYNC_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- Local clock ------------------------------------------------------ */
+
+/* A local clock is a function, so tests can substitute a clock with a known
+ * offset and drift. */
+typedef struct clocksync_clock {
+    int64_t (*now_ns)(void *ctx);
+    void *ctx;
+} clocksync_clock;
+
+/* CLOCK_MONOTONIC: never steps, shared by processes of one machine (and one
+ * time namespace), which lets tests measure the true skew. */
+clocksync_clock clocksync_monotonic_clock(void);
+int64_t clocksync_monotonic_ns(void);
+
+static inline int64_t clocksync_clock_now_ns(const clocksync_clock *clock)
+{
+    return clock->now_ns(clock->ctx);
+}
+
+/* A clock that runs at (1 + drift_ppm * 1e-6) times `base` and is offset_ns
+ * ahead of it; for tests and for clocksync_check's simulated skew. */
+typedef struct clocksync_skewed_clock {
+    clocksync_clock base;
+    int64_t origin_ns; /* base time at which the two clocks differ by offset_ns */
+    int64_t offset_ns;
+    double drift_ppm;
+} clocksync_skewed_clock;
+clocksync_clock clocksync_skewed_clock_make(clocksync_skewed_clock *state);
+
+/* ---- Clock model (pure arithmetic, no MPI) ------------------------------ */
+
+/* global = local + offset at the point's local time. */
+typedef struct clocksync_point {
+    int64_t local_ns;
+    double offset_ns;
+    double latency_ns; /* one-way latency to rank 0 when the point was taken */
+} clocksync_point;
+
+typedef struct clocksync_model {
+    clocksync_point *points; /* sorted by strictly increasing local_ns */
+    int n_points;
+    int capacity;
+} clocksync_model;
+
+void clocksync_model_init(clocksync_model *model);
+void clocksync_model_free(clocksync_model *model);
+/* Appends a point taken after every existing one. Returns 0, or -1 when the
+ * point is not later than the last one or memory runs out. */
+int clocksync_model_add_point(clocksync_model *model, clocksync_point point);
+/* Piecewise-linear: interpolation between the two points around `local_ns`,
+ * extrapolation along the first/last segment outside them; one point means a
+ * constant offset, none means the identity. */
+int64_t clocksync_model_to_global(const clocksync_model *model, int64_t local_ns);
+/* The inverse of clocksync_model_to_global. */
+int64_t clocksync_model_to_local(const clocksync_model *model, int64_t global_ns);
+/* Offset predicted at local_ns, in ns (fractional). */
+double clocksync_model_offset_ns(const clocksync_model *model, int64_t local_ns);
+/* How fast this clock runs relative to the reference, from the first to the
+ * last point: +100 means 100 ppm fast. 0 with fewer than two points. */
+double clocksync_model_drift_ppm(const clocksync_model *model);
+
+/* ---- Synchronization across ranks (collective calls on `comm`) ---------- */
+
+typedef struct clocksync_options {
+    int roundtrips;          /* per rank and calibration; thousands in total */
+    double drift_gap_s;      /* min time between the points of a drift estimate */
+    double barrier_margin_s; /* initial window-barrier margin */
+} clocksync_options;
+
+void clocksync_options_default(clocksync_options *options);
+
+typedef struct clocksync_ctx clocksync_ctx;
+
+/* Creates the context; `clock` may be NULL for the monotonic clock. Takes no
+ * calibration yet. Returns MPI_SUCCESS or an MPI error code. */
+int clocksync_create(clocksync_ctx **ctx, MPI_Comm comm, const clocksync_options *options,
+                     const clocksync_clock *clock);
+void clocksync_free(clocksync_ctx *ctx);
+
+/* Collective. Measures every rank's offset to rank 0 now and appends it to
+ * the model as a new point. */
+int clocksync_calibrate(clocksync_ctx *ctx);
+/* Collective. Makes real-time extrapolation trustworthy: when the last two
+ * points are less than drift_gap_s apart (or there is only one), sleeps until
+ * drift_gap_s after the last point and calibrates again. */
+int clocksync_prepare_realtime(clocksync_ctx *ctx);
+/* Measures the offset now *without* adding it to the model; returns the
+ * measured offset and the model's prediction for the same instant (both 0 on
+ * rank 0). Collective. */
+int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
+                               double *predicted_offset_ns);
+
+const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx);
+const clocksync_clock *clocksync_get_clock(const clocksync_ctx *ctx);
+int64_t clocksync_now_local_ns(const clocksync_ctx *ctx);
+/* Global time now, extrapolated from the model (real-time use). */
+int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
+
+/* ---- Window barrier ---------------------------------------------------- */
+
+typedef struct clocksync_barrier_result {
+    bool on_time;               /* this rank reached the deadline before it passed */
+    int64_t deadline_global_ns; /* the agreed instant every rank leaves at */
+    int64_t exit_local_ns;      /* local clock when this rank left */
+    double margin_s;            /* the margin used */
+} clocksync_barrier_result;
+
+/* Collective. Ranks agree on a deadline a margin ahead in global time (the
+ * latest of the ranks' proposals, so a rank that arrives late pushes it back),
+ * then each busy-waits until its local clock reaches the deadline converted
+ * to local time. All ranks leave at the same global instant, unlike
+ * MPI_Barrier. */
+int clocksync_window_barrier(clocksync_ctx *ctx, clocksync_barrier_result *result);
+
+/* Collective. Tells the barrier whether any rank was late in the last
+ * measurement (the caller allreduces its `on_time` flags *after* measuring,
+ * so a barrier miss never adds a collective before the timed region). The
+ * margin doubles after a miss and shrinks slowly back after successes.
+ * Returns true when any rank was late: the caller then discards and redoes
+ * the measurement. */
+int clocksync_barrier_settle(clocksync_ctx *ctx, bool this_rank_on_time, bool *any_late);
+
+#endif

@@ -1,0 +1,331 @@
+/* clocksync_check: measures, on the ranks it runs on, how good the global
+ * clock and the window barrier are, next to MPI_Barrier.
+ *
+ *   mpiexec -n 2 build/mpich/clocksync_check [--barriers K] [--wait-s T] ...
+ *
+ * Skews are max minus min of the ranks' exit times. "Estimated" skews use the
+ * clock model (what the benchmark relies on); "true" skews use the raw
+ * CLOCK_MONOTONIC, which is meaningful only when every rank shares one machine
+ * and one time namespace (checked, else reported as "na"). */
+#include "clocksync/clocksync.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct check_options {
+    clocksync_options sync;
+    int barriers;
+    double wait_s;
+    double skew_offset_us, skew_drift_ppm; /* simulated clock of ranks >= 1 */
+    bool skew_clock;
+} check_options;
+
+/* What each rank reports to rank 0 at the end. */
+typedef struct rank_report {
+    double offset_us, latency_us, drift_ppm, residual_us;
+    int late_barriers;
+    char host[64];
+    char time_namespace[64];
+} rank_report;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mpiexec -n P clocksync_check [options]\n"
+            "  --roundtrips N        round trips per rank and calibration (default 1000)\n"
+            "  --barriers K          window barriers and MPI_Barriers measured (default 1000)\n"
+            "  --wait-s T            seconds between the drift estimate and the residual check "
+            "(default 2)\n"
+            "  --drift-gap-s G       seconds between the two calibrations of the drift estimate "
+            "(default 1)\n"
+            "  --margin-us M         initial window-barrier margin (default 200)\n"
+            "  --skew-clock OFF,PPM  give ranks >= 1 a simulated clock OFF us ahead, PPM fast\n"
+            "  --help                this text\n"
+            "The last line holds key=value figures.\n");
+}
+
+static bool parse_double(const char *text, double *value)
+{
+    char *end;
+    *value = strtod(text, &end);
+    return end != text && *end == '\0' && isfinite(*value);
+}
+
+/* Returns 0, or 2 with a message (printed by rank 0 only) for bad input. */
+static int parse_options(int argc, char **argv, check_options *opt, int rank)
+{
+    static const struct option longopts[] = {
+        {"roundtrips", required_argument, NULL, 'r'},
+        {"barriers", required_argument, NULL, 'b'},
+        {"wait-s", required_argument, NULL, 'w'},
+        {"drift-gap-s", required_argument, NULL, 'g'},
+        {"margin-us", required_argument, NULL, 'm'},
+        {"skew-clock", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    clocksync_options_default(&opt->sync);
+    opt->barriers = 1000;
+    opt->wait_s = 2.0;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        double v = 0;
+        const char *bad = NULL;
+        switch (c) {
+        case 'r':
+            if (!parse_double(optarg, &v) || v < 10 || v > 1e7 || v != floor(v))
+                bad = "--roundtrips: needs an integer from 10 to 10000000";
+            opt->sync.roundtrips = (int)v;
+            break;
+        case 'b':
+            if (!parse_double(optarg, &v) || v < 1 || v > 1e7 || v != floor(v))
+                bad = "--barriers: needs an integer from 1 to 10000000";
+            opt->barriers = (int)v;
+            break;
+        case 'w':
+            if (!parse_double(optarg, &v) || v < 0 || v > 86400)
+                bad = "--wait-s: needs seconds from 0 to 86400";
+            opt->wait_s = v;
+            break;
+        case 'g':
+            if (!parse_double(optarg, &v) || v <= 0 || v > 3600)
+                bad = "--drift-gap-s: needs seconds above 0, at most 3600";
+            opt->sync.drift_gap_s = v;
+            break;
+        case 'm':
+            if (!parse_double(optarg, &v) || v <= 0 || v > 1e6)
+                bad = "--margin-us: needs microseconds above 0, at most 1000000";
+            opt->sync.barrier_margin_s = v * 1e-6;
+            break;
+        case 's':
+            opt->skew_clock =
+                sscanf(optarg, "%lf,%lf", &opt->skew_offset_us, &opt->skew_drift_ppm) == 2 &&
+                fabs(opt->skew_drift_ppm) < 1e5;
+            if (!opt->skew_clock)
+                bad = "--skew-clock: needs OFFSET_US,DRIFT_PPM, e.g. 1500,50";
+            break;
+        case 'h':
+            if (rank == 0)
+                usage(stdout);
+            return 1;
+        default:
+            bad = "unknown option";
+            break;
+        }
+        if (bad) {
+            if (rank == 0)
+                fprintf(stderr, "clocksync_check: %s (got '%s'); see --help\n", bad,
+                        optarg ? optarg : argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        if (rank == 0)
+            fprintf(stderr, "clocksync_check: unexpected argument '%s'; see --help\n",
+                    argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double percentile(double *values, int n, double q)
+{
+    qsort(values, (size_t)n, sizeof *values, compare_double);
+    int i = (int)ceil(q * n) - 1;
+    return values[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+}
+
+/* Per barrier k, max - min over ranks of times[rank * k_count + k], in us. */
+static void skews_us(const int64_t *times, int ranks, int k_count, double *skew)
+{
+    for (int k = 0; k < k_count; k++) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int r = 0; r < ranks; r++) {
+            int64_t t = times[(size_t)r * k_count + k];
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+        }
+        skew[k] = (double)(hi - lo) * 1e-3;
+    }
+}
+
+#define CHECK_MPI(call)                                                                            \
+    do {                                                                                           \
+        int err_ = (call);                                                                         \
+        if (err_ != MPI_SUCCESS) {                                                                 \
+            fprintf(stderr, "clocksync_check: %s failed (MPI error %d)\n", #call, err_);           \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    CHECK_MPI(MPI_Init(&argc, &argv));
+    int rank, size;
+    CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size));
+
+    check_options opt = {0};
+    int verdict = parse_options(argc, argv, &opt, rank);
+    if (verdict != 0) {
+        MPI_Finalize();
+        return verdict == 1 ? 0 : 2;
+    }
+
+    clocksync_skewed_clock skewed = {
+        .base = clocksync_monotonic_clock(),
+        .origin_ns = clocksync_monotonic_ns(),
+        .offset_ns = (int64_t)llround(opt.skew_offset_us * 1e3),
+        .drift_ppm = opt.skew_drift_ppm,
+    };
+    clocksync_clock clock = clocksync_skewed_clock_make(&skewed);
+    clocksync_ctx *sync;
+    CHECK_MPI(clocksync_create(&sync, MPI_COMM_WORLD, &opt.sync,
+                               opt.skew_clock && rank > 0 ? &clock : NULL));
+    CHECK_MPI(clocksync_calibrate(sync));
+    CHECK_MPI(clocksync_prepare_realtime(sync));
+
+    int k_count = opt.barriers;
+    int64_t *window_est = malloc((size_t)k_count * sizeof *window_est);
+    int64_t *window_true = malloc((size_t)k_count * sizeof *window_true);
+    int64_t *mpi_est = malloc((size_t)k_count * sizeof *mpi_est);
+    int64_t *mpi_true = malloc((size_t)k_count * sizeof *mpi_true);
+    if (!window_est || !window_true || !mpi_est || !mpi_true) {
+        fprintf(stderr, "clocksync_check: out of memory for %d barriers\n", k_count);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    int64_t *window_local = window_est, *mpi_local = mpi_est; /* converted in place below */
+
+    rank_report me = {0};
+    for (int k = 0; k < k_count; k++) {
+        clocksync_barrier_result res;
+        CHECK_MPI(clocksync_window_barrier(sync, &res));
+        window_true[k] = clocksync_monotonic_ns();
+        window_local[k] = res.exit_local_ns;
+        me.late_barriers += !res.on_time;
+        bool any_late;
+        CHECK_MPI(clocksync_barrier_settle(sync, res.on_time, &any_late));
+    }
+    for (int k = 0; k < k_count; k++) {
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        mpi_local[k] = clocksync_now_local_ns(sync);
+        mpi_true[k] = clocksync_monotonic_ns();
+        /* Let every rank leave before the next barrier starts. */
+        int64_t until = mpi_true[k] + 100000;
+        while (clocksync_monotonic_ns() < until)
+            ;
+    }
+
+    struct timespec pause = {.tv_sec = (time_t)opt.wait_s,
+                             .tv_nsec = (long)((opt.wait_s - floor(opt.wait_s)) * 1e9)};
+    nanosleep(&pause, NULL);
+    double measured_ns, predicted_ns;
+    CHECK_MPI(clocksync_measure_residual(sync, &measured_ns, &predicted_ns));
+    me.residual_us = (measured_ns - predicted_ns) * 1e-3;
+    CHECK_MPI(clocksync_calibrate(sync));
+
+    /* Post-mortem conversion: interpolation over the whole model. */
+    const clocksync_model *model = clocksync_get_model(sync);
+    for (int k = 0; k < k_count; k++) {
+        window_est[k] = clocksync_model_to_global(model, window_local[k]);
+        mpi_est[k] = clocksync_model_to_global(model, mpi_local[k]);
+    }
+    me.offset_us = model->points[0].offset_ns * 1e-3;
+    me.latency_us = model->points[0].latency_ns * 1e-3;
+    me.drift_ppm = clocksync_model_drift_ppm(model);
+    if (gethostname(me.host, sizeof me.host - 1) != 0)
+        strcpy(me.host, "unknown");
+    ssize_t len = readlink("/proc/self/ns/time", me.time_namespace, sizeof me.time_namespace - 1);
+    if (len < 0)
+        strcpy(me.time_namespace, "unknown");
+    /* libfaketime fakes CLOCK_MONOTONIC itself: the "true" clock is not. */
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "faketime"))
+        snprintf(me.time_namespace, sizeof me.time_namespace, "faketime");
+
+    rank_report *reports = rank == 0 ? malloc((size_t)size * sizeof *reports) : NULL;
+    size_t all_n = rank == 0 ? (size_t)size * k_count : 0;
+    int64_t *all[4] = {NULL};
+    int64_t *mine[4] = {window_est, window_true, mpi_est, mpi_true};
+    for (int i = 0; i < 4 && rank == 0; i++)
+        if (!(all[i] = malloc(all_n * sizeof(int64_t))))
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    if (rank == 0 && !reports)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    CHECK_MPI(
+        MPI_Gather(&me, sizeof me, MPI_BYTE, reports, sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD));
+    for (int i = 0; i < 4; i++)
+        CHECK_MPI(MPI_Gather(mine[i], k_count, MPI_INT64_T, all[i], k_count, MPI_INT64_T, 0,
+                             MPI_COMM_WORLD));
+
+    if (rank == 0) {
+        bool shared_clock = true;
+        int worst_drift = 0, worst_residual = 0, late = 0;
+        for (int r = 0; r < size; r++) {
+            rank_report *rep = &reports[r];
+            printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f drift_ppm=%.3f "
+                   "residual_us=%.3f late_barriers=%d\n",
+                   r, rep->host, rep->offset_us, rep->latency_us, rep->drift_ppm, rep->residual_us,
+                   rep->late_barriers);
+            shared_clock &= strcmp(rep->host, reports[0].host) == 0 &&
+                            strcmp(rep->time_namespace, reports[0].time_namespace) == 0;
+            if (fabs(rep->drift_ppm) > fabs(reports[worst_drift].drift_ppm))
+                worst_drift = r;
+            if (fabs(rep->residual_us) > fabs(reports[worst_residual].residual_us))
+                worst_residual = r;
+            late += rep->late_barriers;
+        }
+        double *skew = malloc((size_t)k_count * sizeof *skew);
+        if (!skew)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        double fig[4][2]; /* [window est, window true, mpi est, mpi true][p50, p99] */
+        for (int i = 0; i < 4; i++) {
+            skews_us(all[i], size, k_count, skew);
+            fig[i][0] = percentile(skew, k_count, 0.50);
+            fig[i][1] = percentile(skew, k_count, 0.99);
+        }
+        char true_window[128], true_mpi[128];
+        if (shared_clock) {
+            snprintf(true_window, sizeof true_window, "%.3f barrier_true_skew_p99_us=%.3f",
+                     fig[1][0], fig[1][1]);
+            snprintf(true_mpi, sizeof true_mpi, "%.3f mpi_barrier_true_skew_p99_us=%.3f", fig[3][0],
+                     fig[3][1]);
+        } else {
+            snprintf(true_window, sizeof true_window, "na barrier_true_skew_p99_us=na");
+            snprintf(true_mpi, sizeof true_mpi, "na mpi_barrier_true_skew_p99_us=na");
+        }
+        printf("# %d ranks, %d barriers each; true skews need one machine and one time "
+               "namespace: %s\n",
+               size, k_count, shared_clock ? "yes" : "no");
+        printf("barrier_skew_p50_us=%.3f barrier_skew_p99_us=%.3f mpi_barrier_skew_p50_us=%.3f "
+               "offset_error_us=%.3f drift_ppm=%.3f mpi_barrier_skew_p99_us=%.3f "
+               "barrier_true_skew_p50_us=%s mpi_barrier_true_skew_p50_us=%s late_barriers=%d "
+               "ranks=%d\n",
+               fig[0][0], fig[0][1], fig[2][0], fabs(reports[worst_residual].residual_us),
+               reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size);
+        free(skew);
+    }
+    for (int i = 0; i < 4; i++)
+        free(all[i]);
+    free(reports);
+    free(window_est);
+    free(window_true);
+    free(mpi_est);
+    free(mpi_true);
+    clocksync_free(sync);
+    MPI_Finalize();
+    return 0;
+}

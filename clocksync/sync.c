@@ -1,0 +1,258 @@
+/* Offset estimation against rank 0 and the window barrier (section 4.2 of the
+ * paper). Calibration is a strategy in a table so a hierarchical method
+ * (O(log p), like ReproMPI's HCA3) can be added next to the linear one. */
+#include "clocksync/clocksync.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { TAG_PING = 7101, TAG_PONG = 7102 };
+
+/* The margin never shrinks below the configured one and never grows past
+ * this: a barrier a second ahead means something else is wrong. */
+static const double barrier_margin_max_s = 1.0;
+static const double barrier_margin_shrink = 0.95;
+
+struct clocksync_ctx {
+    MPI_Comm comm;
+    int rank, size;
+    clocksync_options options;
+    clocksync_clock clock;
+    clocksync_model model;
+    double margin_s;
+};
+
+typedef struct roundtrip_sample {
+    double rtt_ns, offset_ns, midpoint_ns;
+} roundtrip_sample;
+
+/* One calibration: on each rank, its offset to rank 0 now. */
+typedef int (*calibration_method)(clocksync_ctx *ctx, clocksync_point *point);
+
+static int compare_rtt(const void *a, const void *b)
+{
+    double x = ((const roundtrip_sample *)a)->rtt_ns, y = ((const roundtrip_sample *)b)->rtt_ns;
+    return (x > y) - (x < y);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* From the round trips of one rank with rank 0, keep the fastest twentieth
+ * (at least 5): their offsets are the least disturbed by queueing, and their
+ * median resists the odd outlier. */
+static clocksync_point estimate_point(roundtrip_sample *samples, int n)
+{
+    qsort(samples, (size_t)n, sizeof *samples, compare_rtt);
+    int keep = n / 20 > 5 ? n / 20 : (n < 5 ? n : 5);
+    double offsets[keep > 0 ? keep : 1];
+    double midpoint_sum = 0;
+    for (int i = 0; i < keep; i++) {
+        offsets[i] = samples[i].offset_ns;
+        midpoint_sum += samples[i].midpoint_ns;
+    }
+    qsort(offsets, (size_t)keep, sizeof offsets[0], compare_double);
+    double median =
+        keep % 2 ? offsets[keep / 2] : 0.5 * (offsets[keep / 2 - 1] + offsets[keep / 2]);
+    return (clocksync_point){
+        .local_ns = (int64_t)llround(midpoint_sum / keep),
+        .offset_ns = median,
+        .latency_ns = samples[0].rtt_ns / 2,
+    };
+}
+
+/* Rank 0 serves every other rank in turn: O(p) rounds of round trips. */
+static int calibrate_linear(clocksync_ctx *ctx, clocksync_point *point)
+{
+    int n = ctx->options.roundtrips, err;
+    if (ctx->rank == 0) {
+        for (int peer = 1; peer < ctx->size; peer++) {
+            for (int i = 0; i < n; i++) {
+                err = MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_PING, ctx->comm, MPI_STATUS_IGNORE);
+                if (err != MPI_SUCCESS)
+                    return err;
+                int64_t t_ref = clocksync_clock_now_ns(&ctx->clock);
+                err = MPI_Send(&t_ref, 1, MPI_INT64_T, peer, TAG_PONG, ctx->comm);
+                if (err != MPI_SUCCESS)
+                    return err;
+            }
+        }
+        *point = (clocksync_point){.local_ns = clocksync_clock_now_ns(&ctx->clock)};
+        return MPI_SUCCESS;
+    }
+    roundtrip_sample *samples = malloc((size_t)n * sizeof *samples);
+    if (!samples)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++) {
+        int64_t t_ref, t_sent = clocksync_clock_now_ns(&ctx->clock);
+        err = MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_PING, ctx->comm);
+        if (err == MPI_SUCCESS)
+            err = MPI_Recv(&t_ref, 1, MPI_INT64_T, 0, TAG_PONG, ctx->comm, MPI_STATUS_IGNORE);
+        if (err != MPI_SUCCESS) {
+            free(samples);
+            return err;
+        }
+        int64_t t_back = clocksync_clock_now_ns(&ctx->clock);
+        /* Rank 0 read its clock halfway through the round trip, assuming
+         * symmetric latency. */
+        double midpoint = (double)t_sent + 0.5 * (double)(t_back - t_sent);
+        samples[i] = (roundtrip_sample){
+            .rtt_ns = (double)(t_back - t_sent),
+            .offset_ns = (double)t_ref - midpoint,
+            .midpoint_ns = midpoint,
+        };
+    }
+    *point = estimate_point(samples, n);
+    free(samples);
+    return MPI_SUCCESS;
+}
+
+static const calibration_method calibrate_now = calibrate_linear;
+
+void clocksync_options_default(clocksync_options *options)
+{
+    *options = (clocksync_options){
+        .roundtrips = 1000,
+        .drift_gap_s = 1.0,
+        .barrier_margin_s = 200e-6,
+    };
+}
+
+int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
+                     const clocksync_clock *clock)
+{
+    clocksync_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return MPI_ERR_NO_MEM;
+    ctx->comm = comm;
+    ctx->options = *options;
+    ctx->clock = clock ? *clock : clocksync_monotonic_clock();
+    ctx->margin_s = options->barrier_margin_s;
+    clocksync_model_init(&ctx->model);
+    int err = MPI_Comm_rank(comm, &ctx->rank);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_size(comm, &ctx->size);
+    if (err != MPI_SUCCESS) {
+        free(ctx);
+        return err;
+    }
+    *out = ctx;
+    return MPI_SUCCESS;
+}
+
+void clocksync_free(clocksync_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    clocksync_model_free(&ctx->model);
+    free(ctx);
+}
+
+int clocksync_calibrate(clocksync_ctx *ctx)
+{
+    clocksync_point point;
+    int err = calibrate_now(ctx, &point);
+    if (err != MPI_SUCCESS)
+        return err;
+    return clocksync_model_add_point(&ctx->model, point) == 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+static void sleep_ns(int64_t ns)
+{
+    struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+int clocksync_prepare_realtime(clocksync_ctx *ctx)
+{
+    int64_t gap_ns = (int64_t)(ctx->options.drift_gap_s * 1e9);
+    const clocksync_model *m = &ctx->model;
+    bool fresh_enough =
+        m->n_points >= 2 &&
+        m->points[m->n_points - 1].local_ns - m->points[m->n_points - 2].local_ns >= gap_ns;
+    /* Every rank decides alike from its own points, which were taken in the
+     * same collective calls; rank 0's verdict is broadcast to be certain. */
+    int must_calibrate = !fresh_enough;
+    int err = MPI_Bcast(&must_calibrate, 1, MPI_INT, 0, ctx->comm);
+    if (err != MPI_SUCCESS || !must_calibrate)
+        return err;
+    if (m->n_points > 0) {
+        int64_t wait_ns =
+            m->points[m->n_points - 1].local_ns + gap_ns - clocksync_clock_now_ns(&ctx->clock);
+        if (wait_ns > 0)
+            sleep_ns(wait_ns);
+    }
+    return clocksync_calibrate(ctx);
+}
+
+int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
+                               double *predicted_offset_ns)
+{
+    clocksync_point point;
+    int err = calibrate_now(ctx, &point);
+    if (err != MPI_SUCCESS)
+        return err;
+    *measured_offset_ns = point.offset_ns;
+    *predicted_offset_ns =
+        ctx->rank == 0 ? 0.0 : clocksync_model_offset_ns(&ctx->model, point.local_ns);
+    return MPI_SUCCESS;
+}
+
+const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx)
+{
+    return &ctx->model;
+}
+
+const clocksync_clock *clocksync_get_clock(const clocksync_ctx *ctx)
+{
+    return &ctx->clock;
+}
+
+int64_t clocksync_now_local_ns(const clocksync_ctx *ctx)
+{
+    return clocksync_clock_now_ns(&ctx->clock);
+}
+
+int64_t clocksync_now_global_ns(const clocksync_ctx *ctx)
+{
+    return clocksync_model_to_global(&ctx->model, clocksync_clock_now_ns(&ctx->clock));
+}
+
+int clocksync_window_barrier(clocksync_ctx *ctx, clocksync_barrier_result *result)
+{
+    int64_t margin_ns = (int64_t)(ctx->margin_s * 1e9);
+    int64_t proposal = clocksync_now_global_ns(ctx) + margin_ns, deadline;
+    int err = MPI_Allreduce(&proposal, &deadline, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
+    if (err != MPI_SUCCESS)
+        return err;
+    int64_t local_deadline = clocksync_model_to_local(&ctx->model, deadline);
+    int64_t now = clocksync_clock_now_ns(&ctx->clock);
+    result->on_time = now <= local_deadline;
+    while (now < local_deadline)
+        now = clocksync_clock_now_ns(&ctx->clock);
+    result->deadline_global_ns = deadline;
+    result->exit_local_ns = now;
+    result->margin_s = ctx->margin_s;
+    return MPI_SUCCESS;
+}
+
+int clocksync_barrier_settle(clocksync_ctx *ctx, bool this_rank_on_time, bool *any_late)
+{
+    int on_time = this_rank_on_time, all_on_time;
+    int err = MPI_Allreduce(&on_time, &all_on_time, 1, MPI_INT, MPI_LAND, ctx->comm);
+    if (err != MPI_SUCCESS)
+        return err;
+    *any_late = !all_on_time;
+    if (*any_late)
+        ctx->margin_s = fmin(2 * ctx->margin_s, barrier_margin_max_s);
+    else
+        ctx->margin_s = fmax(ctx->options.barrier_margin_s, ctx->margin_s * barrier_margin_shrink);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,2 @@
+# Repository-wide checks (lint, formatting).
+E2E_TESTS += tests/repo/lint.sh
