@@ -1,0 +1,1511 @@
+/* bench_nbc configuration: one table of keys drives parsing, --set, help,
+ * dumping, JSON and validation; each value type has one row of operations. */
+#include "bench_nbc/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+#include <json-c/json.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Relative tolerance when a grid's last value meets its max and when two list
+ * values count as the same: parsing "64ms" and computing 1ms * 2^6 may differ
+ * in the last bits. */
+#define GRID_EPSILON 1e-9
+/* A grid axis larger than this is surely a typo (factor 1.0001...); refusing it
+ * early also bounds the memory a grid takes before run.max_cells is checked. */
+#define GRID_MAX_VALUES 10000
+/* The configuration is a few hundred bytes; anything this big is not one. */
+#define CONFIG_FILE_MAX_BYTES (1 << 20)
+#define MESSAGE_MAX           1024
+
+_Static_assert(sizeof(nbc_deployment) == sizeof(int), "enum fields are stored through int");
+_Static_assert(sizeof(nbc_progress_mode) == sizeof(int), "enum fields are stored through int");
+
+typedef enum {
+    TYPE_INT,
+    TYPE_DOUBLE,
+    TYPE_DURATION,
+    TYPE_GRID,
+    TYPE_BOOL,
+    TYPE_NAME, /* a string checked against a list of the limits */
+    TYPE_PATH, /* a directory, created when missing */
+    TYPE_ENUM,
+    TYPE_BYTES,
+    TYPE_PROGRESS,
+    TYPE_COUNT
+} value_type;
+
+typedef enum { NAMES_COLLECTIVES, NAMES_MPI_PROFILES } names_source;
+
+typedef struct {
+    bool on;
+    double value;
+    bool strict;
+} bound;
+
+typedef struct {
+    const char *section;
+    const char *name;
+    value_type type;
+    const char *unit; /* shown in help; NULL when the value has none */
+    const char *default_text;
+    const char *help;
+    size_t offset;  /* the field in nbc_config */
+    size_t offset2; /* grid: its count; progress: test_count */
+    bound lo, hi;
+    const char *const *choices; /* TYPE_ENUM, indexed by the enum's value */
+    size_t choice_count;
+    names_source names;     /* TYPE_NAME: which list of the limits */
+    const char *names_help; /* TYPE_NAME: allowed values when no limits are given */
+} key_desc;
+
+static const char *const deployment_names[] = {
+    [NBC_DEPLOYMENT_BASIC] = "basic",
+    [NBC_DEPLOYMENT_PROGRESS] = "progress",
+    [NBC_DEPLOYMENT_DEDICATED] = "dedicated",
+    [NBC_DEPLOYMENT_MANUAL] = "manual",
+};
+
+static const char *const progress_mode_names[] = {
+    [NBC_PROGRESS_NONE] = "none",
+    [NBC_PROGRESS_TEST] = "test",
+    [NBC_PROGRESS_THREAD] = "thread",
+};
+
+#define FIELD(f)      offsetof(nbc_config, f)
+#define AT_LEAST(v)   .lo = {true, (v), false}
+#define ABOVE(v)      .lo = {true, (v), true}
+#define BELOW(v)      .hi = {true, (v), true}
+#define CHOICES(list) .choices = (list), .choice_count = ARRAY_SIZE(list)
+#define KEY(sec, key, value_type, value_unit, default_value, field)                                \
+    .section = (sec), .name = (key), .type = (value_type), .unit = (value_unit),                   \
+    .default_text = (default_value), .offset = FIELD(field)
+
+static const key_desc keys[] = {
+    {KEY("run", "collective", TYPE_NAME, NULL, "ibcast", run.collective),
+     .names = NAMES_COLLECTIVES, .names_help = "a name from the driver's collectives table",
+     .help = "The nonblocking collective the sweep measures (one per run; the study runner "
+             "loops over several)."},
+    {KEY("run", "deployment", TYPE_ENUM, NULL, "basic", run.deployment), CHOICES(deployment_names),
+     .help = "How the cores are used (paper section 7): basic = all cores compute, library "
+             "defaults; progress = the same with the library's asynchronous progress on; "
+             "dedicated = one core left free for progress; manual = the compute step polls "
+             "with MPI_Test (progress.test_chunks)."},
+    {KEY("run", "mpi", TYPE_NAME, NULL, "mpich", run.mpi), .names = NAMES_MPI_PROFILES,
+     .names_help = "a library profile the driver knows (mpich, openmpi)",
+     .help = "MPI library profile of the run; the driver checks it is the library it was built "
+             "with."},
+    {KEY("run", "results_dir", TYPE_PATH, NULL, "results", run.results_dir),
+     .help = "Folder in which each run creates its own folder; created when missing if its "
+             "parent exists."},
+    {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
+     .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
+             "one for deployment dedicated."},
+    {KEY("run", "repetitions", TYPE_INT, NULL, "5", run.repetitions), AT_LEAST(1),
+     .help = "Measurements of each kind (comm_ref, comp_ref, overlap) per cell; the analysis "
+             "keeps medians."},
+    {KEY("run", "max_cells", TYPE_INT, "cells", "400", run.max_cells), AT_LEAST(1),
+     .help = "Largest grid (comm_times x comp_times cells) accepted without run.force."},
+    {KEY("run", "force", TYPE_BOOL, NULL, "false", run.force),
+     .help = "Accept a grid of more than run.max_cells cells."},
+    {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),
+     .help = "Check the data every collective delivers into its receive buffers."},
+    {KEY("grid", "comm_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comm_times_s),
+     .offset2 = FIELD(grid.comm_count),
+     .help = "Target durations of the collective: the X axis of the heatmaps."},
+    {KEY("grid", "comp_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comp_times_s),
+     .offset2 = FIELD(grid.comp_count),
+     .help = "Target durations of the compute step: the Y axis of the heatmaps."},
+    {KEY("calibration", "tolerance", TYPE_DOUBLE, NULL, "0.10", calibration.tolerance), ABOVE(0),
+     BELOW(1),
+     .help = "Relative error to a target time at which a calibration stops (10 % in the "
+             "paper, section 5.1)."},
+    {KEY("calibration", "max_iterations", TYPE_INT, NULL, "12", calibration.max_iterations),
+     AT_LEAST(1),
+     .help = "Candidate sizes tried per target; past them the target keeps 0 bytes and its "
+             "cells are invalid."},
+    {KEY("calibration", "runs_per_point", TYPE_INT, NULL, "5", calibration.runs_per_point),
+     AT_LEAST(1), .help = "Runs of each candidate size; their median is kept."},
+    {KEY("calibration", "max_bytes", TYPE_BYTES, "bytes", "256MiB", calibration.max_bytes),
+     ABOVE(0),
+     .help = "Largest message size the communication calibration may try. 4 x max_bytes must "
+             "fit in the rank's memory: send and receive buffers, and the larger buffers of "
+             "the v-variants, bounded independently of the number of ranks."},
+    {KEY("clocksync", "roundtrips", TYPE_INT, NULL, "1000", clocksync.roundtrips), AT_LEAST(10),
+     .help = "Round trips to rank 0 per rank and per clock calibration; the minimum-RTT "
+             "samples are kept."},
+    {KEY("clocksync", "drift_gap_s", TYPE_DURATION, "s", "1s", clocksync.drift_gap_s), ABOVE(0),
+     .help = "Minimum time between the two clock calibrations a drift estimate uses."},
+    {KEY("clocksync", "resync_interval_s", TYPE_DURATION, "s", "300s", clocksync.resync_interval_s),
+     AT_LEAST(0), .help = "Time between clock re-calibrations during the sweep; 0 = never."},
+    {KEY("clocksync", "barrier_margin_us", TYPE_DOUBLE, "us", "200", clocksync.barrier_margin_us),
+     ABOVE(0),
+     .help = "How far ahead the window barrier sets its deadline; a rank arriving later makes "
+             "the repetition retried."},
+    {KEY("progress", "mode", TYPE_PROGRESS, NULL, "none", progress.mode),
+     .offset2 = FIELD(progress.test_count),
+     .help = "none = Algorithm 1 as in the paper, no MPI_Test; test:K = the compute step in K "
+             "chunks with an MPI_Test between chunks; thread = a benchmark thread calls "
+             "MPI_Test on the request (needs MPI_THREAD_MULTIPLE)."},
+    {KEY("progress", "test_chunks", TYPE_INT, "chunks", "16", progress.test_chunks), AT_LEAST(1),
+     .help = "K used by deployment manual when progress.mode is none."},
+    {KEY("watchdog", "factor", TYPE_DOUBLE, NULL, "20", watchdog.factor), AT_LEAST(2),
+     .help = "A call taking more than factor x its expected time, and more than "
+             "watchdog.floor_s, aborts the run cleanly."},
+    {KEY("watchdog", "floor_s", TYPE_DURATION, "s", "30s", watchdog.floor_s), ABOVE(0),
+     .help = "Shortest time a call may take before the watchdog acts."},
+};
+
+#define KEY_COUNT ARRAY_SIZE(keys)
+
+struct nbc_config_values {
+    char *text[KEY_COUNT];  /* each key's value as accepted (trimmed) */
+    char *where[KEY_COUNT]; /* "file:line" or "--set"; NULL for the default */
+};
+
+/* ---------------------------------------------------------------- messages */
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+                                                      ...)
+{
+    if (err == NULL || errlen == 0)
+        return -1;
+    int n = snprintf(err, errlen, "config: ");
+    if (n > 0 && (size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Appends to a message being built in buf; keeps it NUL-terminated when full. */
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
+                                                         ...)
+{
+    size_t used = strlen(buf);
+    if (used + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
+static void format_shortest(double value, char *buf, size_t len)
+{
+    for (int precision = 1; precision <= 17; precision++) {
+        snprintf(buf, len, "%.*g", precision, value);
+        if (strtod(buf, NULL) == value)
+            return;
+    }
+}
+
+static void format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+    static const struct {
+        const char *unit;
+        uint64_t size;
+    } units[] = {{"GiB", 1ull << 30}, {"MiB", 1ull << 20}, {"KiB", 1ull << 10}};
+    for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+        if (bytes >= units[i].size && bytes % units[i].size == 0) {
+            snprintf(buf, len, "%llu %s", (unsigned long long)(bytes / units[i].size),
+                     units[i].unit);
+            return;
+        }
+    }
+    snprintf(buf, len, "%llu bytes", (unsigned long long)bytes);
+}
+
+static const char *key_where(const nbc_config *cfg, size_t index)
+{
+    return cfg->values->where[index];
+}
+
+/* "config: [where: ]section.key: "text" problem (allowed: allowed)" */
+static int key_fail(char *err, size_t errlen, const char *where, const key_desc *key,
+                    const char *text, const char *problem, const char *allowed)
+{
+    return fail(err, errlen, "%s%s%s.%s: \"%s\" %s (allowed: %s)", where ? where : "",
+                where ? ": " : "", key->section, key->name, text, problem, allowed);
+}
+
+/* Edit distance counting a swap of two neighbours as one edit ("rnu" is one
+ * edit from "run"), for "did you mean" suggestions on short names. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return SIZE_MAX;
+    unsigned char d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (unsigned char)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (unsigned char)j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1u < best)
+                best = d[i - 1][j] + 1u;
+            if (d[i][j - 1] + 1u < best)
+                best = d[i][j - 1] + 1u;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1u < best)
+                best = d[i - 2][j - 2] + 1u;
+            d[i][j] = (unsigned char)best;
+        }
+    }
+    return d[la][lb];
+}
+
+static bool close_enough(const char *typed, const char *candidate)
+{
+    size_t distance = edit_distance(typed, candidate);
+    size_t length = strlen(candidate);
+    return distance <= (length > 6 ? length / 3 : 1);
+}
+
+static const char *closest_name(const char *typed, const char *const *names, size_t count)
+{
+    const char *best = NULL;
+    size_t best_distance = SIZE_MAX;
+    for (size_t i = 0; i < count; i++) {
+        size_t distance = edit_distance(typed, names[i]);
+        if (distance < best_distance && close_enough(typed, names[i])) {
+            best = names[i];
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
+static void join_names(const char *const *names, size_t count, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < count; i++)
+        append(buf, len, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* ------------------------------------------------------------ the table */
+
+static const key_desc *find_key(const char *section, const char *name, size_t *index)
+{
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].name, name) == 0) {
+            if (index)
+                *index = i;
+            return &keys[i];
+        }
+    }
+    return NULL;
+}
+
+static size_t key_index(const char *section, const char *name)
+{
+    size_t index = 0;
+    const key_desc *key = find_key(section, name, &index);
+    if (key == NULL)
+        abort(); /* a cross-key rule names a key the table lacks: a bug here */
+    return index;
+}
+
+static bool is_section(const char *section)
+{
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (strcmp(keys[i].section, section) == 0)
+            return true;
+    return false;
+}
+
+/* The sections, in table order. */
+static size_t list_sections(const char *sections[KEY_COUNT])
+{
+    size_t count = 0;
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (count == 0 || strcmp(sections[count - 1], keys[i].section) != 0)
+            sections[count++] = keys[i].section;
+    return count;
+}
+
+static size_t list_keys_of(const char *section, const char *names[KEY_COUNT])
+{
+    size_t count = 0;
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (strcmp(keys[i].section, section) == 0)
+            names[count++] = keys[i].name;
+    return count;
+}
+
+/* "section.key" of the key closest to typed, searching every section. */
+static bool closest_key_anywhere(const char *typed, char *buf, size_t len)
+{
+    size_t best_distance = SIZE_MAX;
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        char full[128];
+        snprintf(full, sizeof full, "%s.%s", keys[i].section, keys[i].name);
+        size_t distance = edit_distance(typed, keys[i].name);
+        size_t distance_full = edit_distance(typed, full);
+        if (distance_full < distance)
+            distance = distance_full;
+        if (distance < best_distance &&
+            (close_enough(typed, keys[i].name) || close_enough(typed, full))) {
+            best_distance = distance;
+            snprintf(buf, len, "%s", full);
+        }
+    }
+    return best_distance != SIZE_MAX;
+}
+
+static int unknown_key(const char *where, const char *section, const char *name, char *err,
+                       size_t errlen)
+{
+    const char *names[KEY_COUNT];
+    char list[MESSAGE_MAX], hint[160] = "";
+    const char *prefix = where ? where : "";
+    const char *sep = where ? ": " : "";
+
+    if (section[0] == '\0') {
+        char full[128];
+        size_t count = list_sections(names);
+        join_names(names, count, list, sizeof list);
+        if (closest_key_anywhere(name, full, sizeof full))
+            snprintf(hint, sizeof hint, "did you mean %s? ", full);
+        return fail(err, errlen,
+                    "%s%s%s: key without a section (allowed: section.key, or key = value "
+                    "under a [section] heading; %ssections: %s)",
+                    prefix, sep, name, hint, list);
+    }
+    if (!is_section(section)) {
+        size_t count = list_sections(names);
+        join_names(names, count, list, sizeof list);
+        const char *best = closest_name(section, names, count);
+        if (best)
+            snprintf(hint, sizeof hint, "did you mean [%s]? ", best);
+        return fail(err, errlen, "%s%s%s.%s: unknown section [%s] (%ssections: %s)", prefix, sep,
+                    section, name, section, hint, list);
+    }
+    size_t count = list_keys_of(section, names);
+    join_names(names, count, list, sizeof list);
+    const char *best = closest_name(name, names, count);
+    char elsewhere[128];
+    if (best)
+        snprintf(hint, sizeof hint, "did you mean %s.%s? ", section, best);
+    else if (closest_key_anywhere(name, elsewhere, sizeof elsewhere))
+        snprintf(hint, sizeof hint, "did you mean %s? ", elsewhere);
+    return fail(err, errlen, "%s%s%s.%s: unknown key (%skeys of [%s]: %s)", prefix, sep, section,
+                name, hint, section, list);
+}
+
+/* ------------------------------------------------------- value parsing */
+
+#define FIELD_PTR(cfg, offset, type)  ((type *)((char *)(cfg) + (offset)))
+#define FIELD_CPTR(cfg, offset, type) ((const type *)((const char *)(cfg) + (offset)))
+
+static bool parse_int(const char *text, int *out)
+{
+    if (text[0] == '\0' || isspace((unsigned char)text[0]))
+        return false;
+    char *end = NULL;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < INT_MIN || value > INT_MAX)
+        return false;
+    *out = (int)value;
+    return true;
+}
+
+static bool parse_number(const char *text, double *out, const char **rest)
+{
+    if (text[0] == '\0' || isspace((unsigned char)text[0]))
+        return false;
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || errno == ERANGE || !isfinite(value))
+        return false;
+    *out = value;
+    *rest = end;
+    return true;
+}
+
+static bool parse_double(const char *text, double *out)
+{
+    const char *rest = NULL;
+    return parse_number(text, out, &rest) && *rest == '\0';
+}
+
+/* A number of seconds with an optional unit. Division by the exact unit size
+ * gives the correctly rounded value, so "1.5ms" equals "1.5e-3". */
+static bool parse_duration(const char *text, double *out_s)
+{
+    static const struct {
+        const char *suffix;
+        double per_second;
+    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e3}, {"us", 1e6}};
+    double value = 0;
+    const char *rest = NULL;
+    if (!parse_number(text, &value, &rest))
+        return false;
+    for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+        if (strcmp(rest, units[i].suffix) == 0) {
+            *out_s = value / units[i].per_second;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool parse_bytes(const char *text, uint64_t *out)
+{
+    static const struct {
+        const char *suffix;
+        uint64_t size;
+    } units[] = {{"", 1},
+                 {"K", 1ull << 10},
+                 {"M", 1ull << 20},
+                 {"G", 1ull << 30},
+                 {"KiB", 1ull << 10},
+                 {"MiB", 1ull << 20},
+                 {"GiB", 1ull << 30}};
+    if (!isdigit((unsigned char)text[0]))
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0)
+        return false;
+    for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            if (value > UINT64_MAX / units[i].size)
+                return false;
+            *out = value * units[i].size;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool parse_bool(const char *text, bool *out)
+{
+    static const struct {
+        const char *word;
+        bool value;
+    } words[] = {{"true", true}, {"false", false}, {"yes", true}, {"no", false},
+                 {"on", true},   {"off", false},   {"1", true},   {"0", false}};
+    for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+        if (strcasecmp(text, words[i].word) == 0) {
+            *out = words[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool nearly_equal(double a, double b)
+{
+    return fabs(a - b) <= GRID_EPSILON * fmax(fabs(a), fabs(b));
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* min, min*factor, min*factor^2, ... up to max (within GRID_EPSILON). */
+static int expand_range(double min, double max, double factor, double **values, size_t *count,
+                        char *why, size_t whylen)
+{
+    size_t n = 0;
+    while (n <= GRID_MAX_VALUES && min * pow(factor, (double)n) <= max * (1 + GRID_EPSILON))
+        n++;
+    if (n > GRID_MAX_VALUES) {
+        snprintf(why, whylen, "has more than %d values", GRID_MAX_VALUES);
+        return -1;
+    }
+    double *out = malloc(n * sizeof *out);
+    if (out == NULL) {
+        snprintf(why, whylen, "cannot be expanded: out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = min * pow(factor, (double)i);
+    if (nearly_equal(out[n - 1], max))
+        out[n - 1] = max; /* 1e-3 * 10^3 must read as 1, not 1.0000000000000002 */
+    *values = out;
+    *count = n;
+    return 0;
+}
+
+static int parse_range(char *text, double **values, size_t *count, char *why, size_t whylen)
+{
+    char *fields[3];
+    size_t n = 0;
+    for (char *field = text; field != NULL; n++) {
+        char *comma = strchr(field, ',');
+        if (comma)
+            *comma = '\0';
+        if (n < ARRAY_SIZE(fields))
+            fields[n] = trim(field);
+        field = comma ? comma + 1 : NULL;
+    }
+    if (n != 3) {
+        snprintf(why, whylen,
+                 "is not min,max,factor (has %zu comma-separated fields, needs exactly 3)", n);
+        return -1;
+    }
+    double min = 0, max = 0, factor = 0;
+    if (!parse_duration(fields[0], &min) || !parse_duration(fields[1], &max) ||
+        !parse_double(fields[2], &factor)) {
+        snprintf(why, whylen, "is not a duration grid");
+        return -1;
+    }
+    if (min <= 0 || max <= 0) {
+        snprintf(why, whylen, "has a time <= 0");
+        return -1;
+    }
+    if (min > max) {
+        snprintf(why, whylen, "has min > max");
+        return -1;
+    }
+    if (factor <= 1) {
+        snprintf(why, whylen, "has factor %s <= 1", fields[2]);
+        return -1;
+    }
+    return expand_range(min, max, factor, values, count, why, whylen);
+}
+
+static int parse_list(char *text, double **values, size_t *count, char *why, size_t whylen)
+{
+    size_t capacity = 0, n = 0;
+    double *out = NULL;
+    for (char *save = NULL, *item = strtok_r(text, " \t", &save); item != NULL;
+         item = strtok_r(NULL, " \t", &save)) {
+        double value = 0;
+        if (!parse_duration(item, &value)) {
+            if (item == text && strtok_r(NULL, " \t", &save) == NULL)
+                snprintf(why, whylen, "is not a duration grid");
+            else
+                snprintf(why, whylen, "is not a duration grid (\"%s\" is not a duration)", item);
+            free(out);
+            return -1;
+        }
+        if (value <= 0) {
+            snprintf(why, whylen, "has a time <= 0 (%s)", item);
+            free(out);
+            return -1;
+        }
+        if (n == GRID_MAX_VALUES) {
+            snprintf(why, whylen, "has more than %d values", GRID_MAX_VALUES);
+            free(out);
+            return -1;
+        }
+        if (n == capacity) {
+            capacity = capacity ? 2 * capacity : 16;
+            double *grown = realloc(out, capacity * sizeof *out);
+            if (grown == NULL) {
+                snprintf(why, whylen, "cannot be stored: out of memory");
+                free(out);
+                return -1;
+            }
+            out = grown;
+        }
+        out[n++] = value;
+    }
+    if (n == 0) {
+        snprintf(why, whylen, "is empty");
+        return -1;
+    }
+    qsort(out, n, sizeof *out, compare_doubles);
+    for (size_t i = 1; i < n; i++) {
+        if (nearly_equal(out[i - 1], out[i])) {
+            char value[32];
+            format_shortest(out[i], value, sizeof value);
+            snprintf(why, whylen, "lists %s s twice", value);
+            free(out);
+            return -1;
+        }
+    }
+    *values = out;
+    *count = n;
+    return 0;
+}
+
+/* ------------------------------------------------------ the value types */
+
+typedef struct {
+    const char *name; /* shown in help */
+    /* Parses text into the key's field(s) of cfg; on failure writes why the
+     * text is refused ("is not an integer") and leaves cfg unchanged. */
+    int (*store)(const key_desc *key, const char *text, nbc_config *cfg, char *why, size_t whylen);
+    /* The value as a number, for the key's bounds; NULL when bounds do not apply. */
+    double (*number)(const key_desc *key, const nbc_config *cfg);
+    json_object *(*to_json)(const key_desc *key, const nbc_config *cfg);
+    void (*release)(const key_desc *key, nbc_config *cfg);
+    const char *allowed; /* what a value of the type looks like */
+} type_ops;
+
+static int store_int(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                     size_t whylen)
+{
+    int value = 0;
+    if (!parse_int(text, &value)) {
+        snprintf(why, whylen, "is not an integer");
+        return -1;
+    }
+    *FIELD_PTR(cfg, key->offset, int) = value;
+    return 0;
+}
+
+static double number_int(const key_desc *key, const nbc_config *cfg)
+{
+    return *FIELD_CPTR(cfg, key->offset, int);
+}
+
+static json_object *json_int(const key_desc *key, const nbc_config *cfg)
+{
+    return json_object_new_int(*FIELD_CPTR(cfg, key->offset, int));
+}
+
+static int store_double(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                        size_t whylen)
+{
+    double value = 0;
+    if (!parse_double(text, &value)) {
+        snprintf(why, whylen, "is not a number");
+        return -1;
+    }
+    *FIELD_PTR(cfg, key->offset, double) = value;
+    return 0;
+}
+
+static int store_duration(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                          size_t whylen)
+{
+    double value = 0;
+    if (!parse_duration(text, &value)) {
+        snprintf(why, whylen, "is not a duration");
+        return -1;
+    }
+    *FIELD_PTR(cfg, key->offset, double) = value;
+    return 0;
+}
+
+static double number_double(const key_desc *key, const nbc_config *cfg)
+{
+    return *FIELD_CPTR(cfg, key->offset, double);
+}
+
+static json_object *new_json_double(double value)
+{
+    char text[32];
+    format_shortest(value, text, sizeof text);
+    return json_object_new_double_s(value, text);
+}
+
+static json_object *json_double(const key_desc *key, const nbc_config *cfg)
+{
+    return new_json_double(*FIELD_CPTR(cfg, key->offset, double));
+}
+
+static int store_grid(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                      size_t whylen)
+{
+    char *copy = strdup(text);
+    if (copy == NULL) {
+        snprintf(why, whylen, "cannot be stored: out of memory");
+        return -1;
+    }
+    double *values = NULL;
+    size_t count = 0;
+    int status = strchr(copy, ',') ? parse_range(copy, &values, &count, why, whylen)
+                                   : parse_list(copy, &values, &count, why, whylen);
+    free(copy);
+    if (status != 0)
+        return -1;
+    double **field = FIELD_PTR(cfg, key->offset, double *);
+    free(*field);
+    *field = values;
+    *FIELD_PTR(cfg, key->offset2, size_t) = count;
+    return 0;
+}
+
+static json_object *json_grid(const key_desc *key, const nbc_config *cfg)
+{
+    const double *values = *FIELD_CPTR(cfg, key->offset, double *);
+    size_t count = *FIELD_CPTR(cfg, key->offset2, size_t);
+    json_object *array = json_object_new_array_ext((int)count);
+    if (array == NULL)
+        return NULL;
+    for (size_t i = 0; i < count; i++) {
+        json_object *value = new_json_double(values[i]);
+        if (value == NULL || json_object_array_add(array, value) != 0) {
+            json_object_put(value);
+            json_object_put(array);
+            return NULL;
+        }
+    }
+    return array;
+}
+
+static void release_grid(const key_desc *key, nbc_config *cfg)
+{
+    double **field = FIELD_PTR(cfg, key->offset, double *);
+    free(*field);
+    *field = NULL;
+    *FIELD_PTR(cfg, key->offset2, size_t) = 0;
+}
+
+static int store_bool(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                      size_t whylen)
+{
+    bool value = false;
+    if (!parse_bool(text, &value)) {
+        snprintf(why, whylen, "is not a boolean");
+        return -1;
+    }
+    *FIELD_PTR(cfg, key->offset, bool) = value;
+    return 0;
+}
+
+static json_object *json_boolean(const key_desc *key, const nbc_config *cfg)
+{
+    return json_object_new_boolean(*FIELD_CPTR(cfg, key->offset, bool));
+}
+
+static int store_string(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                        size_t whylen)
+{
+    char *copy = strdup(text);
+    if (copy == NULL) {
+        snprintf(why, whylen, "cannot be stored: out of memory");
+        return -1;
+    }
+    char **field = FIELD_PTR(cfg, key->offset, char *);
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
+static json_object *json_string(const key_desc *key, const nbc_config *cfg)
+{
+    return json_object_new_string(*FIELD_CPTR(cfg, key->offset, char *));
+}
+
+static void release_string(const key_desc *key, nbc_config *cfg)
+{
+    char **field = FIELD_PTR(cfg, key->offset, char *);
+    free(*field);
+    *field = NULL;
+}
+
+static int store_enum(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                      size_t whylen)
+{
+    for (size_t i = 0; i < key->choice_count; i++) {
+        if (strcmp(text, key->choices[i]) == 0) {
+            *FIELD_PTR(cfg, key->offset, int) = (int)i;
+            return 0;
+        }
+    }
+    const char *best = closest_name(text, key->choices, key->choice_count);
+    if (best)
+        snprintf(why, whylen, "is not a %s (did you mean %s?)", key->name, best);
+    else
+        snprintf(why, whylen, "is not a %s", key->name);
+    return -1;
+}
+
+static json_object *json_enum(const key_desc *key, const nbc_config *cfg)
+{
+    return json_object_new_string(key->choices[*FIELD_CPTR(cfg, key->offset, int)]);
+}
+
+static int store_bytes(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                       size_t whylen)
+{
+    uint64_t value = 0;
+    if (!parse_bytes(text, &value)) {
+        snprintf(why, whylen, "is not a byte size");
+        return -1;
+    }
+    *FIELD_PTR(cfg, key->offset, uint64_t) = value;
+    return 0;
+}
+
+static double number_bytes(const key_desc *key, const nbc_config *cfg)
+{
+    return (double)*FIELD_CPTR(cfg, key->offset, uint64_t);
+}
+
+static json_object *json_bytes(const key_desc *key, const nbc_config *cfg)
+{
+    return json_object_new_uint64(*FIELD_CPTR(cfg, key->offset, uint64_t));
+}
+
+static int store_progress(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                          size_t whylen)
+{
+    int mode = -1, test_count = 0;
+    if (strcmp(text, progress_mode_names[NBC_PROGRESS_NONE]) == 0)
+        mode = NBC_PROGRESS_NONE;
+    else if (strcmp(text, progress_mode_names[NBC_PROGRESS_THREAD]) == 0)
+        mode = NBC_PROGRESS_THREAD;
+    else if (strncmp(text, "test:", 5) == 0 && parse_int(text + 5, &test_count) && test_count >= 1)
+        mode = NBC_PROGRESS_TEST;
+    if (mode < 0) {
+        snprintf(why, whylen, "is not a progress mode");
+        return -1;
+    }
+    *FIELD_PTR(cfg, key->offset, int) = mode;
+    *FIELD_PTR(cfg, key->offset2, int) = test_count;
+    return 0;
+}
+
+static json_object *json_progress(const key_desc *key, const nbc_config *cfg)
+{
+    int mode = *FIELD_CPTR(cfg, key->offset, int);
+    if (mode != NBC_PROGRESS_TEST)
+        return json_object_new_string(progress_mode_names[mode]);
+    char text[32];
+    snprintf(text, sizeof text, "test:%d", *FIELD_CPTR(cfg, key->offset2, int));
+    return json_object_new_string(text);
+}
+
+static const type_ops types[TYPE_COUNT] = {
+    [TYPE_INT] = {"integer", store_int, number_int, json_int, NULL, "an integer"},
+    [TYPE_DOUBLE] = {"number", store_double, number_double, json_double, NULL, "a number"},
+    [TYPE_DURATION] = {"duration", store_duration, number_double, json_double, NULL,
+                       "a duration in seconds, or with a unit s, ms, us such as 30s or 500ms,"},
+    [TYPE_GRID] = {"duration grid", store_grid, NULL, json_grid, release_grid,
+                   "min,max,factor in seconds such as 1e-3,64e-3,2 with 0 < min <= max and "
+                   "factor > 1, or a space-separated list of distinct times > 0; units s, ms, us "
+                   "accepted"},
+    [TYPE_BOOL] = {"boolean", store_bool, NULL, json_boolean, NULL,
+                   "true, false, yes, no, on, off, 1, 0"},
+    [TYPE_NAME] = {"name", store_string, NULL, json_string, release_string, NULL},
+    [TYPE_PATH] = {"path", store_string, NULL, json_string, release_string,
+                   "a writable directory, or a new one whose parent directory exists"},
+    [TYPE_ENUM] = {"choice", store_enum, NULL, json_enum, NULL, NULL},
+    [TYPE_BYTES] = {"byte size", store_bytes, number_bytes, json_bytes, NULL,
+                    "a whole number of bytes with an optional suffix K, M, G, KiB, MiB, GiB "
+                    "(K = KiB = 1024) such as 256MiB,"},
+    [TYPE_PROGRESS] = {"progress mode", store_progress, NULL, json_progress, NULL,
+                       "none, test:K with an integer K >= 1, thread"},
+};
+
+static void describe_bound(const bound *b, bool is_lower, char *buf, size_t len, bool *first)
+{
+    if (!b->on)
+        return;
+    const char *op = is_lower ? (b->strict ? ">" : ">=") : (b->strict ? "<" : "<=");
+    append(buf, len, "%s %s %g", *first ? "" : " and", op, b->value);
+    *first = false;
+}
+
+/* What the key accepts; limits (may be NULL) give the lists of TYPE_NAME keys. */
+static void describe_allowed(const key_desc *key, const nbc_config_limits *limits, char *buf,
+                             size_t len)
+{
+    buf[0] = '\0';
+    if (key->type == TYPE_ENUM) {
+        join_names(key->choices, key->choice_count, buf, len);
+        return;
+    }
+    if (key->type == TYPE_NAME) {
+        const char *const *names = NULL;
+        size_t count = 0;
+        if (limits && key->names == NAMES_COLLECTIVES) {
+            names = limits->collectives;
+            count = limits->collective_count;
+        } else if (limits && key->names == NAMES_MPI_PROFILES) {
+            names = limits->mpi_profiles;
+            count = limits->mpi_profile_count;
+        }
+        if (count > 0)
+            join_names(names, count, buf, len);
+        else
+            snprintf(buf, len, "%s", key->names_help);
+        return;
+    }
+    append(buf, len, "%s", types[key->type].allowed);
+    bool first = true;
+    describe_bound(&key->lo, true, buf, len, &first);
+    describe_bound(&key->hi, false, buf, len, &first);
+    size_t n = strlen(buf);
+    if (n > 0 && buf[n - 1] == ',') /* the type's text left room for the bounds */
+        buf[n - 1] = '\0';
+}
+
+/* ------------------------------------------------------- setting a value */
+
+/* The longest value whose "name = value" line fits libinih's line buffer, so
+ * that the dumped config.ini always parses back. */
+static size_t max_value_length(const key_desc *key)
+{
+    return (size_t)INI_MAX_LINE - 6 - strlen(key->name);
+}
+
+/* Stores text (already trimmed) as the value of keys[index]; where names its
+ * origin in messages ("file:line", "--set"; NULL for the default). */
+static int apply_value(nbc_config *cfg, size_t index, const char *text, const char *where,
+                       char *err, size_t errlen)
+{
+    const key_desc *key = &keys[index];
+    char allowed[MESSAGE_MAX], why[MESSAGE_MAX] = "";
+    describe_allowed(key, NULL, allowed, sizeof allowed);
+
+    if (strlen(text) > max_value_length(key)) {
+        snprintf(why, sizeof why, "is too long (%zu characters, at most %zu fit an INI line)",
+                 strlen(text), max_value_length(key));
+        return key_fail(err, errlen, where, key, text, why, allowed);
+    }
+    for (const char *c = text; *c; c++) {
+        if (iscntrl((unsigned char)*c) && *c != '\t')
+            return key_fail(err, errlen, where, key, text, "contains a control character", allowed);
+        if (*c == ';' && c > text && isspace((unsigned char)c[-1]))
+            return key_fail(err, errlen, where, key, text,
+                            "contains \" ;\", which starts a comment in an INI file", allowed);
+    }
+    if (types[key->type].store(key, text, cfg, why, sizeof why) != 0)
+        return key_fail(err, errlen, where, key, text, why, allowed);
+
+    char *text_copy = strdup(text);
+    char *where_copy = where ? strdup(where) : NULL;
+    if (text_copy == NULL || (where && where_copy == NULL)) {
+        free(text_copy);
+        free(where_copy);
+        return fail(err, errlen, "%s.%s: out of memory", key->section, key->name);
+    }
+    free(cfg->values->text[index]);
+    free(cfg->values->where[index]);
+    cfg->values->text[index] = text_copy;
+    cfg->values->where[index] = where_copy;
+    return 0;
+}
+
+int nbc_config_init(nbc_config *cfg, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->values = calloc(1, sizeof *cfg->values);
+    if (cfg->values == NULL)
+        return fail(err, errlen, "out of memory");
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        if (apply_value(cfg, i, keys[i].default_text, NULL, err, errlen) != 0) {
+            nbc_config_free(cfg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void nbc_config_free(nbc_config *cfg)
+{
+    if (cfg == NULL || cfg->values == NULL)
+        return;
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        if (types[keys[i].type].release)
+            types[keys[i].type].release(&keys[i], cfg);
+        free(cfg->values->text[i]);
+        free(cfg->values->where[i]);
+    }
+    free(cfg->values);
+    cfg->values = NULL;
+}
+
+int nbc_config_set(nbc_config *cfg, const char *assignment, char *err, size_t errlen)
+{
+    char *copy = strdup(assignment);
+    if (copy == NULL)
+        return fail(err, errlen, "--set: out of memory");
+    int status = -1;
+    char *equals = strchr(copy, '=');
+    if (equals == NULL) {
+        status =
+            fail(err, errlen, "--set: \"%s\" is not an assignment (allowed: section.key=value)",
+                 assignment);
+        goto done;
+    }
+    *equals = '\0';
+    char *name = trim(copy), *value = trim(equals + 1);
+    char *dot = strchr(name, '.');
+    size_t index = 0;
+    if (dot == NULL) {
+        status = unknown_key("--set", "", name, err, errlen);
+        goto done;
+    }
+    *dot = '\0';
+    if (find_key(name, dot + 1, &index) == NULL) {
+        status = unknown_key("--set", name, dot + 1, err, errlen);
+        goto done;
+    }
+    status = apply_value(cfg, index, value, "--set", err, errlen);
+done:
+    free(copy);
+    return status;
+}
+
+/* ---------------------------------------------------------- INI parsing */
+
+typedef struct {
+    nbc_config *cfg;
+    const char *origin;
+    const char *next;       /* text not yet given to libinih */
+    const char *line_start; /* the raw line libinih is working on */
+    int lineno;
+    int first_overlong_line;
+    int set_on_line[KEY_COUNT];
+    int error_line;
+    char *err;
+    size_t errlen;
+} parse_context;
+
+/* libinih's fgets-like reader over the text, as ini_parse_string has, but
+ * counting lines (for "file:line" in messages) and refusing lines longer than
+ * libinih's buffer, which it would otherwise silently split in two. */
+static char *read_line(char *line, int size, void *stream)
+{
+    parse_context *ctx = stream;
+    if (*ctx->next == '\0' || size < 2)
+        return NULL;
+    const char *start = ctx->next, *newline = strchr(start, '\n');
+    size_t length = newline ? (size_t)(newline - start) + 1 : strlen(start);
+    ctx->next = start + length;
+    ctx->line_start = start;
+    ctx->lineno++;
+    if (length > (size_t)size - 1) {
+        if (ctx->first_overlong_line == 0)
+            ctx->first_overlong_line = ctx->lineno;
+        length = 0;
+    }
+    memcpy(line, start, length);
+    line[length] = '\0';
+    return line;
+}
+
+/* libinih reads an indented line as more of the previous key's value. */
+static bool is_continuation(const char *raw_line, const char *name)
+{
+    if (!isspace((unsigned char)raw_line[0]))
+        return false;
+    while (isspace((unsigned char)*raw_line))
+        raw_line++;
+    size_t length = strlen(name);
+    char after = raw_line[length];
+    bool starts_with_name = strncmp(raw_line, name, length) == 0 &&
+                            (after == '=' || after == ':' || isspace((unsigned char)after));
+    return !starts_with_name;
+}
+
+static int apply_pair(parse_context *ctx, const char *section, const char *name, const char *value)
+{
+    char where[MESSAGE_MAX];
+    snprintf(where, sizeof where, "%s:%d", ctx->origin, ctx->lineno);
+    if (is_continuation(ctx->line_start, name))
+        return fail(ctx->err, ctx->errlen,
+                    "%s: %s.%s: indented line \"%s\" is read as the continuation of the value "
+                    "above (allowed: one key = value per line, not indented)",
+                    where, section, name, value);
+    size_t index = 0;
+    if (find_key(section, name, &index) == NULL)
+        return unknown_key(where, section, name, ctx->err, ctx->errlen);
+    if (ctx->set_on_line[index] != 0)
+        return fail(ctx->err, ctx->errlen,
+                    "%s: %s.%s: \"%s\" sets the key a second time (first on line %d; allowed: "
+                    "each key once per file, --set overrides it)",
+                    where, section, name, value, ctx->set_on_line[index]);
+    ctx->set_on_line[index] = ctx->lineno;
+    return apply_value(ctx->cfg, index, value, where, ctx->err, ctx->errlen);
+}
+
+/* libinih's handler: nonzero to go on. Only the first error is kept. */
+static int on_ini_pair(void *user, const char *section, const char *name, const char *value)
+{
+    parse_context *ctx = user;
+    if (ctx->error_line != 0)
+        return 0;
+    if (apply_pair(ctx, section, name, value) != 0) {
+        ctx->error_line = ctx->lineno;
+        return 0;
+    }
+    return 1;
+}
+
+/* Copies line number lineno (from 1) of text into buf, for messages. */
+static void copy_line(const char *text, int lineno, char *buf, size_t len)
+{
+    for (int i = 1; i < lineno && text; i++) {
+        text = strchr(text, '\n');
+        if (text)
+            text++;
+    }
+    buf[0] = '\0';
+    if (text == NULL)
+        return;
+    size_t n = strcspn(text, "\r\n");
+    snprintf(buf, len, "%.*s", (int)(n < 200 ? n : 200), text);
+}
+
+int nbc_config_parse_text(nbc_config *cfg, const char *text, const char *origin, char *err,
+                          size_t errlen)
+{
+    parse_context ctx = {.cfg = cfg, .origin = origin, .next = text, .err = err, .errlen = errlen};
+    int status = ini_parse_stream(read_line, &ctx, on_ini_pair, &ctx);
+    if (status == -2)
+        return fail(err, errlen, "%s: out of memory", origin);
+
+    /* Report the error on the earliest line: a syntax error libinih found,
+     * a line too long, or a value the handler refused. */
+    int syntax_line = status > 0 && (ctx.error_line == 0 || status < ctx.error_line) ? status : 0;
+    int overlong = ctx.first_overlong_line;
+    if (overlong != 0 && (syntax_line == 0 || overlong < syntax_line) &&
+        (ctx.error_line == 0 || overlong < ctx.error_line))
+        return fail(err, errlen, "%s:%d: line is too long (allowed: at most %d characters)", origin,
+                    overlong, INI_MAX_LINE - 3);
+    if (syntax_line != 0) {
+        char line[256];
+        copy_line(text, syntax_line, line, sizeof line);
+        return fail(err, errlen,
+                    "%s:%d: \"%s\" cannot be parsed (allowed: [section], key = value, or a "
+                    "comment starting with ; or #)",
+                    origin, syntax_line, line);
+    }
+    return ctx.error_line != 0 ? -1 : 0;
+}
+
+int nbc_config_read_file(const char *path, char **text, char *err, size_t errlen)
+{
+    *text = NULL;
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return fail(err, errlen, "cannot open configuration file \"%s\": %s", path,
+                    strerror(errno));
+    char *buffer = malloc(CONFIG_FILE_MAX_BYTES + 1);
+    if (buffer == NULL) {
+        fclose(file);
+        return fail(err, errlen, "cannot read \"%s\": out of memory", path);
+    }
+    size_t size = fread(buffer, 1, CONFIG_FILE_MAX_BYTES + 1, file);
+    int read_errno = ferror(file) ? errno : 0;
+    fclose(file);
+    if (read_errno != 0) {
+        free(buffer);
+        return fail(err, errlen, "cannot read configuration file \"%s\": %s", path,
+                    strerror(read_errno));
+    }
+    if (size > CONFIG_FILE_MAX_BYTES) {
+        free(buffer);
+        return fail(err, errlen,
+                    "configuration file \"%s\" is larger than %d bytes (allowed: an INI text "
+                    "file)",
+                    path, CONFIG_FILE_MAX_BYTES);
+    }
+    if (memchr(buffer, '\0', size) != NULL) {
+        free(buffer);
+        return fail(err, errlen,
+                    "configuration file \"%s\" contains a NUL byte (allowed: an INI text file)",
+                    path);
+    }
+    buffer[size] = '\0';
+    char *shrunk = realloc(buffer, size + 1);
+    *text = shrunk ? shrunk : buffer;
+    return 0;
+}
+
+/* ------------------------------------------------------------ validation */
+
+static int check_bounds(const nbc_config *cfg, size_t index, char *err, size_t errlen)
+{
+    const key_desc *key = &keys[index];
+    if (types[key->type].number == NULL)
+        return 0;
+    double value = types[key->type].number(key, cfg);
+    const char *problem = NULL;
+    if (key->lo.on && (value < key->lo.value || (key->lo.strict && value == key->lo.value)))
+        problem = value == 0 ? "is zero" : value < 0 ? "is negative" : "is too small";
+    else if (key->hi.on && (value > key->hi.value || (key->hi.strict && value == key->hi.value)))
+        problem = "is too large";
+    if (problem == NULL)
+        return 0;
+    char allowed[MESSAGE_MAX];
+    describe_allowed(key, NULL, allowed, sizeof allowed);
+    return key_fail(err, errlen, key_where(cfg, index), key, cfg->values->text[index], problem,
+                    allowed);
+}
+
+static int check_name(const nbc_config *cfg, size_t index, const nbc_config_limits *limits,
+                      char *err, size_t errlen)
+{
+    const key_desc *key = &keys[index];
+    const char *const *names =
+        key->names == NAMES_COLLECTIVES ? limits->collectives : limits->mpi_profiles;
+    size_t count =
+        key->names == NAMES_COLLECTIVES ? limits->collective_count : limits->mpi_profile_count;
+    const char *value = *FIELD_CPTR(cfg, key->offset, char *);
+    if (count == 0)
+        return 0;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(value, names[i]) == 0)
+            return 0;
+    char allowed[MESSAGE_MAX], problem[160];
+    describe_allowed(key, limits, allowed, sizeof allowed);
+    const char *best = closest_name(value, names, count);
+    snprintf(problem, sizeof problem, "is not a known %s%s%s%s",
+             key->names == NAMES_COLLECTIVES ? "collective" : "MPI library profile",
+             best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
+    return key_fail(err, errlen, key_where(cfg, index), key, value, problem, allowed);
+}
+
+/* An existing writable directory, or one created now under an existing parent. */
+static int check_directory(const nbc_config *cfg, size_t index, char *err, size_t errlen)
+{
+    const key_desc *key = &keys[index];
+    const char *path = *FIELD_CPTR(cfg, key->offset, char *);
+    const char *where = key_where(cfg, index);
+    const char *allowed = types[key->type].allowed;
+    char problem[MESSAGE_MAX];
+    struct stat st;
+
+    if (path[0] == '\0')
+        return key_fail(err, errlen, where, key, path, "is empty", allowed);
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            snprintf(problem, sizeof problem, "cannot be used: %s", strerror(errno));
+            return key_fail(err, errlen, where, key, path, problem, allowed);
+        }
+        char *copy = strdup(path);
+        if (copy == NULL)
+            return fail(err, errlen, "%s.%s: out of memory", key->section, key->name);
+        const char *parent = dirname(copy);
+        if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(problem, sizeof problem, "does not exist, nor does its parent \"%.900s\"",
+                     parent);
+            free(copy);
+            return key_fail(err, errlen, where, key, path, problem, allowed);
+        }
+        free(copy);
+        /* Every rank validates; on a shared file system another may win. */
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            snprintf(problem, sizeof problem, "cannot be created: %s", strerror(errno));
+            return key_fail(err, errlen, where, key, path, problem, allowed);
+        }
+        if (stat(path, &st) != 0) {
+            snprintf(problem, sizeof problem, "cannot be used: %s", strerror(errno));
+            return key_fail(err, errlen, where, key, path, problem, allowed);
+        }
+    }
+    if (!S_ISDIR(st.st_mode))
+        return key_fail(err, errlen, where, key, path, "is not a directory", allowed);
+    if (access(path, W_OK | X_OK) != 0) {
+        snprintf(problem, sizeof problem, "is not writable: %s", strerror(errno));
+        return key_fail(err, errlen, where, key, path, problem, allowed);
+    }
+    return 0;
+}
+
+/* Rules that involve several keys or the machine, after each key's own checks. */
+typedef int (*cross_rule)(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                          size_t errlen);
+
+static int rule_grid_cells(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                           size_t errlen)
+{
+    (void)limits;
+    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    if (cfg->run.force || cells <= (size_t)cfg->run.max_cells)
+        return 0;
+    return fail(err, errlen,
+                "grid.comm_times x grid.comp_times: \"%s\" x \"%s\" is %zu x %zu = %zu cells, "
+                "more than run.max_cells = %d (allowed: at most %d cells, or run.force = true)",
+                cfg->values->text[key_index("grid", "comm_times")],
+                cfg->values->text[key_index("grid", "comp_times")], cfg->grid.comm_count,
+                cfg->grid.comp_count, cells, cfg->run.max_cells, cfg->run.max_cells);
+}
+
+static int rule_threads(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                        size_t errlen)
+{
+    int cores = limits->available_cores;
+    if (cores <= 0)
+        return 0;
+    bool dedicated = cfg->run.deployment == NBC_DEPLOYMENT_DEDICATED;
+    size_t threads_index = key_index("run", "threads");
+    const key_desc *threads_key = &keys[threads_index];
+    char problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
+
+    if (dedicated && cores < 2) {
+        size_t index = key_index("run", "deployment");
+        snprintf(problem, sizeof problem,
+                 "leaves a core free for progress, but this rank has only %d core", cores);
+        return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
+                        problem, "basic, progress, manual on this rank");
+    }
+    int usable = dedicated ? cores - 1 : cores;
+    if (cfg->run.threads <= usable)
+        return 0;
+    if (dedicated)
+        snprintf(problem, sizeof problem,
+                 "leaves no core free for deployment dedicated on this rank's %d cores", cores);
+    else
+        snprintf(problem, sizeof problem, "is more than the %d cores available to this rank",
+                 cores);
+    snprintf(allowed, sizeof allowed, "0 = all cores%s, or 1 to %d", dedicated ? " but one" : "",
+             usable);
+    return key_fail(err, errlen, key_where(cfg, threads_index), threads_key,
+                    cfg->values->text[threads_index], problem, allowed);
+}
+
+/* The calibration's largest message needs send and receive buffers, and the
+ * v-variants larger ones: 4 x max_bytes bounds them whatever the rank count. */
+static int rule_max_bytes_memory(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                                 size_t errlen)
+{
+    uint64_t memory = limits->available_memory_bytes;
+    uint64_t max_bytes = cfg->calibration.max_bytes;
+    if (memory == 0 || max_bytes <= memory / 4)
+        return 0;
+    size_t index = key_index("calibration", "max_bytes");
+    char need[48], have[48], most[48], problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
+    format_bytes(max_bytes, need, sizeof need);
+    format_bytes(memory, have, sizeof have);
+    format_bytes(memory / 4, most, sizeof most);
+    snprintf(problem, sizeof problem,
+             "cannot fit in memory: buffers take 4 x %s, more than the %s available", need, have);
+    snprintf(allowed, sizeof allowed, "at most %s on this rank", most);
+    return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
+                    problem, allowed);
+}
+
+static const cross_rule cross_rules[] = {rule_grid_cells, rule_threads, rule_max_bytes_memory};
+
+int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                        size_t errlen)
+{
+    static const nbc_config_limits unknown_machine = {0};
+    if (limits == NULL)
+        limits = &unknown_machine;
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        if (check_bounds(cfg, i, err, errlen) != 0)
+            return -1;
+        if (keys[i].type == TYPE_NAME && check_name(cfg, i, limits, err, errlen) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(cross_rules); i++)
+        if (cross_rules[i](cfg, limits, err, errlen) != 0)
+            return -1;
+    /* Last, since it may create a directory: only for an otherwise valid run. */
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (keys[i].type == TYPE_PATH && check_directory(cfg, i, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+int nbc_config_compute_threads(const nbc_config *cfg, int available_cores)
+{
+    if (cfg->run.threads > 0)
+        return cfg->run.threads;
+    int threads = available_cores;
+    if (cfg->run.deployment == NBC_DEPLOYMENT_DEDICATED)
+        threads--;
+    return threads > 0 ? threads : 1;
+}
+
+/* ----------------------------------------------------------------- output */
+
+void nbc_config_print_help(FILE *out)
+{
+    const char *sections[KEY_COUNT];
+    size_t section_count = list_sections(sections);
+    fprintf(out, "Configuration keys: key = value lines under [section] headings in the file "
+                 "given with -c;\nany key can be overridden with --set section.key=value.\n");
+    for (size_t s = 0; s < section_count; s++) {
+        fprintf(out, "\n[%s]\n", sections[s]);
+        for (size_t i = 0; i < KEY_COUNT; i++) {
+            const key_desc *key = &keys[i];
+            if (strcmp(key->section, sections[s]) != 0)
+                continue;
+            char allowed[MESSAGE_MAX];
+            describe_allowed(key, NULL, allowed, sizeof allowed);
+            fprintf(out, "  %s.%s  (%s%s%s, default %s)\n      %s\n      allowed: %s\n",
+                    key->section, key->name, types[key->type].name, key->unit ? ", unit " : "",
+                    key->unit ? key->unit : "", key->default_text, key->help, allowed);
+        }
+    }
+}
+
+int nbc_config_dump_ini(const nbc_config *cfg, FILE *out)
+{
+    const char *sections[KEY_COUNT];
+    size_t section_count = list_sections(sections);
+    if (fprintf(out, "; bench_nbc configuration: every key, as used by this run\n") < 0)
+        return -1;
+    for (size_t s = 0; s < section_count; s++) {
+        if (fprintf(out, "\n[%s]\n", sections[s]) < 0)
+            return -1;
+        for (size_t i = 0; i < KEY_COUNT; i++)
+            if (strcmp(keys[i].section, sections[s]) == 0 &&
+                fprintf(out, "%s = %s\n", keys[i].name, cfg->values->text[i]) < 0)
+                return -1;
+    }
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
+
+json_object *nbc_config_to_json(const nbc_config *cfg)
+{
+    json_object *root = json_object_new_object();
+    json_object *section = NULL;
+    if (root == NULL)
+        return NULL;
+    for (size_t i = 0; i < KEY_COUNT; i++) {
+        const key_desc *key = &keys[i];
+        if (i == 0 || strcmp(key->section, keys[i - 1].section) != 0) {
+            section = json_object_new_object();
+            if (section == NULL || json_object_object_add(root, key->section, section) != 0) {
+                json_object_put(section);
+                json_object_put(root);
+                return NULL;
+            }
+        }
+        json_object *value = types[key->type].to_json(key, cfg);
+        if (value == NULL || json_object_object_add(section, key->name, value) != 0) {
+            json_object_put(value);
+            json_object_put(root);
+            return NULL;
+        }
+    }
+    return root;
+}
+
+const char *nbc_deployment_name(nbc_deployment deployment)
+{
+    return (size_t)deployment < ARRAY_SIZE(deployment_names) ? deployment_names[deployment]
+                                                             : "unknown";
+}
+
+const char *nbc_progress_mode_name(nbc_progress_mode mode)
+{
+    return (size_t)mode < ARRAY_SIZE(progress_mode_names) ? progress_mode_names[mode] : "unknown";
+}

@@ -1,0 +1,131 @@
+/* bench_nbc configuration: an INI file plus `--set section.key=value`
+ * overrides, driven by one table of keys (config.c).  No MPI in here: the
+ * driver reads the file on rank 0, broadcasts its text, and every rank parses
+ * the same text and validates it against what it knows of its machine.
+ *
+ * Use: nbc_config_init -> nbc_config_parse_text (the file) -> nbc_config_set
+ * (each --set) -> nbc_config_validate -> read the fields -> nbc_config_free.
+ * Every function that can fail returns 0 on success and -1 on failure with
+ * one message in err ("config: <where>: <section.key>: "<value>" <problem>
+ * (allowed: ...)"); after a failure the struct must only be freed. */
+#ifndef BENCH_NBC_CONFIG_H
+#define BENCH_NBC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* json-c's object type, declared here so that including this header does not
+ * need json-c's include path. */
+struct json_object;
+
+typedef enum {
+    NBC_DEPLOYMENT_BASIC,     /* all cores compute, library defaults */
+    NBC_DEPLOYMENT_PROGRESS,  /* all cores compute, library async progress on */
+    NBC_DEPLOYMENT_DEDICATED, /* one core left free for progress */
+    NBC_DEPLOYMENT_MANUAL,    /* compute step split with MPI_Test between chunks */
+} nbc_deployment;
+
+typedef enum {
+    NBC_PROGRESS_NONE,   /* Algorithm 1 as in the paper: no MPI_Test */
+    NBC_PROGRESS_TEST,   /* compute step in test_count chunks, MPI_Test between */
+    NBC_PROGRESS_THREAD, /* a benchmark thread calls MPI_Test on the request */
+} nbc_progress_mode;
+
+/* Everything the caller knows of the machine and the driver. A count or size
+ * of 0 means "not known" and skips the check that needs it (for tools that
+ * only read a configuration); the driver fills every field. */
+typedef struct {
+    const char *const *collectives; /* names in the driver's collectives table */
+    size_t collective_count;
+    const char *const *mpi_profiles; /* library profiles known, e.g. mpich, openmpi */
+    size_t mpi_profile_count;
+    int available_cores;             /* cores in this rank's CPU set */
+    uint64_t available_memory_bytes; /* memory this rank may use */
+} nbc_config_limits;
+
+struct nbc_config_values; /* private: each key's text and where it was set */
+
+typedef struct {
+    struct {
+        char *collective;
+        nbc_deployment deployment;
+        char *mpi;
+        char *results_dir;
+        int threads; /* as configured: 0 = all; see nbc_config_compute_threads */
+        int repetitions;
+        int max_cells;
+        bool force; /* allow more than max_cells cells */
+        bool check; /* check the received data */
+    } run;
+    struct {
+        double *comm_times_s; /* ascending target times of the X axis */
+        size_t comm_count;
+        double *comp_times_s; /* ascending target times of the Y axis */
+        size_t comp_count;
+    } grid;
+    struct {
+        double tolerance; /* relative, in (0, 1) */
+        int max_iterations;
+        int runs_per_point;
+        uint64_t max_bytes;
+    } calibration;
+    struct {
+        int roundtrips;
+        double drift_gap_s;
+        double resync_interval_s; /* 0 = never */
+        double barrier_margin_us;
+    } clocksync;
+    struct {
+        nbc_progress_mode mode;
+        int test_count;  /* K of mode test:K, else 0 */
+        int test_chunks; /* K used by deployment manual when mode is none */
+    } progress;
+    struct {
+        double factor;
+        double floor_s;
+    } watchdog;
+    struct nbc_config_values *values;
+} nbc_config;
+
+/* Fills cfg with the defaults of every key. Fails only when out of memory. */
+int nbc_config_init(nbc_config *cfg, char *err, size_t errlen);
+void nbc_config_free(nbc_config *cfg);
+
+/* Reads a whole configuration file into *text (malloc'd, caller frees). */
+int nbc_config_read_file(const char *path, char **text, char *err, size_t errlen);
+
+/* Applies INI text on top of cfg; origin names the text in messages (the
+ * file's path). A key given twice in one text is an error. */
+int nbc_config_parse_text(nbc_config *cfg, const char *text, const char *origin, char *err,
+                          size_t errlen);
+
+/* Applies one "section.key=value" (the command line's --set). */
+int nbc_config_set(nbc_config *cfg, const char *assignment, char *err, size_t errlen);
+
+/* Checks bounds, names against limits and the keys that depend on each
+ * other; creates run.results_dir when its parent exists and it does not. */
+int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                        size_t errlen);
+
+/* OpenMP threads that compute on a rank with available_cores cores: threads,
+ * or when it is 0 all cores, minus one for deployment dedicated (at least 1). */
+int nbc_config_compute_threads(const nbc_config *cfg, int available_cores);
+
+/* Every key: section, type, unit, default, allowed values and help text. */
+void nbc_config_print_help(FILE *out);
+
+/* The full effective configuration as INI text that parses back to the same
+ * configuration (the run folder's config.ini). Returns 0, or -1 on a write error. */
+int nbc_config_dump_ini(const nbc_config *cfg, FILE *out);
+
+/* The configuration as a JSON object, one member per section (durations in
+ * seconds, grids as arrays of seconds, byte sizes in bytes); NULL when out of
+ * memory. The caller owns the reference. */
+struct json_object *nbc_config_to_json(const nbc_config *cfg);
+
+const char *nbc_deployment_name(nbc_deployment deployment);
+const char *nbc_progress_mode_name(nbc_progress_mode mode);
+
+#endif
