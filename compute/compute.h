@@ -1,0 +1,187 @@
+/* compute: the GEMM workload that stands for a real HPC application
+ * (paper sections 3.2.1 and 5.1).
+ *
+ * An OpenMP team with one thread per core; each thread owns its matrices
+ * (allocated and first-touched by itself, 64-byte aligned) and runs one
+ * sequential cblas_dgemm n x n x n per step. The step time is that of the
+ * slowest thread: CLOCK_MONOTONIC before and after the parallel region.
+ * Calibration finds the n whose step takes a target time.
+ *
+ * No MPI here: the same objects link into the MPI driver and into compute_ref.
+ * All functions are called from one thread (the one that created the team).
+ */
+#ifndef COMPUTE_COMPUTE_H
+#define COMPUTE_COMPUTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest CPU id and team size handled (the size of a cpu_set_t). */
+#define COMPUTE_MAX_CPUS 1024
+
+/* ---- Environment checks ------------------------------------------------ */
+
+/* 0 when BLAS runs one thread per call (serial OpenBLAS, or a threaded build
+ * limited to 1 thread); -1 otherwise, with the reason and OpenBLAS's
+ * configuration in message. Callers refuse to run (exit 2) on -1. */
+int compute_blas_check(char *message, size_t message_size);
+
+/* OpenBLAS's configuration string (version, build options, core), for the
+ * run's metadata. */
+const char *compute_blas_config(void);
+
+/* The CPUs the calling thread may run on, one per physical core (the first
+ * hardware thread of each core: the paper keeps one thread per core, no
+ * hyperthreading), in increasing order. Returns the count (>= 1) written to
+ * cpu_ids[0..capacity), or -1 with a message. Call it before creating a
+ * team: a team binds the calling thread to one CPU. */
+int compute_allowed_cpus(int *cpu_ids, int capacity, char *error, size_t error_size);
+
+/* MemAvailable from /proc/meminfo (sysconf(_SC_AVPHYS_PAGES) as fallback);
+ * 0 when neither can be read. */
+uint64_t compute_available_memory_bytes(void);
+
+/* Bytes the matrices of a team of `threads` take at size n (A, B, C each). */
+uint64_t compute_matrix_bytes(int threads, size_t matrix_n);
+
+/* ---- The team ---------------------------------------------------------- */
+
+typedef struct compute_options {
+    /* OpenMP threads computing, >= 1. */
+    int threads;
+    /* CPU for each thread, [threads], distinct; NULL: the first `threads`
+     * CPUs of compute_allowed_cpus() (so n-1 threads leave the last core
+     * free for a progress thread). */
+    const int *cpu_ids;
+    /* true: do not bind (the OS places the threads). */
+    bool no_binding;
+    /* Most bytes the team's matrices may take; 0: half of the memory
+     * available when the matrices grow (plus what the team already holds). */
+    uint64_t memory_limit_bytes;
+} compute_options;
+
+typedef struct compute_team compute_team;
+
+/* Creates the OpenMP team and binds thread i to cpu_ids[i]. The calling
+ * thread becomes thread 0 (so it is bound too, until compute_team_destroy
+ * restores its affinity). No matrices yet: see compute_team_reserve.
+ * NULL on error, with a message. */
+compute_team *compute_team_create(const compute_options *options, char *error, size_t error_size);
+void compute_team_destroy(compute_team *team);
+
+int compute_team_threads(const compute_team *team);
+/* CPU of thread i, or -1 when not bound. */
+int compute_team_cpu(const compute_team *team, int thread);
+/* Message of the last failed call on this team. */
+const char *compute_team_error(const compute_team *team);
+
+/* Largest n whose matrices fit in the team's memory limit right now. With
+ * several ranks, take the minimum over ranks so all calibrate alike. */
+size_t compute_team_max_matrix_n(const compute_team *team);
+
+/* Makes every thread own A, B, C of at least n x n (each thread allocates and
+ * first-touches its own). Checks the memory limit before allocating.
+ * 0, or -1 (compute_team_error says why; the team keeps its old matrices). */
+int compute_team_reserve(compute_team *team, size_t matrix_n);
+
+typedef struct compute_step_timing {
+    size_t matrix_n;
+    int threads;
+    int chunks;
+    int64_t start_ns;        /* CLOCK_MONOTONIC before the parallel region */
+    int64_t end_ns;          /* after it: the slowest thread is done */
+    double step_s;           /* end_ns - start_ns: the step's time */
+    double slowest_thread_s; /* the largest of thread_s */
+    /* Each thread's own time around its dgemm(s), [threads]; owned by the
+     * team, valid until its next step. */
+    const double *thread_s;
+    /* Threads found moved off their CPU (or replaced by a new OS thread) at
+     * the start of this step and bound again; 0 when the binding held. */
+    int threads_rebound;
+} compute_step_timing;
+
+/* One compute step: every thread runs C = A * B, n x n x n (2 n^3 flops per
+ * thread). n <= the reserved size. 0, or -1 (compute_team_error). */
+int compute_step(compute_team *team, size_t matrix_n, compute_step_timing *timing);
+
+/* Called by thread 0 between its chunks (e.g. to call MPI_Test). */
+typedef void (*compute_between_chunks_fn)(void *context);
+
+/* The same step split into `chunks` column panels of C (the same flops and
+ * the same C); thread 0 calls between_chunks(context) chunks - 1 times, the
+ * other threads do not wait for it. Thread 0's time includes the calls. */
+int compute_step_chunked(compute_team *team, size_t matrix_n, int chunks,
+                         compute_between_chunks_fn between_chunks, void *context,
+                         compute_step_timing *timing);
+
+/* Read-only view of thread `thread`'s matrices (column-major; after a step
+ * at size n, the first n*n elements with leading dimension n), for tests.
+ * Returns the size they hold, 0 for a bad thread number. */
+size_t compute_team_matrices(const compute_team *team, int thread, const double **a,
+                             const double **b, const double **c);
+
+/* ---- Calibration (paper section 5.1) ----------------------------------- */
+
+/* Runs one step at size n and stores its time (seconds) in *t_s; 0, or -1
+ * on error. With MPI: run the step on all ranks after a barrier and return
+ * the max over ranks, so every rank sees the same value and calibrates
+ * alike. */
+typedef int (*compute_measure_fn)(void *context, size_t matrix_n, double *t_s);
+
+/* Median of `reps` (1 to 1000) measurements at size n; 0, or -1 when one
+ * failed. */
+int compute_measure_median(compute_measure_fn measure, void *context, size_t matrix_n, int reps,
+                           double *median_s);
+
+/* The local measurement: context is a compute_team *; reserves n and runs
+ * compute_step, returning step_s. */
+int compute_measure_local(void *team, size_t matrix_n, double *t_s);
+
+typedef struct compute_calib_options {
+    double tolerance;    /* relative error accepted, e.g. 0.10 */
+    int reps;            /* measurements per candidate; their median counts */
+    int max_iterations;  /* candidates measured at most */
+    size_t max_matrix_n; /* largest n memory allows (compute_team_max_matrix_n) */
+    size_t start_n;      /* first candidate (e.g. the n of a smaller target) */
+} compute_calib_options;
+
+/* tolerance 0.10 (the paper's), reps 5, max_iterations 20, start_n 64,
+ * max_matrix_n 0 (must be set). */
+compute_calib_options compute_calib_defaults(void);
+
+typedef enum compute_calib_status {
+    COMPUTE_CALIB_CONVERGED,     /* |t - target| <= tolerance * target */
+    COMPUTE_CALIB_NOT_CONVERGED, /* out of iterations, or no integer n fits: closest kept */
+    COMPUTE_CALIB_TOO_SMALL,     /* even n = 1 takes longer than the target */
+    COMPUTE_CALIB_TOO_LARGE,     /* the target needs more memory than allowed */
+    COMPUTE_CALIB_ERROR,         /* the measurement failed or bad options */
+} compute_calib_status;
+
+const char *compute_calib_status_name(compute_calib_status status);
+
+typedef struct compute_calib_result {
+    double target_s;
+    size_t matrix_n;          /* the n found (closest measured when not converged) */
+    double t_s;               /* measured median at matrix_n, not the target */
+    double gflops_per_thread; /* 2 n^3 / t_s / 1e9 */
+    int iterations;           /* candidates measured */
+    bool converged;
+    compute_calib_status status;
+} compute_calib_result;
+
+/* Finds n such that measure(n) ~ target_s: models t ~ c n^3 (refit from each
+ * median; log-log interpolation once the target is bracketed). Returns 0
+ * whatever the status, -1 (status ERROR) when the measurement failed or the
+ * options are invalid, with a message. */
+int compute_calibrate(const compute_calib_options *options, double target_s,
+                      compute_measure_fn measure, void *context, compute_calib_result *result,
+                      char *error, size_t error_size);
+
+/* GFLOP/s of one thread doing an n x n x n dgemm in t_s seconds. */
+double compute_gflops(size_t matrix_n, double t_s);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t compute_now_ns(void);
+
+#endif

@@ -1,0 +1,413 @@
+/* compute_ref: the reference computation time t_comp_ref (paper section
+ * 3.2.1, equation 2), the same GEMM step as the driver's, in a program with
+ * no MPI at all. Writes compute_ref.csv (docs/formats.md). */
+#include "compute/compute.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char csv_header[] = "host,threads,matrix_n,reps,t_comp_s,gflops_per_thread\n";
+
+static const char usage_text[] =
+    "Usage: compute_ref (--targets LIST | --sizes LIST | --sizes-from FILE) [options]\n"
+    "Runs the bench_nbc GEMM step (one OpenMP thread per core, each a sequential\n"
+    "dgemm n x n x n on its own matrices; the slowest thread's time) without MPI\n"
+    "and writes one CSV line per matrix size:\n"
+    "  host,threads,matrix_n,reps,t_comp_s,gflops_per_thread\n"
+    "\n"
+    "  --targets LIST      comma-separated step times in seconds (e.g. 1e-3,2e-3);\n"
+    "                      each is calibrated to a matrix size, then measured\n"
+    "  --sizes LIST        comma-separated matrix sizes n (e.g. 64,128,256)\n"
+    "  --sizes-from FILE   the matrix_n column of a run's calib_comp.csv\n"
+    "  --threads N         computing threads (default: one per allowed core)\n"
+    "  --cpus LIST         CPU id for each thread (default: the first N allowed cores)\n"
+    "  --reps R            steps measured per size, their median is t_comp_s (default 10)\n"
+    "  --tolerance X       calibration's relative tolerance, 0 < X < 1 (default 0.10)\n"
+    "  -o, --output FILE   append to FILE (header only when it is empty; safe for\n"
+    "                      several processes); default: standard output\n"
+    "  -h, --help          this text\n"
+    "Exit status: 0 done, 1 run-time failure, 2 bad option or multithreaded BLAS.\n";
+
+enum { max_sizes = 4096, default_reps = 10 };
+
+typedef enum source_kind { source_none, source_targets, source_sizes, source_file } source_kind;
+
+typedef struct settings {
+    source_kind source;
+    double targets_s[max_sizes];
+    size_t sizes[max_sizes];
+    int count;
+    int threads; /* 0: one per allowed core */
+    int cpu_ids[COMPUTE_MAX_CPUS];
+    int cpu_count; /* 0: --cpus not given */
+    int reps;
+    double tolerance;
+    const char *output_path; /* NULL: stdout */
+} settings;
+
+static _Noreturn void bad_usage(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void bad_usage(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("compute_ref: ", stderr);
+    vfprintf(stderr, format, args);
+    fputs(" (compute_ref --help lists the options)\n", stderr);
+    va_end(args);
+    exit(2);
+}
+
+static _Noreturn void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void fail(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("compute_ref: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    exit(1);
+}
+
+/* Whole-string integer in [lowest, highest]; false otherwise. */
+static bool parse_size(const char *text, unsigned long long lowest, unsigned long long highest,
+                       unsigned long long *value)
+{
+    if (*text < '0' || *text > '9') /* strtoull would accept signs and spaces */
+        return false;
+    char *end;
+    errno = 0;
+    *value = strtoull(text, &end, 10);
+    return errno == 0 && *end == '\0' && *value >= lowest && *value <= highest;
+}
+
+static bool parse_positive_double(const char *text, double *value)
+{
+    char *end;
+    errno = 0;
+    *value = strtod(text, &end);
+    return errno == 0 && end != text && *end == '\0' && isfinite(*value) && *value > 0;
+}
+
+/* Splits a comma-separated list in place; returns the item count. */
+static int split_list(char *list, const char *option, char **items, int capacity)
+{
+    int count = 0;
+    for (char *item = list;; item++) {
+        char *comma = strchr(item, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        if (*item == '\0')
+            bad_usage("%s: empty item in the list (allowed: comma-separated values)", option);
+        if (count == capacity)
+            bad_usage("%s: more than %d values", option, capacity);
+        items[count++] = item;
+        if (comma == NULL)
+            return count;
+        item = comma;
+    }
+}
+
+static void parse_targets(settings *s, char *list)
+{
+    char *items[max_sizes];
+    s->count = split_list(list, "--targets", items, max_sizes);
+    for (int i = 0; i < s->count; i++) {
+        if (!parse_positive_double(items[i], &s->targets_s[i]))
+            bad_usage("--targets: '%s' is not a time in seconds > 0", items[i]);
+    }
+}
+
+static void parse_sizes(settings *s, char *list)
+{
+    char *items[max_sizes];
+    s->count = split_list(list, "--sizes", items, max_sizes);
+    for (int i = 0; i < s->count; i++) {
+        unsigned long long n;
+        if (!parse_size(items[i], 1, 1000000, &n))
+            bad_usage("--sizes: '%s' is not a matrix size (allowed: integers 1 to 1000000)",
+                      items[i]);
+        s->sizes[i] = (size_t)n;
+    }
+}
+
+static void parse_cpus(settings *s, char *list)
+{
+    char *items[COMPUTE_MAX_CPUS];
+    s->cpu_count = split_list(list, "--cpus", items, COMPUTE_MAX_CPUS);
+    for (int i = 0; i < s->cpu_count; i++) {
+        unsigned long long cpu;
+        if (!parse_size(items[i], 0, COMPUTE_MAX_CPUS - 1, &cpu))
+            bad_usage("--cpus: '%s' is not a CPU id (allowed: 0 to %d)", items[i],
+                      COMPUTE_MAX_CPUS - 1);
+        s->cpu_ids[i] = (int)cpu;
+    }
+}
+
+/* Index of `name` among the comma-separated fields of a header line, or -1. */
+static int column_index(char *header, const char *name)
+{
+    int index = 0;
+    for (char *field = strtok(header, ",\n"); field != NULL; field = strtok(NULL, ",\n"), index++) {
+        if (strcmp(field, name) == 0)
+            return index;
+    }
+    return -1;
+}
+
+static bool already_listed(const settings *s, size_t matrix_n)
+{
+    for (int i = 0; i < s->count; i++) {
+        if (s->sizes[i] == matrix_n)
+            return true;
+    }
+    return false;
+}
+
+/* The distinct matrix_n values of a calib_comp.csv, in file order. */
+static void read_sizes_file(settings *s, const char *path)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        bad_usage("--sizes-from: cannot open '%s': %s", path, strerror(errno));
+    char line[4096];
+    if (fgets(line, sizeof line, file) == NULL)
+        bad_usage("--sizes-from: '%s' is empty (expected a calib_comp.csv header)", path);
+    int column = column_index(line, "matrix_n");
+    if (column < 0)
+        bad_usage("--sizes-from: '%s' has no matrix_n column in its header", path);
+    for (int line_number = 2; fgets(line, sizeof line, file) != NULL; line_number++) {
+        char *field = line;
+        for (int i = 0; i < column && field != NULL; i++) {
+            field = strchr(field, ',');
+            if (field != NULL)
+                field++;
+        }
+        if (field == NULL)
+            bad_usage("--sizes-from: %s line %d has no matrix_n field", path, line_number);
+        field[strcspn(field, ",\n")] = '\0';
+        unsigned long long n;
+        if (!parse_size(field, 1, 1000000, &n))
+            bad_usage("--sizes-from: %s line %d: matrix_n '%s' is not an integer 1 to 1000000",
+                      path, line_number, field);
+        if (already_listed(s, (size_t)n))
+            continue;
+        if (s->count == max_sizes)
+            bad_usage("--sizes-from: %s lists more than %d sizes", path, max_sizes);
+        s->sizes[s->count++] = (size_t)n;
+    }
+    if (ferror(file))
+        fail("--sizes-from: cannot read '%s': %s", path, strerror(errno));
+    fclose(file);
+    if (s->count == 0)
+        bad_usage("--sizes-from: '%s' has no data lines", path);
+}
+
+static void set_source(settings *s, source_kind kind, const char *option)
+{
+    if (s->source != source_none)
+        bad_usage("%s: give only one of --targets, --sizes, --sizes-from", option);
+    s->source = kind;
+}
+
+static void parse_arguments(int argc, char **argv, settings *s)
+{
+    static const struct option options[] = {
+        {"targets", required_argument, NULL, 'T'},
+        {"sizes", required_argument, NULL, 'S'},
+        {"sizes-from", required_argument, NULL, 'F'},
+        {"threads", required_argument, NULL, 't'},
+        {"cpus", required_argument, NULL, 'c'},
+        {"reps", required_argument, NULL, 'r'},
+        {"tolerance", required_argument, NULL, 'x'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *s = (settings){.reps = default_reps, .tolerance = compute_calib_defaults().tolerance};
+    opterr = 0; /* our own messages, with exit status 2 */
+    int option;
+    unsigned long long value;
+    while ((option = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+        switch (option) {
+        case 'T':
+            set_source(s, source_targets, "--targets");
+            parse_targets(s, optarg);
+            break;
+        case 'S':
+            set_source(s, source_sizes, "--sizes");
+            parse_sizes(s, optarg);
+            break;
+        case 'F':
+            set_source(s, source_file, "--sizes-from");
+            read_sizes_file(s, optarg);
+            break;
+        case 't':
+            if (!parse_size(optarg, 1, COMPUTE_MAX_CPUS, &value))
+                bad_usage("--threads: '%s' is not a thread count (allowed: 1 to %d)", optarg,
+                          COMPUTE_MAX_CPUS);
+            s->threads = (int)value;
+            break;
+        case 'c':
+            parse_cpus(s, optarg);
+            break;
+        case 'r':
+            if (!parse_size(optarg, 1, 1000, &value))
+                bad_usage("--reps: '%s' is not a repetition count (allowed: 1 to 1000)", optarg);
+            s->reps = (int)value;
+            break;
+        case 'x':
+            if (!parse_positive_double(optarg, &s->tolerance) || s->tolerance >= 1)
+                bad_usage("--tolerance: '%s' is not a relative tolerance (allowed: 0 < x < 1)",
+                          optarg);
+            break;
+        case 'o':
+            s->output_path = optarg;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        case ':':
+            bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default:
+            bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        bad_usage("unexpected argument '%s'", argv[optind]);
+    if (s->source == source_none)
+        bad_usage("give one of --targets, --sizes, --sizes-from");
+    if (s->cpu_count > 0 && s->threads == 0)
+        s->threads = s->cpu_count;
+    if (s->cpu_count > 0 && s->cpu_count != s->threads)
+        bad_usage("--cpus: %d CPUs listed for --threads %d (allowed: one CPU per thread)",
+                  s->cpu_count, s->threads);
+}
+
+typedef struct output {
+    int fd;
+    bool locked; /* a file several processes may append to */
+    char host[256];
+} output;
+
+/* One write per line under an exclusive lock: processes on several nodes may
+ * append to the same file, and a line must never be split. */
+static void write_locked(output *out, const char *text, bool only_if_empty)
+{
+    if (out->locked && flock(out->fd, LOCK_EX) != 0)
+        fail("cannot lock the output file: %s", strerror(errno));
+    struct stat status;
+    bool skip = false;
+    if (only_if_empty) {
+        if (fstat(out->fd, &status) != 0)
+            fail("cannot stat the output file: %s", strerror(errno));
+        skip = out->locked && status.st_size > 0;
+    }
+    size_t length = strlen(text);
+    if (!skip && write(out->fd, text, length) != (ssize_t)length)
+        fail("cannot write the output: %s", strerror(errno));
+    if (out->locked && flock(out->fd, LOCK_UN) != 0)
+        fail("cannot unlock the output file: %s", strerror(errno));
+}
+
+static void open_output(output *out, const char *path)
+{
+    out->fd = STDOUT_FILENO;
+    out->locked = false;
+    if (path != NULL) {
+        out->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (out->fd < 0)
+            fail("-o: cannot open '%s': %s", path, strerror(errno));
+        out->locked = true;
+    }
+    if (gethostname(out->host, sizeof out->host) != 0)
+        fail("gethostname: %s", strerror(errno));
+    out->host[sizeof out->host - 1] = '\0';
+    write_locked(out, csv_header, true);
+}
+
+/* One warm-up step (OpenBLAS sets up its buffers on a thread's first call),
+ * then the median of `reps` steps, written as one CSV line. */
+static void measure_size(compute_team *team, output *out, size_t matrix_n, int reps)
+{
+    double warm_up_s, t_comp_s;
+    if (compute_measure_local(team, matrix_n, &warm_up_s) != 0 ||
+        compute_measure_median(compute_measure_local, team, matrix_n, reps, &t_comp_s) != 0)
+        fail("n = %zu: %s", matrix_n, compute_team_error(team));
+    char line[512];
+    snprintf(line, sizeof line, "%s,%d,%zu,%d,%.9g,%.4f\n", out->host, compute_team_threads(team),
+             matrix_n, reps, t_comp_s, compute_gflops(matrix_n, t_comp_s));
+    write_locked(out, line, false);
+}
+
+static size_t calibrate_target(compute_team *team, const settings *s, double target_s,
+                               size_t start_n)
+{
+    compute_calib_options options = compute_calib_defaults();
+    options.tolerance = s->tolerance;
+    options.max_matrix_n = compute_team_max_matrix_n(team);
+    options.start_n = start_n;
+    compute_calib_result result;
+    char error[512];
+    if (compute_calibrate(&options, target_s, compute_measure_local, team, &result, error,
+                          sizeof error) != 0)
+        fail("target %g s: %s (%s)", target_s, error, compute_team_error(team));
+    fprintf(stderr, "compute_ref: target %g s: n = %zu, %.6g s, %s after %d iterations\n", target_s,
+            result.matrix_n, result.t_s, compute_calib_status_name(result.status),
+            result.iterations);
+    return result.matrix_n;
+}
+
+int main(int argc, char **argv)
+{
+    static settings s; /* large: not on the stack */
+    parse_arguments(argc, argv, &s);
+
+    char message[1024];
+    if (compute_blas_check(message, sizeof message) != 0) {
+        fprintf(stderr, "compute_ref: refusing to run: %s\n", message);
+        return 2;
+    }
+    char error[512];
+    if (s.threads == 0) {
+        int allowed[COMPUTE_MAX_CPUS];
+        s.threads = compute_allowed_cpus(allowed, COMPUTE_MAX_CPUS, error, sizeof error);
+        if (s.threads < 0)
+            fail("%s", error);
+    }
+    compute_options team_options = {
+        .threads = s.threads,
+        .cpu_ids = s.cpu_count > 0 ? s.cpu_ids : NULL,
+    };
+    compute_team *team = compute_team_create(&team_options, error, sizeof error);
+    if (team == NULL) {
+        fprintf(stderr, "compute_ref: --threads %d%s: %s\n", s.threads,
+                s.cpu_count > 0 ? " --cpus" : "", error);
+        return 2;
+    }
+
+    output out;
+    open_output(&out, s.output_path);
+    size_t previous_n = compute_calib_defaults().start_n;
+    for (int i = 0; i < s.count; i++) {
+        size_t matrix_n = s.sizes[i];
+        if (s.source == source_targets) {
+            matrix_n = calibrate_target(team, &s, s.targets_s[i], previous_n);
+            previous_n = matrix_n;
+        }
+        measure_size(team, &out, matrix_n, s.reps);
+    }
+    if (out.locked && close(out.fd) != 0)
+        fail("-o: cannot close '%s': %s", s.output_path, strerror(errno));
+    compute_team_destroy(team);
+    return 0;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# compute_ref: no MPI in it; its CSV is compute_ref.csv of docs/formats.md for
+# --sizes, --targets and --sizes-from; appending from several processes keeps
+# one header and whole lines; bad options exit 2 with a message.
+set -euo pipefail
+
+root=${BENCH_NBC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+prog=$root/${BUILD:-build/mpich}/compute_ref
+[ -x "$prog" ] || { echo "compute_ref not built: $prog" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/compute_ref_test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# No MPI library among the shared objects it loads.
+libs=$(ldd "$prog")
+echo "$libs" | grep -q libopenblas || fail "ldd shows no libopenblas: is this the right program?"
+if echo "$libs" | grep -qi 'libmpi'; then
+    fail "compute_ref depends on MPI: $(echo "$libs" | grep -i libmpi)"
+fi
+
+header='host,threads,matrix_n,reps,t_comp_s,gflops_per_thread'
+host=$(hostname)
+cores=$(nproc)
+
+# Checks a compute_ref CSV: the exact header once, then one line per expected
+# size, in order, each with this host, the thread count, the reps, a positive
+# time and GFLOP/s = 2 n^3 / t / 1e9 (to the printed precision).
+check_csv() { # file threads reps n...
+    local file=$1 threads=$2 reps=$3
+    shift 3
+    [ "$(head -n 1 "$file")" = "$header" ] || fail "$file: header is '$(head -n 1 "$file")'"
+    [ "$(grep -c '^host,' "$file")" = 1 ] || fail "$file: header more than once"
+    [ "$(tail -c 1 "$file" | od -An -c | tr -d ' ')" = '\n' ] || fail "$file: last line has no newline"
+    local lines expected_sizes
+    lines=$(tail -n +2 "$file")
+    [ "$(echo "$lines" | wc -l)" = $# ] || fail "$file: expected $# data lines, got: $lines"
+    expected_sizes=$(printf '%s\n' "$@")
+    [ "$(echo "$lines" | cut -d, -f3)" = "$expected_sizes" ] || fail "$file: sizes $(echo "$lines" | cut -d, -f3 | tr '\n' ' ') instead of $*"
+    echo "$lines" | awk -F, -v host="$host" -v threads="$threads" -v reps="$reps" '
+        NF != 6 { print "wrong field count: " $0; bad = 1; next }
+        $1 != host || $2 != threads || $4 != reps { print "wrong host/threads/reps: " $0; bad = 1; next }
+        $3 !~ /^[1-9][0-9]*$/ || !($5 > 0) || !($6 > 0) { print "bad values: " $0; bad = 1; next }
+        { expected = 2 * $3 * $3 * $3 / $5 / 1e9
+          if ((expected - $6) ^ 2 > (1e-3 * expected + 1e-4) ^ 2) { print "gflops mismatch: " $0; bad = 1 } }
+        END { exit bad }' || fail "$file: malformed lines"
+}
+
+# --sizes to a file, then appended to: one header, lines in order.
+"$prog" --sizes 32,64,96 --reps 3 -o "$work/sizes.csv"
+check_csv "$work/sizes.csv" "$cores" 3 32 64 96
+"$prog" --sizes 48 --threads 1 --reps 2 -o "$work/sizes.csv"
+[ "$(grep -c '^host,' "$work/sizes.csv")" = 1 ] || fail "appending repeated the header"
+[ "$(tail -n 1 "$work/sizes.csv" | cut -d, -f2-4)" = "1,48,2" ] || fail "appended line: $(tail -n 1 "$work/sizes.csv")"
+
+# Standard output, one thread on an explicit CPU.
+last_cpu=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -n 1 | sed 's/.*-//')
+"$prog" --sizes 40 --cpus "$last_cpu" --reps 1 >"$work/stdout.csv"
+check_csv "$work/stdout.csv" 1 1 40
+
+# --targets: calibrated sizes grow with the target, times near it (loose).
+"$prog" --targets 1e-3,4e-3 --reps 3 -o "$work/targets.csv" 2>"$work/targets.err"
+grep -q 'target 0.001 s: n = ' "$work/targets.err" || fail "no calibration report: $(cat "$work/targets.err")"
+sizes=$(tail -n +2 "$work/targets.csv" | cut -d, -f3 | tr '\n' ' ')
+read -r n1 n2 <<<"$sizes"
+check_csv "$work/targets.csv" "$cores" 3 "$n1" "$n2"
+[ "$n1" -lt "$n2" ] || fail "--targets 1e-3,4e-3 gave sizes $sizes"
+tail -n +2 "$work/targets.csv" | awk -F, 'NR == 1 { target = 1e-3 } NR == 2 { target = 4e-3 }
+    $5 < target / 2 || $5 > target * 2 { print "t_comp_s " $5 " far from " target; bad = 1 }
+    END { exit bad }' || fail "--targets times far from their targets"
+echo "figure: compute_ref --targets 1e-3,4e-3 -> n = $n1, $n2 ($cores threads)"
+
+# --sizes-from a run's calib_comp.csv: its distinct matrix_n, in order.
+cat >"$work/calib_comp.csv" <<EOF
+comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged
+0.001,56,0.00098,40.1,3,1
+0.002,72,0.00205,41.0,2,1
+0.004,56,0.0041,39.9,5,0
+EOF
+"$prog" --sizes-from "$work/calib_comp.csv" --reps 2 -o "$work/from.csv"
+check_csv "$work/from.csv" "$cores" 2 56 72
+
+# Several processes appending to one file at once: one header, whole lines.
+pids=()
+for _ in 1 2 3 4; do
+    "$prog" --sizes 24,32,24,32,24 --threads 1 --reps 1 -o "$work/shared.csv" & pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || fail "a concurrent compute_ref failed"; done
+[ "$(grep -c '^host,' "$work/shared.csv")" = 1 ] || fail "concurrent appends wrote the header $(grep -c '^host,' "$work/shared.csv") times"
+[ "$(tail -n +2 "$work/shared.csv" | grep -cE "^$host,1,(24|32),1,[0-9.e+-]+,[0-9.]+\$")" = 20 ] ||
+    fail "concurrent appends: $(cat "$work/shared.csv")"
+
+# Bad input: one message naming the option, exit status 2, no CSV.
+expect_usage_error() { # pattern args...
+    local pattern=$1 status=0
+    shift
+    "$prog" "$@" >"$work/out" 2>"$work/err" || status=$?
+    [ "$status" = 2 ] || fail "compute_ref $* exited $status, expected 2"
+    grep -q -- "$pattern" "$work/err" || fail "compute_ref $*: message '$(cat "$work/err")' lacks '$pattern'"
+    [ ! -s "$work/out" ] || fail "compute_ref $* wrote output: $(cat "$work/out")"
+}
+expect_usage_error "give one of" --reps 3
+expect_usage_error "--sizes: 'abc'" --sizes abc
+expect_usage_error "--sizes: '0'" --sizes 64,0
+expect_usage_error "--sizes: empty item" --sizes 64,,128
+expect_usage_error "--targets: '-1'" --targets -1
+expect_usage_error "--targets: 'inf'" --targets inf
+expect_usage_error "--reps: '0'" --sizes 64 --reps 0
+expect_usage_error "--threads: 'x'" --sizes 64 --threads x
+expect_usage_error "--threads $((cores + 1))" --sizes 64 --threads $((cores + 1))
+expect_usage_error "--tolerance: '1.5'" --targets 1e-3 --tolerance 1.5
+expect_usage_error "--cpus: 2 CPUs listed for --threads 1" --sizes 64 --threads 1 --cpus 0,0
+expect_usage_error "one thread per core" --sizes 64 --cpus 0,0
+expect_usage_error "only one of" --sizes 64 --targets 1e-3
+expect_usage_error "cannot open '$work/missing.csv'" --sizes-from "$work/missing.csv"
+echo "a,b" >"$work/no_column.csv"
+expect_usage_error "no matrix_n column" --sizes-from "$work/no_column.csv"
+printf 'comp_target_s,matrix_n\n0.001,12x\n' >"$work/bad_value.csv"
+expect_usage_error "line 2: matrix_n '12x'" --sizes-from "$work/bad_value.csv"
+expect_usage_error "unknown option '--bogus'" --bogus
+expect_usage_error "option '--sizes' needs a value" --sizes
+expect_usage_error "unexpected argument 'extra'" --sizes 64 extra
+
+"$prog" --help >"$work/help" || fail "--help exited $?"
+grep -q -- '--sizes-from FILE' "$work/help" || fail "--help does not describe --sizes-from"
+echo "compute_ref: all checks passed"

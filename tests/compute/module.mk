@@ -1,0 +1,11 @@
+# Tests of compute/: cmocka unit tests (linked without MPI) and scripts.
+
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+compute_unit_tests := $(BUILD)/tests/compute/test_team $(BUILD)/tests/compute/test_calibrate
+
+$(compute_unit_tests): $(BUILD)/tests/compute/%: $(BUILD)/nompi/tests/compute/%.o $(BUILD)/libcompute.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(BLAS_LIBS) $(COMPUTE_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(compute_unit_tests)
+E2E_TESTS  += tests/compute/compute_ref.sh tests/compute/blas_check.sh

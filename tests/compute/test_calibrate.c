@@ -1,0 +1,345 @@
+/* Unit tests of the calibration: against a time model with known answers
+ * (deterministic), then on this machine's real GEMM step. */
+#include "compute/compute.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* t(n) = overhead + c n^3, times a deterministic noise factor; every
+ * `outlier_every`-th call is 10 x slower. */
+typedef struct model {
+    double overhead_s;
+    double seconds_per_n3;
+    double noise;      /* relative amplitude, 0: none */
+    int outlier_every; /* 0: none */
+    size_t fail_at_n;  /* measurement fails at this n; 0: never */
+    uint64_t seed;
+    int calls;
+} model;
+
+static double model_time(const model *m, size_t n)
+{
+    double cube = (double)n * (double)n * (double)n;
+    return m->overhead_s + m->seconds_per_n3 * cube;
+}
+
+static int measure_model(void *context, size_t matrix_n, double *t_s)
+{
+    model *m = context;
+    m->calls++;
+    if (m->fail_at_n != 0 && matrix_n == m->fail_at_n)
+        return -1;
+    m->seed = m->seed * 6364136223846793005u + 1442695040888963407u;
+    double uniform = (double)(m->seed >> 11) / 9007199254740992.0; /* [0, 1) */
+    *t_s = model_time(m, matrix_n) * (1 + m->noise * (2 * uniform - 1));
+    if (m->outlier_every > 0 && m->calls % m->outlier_every == 0)
+        *t_s *= 10;
+    return 0;
+}
+
+/* About 50 GFLOP/s per thread and 5 us of fork/join, like this machine. */
+static model machine_like(void)
+{
+    return (model){.overhead_s = 5e-6, .seconds_per_n3 = 2 / 50e9, .seed = 42};
+}
+
+static compute_calib_options options_up_to(size_t max_matrix_n)
+{
+    compute_calib_options options = compute_calib_defaults();
+    options.max_matrix_n = max_matrix_n;
+    return options;
+}
+
+static const double wide_targets_s[] = {1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10};
+
+static void check_converges(model *m, const compute_calib_options *options, int most_iterations)
+{
+    size_t previous_n = 0;
+    for (size_t i = 0; i < sizeof wide_targets_s / sizeof *wide_targets_s; i++) {
+        double target_s = wide_targets_s[i];
+        compute_calib_result result;
+        char error[256];
+        m->calls = 0;
+        assert_int_equal(
+            compute_calibrate(options, target_s, measure_model, m, &result, error, sizeof error),
+            0);
+        if (result.status != COMPUTE_CALIB_CONVERGED)
+            fail_msg("target %g s: %s, n = %zu, t = %g s", target_s,
+                     compute_calib_status_name(result.status), result.matrix_n, result.t_s);
+        assert_true(result.converged);
+        assert_true(fabs(result.t_s - target_s) <= options->tolerance * target_s);
+        assert_true(result.iterations <= most_iterations);
+        assert_int_equal(m->calls, result.iterations * options->reps);
+        /* The model's own answer, to within what the tolerance and noise allow. */
+        double exact_n = cbrt((target_s - m->overhead_s) / m->seconds_per_n3);
+        double slack = exact_n * (options->tolerance + m->noise) + 1;
+        if (fabs((double)result.matrix_n - exact_n) > slack)
+            fail_msg("target %g s: n = %zu, model says %.1f", target_s, result.matrix_n, exact_n);
+        assert_true(result.matrix_n > previous_n);
+        previous_n = result.matrix_n;
+        assert_true(fabs(result.gflops_per_thread - compute_gflops(result.matrix_n, result.t_s)) <
+                    1e-9);
+        double n = (double)result.matrix_n;
+        assert_true(fabs(result.gflops_per_thread - 2 * n * n * n / result.t_s / 1e9) <=
+                    1e-9 * result.gflops_per_thread);
+    }
+}
+
+static void test_model_converges(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    check_converges(&m, &options, 6);
+}
+
+static void test_model_converges_with_noise(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    m.noise = 0.05;
+    compute_calib_options options = options_up_to(100000);
+    check_converges(&m, &options, options.max_iterations);
+}
+
+/* The median of 5 ignores two 10 x outliers among them. */
+static void test_median_ignores_outliers(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    m.outlier_every = 4;
+    compute_calib_options options = options_up_to(100000);
+    check_converges(&m, &options, 6);
+}
+
+static void test_target_too_small(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(
+        compute_calibrate(&options, 1e-6, measure_model, &m, &result, error, sizeof error), 0);
+    assert_int_equal(result.status, COMPUTE_CALIB_TOO_SMALL);
+    assert_false(result.converged);
+    assert_int_equal(result.matrix_n, 1);
+    assert_true(result.t_s == model_time(&m, 1));
+    assert_true(result.iterations < options.max_iterations);
+}
+
+static void test_target_too_large(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100);
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(
+        compute_calibrate(&options, 1.0, measure_model, &m, &result, error, sizeof error), 0);
+    assert_int_equal(result.status, COMPUTE_CALIB_TOO_LARGE);
+    assert_false(result.converged);
+    assert_int_equal(result.matrix_n, 100);
+    assert_true(result.t_s == model_time(&m, 100));
+    assert_true(result.iterations <= 2); /* 64, then straight to the limit */
+}
+
+/* When adjacent sizes bracket the target and neither is close enough, the
+ * search stops (no looping) and keeps the closer one. */
+static void test_integer_resolution(void **state)
+{
+    (void)state;
+    model m = {.seconds_per_n3 = 1e-3}; /* t(3) = 0.027 s, t(4) = 0.064 s */
+    compute_calib_options options = options_up_to(1000);
+    options.tolerance = 0.05;
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(
+        compute_calibrate(&options, 0.045, measure_model, &m, &result, error, sizeof error), 0);
+    assert_int_equal(result.status, COMPUTE_CALIB_NOT_CONVERGED);
+    assert_false(result.converged);
+    assert_int_equal(result.matrix_n, 3);
+    assert_true(result.iterations < options.max_iterations);
+}
+
+static void test_iteration_bound(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    options.max_iterations = 2;
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(
+        compute_calibrate(&options, 10.0, measure_model, &m, &result, error, sizeof error), 0);
+    assert_int_equal(result.status, COMPUTE_CALIB_NOT_CONVERGED);
+    assert_int_equal(result.iterations, 2);
+    assert_int_equal(result.matrix_n, 512); /* the closer of 64 and 64 * 8 */
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    m.fail_at_n = 64;
+    compute_calib_options options = options_up_to(1000);
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(
+        compute_calibrate(&options, 1e-3, measure_model, &m, &result, error, sizeof error), -1);
+    assert_int_equal(result.status, COMPUTE_CALIB_ERROR);
+    assert_non_null(strstr(error, "n = 64 failed"));
+
+    m.fail_at_n = 0;
+    m.calls = 0;
+    struct {
+        compute_calib_options options;
+        double target_s;
+        const char *expected;
+    } bad[] = {
+        {options_up_to(1000), 0, "target 0 s"},
+        {options_up_to(1000), NAN, "target nan s"},
+        {options_up_to(0), 1e-3, "max_matrix_n is 0"},
+        {options, 1e-3, "tolerance 0,"},
+        {options, 1e-3, "reps 0,"},
+        {options, 1e-3, "max_iterations 0,"},
+    };
+    bad[3].options.tolerance = 0;
+    bad[4].options.reps = 0;
+    bad[5].options.max_iterations = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(compute_calibrate(&bad[i].options, bad[i].target_s, measure_model, &m,
+                                           &result, error, sizeof error),
+                         -1);
+        if (strstr(error, bad[i].expected) == NULL)
+            fail_msg("case %zu: '%s' lacks '%s'", i, error, bad[i].expected);
+    }
+    assert_int_equal(m.calls, 0);
+}
+
+static void test_status_names(void **state)
+{
+    (void)state;
+    assert_string_equal(compute_calib_status_name(COMPUTE_CALIB_CONVERGED), "converged");
+    assert_string_equal(compute_calib_status_name(COMPUTE_CALIB_NOT_CONVERGED), "not_converged");
+    assert_string_equal(compute_calib_status_name(COMPUTE_CALIB_TOO_SMALL), "too_small");
+    assert_string_equal(compute_calib_status_name(COMPUTE_CALIB_TOO_LARGE), "too_large");
+    assert_string_equal(compute_calib_status_name(COMPUTE_CALIB_ERROR), "error");
+    assert_string_equal(compute_calib_status_name((compute_calib_status)99), "unknown");
+}
+
+/* ---- On this machine ---------------------------------------------------- */
+
+static compute_team *machine_team(int threads, uint64_t memory_limit_bytes)
+{
+    char error[512];
+    int cpus[COMPUTE_MAX_CPUS];
+    if (threads == 0)
+        threads = compute_allowed_cpus(cpus, COMPUTE_MAX_CPUS, error, sizeof error);
+    assert_true(threads >= 1);
+    compute_options options = {.threads = threads, .memory_limit_bytes = memory_limit_bytes};
+    compute_team *team = compute_team_create(&options, error, sizeof error);
+    if (team == NULL)
+        fail_msg("%s", error);
+    return team;
+}
+
+/* 2, 8 and 32 ms, one thread per core. The machine is shared and has two
+ * cores, so a target gets three attempts; a calibration that cannot reach
+ * the target at all still fails. */
+static void test_machine_converges(void **state)
+{
+    (void)state;
+    compute_team *team = machine_team(0, 0);
+    compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
+    const double targets_s[] = {2e-3, 8e-3, 32e-3};
+    size_t previous_n = 0;
+    for (size_t i = 0; i < sizeof targets_s / sizeof *targets_s; i++) {
+        compute_calib_result result = {0};
+        char error[256];
+        int attempts = 0;
+        do {
+            attempts++;
+            assert_int_equal(compute_calibrate(&options, targets_s[i], compute_measure_local, team,
+                                               &result, error, sizeof error),
+                             0);
+        } while (!result.converged && attempts < 3);
+        printf("figure: calibration %g ms -> n = %zu, %.3f ms, %.1f GFLOP/s per thread, "
+               "%d iterations, %d attempt(s), %d threads\n",
+               targets_s[i] * 1e3, result.matrix_n, result.t_s * 1e3, result.gflops_per_thread,
+               result.iterations, attempts, compute_team_threads(team));
+        if (!result.converged)
+            fail_msg("target %g s: %s at n = %zu (%g s)", targets_s[i],
+                     compute_calib_status_name(result.status), result.matrix_n, result.t_s);
+        assert_true(fabs(result.t_s - targets_s[i]) <= options.tolerance * targets_s[i]);
+        assert_true(result.matrix_n > previous_n);
+        previous_n = result.matrix_n;
+        /* The size found really takes about that long (loose: shared machine). */
+        double again_s;
+        assert_int_equal(
+            compute_measure_median(compute_measure_local, team, result.matrix_n, 5, &again_s), 0);
+        assert_true(again_s > targets_s[i] / 2 && again_s < targets_s[i] * 2);
+        options.start_n = result.matrix_n;
+    }
+    compute_team_destroy(team);
+}
+
+static void test_machine_too_small(void **state)
+{
+    (void)state;
+    compute_team *team = machine_team(0, 0);
+    compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(compute_calibrate(&options, 1e-9, compute_measure_local, team, &result, error,
+                                       sizeof error),
+                     0);
+    assert_int_equal(result.status, COMPUTE_CALIB_TOO_SMALL);
+    assert_int_equal(result.matrix_n, 1);
+    assert_true(result.t_s > 1e-9);
+    compute_team_destroy(team);
+}
+
+/* With 1 MiB allowed, one thread holds n <= 209: far from 32 ms. */
+static void test_machine_too_large(void **state)
+{
+    (void)state;
+    compute_team *team = machine_team(1, 1 << 20);
+    compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
+    assert_int_equal(options.max_matrix_n, 209);
+    compute_calib_result result;
+    char error[256];
+    assert_int_equal(compute_calibrate(&options, 32e-3, compute_measure_local, team, &result, error,
+                                       sizeof error),
+                     0);
+    assert_int_equal(result.status, COMPUTE_CALIB_TOO_LARGE);
+    assert_int_equal(result.matrix_n, 209);
+    assert_true(result.t_s < 32e-3);
+    compute_team_destroy(team);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_model_converges),
+        cmocka_unit_test(test_model_converges_with_noise),
+        cmocka_unit_test(test_median_ignores_outliers),
+        cmocka_unit_test(test_target_too_small),
+        cmocka_unit_test(test_target_too_large),
+        cmocka_unit_test(test_integer_resolution),
+        cmocka_unit_test(test_iteration_bound),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_machine_converges),
+        cmocka_unit_test(test_machine_too_small),
+        cmocka_unit_test(test_machine_too_large),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
