@@ -1,0 +1,218 @@
+/* Sizes for target times (sections 4.3 and 5.1 of the paper): the message
+ * size of the collective and the matrix size of the computation, each found
+ * by measuring its reference on all ranks. Every rank computes the same
+ * decisions from the same (allreduced) measurements, so they stay in step. */
+#include "bench_nbc/driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- communication ---------------------------------------------------- */
+
+typedef struct size_point {
+    double bytes, t_s;
+} size_point;
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over runs_per_point of the comm reference span at `bytes`. */
+static int measure_comm(nbc_run *run, size_t bytes, double *median_s, size_t *used_bytes)
+{
+    coll_instance inst;
+    char err[256];
+    int failed = coll_instance_prepare(&inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
+    int any_failed;
+    int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (any_failed) {
+        if (failed)
+            fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, err);
+        if (!failed)
+            coll_instance_release(&inst);
+        return MPI_ERR_NO_MEM;
+    }
+    int runs = run->cfg->calibration.runs_per_point;
+    double spans[runs];
+    for (int i = 0; i < runs && rc == MPI_SUCCESS; i++) {
+        nbc_sample s;
+        int retries;
+        rc = nbc_measure(run, KIND_COMM_REF, &inst, 0, &s, &retries);
+        if (rc == MPI_SUCCESS)
+            rc = nbc_global_span_s(run, s.t_ns[0], s.t_ns[3], &spans[i]);
+    }
+    *used_bytes = inst.bytes;
+    coll_instance_release(&inst);
+    qsort(spans, (size_t)runs, sizeof spans[0], compare_double);
+    *median_s = runs % 2 ? spans[runs / 2] : 0.5 * (spans[runs / 2 - 1] + spans[runs / 2]);
+    return rc;
+}
+
+/* Size where the quadratic t = a + b s + c s^2 through three points reaches
+ * target (the paper's interpolation); NAN when the fit has no root inside
+ * (lo, hi). */
+static double quadratic_root(const size_point p[3], double target, double lo, double hi)
+{
+    /* Newton's divided differences. */
+    double d01 = (p[1].t_s - p[0].t_s) / (p[1].bytes - p[0].bytes);
+    double d12 = (p[2].t_s - p[1].t_s) / (p[2].bytes - p[1].bytes);
+    double c = (d12 - d01) / (p[2].bytes - p[0].bytes);
+    double b = d01 - c * (p[0].bytes + p[1].bytes);
+    double a = p[0].t_s - b * p[0].bytes - c * p[0].bytes * p[0].bytes;
+    double roots[2];
+    int n = 0;
+    if (fabs(c) < 1e-300) {
+        if (b != 0)
+            roots[n++] = (target - a) / b;
+    } else {
+        double disc = b * b - 4 * c * (a - target);
+        if (disc >= 0) {
+            roots[n++] = (-b + sqrt(disc)) / (2 * c);
+            roots[n++] = (-b - sqrt(disc)) / (2 * c);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (roots[i] > lo && roots[i] < hi)
+            return roots[i];
+    return NAN;
+}
+
+/* Next size to try given the points measured so far (sorted by size). */
+static double next_comm_size(const size_point *pts, int n, double target, double last_bytes,
+                             double last_t, double unit, double max_bytes)
+{
+    int above = -1, below = -1;
+    for (int i = 0; i < n; i++) {
+        if (pts[i].t_s > target && above < 0)
+            above = i;
+        if (pts[i].t_s < target)
+            below = i;
+    }
+    double ratio = target / (last_t > 0 ? last_t : 1e-9);
+    if (above < 0) /* not bracketed yet: grow, at most 16x a step */
+        return fmin(max_bytes, last_bytes * fmin(16.0, fmax(2.0, ratio)));
+    if (below < 0 || below > above) /* everything measured is too slow: shrink */
+        return fmax(unit, pts[0].bytes * fmax(1.0 / 16, fmin(0.5, ratio)));
+    double lo = pts[below].bytes, hi = pts[above].bytes;
+    /* Three points around the target: the bracket and its nearer neighbour. */
+    size_point three[3];
+    int first = below > 0 ? below - 1 : below;
+    if (first + 2 >= n)
+        first = n - 3;
+    if (n >= 3 && first >= 0) {
+        for (int i = 0; i < 3; i++)
+            three[i] = pts[first + i];
+        double s = quadratic_root(three, target, lo, hi);
+        if (!isnan(s))
+            return s;
+    }
+    /* Linear interpolation inside the bracket. */
+    double t_lo = pts[below].t_s, t_hi = pts[above].t_s;
+    return lo + (target - t_lo) * (hi - lo) / (t_hi - t_lo);
+}
+
+int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
+                       nbc_comm_calibration *result)
+{
+    const nbc_config *cfg = run->cfg;
+    double unit = run->coll->reduces ? (double)sizeof(double) : 1.0;
+    double max_bytes = fmin((double)cfg->calibration.max_bytes,
+                            (double)nbc_collective_max_bytes(run->coll, run->ranks));
+    int max_points = cfg->calibration.max_iterations;
+    size_point *pts = calloc((size_t)max_points, sizeof *pts);
+    if (!pts)
+        return MPI_ERR_NO_MEM;
+    *result = (nbc_comm_calibration){.target_s = target_s};
+    double best_error = INFINITY;
+    double bytes = fmax(unit, (double)start_bytes);
+    int n = 0, rc = MPI_SUCCESS;
+    while (n < max_points) {
+        size_t used;
+        double t;
+        rc = measure_comm(run, (size_t)bytes, &t, &used);
+        if (rc != MPI_SUCCESS)
+            break;
+        result->iterations = n + 1;
+        double error = fabs(t - target_s) / target_s;
+        if (error < best_error) {
+            best_error = error;
+            result->bytes_closest = used;
+            result->t_s = t;
+        }
+        if (error <= cfg->calibration.tolerance) {
+            result->converged = true;
+            break;
+        }
+        if (!run->coll->sizable)
+            break; /* the size changes nothing: one measurement says it all */
+        /* Keep the points sorted by size. */
+        int at = n++;
+        while (at > 0 && pts[at - 1].bytes > (double)used) {
+            pts[at] = pts[at - 1];
+            at--;
+        }
+        pts[at] = (size_point){(double)used, t};
+        double next = next_comm_size(pts, n, target_s, (double)used, t, unit, max_bytes);
+        next = fmax(unit, floor(next / unit) * unit);
+        /* A size already measured (or stuck at a bound) brings nothing new. */
+        bool seen = false;
+        for (int i = 0; i < n; i++)
+            seen |= pts[i].bytes == next;
+        if (seen)
+            break;
+        bytes = next;
+    }
+    free(pts);
+    result->bytes = result->converged ? result->bytes_closest : 0;
+    return rc;
+}
+
+/* ---- computation ------------------------------------------------------- */
+
+typedef struct comp_measure_context {
+    nbc_run *run;
+    int error;
+} comp_measure_context;
+
+/* compute_measure_fn: one comp reference on every rank, its span across
+ * ranks (the slowest thread of the slowest rank). */
+static int measure_comp(void *context, size_t matrix_n, double *t_s)
+{
+    comp_measure_context *c = context;
+    nbc_run *run = c->run;
+    int failed = compute_team_reserve(run->team, matrix_n) != 0, any_failed;
+    int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
+    if (rc == MPI_SUCCESS && any_failed) {
+        if (failed)
+            fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, compute_team_error(run->team));
+        rc = MPI_ERR_NO_MEM;
+    }
+    nbc_sample s;
+    int retries;
+    if (rc == MPI_SUCCESS)
+        rc = nbc_measure(run, KIND_COMP_REF, NULL, matrix_n, &s, &retries);
+    if (rc == MPI_SUCCESS)
+        rc = nbc_global_span_s(run, s.t_ns[1], s.t_ns[2], t_s);
+    c->error = rc;
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n, size_t max_n,
+                       compute_calib_result *result, char *err, size_t errlen)
+{
+    compute_calib_options options = compute_calib_defaults();
+    options.tolerance = run->cfg->calibration.tolerance;
+    options.reps = run->cfg->calibration.runs_per_point;
+    options.max_iterations = run->cfg->calibration.max_iterations;
+    options.max_matrix_n = max_n;
+    options.start_n = start_n;
+    comp_measure_context context = {.run = run, .error = MPI_SUCCESS};
+    if (compute_calibrate(&options, target_s, measure_comp, &context, result, err, errlen) != 0)
+        return context.error != MPI_SUCCESS ? context.error : MPI_ERR_OTHER;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,70 @@
+/* The collectives table: one descriptor per operation the driver can time.
+ *
+ * A "message size" S (bytes) maps to buffers per descriptor; `size_meaning`
+ * says what S is for each. Buffers of one size are allocated once, outside
+ * timed regions, and touched before use. */
+#ifndef BENCH_NBC_COLLECTIVES_H
+#define BENCH_NBC_COLLECTIVES_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct coll_instance coll_instance;
+
+typedef struct nbc_collective {
+    const char *name;         /* as in the configuration, e.g. "ibcast" */
+    const char *size_meaning; /* what the byte size S is, for --help and docs */
+    int send_blocks;          /* S-byte blocks in the send buffer: 0, 1, or COLL_P */
+    int recv_blocks;          /* same for the receive buffer */
+    bool reduces;             /* data are doubles combined with MPI_SUM */
+    bool has_root;            /* rank 0 is the root */
+    bool persistent;          /* MPI-4 persistent: initialized once per size, MPI_Start */
+    bool sizable;             /* false: the size changes nothing (ibarrier) */
+    /* Starts the operation on prepared buffers: a nonblocking call, or
+     * MPI_Start of the persistent request made by `init`. */
+    int (*start)(coll_instance *inst, MPI_Request *request);
+    /* Persistent collectives only: creates inst->persistent_request. */
+    int (*init)(coll_instance *inst);
+} nbc_collective;
+
+/* A block count of COLL_P means one S-byte block per rank. */
+enum { COLL_P = -1 };
+
+/* Buffers and counts of one collective at one size on one communicator. */
+struct coll_instance {
+    const nbc_collective *coll;
+    MPI_Comm comm;
+    int rank, ranks;
+    size_t bytes;          /* S, rounded to the element size */
+    int count;             /* elements per block */
+    MPI_Datatype datatype; /* MPI_BYTE, or MPI_DOUBLE when reducing */
+    void *send, *recv;
+    size_t send_bytes, recv_bytes;
+    int *counts, *displs; /* per rank, for the v-variants */
+    MPI_Request persistent_request;
+};
+
+/* Every descriptor this MPI library supports, in table order. */
+const nbc_collective *nbc_collectives(size_t *count);
+const nbc_collective *nbc_collective_find(const char *name);
+/* Names of every descriptor (for the configuration's allowed values); the
+ * array is static. */
+const char *const *nbc_collective_names(size_t *count);
+
+/* Largest S the descriptor can take on `ranks` ranks (MPI counts are int). */
+size_t nbc_collective_max_bytes(const nbc_collective *coll, int ranks);
+/* Bytes one rank allocates for size S. */
+size_t nbc_collective_buffer_bytes(const nbc_collective *coll, size_t bytes, int ranks);
+
+/* Allocates and touches the buffers for size S. 0, or -1 with a message
+ * (out of memory, or S too large for int counts). */
+int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_Comm comm,
+                          size_t bytes, char *err, size_t errlen);
+void coll_instance_release(coll_instance *inst);
+static inline int coll_instance_start(coll_instance *inst, MPI_Request *request)
+{
+    return inst->coll->start(inst, request);
+}
+
+#endif

@@ -1,0 +1,146 @@
+/* Internal API shared by the driver's files (bench_nbc/). The program's
+ * public interface is its command line; this header is not used elsewhere.
+ *
+ *   main.c          command line, set-up, the order of the stages
+ *   collectives.c   the table of operations and their buffers
+ *   measure.c       one timed measurement of a kind (Algorithm 1 and the
+ *                   references), behind the window barrier, with retries
+ *   progress.c      the benchmark's own progress thread (progress.mode=thread)
+ *   calibrate.c     message and matrix sizes for target times
+ *   sweep.c         the grid of cells, repetitions, raw records
+ *   output.c        the run folder: CSV files and meta.json */
+#ifndef BENCH_NBC_DRIVER_H
+#define BENCH_NBC_DRIVER_H
+
+#include <mpi.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench_nbc/collectives.h"
+#include "bench_nbc/config.h"
+#include "clocksync/clocksync.h"
+#include "compute/compute.h"
+
+/* Kinds of measurement in a cell, in the order they are interleaved. */
+typedef enum { KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP, KIND_COUNT } nbc_kind;
+extern const char *const nbc_kind_names[KIND_COUNT];
+
+/* Local timestamps t1..t4 of one measurement on one rank (see docs/formats.md
+ * for what each kind puts in them). */
+typedef struct nbc_sample {
+    int64_t t_ns[4];
+} nbc_sample;
+
+typedef struct progress_thread progress_thread;
+typedef struct run_output run_output;
+
+/* Everything a stage needs, passed down explicitly. */
+typedef struct nbc_run {
+    MPI_Comm comm;
+    int rank, ranks;
+    const nbc_config *cfg;
+    const nbc_collective *coll;
+    clocksync_ctx *sync;
+    compute_team *team;
+    nbc_progress_mode progress; /* effective mode (deployment manual -> test) */
+    int test_chunks;            /* K for progress test */
+    progress_thread *progress_thread;
+    run_output *out;                    /* rank 0 only, else NULL */
+    volatile sig_atomic_t *stop_signal; /* set by SIGTERM/SIGINT */
+    int max_retries;                    /* late barriers tolerated per measurement */
+    int64_t epoch_global_ns;            /* raw.csv times count from here */
+} nbc_run;
+
+/* ---- measure.c ---- */
+/* One measurement of `kind` behind a window barrier, redone while any rank
+ * was late (up to run->max_retries times; *retries counts the redone ones).
+ * inst may be NULL for KIND_COMP_REF. Collective. MPI_SUCCESS or an error. */
+int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
+                nbc_sample *sample, int *retries);
+/* max(end) - min(start) over ranks in global time (extrapolated: for
+ * calibration decisions, identical on every rank). Collective. */
+int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);
+
+/* ---- progress.c ---- */
+/* Starts a thread bound to `cpu` (-1: unbound) that drives MPI progress while
+ * active; needs MPI_THREAD_MULTIPLE. NULL with a message on failure. */
+progress_thread *progress_thread_start(MPI_Comm comm, int cpu, char *err, size_t errlen);
+void progress_thread_activate(progress_thread *pt);
+void progress_thread_deactivate(progress_thread *pt);
+int progress_thread_stop(progress_thread *pt);
+
+/* ---- calibrate.c ---- */
+typedef struct nbc_comm_calibration {
+    double target_s;
+    size_t bytes; /* 0 when not converged, as the paper does */
+    size_t bytes_closest;
+    double t_s; /* measured median at bytes_closest */
+    int iterations;
+    bool converged;
+} nbc_comm_calibration;
+
+int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
+                       nbc_comm_calibration *result);
+int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n, size_t max_n,
+                       compute_calib_result *result, char *err, size_t errlen);
+
+/* ---- sweep.c ---- */
+typedef struct nbc_sweep_plan {
+    const nbc_comm_calibration *comm; /* [comm_count] */
+    size_t comm_count;
+    const compute_calib_result *comp; /* [comp_count] */
+    size_t comp_count;
+    const bool *cell_done; /* [comm_count * comp_count], cells kept from an earlier run; or NULL */
+} nbc_sweep_plan;
+
+/* What this session measured, kept in local time so the raw records can be
+ * converted again once the end calibration is known (interpolation). */
+typedef struct nbc_sweep_record {
+    int reps;
+    size_t cells;        /* comm_count * comp_count */
+    bool *measured;      /* [cells]: measured in this session */
+    nbc_sample *samples; /* [cells][reps][KIND_COUNT] */
+    int *retries;        /* [cells][reps][KIND_COUNT] */
+} nbc_sweep_record;
+
+int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells, int reps);
+void nbc_sweep_record_free(nbc_sweep_record *record);
+
+/* Runs every cell not done and appends its rows to raw.csv (times
+ * extrapolated from the clock model as it stands). Returns MPI_SUCCESS or an
+ * error; *interrupted is set when a stop signal cut the sweep short (only
+ * whole cells are kept). */
+int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record,
+              bool *interrupted);
+
+/* After the end calibration: rewrites raw.csv atomically, keeping its first
+ * `keep_bytes` (rows of earlier sessions) and converting this session's
+ * samples again by interpolation. Collective. */
+int nbc_sweep_rewrite_raw(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_record *record,
+                          long keep_bytes);
+
+/* ---- output.c (rank 0) ---- */
+typedef enum { OUT_RAW, OUT_CALIB_COMM, OUT_CALIB_COMP, OUT_PASSIVE, OUT_FILE_COUNT } out_file;
+
+/* Creates a new run folder under results_dir (never reusing a name), or
+ * opens an existing one to resume. NULL with a message on failure. */
+run_output *run_output_create(const char *results_dir, const char *mpi, const char *collective,
+                              const char *deployment, char *err, size_t errlen);
+run_output *run_output_open(const char *run_dir, char *err, size_t errlen);
+const char *run_output_dir(const run_output *out);
+/* The CSV file of a kind (header written when the file is new). */
+FILE *run_output_file(run_output *out, out_file which);
+/* Flushes every file; -1 on an I/O error (message on stderr). */
+int run_output_flush(run_output *out);
+/* Writes path (relative to the run folder) atomically: temporary + rename. */
+int run_output_write_atomic(run_output *out, const char *name, const char *text);
+/* Replacing a CSV file atomically: begin copies its first keep_bytes into a
+ * temporary file and returns it for the caller to append to; commit renames
+ * it over the file (which stays open for appending). */
+FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes);
+int run_output_commit_replace(run_output *out, out_file which, FILE *replacement);
+void run_output_close(run_output *out);
+
+#endif
