@@ -414,7 +414,9 @@ static int unknown_key(const char *where, const char *section, const char *name,
 #define FIELD_PTR(cfg, offset, type)  ((type *)((char *)(cfg) + (offset)))
 #define FIELD_CPTR(cfg, offset, type) ((const type *)((const char *)(cfg) + (offset)))
 
-static bool parse_int(const char *text, int *out)
+/* The scalar parsers write *out only on success; their out is void * so that
+ * the type table can call them all through one pointer type. */
+static bool parse_int(const char *text, void *out)
 {
     if (text[0] == '\0' || isspace((unsigned char)text[0]))
         return false;
@@ -423,7 +425,7 @@ static bool parse_int(const char *text, int *out)
     long value = strtol(text, &end, 10);
     if (errno != 0 || *end != '\0' || value < INT_MIN || value > INT_MAX)
         return false;
-    *out = (int)value;
+    *(int *)out = (int)value;
     return true;
 }
 
@@ -441,15 +443,19 @@ static bool parse_number(const char *text, double *out, const char **rest)
     return true;
 }
 
-static bool parse_double(const char *text, double *out)
+static bool parse_double(const char *text, void *out)
 {
+    double value = 0;
     const char *rest = NULL;
-    return parse_number(text, out, &rest) && *rest == '\0';
+    if (!parse_number(text, &value, &rest) || *rest != '\0')
+        return false;
+    *(double *)out = value;
+    return true;
 }
 
 /* A number of seconds with an optional unit. Division by the exact unit size
  * gives the correctly rounded value, so "1.5ms" equals "1.5e-3". */
-static bool parse_duration(const char *text, double *out_s)
+static bool parse_duration(const char *text, void *out_s)
 {
     static const struct {
         const char *suffix;
@@ -461,14 +467,14 @@ static bool parse_duration(const char *text, double *out_s)
         return false;
     for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
         if (strcmp(rest, units[i].suffix) == 0) {
-            *out_s = value / units[i].per_second;
+            *(double *)out_s = value / units[i].per_second;
             return true;
         }
     }
     return false;
 }
 
-static bool parse_bytes(const char *text, uint64_t *out)
+static bool parse_bytes(const char *text, void *out)
 {
     static const struct {
         const char *suffix;
@@ -491,14 +497,14 @@ static bool parse_bytes(const char *text, uint64_t *out)
         if (strcmp(end, units[i].suffix) == 0) {
             if (value > UINT64_MAX / units[i].size)
                 return false;
-            *out = value * units[i].size;
+            *(uint64_t *)out = value * units[i].size;
             return true;
         }
     }
     return false;
 }
 
-static bool parse_bool(const char *text, bool *out)
+static bool parse_bool(const char *text, void *out)
 {
     static const struct {
         const char *word;
@@ -507,7 +513,7 @@ static bool parse_bool(const char *text, bool *out)
                  {"on", true},   {"off", false},   {"1", true},   {"0", false}};
     for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
         if (strcasecmp(text, words[i].word) == 0) {
-            *out = words[i].value;
+            *(bool *)out = words[i].value;
             return true;
         }
     }
@@ -661,6 +667,9 @@ typedef struct {
     /* Parses text into the key's field(s) of cfg; on failure writes why the
      * text is refused ("is not an integer") and leaves cfg unchanged. */
     int (*store)(const key_desc *key, const char *text, nbc_config *cfg, char *why, size_t whylen);
+    /* Scalar types: store_scalar parses straight into the field with parse. */
+    bool (*parse)(const char *text, void *out);
+    const char *refusal;
     /* The value as a number, for the key's bounds; NULL when bounds do not apply. */
     double (*number)(const key_desc *key, const nbc_config *cfg);
     json_object *(*to_json)(const key_desc *key, const nbc_config *cfg);
@@ -668,16 +677,15 @@ typedef struct {
     const char *allowed; /* what a value of the type looks like */
 } type_ops;
 
-static int store_int(const key_desc *key, const char *text, nbc_config *cfg, char *why,
-                     size_t whylen)
+static const type_ops types[TYPE_COUNT];
+
+static int store_scalar(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                        size_t whylen)
 {
-    int value = 0;
-    if (!parse_int(text, &value)) {
-        snprintf(why, whylen, "is not an integer");
-        return -1;
-    }
-    *FIELD_PTR(cfg, key->offset, int) = value;
-    return 0;
+    if (types[key->type].parse(text, FIELD_PTR(cfg, key->offset, char)))
+        return 0;
+    snprintf(why, whylen, "%s", types[key->type].refusal);
+    return -1;
 }
 
 static double number_int(const key_desc *key, const nbc_config *cfg)
@@ -688,30 +696,6 @@ static double number_int(const key_desc *key, const nbc_config *cfg)
 static json_object *json_int(const key_desc *key, const nbc_config *cfg)
 {
     return json_object_new_int(*FIELD_CPTR(cfg, key->offset, int));
-}
-
-static int store_double(const key_desc *key, const char *text, nbc_config *cfg, char *why,
-                        size_t whylen)
-{
-    double value = 0;
-    if (!parse_double(text, &value)) {
-        snprintf(why, whylen, "is not a number");
-        return -1;
-    }
-    *FIELD_PTR(cfg, key->offset, double) = value;
-    return 0;
-}
-
-static int store_duration(const key_desc *key, const char *text, nbc_config *cfg, char *why,
-                          size_t whylen)
-{
-    double value = 0;
-    if (!parse_duration(text, &value)) {
-        snprintf(why, whylen, "is not a duration");
-        return -1;
-    }
-    *FIELD_PTR(cfg, key->offset, double) = value;
-    return 0;
 }
 
 static double number_double(const key_desc *key, const nbc_config *cfg)
@@ -779,18 +763,6 @@ static void release_grid(const key_desc *key, nbc_config *cfg)
     *FIELD_PTR(cfg, key->offset2, size_t) = 0;
 }
 
-static int store_bool(const key_desc *key, const char *text, nbc_config *cfg, char *why,
-                      size_t whylen)
-{
-    bool value = false;
-    if (!parse_bool(text, &value)) {
-        snprintf(why, whylen, "is not a boolean");
-        return -1;
-    }
-    *FIELD_PTR(cfg, key->offset, bool) = value;
-    return 0;
-}
-
 static json_object *json_boolean(const key_desc *key, const nbc_config *cfg)
 {
     return json_object_new_boolean(*FIELD_CPTR(cfg, key->offset, bool));
@@ -844,18 +816,6 @@ static json_object *json_enum(const key_desc *key, const nbc_config *cfg)
     return json_object_new_string(key->choices[*FIELD_CPTR(cfg, key->offset, int)]);
 }
 
-static int store_bytes(const key_desc *key, const char *text, nbc_config *cfg, char *why,
-                       size_t whylen)
-{
-    uint64_t value = 0;
-    if (!parse_bytes(text, &value)) {
-        snprintf(why, whylen, "is not a byte size");
-        return -1;
-    }
-    *FIELD_PTR(cfg, key->offset, uint64_t) = value;
-    return 0;
-}
-
 static double number_bytes(const key_desc *key, const nbc_config *cfg)
 {
     return (double)*FIELD_CPTR(cfg, key->offset, uint64_t);
@@ -896,25 +856,63 @@ static json_object *json_progress(const key_desc *key, const nbc_config *cfg)
 }
 
 static const type_ops types[TYPE_COUNT] = {
-    [TYPE_INT] = {"integer", store_int, number_int, json_int, NULL, "an integer"},
-    [TYPE_DOUBLE] = {"number", store_double, number_double, json_double, NULL, "a number"},
-    [TYPE_DURATION] = {"duration", store_duration, number_double, json_double, NULL,
-                       "a duration in seconds, or with a unit s, ms, us such as 30s or 500ms,"},
-    [TYPE_GRID] = {"duration grid", store_grid, NULL, json_grid, release_grid,
-                   "min,max,factor in seconds such as 1e-3,64e-3,2 with 0 < min <= max and "
-                   "factor > 1, or a space-separated list of distinct times > 0; units s, ms, us "
-                   "accepted"},
-    [TYPE_BOOL] = {"boolean", store_bool, NULL, json_boolean, NULL,
-                   "true, false, yes, no, on, off, 1, 0"},
-    [TYPE_NAME] = {"name", store_string, NULL, json_string, release_string, NULL},
-    [TYPE_PATH] = {"path", store_string, NULL, json_string, release_string,
-                   "a writable directory, or a new one whose parent directory exists"},
-    [TYPE_ENUM] = {"choice", store_enum, NULL, json_enum, NULL, NULL},
-    [TYPE_BYTES] = {"byte size", store_bytes, number_bytes, json_bytes, NULL,
-                    "a whole number of bytes with an optional suffix K, M, G, KiB, MiB, GiB "
-                    "(K = KiB = 1024) such as 256MiB,"},
-    [TYPE_PROGRESS] = {"progress mode", store_progress, NULL, json_progress, NULL,
-                       "none, test:K with an integer K >= 1, thread"},
+    [TYPE_INT] = {.name = "integer",
+                  .store = store_scalar,
+                  .parse = parse_int,
+                  .refusal = "is not an integer",
+                  .number = number_int,
+                  .to_json = json_int,
+                  .allowed = "an integer"},
+    [TYPE_DOUBLE] = {.name = "number",
+                     .store = store_scalar,
+                     .parse = parse_double,
+                     .refusal = "is not a number",
+                     .number = number_double,
+                     .to_json = json_double,
+                     .allowed = "a number"},
+    [TYPE_DURATION] = {.name = "duration",
+                       .store = store_scalar,
+                       .parse = parse_duration,
+                       .refusal = "is not a duration",
+                       .number = number_double,
+                       .to_json = json_double,
+                       .allowed = "a duration in seconds, or with a unit s, ms, us such as 30s "
+                                  "or 500ms,"},
+    [TYPE_GRID] = {.name = "duration grid",
+                   .store = store_grid,
+                   .to_json = json_grid,
+                   .release = release_grid,
+                   .allowed = "min,max,factor in seconds such as 1e-3,64e-3,2 with 0 < min <= "
+                              "max and factor > 1, or a space-separated list of distinct times "
+                              "> 0; units s, ms, us accepted"},
+    [TYPE_BOOL] = {.name = "boolean",
+                   .store = store_scalar,
+                   .parse = parse_bool,
+                   .refusal = "is not a boolean",
+                   .to_json = json_boolean,
+                   .allowed = "true, false, yes, no, on, off, 1, 0"},
+    [TYPE_NAME] = {.name = "name",
+                   .store = store_string,
+                   .to_json = json_string,
+                   .release = release_string},
+    [TYPE_PATH] = {.name = "path",
+                   .store = store_string,
+                   .to_json = json_string,
+                   .release = release_string,
+                   .allowed = "a writable directory, or a new one whose parent directory exists"},
+    [TYPE_ENUM] = {.name = "choice", .store = store_enum, .to_json = json_enum},
+    [TYPE_BYTES] = {.name = "byte size",
+                    .store = store_scalar,
+                    .parse = parse_bytes,
+                    .refusal = "is not a byte size",
+                    .number = number_bytes,
+                    .to_json = json_bytes,
+                    .allowed = "a whole number of bytes with an optional suffix K, M, G, KiB, "
+                               "MiB, GiB (K = KiB = 1024) such as 256MiB,"},
+    [TYPE_PROGRESS] = {.name = "progress mode",
+                       .store = store_progress,
+                       .to_json = json_progress,
+                       .allowed = "none, test:K with an integer K >= 1, thread"},
 };
 
 static void describe_bound(const bound *b, bool is_lower, char *buf, size_t len, bool *first)

@@ -104,8 +104,9 @@ int nbc_config_parse_text(nbc_config *cfg, const char *text, const char *origin,
 /* Applies one "section.key=value" (the command line's --set). */
 int nbc_config_set(nbc_config *cfg, const char *assignment, char *err, size_t errlen);
 
-/* Checks bounds, names against limits and the keys that depend on each
- * other; creates run.results_dir when its parent exists and it does not. */
+/* Checks bounds, names against limits (NULL: nothing known) and the keys that
+ * depend on each other; creates run.results_dir when its parent exists and it
+ * does not (last, so only for an otherwise valid configuration). */
 int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen);
 
