@@ -95,7 +95,8 @@ static const char *const progress_mode_names[] = {
 
 static const key_desc keys[] = {
     {KEY("run", "collective", TYPE_NAME, NULL, "ibcast", run.collective),
-     .names = NAMES_COLLECTIVES, .names_help = "a name from the driver's collectives table",
+     .names = NAMES_COLLECTIVES,
+     .names_help = "a name from the driver's collectives table (bench_nbc --list)",
      .help = "The nonblocking collective the sweep measures (one per run; the study runner "
              "loops over several)."},
     {KEY("run", "deployment", TYPE_ENUM, NULL, "basic", run.deployment), CHOICES(deployment_names),
@@ -1433,6 +1434,33 @@ int nbc_config_compute_threads(const nbc_config *cfg, int available_cores)
 
 /* ----------------------------------------------------------------- output */
 
+/* Prints prefix then text, wrapped at HELP_WIDTH columns, every line indented. */
+#define HELP_WIDTH  96
+#define HELP_INDENT "      "
+static void print_wrapped(FILE *out, const char *prefix, const char *text)
+{
+    fprintf(out, "%s%s", HELP_INDENT, prefix);
+    size_t column = strlen(HELP_INDENT) + strlen(prefix);
+    bool first_on_line = true;
+    for (text += strspn(text, " "); *text; text += strspn(text, " ")) {
+        size_t word = strcspn(text, " ");
+        if (!first_on_line && column + 1 + word > HELP_WIDTH) {
+            fprintf(out, "\n%s", HELP_INDENT);
+            column = strlen(HELP_INDENT);
+            first_on_line = true;
+        }
+        if (!first_on_line) {
+            fputc(' ', out);
+            column++;
+        }
+        fprintf(out, "%.*s", (int)word, text);
+        column += word;
+        text += word;
+        first_on_line = false;
+    }
+    fputc('\n', out);
+}
+
 void nbc_config_print_help(FILE *out)
 {
     const char *sections[KEY_COUNT];
@@ -1447,9 +1475,11 @@ void nbc_config_print_help(FILE *out)
                 continue;
             char allowed[MESSAGE_MAX];
             describe_allowed(key, NULL, allowed, sizeof allowed);
-            fprintf(out, "  %s.%s  (%s%s%s, default %s)\n      %s\n      allowed: %s\n",
-                    key->section, key->name, types[key->type].name, key->unit ? ", unit " : "",
-                    key->unit ? key->unit : "", key->default_text, key->help, allowed);
+            fprintf(out, "  %s.%s  (%s%s%s, default %s)\n", key->section, key->name,
+                    types[key->type].name, key->unit ? ", unit " : "", key->unit ? key->unit : "",
+                    key->default_text);
+            print_wrapped(out, "", key->help);
+            print_wrapped(out, "allowed: ", allowed);
         }
     }
 }
