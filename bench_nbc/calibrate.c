@@ -82,38 +82,78 @@ static double quadratic_root(const size_point p[3], double target, double lo, do
     return NAN;
 }
 
-/* Next size to try given the points measured so far (sorted by size). */
-static double next_comm_size(const size_point *pts, int n, double target, double last_bytes,
-                             double last_t, double unit, double max_bytes)
+/* The search state: the tightest sizes known to be too fast (lo) and too
+ * slow (hi) for the target, and every point measured (sorted by size). */
+typedef struct comm_search {
+    size_point *pts;
+    int n;
+    size_point lo, hi; /* bytes 0: no such point yet */
+    double last_width; /* hi - lo after the previous step */
+} comm_search;
+
+static void search_add(comm_search *s, double bytes, double t, double target)
 {
-    int above = -1, below = -1;
-    for (int i = 0; i < n; i++) {
-        if (pts[i].t_s > target && above < 0)
-            above = i;
-        if (pts[i].t_s < target)
-            below = i;
+    int at = s->n++;
+    while (at > 0 && s->pts[at - 1].bytes > bytes) {
+        s->pts[at] = s->pts[at - 1];
+        at--;
     }
+    s->pts[at] = (size_point){bytes, t};
+    /* Noise can contradict an earlier bound: the newest measurement wins. */
+    if (t < target) {
+        if (bytes > s->lo.bytes)
+            s->lo = s->pts[at];
+        if (s->hi.bytes > 0 && s->hi.bytes <= bytes)
+            s->hi = (size_point){0, 0};
+    } else {
+        if (s->hi.bytes == 0 || bytes < s->hi.bytes)
+            s->hi = s->pts[at];
+        if (s->lo.bytes >= bytes)
+            s->lo = (size_point){0, 0};
+    }
+}
+
+/* Next size to try: grow or shrink until the target is bracketed, then the
+ * quadratic through the bracket and its nearest neighbour (the paper's
+ * interpolation), with a bisection whenever a step failed to halve the
+ * bracket, so noise cannot stall the search. */
+static double next_comm_size(comm_search *s, double target, double last_bytes, double last_t,
+                             double unit, double max_bytes)
+{
     double ratio = target / (last_t > 0 ? last_t : 1e-9);
-    if (above < 0) /* not bracketed yet: grow, at most 16x a step */
+    if (s->hi.bytes == 0) /* everything too fast: grow, at most 16x a step */
         return fmin(max_bytes, last_bytes * fmin(16.0, fmax(2.0, ratio)));
-    if (below < 0 || below > above) /* everything measured is too slow: shrink */
-        return fmax(unit, pts[0].bytes * fmax(1.0 / 16, fmin(0.5, ratio)));
-    double lo = pts[below].bytes, hi = pts[above].bytes;
-    /* Three points around the target: the bracket and its nearer neighbour. */
-    size_point three[3];
-    int first = below > 0 ? below - 1 : below;
-    if (first + 2 >= n)
-        first = n - 3;
-    if (n >= 3 && first >= 0) {
-        for (int i = 0; i < 3; i++)
-            three[i] = pts[first + i];
-        double s = quadratic_root(three, target, lo, hi);
-        if (!isnan(s))
-            return s;
+    if (s->lo.bytes == 0) /* everything too slow: shrink */
+        return fmax(unit, s->hi.bytes * fmax(1.0 / 16, fmin(0.5, target / s->hi.t_s)));
+    double lo = s->lo.bytes, hi = s->hi.bytes, width = hi - lo;
+    bool bisect = s->last_width > 0 && width > 0.5 * s->last_width;
+    s->last_width = width;
+    if (bisect)
+        return 0.5 * (lo + hi);
+    /* Three points: lo, hi and the measured point nearest to the bracket. */
+    size_point three[3] = {s->lo, s->hi, {0, 0}};
+    double best_gap = INFINITY;
+    for (int i = 0; i < s->n; i++) {
+        double b = s->pts[i].bytes;
+        double gap = b < lo ? lo - b : (b > hi ? b - hi : INFINITY);
+        if (gap < best_gap) {
+            best_gap = gap;
+            three[2] = s->pts[i];
+        }
     }
-    /* Linear interpolation inside the bracket. */
-    double t_lo = pts[below].t_s, t_hi = pts[above].t_s;
-    return lo + (target - t_lo) * (hi - lo) / (t_hi - t_lo);
+    if (isfinite(best_gap)) {
+        /* Divided differences want the points in size order. */
+        if (three[2].bytes < lo) {
+            size_point third = three[2];
+            three[2] = three[1];
+            three[1] = three[0];
+            three[0] = third;
+        }
+        double root = quadratic_root(three, target, lo, hi);
+        if (!isnan(root))
+            return root;
+    }
+    return lo + (target - s->lo.t_s) * (hi - lo) / (s->hi.t_s - s->lo.t_s);
 }
 
 int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
@@ -124,20 +164,20 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
     double max_bytes = fmin((double)cfg->calibration.max_bytes,
                             (double)nbc_collective_max_bytes(run->coll, run->ranks));
     int max_points = cfg->calibration.max_iterations;
-    size_point *pts = calloc((size_t)max_points, sizeof *pts);
-    if (!pts)
+    comm_search search = {.pts = calloc((size_t)max_points, sizeof(size_point))};
+    if (!search.pts)
         return MPI_ERR_NO_MEM;
     *result = (nbc_comm_calibration){.target_s = target_s};
     double best_error = INFINITY;
-    double bytes = fmax(unit, (double)start_bytes);
-    int n = 0, rc = MPI_SUCCESS;
-    while (n < max_points) {
+    double bytes = fmax(unit, fmin(max_bytes, (double)start_bytes));
+    int rc = MPI_SUCCESS;
+    while (search.n < max_points) {
         size_t used;
         double t;
         rc = measure_comm(run, (size_t)bytes, &t, &used);
         if (rc != MPI_SUCCESS)
             break;
-        result->iterations = n + 1;
+        result->iterations = search.n + 1;
         double error = fabs(t - target_s) / target_s;
         if (error < best_error) {
             best_error = error;
@@ -150,24 +190,18 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
         }
         if (!run->coll->sizable)
             break; /* the size changes nothing: one measurement says it all */
-        /* Keep the points sorted by size. */
-        int at = n++;
-        while (at > 0 && pts[at - 1].bytes > (double)used) {
-            pts[at] = pts[at - 1];
-            at--;
-        }
-        pts[at] = (size_point){(double)used, t};
-        double next = next_comm_size(pts, n, target_s, (double)used, t, unit, max_bytes);
+        search_add(&search, (double)used, t, target_s);
+        double next = next_comm_size(&search, target_s, (double)used, t, unit, max_bytes);
         next = fmax(unit, floor(next / unit) * unit);
         /* A size already measured (or stuck at a bound) brings nothing new. */
         bool seen = false;
-        for (int i = 0; i < n; i++)
-            seen |= pts[i].bytes == next;
+        for (int i = 0; i < search.n; i++)
+            seen |= search.pts[i].bytes == next;
         if (seen)
             break;
         bytes = next;
     }
-    free(pts);
+    free(search.pts);
     result->bytes = result->converged ? result->bytes_closest : 0;
     return rc;
 }
