@@ -122,45 +122,76 @@ static const char per_rank[] = "bytes each rank contributes (receive buffer: ran
 static const char per_peer[] = "bytes each rank sends to each rank (send and receive: ranks x S)";
 static const char reduced[] = "bytes of doubles reduced (MPI_SUM) per rank";
 
+/* Rows: a nonblocking operation (NBC), a persistent one (MPI-4), a
+ * known-answer stand-in (SYNTHETIC). Block counts: 0, 1, or COLL_P. */
+#define NBC(name_, meaning_, send_, recv_, reduces_, root_, start_)                                \
+    {                                                                                              \
+        .name = name_, .size_meaning = meaning_, .send_blocks = send_, .recv_blocks = recv_,       \
+        .reduces = reduces_, .has_root = root_, .sizable = true, .start = start_                   \
+    }
+#define PERSISTENT(name_, meaning_, send_, recv_, reduces_, root_, init_)                          \
+    {                                                                                              \
+        .name = name_, .size_meaning = meaning_, .send_blocks = send_, .recv_blocks = recv_,       \
+        .reduces = reduces_, .has_root = root_, .persistent = true, .sizable = true,               \
+        .start = start_persistent, .init = init_                                                   \
+    }
+#define SYNTHETIC(name_, meaning_, start_, wait_)                                                  \
+    {                                                                                              \
+        .name = name_, .size_meaning = meaning_, .sizable = true, .synthetic = true,               \
+        .start = start_, .wait = wait_                                                             \
+    }
+
 static const nbc_collective table[] = {
-    /* name, size meaning, send blocks, recv blocks, reduces, root, persistent, sizable, start */
-    {"ibcast", "bytes broadcast from rank 0 to every rank", 1, 0, false, true, false, true,
-     start_ibcast, NULL},
-    {"ireduce", "bytes of doubles reduced (MPI_SUM) to rank 0", 1, 1, true, true, false, true,
-     start_ireduce, NULL},
-    {"iallreduce", reduced, 1, 1, true, false, false, true, start_iallreduce, NULL},
-    {"iallgather", per_rank, 1, COLL_P, false, false, false, true, start_iallgather, NULL},
-    {"ialltoall", per_peer, COLL_P, COLL_P, false, false, false, true, start_ialltoall, NULL},
-    {"igather", "bytes each rank sends to rank 0 (rank 0 receives ranks x S)", 1, COLL_P, false,
-     true, false, true, start_igather, NULL},
-    {"iscatter", "bytes rank 0 sends to each rank (rank 0 sends ranks x S)", COLL_P, 1, false, true,
-     false, true, start_iscatter, NULL},
-    {"ireduce_scatter_block", "bytes of doubles each rank receives (sends ranks x S, MPI_SUM)",
-     COLL_P, 1, true, false, false, true, start_ireduce_scatter_block, NULL},
-    {"iscan", reduced, 1, 1, true, false, false, true, start_iscan, NULL},
-    {"iexscan", reduced, 1, 1, true, false, false, true, start_iexscan, NULL},
-    {"ibarrier", "none: a barrier moves no data, its time cannot be calibrated", 0, 0, false, false,
-     false, false, start_ibarrier, NULL},
-    {"iallgatherv", per_rank, 1, COLL_P, false, false, false, true, start_iallgatherv, NULL},
-    {"ialltoallv", per_peer, COLL_P, COLL_P, false, false, false, true, start_ialltoallv, NULL},
-    {"igatherv", "bytes each rank sends to rank 0 (rank 0 receives ranks x S)", 1, COLL_P, false,
-     true, false, true, start_igatherv, NULL},
-    {"iscatterv", "bytes rank 0 sends to each rank (rank 0 sends ranks x S)", COLL_P, 1, false,
-     true, false, true, start_iscatterv, NULL},
+    NBC("ibcast", "bytes broadcast from rank 0 to every rank", 1, 0, false, true, start_ibcast),
+    NBC("ireduce", "bytes of doubles reduced (MPI_SUM) to rank 0", 1, 1, true, true, start_ireduce),
+    NBC("iallreduce", reduced, 1, 1, true, false, start_iallreduce),
+    NBC("iallgather", per_rank, 1, COLL_P, false, false, start_iallgather),
+    NBC("ialltoall", per_peer, COLL_P, COLL_P, false, false, start_ialltoall),
+    NBC("igather", "bytes each rank sends to rank 0 (rank 0 receives ranks x S)", 1, COLL_P, false,
+        true, start_igather),
+    NBC("iscatter", "bytes rank 0 sends to each rank (rank 0 sends ranks x S)", COLL_P, 1, false,
+        true, start_iscatter),
+    NBC("ireduce_scatter_block", "bytes of doubles each rank receives (sends ranks x S, MPI_SUM)",
+        COLL_P, 1, true, false, start_ireduce_scatter_block),
+    NBC("iscan", reduced, 1, 1, true, false, start_iscan),
+    NBC("iexscan", reduced, 1, 1, true, false, start_iexscan),
+    {.name = "ibarrier",
+     .size_meaning = "none: a barrier moves no data, its time cannot be calibrated",
+     .start = start_ibarrier},
+    NBC("iallgatherv", per_rank, 1, COLL_P, false, false, start_iallgatherv),
+    NBC("ialltoallv", per_peer, COLL_P, COLL_P, false, false, start_ialltoallv),
+    NBC("igatherv", "bytes each rank sends to rank 0 (rank 0 receives ranks x S)", 1, COLL_P, false,
+        true, start_igatherv),
+    NBC("iscatterv", "bytes rank 0 sends to each rank (rank 0 sends ranks x S)", COLL_P, 1, false,
+        true, start_iscatterv),
 #if MPI_VERSION >= 4
-    {"bcast_init", "bytes broadcast from rank 0 (persistent, MPI-4)", 1, 0, false, true, true, true,
-     start_persistent, init_bcast},
-    {"reduce_init", "bytes of doubles reduced to rank 0 (persistent, MPI-4)", 1, 1, true, true,
-     true, true, start_persistent, init_reduce},
-    {"allreduce_init", "bytes of doubles reduced (persistent, MPI-4)", 1, 1, true, false, true,
-     true, start_persistent, init_allreduce},
-    {"allgather_init", "bytes each rank contributes (persistent, MPI-4)", 1, COLL_P, false, false,
-     true, true, start_persistent, init_allgather},
-    {"alltoall_init", "bytes each rank sends to each rank (persistent, MPI-4)", COLL_P, COLL_P,
-     false, false, true, true, start_persistent, init_alltoall},
-    {"barrier_init", "none (persistent barrier, MPI-4)", 0, 0, false, false, true, false,
-     start_persistent, init_barrier},
+    PERSISTENT("bcast_init", "bytes broadcast from rank 0 (persistent, MPI-4)", 1, 0, false, true,
+               init_bcast),
+    PERSISTENT("reduce_init", "bytes of doubles reduced to rank 0 (persistent, MPI-4)", 1, 1, true,
+               true, init_reduce),
+    PERSISTENT("allreduce_init", "bytes of doubles reduced (persistent, MPI-4)", 1, 1, true, false,
+               init_allreduce),
+    PERSISTENT("allgather_init", "bytes each rank contributes (persistent, MPI-4)", 1, COLL_P,
+               false, false, init_allgather),
+    PERSISTENT("alltoall_init", "bytes each rank sends to each rank (persistent, MPI-4)", COLL_P,
+               COLL_P, false, false, init_alltoall),
+    {.name = "barrier_init",
+     .size_meaning = "none (persistent barrier, MPI-4)",
+     .persistent = true,
+     .start = start_persistent,
+     .init = init_barrier},
 #endif
+    SYNTHETIC("synthetic_perfect",
+              "SYNTHETIC, size = duration in ns: runs without the CPU, the wait sleeps until it "
+              "ends (perfect overlap)",
+              synthetic_start_perfect, synthetic_wait_perfect),
+    SYNTHETIC("synthetic_serial",
+              "SYNTHETIC, size = duration in ns: the wait does it all on the CPU (no progress)",
+              synthetic_start_serial, synthetic_wait_serial),
+    SYNTHETIC("synthetic_steal",
+              "SYNTHETIC, size = duration in ns: a thread spins on the computing core from the "
+              "start (computation slowdown)",
+              synthetic_start_steal, synthetic_wait_steal),
 };
 enum { table_size = sizeof table / sizeof table[0] };
 
@@ -266,6 +297,11 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
         inst->counts[r] = inst->count;
         inst->displs[r] = r * inst->count;
     }
+    if (coll->synthetic && synthetic_prepare(inst, coll->start == synthetic_start_steal) != 0) {
+        snprintf(err, errlen, "%s: cannot start its helper", coll->name);
+        coll_instance_release(inst);
+        return -1;
+    }
     if (coll->init && coll->init(inst) != MPI_SUCCESS) {
         snprintf(err, errlen, "%s: the persistent request could not be created", coll->name);
         coll_instance_release(inst);
@@ -278,6 +314,7 @@ void coll_instance_release(coll_instance *inst)
 {
     if (inst->persistent_request != MPI_REQUEST_NULL)
         MPI_Request_free(&inst->persistent_request);
+    synthetic_release(inst);
     free(inst->send);
     free(inst->recv);
     free(inst->counts);

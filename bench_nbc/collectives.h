@@ -21,11 +21,14 @@ typedef struct nbc_collective {
     bool has_root;            /* rank 0 is the root */
     bool persistent;          /* MPI-4 persistent: initialized once per size, MPI_Start */
     bool sizable;             /* false: the size changes nothing (ibarrier) */
+    bool synthetic;           /* a known-answer stand-in, not an MPI operation */
     /* Starts the operation on prepared buffers: a nonblocking call, or
      * MPI_Start of the persistent request made by `init`. */
     int (*start)(coll_instance *inst, MPI_Request *request);
     /* Persistent collectives only: creates inst->persistent_request. */
     int (*init)(coll_instance *inst);
+    /* Completes a started operation; NULL means MPI_Wait. */
+    int (*wait)(coll_instance *inst, MPI_Request *request);
 } nbc_collective;
 
 /* A block count of COLL_P means one S-byte block per rank. */
@@ -43,6 +46,7 @@ struct coll_instance {
     size_t send_bytes, recv_bytes;
     int *counts, *displs; /* per rank, for the v-variants */
     MPI_Request persistent_request;
+    struct synthetic_engine *synthetic; /* synthetic collectives only */
 };
 
 /* Every descriptor this MPI library supports, in table order. */
@@ -66,5 +70,21 @@ static inline int coll_instance_start(coll_instance *inst, MPI_Request *request)
 {
     return inst->coll->start(inst, request);
 }
+static inline int coll_instance_wait(coll_instance *inst, MPI_Request *request)
+{
+    return inst->coll->wait ? inst->coll->wait(inst, request)
+                            : MPI_Wait(request, MPI_STATUS_IGNORE);
+}
+
+/* synthetic.c: the known-answer rows of the table (their size is a
+ * duration in nanoseconds). */
+int synthetic_prepare(coll_instance *inst, bool with_thread);
+void synthetic_release(coll_instance *inst);
+int synthetic_start_perfect(coll_instance *inst, MPI_Request *request);
+int synthetic_wait_perfect(coll_instance *inst, MPI_Request *request);
+int synthetic_start_serial(coll_instance *inst, MPI_Request *request);
+int synthetic_wait_serial(coll_instance *inst, MPI_Request *request);
+int synthetic_start_steal(coll_instance *inst, MPI_Request *request);
+int synthetic_wait_steal(coll_instance *inst, MPI_Request *request);
 
 #endif

@@ -319,8 +319,7 @@ static int write_meta(nbc_run *run, const meta_info *m)
         snprintf(progress, sizeof progress, "test:%d", run->test_chunks);
     json_object_object_add(o, "status", json_object_new_string(m->status));
     json_object_object_add(o, "collective", json_object_new_string(run->coll->name));
-    json_object_object_add(o, "synthetic",
-                           json_object_new_boolean(strncmp(run->coll->name, "synthetic", 9) == 0));
+    json_object_object_add(o, "synthetic", json_object_new_boolean(run->coll->synthetic));
     json_object_object_add(o, "size_meaning", json_object_new_string(run->coll->size_meaning));
     json_object_object_add(o, "mpi", json_object_new_string(compiled_mpi));
     json_object_object_add(o, "mpi_library_version", json_object_new_string(first_line));

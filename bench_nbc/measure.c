@@ -53,7 +53,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
         err = coll_instance_start(inst, &request);
         s->t_ns[1] = s->t_ns[2] = clocksync_now_local_ns(sync);
         if (err == MPI_SUCCESS)
-            err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+            err = coll_instance_wait(inst, &request);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     case KIND_COMP_REF:
@@ -69,7 +69,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
             err = compute(run, matrix_n, &request);
         s->t_ns[2] = clocksync_now_local_ns(sync);
         if (err == MPI_SUCCESS)
-            err = MPI_Wait(&request, MPI_STATUS_IGNORE);
+            err = coll_instance_wait(inst, &request);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     default:

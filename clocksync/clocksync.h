@@ -121,7 +121,7 @@ int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
 /* ---- Window barrier ---------------------------------------------------- */
 
 typedef struct clocksync_barrier_result {
-    bool on_time;               /* this rank reached the deadline before it passed */
+    bool on_time;               /* reached the deadline before it passed, left within 10 us */
     int64_t deadline_global_ns; /* the agreed instant every rank leaves at */
     int64_t exit_local_ns;      /* local clock when this rank left */
     double margin_s;            /* the margin used */

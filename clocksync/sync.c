@@ -15,6 +15,9 @@ enum { TAG_PING = 7101, TAG_PONG = 7102 };
  * this: a barrier a second ahead means something else is wrong. */
 static const double barrier_margin_max_s = 1.0;
 static const double barrier_margin_shrink = 0.95;
+/* A rank descheduled while it spins leaves late even though it arrived in
+ * time: beyond this it counts as late too. */
+static const int64_t barrier_exit_tolerance_ns = 10000;
 
 struct clocksync_ctx {
     MPI_Comm comm;
@@ -237,6 +240,7 @@ int clocksync_window_barrier(clocksync_ctx *ctx, clocksync_barrier_result *resul
     result->on_time = now <= local_deadline;
     while (now < local_deadline)
         now = clocksync_clock_now_ns(&ctx->clock);
+    result->on_time &= now - local_deadline <= barrier_exit_tolerance_ns;
     result->deadline_global_ns = deadline;
     result->exit_local_ns = now;
     result->margin_s = ctx->margin_s;
