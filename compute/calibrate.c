@@ -3,6 +3,7 @@
 #include "compute/compute.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -105,6 +106,15 @@ static size_t next_candidate(point below, point above, double target_s, size_t m
     return clamp_n(n, (size_t)lowest, above.matrix_n - 1);
 }
 
+/* A step's time grows like n^3 (the flops), a little faster across cache
+ * sizes: never like n^4. A bracket steeper than that holds a disturbed
+ * measurement (another program took the core), and would trap the search. */
+static bool steeper_than_gemm(point below, point above)
+{
+    double size_ratio = (double)above.matrix_n / (double)below.matrix_n;
+    return above.t_s / below.t_s > pow(size_ratio, 4);
+}
+
 static int check_options(const compute_calib_options *options, double target_s, char *error,
                          size_t error_size)
 {
@@ -188,6 +198,13 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
                 status = COMPUTE_CALIB_TOO_SMALL;
                 break;
             }
+        }
+        if (below.matrix_n > 0 && above.matrix_n > 0 && steeper_than_gemm(below, above)) {
+            /* Keep the fresh measurement, measure again around it. */
+            if (at.t_s < target_s)
+                above = (point){0, 0};
+            else
+                below = (point){0, 0};
         }
         matrix_n = next_candidate(below, above, target_s, options->max_matrix_n);
         if (matrix_n == 0)

@@ -171,7 +171,9 @@ typedef struct compute_calib_result {
 } compute_calib_result;
 
 /* Finds n such that measure(n) ~ target_s: models t ~ c n^3 (refit from each
- * median; log-log interpolation once the target is bracketed). Returns 0
+ * median; log-log interpolation once the target is bracketed; a bracket
+ * steeper than n^4 holds a disturbed measurement and loses its older end).
+ * Returns 0
  * whatever the status, -1 (status ERROR) when the measurement failed or the
  * options are invalid, with a message. */
 int compute_calibrate(const compute_calib_options *options, double target_s,

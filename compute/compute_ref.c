@@ -54,28 +54,31 @@ typedef struct settings {
     const char *output_path; /* NULL: stdout */
 } settings;
 
+/* Prints "compute_ref: <message><suffix>" and exits with `status`. */
+static _Noreturn void exit_with(int status, const char *suffix, const char *format, va_list args)
+{
+    fputs("compute_ref: ", stderr);
+    vfprintf(stderr, format, args);
+    fputs(suffix, stderr);
+    exit(status);
+}
+
+/* Bad input: exit status 2. */
 static _Noreturn void bad_usage(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static _Noreturn void bad_usage(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fputs("compute_ref: ", stderr);
-    vfprintf(stderr, format, args);
-    fputs(" (compute_ref --help lists the options)\n", stderr);
-    va_end(args);
-    exit(2);
+    exit_with(2, " (compute_ref --help lists the options)\n", format, args);
 }
 
+/* Failure at run time: exit status 1. */
 static _Noreturn void fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 static _Noreturn void fail(const char *format, ...)
 {
     va_list args;
     va_start(args, format);
-    fputs("compute_ref: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-    exit(1);
+    exit_with(1, "\n", format, args);
 }
 
 /* Whole-string integer in [lowest, highest]; false otherwise. */

@@ -3,19 +3,16 @@
 # when OpenBLAS would use several threads per dgemm, and runs with the serial
 # build. The threaded libopenblas.so.0 of libopenblas0-pthread replaces the
 # serial one at run time through LD_LIBRARY_PATH (compute_ref has a RUNPATH).
-set -euo pipefail
-
-root=${BENCH_NBC_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-prog=$root/${BUILD:-build/mpich}/compute_ref
-[ -x "$prog" ] || { echo "compute_ref not built: $prog" >&2; exit 1; }
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+set -eo pipefail
+prog=$BENCH_NBC_ROOT/$BUILD/compute_ref
+[ -x "$prog" ] || fail "compute_ref not built: $prog"
 threaded_dir=/usr/lib/$(gcc -print-multiarch)/openblas-pthread
-if [ ! -e "$threaded_dir/libopenblas.so.0" ]; then
-    echo "skip: no threaded OpenBLAS in $threaded_dir (Debian package libopenblas0-pthread)"
-    exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/blas_check_test.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+[ -e "$threaded_dir/libopenblas.so.0" ] ||
+    skip "no threaded OpenBLAS in $threaded_dir (Debian package libopenblas0-pthread)"
+make_scratch
+work=$SCRATCH
 
 # The threaded library really is the one loaded with this environment.
 LD_LIBRARY_PATH=$threaded_dir ldd "$prog" | grep -q "$threaded_dir/libopenblas.so.0" ||

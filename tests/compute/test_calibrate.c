@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -19,7 +20,9 @@ typedef struct model {
     double seconds_per_n3;
     double noise;      /* relative amplitude, 0: none */
     int outlier_every; /* 0: none */
-    size_t fail_at_n;  /* measurement fails at this n; 0: never */
+    int burst_first;   /* calls burst_first.. burst_first + burst_calls - 1 are 10 x slower */
+    int burst_calls;
+    size_t fail_at_n; /* measurement fails at this n; 0: never */
     uint64_t seed;
     int calls;
 } model;
@@ -41,6 +44,8 @@ static int measure_model(void *context, size_t matrix_n, double *t_s)
     *t_s = model_time(m, matrix_n) * (1 + m->noise * (2 * uniform - 1));
     if (m->outlier_every > 0 && m->calls % m->outlier_every == 0)
         *t_s *= 10;
+    if (m->calls >= m->burst_first && m->calls < m->burst_first + m->burst_calls)
+        *t_s *= 10;
     return 0;
 }
 
@@ -57,6 +62,17 @@ static compute_calib_options options_up_to(size_t max_matrix_n)
     return options;
 }
 
+/* compute_calibrate, which must not fail. */
+static compute_calib_result calibrate(compute_measure_fn measure, void *context,
+                                      const compute_calib_options *options, double target_s)
+{
+    compute_calib_result result;
+    char error[256];
+    if (compute_calibrate(options, target_s, measure, context, &result, error, sizeof error) != 0)
+        fail_msg("target %g s: %s", target_s, error);
+    return result;
+}
+
 static const double wide_targets_s[] = {1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1, 10};
 
 static void check_converges(model *m, const compute_calib_options *options, int most_iterations)
@@ -64,12 +80,8 @@ static void check_converges(model *m, const compute_calib_options *options, int 
     size_t previous_n = 0;
     for (size_t i = 0; i < sizeof wide_targets_s / sizeof *wide_targets_s; i++) {
         double target_s = wide_targets_s[i];
-        compute_calib_result result;
-        char error[256];
         m->calls = 0;
-        assert_int_equal(
-            compute_calibrate(options, target_s, measure_model, m, &result, error, sizeof error),
-            0);
+        compute_calib_result result = calibrate(measure_model, m, options, target_s);
         if (result.status != COMPUTE_CALIB_CONVERGED)
             fail_msg("target %g s: %s, n = %zu, t = %g s", target_s,
                      compute_calib_status_name(result.status), result.matrix_n, result.t_s);
@@ -119,15 +131,33 @@ static void test_median_ignores_outliers(void **state)
     check_converges(&m, &options, 6);
 }
 
+/* Another program slows every step of a whole candidate (or two) 10 x: the
+ * bracket that gives is steeper than any GEMM, the search leaves it. */
+static void test_disturbed_candidates_do_not_trap(void **state)
+{
+    (void)state;
+    compute_calib_options options = options_up_to(100000);
+    for (int first_disturbed = 0; first_disturbed < 4; first_disturbed++) {
+        for (int disturbed = 1; disturbed <= 2; disturbed++) {
+            model m = machine_like();
+            m.burst_first = 1 + first_disturbed * options.reps;
+            m.burst_calls = disturbed * options.reps;
+            compute_calib_result result = calibrate(measure_model, &m, &options, 2e-3);
+            if (!result.converged)
+                fail_msg("burst at candidate %d for %d: %s, n = %zu, %g s after %d iterations",
+                         first_disturbed + 1, disturbed, compute_calib_status_name(result.status),
+                         result.matrix_n, result.t_s, result.iterations);
+            assert_true(fabs(result.t_s - 2e-3) <= options.tolerance * 2e-3);
+        }
+    }
+}
+
 static void test_target_too_small(void **state)
 {
     (void)state;
     model m = machine_like();
     compute_calib_options options = options_up_to(100000);
-    compute_calib_result result;
-    char error[256];
-    assert_int_equal(
-        compute_calibrate(&options, 1e-6, measure_model, &m, &result, error, sizeof error), 0);
+    compute_calib_result result = calibrate(measure_model, &m, &options, 1e-6);
     assert_int_equal(result.status, COMPUTE_CALIB_TOO_SMALL);
     assert_false(result.converged);
     assert_int_equal(result.matrix_n, 1);
@@ -140,10 +170,7 @@ static void test_target_too_large(void **state)
     (void)state;
     model m = machine_like();
     compute_calib_options options = options_up_to(100);
-    compute_calib_result result;
-    char error[256];
-    assert_int_equal(
-        compute_calibrate(&options, 1.0, measure_model, &m, &result, error, sizeof error), 0);
+    compute_calib_result result = calibrate(measure_model, &m, &options, 1.0);
     assert_int_equal(result.status, COMPUTE_CALIB_TOO_LARGE);
     assert_false(result.converged);
     assert_int_equal(result.matrix_n, 100);
@@ -159,10 +186,7 @@ static void test_integer_resolution(void **state)
     model m = {.seconds_per_n3 = 1e-3}; /* t(3) = 0.027 s, t(4) = 0.064 s */
     compute_calib_options options = options_up_to(1000);
     options.tolerance = 0.05;
-    compute_calib_result result;
-    char error[256];
-    assert_int_equal(
-        compute_calibrate(&options, 0.045, measure_model, &m, &result, error, sizeof error), 0);
+    compute_calib_result result = calibrate(measure_model, &m, &options, 0.045);
     assert_int_equal(result.status, COMPUTE_CALIB_NOT_CONVERGED);
     assert_false(result.converged);
     assert_int_equal(result.matrix_n, 3);
@@ -175,10 +199,7 @@ static void test_iteration_bound(void **state)
     model m = machine_like();
     compute_calib_options options = options_up_to(100000);
     options.max_iterations = 2;
-    compute_calib_result result;
-    char error[256];
-    assert_int_equal(
-        compute_calibrate(&options, 10.0, measure_model, &m, &result, error, sizeof error), 0);
+    compute_calib_result result = calibrate(measure_model, &m, &options, 10.0);
     assert_int_equal(result.status, COMPUTE_CALIB_NOT_CONVERGED);
     assert_int_equal(result.iterations, 2);
     assert_int_equal(result.matrix_n, 512); /* the closer of 64 and 64 * 8 */
@@ -251,43 +272,66 @@ static compute_team *machine_team(int threads, uint64_t memory_limit_bytes)
     return team;
 }
 
-/* 2, 8 and 32 ms, one thread per core. The machine is shared and has two
- * cores, so a target gets three attempts; a calibration that cannot reach
- * the target at all still fails. */
+enum { machine_targets = 3, machine_attempts = 5 };
+static const double machine_targets_s[machine_targets] = {2e-3, 8e-3, 32e-3};
+
+/* The fastest of 3 real steps: other programs on this shared two-core
+ * machine (busy-polling MPI jobs) can only slow a step down, often 10 x. */
+static int measure_fastest_of_3(void *team, size_t matrix_n, double *t_s)
+{
+    for (int i = 0; i < 3; i++) {
+        double step_s;
+        if (compute_measure_local(team, matrix_n, &step_s) != 0)
+            return -1;
+        if (i == 0 || step_s < *t_s)
+            *t_s = step_s;
+    }
+    return 0;
+}
+
+/* One attempt at the three targets: true when each converged (its measured
+ * median within the tolerance) and n grew with the target. */
+static bool calibrate_machine_targets(compute_team *team, compute_calib_result *results)
+{
+    compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
+    bool good = true;
+    for (int i = 0; i < machine_targets; i++) {
+        results[i] = calibrate(measure_fastest_of_3, team, &options, machine_targets_s[i]);
+        good = good && results[i].converged &&
+               fabs(results[i].t_s - machine_targets_s[i]) <=
+                   options.tolerance * machine_targets_s[i] &&
+               (i == 0 || results[i].matrix_n > results[i - 1].matrix_n);
+        options.start_n = results[i].matrix_n;
+    }
+    return good;
+}
+
+/* 2, 8 and 32 ms, one thread per core, the real GEMM step. Against the
+ * other programs on the machine: the fastest of 3 steps per measurement and
+ * up to 5 attempts after a pause; a calibration that cannot converge still
+ * fails every attempt. */
 static void test_machine_converges(void **state)
 {
     (void)state;
     compute_team *team = machine_team(0, 0);
-    compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
-    const double targets_s[] = {2e-3, 8e-3, 32e-3};
-    size_t previous_n = 0;
-    for (size_t i = 0; i < sizeof targets_s / sizeof *targets_s; i++) {
-        compute_calib_result result = {0};
-        char error[256];
-        int attempts = 0;
-        do {
-            attempts++;
-            assert_int_equal(compute_calibrate(&options, targets_s[i], compute_measure_local, team,
-                                               &result, error, sizeof error),
-                             0);
-        } while (!result.converged && attempts < 3);
-        printf("figure: calibration %g ms -> n = %zu, %.3f ms, %.1f GFLOP/s per thread, "
-               "%d iterations, %d attempt(s), %d threads\n",
-               targets_s[i] * 1e3, result.matrix_n, result.t_s * 1e3, result.gflops_per_thread,
-               result.iterations, attempts, compute_team_threads(team));
-        if (!result.converged)
-            fail_msg("target %g s: %s at n = %zu (%g s)", targets_s[i],
-                     compute_calib_status_name(result.status), result.matrix_n, result.t_s);
-        assert_true(fabs(result.t_s - targets_s[i]) <= options.tolerance * targets_s[i]);
-        assert_true(result.matrix_n > previous_n);
-        previous_n = result.matrix_n;
-        /* The size found really takes about that long (loose: shared machine). */
-        double again_s;
-        assert_int_equal(
-            compute_measure_median(compute_measure_local, team, result.matrix_n, 5, &again_s), 0);
-        assert_true(again_s > targets_s[i] / 2 && again_s < targets_s[i] * 2);
-        options.start_n = result.matrix_n;
+    compute_calib_result results[machine_targets];
+    int attempt = 1;
+    while (!calibrate_machine_targets(team, results)) {
+        for (int i = 0; i < machine_targets; i++)
+            printf("attempt %d: %g ms -> %s, n = %zu, %.3f ms, %d iterations\n", attempt,
+                   machine_targets_s[i] * 1e3, compute_calib_status_name(results[i].status),
+                   results[i].matrix_n, results[i].t_s * 1e3, results[i].iterations);
+        if (attempt == machine_attempts)
+            fail_msg("no convergence with n growing in %d attempts", machine_attempts);
+        attempt++;
+        sleep(1);
     }
+    for (int i = 0; i < machine_targets; i++)
+        printf("figure: calibration %g ms -> n = %zu, %.3f ms, %.1f GFLOP/s per thread, "
+               "%d iterations (attempt %d, %d threads)\n",
+               machine_targets_s[i] * 1e3, results[i].matrix_n, results[i].t_s * 1e3,
+               results[i].gflops_per_thread, results[i].iterations, attempt,
+               compute_team_threads(team));
     compute_team_destroy(team);
 }
 
@@ -296,11 +340,7 @@ static void test_machine_too_small(void **state)
     (void)state;
     compute_team *team = machine_team(0, 0);
     compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
-    compute_calib_result result;
-    char error[256];
-    assert_int_equal(compute_calibrate(&options, 1e-9, compute_measure_local, team, &result, error,
-                                       sizeof error),
-                     0);
+    compute_calib_result result = calibrate(compute_measure_local, team, &options, 1e-9);
     assert_int_equal(result.status, COMPUTE_CALIB_TOO_SMALL);
     assert_int_equal(result.matrix_n, 1);
     assert_true(result.t_s > 1e-9);
@@ -314,11 +354,7 @@ static void test_machine_too_large(void **state)
     compute_team *team = machine_team(1, 1 << 20);
     compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
     assert_int_equal(options.max_matrix_n, 209);
-    compute_calib_result result;
-    char error[256];
-    assert_int_equal(compute_calibrate(&options, 32e-3, compute_measure_local, team, &result, error,
-                                       sizeof error),
-                     0);
+    compute_calib_result result = calibrate(compute_measure_local, team, &options, 32e-3);
     assert_int_equal(result.status, COMPUTE_CALIB_TOO_LARGE);
     assert_int_equal(result.matrix_n, 209);
     assert_true(result.t_s < 32e-3);
@@ -331,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_model_converges),
         cmocka_unit_test(test_model_converges_with_noise),
         cmocka_unit_test(test_median_ignores_outliers),
+        cmocka_unit_test(test_disturbed_candidates_do_not_trap),
         cmocka_unit_test(test_target_too_small),
         cmocka_unit_test(test_target_too_large),
         cmocka_unit_test(test_integer_resolution),
