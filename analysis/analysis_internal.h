@@ -1,0 +1,158 @@
+/* analysis: helpers shared by the module's own files. Not part of the public
+ * API (analysis.h); no other module includes this. */
+#ifndef ANALYSIS_INTERNAL_H
+#define ANALYSIS_INTERNAL_H
+
+#include "analysis/analysis.h"
+
+#include <stdarg.h>
+
+/* ---- Messages ------------------------------------------------------------ */
+
+/* Formats err and returns status, so callers can `return fail(...)`. */
+int analysis_fail(analysis_error *err, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void analysis_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A value as it may be shown in a message: printable, escaped, shortened. */
+void analysis_quote(const char *value, size_t len, char *out, size_t out_size);
+
+/* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
+
+/* Parses --overhead-max; prints the message and returns -1 when bad. */
+int cli_parse_overhead_max(const char *program, const char *text, double *out);
+/* Prints a run's outcome; returns the exit status so far (the worst). A
+ * missing gnuplot is reported but is not a failure. */
+int cli_report_status(const char *program, int status, const analysis_error *err, int worst);
+
+/* ---- Files --------------------------------------------------------------- */
+
+/* Reads a whole file. Returns ANALYSIS_OK, ANALYSIS_ERR_INPUT when it does not
+ * exist (*missing set) or ANALYSIS_ERR_SYSTEM. The buffer is NUL-terminated. */
+int analysis_read_file(const char *path, char **buf, size_t *len, bool *missing,
+                       analysis_error *err);
+/* dir + "/" + name into out; fails when it does not fit. */
+int analysis_path(char *out, size_t out_size, const char *dir, const char *name,
+                  analysis_error *err);
+/* Writes text to path through path.tmp and a rename. */
+int analysis_write_file_atomic(const char *path, const char *text, size_t len, analysis_error *err);
+int analysis_make_dir(const char *path, analysis_error *err);
+
+/* A growable string: appends never fail silently (ok turns false). */
+typedef struct strbuf {
+    char *data;
+    size_t len;
+    size_t capacity;
+    bool ok;
+} strbuf;
+void strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_free(strbuf *sb);
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+#define CSV_MAX_FIELDS 64
+
+/* The columns a reader needs; the file may have more, in any order. */
+typedef struct csv_schema {
+    const char *const *columns;
+    size_t column_count;
+    bool skip_repeated_header;
+} csv_schema;
+
+typedef struct csv_record {
+    const char *file_name;
+    long line;
+    size_t field_count;
+    char *fields[CSV_MAX_FIELDS];
+    const char *header[CSV_MAX_FIELDS];
+    size_t position[CSV_MAX_FIELDS]; /* schema column -> field position */
+} csv_record;
+
+typedef int (*csv_row_fn)(const csv_record *record, void *ctx, analysis_error *err);
+
+/* Calls row_fn for every data line. Errors name file, line and column. */
+int csv_parse(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
+              csv_row_fn row_fn, void *ctx, analysis_error *err);
+
+/* Field accessors by schema column index; they report bad values. */
+int csv_long(const csv_record *record, size_t column, long long min, long long max, long long *out,
+             analysis_error *err);
+int csv_double(const csv_record *record, size_t column, bool allow_nan, double *out,
+               analysis_error *err);
+int csv_string(const csv_record *record, size_t column, char *out, size_t out_size,
+               analysis_error *err);
+
+/* Appends one element to a growable array of elem_size elements. */
+int analysis_grow(void **array, size_t *capacity, size_t count, size_t elem_size,
+                  analysis_error *err);
+
+/* ---- Statistics ---------------------------------------------------------- */
+
+/* Median and quartiles with linear interpolation between order statistics
+ * (the usual "type 7" definition). Sorts values in place; NAN when n == 0. */
+double stats_median(double *values, size_t n);
+double stats_quantile_sorted(const double *sorted, size_t n, double q);
+void stats_sort(double *values, size_t n);
+
+/* Relative comparison of targets written with different precision. */
+bool analysis_same_target(double a, double b);
+
+/* ---- Heatmaps (plot.c, used by compare.c) --------------------------------- */
+
+/* The grid of distinct targets: positions on a log2 scale of milliseconds. */
+typedef struct heat_axis {
+    double *targets_s; /* sorted, distinct */
+    size_t count;
+} heat_axis;
+
+int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);
+void heat_axis_free(heat_axis *axis);
+
+/* One cell of a heatmap data file. */
+typedef struct heat_value {
+    double comm_target_s;
+    double comp_target_s;
+    double value;
+    bool valid;
+} heat_value;
+
+/* Writes "x y xlo xhi ylo yhi value valid label textcolour" lines. */
+int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
+                    const heat_value *values, size_t n, analysis_error *err);
+
+/* A colour scale: name, range and palette stops (value, colour). */
+typedef struct heat_scale {
+    const char *label;
+    double min;
+    double max;
+    const char *palette; /* gnuplot "defined (...)" list, over [min, max] */
+} heat_scale;
+
+/* Emits the commands that draw one heatmap panel from data_file. */
+void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_axis,
+                     const heat_axis *y_axis, const heat_scale *scale, const char *title);
+
+/* Script prologue and epilogue that render the body once per output format
+ * (PNG, SVG, PDF): body must be a sequence of commands. */
+void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
+                      int height_px, const char *body);
+
+/* Escapes text for a double-quoted gnuplot string ("\n" starts a line). */
+void plot_quote(const char *text, char *out, size_t out_size);
+
+/* Pixel size of a heatmap figure of columns x rows cells; returns the cell
+ * side in pixels. */
+int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px);
+
+/* The r_overhead palette: blue < 0, green 0, yellow 1, red from r_max on. */
+void plot_overhead_palette(double r_max, char *out, size_t out_size);
+
+/* "library, R ranks x T threads, D deployment[, SYNTHETIC data]". */
+void plot_title_tail(const run_meta *meta, const cell_table *cells, char *out, size_t out_size);
+
+/* Runs `gnuplot script` inside dir. ANALYSIS_NO_GNUPLOT when gnuplot is not
+ * installed (err says how to install it). */
+int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err);
+bool plot_gnuplot_available(void);
+
+#endif

@@ -1,0 +1,659 @@
+/* analysis: readers of the run folder's files (docs/formats.md). */
+#include "analysis/analysis_internal.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const raw_kind_names[RAW_KIND_COUNT] = {
+    [RAW_KIND_COMM_REF] = "comm_ref",
+    [RAW_KIND_COMP_REF] = "comp_ref",
+    [RAW_KIND_OVERLAP] = "overlap",
+};
+
+const char *analysis_raw_kind_name(enum raw_kind kind)
+{
+    return kind < RAW_KIND_COUNT ? raw_kind_names[kind] : "?";
+}
+
+/* ---- raw.csv ------------------------------------------------------------ */
+
+enum raw_column {
+    RAW_CELL,
+    RAW_COLLECTIVE,
+    RAW_COMM_TARGET,
+    RAW_COMP_TARGET,
+    RAW_BYTES,
+    RAW_MATRIX_N,
+    RAW_REP,
+    RAW_KIND,
+    RAW_RANK,
+    RAW_T1,
+    RAW_T2,
+    RAW_T3,
+    RAW_T4,
+    RAW_RETRIES,
+    RAW_COLUMN_COUNT
+};
+static const char *const raw_columns[RAW_COLUMN_COUNT] = {
+    "cell", "collective", "comm_target_s", "comp_target_s", "bytes", "matrix_n", "rep",
+    "kind", "rank",       "t1_ns",         "t2_ns",         "t3_ns", "t4_ns",    "retries",
+};
+
+/* Sizes a sweep can reach by far; beyond them the file is not a run's. */
+static const long long raw_max_cells = 1 << 20;
+static const long long raw_max_ranks = 1 << 24;
+
+typedef struct raw_parse_ctx {
+    raw_table *table;
+    size_t cell_capacity;
+    size_t row_capacity;
+    size_t last_cell; /* rows come grouped by cell: try it first */
+} raw_parse_ctx;
+
+static int raw_target(const csv_record *record, size_t column, double *out, analysis_error *err)
+{
+    int status = csv_double(record, column, false, out, err);
+    if (status == ANALYSIS_OK && !(*out > 0)) {
+        size_t position = record->position[column];
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s:%ld: column %zu (%s): '%s' is not a positive duration",
+                             record->file_name, record->line, position + 1,
+                             record->header[position], record->fields[position]);
+    }
+    return status;
+}
+
+static int raw_cell_mismatch(const csv_record *record, size_t column, const raw_cell *cell,
+                             analysis_error *err)
+{
+    size_t position = record->position[column];
+    return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                         "%s:%ld: column %zu (%s): cell %ld has '%s' here but another value at "
+                         "line %ld (a cell's identity must not change)",
+                         record->file_name, record->line, position + 1, record->header[position],
+                         cell->cell, record->fields[position], cell->first_line);
+}
+
+/* Finds the cell or appends it; checks the row agrees with the cell. */
+static int raw_find_cell(raw_parse_ctx *ctx, const csv_record *record, const raw_cell *seen,
+                         size_t *index, analysis_error *err)
+{
+    raw_table *table = ctx->table;
+    size_t found = table->cell_count;
+    if (ctx->last_cell < table->cell_count && table->cells[ctx->last_cell].cell == seen->cell)
+        found = ctx->last_cell;
+    for (size_t i = 0; i < table->cell_count && found == table->cell_count; i++)
+        if (table->cells[i].cell == seen->cell)
+            found = i;
+    if (found == table->cell_count) {
+        if ((long long)table->cell_count >= raw_max_cells)
+            return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s:%ld: more than %lld cells",
+                                 record->file_name, record->line, raw_max_cells);
+        int status = analysis_grow((void **)&table->cells, &ctx->cell_capacity, table->cell_count,
+                                   sizeof *table->cells, err);
+        if (status != ANALYSIS_OK)
+            return status;
+        table->cells[table->cell_count++] = *seen;
+    } else {
+        const raw_cell *cell = &table->cells[found];
+        if (strcmp(cell->collective, seen->collective) != 0)
+            return raw_cell_mismatch(record, RAW_COLLECTIVE, cell, err);
+        if (cell->comm_target_s != seen->comm_target_s)
+            return raw_cell_mismatch(record, RAW_COMM_TARGET, cell, err);
+        if (cell->comp_target_s != seen->comp_target_s)
+            return raw_cell_mismatch(record, RAW_COMP_TARGET, cell, err);
+        if (cell->bytes != seen->bytes)
+            return raw_cell_mismatch(record, RAW_BYTES, cell, err);
+        if (cell->matrix_n != seen->matrix_n)
+            return raw_cell_mismatch(record, RAW_MATRIX_N, cell, err);
+    }
+    ctx->last_cell = found;
+    *index = found;
+    return ANALYSIS_OK;
+}
+
+static int raw_parse_kind(const csv_record *record, enum raw_kind *kind, analysis_error *err)
+{
+    const char *value = record->fields[record->position[RAW_KIND]];
+    for (int k = 0; k < RAW_KIND_COUNT; k++) {
+        if (strcmp(value, raw_kind_names[k]) == 0) {
+            *kind = (enum raw_kind)k;
+            return ANALYSIS_OK;
+        }
+    }
+    size_t position = record->position[RAW_KIND];
+    char shown[200];
+    analysis_quote(value, strlen(value), shown, sizeof shown);
+    return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                         "%s:%ld: column %zu (kind): '%s' is not a kind (allowed: comm_ref, "
+                         "comp_ref, overlap)",
+                         record->file_name, record->line, position + 1, shown);
+}
+
+static int raw_row_fn(const csv_record *record, void *opaque, analysis_error *err)
+{
+    raw_parse_ctx *ctx = opaque;
+    raw_cell cell = {.first_line = record->line};
+    raw_row row = {.line = record->line};
+    long long cell_number, bytes, matrix_n, rep, rank, retries;
+    int status;
+    if ((status = csv_long(record, RAW_CELL, 0, raw_max_cells - 1, &cell_number, err)) ||
+        (status =
+             csv_string(record, RAW_COLLECTIVE, cell.collective, sizeof cell.collective, err)) ||
+        (status = raw_target(record, RAW_COMM_TARGET, &cell.comm_target_s, err)) ||
+        (status = raw_target(record, RAW_COMP_TARGET, &cell.comp_target_s, err)) ||
+        (status = csv_long(record, RAW_BYTES, 0, LLONG_MAX, &bytes, err)) ||
+        (status = csv_long(record, RAW_MATRIX_N, 0, INT_MAX, &matrix_n, err)) ||
+        (status = csv_long(record, RAW_REP, 0, LONG_MAX, &rep, err)) ||
+        (status = raw_parse_kind(record, &row.kind, err)) ||
+        (status = csv_long(record, RAW_RANK, 0, raw_max_ranks - 1, &rank, err)))
+        return status;
+    for (int t = 0; t < 4; t++) {
+        long long value;
+        if ((status = csv_long(record, (size_t)(RAW_T1 + t), LLONG_MIN, LLONG_MAX, &value, err)))
+            return status;
+        row.t_ns[t] = value;
+        if (t > 0 && row.t_ns[t] < row.t_ns[t - 1]) {
+            size_t position = record->position[RAW_T1 + t];
+            return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                 "%s:%ld: column %zu (%s): %lld is before t%d_ns %lld (times of "
+                                 "one rank must not decrease)",
+                                 record->file_name, record->line, position + 1,
+                                 record->header[position], (long long)row.t_ns[t], t,
+                                 (long long)row.t_ns[t - 1]);
+        }
+    }
+    if ((status = csv_long(record, RAW_RETRIES, 0, INT_MAX, &retries, err)))
+        return status;
+    cell.cell = (long)cell_number;
+    cell.bytes = bytes;
+    cell.matrix_n = matrix_n;
+    row.rep = (long)rep;
+    row.rank = (long)rank;
+    row.retries = (long)retries;
+    if ((status = raw_find_cell(ctx, record, &cell, &row.cell_index, err)))
+        return status;
+    raw_table *table = ctx->table;
+    if ((status = analysis_grow((void **)&table->rows, &ctx->row_capacity, table->row_count,
+                                sizeof *table->rows, err)))
+        return status;
+    table->rows[table->row_count++] = row;
+    return ANALYSIS_OK;
+}
+
+static int compare_cells(const void *a, const void *b)
+{
+    long x = ((const raw_cell *)a)->cell, y = ((const raw_cell *)b)->cell;
+    return (x > y) - (x < y);
+}
+
+static int compare_rows(const void *a, const void *b)
+{
+    const raw_row *x = a, *y = b;
+    if (x->cell_index != y->cell_index)
+        return x->cell_index < y->cell_index ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->rep != y->rep)
+        return x->rep < y->rep ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Sorts cells by number and rows by (cell, kind, rep, rank); rejects
+ * duplicate rows. */
+static int raw_finish(raw_table *table, const char *file_name, analysis_error *err)
+{
+    size_t n = table->cell_count;
+    long *old_numbers = malloc((n ? n : 1) * sizeof *old_numbers);
+    size_t *new_index = malloc((n ? n : 1) * sizeof *new_index);
+    if (!old_numbers || !new_index) {
+        free(old_numbers);
+        free(new_index);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", file_name);
+    }
+    for (size_t i = 0; i < n; i++)
+        old_numbers[i] = table->cells[i].cell;
+    qsort(table->cells, n, sizeof *table->cells, compare_cells);
+    /* cell numbers are distinct: binary search maps old index to new one */
+    for (size_t i = 0; i < n; i++) {
+        size_t lo = 0, hi = n;
+        while (lo + 1 < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (table->cells[mid].cell <= old_numbers[i])
+                lo = mid;
+            else
+                hi = mid;
+        }
+        new_index[i] = lo;
+    }
+    for (size_t r = 0; r < table->row_count; r++)
+        table->rows[r].cell_index = new_index[table->rows[r].cell_index];
+    free(old_numbers);
+    free(new_index);
+    qsort(table->rows, table->row_count, sizeof *table->rows, compare_rows);
+    for (size_t r = 1; r < table->row_count; r++) {
+        const raw_row *a = &table->rows[r - 1], *b = &table->rows[r];
+        if (a->cell_index == b->cell_index && a->kind == b->kind && a->rep == b->rep &&
+            a->rank == b->rank)
+            return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                 "%s:%ld: duplicate row: cell %ld, kind %s, rep %ld, rank %ld "
+                                 "already at line %ld",
+                                 file_name, b->line, table->cells[b->cell_index].cell,
+                                 raw_kind_names[b->kind], b->rep, b->rank, a->line);
+    }
+    return ANALYSIS_OK;
+}
+
+int analysis_parse_raw(const char *buf, size_t len, const char *file_name, raw_table *table,
+                       analysis_error *err)
+{
+    static const csv_schema schema = {raw_columns, RAW_COLUMN_COUNT, false};
+    *table = (raw_table){0};
+    raw_parse_ctx ctx = {.table = table};
+    int status = csv_parse(buf, len, file_name, &schema, raw_row_fn, &ctx, err);
+    if (status == ANALYSIS_OK && table->row_count == 0)
+        status = analysis_fail(err, ANALYSIS_ERR_INPUT,
+                               "%s: no measurement rows (the run stopped before its first cell?)",
+                               file_name);
+    if (status == ANALYSIS_OK)
+        status = raw_finish(table, file_name, err);
+    if (status != ANALYSIS_OK)
+        analysis_raw_table_free(table);
+    return status;
+}
+
+void analysis_raw_table_free(raw_table *table)
+{
+    free(table->cells);
+    free(table->rows);
+    *table = (raw_table){0};
+}
+
+/* ---- Small tables --------------------------------------------------------- */
+
+/* A growable array filled by a csv row function. */
+typedef struct array_ctx {
+    void *rows;
+    size_t count;
+    size_t capacity;
+    size_t elem_size;
+} array_ctx;
+
+static int array_push(array_ctx *array, const void *elem, analysis_error *err)
+{
+    int status = analysis_grow(&array->rows, &array->capacity, array->count, array->elem_size, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    memcpy((char *)array->rows + array->count * array->elem_size, elem, array->elem_size);
+    array->count++;
+    return ANALYSIS_OK;
+}
+
+static int parse_array(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
+                       csv_row_fn fn, size_t elem_size, void **rows, size_t *count,
+                       analysis_error *err)
+{
+    array_ctx array = {.elem_size = elem_size};
+    int status = csv_parse(buf, len, file_name, schema, fn, &array, err);
+    if (status != ANALYSIS_OK) {
+        free(array.rows);
+        array.rows = NULL;
+        array.count = 0;
+    }
+    *rows = array.rows;
+    *count = array.count;
+    return status;
+}
+
+static int parse_flag(const csv_record *record, size_t column, bool *out, analysis_error *err)
+{
+    long long value;
+    int status = csv_long(record, column, 0, 1, &value, err);
+    *out = value == 1;
+    return status;
+}
+
+static const char *const calib_comm_columns[] = {"collective", "comm_target_s", "bytes",
+                                                 "converged"};
+
+static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *err)
+{
+    calib_comm_row row = {0};
+    int status;
+    if ((status = csv_string(record, 0, row.collective, sizeof row.collective, err)) ||
+        (status = csv_double(record, 1, false, &row.comm_target_s, err)) ||
+        (status = csv_long(record, 2, 0, LLONG_MAX, &row.bytes, err)) ||
+        (status = parse_flag(record, 3, &row.converged, err)))
+        return status;
+    return array_push(ctx, &row, err);
+}
+
+int analysis_parse_calib_comm(const char *buf, size_t len, const char *file_name,
+                              calib_comm_row **rows, size_t *count, analysis_error *err)
+{
+    static const csv_schema schema = {calib_comm_columns, 4, false};
+    return parse_array(buf, len, file_name, &schema, calib_comm_fn, sizeof **rows, (void **)rows,
+                       count, err);
+}
+
+static const char *const calib_comp_columns[] = {"comp_target_s", "converged"};
+
+static int calib_comp_fn(const csv_record *record, void *ctx, analysis_error *err)
+{
+    calib_comp_row row = {0};
+    int status;
+    if ((status = csv_double(record, 0, false, &row.comp_target_s, err)) ||
+        (status = parse_flag(record, 1, &row.converged, err)))
+        return status;
+    return array_push(ctx, &row, err);
+}
+
+int analysis_parse_calib_comp(const char *buf, size_t len, const char *file_name,
+                              calib_comp_row **rows, size_t *count, analysis_error *err)
+{
+    static const csv_schema schema = {calib_comp_columns, 2, false};
+    return parse_array(buf, len, file_name, &schema, calib_comp_fn, sizeof **rows, (void **)rows,
+                       count, err);
+}
+
+static const char *const passive_columns[] = {"host",     "rank",          "threads",
+                                              "matrix_n", "comp_target_s", "t_comp_s"};
+
+static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
+{
+    passive_row row = {0};
+    long long rank, threads;
+    int status;
+    if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
+        (status = csv_long(record, 1, 0, LONG_MAX, &rank, err)) ||
+        (status = csv_long(record, 2, 1, INT_MAX, &threads, err)) ||
+        (status = csv_long(record, 3, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status = csv_double(record, 4, false, &row.comp_target_s, err)) ||
+        (status = csv_double(record, 5, false, &row.t_comp_s, err)))
+        return status;
+    row.rank = (long)rank;
+    row.threads = (long)threads;
+    return array_push(ctx, &row, err);
+}
+
+int analysis_parse_passive(const char *buf, size_t len, const char *file_name, passive_row **rows,
+                           size_t *count, analysis_error *err)
+{
+    static const csv_schema schema = {passive_columns, 6, false};
+    return parse_array(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
+                       count, err);
+}
+
+static const char *const compute_ref_columns[] = {"host", "threads", "matrix_n", "t_comp_s"};
+
+static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *err)
+{
+    compute_ref_row row = {0};
+    long long threads;
+    int status;
+    if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
+        (status = csv_long(record, 1, 1, INT_MAX, &threads, err)) ||
+        (status = csv_long(record, 2, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status = csv_double(record, 3, false, &row.t_comp_s, err)))
+        return status;
+    row.threads = (long)threads;
+    return array_push(ctx, &row, err);
+}
+
+int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
+                               compute_ref_row **rows, size_t *count, analysis_error *err)
+{
+    static const csv_schema schema = {compute_ref_columns, 4, true};
+    return parse_array(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows, (void **)rows,
+                       count, err);
+}
+
+/* ---- meta.json ------------------------------------------------------------ */
+
+static int meta_string(json_object *root, const char *file_name, const char *key, char *out,
+                       size_t out_size, analysis_error *err)
+{
+    json_object *value;
+    if (!json_object_object_get_ex(root, key, &value) || json_object_is_type(value, json_type_null))
+        return ANALYSIS_OK;
+    if (!json_object_is_type(value, json_type_string))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: key '%s' is %s, expected a string",
+                             file_name, key, json_type_to_name(json_object_get_type(value)));
+    const char *text = json_object_get_string(value);
+    /* first line only, no commas: the value goes into titles and CSV */
+    size_t o = 0;
+    for (size_t i = 0; text[i] && text[i] != '\n' && o + 1 < out_size; i++)
+        out[o++] = text[i] == ',' ? ';' : text[i];
+    out[o] = '\0';
+    return ANALYSIS_OK;
+}
+
+static int meta_long(json_object *root, const char *file_name, const char *key, long *out,
+                     analysis_error *err)
+{
+    json_object *value;
+    if (!json_object_object_get_ex(root, key, &value) || json_object_is_type(value, json_type_null))
+        return ANALYSIS_OK;
+    if (!json_object_is_type(value, json_type_int))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: key '%s' is %s, expected an integer",
+                             file_name, key, json_type_to_name(json_object_get_type(value)));
+    int64_t parsed = json_object_get_int64(value);
+    if (parsed < 0 || parsed > INT_MAX)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: key '%s' is %lld (allowed: 0 to %d)",
+                             file_name, key, (long long)parsed, INT_MAX);
+    *out = (long)parsed;
+    return ANALYSIS_OK;
+}
+
+int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
+                        analysis_error *err)
+{
+    *meta = (run_meta){0};
+    if (len > INT_MAX)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: too large", file_name);
+    json_tokener *tokener = json_tokener_new();
+    if (!tokener)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", file_name);
+    json_object *root = json_tokener_parse_ex(tokener, buf, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tokener);
+    int status = ANALYSIS_OK;
+    if (!root || jerr != json_tokener_success)
+        status = analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: not valid JSON: %s (near byte %zu)",
+                               file_name,
+                               jerr == json_tokener_continue ? "unexpected end of file"
+                                                             : json_tokener_error_desc(jerr),
+                               json_tokener_get_parse_end(tokener));
+    else if (!json_object_is_type(root, json_type_object))
+        status = analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: expected a JSON object", file_name);
+    json_tokener_free(tokener);
+    if (status != ANALYSIS_OK) {
+        json_object_put(root);
+        return status;
+    }
+    json_object *synthetic;
+    if (json_object_object_get_ex(root, "synthetic", &synthetic) &&
+        !json_object_is_type(synthetic, json_type_null)) {
+        if (!json_object_is_type(synthetic, json_type_boolean))
+            status = analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                   "%s: key 'synthetic' is %s, expected true or false", file_name,
+                                   json_type_to_name(json_object_get_type(synthetic)));
+        else
+            meta->synthetic = json_object_get_boolean(synthetic);
+    }
+    static const struct {
+        const char *key;
+        size_t offset;
+        size_t size;
+    } string_keys[] = {
+        {"status", offsetof(run_meta, status), sizeof meta->status},
+        {"collective", offsetof(run_meta, collective), sizeof meta->collective},
+        {"mpi", offsetof(run_meta, mpi), sizeof meta->mpi},
+        {"mpi_library_version", offsetof(run_meta, mpi_library_version),
+         sizeof meta->mpi_library_version},
+        {"deployment", offsetof(run_meta, deployment), sizeof meta->deployment},
+        {"progress", offsetof(run_meta, progress), sizeof meta->progress},
+    };
+    static const struct {
+        const char *key;
+        size_t offset;
+    } long_keys[] = {
+        {"ranks", offsetof(run_meta, ranks)},
+        {"nodes", offsetof(run_meta, nodes)},
+        {"threads_per_rank", offsetof(run_meta, threads_per_rank)},
+    };
+    for (size_t i = 0; status == ANALYSIS_OK && i < sizeof string_keys / sizeof *string_keys; i++)
+        status = meta_string(root, file_name, string_keys[i].key,
+                             (char *)meta + string_keys[i].offset, string_keys[i].size, err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < sizeof long_keys / sizeof *long_keys; i++)
+        status = meta_long(root, file_name, long_keys[i].key,
+                           (long *)((char *)meta + long_keys[i].offset), err);
+    json_object_put(root);
+    meta->present = status == ANALYSIS_OK;
+    return status;
+}
+
+/* ---- The run folder --------------------------------------------------------- */
+
+typedef int (*parse_fn)(const char *buf, size_t len, const char *file_name, void **rows,
+                        size_t *count, analysis_error *err);
+
+/* Reads an optional file; *present false (and a warning) when missing. */
+static int load_optional(const char *dir, const char *name, parse_fn parse, void **rows,
+                         size_t *count, bool *present, const char *consequence, analysis_error *err)
+{
+    char path[4200];
+    char *buf;
+    size_t len;
+    bool missing;
+    *present = false;
+    int status = analysis_path(path, sizeof path, dir, name, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    status = analysis_read_file(path, &buf, &len, &missing, err);
+    if (missing) {
+        analysis_warn("%s is missing: %s", path, consequence);
+        return ANALYSIS_OK;
+    }
+    if (status != ANALYSIS_OK)
+        return status;
+    status = parse(buf, len, path, rows, count, err);
+    free(buf);
+    *present = status == ANALYSIS_OK;
+    return status;
+}
+
+/* Adapters from the typed parsers to parse_fn. */
+static int parse_calib_comm_any(const char *b, size_t l, const char *f, void **r, size_t *c,
+                                analysis_error *e)
+{
+    return analysis_parse_calib_comm(b, l, f, (calib_comm_row **)r, c, e);
+}
+static int parse_calib_comp_any(const char *b, size_t l, const char *f, void **r, size_t *c,
+                                analysis_error *e)
+{
+    return analysis_parse_calib_comp(b, l, f, (calib_comp_row **)r, c, e);
+}
+static int parse_passive_any(const char *b, size_t l, const char *f, void **r, size_t *c,
+                             analysis_error *e)
+{
+    return analysis_parse_passive(b, l, f, (passive_row **)r, c, e);
+}
+static int parse_compute_ref_any(const char *b, size_t l, const char *f, void **r, size_t *c,
+                                 analysis_error *e)
+{
+    return analysis_parse_compute_ref(b, l, f, (compute_ref_row **)r, c, e);
+}
+
+static int load_meta(run_inputs *in, analysis_error *err)
+{
+    char path[4200];
+    char *buf;
+    size_t len;
+    bool missing;
+    int status = analysis_path(path, sizeof path, in->dir, "meta.json", err);
+    if (status != ANALYSIS_OK)
+        return status;
+    status = analysis_read_file(path, &buf, &len, &missing, err);
+    if (missing) {
+        analysis_warn("%s is missing: titles will lack the library and deployment", path);
+        return ANALYSIS_OK;
+    }
+    if (status != ANALYSIS_OK)
+        return status;
+    status = analysis_parse_meta(buf, len, path, &in->meta, err);
+    free(buf);
+    if (status == ANALYSIS_OK && in->meta.status[0] && strcmp(in->meta.status, "complete") != 0)
+        analysis_warn("%s: status is '%s': analyzing the cells the run wrote", path,
+                      in->meta.status);
+    return status;
+}
+
+int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
+{
+    *in = (run_inputs){0};
+    struct stat st;
+    if (stat(run_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: not a run folder (no such directory)",
+                             run_dir);
+    if (strlen(run_dir) >= sizeof in->dir)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: path too long", run_dir);
+    strcpy(in->dir, run_dir);
+
+    char path[4200];
+    char *buf;
+    size_t len;
+    bool missing;
+    int status = analysis_path(path, sizeof path, run_dir, "raw.csv", err);
+    if (status == ANALYSIS_OK)
+        status = analysis_read_file(path, &buf, &len, &missing, err);
+    if (status != ANALYSIS_OK) {
+        if (missing)
+            analysis_fail(err, ANALYSIS_ERR_INPUT,
+                          "%s: no such file (is %s a run folder written by bench_nbc?)", path,
+                          run_dir);
+        return status;
+    }
+    status = analysis_parse_raw(buf, len, path, &in->raw, err);
+    free(buf);
+    if (status == ANALYSIS_OK)
+        status = load_meta(in, err);
+    if (status == ANALYSIS_OK)
+        status =
+            load_optional(run_dir, "calib_comm.csv", parse_calib_comm_any, (void **)&in->calib_comm,
+                          &in->calib_comm_count, &in->have_calib_comm,
+                          "communication calibration not checked for validity", err);
+    if (status == ANALYSIS_OK)
+        status =
+            load_optional(run_dir, "calib_comp.csv", parse_calib_comp_any, (void **)&in->calib_comp,
+                          &in->calib_comp_count, &in->have_calib_comp,
+                          "computation calibration not checked for validity", err);
+    if (status == ANALYSIS_OK)
+        status = load_optional(run_dir, "passive.csv", parse_passive_any, (void **)&in->passive,
+                               &in->passive_count, &in->have_passive,
+                               "no MPI impact outputs (impact.csv, impact figure)", err);
+    if (status == ANALYSIS_OK && in->have_passive)
+        status =
+            load_optional(run_dir, "compute_ref.csv", parse_compute_ref_any,
+                          (void **)&in->compute_ref, &in->compute_ref_count, &in->have_compute_ref,
+                          "no MPI impact outputs (run compute_ref on each node to get them)", err);
+    if (status != ANALYSIS_OK)
+        analysis_run_inputs_free(in);
+    return status;
+}
+
+void analysis_run_inputs_free(run_inputs *in)
+{
+    analysis_raw_table_free(&in->raw);
+    free(in->calib_comm);
+    free(in->calib_comp);
+    free(in->passive);
+    free(in->compute_ref);
+    *in = (run_inputs){0};
+}

@@ -1,0 +1,24 @@
+# analysis: metrics, diagnosis, tables and figures of run folders; no MPI.
+# Objects are compiled with plain gcc ($(BUILD)/nompi/); the tools go into
+# $(TOOLS_DIR) because they do not depend on the MPI library.
+ANALYSIS_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
+ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o csv.o inputs.o metrics.o tables.o \
+                     plot.o analyze.o compare.o)
+ANALYSIS_LIB    := $(BUILD)/libanalysis.a
+
+$(BUILD)/nompi/analysis/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
+
+$(ANALYSIS_LIB): $(ANALYSIS_OBJS)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(TOOLS_DIR)/nbc-analyze: $(BUILD)/nompi/analysis/nbc_analyze.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ANALYSIS_LIBS) $(LDLIBS)
+
+$(TOOLS_DIR)/nbc-compare: $(BUILD)/nompi/analysis/nbc_compare.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ANALYSIS_LIBS) $(LDLIBS)
+
+PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare

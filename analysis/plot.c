@@ -1,0 +1,737 @@
+/* analysis: the figures of section 5.2, drawn by gnuplot. For every figure a
+ * script (NAME.gp) and its data (NAME*.dat) are written into plots/, so a
+ * user can tweak and re-run them; gnuplot then renders PNG, SVG and PDF. */
+#include "analysis/analysis_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Look of every figure: big enough to read in a paper and on screen. */
+enum {
+    PLOT_FONT_PT = 14,
+    PLOT_CELL_PX = 78,       /* side of a heatmap cell up to 8x8 cells */
+    PLOT_SMALL_CELL_PX = 62, /* beyond that */
+    PLOT_MARGIN_X_PX = 330,  /* tick labels, axis label, colour box */
+    PLOT_MARGIN_Y_PX = 230,  /* two title lines, tick and axis labels */
+};
+
+static const char gnuplot_install_hint[] = "apt-get install gnuplot-nox";
+
+/* ---- Script text helpers ------------------------------------------------------ */
+
+void plot_quote(const char *text, char *out, size_t out_size)
+{
+    size_t o = 0;
+    for (size_t i = 0; text[i] && o + 3 < out_size; i++) {
+        char c = text[i];
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = c;
+        } else if (c == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else {
+            out[o++] = (c == '\t' || c == '\r') ? ' ' : c;
+        }
+    }
+    out[o] = '\0';
+}
+
+void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
+                      int height_px, const char *body)
+{
+    strbuf_printf(script,
+                  "# %s\n"
+                  "# Written by nbc-analyze; edit and re-run from this folder:\n"
+                  "#   gnuplot %s.gp\n"
+                  "# It renders %s.png, %s.svg and %s.pdf.\n"
+                  "set encoding utf8\n"
+                  "do for [fmt in \"png svg pdf\"] {\n"
+                  "    if (fmt eq \"png\") { set terminal pngcairo size %d,%d font \"DejaVu "
+                  "Sans,%d\" noenhanced }\n"
+                  "    if (fmt eq \"svg\") { set terminal svg size %d,%d font \"DejaVu "
+                  "Sans,%d\" noenhanced }\n"
+                  "    if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
+                  "\"DejaVu Sans,%d\" fontscale 1.0 noenhanced }\n"
+                  "    set output \"%s.\".fmt\n"
+                  "%s"
+                  "    set output\n"
+                  "}\n",
+                  comment, base_name, base_name, base_name, base_name, width_px, height_px,
+                  PLOT_FONT_PT, width_px, height_px, PLOT_FONT_PT, width_px / 72.0,
+                  height_px / 72.0, PLOT_FONT_PT, base_name, body);
+}
+
+/* ---- Heatmap grid --------------------------------------------------------------- */
+
+static double axis_position(double target_s)
+{
+    return log2(target_s * 1e3); /* log2 of milliseconds: same scale on both axes */
+}
+
+int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err)
+{
+    *axis = (heat_axis){0};
+    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!sorted)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axis)");
+    memcpy(sorted, targets_s, n * sizeof *sorted);
+    stats_sort(sorted, n);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        if (distinct == 0 || !analysis_same_target(sorted[distinct - 1], sorted[i]))
+            sorted[distinct++] = sorted[i];
+    axis->targets_s = sorted;
+    axis->count = distinct;
+    return ANALYSIS_OK;
+}
+
+void heat_axis_free(heat_axis *axis)
+{
+    free(axis->targets_s);
+    *axis = (heat_axis){0};
+}
+
+static size_t axis_index(const heat_axis *axis, double target_s)
+{
+    for (size_t i = 0; i < axis->count; i++)
+        if (analysis_same_target(axis->targets_s[i], target_s))
+            return i;
+    return axis->count;
+}
+
+/* A cell spans halfway to its neighbours on the log scale. */
+static void axis_bounds(const heat_axis *axis, size_t i, double *lo, double *hi)
+{
+    double x = axis_position(axis->targets_s[i]);
+    double left = i > 0 ? (x - axis_position(axis->targets_s[i - 1])) / 2 : NAN;
+    double right = i + 1 < axis->count ? (axis_position(axis->targets_s[i + 1]) - x) / 2 : NAN;
+    if (isnan(left))
+        left = isnan(right) ? 0.5 : right;
+    if (isnan(right))
+        right = left;
+    *lo = x - left;
+    *hi = x + right;
+}
+
+static void axis_range(const heat_axis *axis, double *lo, double *hi)
+{
+    double unused;
+    axis_bounds(axis, 0, lo, &unused);
+    axis_bounds(axis, axis->count - 1, &unused, hi);
+}
+
+static void format_value(double value, char *out, size_t out_size)
+{
+    double magnitude = fabs(value);
+    int decimals = magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0;
+    snprintf(out, out_size, "%.*f", decimals, value);
+}
+
+int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
+                    const heat_value *values, size_t n, analysis_error *err)
+{
+    strbuf sb = {0};
+    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label\n"
+                       "# x, y: log2 of the target times in ms; one line per cell\n");
+    for (size_t i = 0; i < n; i++) {
+        const heat_value *v = &values[i];
+        size_t xi = axis_index(x_axis, v->comm_target_s);
+        size_t yi = axis_index(y_axis, v->comp_target_s);
+        if (xi == x_axis->count || yi == y_axis->count)
+            continue;
+        double xlo, xhi, ylo, yhi;
+        axis_bounds(x_axis, xi, &xlo, &xhi);
+        axis_bounds(y_axis, yi, &ylo, &yhi);
+        bool shown = v->valid && isfinite(v->value);
+        char label[32];
+        if (shown)
+            format_value(v->value, label, sizeof label);
+        else
+            snprintf(label, sizeof label, "invalid");
+        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\"\n",
+                      axis_position(v->comm_target_s), axis_position(v->comp_target_s), xlo, xhi,
+                      ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label);
+    }
+    if (!sb.ok) {
+        strbuf_free(&sb);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", path);
+    }
+    int status = analysis_write_file_atomic(path, sb.data, sb.len, err);
+    strbuf_free(&sb);
+    return status;
+}
+
+static void format_ms(double target_s, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "%g", target_s * 1e3);
+}
+
+static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
+{
+    strbuf_printf(sb, "    set %s (", which);
+    for (size_t i = 0; i < axis->count; i++) {
+        char ms[32];
+        format_ms(axis->targets_s[i], ms, sizeof ms);
+        strbuf_printf(sb, "%s\"%s\" %.6f", i ? ", " : "", ms, axis_position(axis->targets_s[i]));
+    }
+    strbuf_printf(sb, ")\n");
+}
+
+/* Axes, ticks and the t_comp = t_comm diagonal shared by every heatmap. */
+static void emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis,
+                      const char *title)
+{
+    double xlo, xhi, ylo, yhi;
+    axis_range(x_axis, &xlo, &xhi);
+    axis_range(y_axis, &ylo, &yhi);
+    char quoted[600];
+    plot_quote(title, quoted, sizeof quoted);
+    strbuf_printf(sb,
+                  "    set title \"%s\"\n"
+                  "    set size ratio -1\n"
+                  "    set xrange [%.6f:%.6f]\n"
+                  "    set yrange [%.6f:%.6f]\n"
+                  "    set xlabel 'communication time, target (ms)'\n"
+                  "    set ylabel 'computation time, target (ms)'\n"
+                  "    set tics out nomirror scale 0.5\n"
+                  "    set key off\n",
+                  quoted, xlo, xhi, ylo, yhi);
+    emit_tics(sb, "xtics", x_axis);
+    emit_tics(sb, "ytics", y_axis);
+    strbuf_printf(sb, "    set xtics rotate by %d\n", x_axis->count > 8 ? 45 : 0);
+    strbuf_printf(sb,
+                  "    diagonal(x) = (x >= %.6f && x <= %.6f) ? x : NaN\n"
+                  "    set samples 400\n",
+                  fmax(xlo, ylo), fmin(xhi, yhi));
+}
+
+static int label_font_pt(const heat_axis *x_axis, const heat_axis *y_axis)
+{
+    size_t cells = x_axis->count > y_axis->count ? x_axis->count : y_axis->count;
+    return cells <= 8 ? 12 : 10;
+}
+
+/* Invalid cells: grey and hatched, labelled "invalid", never coloured as data. */
+static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
+{
+    strbuf_printf(
+        sb,
+        ", \\\n        \"%s\" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs solid 1.0 "
+        "border lc rgb 'white' lc rgb '#d9d9d9' notitle"
+        ", \\\n        \"%s\" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs "
+        "transparent pattern 4 noborder lc rgb '#7f7f7f' notitle",
+        quoted_file, quoted_file);
+}
+
+void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
+                     const heat_axis *y_axis, const heat_scale *scale, const char *title)
+{
+    char file[600], label[300];
+    plot_quote(data_file, file, sizeof file);
+    plot_quote(scale->label, label, sizeof label);
+    emit_grid(sb, x_axis, y_axis, title);
+    strbuf_printf(sb,
+                  "    set cbrange [%g:%g]\n"
+                  "    set palette defined %s\n"
+                  "    set cblabel \"%s\"\n"
+                  "    set colorbox\n",
+                  scale->min, scale->max, scale->palette, label);
+    strbuf_printf(sb,
+                  "    plot \"%s\" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 "
+                  "border lc rgb 'white' lc palette notitle",
+                  file);
+    emit_invalid_layers(sb, file);
+    strbuf_printf(
+        sb,
+        ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
+        ", \\\n        \"%s\" using 1:2:9 with labels font ',%d' tc rgb '#000000' notitle\n",
+        file, label_font_pt(x_axis, y_axis));
+}
+
+/* ---- Running gnuplot ----------------------------------------------------------------- */
+
+bool plot_gnuplot_available(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return false;
+    const char *start = path;
+    for (;;) {
+        const char *colon = strchr(start, ':');
+        size_t n = colon ? (size_t)(colon - start) : strlen(start);
+        char candidate[4200];
+        if (n > 0 && n + sizeof "/gnuplot" < sizeof candidate) {
+            memcpy(candidate, start, n);
+            memcpy(candidate + n, "/gnuplot", sizeof "/gnuplot");
+            if (access(candidate, X_OK) == 0)
+                return true;
+        }
+        if (!colon)
+            return false;
+        start = colon + 1;
+    }
+}
+
+int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
+{
+    if (!plot_gnuplot_available())
+        return analysis_fail(err, ANALYSIS_NO_GNUPLOT,
+                             "gnuplot is not installed: figures not drawn (install it with "
+                             "'%s', then run 'gnuplot %s' in %s or re-run the analysis)",
+                             gnuplot_install_hint, script, dir);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int wstatus;
+    while (waitpid(pid, &wstatus, 0) < 0) {
+        if (errno != EINTR)
+            return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "waiting for gnuplot: %s",
+                                 strerror(errno));
+    }
+    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
+                             "gnuplot failed on %s/%s (exit status %d); its messages are above",
+                             dir, script, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    return ANALYSIS_OK;
+}
+
+/* ---- The run's figures ------------------------------------------------------------- */
+
+/* Colour scales of section 5.2. */
+void plot_overhead_palette(double r_max, char *out, size_t out_size)
+{
+    /* blue below 0, green at 0, yellow at 1, red from r_max on */
+    snprintf(out, out_size, "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', %g '#d73027')", r_max);
+}
+
+static const char best_to_worst_palette[] =
+    "(0 '#2166ac', 1 '#92c5de', 2 '#f7f7f7', 3 '#f4a582', 4 '#b2182b')"; /* blue best, red worst */
+static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
+static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
+
+/* Diagnosis colours and short labels, one per class. */
+static const struct {
+    const char *colour;
+    const char *short_label;
+} diagnosis_style[DIAG_COUNT] = {
+    [DIAG_OVERLAP] = {"#1a9850", "OV"},       [DIAG_NO_PROGRESS] = {"#fee08b", "NP"},
+    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS"}, [DIAG_CONTENTION] = {"#a50026", "CT"},
+    [DIAG_NOISE] = {"#9e9ac8", "N"},          [DIAG_INVALID] = {"#d9d9d9", "X"},
+};
+
+typedef struct plot_ctx {
+    const char *plots_dir;
+    const cell_table *cells;
+    heat_axis x_axis;
+    heat_axis y_axis;
+    char title_tail[400]; /* library, ranks x threads, deployment */
+    int width_px;
+    int height_px;
+} plot_ctx;
+
+static void compact_library(const run_meta *meta, char *out, size_t out_size)
+{
+    const char *text = meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi;
+    size_t o = 0;
+    bool space = false;
+    /* the version's first clause is the readable part ("Open MPI v4.1.4") */
+    for (size_t i = 0; text[i] && text[i] != ';' && o + 1 < out_size && o < 40; i++) {
+        bool is_space = text[i] == ' ' || text[i] == '\t';
+        if (is_space && (space || o == 0))
+            continue;
+        out[o++] = is_space ? ' ' : text[i];
+        space = is_space;
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+    if (o == 0)
+        snprintf(out, out_size, "library unknown");
+}
+
+void plot_title_tail(const run_meta *meta, const cell_table *cells, char *out, size_t out_size)
+{
+    char library[64];
+    compact_library(meta, library, sizeof library);
+    long ranks = meta->ranks;
+    for (size_t i = 0; ranks == 0 && i < cells->count; i++)
+        ranks = cells->cells[i].ranks;
+    char threads[32] = "?";
+    if (meta->threads_per_rank > 0)
+        snprintf(threads, sizeof threads, "%ld", meta->threads_per_rank);
+    snprintf(out, out_size, "%s, %ld ranks x %s threads, %s deployment%s", library, ranks, threads,
+             meta->deployment[0] ? meta->deployment : "unknown",
+             meta->synthetic ? ", SYNTHETIC data" : "");
+}
+
+static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
+                     analysis_error *err)
+{
+    return analysis_path(out, out_size, ctx->plots_dir, name, err);
+}
+
+static int write_script(const plot_ctx *ctx, const char *base, const char *comment, int width_px,
+                        int height_px, strbuf *body, analysis_error *err)
+{
+    strbuf script = {0};
+    char path[4200], name[128];
+    snprintf(name, sizeof name, "%s.gp", base);
+    plot_emit_script(&script, base, comment, width_px, height_px, body->data ? body->data : "");
+    int status = body->ok && script.ok
+                     ? plot_path(ctx, name, path, sizeof path, err)
+                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, script.data, script.len, err);
+    strbuf_free(&script);
+    return status;
+}
+
+typedef double (*cell_value_fn)(const cell_metrics *cell);
+static double value_r_overhead(const cell_metrics *c)
+{
+    return c->r_overhead;
+}
+static double value_r_comm(const cell_metrics *c)
+{
+    return c->r_comm;
+}
+static double value_r_comp_slowdown(const cell_metrics *c)
+{
+    return c->r_comp_slowdown;
+}
+
+static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
+                           analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    heat_value *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
+    if (!values)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (heatmap)");
+    for (size_t i = 0; i < cells->count; i++)
+        values[i] = (heat_value){cells->cells[i].comm_target_s, cells->cells[i].comp_target_s,
+                                 value(&cells->cells[i]), cells->cells[i].valid};
+    char path[4200];
+    int status = plot_path(ctx, name, path, sizeof path, err);
+    if (status == ANALYSIS_OK)
+        status = heat_write_data(path, &ctx->x_axis, &ctx->y_axis, values, cells->count, err);
+    free(values);
+    return status;
+}
+
+static const char *run_collective(const run_meta *meta, const cell_table *cells)
+{
+    if (meta->collective[0])
+        return meta->collective;
+    return cells->count ? cells->cells[0].collective : "?";
+}
+
+static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
+                         analysis_error *err)
+{
+    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    char title[700], label[100];
+    snprintf(title, sizeof title, "%s: overhead ratio r_overhead (0 overlap, 1 serialized)\n%s",
+             run_collective(meta, ctx->cells), ctx->title_tail);
+    snprintf(label, sizeof label, "r_overhead (saturates at %g)", r_max);
+    char palette[200];
+    plot_overhead_palette(r_max, palette, sizeof palette);
+    heat_scale scale = {label, -1, r_max, palette};
+    strbuf body = {0};
+    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, title);
+    status = write_script(ctx, "overhead", "Overhead ratio heatmap (paper eq. 1, section 5.2)",
+                          ctx->width_px, ctx->height_px, &body, err);
+    strbuf_free(&body);
+    return status;
+}
+
+static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+{
+    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, err);
+    if (status == ANALYSIS_OK)
+        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    char title[700], left[120], right[120];
+    snprintf(title, sizeof title, "%s: concurrency ratios\n%s", run_collective(meta, ctx->cells),
+             ctx->title_tail);
+    snprintf(left, sizeof left, "r_comm (0 best, >1 slower)");
+    snprintf(right, sizeof right, "r_comp_slowdown (1 best)");
+    heat_scale comm = {"r_comm", 0, r_comm_max, best_to_worst_palette};
+    heat_scale slow = {"r_comp_slowdown", 1, slowdown_max, best_to_worst_palette};
+    char quoted[800];
+    plot_quote(title, quoted, sizeof quoted);
+    strbuf body = {0};
+    strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
+    heat_emit_panel(&body, "r_comm.dat", &ctx->x_axis, &ctx->y_axis, &comm, left);
+    heat_emit_panel(&body, "r_comp_slowdown.dat", &ctx->x_axis, &ctx->y_axis, &slow, right);
+    strbuf_printf(&body, "    unset multiplot\n");
+    status =
+        write_script(ctx, "concurrency",
+                     "Concurrency ratios r_comm (eq. 4, left) and r_comp_slowdown (eq. 3, "
+                     "right), section 5.2",
+                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 40, &body, err);
+    strbuf_free(&body);
+    return status;
+}
+
+static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    strbuf data = {0};
+    size_t blocks = 0;
+    int present[DIAG_COUNT];
+    strbuf_printf(&data, "# x y xlo xhi ylo yhi label; one block (gnuplot index) per diagnosis\n");
+    for (int d = 0; d < DIAG_COUNT; d++) {
+        present[d] = -1;
+        for (size_t i = 0; i < cells->count; i++) {
+            const cell_metrics *c = &cells->cells[i];
+            if ((int)c->diagnosis != d)
+                continue;
+            size_t xi = axis_index(&ctx->x_axis, c->comm_target_s);
+            size_t yi = axis_index(&ctx->y_axis, c->comp_target_s);
+            double xlo, xhi, ylo, yhi;
+            axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
+            axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
+            if (present[d] < 0) {
+                strbuf_printf(&data, "%s# %s\n", blocks ? "\n\n" : "",
+                              analysis_diagnosis_name((enum diagnosis)d));
+                present[d] = (int)blocks++;
+            }
+            strbuf_printf(&data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\"\n",
+                          axis_position(c->comm_target_s), axis_position(c->comp_target_s), xlo,
+                          xhi, ylo, yhi, diagnosis_style[d].short_label);
+        }
+    }
+    char path[4200];
+    int status = data.ok ? plot_path(ctx, "diagnosis.dat", path, sizeof path, err)
+                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (diagnosis)");
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, data.data, data.len, err);
+    strbuf_free(&data);
+    if (status != ANALYSIS_OK)
+        return status;
+
+    char title[700];
+    snprintf(title, sizeof title, "%s: diagnosis (section 3.3)\n%s", run_collective(meta, cells),
+             ctx->title_tail);
+    strbuf body = {0};
+    emit_grid(&body, &ctx->x_axis, &ctx->y_axis, title);
+    /* below the map, so the map and its title stay centred */
+    strbuf_printf(&body, "    unset colorbox\n"
+                         "    set bmargin 8\n"
+                         "    set key at screen 0.5,0.015 center bottom horizontal maxrows 2 box "
+                         "opaque reverse Left width 1 samplen 2\n");
+    const char *separator = "    plot ";
+    for (int d = 0; d < DIAG_COUNT; d++) {
+        if (present[d] < 0)
+            continue;
+        const char *fill = d == DIAG_INVALID ? "fs pattern 4 border lc rgb 'white'"
+                                             : "fs solid 1.0 border lc rgb 'white'";
+        strbuf_printf(&body,
+                      "%s'diagnosis.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
+                      "'%s' title '%s (%s)'",
+                      separator, present[d], fill,
+                      d == DIAG_INVALID ? "#7f7f7f" : diagnosis_style[d].colour,
+                      analysis_diagnosis_name((enum diagnosis)d), diagnosis_style[d].short_label);
+        separator = ", \\\n        ";
+    }
+    strbuf_printf(&body,
+                  "%sdiagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
+                  ", \\\n        for [i=0:%zu] 'diagnosis.dat' index i using 1:2:7 with labels "
+                  "font ',%d' tc rgb '#000000' notitle\n",
+                  separator, blocks ? blocks - 1 : 0, label_font_pt(&ctx->x_axis, &ctx->y_axis));
+    status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
+                          ctx->width_px, ctx->height_px + 70, &body, err);
+    strbuf_free(&body);
+    return status;
+}
+
+/* Distinct hosts of the impact table, in order of first appearance. */
+static size_t impact_hosts(const impact_table *impact, const char **hosts, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < impact->count; i++) {
+        bool seen = false;
+        for (size_t h = 0; h < n && !seen; h++)
+            seen = strcmp(hosts[h], impact->rows[i].host) == 0;
+        if (!seen && n == max)
+            analysis_warn("impact figure: more than %zu hosts, host %s not drawn", max,
+                          impact->rows[i].host);
+        else if (!seen)
+            hosts[n++] = impact->rows[i].host;
+    }
+    return n;
+}
+
+static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis_error *err)
+{
+    enum { MAX_HOSTS = 16 };
+    const char *hosts[MAX_HOSTS];
+    size_t host_count = impact_hosts(impact, hosts, MAX_HOSTS);
+    heat_axis sizes;
+    double *targets = malloc(impact->count * sizeof *targets);
+    if (!targets)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
+    for (size_t i = 0; i < impact->count; i++)
+        targets[i] = impact->rows[i].comp_target_s;
+    int status = heat_axis_build(&sizes, targets, impact->count, err);
+    free(targets);
+    if (status != ANALYSIS_OK)
+        return status;
+
+    /* bars side by side per computation size, one colour per host */
+    double bar_width = 0.8 / (double)host_count, highest = 1.0;
+    strbuf data = {0};
+    strbuf_printf(&data, "# x r_mpi_impact label; one block (gnuplot index) per host\n");
+    for (size_t h = 0; h < host_count; h++) {
+        strbuf_printf(&data, "%s# %s\n", h ? "\n\n" : "", hosts[h]);
+        for (size_t i = 0; i < impact->count; i++) {
+            const impact_row *r = &impact->rows[i];
+            if (strcmp(r->host, hosts[h]) != 0)
+                continue;
+            double x =
+                (double)axis_index(&sizes, r->comp_target_s) - 0.4 + bar_width * ((double)h + 0.5);
+            strbuf_printf(&data, "%.4f %.6g \"%.2f\"\n", x, r->r_mpi_impact, r->r_mpi_impact);
+            highest = fmax(highest, r->r_mpi_impact);
+        }
+    }
+    char path[4200];
+    status = data.ok ? plot_path(ctx, "impact.dat", path, sizeof path, err)
+                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, data.data, data.len, err);
+    strbuf_free(&data);
+
+    char title[700], quoted[800];
+    snprintf(title, sizeof title,
+             "MPI impact on computation r_MPI_impact = t_passive_mpi / t_ref (1: no impact)\n%s",
+             ctx->title_tail);
+    plot_quote(title, quoted, sizeof quoted);
+    strbuf body = {0};
+    strbuf_printf(&body,
+                  "    set title \"%s\"\n"
+                  "    set xrange [-0.6:%zu.6]\n"
+                  "    set yrange [0:%.3f]\n"
+                  "    set xlabel 'computation time, target (ms)'\n"
+                  "    set ylabel 'r_MPI_impact'\n"
+                  "    set grid ytics\n"
+                  "    set tics out nomirror\n"
+                  "    set boxwidth %.4f absolute\n"
+                  "    set bmargin 6\n"
+                  "    set key %s at screen 0.5,0.015 center bottom horizontal box\n"
+                  "    set xtics (",
+                  quoted, sizes.count - 1, highest * 1.15, bar_width * 0.9, "on");
+    for (size_t i = 0; i < sizes.count; i++) {
+        char ms[32];
+        format_ms(sizes.targets_s[i], ms, sizeof ms);
+        strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
+    }
+    static const char *const host_colours[] = {"#4575b4", "#91bfdb", "#fc8d59", "#d73027",
+                                               "#7b3294", "#1a9850", "#8c510a", "#666666"};
+    strbuf_printf(&body, ")\n    plot ");
+    for (size_t h = 0; h < host_count; h++) {
+        char host[200];
+        plot_quote(hosts[h], host, sizeof host);
+        strbuf_printf(&body,
+                      "'impact.dat' index %zu using 1:2 with boxes fs solid 0.85 border lc rgb "
+                      "'#303030' fc rgb '%s' title \"%s\", \\\n        "
+                      "'impact.dat' index %zu using 1:2:3 with labels offset 0,0.8 font ',%d' "
+                      "notitle, \\\n        ",
+                      h, host_colours[h % (sizeof host_colours / sizeof *host_colours)], host, h,
+                      host_count > 2 ? 9 : 12);
+    }
+    strbuf_printf(&body, "1 with lines lw 3 lc rgb '#d73027' title 'no impact (1)'\n");
+    int width = 260 + (int)sizes.count * (host_count > 1 ? 150 : 110);
+    if (status == ANALYSIS_OK)
+        status = write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
+                              width < 700 ? 700 : width, 600, &body, err);
+    strbuf_free(&body);
+    heat_axis_free(&sizes);
+    return status;
+}
+
+int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px)
+{
+    size_t largest = columns > rows ? columns : rows;
+    int cell_px = largest <= 8 ? PLOT_CELL_PX : PLOT_SMALL_CELL_PX;
+    *width_px = PLOT_MARGIN_X_PX + (int)columns * cell_px;
+    *height_px = PLOT_MARGIN_Y_PX + (int)rows * cell_px;
+    if (*width_px < 640)
+        *width_px = 640; /* room for the two title lines */
+    return cell_px;
+}
+
+static int build_axes(plot_ctx *ctx, analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    double *targets = malloc((cells->count ? cells->count : 1) * sizeof *targets);
+    if (!targets)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axes)");
+    for (size_t i = 0; i < cells->count; i++)
+        targets[i] = cells->cells[i].comm_target_s;
+    int status = heat_axis_build(&ctx->x_axis, targets, cells->count, err);
+    for (size_t i = 0; i < cells->count; i++)
+        targets[i] = cells->cells[i].comp_target_s;
+    if (status == ANALYSIS_OK)
+        status = heat_axis_build(&ctx->y_axis, targets, cells->count, err);
+    free(targets);
+    plot_heat_size(ctx->x_axis.count, ctx->y_axis.count, &ctx->width_px, &ctx->height_px);
+    return status;
+}
+
+int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_table *cells,
+                      const impact_table *impact, const analysis_options *options,
+                      analysis_error *err)
+{
+    char plots_dir[4200];
+    int status = analysis_path(plots_dir, sizeof plots_dir, run_dir, "plots", err);
+    if (status == ANALYSIS_OK)
+        status = analysis_make_dir(plots_dir, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    if (cells->count == 0)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: no cells to draw", run_dir);
+    plot_ctx ctx = {.plots_dir = plots_dir, .cells = cells};
+    plot_title_tail(meta, cells, ctx.title_tail, sizeof ctx.title_tail);
+    status = build_axes(&ctx, err);
+    if (status == ANALYSIS_OK)
+        status = plot_overhead(&ctx, meta, options->r_overhead_max, err);
+    if (status == ANALYSIS_OK)
+        status = plot_concurrency(&ctx, meta, err);
+    if (status == ANALYSIS_OK)
+        status = plot_diagnosis(&ctx, meta, err);
+    bool with_impact = impact && impact->count > 0;
+    if (status == ANALYSIS_OK && with_impact)
+        status = plot_impact(&ctx, impact, err);
+    heat_axis_free(&ctx.x_axis);
+    heat_axis_free(&ctx.y_axis);
+    if (status != ANALYSIS_OK || !options->plots)
+        return status;
+
+    static const char *const scripts[] = {"overhead.gp", "concurrency.gp", "diagnosis.gp",
+                                          "impact.gp"};
+    size_t script_count = with_impact ? 4 : 3;
+    for (size_t i = 0; status == ANALYSIS_OK && i < script_count; i++)
+        status = plot_run_gnuplot(plots_dir, scripts[i], err);
+    if (status == ANALYSIS_OK && options->report)
+        fprintf(options->report,
+                "figures: %s/{overhead,concurrency,diagnosis%s}.{png,svg,pdf} (%zu cells each)\n",
+                plots_dir, with_impact ? ",impact" : "", cells->count);
+    return status;
+}

@@ -1,0 +1,20 @@
+# Tests of analysis: metrics on hand-made raw records (unit, cmocka), and the
+# tools on synthetic run folders (figures, comparisons, bad input).
+$(BUILD)/tests/analysis/synth_run: $(BUILD)/nompi/tests/analysis/synth_run.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/test_analysis_metrics: $(BUILD)/nompi/tests/analysis/test_metrics.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/test_analysis_parse: $(BUILD)/nompi/tests/analysis/test_parse.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
+
+# The end-to-end scripts run the generator and the tools.
+check: $(BUILD)/tests/analysis/synth_run
+
+UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_parse
+E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
+              tests/analysis/e2e_bad_input.sh
