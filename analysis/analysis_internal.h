@@ -116,17 +116,19 @@ typedef struct heat_value {
     bool valid;
 } heat_value;
 
-/* Writes "x y xlo xhi ylo yhi value valid label textcolour" lines. */
-int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, analysis_error *err);
-
 /* A colour scale: name, range and palette stops (value, colour). */
 typedef struct heat_scale {
     const char *label;
     double min;
     double max;
-    const char *palette; /* gnuplot "defined (...)" list, over [min, max] */
+    const char *palette;  /* gnuplot "defined (...)" list, over [min, max] */
+    double dark_fraction; /* labels are white this close to either end */
 } heat_scale;
+
+/* Writes "x y xlo xhi ylo yhi value valid label textcolour" lines. */
+int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
+                    const heat_value *values, size_t n, const heat_scale *scale,
+                    analysis_error *err);
 
 /* Emits the commands that draw one heatmap panel from data_file. */
 void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_axis,
@@ -147,8 +149,9 @@ int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px);
 /* The r_overhead palette: blue < 0, green 0, yellow 1, red from r_max on. */
 void plot_overhead_palette(double r_max, char *out, size_t out_size);
 
-/* "library, R ranks x T threads, D deployment[, SYNTHETIC data]". */
-void plot_title_tail(const run_meta *meta, const cell_table *cells, char *out, size_t out_size);
+/* "library, R ranks x T threads" separator "D deployment[, SYNTHETIC data]". */
+void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
+                     char *out, size_t out_size);
 
 /* Runs `gnuplot script` inside dir. ANALYSIS_NO_GNUPLOT when gnuplot is not
  * installed (err says how to install it). */

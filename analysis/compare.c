@@ -24,7 +24,8 @@ typedef struct common_cell {
     size_t *index; /* run_count entries */
 } common_cell;
 
-static const double diff_saturation = 1.0; /* one serialized-overlap distance */
+static const double diff_saturation = 1.0;    /* one serialized-overlap distance */
+static const double diff_dark_fraction = 0.2; /* white labels on the dark ends */
 static const char diff_palette[] = "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', "
                                    "1 '#b2182b')"; /* blue: second run better, red: worse */
 
@@ -254,12 +255,12 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
 
 static int write_heat(const char *out_dir, const char *name, const heat_axis *x_axis,
                       const heat_axis *y_axis, const heat_value *values, size_t n,
-                      analysis_error *err)
+                      const heat_scale *scale, analysis_error *err)
 {
     char path[4200];
     int status = analysis_path(path, sizeof path, out_dir, name, err);
     if (status == ANALYSIS_OK)
-        status = heat_write_data(path, x_axis, y_axis, values, n, err);
+        status = heat_write_data(path, x_axis, y_axis, values, n, scale, err);
     return status;
 }
 
@@ -302,7 +303,7 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
     char palette[200], label[100];
     plot_overhead_palette(options->r_overhead_max, palette, sizeof palette);
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", options->r_overhead_max);
-    heat_scale scale = {label, -1, options->r_overhead_max, palette};
+    heat_scale scale = {label, -1, options->r_overhead_max, palette, 0};
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set multiplot layout 1,%zu title \"r_overhead on the %zu common "
@@ -315,8 +316,8 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
         }
         char name[64], tail[400], title[700];
         snprintf(name, sizeof name, "compare_overhead_%zu.dat", r + 1);
-        status = write_heat(out_dir, name, &x_axis, &y_axis, values, n, err);
-        plot_title_tail(&runs[r].meta, &runs[r].cells, tail, sizeof tail);
+        status = write_heat(out_dir, name, &x_axis, &y_axis, values, n, &scale, err);
+        plot_title_tail(&runs[r].meta, &runs[r].cells, "\n", tail, sizeof tail);
         snprintf(title, sizeof title, "%s: %s\n%s", runs[r].label,
                  meta_or(runs[r].meta.collective, runs[r].cells.cells[0].collective), tail);
         heat_emit_panel(&body, name, &x_axis, &y_axis, &scale, title);
@@ -325,7 +326,7 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
     if (status == ANALYSIS_OK)
         status = write_script(out_dir, "compare_overhead",
                               "r_overhead of each run side by side (identical colour scale)",
-                              (int)run_count * (width_px + 60), height_px + 40, &body, err);
+                              (int)run_count * (width_px + 60), height_px + 70, &body, err);
     strbuf_free(&body);
 
     *with_diff = run_count == 2;
@@ -336,14 +337,15 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
             values[i] = (heat_value){a->comm_target_s, a->comp_target_s,
                                      b->r_overhead - a->r_overhead, a->valid && b->valid};
         }
-        status = write_heat(out_dir, "diff_overhead.dat", &x_axis, &y_axis, values, n, err);
         char title[700], diff_label[100];
         snprintf(title, sizeof title,
                  "r_overhead of %s minus %s\nblue: %s overlaps better, red: worse", runs[1].label,
                  runs[0].label, runs[1].label);
         snprintf(diff_label, sizeof diff_label, "difference of r_overhead (saturates at +-%g)",
                  diff_saturation);
-        heat_scale diff = {diff_label, -diff_saturation, diff_saturation, diff_palette};
+        heat_scale diff = {diff_label, -diff_saturation, diff_saturation, diff_palette,
+                           diff_dark_fraction};
+        status = write_heat(out_dir, "diff_overhead.dat", &x_axis, &y_axis, values, n, &diff, err);
         heat_emit_panel(&body, "diff_overhead.dat", &x_axis, &y_axis, &diff, title);
         if (status == ANALYSIS_OK)
             status = write_script(out_dir, "diff_overhead",

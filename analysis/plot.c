@@ -133,11 +133,21 @@ static void format_value(double value, char *out, size_t out_size)
     snprintf(out, out_size, "%.*f", decimals, value);
 }
 
+/* White labels on the dark ends of a scale, black elsewhere. */
+static unsigned label_colour(const heat_scale *scale, double value)
+{
+    double span = scale->max - scale->min;
+    bool dark = value <= scale->min + scale->dark_fraction * span ||
+                value >= scale->max - scale->dark_fraction * span;
+    return scale->dark_fraction > 0 && dark ? 0xffffffu : 0x000000u;
+}
+
 int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, analysis_error *err)
+                    const heat_value *values, size_t n, const heat_scale *scale,
+                    analysis_error *err)
 {
     strbuf sb = {0};
-    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label\n"
+    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour\n"
                        "# x, y: log2 of the target times in ms; one line per cell\n");
     for (size_t i = 0; i < n; i++) {
         const heat_value *v = &values[i];
@@ -154,9 +164,10 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
             format_value(v->value, label, sizeof label);
         else
             snprintf(label, sizeof label, "invalid");
-        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\"\n",
+        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u\n",
                       axis_position(v->comm_target_s), axis_position(v->comp_target_s), xlo, xhi,
-                      ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label);
+                      ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
+                      shown ? label_colour(scale, v->value) : 0u);
     }
     if (!sb.ok) {
         strbuf_free(&sb);
@@ -204,7 +215,9 @@ static void emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_ax
                   quoted, xlo, xhi, ylo, yhi);
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);
-    strbuf_printf(sb, "    set xtics rotate by %d\n", x_axis->count > 8 ? 45 : 0);
+    /* long lists (beyond 12 columns) turn their labels to keep them apart */
+    if (x_axis->count > 12)
+        strbuf_printf(sb, "    set xtics rotate by 45 right\n");
     strbuf_printf(sb,
                   "    diagonal(x) = (x >= %.6f && x <= %.6f) ? x : NaN\n"
                   "    set samples 400\n",
@@ -229,6 +242,15 @@ static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
         quoted_file, quoted_file);
 }
 
+/* A one-panel multiplot: its title is centred on the page, not on the
+ * (narrow, square-celled) plot area, so long titles are not cut. */
+static void emit_canvas_title(strbuf *sb, const char *title)
+{
+    char quoted[800];
+    plot_quote(title, quoted, sizeof quoted);
+    strbuf_printf(sb, "    set multiplot layout 1,1 title \"%s\"\n", quoted);
+}
+
 void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                      const heat_axis *y_axis, const heat_scale *scale, const char *title)
 {
@@ -250,7 +272,7 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
     strbuf_printf(
         sb,
         ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
-        ", \\\n        \"%s\" using 1:2:9 with labels font ',%d' tc rgb '#000000' notitle\n",
+        ", \\\n        \"%s\" using 1:2:9:10 with labels font ',%d' tc rgb variable notitle\n",
         file, label_font_pt(x_axis, y_axis));
 }
 
@@ -320,17 +342,22 @@ void plot_overhead_palette(double r_max, char *out, size_t out_size)
 
 static const char best_to_worst_palette[] =
     "(0 '#2166ac', 1 '#92c5de', 2 '#f7f7f7', 3 '#f4a582', 4 '#b2182b')"; /* blue best, red worst */
-static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
+static const double best_to_worst_dark = 0.2; /* its dark blue and red ends */
+static const double r_comm_max = 1.5;         /* > 1: slower than the reference (eq. 4) */
 static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
 
-/* Diagnosis colours and short labels, one per class. */
+/* Diagnosis colours, short labels (for grey printing) and label colours. */
 static const struct {
     const char *colour;
     const char *short_label;
+    unsigned label_colour;
 } diagnosis_style[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#1a9850", "OV"},       [DIAG_NO_PROGRESS] = {"#fee08b", "NP"},
-    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS"}, [DIAG_CONTENTION] = {"#a50026", "CT"},
-    [DIAG_NOISE] = {"#9e9ac8", "N"},          [DIAG_INVALID] = {"#d9d9d9", "X"},
+    [DIAG_OVERLAP] = {"#1a9850", "OV", 0x000000u},
+    [DIAG_NO_PROGRESS] = {"#fee08b", "NP", 0x000000u},
+    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS", 0x000000u},
+    [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
+    [DIAG_NOISE] = {"#9e9ac8", "N", 0x000000u},
+    [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
 
 typedef struct plot_ctx {
@@ -363,7 +390,8 @@ static void compact_library(const run_meta *meta, char *out, size_t out_size)
         snprintf(out, out_size, "library unknown");
 }
 
-void plot_title_tail(const run_meta *meta, const cell_table *cells, char *out, size_t out_size)
+void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
+                     char *out, size_t out_size)
 {
     char library[64];
     compact_library(meta, library, sizeof library);
@@ -373,7 +401,8 @@ void plot_title_tail(const run_meta *meta, const cell_table *cells, char *out, s
     char threads[32] = "?";
     if (meta->threads_per_rank > 0)
         snprintf(threads, sizeof threads, "%ld", meta->threads_per_rank);
-    snprintf(out, out_size, "%s, %ld ranks x %s threads, %s deployment%s", library, ranks, threads,
+    snprintf(out, out_size, "%s, %ld rank%s x %s thread%s%s%s deployment%s", library, ranks,
+             ranks == 1 ? "" : "s", threads, meta->threads_per_rank == 1 ? "" : "s", separator,
              meta->deployment[0] ? meta->deployment : "unknown",
              meta->synthetic ? ", SYNTHETIC data" : "");
 }
@@ -415,7 +444,7 @@ static double value_r_comp_slowdown(const cell_metrics *c)
 }
 
 static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
-                           analysis_error *err)
+                           const heat_scale *scale, analysis_error *err)
 {
     const cell_table *cells = ctx->cells;
     heat_value *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
@@ -427,7 +456,8 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)
-        status = heat_write_data(path, &ctx->x_axis, &ctx->y_axis, values, cells->count, err);
+        status =
+            heat_write_data(path, &ctx->x_axis, &ctx->y_axis, values, cells->count, scale, err);
     free(values);
     return status;
 }
@@ -442,18 +472,19 @@ static const char *run_collective(const run_meta *meta, const cell_table *cells)
 static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
                          analysis_error *err)
 {
-    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, err);
-    if (status != ANALYSIS_OK)
-        return status;
-    char title[700], label[100];
+    char title[700], label[100], palette[200];
     snprintf(title, sizeof title, "%s: overhead ratio r_overhead (0 overlap, 1 serialized)\n%s",
              run_collective(meta, ctx->cells), ctx->title_tail);
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", r_max);
-    char palette[200];
     plot_overhead_palette(r_max, palette, sizeof palette);
-    heat_scale scale = {label, -1, r_max, palette};
+    heat_scale scale = {label, -1, r_max, palette, 0};
+    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
+    if (status != ANALYSIS_OK)
+        return status;
     strbuf body = {0};
-    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, title);
+    emit_canvas_title(&body, title);
+    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, "");
+    strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "overhead", "Overhead ratio heatmap (paper eq. 1, section 5.2)",
                           ctx->width_px, ctx->height_px, &body, err);
     strbuf_free(&body);
@@ -462,9 +493,12 @@ static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max
 
 static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
 {
-    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, err);
+    heat_scale comm = {"r_comm", 0, r_comm_max, best_to_worst_palette, best_to_worst_dark};
+    heat_scale slow = {"r_comp_slowdown", 1, slowdown_max, best_to_worst_palette,
+                       best_to_worst_dark};
+    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
     if (status == ANALYSIS_OK)
-        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, err);
+        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
     char title[700], left[120], right[120];
@@ -472,8 +506,6 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
              ctx->title_tail);
     snprintf(left, sizeof left, "r_comm (0 best, >1 slower)");
     snprintf(right, sizeof right, "r_comp_slowdown (1 best)");
-    heat_scale comm = {"r_comm", 0, r_comm_max, best_to_worst_palette};
-    heat_scale slow = {"r_comp_slowdown", 1, slowdown_max, best_to_worst_palette};
     char quoted[800];
     plot_quote(title, quoted, sizeof quoted);
     strbuf body = {0};
@@ -496,7 +528,8 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     strbuf data = {0};
     size_t blocks = 0;
     int present[DIAG_COUNT];
-    strbuf_printf(&data, "# x y xlo xhi ylo yhi label; one block (gnuplot index) per diagnosis\n");
+    strbuf_printf(&data, "# x y xlo xhi ylo yhi label label_colour; one block (gnuplot index) per "
+                         "diagnosis\n");
     for (int d = 0; d < DIAG_COUNT; d++) {
         present[d] = -1;
         for (size_t i = 0; i < cells->count; i++) {
@@ -513,9 +546,10 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                               analysis_diagnosis_name((enum diagnosis)d));
                 present[d] = (int)blocks++;
             }
-            strbuf_printf(&data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\"\n",
+            strbuf_printf(&data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u\n",
                           axis_position(c->comm_target_s), axis_position(c->comp_target_s), xlo,
-                          xhi, ylo, yhi, diagnosis_style[d].short_label);
+                          xhi, ylo, yhi, diagnosis_style[d].short_label,
+                          diagnosis_style[d].label_colour);
         }
     }
     char path[4200];
@@ -531,7 +565,8 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     snprintf(title, sizeof title, "%s: diagnosis (section 3.3)\n%s", run_collective(meta, cells),
              ctx->title_tail);
     strbuf body = {0};
-    emit_grid(&body, &ctx->x_axis, &ctx->y_axis, title);
+    emit_canvas_title(&body, title);
+    emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
     /* below the map, so the map and its title stay centred */
     strbuf_printf(&body, "    unset colorbox\n"
                          "    set bmargin 8\n"
@@ -553,9 +588,10 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     }
     strbuf_printf(&body,
                   "%sdiagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
-                  ", \\\n        for [i=0:%zu] 'diagnosis.dat' index i using 1:2:7 with labels "
-                  "font ',%d' tc rgb '#000000' notitle\n",
+                  ", \\\n        for [i=0:%zu] 'diagnosis.dat' index i using 1:2:7:8 with labels "
+                  "font ',%d' tc rgb variable notitle\n",
                   separator, blocks ? blocks - 1 : 0, label_font_pt(&ctx->x_axis, &ctx->y_axis));
+    strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
                           ctx->width_px, ctx->height_px + 70, &body, err);
     strbuf_free(&body);
@@ -708,8 +744,11 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     if (cells->count == 0)
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: no cells to draw", run_dir);
     plot_ctx ctx = {.plots_dir = plots_dir, .cells = cells};
-    plot_title_tail(meta, cells, ctx.title_tail, sizeof ctx.title_tail);
+    plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);
+    /* wide enough for the title's second line (about 9.5 px a character) */
+    int title_px = (int)(9.5 * (double)strlen(ctx.title_tail)) + 40;
+    ctx.width_px = ctx.width_px > title_px ? ctx.width_px : title_px;
     if (status == ANALYSIS_OK)
         status = plot_overhead(&ctx, meta, options->r_overhead_max, err);
     if (status == ANALYSIS_OK)

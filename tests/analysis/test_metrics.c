@@ -183,18 +183,20 @@ static void test_multi_rank_spans(void **state)
     (void)state;
     raw_text raw;
     raw_begin(&raw);
-    /* comm_ref: starts 0, 1, 0.5 ms, ends 8, 10, 9 ms: span 10 ms (mean 8.5) */
-    add_row(&raw, 0, "comm_ref", 0, 0, 5 * US, 5 * US, 8 * MS);
-    add_row(&raw, 0, "comm_ref", 1, 1 * MS, 1 * MS + 5 * US, 1 * MS + 5 * US, 10 * MS);
-    add_row(&raw, 0, "comm_ref", 2, MS / 2, MS / 2 + 5 * US, MS / 2 + 5 * US, 9 * MS);
-    /* comp_ref: computations 0-20 ms, 0.2-19 ms, 1-18 ms: span 20 ms */
-    add_row(&raw, 0, "comp_ref", 0, 0, 0, 20 * MS, 20 * MS);
+    /* The earliest start and the latest end are never on the same rank, nor
+     * on rank 0. comm_ref: starts 1, 0.5, 0 ms, ends 8, 10, 9 ms: span 10 ms
+     * (the mean duration is 8.5 ms) */
+    add_row(&raw, 0, "comm_ref", 0, 1 * MS, 1 * MS + 5 * US, 1 * MS + 5 * US, 8 * MS);
+    add_row(&raw, 0, "comm_ref", 1, MS / 2, MS / 2 + 5 * US, MS / 2 + 5 * US, 10 * MS);
+    add_row(&raw, 0, "comm_ref", 2, 0, 5 * US, 5 * US, 9 * MS);
+    /* comp_ref: computations 1-20 ms, 0.2-19 ms, 0-18 ms: span 20 ms */
+    add_row(&raw, 0, "comp_ref", 0, 1 * MS, 1 * MS, 20 * MS, 20 * MS);
     add_row(&raw, 0, "comp_ref", 1, 200 * US, 200 * US, 19 * MS, 19 * MS);
-    add_row(&raw, 0, "comp_ref", 2, 1 * MS, 1 * MS, 18 * MS, 18 * MS);
-    /* overlap: rank 1 starts 2 ms late and ends last at 30 ms */
-    add_row(&raw, 0, "overlap", 0, 0, 10 * US, 20 * MS, 25 * MS);
+    add_row(&raw, 0, "comp_ref", 2, 0, 0, 18 * MS, 18 * MS);
+    /* overlap: rank 2 starts first (0), rank 1 ends last (30 ms) */
+    add_row(&raw, 0, "overlap", 0, 1 * MS, 1 * MS + 10 * US, 20 * MS, 25 * MS);
     add_row(&raw, 0, "overlap", 1, 2 * MS, 2 * MS + 30 * US, 21 * MS, 30 * MS);
-    add_row(&raw, 0, "overlap", 2, 1 * MS, 1 * MS + 20 * US, 20 * MS, 26 * MS);
+    add_row(&raw, 0, "overlap", 2, 0, 20 * US, 20 * MS, 26 * MS);
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
@@ -211,9 +213,9 @@ static void test_multi_rank_spans(void **state)
     assert_int_equal(c.cells.rank_count, 3);
     const rank_metrics *r0 = &c.cells.ranks[0], *r1 = &c.cells.ranks[1];
     assert_int_equal(r0->rank, 0);
-    assert_close(r0->t_measured, 0.025, 1e-12);
-    assert_close(r0->t_comm_ref, 0.008, 1e-12);
-    assert_close(r0->r_comm, (10e-6 + 0.005) / 0.008, 1e-9);
+    assert_close(r0->t_measured, 0.024, 1e-12);
+    assert_close(r0->t_comm_ref, 0.007, 1e-12);
+    assert_close(r0->r_comm, (10e-6 + 0.005) / 0.007, 1e-9);
     assert_int_equal(r0->deciding_reps, 0);
     assert_int_equal(r1->deciding_reps, 1);
     assert_close(r1->r_comp_slowdown, (0.021 - 0.00203) / 0.0188, 1e-9);

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# nbc-compare on synthetic runs with different grids: only the common cells
+# are drawn (with a message), a run without cells.csv is analyzed first,
+# summary.csv is well formed and right, two runs get a difference map and
+# three do not; too few runs or no common cell is bad input (exit 2).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+analyze=$TOOLS_DIR/nbc-analyze
+compare=$TOOLS_DIR/nbc-compare
+synth=$BUILD/tests/analysis/synth_run
+for tool in "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+make_scratch
+a=$SCRATCH/mpich-basic
+b=$SCRATCH/openmpi-progress
+"$synth" --out "$a" --comm-ms 1,2,4,8,16,32 --comp-ms 1,2,4,8,16,32 --scenario mixed || fail "synth a"
+"$synth" --out "$b" --comm-ms 2,4,8,16,32,64 --comp-ms 1,2,4,8,16 --scenario overlap \
+    --mpi openmpi --deployment progress --no-compute-ref || fail "synth b"
+"$analyze" -q --no-plots "$a" 2>/dev/null || fail "analyzing $a failed"
+[ ! -e "$b/cells.csv" ] || fail "b should not be analyzed yet"
+
+out=$("$compare" "$a" "$b" -o "$SCRATCH/cmp" 2>"$SCRATCH/err") ||
+    fail "nbc-compare failed: $out $(cat "$SCRATCH/err")"
+echo "$out"
+grep -q "openmpi-progress has no cells.csv yet: analyzing it first" <<<"$out" || fail "b not analyzed first"
+[ -s "$b/cells.csv" ] || fail "b has no cells.csv after the comparison"
+# common: communication 2..32 ms (5) x computation 1..16 ms (5)
+grep -q "grids differ: comparing the 25 cells common to all runs" <<<"$out" || fail "no grid message"
+
+summary=$SCRATCH/cmp/summary.csv
+[ "$(head -n 1 "$summary")" = "run,mpi,deployment,collective,cells,valid_cells,overlap_share,\
+median_r_overhead,worst_r_overhead,worst_comm_target_s,worst_comp_target_s,median_r_mpi_impact" ] ||
+    fail "summary.csv header: $(head -n 1 "$summary")"
+[ "$(wc -l <"$summary")" -eq 3 ] || fail "summary.csv should have 2 runs"
+awk -F, 'NF != 12 { exit 1 }' "$summary" || fail "summary.csv rows do not all have 12 fields"
+row_b=$(grep '^openmpi-progress,' "$summary") || fail "no row for b"
+IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact <<<"$row_b"
+[ "$mpi" = openmpi ] || fail "b's mpi: $row_b"
+[ "$deployment" = progress ] || fail "b's deployment: $row_b"
+[ "$cells" -eq 25 ] || fail "b: $cells cells compared, expected 25"
+[ "$valid" -eq 25 ] || fail "b: $valid valid cells, expected 25"
+check_float "$share == 1" || fail "b overlaps everywhere, share is $share"
+check_float "$median < 0.1 && $worst < 0.3" || fail "b's r_overhead median $median worst $worst"
+[ "$impact" = nan ] || fail "b has no compute_ref.csv, yet median r_mpi_impact is $impact"
+row_a=$(grep '^mpich-basic,' "$summary") || fail "no row for a"
+IFS=, read -r _ _ _ _ cells _ share median worst _ _ impact <<<"$row_a"
+[ "$cells" -eq 25 ] || fail "a: $cells cells compared, expected 25"
+check_float "$share < 0.5 && $median > 0.5" || fail "a is mostly not overlapping: share $share median $median"
+check_float "$worst > 1" || fail "a's worst r_overhead $worst should exceed 1 (contention cells)"
+check_float "$impact > 1 && $impact < 1.2" || fail "a's median r_mpi_impact $impact"
+
+data_rows() { grep -cv -e '^#' -e '^$' "$1"; }
+for data in compare_overhead_1 compare_overhead_2 diff_overhead; do
+    [ "$(data_rows "$SCRATCH/cmp/$data.dat")" -eq 25 ] || fail "$data.dat does not have the 25 common cells"
+done
+for figure in compare_overhead diff_overhead; do
+    for ext in png svg pdf; do [ -s "$SCRATCH/cmp/$figure.$ext" ] || fail "$figure.$ext missing"; done
+    [ "$(head -c 4 "$SCRATCH/cmp/$figure.png" | od -An -tx1 | tr -d ' \n')" = 89504e47 ] || fail "$figure.png"
+    [ "$(head -c 5 "$SCRATCH/cmp/$figure.pdf")" = "%PDF-" ] || fail "$figure.pdf"
+done
+# b (all overlap) is better than a wherever a did not overlap: negative differences
+better=$(grep -v '^#' "$SCRATCH/cmp/diff_overhead.dat" | awk 'NF && $8 == 1 && $7 < -0.5' | wc -l)
+[ "$better" -ge 5 ] || fail "only $better cells where b is clearly better than a"
+
+# three runs: side by side, no difference map
+c=$SCRATCH/third
+"$synth" --out "$c" --scenario no_progress || fail "synth c"
+"$compare" "$a" "$b" "$c" -o "$SCRATCH/cmp3" --no-plots >/dev/null 2>&1 || fail "three-run comparison failed"
+[ -s "$SCRATCH/cmp3/compare_overhead_3.dat" ] || fail "third run not drawn"
+[ ! -e "$SCRATCH/cmp3/diff_overhead.gp" ] || fail "a difference map for three runs"
+[ "$(wc -l <"$SCRATCH/cmp3/summary.csv")" -eq 4 ] || fail "summary of three runs"
+
+# bad input
+"$compare" "$a" -o "$SCRATCH/one" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "one run should be refused with exit status 2"
+"$compare" "$a" "$b" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a missing -o should exit 2"
+far=$SCRATCH/far
+"$synth" --out "$far" --comm-ms 100,200 --comp-ms 100,200 --no-compute-ref || fail "synth far"
+err=$("$compare" "$a" "$far" -o "$SCRATCH/none" --no-plots 2>&1 >/dev/null)
+[ $? -eq 2 ] || fail "disjoint grids should exit 2: $err"
+grep -q "no cell in common" <<<"$err" || fail "disjoint grids: $err"
+
+figure "compare: 25 common cells; overlap share a=$share b=1; $better cells better in b"

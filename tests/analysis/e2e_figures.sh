@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# nbc-analyze on the committed example run (copied to a scratch folder, the
+# repository is never written): every table and figure is produced, the
+# figures are valid PNG/SVG/PDF drawn from one data row per cell, invalid
+# cells stay in the table and are drawn as invalid, a re-run gives the same
+# table, and without gnuplot the metrics are still written with an install hint.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+analyze=$TOOLS_DIR/nbc-analyze
+[ -x "$analyze" ] || fail "$analyze is not built"
+make_scratch
+run=$SCRATCH/run
+cp -r tests/data/example_run "$run"
+
+"$analyze" "$run" >"$SCRATCH/out" 2>"$SCRATCH/err" ||
+    fail "nbc-analyze failed: $(cat "$SCRATCH/out" "$SCRATCH/err")"
+cat "$SCRATCH/out"
+
+expected_header="collective,comm_target_s,comp_target_s,bytes,matrix_n,reps,valid,t_comm_ref,\
+t_comp_ref,t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,\
+overlap_osu_pct,overlap_imb_pct,diagnosis,late_retries"
+header=$(head -n 1 "$run/cells.csv")
+[[ $header == "$expected_header"* ]] || fail "cells.csv header is '$header'"
+cells=$(($(wc -l <"$run/cells.csv") - 1))
+[ "$cells" -eq 36 ] || fail "cells.csv has $cells cells, expected 36 (6 x 6)"
+awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$run/cells.csv" || fail "cells.csv rows differ in field count"
+by_rank=$(($(wc -l <"$run/cells_by_rank.csv") - 1))
+[ "$by_rank" -eq 72 ] || fail "cells_by_rank.csv has $by_rank rows, expected 36 cells x 2 ranks"
+impact=$(($(wc -l <"$run/impact.csv") - 1))
+[ "$impact" -eq 12 ] || fail "impact.csv has $impact rows, expected 2 hosts x 6 sizes"
+
+# the unconverged 2 ms communication target: 6 invalid cells, kept in the table
+invalid=$(awk -F, 'NR > 1 && $7 == 0 && $20 == "invalid"' "$run/cells.csv" | wc -l)
+[ "$invalid" -eq 6 ] || fail "$invalid invalid cells, expected 6"
+awk -F, 'NR > 1 && $2 == 0.002 && $7 != 0 { exit 1 }' "$run/cells.csv" || fail "a 2 ms cell is valid"
+for class in overlap no_progress comp_slowdown contention noise invalid; do
+    grep -q ",$class," "$run/cells.csv" || fail "no cell diagnosed $class in the mixed example"
+done
+
+is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
+is_svg() {
+    grep -q '<svg' "$1" && grep -q '</svg>' "$1" || return 1
+    if command -v xmllint >/dev/null; then xmllint --noout "$1"; fi
+}
+for figure in overhead concurrency diagnosis impact; do
+    [ -s "$run/plots/$figure.gp" ] || fail "plots/$figure.gp missing"
+    is_png "$run/plots/$figure.png" || fail "plots/$figure.png is not a PNG"
+    is_pdf "$run/plots/$figure.pdf" || fail "plots/$figure.pdf is not a PDF"
+    is_svg "$run/plots/$figure.svg" || fail "plots/$figure.svg is not SVG"
+done
+data_rows() { grep -cv -e '^#' -e '^$' "$1"; }
+for data in overhead r_comm r_comp_slowdown diagnosis; do
+    rows=$(data_rows "$run/plots/$data.dat")
+    [ "$rows" -eq "$cells" ] || fail "plots/$data.dat has $rows cells, expected $cells"
+done
+drawn_invalid=$(grep -v '^#' "$run/plots/overhead.dat" | awk 'NF && $8 == 0' | wc -l)
+[ "$drawn_invalid" -eq 6 ] || fail "overhead.dat marks $drawn_invalid cells invalid, expected 6"
+[ "$(data_rows "$run/plots/impact.dat")" -eq 12 ] || fail "impact.dat does not have 12 bars"
+[ ! -e tests/data/example_run/cells.csv ] || fail "the repository's example folder was written to"
+
+# re-running on an analyzed folder gives the same table
+cp "$run/cells.csv" "$SCRATCH/cells.first"
+"$analyze" -q --no-plots "$run" 2>/dev/null || fail "second analysis failed"
+cmp -s "$run/cells.csv" "$SCRATCH/cells.first" || fail "a re-run changed cells.csv"
+
+# without gnuplot: tables and scripts written, figures not, install hint shown
+nog=$SCRATCH/nognuplot
+cp -r tests/data/example_run "$nog"
+PATH=/nonexistent "$analyze" "$nog" >/dev/null 2>"$SCRATCH/err_nog" ||
+    fail "nbc-analyze without gnuplot failed: $(cat "$SCRATCH/err_nog")"
+grep -q 'apt-get install gnuplot-nox' "$SCRATCH/err_nog" || fail "no install hint: $(cat "$SCRATCH/err_nog")"
+[ -s "$nog/cells.csv" ] || fail "no cells.csv without gnuplot"
+[ -s "$nog/plots/overhead.gp" ] || fail "no gnuplot script written without gnuplot"
+[ ! -e "$nog/plots/overhead.png" ] || fail "a figure appeared without gnuplot"
+
+classes=$(awk -F, 'NR > 1 { n[$20]++ } END { for (c in n) printf "%s=%d ", c, n[c] }' "$run/cells.csv")
+figure "example run: $cells cells ($classes), figures $(stat -c %s "$run/plots/overhead.png") B overhead.png"
