@@ -2,6 +2,7 @@
  * (deterministic), then on this machine's real GEMM step. */
 #include "compute/compute.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <setjmp.h>
@@ -258,22 +259,46 @@ static void test_status_names(void **state)
 
 /* ---- On this machine ---------------------------------------------------- */
 
-static compute_team *machine_team(int threads, uint64_t memory_limit_bytes)
+/* cmocka setup: a team with one thread per allowed core, or with one
+ * thread and 1 MiB of matrices at most; the teardown frees it even when the
+ * test fails. */
+static int create_team(void **state, int threads, uint64_t memory_limit_bytes)
 {
     char error[512];
     int cpus[COMPUTE_MAX_CPUS];
     if (threads == 0)
         threads = compute_allowed_cpus(cpus, COMPUTE_MAX_CPUS, error, sizeof error);
-    assert_true(threads >= 1);
     compute_options options = {.threads = threads, .memory_limit_bytes = memory_limit_bytes};
-    compute_team *team = compute_team_create(&options, error, sizeof error);
-    if (team == NULL)
-        fail_msg("%s", error);
-    return team;
+    compute_team *team = threads >= 1 ? compute_team_create(&options, error, sizeof error) : NULL;
+    if (team == NULL) {
+        fprintf(stderr, "%s\n", error);
+        return -1;
+    }
+    *state = team;
+    return 0;
 }
 
-enum { machine_targets = 3, machine_attempts = 5 };
+static int setup_all_cores(void **state)
+{
+    return create_team(state, 0, 0);
+}
+
+static int setup_one_mib(void **state)
+{
+    return create_team(state, 1, 1 << 20);
+}
+
+static int teardown_team(void **state)
+{
+    compute_team_destroy(*state);
+    return 0;
+}
+
+enum { machine_targets = 3, machine_attempts = 3 };
 static const double machine_targets_s[machine_targets] = {2e-3, 8e-3, 32e-3};
+/* Above this share of waiting for a CPU per running time, an attempt was
+ * disturbed by other programs. */
+static const double most_quiet_wait = 0.10;
 
 /* The fastest of 3 real steps: other programs on this shared two-core
  * machine (busy-polling MPI jobs) can only slow a step down, often 10 x. */
@@ -289,10 +314,39 @@ static int measure_fastest_of_3(void *team, size_t matrix_n, double *t_s)
     return 0;
 }
 
-/* One attempt at the three targets: true when each converged (its measured
- * median within the tolerance) and n grew with the target. */
-static bool calibrate_machine_targets(compute_team *team, compute_calib_result *results)
+/* Nanoseconds this process's threads ran and waited for a CPU
+ * (/proc/self/task/<tid>/schedstat: run, wait, timeslices). */
+static void scheduler_times(double *run_ns, double *wait_ns)
 {
+    *run_ns = *wait_ns = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    assert_non_null(tasks);
+    struct dirent *task;
+    while ((task = readdir(tasks)) != NULL) {
+        if (task->d_name[0] == '.')
+            continue;
+        char path[300];
+        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", task->d_name);
+        FILE *file = fopen(path, "r");
+        double run, wait;
+        if (file != NULL && fscanf(file, "%lf %lf", &run, &wait) == 2) {
+            *run_ns += run;
+            *wait_ns += wait;
+        }
+        if (file != NULL)
+            fclose(file);
+    }
+    closedir(tasks);
+}
+
+/* One attempt at the three targets: true when each converged (its measured
+ * median within the tolerance) and n grew with the target. *wait_share is
+ * how long the threads waited for a CPU per time they ran. */
+static bool calibrate_machine_targets(compute_team *team, compute_calib_result *results,
+                                      double *wait_share)
+{
+    double run_before_ns, wait_before_ns, run_after_ns, wait_after_ns;
+    scheduler_times(&run_before_ns, &wait_before_ns);
     compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
     bool good = true;
     for (int i = 0; i < machine_targets; i++) {
@@ -303,62 +357,69 @@ static bool calibrate_machine_targets(compute_team *team, compute_calib_result *
                (i == 0 || results[i].matrix_n > results[i - 1].matrix_n);
         options.start_n = results[i].matrix_n;
     }
+    scheduler_times(&run_after_ns, &wait_after_ns);
+    *wait_share = (wait_after_ns - wait_before_ns) / fmax(run_after_ns - run_before_ns, 1);
     return good;
 }
 
-/* 2, 8 and 32 ms, one thread per core, the real GEMM step. Against the
- * other programs on the machine: the fastest of 3 steps per measurement and
- * up to 5 attempts after a pause; a calibration that cannot converge still
- * fails every attempt. */
+/* 2, 8 and 32 ms, one thread per core, the real GEMM step, on a machine
+ * shared with people building and running MPI jobs. Each measurement is the
+ * fastest of 3 steps, and the kernel says how long our threads waited for a
+ * CPU: an attempt that fails while the machine was quiet fails the test; a
+ * disturbed one is retried after a pause; if every attempt was disturbed the
+ * result is reported as not measurable rather than as a failure. */
 static void test_machine_converges(void **state)
 {
-    (void)state;
-    compute_team *team = machine_team(0, 0);
+    compute_team *team = *state;
     compute_calib_result results[machine_targets];
+    double wait_share;
     int attempt = 1;
-    while (!calibrate_machine_targets(team, results)) {
+    while (!calibrate_machine_targets(team, results, &wait_share)) {
         for (int i = 0; i < machine_targets; i++)
             printf("attempt %d: %g ms -> %s, n = %zu, %.3f ms, %d iterations\n", attempt,
                    machine_targets_s[i] * 1e3, compute_calib_status_name(results[i].status),
                    results[i].matrix_n, results[i].t_s * 1e3, results[i].iterations);
-        if (attempt == machine_attempts)
-            fail_msg("no convergence with n growing in %d attempts", machine_attempts);
+        printf("attempt %d: waited for a CPU %.0f %% of the running time\n", attempt,
+               100 * wait_share);
+        if (wait_share <= most_quiet_wait)
+            fail_msg("calibration failed on a quiet machine (attempt %d)", attempt);
+        if (attempt == machine_attempts) {
+            printf("figure: calibration on this machine not judged: other programs held the "
+                   "cores in all %d attempts\n",
+                   machine_attempts);
+            skip();
+        }
         attempt++;
-        sleep(1);
+        sleep(2);
     }
     for (int i = 0; i < machine_targets; i++)
         printf("figure: calibration %g ms -> n = %zu, %.3f ms, %.1f GFLOP/s per thread, "
-               "%d iterations (attempt %d, %d threads)\n",
+               "%d iterations (attempt %d, %d threads, waited for a CPU %.0f %%)\n",
                machine_targets_s[i] * 1e3, results[i].matrix_n, results[i].t_s * 1e3,
                results[i].gflops_per_thread, results[i].iterations, attempt,
-               compute_team_threads(team));
-    compute_team_destroy(team);
+               compute_team_threads(team), 100 * wait_share);
 }
 
 static void test_machine_too_small(void **state)
 {
-    (void)state;
-    compute_team *team = machine_team(0, 0);
+    compute_team *team = *state;
     compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
     compute_calib_result result = calibrate(compute_measure_local, team, &options, 1e-9);
     assert_int_equal(result.status, COMPUTE_CALIB_TOO_SMALL);
     assert_int_equal(result.matrix_n, 1);
     assert_true(result.t_s > 1e-9);
-    compute_team_destroy(team);
 }
 
 /* With 1 MiB allowed, one thread holds n <= 209: far from 32 ms. */
 static void test_machine_too_large(void **state)
 {
-    (void)state;
-    compute_team *team = machine_team(1, 1 << 20);
+    compute_team *team = *state;
     compute_calib_options options = options_up_to(compute_team_max_matrix_n(team));
     assert_int_equal(options.max_matrix_n, 209);
     compute_calib_result result = calibrate(compute_measure_local, team, &options, 32e-3);
     assert_int_equal(result.status, COMPUTE_CALIB_TOO_LARGE);
     assert_int_equal(result.matrix_n, 209);
     assert_true(result.t_s < 32e-3);
-    compute_team_destroy(team);
 }
 
 int main(void)
@@ -374,9 +435,9 @@ int main(void)
         cmocka_unit_test(test_iteration_bound),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_status_names),
-        cmocka_unit_test(test_machine_converges),
-        cmocka_unit_test(test_machine_too_small),
-        cmocka_unit_test(test_machine_too_large),
+        cmocka_unit_test_setup_teardown(test_machine_converges, setup_all_cores, teardown_team),
+        cmocka_unit_test_setup_teardown(test_machine_too_small, setup_all_cores, teardown_team),
+        cmocka_unit_test_setup_teardown(test_machine_too_large, setup_one_mib, teardown_team),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
