@@ -59,16 +59,16 @@ check_csv "$work/stdout.csv" 1 1 40
 # --targets: one line per target, calibrated sizes growing with the target.
 # Other programs on this shared machine can disturb a calibration: retry.
 for attempt in 1 2 3; do
-    "$prog" --targets 1e-3,4e-3 --reps 3 -o "$work/targets.csv" 2>"$work/targets.err"
+    "$prog" --targets 1e-3,16e-3 --reps 3 -o "$work/targets.csv" 2>"$work/targets.err"
     grep -q 'target 0.001 s: n = ' "$work/targets.err" || fail "no calibration report: $(cat "$work/targets.err")"
     read -r n1 n2 <<<"$(tail -n +2 "$work/targets.csv" | cut -d, -f3 | tr '\n' ' ')"
     check_csv "$work/targets.csv" "$cores" 3 "$n1" "$n2"
     [ "$n1" -lt "$n2" ] && break
-    [ "$attempt" = 3 ] && fail "--targets 1e-3,4e-3 gave sizes $n1 $n2 three times"
+    [ "$attempt" = 3 ] && fail "--targets 1e-3,16e-3 gave sizes $n1 $n2 three times"
     rm "$work/targets.csv"
     sleep 1
 done
-figure "compute_ref --targets 1e-3,4e-3 -> n = $n1, $n2 ($cores threads, attempt $attempt)"
+figure "compute_ref --targets 1e-3,16e-3 -> n = $n1, $n2 ($cores threads, attempt $attempt)"
 
 # --sizes-from a run's calib_comp.csv: its distinct matrix_n, in order.
 cat >"$work/calib_comp.csv" <<EOF
