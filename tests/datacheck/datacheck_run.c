@@ -1,0 +1,296 @@
+/* Runs every collective of the table (or those named) at a few sizes with
+ * the data check: prepare, fill, start, wait, verify, and prints one line
+ * per collective on rank 0. Each rank prints its own failures.
+ *
+ *   mpiexec -n P datacheck_run [--collectives a,b] [--sizes 1,4097,1048579]
+ *                              [--reps N] [--corrupt NAME:RANK:ELEMENT]
+ *                              [--omit NAME]
+ *
+ * --corrupt flips one bit of element ELEMENT of NAME's result buffer (the
+ * receive buffer, the broadcast buffer for ibcast) on rank RANK after every
+ * wait, to prove the check notices; --omit fills and verifies NAME without
+ * running it, to prove the poison catches a collective that did nothing.
+ * Exit status: 0 every check passed, 1 a check or an MPI call failed,
+ * 2 bad command line. */
+#include "bench_nbc/collectives.h"
+#include "bench_nbc/datacheck.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_SIZES = 16, MAX_NAMES = 64 };
+
+typedef struct options {
+    size_t sizes_bytes[MAX_SIZES];
+    int size_count;
+    const char *names[MAX_NAMES]; /* none: the whole table */
+    int name_count;
+    int reps;
+    const char *corrupt_name; /* NULL: no corruption */
+    int corrupt_rank;
+    size_t corrupt_element;
+    const char *omit_name;
+    char *owned[2]; /* strdup'ed option strings the names point into */
+} options;
+
+/* A bad command line: one message (rank 0), exit 2 on every rank. */
+static int usage_error(int rank, const char *fmt, const char *option, const char *value,
+                       const char *allowed)
+{
+    if (rank == 0) {
+        fprintf(stderr, "datacheck_run: ");
+        fprintf(stderr, fmt, option, value, allowed);
+        fputc('\n', stderr);
+    }
+    return 2;
+}
+
+static int parse_count(const char *text, unsigned long long max, unsigned long long *value)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end || text[0] == '-' || v > max)
+        return -1;
+    *value = v;
+    return 0;
+}
+
+static int parse_sizes(options *o, char *list, int rank)
+{
+    o->size_count = 0;
+    for (char *save, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        unsigned long long v;
+        if (o->size_count == MAX_SIZES || parse_count(item, (unsigned long long)INT_MAX, &v) ||
+            v == 0)
+            return usage_error(rank, "option %s: bad size '%s' (allowed: %s)", "--sizes", item,
+                               "up to 16 comma-separated byte counts in 1..2147483647");
+        o->sizes_bytes[o->size_count++] = (size_t)v;
+    }
+    return o->size_count ? 0
+                         : usage_error(rank, "option %s: '%s' lists no size (allowed: %s)",
+                                       "--sizes", "", "comma-separated byte counts");
+}
+
+static int parse_corrupt(options *o, char *spec, int rank)
+{
+    const char *allowed = "NAME:RANK:ELEMENT, e.g. iallgather:1:4096";
+    char *rank_text = strchr(spec, ':');
+    char *element_text = rank_text ? strchr(rank_text + 1, ':') : NULL;
+    unsigned long long r, e;
+    if (!element_text)
+        return usage_error(rank, "option %s: bad value '%s' (allowed: %s)", "--corrupt", spec,
+                           allowed);
+    *rank_text++ = '\0';
+    *element_text++ = '\0';
+    if (parse_count(rank_text, INT_MAX, &r) || parse_count(element_text, SIZE_MAX, &e))
+        return usage_error(rank, "option %s: bad rank or element in '%s' (allowed: %s)",
+                           "--corrupt", rank_text, allowed);
+    o->corrupt_name = spec;
+    o->corrupt_rank = (int)r;
+    o->corrupt_element = (size_t)e;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, int rank, options *o)
+{
+    static const struct option longopts[] = {
+        {"collectives", required_argument, NULL, 'c'}, {"sizes", required_argument, NULL, 's'},
+        {"reps", required_argument, NULL, 'r'},        {"corrupt", required_argument, NULL, 'x'},
+        {"omit", required_argument, NULL, 'o'},        {NULL, 0, NULL, 0}};
+    char default_sizes[] = "1,4097,1048579"; /* one element, odd, ~1 MiB */
+    *o = (options){.reps = 2};
+    int rc = parse_sizes(o, default_sizes, rank);
+    opterr = 0; /* one message, from rank 0 */
+    int opt;
+    while (rc == 0 && (opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        unsigned long long v;
+        switch (opt) {
+        case 'c':
+            free(o->owned[0]);
+            o->owned[0] = strdup(optarg);
+            if (!o->owned[0])
+                return 1;
+            for (char *save, *n = strtok_r(o->owned[0], ",", &save); n && rc == 0;
+                 n = strtok_r(NULL, ",", &save)) {
+                if (!nbc_collective_find(n) || o->name_count == MAX_NAMES)
+                    rc = usage_error(rank, "option %s: unknown collective '%s' (allowed: %s)",
+                                     "--collectives", n, "names of the collectives table");
+                else
+                    o->names[o->name_count++] = n;
+            }
+            break;
+        case 's':
+            rc = parse_sizes(o, optarg, rank);
+            break;
+        case 'r':
+            if (parse_count(optarg, 1000, &v) || v == 0)
+                rc = usage_error(rank, "option %s: bad value '%s' (allowed: %s)", "--reps", optarg,
+                                 "1..1000");
+            o->reps = (int)v;
+            break;
+        case 'x':
+            free(o->owned[1]);
+            o->owned[1] = strdup(optarg);
+            if (!o->owned[1])
+                return 1;
+            rc = parse_corrupt(o, o->owned[1], rank);
+            break;
+        case 'o':
+            o->omit_name = optarg;
+            break;
+        default:
+            rc = usage_error(rank, "%s '%s' is unknown or lacks its value (allowed: %s)", "option",
+                             argv[optind - 1], "--collectives, --sizes, --reps, --corrupt, --omit");
+        }
+    }
+    if (rc == 0 && optind < argc)
+        rc = usage_error(rank, "%s: unexpected argument '%s' (allowed: %s)", "command line",
+                         argv[optind], "options only");
+    return rc;
+}
+
+static bool moves_data(const nbc_collective *coll)
+{
+    return !coll->synthetic && (coll->send_blocks != 0 || coll->recv_blocks != 0);
+}
+
+/* Flips one bit of an element of the result buffer; -1 if out of range. */
+static int corrupt(coll_instance *inst, size_t element)
+{
+    bool in_recv = inst->coll->recv_blocks != 0;
+    unsigned char *buf = in_recv ? inst->recv : inst->send;
+    size_t bytes = in_recv ? inst->recv_bytes : inst->send_bytes;
+    size_t element_bytes = inst->coll->reduces ? sizeof(double) : 1;
+    if (!moves_data(inst->coll) || element >= bytes / element_bytes)
+        return -1;
+    if (inst->coll->reduces)
+        ((double *)buf)[element] += 1.0;
+    else
+        buf[element] ^= 0x01;
+    return 0;
+}
+
+/* One size of one collective, `reps` times. 0 every rank verified, 1 a
+ * check failed somewhere (this rank printed its own message). */
+static int run_size(const options *o, const nbc_collective *coll, size_t bytes, int rank)
+{
+    char err[512];
+    coll_instance inst;
+    if (coll_instance_prepare(&inst, coll, MPI_COMM_WORLD, bytes, err, sizeof err) != 0) {
+        printf("rank %d: %s\n", rank, err);
+        return 1;
+    }
+    bool omit = o->omit_name && strcmp(o->omit_name, coll->name) == 0;
+    bool corrupting =
+        o->corrupt_name && strcmp(o->corrupt_name, coll->name) == 0 && rank == o->corrupt_rank;
+    int failed_anywhere = 0;
+    for (int rep = 0; rep < o->reps && !failed_anywhere; rep++) {
+        int failed = 0;
+        if (nbc_datacheck_fill(&inst) != 0) {
+            nbc_datacheck_supports(coll, err, sizeof err);
+            printf("rank %d: %s\n", rank, err);
+            failed = 1;
+        }
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (!failed && !omit) {
+            int mpi_err = coll_instance_start(&inst, &request);
+            if (mpi_err == MPI_SUCCESS)
+                mpi_err = coll_instance_wait(&inst, &request);
+            if (mpi_err != MPI_SUCCESS) {
+                printf("rank %d: %s: MPI error %d\n", rank, coll->name, mpi_err);
+                failed = 1;
+            }
+        }
+        if (!failed && corrupting && corrupt(&inst, o->corrupt_element) != 0) {
+            printf("rank %d: --corrupt: %s has no element %zu in its result buffer at %zu bytes\n",
+                   rank, coll->name, o->corrupt_element, bytes);
+            failed = 1;
+        }
+        if (!failed && nbc_datacheck_verify(&inst, err, sizeof err) != 0) {
+            printf("at %zu bytes, rep %d: %s\n", bytes, rep, err);
+            failed = 1;
+        }
+        fflush(stdout);
+        if (MPI_Allreduce(&failed, &failed_anywhere, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+            failed_anywhere = 1;
+    }
+    coll_instance_release(&inst);
+    return failed_anywhere;
+}
+
+static int run_collective(const options *o, const nbc_collective *coll, int rank, int ranks)
+{
+    char err[512];
+    if (nbc_datacheck_supports(coll, err, sizeof err) != 0) {
+        if (rank == 0)
+            printf("FAILED %s: %s\n", coll->name, err);
+        return 1;
+    }
+    int failed = 0;
+    for (int s = 0; s < o->size_count; s++)
+        failed |= run_size(o, coll, o->sizes_bytes[s], rank);
+    if (MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS) /* rank 0's line after every message */
+        failed = 1;
+    if (rank == 0) {
+        printf("%s %s on %d ranks, %d sizes x %d reps%s\n", failed ? "FAILED" : "ok", coll->name,
+               ranks, o->size_count, o->reps,
+               moves_data(coll) ? "" : " (moves no data: completion only)");
+        fflush(stdout);
+    }
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, ranks;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        return 1;
+    if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
+        MPI_Comm_size(MPI_COMM_WORLD, &ranks) != MPI_SUCCESS) {
+        fprintf(stderr, "datacheck_run: cannot set up MPI_COMM_WORLD\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    options o;
+    int status = parse_options(argc, argv, rank, &o);
+    if (status == 0 && o.corrupt_name && !nbc_collective_find(o.corrupt_name))
+        status = usage_error(rank, "option %s: unknown collective '%s' (allowed: %s)", "--corrupt",
+                             o.corrupt_name, "names of the collectives table");
+    if (status == 0 && o.omit_name && !nbc_collective_find(o.omit_name))
+        status = usage_error(rank, "option %s: unknown collective '%s' (allowed: %s)", "--omit",
+                             o.omit_name, "names of the collectives table");
+    if (status == 0 && rank == 0) {
+        /* The first line of the library's version names it (scripts use it
+         * to recognise known library bugs). */
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len;
+        if (MPI_Get_library_version(version, &len) == MPI_SUCCESS)
+            printf("library: %.*s\n", (int)strcspn(version, "\n"), version);
+    }
+    if (status == 0) {
+        size_t table_count;
+        const nbc_collective *table = nbc_collectives(&table_count);
+        int failures = 0;
+        if (o.name_count == 0)
+            for (size_t i = 0; i < table_count; i++)
+                failures += run_collective(&o, &table[i], rank, ranks);
+        for (int i = 0; i < o.name_count; i++)
+            failures += run_collective(&o, nbc_collective_find(o.names[i]), rank, ranks);
+        if (rank == 0)
+            printf("%d of %zu collectives failed the data check\n", failures,
+                   o.name_count ? (size_t)o.name_count : table_count);
+        status = failures ? 1 : 0;
+    }
+    free(o.owned[0]);
+    free(o.owned[1]);
+    MPI_Finalize();
+    return status;
+}
