@@ -8,6 +8,7 @@
  *   progress.c      the benchmark's own progress thread (progress.mode=thread)
  *   calibrate.c     message and matrix sizes for target times
  *   sweep.c         the grid of cells, repetitions, raw records
+ *   resume.c        what an interrupted run folder already holds
  *   output.c        the run folder: CSV files and meta.json */
 #ifndef BENCH_NBC_DRIVER_H
 #define BENCH_NBC_DRIVER_H
@@ -62,6 +63,10 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
 /* max(end) - min(start) over ranks in global time (extrapolated: for
  * calibration decisions, identical on every rank). Collective. */
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);
+
+/* Collective: whether SIGTERM/SIGINT reached any rank, so every rank stops
+ * at the same point (Slurm signals every task, a terminal only some). */
+bool nbc_stop_requested(const nbc_run *run);
 
 /* ---- progress.c ---- */
 /* Starts a thread bound to `cpu` (-1: unbound) that drives MPI progress while
@@ -121,6 +126,21 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
 int nbc_sweep_rewrite_raw(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_record *record,
                           long keep_bytes);
 
+/* ---- resume.c (rank 0 reads, main broadcasts) ---- */
+typedef struct nbc_resume {
+    compute_calib_result *comp; /* [comp_count], the first comp_done valid */
+    size_t comp_done;
+    nbc_comm_calibration *comm; /* [comm_count], the first comm_done valid */
+    size_t comm_done;
+    bool passive_done;   /* passive.csv holds every size of every rank */
+    bool *cell_done;     /* [cells]: whole in raw.csv */
+    long raw_keep_bytes; /* raw.csv up to the last whole cell */
+} nbc_resume;
+
+int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
+                    size_t errlen);
+void nbc_resume_free(nbc_resume *state);
+
 /* ---- output.c (rank 0) ---- */
 typedef enum { OUT_RAW, OUT_CALIB_COMM, OUT_CALIB_COMP, OUT_PASSIVE, OUT_FILE_COUNT } out_file;
 
@@ -136,8 +156,9 @@ FILE *run_output_file(run_output *out, out_file which);
 int run_output_flush(run_output *out);
 /* Writes path (relative to the run folder) atomically: temporary + rename. */
 int run_output_write_atomic(run_output *out, const char *name, const char *text);
-/* Replacing a CSV file atomically: begin copies its first keep_bytes into a
- * temporary file and returns it for the caller to append to; commit renames
+/* Replacing a CSV file atomically: begin copies its first keep_bytes (the
+ * header included; 0: a fresh header) into a temporary file and returns it
+ * for the caller to append to; commit renames
  * it over the file (which stays open for appending). */
 FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes);
 int run_output_commit_replace(run_output *out, out_file which, FILE *replacement);

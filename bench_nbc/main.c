@@ -492,6 +492,124 @@ static json_object *clocksync_json(nbc_run *run)
     return o;
 }
 
+/* What the run folder already holds: nothing for a new run; for --resume,
+ * what rank 0 reads there, broadcast to every rank. Exits 2 on a folder that
+ * does not belong to this configuration and library. */
+static void load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior)
+{
+    const nbc_config *cfg = run->cfg;
+    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    char err[PATH_MAX + 1024] = "";
+    bool bad = false;
+    if (run->rank == 0 && resume_dir) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/meta.json", resume_dir);
+        json_object *meta = json_object_from_file(path), *v;
+        int ranks =
+            meta && json_object_object_get_ex(meta, "ranks", &v) ? json_object_get_int(v) : -1;
+        const char *mpi =
+            meta && json_object_object_get_ex(meta, "mpi", &v) ? json_object_get_string(v) : "";
+        if (!meta) {
+            snprintf(err, sizeof err, "--resume: %s is missing or not JSON: not a run folder",
+                     path);
+            bad = true;
+        } else if (ranks != run->ranks || strcmp(mpi, compiled_mpi) != 0) {
+            snprintf(err, sizeof err,
+                     "--resume: %s ran on %d ranks with %s; resume it the same way (this is %d "
+                     "ranks with %s)",
+                     resume_dir, ranks, mpi, run->ranks, compiled_mpi);
+            bad = true;
+        } else {
+            bad = nbc_resume_load(resume_dir, cfg, run->ranks, prior, err, sizeof err) != 0;
+        }
+        json_object_put(meta);
+    } else {
+        *prior = (nbc_resume){
+            .comp = calloc(cfg->grid.comp_count, sizeof(compute_calib_result)),
+            .comm = calloc(cfg->grid.comm_count, sizeof(nbc_comm_calibration)),
+            .cell_done = calloc(cells, sizeof(bool)),
+        };
+        bad = !prior->comp || !prior->comm || !prior->cell_done;
+        if (bad)
+            snprintf(err, sizeof err, "out of memory");
+    }
+    exit_if_any_failed(bad, err, 2);
+    unsigned long long counts[3] = {prior->comp_done, prior->comm_done, prior->passive_done};
+    long keep = prior->raw_keep_bytes;
+    CHECK_MPI(MPI_Bcast(counts, 3, MPI_UNSIGNED_LONG_LONG, 0, run->comm));
+    CHECK_MPI(MPI_Bcast(&keep, 1, MPI_LONG, 0, run->comm));
+    CHECK_MPI(MPI_Bcast(prior->comp, (int)(cfg->grid.comp_count * sizeof *prior->comp), MPI_BYTE, 0,
+                        run->comm));
+    CHECK_MPI(MPI_Bcast(prior->comm, (int)(cfg->grid.comm_count * sizeof *prior->comm), MPI_BYTE, 0,
+                        run->comm));
+    CHECK_MPI(MPI_Bcast(prior->cell_done, (int)cells, MPI_C_BOOL, 0, run->comm));
+    prior->comp_done = counts[0];
+    prior->comm_done = counts[1];
+    prior->passive_done = counts[2] != 0;
+    prior->raw_keep_bytes = keep;
+}
+
+/* Matrix sizes for every computation target (those a resumed run already
+ * has are kept). */
+static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    char err[1024] = "";
+    unsigned long long max_n_mine = compute_team_max_matrix_n(run->team), max_n;
+    CHECK_MPI(MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
+    size_t start_n = compute_calib_defaults().start_n;
+    for (size_t j = 0; j < cfg->grid.comp_count; j++) {
+        if (j >= done && nbc_stop_requested(run))
+            return false;
+        if (j >= done) {
+            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, (size_t)max_n,
+                                        &comp[j], err, sizeof err);
+            exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
+            write_calib_comp(run, &comp[j]);
+        }
+        if (comp[j].matrix_n > 0)
+            start_n = comp[j].matrix_n;
+        if (run->rank == 0)
+            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s%s, %d steps)\n",
+                    comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
+                    compute_calib_status_name(comp[j].status), j < done ? ", kept" : "",
+                    comp[j].iterations);
+    }
+    /* Matrices for the largest size, first-touched now, outside the sweep. */
+    size_t largest_n = 1;
+    for (size_t j = 0; j < cfg->grid.comp_count; j++)
+        largest_n = comp[j].matrix_n > largest_n ? comp[j].matrix_n : largest_n;
+    exit_if_any_failed(compute_team_reserve(run->team, largest_n) != 0,
+                       compute_team_error(run->team), 1);
+    return true;
+}
+
+/* Message sizes for every communication target (kept ones are reused). */
+static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    size_t start_bytes = 1024;
+    for (size_t i = 0; i < cfg->grid.comm_count; i++) {
+        if (i >= done && nbc_stop_requested(run))
+            return false;
+        if (i >= done) {
+            CHECK_MPI(nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, &comm[i]));
+            write_calib_comm(run, &comm[i]);
+        }
+        if (comm[i].bytes_closest > 0)
+            start_bytes = comm[i].bytes_closest;
+        if (run->rank == 0)
+            fprintf(stderr,
+                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s%s, %d sizes tried)\n",
+                    comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
+                    comm[i].converged ? "converged" : "NOT converged: cells invalid",
+                    i < done ? ", kept" : "", comm[i].iterations);
+    }
+    bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
+    exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     char err[1024] = "";
@@ -710,51 +828,19 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Bcast(&run.epoch_global_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
     int64_t calibration_start_ns = clocksync_now_local_ns(run.sync);
 
-    /* ---- computation sizes (the model of real-time global time is good
-     * enough for their decisions; the barrier corrects itself) ---- */
-    unsigned long long max_n_mine = compute_team_max_matrix_n(team), max_n;
-    CHECK_MPI(
-        MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
-    compute_calib_result *comp = calloc(cfg.grid.comp_count, sizeof *comp);
-    nbc_comm_calibration *comm = calloc(cfg.grid.comm_count, sizeof *comm);
-    exit_if_any_failed(!comp || !comm, "out of memory", 1);
-    size_t start_n = compute_calib_defaults().start_n;
-    for (size_t j = 0; j < cfg.grid.comp_count; j++) {
-        int rc = nbc_calibrate_comp(&run, cfg.grid.comp_times_s[j], start_n, (size_t)max_n,
-                                    &comp[j], err, sizeof err);
-        exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
-        if (comp[j].matrix_n > 0)
-            start_n = comp[j].matrix_n;
-        write_calib_comp(&run, &comp[j]);
-        if (rank == 0)
-            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps)\n",
-                    comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
-                    compute_calib_status_name(comp[j].status), comp[j].iterations);
-    }
-    /* Matrices for the largest size, first-touched now, outside the sweep. */
-    size_t largest_n = 1;
-    for (size_t j = 0; j < cfg.grid.comp_count; j++)
-        largest_n = comp[j].matrix_n > largest_n ? comp[j].matrix_n : largest_n;
-    exit_if_any_failed(compute_team_reserve(team, largest_n) != 0, compute_team_error(team), 1);
-    measure_passive(&run, &place, comp, cfg.grid.comp_count);
-
-    /* ---- communication sizes ---- */
-    CHECK_MPI(clocksync_prepare_realtime(run.sync));
-    size_t start_bytes = 1024;
-    for (size_t i = 0; i < cfg.grid.comm_count; i++) {
-        CHECK_MPI(nbc_calibrate_comm(&run, cfg.grid.comm_times_s[i], start_bytes, &comm[i]));
-        if (comm[i].bytes_closest > 0)
-            start_bytes = comm[i].bytes_closest;
-        write_calib_comm(&run, &comm[i]);
-        if (rank == 0)
-            fprintf(stderr,
-                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s, %d sizes tried)\n",
-                    comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
-                    comm[i].converged ? "converged" : "NOT converged: cells invalid",
-                    comm[i].iterations);
-    }
-    bool write_failed = rank == 0 && run_output_flush(run.out) != 0;
-    exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    /* ---- sizes (calibration decisions use the extrapolated global time;
+     * the window barrier corrects itself) ---- */
+    nbc_resume prior;
+    load_prior(&run, c.resume_dir, &prior);
+    compute_calib_result *comp = prior.comp;
+    nbc_comm_calibration *comm = prior.comm;
+    /* A stop signal during calibration keeps the sizes found so far. */
+    bool calibrated = calibrate_computation(&run, comp, prior.comp_done);
+    if (calibrated && !prior.passive_done)
+        measure_passive(&run, &place, comp, cfg.grid.comp_count);
+    if (calibrated)
+        CHECK_MPI(clocksync_prepare_realtime(run.sync));
+    calibrated = calibrated && calibrate_communication(&run, comm, prior.comm_done);
     meta.calibration_s = (double)(clocksync_now_local_ns(run.sync) - calibration_start_ns) * 1e-9;
 
     /* ---- the sweep ---- */
@@ -763,17 +849,18 @@ int main(int argc, char **argv)
         .comm_count = cfg.grid.comm_count,
         .comp = comp,
         .comp_count = cfg.grid.comp_count,
+        .cell_done = prior.cell_done,
     };
     nbc_sweep_record record;
     exit_if_any_failed(nbc_sweep_record_init(&record, cells, cfg.run.repetitions) != 0,
                        "out of memory for the sweep's records", 1);
-    long raw_keep_bytes = 0;
-    bool interrupted = false;
+    long raw_keep_bytes = prior.raw_keep_bytes;
+    bool interrupted = !calibrated;
     int64_t sweep_start_ns = clocksync_now_local_ns(run.sync);
-    int rc = nbc_sweep(&run, &plan, &record, &interrupted);
+    int rc = calibrated ? nbc_sweep(&run, &plan, &record, &interrupted) : MPI_SUCCESS;
     meta.sweep_s = (double)(clocksync_now_local_ns(run.sync) - sweep_start_ns) * 1e-9;
     for (size_t cell = 0; cell < cells; cell++)
-        meta.cells_done += record.measured[cell];
+        meta.cells_done += record.measured[cell] || prior.cell_done[cell];
 
     /* ---- end calibration: raw records converted by interpolation ---- */
     if (rc == MPI_SUCCESS)
@@ -798,8 +885,7 @@ int main(int argc, char **argv)
     json_object_put(meta.binding);
     json_object_put(meta.clocksync);
     nbc_sweep_record_free(&record);
-    free(comp);
-    free(comm);
+    nbc_resume_free(&prior);
     if (progress_thread_stop(run.progress_thread) != MPI_SUCCESS)
         status = 1;
     clocksync_free(run.sync);

@@ -114,3 +114,11 @@ int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns
         *span_s = (double)(all[1] + all[0]) * 1e-9;
     return err;
 }
+
+bool nbc_stop_requested(const nbc_run *run)
+{
+    int mine = *run->stop_signal != 0, any = 0;
+    if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, run->comm) != MPI_SUCCESS)
+        MPI_Abort(run->comm, 1);
+    return any != 0;
+}

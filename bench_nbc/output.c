@@ -161,6 +161,9 @@ FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes)
     }
     FILE *src = fopen(path, "r"), *dst = fopen(tmp, "w");
     bool ok = src && dst;
+    /* Nothing kept: the new file starts with its header. */
+    if (ok && keep_bytes <= 0)
+        ok = fprintf(dst, "%s\n", csv_files[which].header) > 0;
     char buf[1 << 16];
     for (long left = keep_bytes; ok && left > 0;) {
         size_t want = left < (long)sizeof buf ? (size_t)left : sizeof buf;

@@ -96,15 +96,6 @@ static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size
     fflush(stderr);
 }
 
-/* Every rank stops at the same point: a signal on any rank counts for all. */
-static int stop_requested(nbc_run *run, bool *stop)
-{
-    int mine = *run->stop_signal != 0, any;
-    int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, run->comm);
-    *stop = any != 0;
-    return rc;
-}
-
 /* Adds a calibration point when the last one is older than the resync
  * interval (rank 0 decides, so all ranks calibrate together). */
 static int maybe_resync(nbc_run *run)
@@ -161,7 +152,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
                     rc = nbc_measure(run, kind, &inst, matrix_n, &samples[k], &retries[k]);
                 }
                 if (rc == MPI_SUCCESS)
-                    rc = stop_requested(run, interrupted);
+                    *interrupted = nbc_stop_requested(run);
             }
             if (rc != MPI_SUCCESS || *interrupted)
                 break; /* a cell cut short is not written: it is redone on --resume */

@@ -1,0 +1,223 @@
+/* --resume RUN_DIR: what an interrupted run already holds (rank 0 reads it,
+ * every rank receives it). Calibrations are re-used, whole cells of raw.csv
+ * are kept and anything after the last whole cell (a cell cut short, a line
+ * cut by SIGKILL) is dropped from the rewrite. */
+#include "bench_nbc/driver.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Splits a CSV line (no trailing newline) in place; returns the field count. */
+static int split_fields(char *line, char **fields, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        fields[n++] = p;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        *p++ = '\0';
+    }
+    return n;
+}
+
+static bool same_time(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* Reads whole lines of `name` after its header; calls row(fields, n, ctx)
+ * for each, stops at the first that returns false. *keep_bytes is the length
+ * of the header and the rows accepted. Returns -1 when the file cannot be
+ * read (a missing file counts as empty). */
+static int each_row(const char *dir, const char *name, bool (*row)(char **, int, void *), void *ctx,
+                    long *keep_bytes, char *err, size_t errlen)
+{
+    *keep_bytes = 0;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    bool header = true;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (line[len - 1] != '\n')
+            break; /* a line cut short is not a row */
+        line[len - 1] = '\0';
+        char *fields[32];
+        int n = split_fields(line, fields, 32);
+        if (!header && !row(fields, n, ctx))
+            break;
+        header = false;
+        *keep_bytes += len;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+typedef struct calib_ctx {
+    nbc_resume *state;
+    const nbc_config *cfg;
+} calib_ctx;
+
+static bool comp_row(char **f, int n, void *p)
+{
+    calib_ctx *c = p;
+    size_t j = c->state->comp_done;
+    if (n != 6 || j >= c->cfg->grid.comp_count ||
+        !same_time(strtod(f[0], NULL), c->cfg->grid.comp_times_s[j]))
+        return false;
+    compute_calib_result *r = &c->state->comp[j];
+    *r = (compute_calib_result){
+        .target_s = strtod(f[0], NULL),
+        .matrix_n = strtoull(f[1], NULL, 10),
+        .t_s = strtod(f[2], NULL),
+        .gflops_per_thread = strtod(f[3], NULL),
+        .iterations = atoi(f[4]),
+        .converged = atoi(f[5]) != 0,
+    };
+    r->status = r->converged ? COMPUTE_CALIB_CONVERGED : COMPUTE_CALIB_NOT_CONVERGED;
+    c->state->comp_done++;
+    return true;
+}
+
+static bool comm_row(char **f, int n, void *p)
+{
+    calib_ctx *c = p;
+    size_t i = c->state->comm_done;
+    if (n != 6 || i >= c->cfg->grid.comm_count ||
+        !same_time(strtod(f[1], NULL), c->cfg->grid.comm_times_s[i]))
+        return false;
+    nbc_comm_calibration *r = &c->state->comm[i];
+    *r = (nbc_comm_calibration){
+        .target_s = strtod(f[1], NULL),
+        .bytes = strtoull(f[2], NULL, 10),
+        .t_s = strtod(f[3], NULL),
+        .iterations = atoi(f[4]),
+        .converged = atoi(f[5]) != 0,
+    };
+    r->bytes_closest = r->bytes;
+    c->state->comm_done++;
+    return true;
+}
+
+static bool count_row(char **f, int n, void *p)
+{
+    (void)f;
+    (void)n;
+    ++*(size_t *)p;
+    return true;
+}
+
+/* Finds the whole cells of raw.csv and the byte length they take. */
+static int scan_raw(const char *dir, nbc_resume *state, size_t cells, size_t rows_per_cell,
+                    char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/raw.csv", dir);
+    FILE *f = fopen(path, "r");
+    state->raw_keep_bytes = 0;
+    if (!f && errno == ENOENT)
+        return 0; /* stopped before the sweep */
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, rows = 0;
+    ssize_t len;
+    long offset = 0;
+    long cell = -1;
+    state->raw_keep_bytes = 0;
+    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        offset += len;
+        if (offset == len) { /* the header */
+            state->raw_keep_bytes = offset;
+            continue;
+        }
+        char *end;
+        long this_cell = strtol(line, &end, 10);
+        if (end == line || *end != ',' || this_cell < 0 || (size_t)this_cell >= cells)
+            break;
+        if (this_cell != cell) {
+            if (cell >= 0 && rows != rows_per_cell)
+                break; /* the previous cell was cut short: stop before it */
+            cell = this_cell;
+            rows = 0;
+        }
+        if (++rows == rows_per_cell) {
+            state->cell_done[cell] = true;
+            state->raw_keep_bytes = offset;
+        }
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
+                    size_t errlen)
+{
+    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    *state = (nbc_resume){
+        .comp = calloc(cfg->grid.comp_count, sizeof(compute_calib_result)),
+        .comm = calloc(cfg->grid.comm_count, sizeof(nbc_comm_calibration)),
+        .cell_done = calloc(cells, sizeof(bool)),
+    };
+    if (!state->comp || !state->comm || !state->cell_done) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    calib_ctx ctx = {.state = state, .cfg = cfg};
+    long comp_bytes, comm_bytes, passive_bytes;
+    if (each_row(dir, "calib_comp.csv", comp_row, &ctx, &comp_bytes, err, errlen) != 0 ||
+        each_row(dir, "calib_comm.csv", comm_row, &ctx, &comm_bytes, err, errlen) != 0)
+        return -1;
+    size_t passive_rows = 0;
+    if (each_row(dir, "passive.csv", count_row, &passive_rows, &passive_bytes, err, errlen) != 0)
+        return -1;
+    state->passive_done = passive_rows == cfg->grid.comp_count * (size_t)ranks;
+    if (scan_raw(dir, state, cells, (size_t)cfg->run.repetitions * KIND_COUNT * ranks, err,
+                 errlen) != 0)
+        return -1;
+    /* Drop what will be redone, so new rows never follow a cut line. A
+     * file without even its header is removed and written anew. */
+    const struct {
+        const char *name;
+        long keep;
+    } cuts[] = {{"calib_comp.csv", comp_bytes},
+                {"calib_comm.csv", comm_bytes},
+                {"passive.csv", state->passive_done ? passive_bytes : 0},
+                {"raw.csv", state->raw_keep_bytes}};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        char path[PATH_MAX + 64];
+        snprintf(path, sizeof path, "%s/%s", dir, cuts[i].name);
+        int rc = cuts[i].keep > 0 ? truncate(path, cuts[i].keep) : unlink(path);
+        if (rc != 0 && errno != ENOENT) {
+            snprintf(err, errlen, "cannot trim %s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void nbc_resume_free(nbc_resume *state)
+{
+    free(state->comp);
+    free(state->comm);
+    free(state->cell_done);
+    *state = (nbc_resume){0};
+}
