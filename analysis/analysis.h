@@ -220,6 +220,7 @@ typedef struct cell_metrics {
     double overlap_imb_pct;
     enum diagnosis diagnosis;
     long late_retries;
+    double start_skew_s; /* median over overlap repetitions of max(t1) - min(t1) */
 } cell_metrics;
 
 /* One row of cells_by_rank.csv: a rank's own medians. */

@@ -100,9 +100,15 @@ int csv_parse(const char *buf, size_t len, const char *file_name, const csv_sche
             if (strcmp(header_fields[i], schema->columns[c]) == 0)
                 found = i;
         if (found == header_count) {
+            /* a file whose writer forgot the header starts with a number */
+            bool looks_like_data = strspn(header_fields[0], "0123456789.") > 0;
             status = analysis_fail(err, ANALYSIS_ERR_INPUT,
-                                   "%s:1: the header has no column '%s' (expected the columns %s)",
-                                   file_name, schema->columns[c], wanted);
+                                   "%s:1: the header has no column '%s' (expected the columns "
+                                   "%s)%s",
+                                   file_name, schema->columns[c], wanted,
+                                   looks_like_data ? "; the first line looks like data: the "
+                                                     "file lacks its header line"
+                                                   : "");
             goto done;
         }
         record.position[c] = found;

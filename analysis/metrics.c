@@ -174,8 +174,8 @@ typedef struct cell_series {
     double *call;     /* on the rank that finished last */
     double *comp;
     double *wait;
+    double *start_skew; /* last minus first rank into the collective */
     long *deciding_rank;
-    long *overlap_rep;
     size_t overlap_count;
     double *scratch;
     size_t dropped; /* repetitions that lacked some rank */
@@ -192,10 +192,10 @@ static int series_alloc(cell_series *s, size_t rows, analysis_error *err)
     s->comp = malloc(n * sizeof(double));
     s->wait = malloc(n * sizeof(double));
     s->scratch = malloc(n * sizeof(double));
+    s->start_skew = malloc(n * sizeof(double));
     s->deciding_rank = malloc(n * sizeof(long));
-    s->overlap_rep = malloc(n * sizeof(long));
     if (!s->comm_spans || !s->comp_spans || !s->measured || !s->call || !s->comp || !s->wait ||
-        !s->scratch || !s->deciding_rank || !s->overlap_rep)
+        !s->scratch || !s->start_skew || !s->deciding_rank)
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu rows in a cell)", rows);
     return ANALYSIS_OK;
 }
@@ -209,19 +209,20 @@ static void series_free(cell_series *s)
     free(s->comp);
     free(s->wait);
     free(s->scratch);
+    free(s->start_skew);
     free(s->deciding_rank);
-    free(s->overlap_rep);
 }
 
 /* One repetition of one kind, all ranks: spans per section 4.1. */
 static void series_add_group(cell_series *s, const raw_row *rows, size_t n)
 {
-    int64_t first_start = rows[0].t_ns[0], last_end = rows[0].t_ns[3];
+    int64_t first_start = rows[0].t_ns[0], last_start = rows[0].t_ns[0], last_end = rows[0].t_ns[3];
     int64_t first_comp_start = rows[0].t_ns[1], last_comp_end = rows[0].t_ns[2];
     size_t last = 0;
     for (size_t i = 1; i < n; i++) {
         const int64_t *t = rows[i].t_ns;
         first_start = t[0] < first_start ? t[0] : first_start;
+        last_start = t[0] > last_start ? t[0] : last_start;
         first_comp_start = t[1] < first_comp_start ? t[1] : first_comp_start;
         last_comp_end = t[2] > last_comp_end ? t[2] : last_comp_end;
         if (t[3] > last_end) {
@@ -245,7 +246,7 @@ static void series_add_group(cell_series *s, const raw_row *rows, size_t n)
         s->comp[k] = ns_to_s(t[2] - t[1]);
         s->wait[k] = ns_to_s(t[3] - t[2]);
         s->deciding_rank[k] = rows[last].rank;
-        s->overlap_rep[k] = rows[last].rep;
+        s->start_skew[k] = ns_to_s(last_start - first_start);
         break;
     }
     case RAW_KIND_COUNT:
@@ -271,6 +272,7 @@ static void cell_ratios(cell_metrics *cell, const cell_series *s)
     cell->t_call = median_of(v, s->call, n);
     cell->t_comp = median_of(v, s->comp, n);
     cell->t_wait = median_of(v, s->wait, n);
+    cell->start_skew_s = median_of(v, s->start_skew, n);
 
     for (size_t i = 0; i < n; i++) /* eq. 1 */
         v[i] = (s->measured[i] - longer) / shorter;
@@ -450,6 +452,7 @@ static int compute_cell(const run_inputs *in, size_t cell_index, const raw_row *
         .r_overhead_iqr = NAN,
         .overlap_osu_pct = NAN,
         .overlap_imb_pct = NAN,
+        .start_skew_s = NAN,
     };
     memcpy(cell->collective, raw->collective, sizeof cell->collective);
 

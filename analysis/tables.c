@@ -41,7 +41,7 @@ static const char *const cells_columns[C_REQUIRED_COUNT] = {
     "r_comp_slowdown", "r_overhead_iqr", "overlap_osu_pct",
     "overlap_imb_pct", "diagnosis",      "late_retries",
 };
-static const char cells_extra_columns[] = "invalid_reason,cell,ranks";
+static const char cells_extra_columns[] = "invalid_reason,cell,ranks,start_skew_s";
 
 static const char by_rank_header[] =
     "collective,comm_target_s,comp_target_s,rank,reps,t_comm_ref,t_comp_ref,t_measured,t_call,"
@@ -74,13 +74,13 @@ static void cells_text(strbuf *sb, const cell_table *cells)
         /* times to the nanosecond (10 digits cover 10 s), ratios to 6 digits */
         strbuf_printf(sb,
                       "%s,%.9g,%.9g,%lld,%lld,%ld,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                      "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%ld,%s,%ld,%ld\n",
+                      "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%ld,%s,%ld,%ld,%.10g\n",
                       c->collective, c->comm_target_s, c->comp_target_s, c->bytes, c->matrix_n,
                       c->reps, c->valid ? 1 : 0, c->t_comm_ref, c->t_comp_ref, c->t_measured,
                       c->t_call, c->t_comp, c->t_wait, c->r_overhead, c->r_comm, c->r_comp_slowdown,
                       c->r_overhead_iqr, c->overlap_osu_pct, c->overlap_imb_pct,
                       analysis_diagnosis_name(c->diagnosis), c->late_retries, reasons, c->cell,
-                      c->ranks);
+                      c->ranks, c->start_skew_s);
     }
 }
 

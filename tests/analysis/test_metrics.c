@@ -208,6 +208,7 @@ static void test_multi_rank_spans(void **state)
     assert_close(m->t_comp, 0.021 - 0.00203, 1e-12);
     assert_close(m->t_wait, 0.009, 1e-12);
     assert_close(m->r_overhead, 1.0, 1e-9);
+    assert_close(m->start_skew_s, 0.002, 1e-12); /* first into the collective at 0, last at 2 ms */
     assert_int_equal(m->ranks, 3);
     /* cells_by_rank: each rank's own medians */
     assert_int_equal(c.cells.rank_count, 3);

@@ -131,6 +131,9 @@ static const struct {
      "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,rank,t1_ns,t2_ns,"
      "t3_ns,t4_ns\n",
      {"raw.csv:1:", "no column 'retries'", NULL}},
+    {1,
+     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,1,0,5000,5000,10000000,0\n",
+     {"raw.csv:1:", "no column 'cell'", "lacks its header line"}},
 };
 
 static void test_bad_lines_are_named(void **state)
