@@ -19,8 +19,12 @@ void analysis_quote(const char *value, size_t len, char *out, size_t out_size);
 
 /* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
 
-/* Parses --overhead-max; prints the message and returns -1 when bad. */
-int cli_parse_overhead_max(const char *program, const char *text, double *out);
+/* The options both tools take: getopt_long codes and their help lines. */
+enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm' };
+const char *cli_common_help(void);
+/* Applies a common option: 1 when opt was one (applied), 0 when it is not,
+ * -1 when its value is bad (the message is printed). */
+int cli_common_option(const char *program, int opt, const char *arg, analysis_options *options);
 /* Prints a run's outcome; returns the exit status so far (the worst). A
  * missing gnuplot is reported but is not a failure. */
 int cli_report_status(const char *program, int status, const analysis_error *err, int worst);
@@ -81,6 +85,20 @@ int csv_double(const csv_record *record, size_t column, bool allow_nan, double *
                analysis_error *err);
 int csv_string(const csv_record *record, size_t column, char *out, size_t out_size,
                analysis_error *err);
+
+/* Rows of one type collected by a row function: csv_parse_rows hands its
+ * row function a csv_rows as ctx; the function parses a row and csv_push-es
+ * it. On failure *rows is NULL. */
+typedef struct csv_rows {
+    void *rows;
+    size_t count;
+    size_t capacity;
+    size_t elem_size;
+} csv_rows;
+int csv_push(void *rows_ctx, const void *elem, analysis_error *err);
+int csv_parse_rows(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
+                   csv_row_fn fn, size_t elem_size, void **rows, size_t *count,
+                   analysis_error *err);
 
 /* Appends one element to a growable array of elem_size elements. */
 int analysis_grow(void **array, size_t *capacity, size_t count, size_t elem_size,

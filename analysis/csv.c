@@ -242,3 +242,29 @@ int csv_string(const csv_record *record, size_t column, char *out, size_t out_si
     memcpy(out, value, n + 1);
     return ANALYSIS_OK;
 }
+
+int csv_push(void *rows_ctx, const void *elem, analysis_error *err)
+{
+    csv_rows *array = rows_ctx;
+    int status = analysis_grow(&array->rows, &array->capacity, array->count, array->elem_size, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    memcpy((char *)array->rows + array->count * array->elem_size, elem, array->elem_size);
+    array->count++;
+    return ANALYSIS_OK;
+}
+
+int csv_parse_rows(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
+                   csv_row_fn fn, size_t elem_size, void **rows, size_t *count, analysis_error *err)
+{
+    csv_rows array = {.elem_size = elem_size};
+    int status = csv_parse(buf, len, file_name, schema, fn, &array, err);
+    if (status != ANALYSIS_OK) {
+        free(array.rows);
+        array.rows = NULL;
+        array.count = 0;
+    }
+    *rows = array.rows;
+    *count = array.count;
+    return status;
+}

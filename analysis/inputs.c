@@ -278,40 +278,6 @@ void analysis_raw_table_free(raw_table *table)
 
 /* ---- Small tables --------------------------------------------------------- */
 
-/* A growable array filled by a csv row function. */
-typedef struct array_ctx {
-    void *rows;
-    size_t count;
-    size_t capacity;
-    size_t elem_size;
-} array_ctx;
-
-static int array_push(array_ctx *array, const void *elem, analysis_error *err)
-{
-    int status = analysis_grow(&array->rows, &array->capacity, array->count, array->elem_size, err);
-    if (status != ANALYSIS_OK)
-        return status;
-    memcpy((char *)array->rows + array->count * array->elem_size, elem, array->elem_size);
-    array->count++;
-    return ANALYSIS_OK;
-}
-
-static int parse_array(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
-                       csv_row_fn fn, size_t elem_size, void **rows, size_t *count,
-                       analysis_error *err)
-{
-    array_ctx array = {.elem_size = elem_size};
-    int status = csv_parse(buf, len, file_name, schema, fn, &array, err);
-    if (status != ANALYSIS_OK) {
-        free(array.rows);
-        array.rows = NULL;
-        array.count = 0;
-    }
-    *rows = array.rows;
-    *count = array.count;
-    return status;
-}
-
 static int parse_flag(const csv_record *record, size_t column, bool *out, analysis_error *err)
 {
     long long value;
@@ -332,15 +298,15 @@ static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *er
         (status = csv_long(record, 2, 0, LLONG_MAX, &row.bytes, err)) ||
         (status = parse_flag(record, 3, &row.converged, err)))
         return status;
-    return array_push(ctx, &row, err);
+    return csv_push(ctx, &row, err);
 }
 
 int analysis_parse_calib_comm(const char *buf, size_t len, const char *file_name,
                               calib_comm_row **rows, size_t *count, analysis_error *err)
 {
     static const csv_schema schema = {calib_comm_columns, 4, false};
-    return parse_array(buf, len, file_name, &schema, calib_comm_fn, sizeof **rows, (void **)rows,
-                       count, err);
+    return csv_parse_rows(buf, len, file_name, &schema, calib_comm_fn, sizeof **rows, (void **)rows,
+                          count, err);
 }
 
 static const char *const calib_comp_columns[] = {"comp_target_s", "converged"};
@@ -352,15 +318,15 @@ static int calib_comp_fn(const csv_record *record, void *ctx, analysis_error *er
     if ((status = csv_double(record, 0, false, &row.comp_target_s, err)) ||
         (status = parse_flag(record, 1, &row.converged, err)))
         return status;
-    return array_push(ctx, &row, err);
+    return csv_push(ctx, &row, err);
 }
 
 int analysis_parse_calib_comp(const char *buf, size_t len, const char *file_name,
                               calib_comp_row **rows, size_t *count, analysis_error *err)
 {
     static const csv_schema schema = {calib_comp_columns, 2, false};
-    return parse_array(buf, len, file_name, &schema, calib_comp_fn, sizeof **rows, (void **)rows,
-                       count, err);
+    return csv_parse_rows(buf, len, file_name, &schema, calib_comp_fn, sizeof **rows, (void **)rows,
+                          count, err);
 }
 
 static const char *const passive_columns[] = {"host",     "rank",          "threads",
@@ -380,15 +346,15 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
         return status;
     row.rank = (long)rank;
     row.threads = (long)threads;
-    return array_push(ctx, &row, err);
+    return csv_push(ctx, &row, err);
 }
 
 int analysis_parse_passive(const char *buf, size_t len, const char *file_name, passive_row **rows,
                            size_t *count, analysis_error *err)
 {
     static const csv_schema schema = {passive_columns, 6, false};
-    return parse_array(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
-                       count, err);
+    return csv_parse_rows(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
+                          count, err);
 }
 
 static const char *const compute_ref_columns[] = {"host", "threads", "matrix_n", "t_comp_s"};
@@ -404,15 +370,15 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
         (status = csv_double(record, 3, false, &row.t_comp_s, err)))
         return status;
     row.threads = (long)threads;
-    return array_push(ctx, &row, err);
+    return csv_push(ctx, &row, err);
 }
 
 int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
                                compute_ref_row **rows, size_t *count, analysis_error *err)
 {
     static const csv_schema schema = {compute_ref_columns, 4, true};
-    return parse_array(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows, (void **)rows,
-                       count, err);
+    return csv_parse_rows(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows,
+                          (void **)rows, count, err);
 }
 
 /* ---- meta.json ------------------------------------------------------------ */

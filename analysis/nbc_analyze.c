@@ -10,19 +10,17 @@ static void usage(FILE *out)
     fputs("usage: nbc-analyze [options] RUN_DIR...\n"
           "Computes the metrics of each run folder into RUN_DIR/cells.csv, cells_by_rank.csv\n"
           "and impact.csv, and draws the figures into RUN_DIR/plots/ (PNG, SVG, PDF).\n"
-          "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
-          "  --overhead-max=R     r_overhead at which the colour saturates to red (default 2)\n"
-          "  -q, --quiet          no summary on stdout\n"
-          "  -h, --help           this text\n"
-          "Exit status: 0 done, 1 system failure, 2 bad input.\n",
+          "  -q, --quiet          no summary on stdout\n",
           out);
+    fputs(cli_common_help(), out);
+    fputs("Exit status: 0 done, 1 system failure, 2 bad input.\n", out);
 }
 
 int main(int argc, char **argv)
 {
     static const struct option long_options[] = {
-        {"no-plots", no_argument, NULL, 'n'},
-        {"overhead-max", required_argument, NULL, 'm'},
+        {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
+        {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -30,14 +28,12 @@ int main(int argc, char **argv)
     analysis_options options = analysis_default_options();
     int opt;
     while ((opt = getopt_long(argc, argv, "qh", long_options, NULL)) != -1) {
+        int common = cli_common_option("nbc-analyze", opt, optarg, &options);
+        if (common < 0)
+            return ANALYSIS_ERR_INPUT;
+        if (common > 0)
+            continue;
         switch (opt) {
-        case 'n':
-            options.plots = false;
-            break;
-        case 'm':
-            if (cli_parse_overhead_max("nbc-analyze", optarg, &options.r_overhead_max) != 0)
-                return ANALYSIS_ERR_INPUT;
-            break;
         case 'q':
             options.report = NULL;
             break;

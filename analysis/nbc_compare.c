@@ -11,20 +11,18 @@ static void usage(FILE *out)
           "Draws the r_overhead maps of two or more runs side by side on one colour scale,\n"
           "a difference map for two runs, and a summary (stdout and OUT_DIR/summary.csv).\n"
           "Runs without cells.csv are analyzed first.\n"
-          "  -o, --output=DIR     folder for the figures and summary.csv (created)\n"
-          "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
-          "  --overhead-max=R     r_overhead at which the colour saturates to red (default 2)\n"
-          "  -h, --help           this text\n"
-          "Exit status: 0 done, 1 system failure, 2 bad input.\n",
+          "  -o, --output=DIR     folder for the figures and summary.csv (created)\n",
           out);
+    fputs(cli_common_help(), out);
+    fputs("Exit status: 0 done, 1 system failure, 2 bad input.\n", out);
 }
 
 int main(int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"output", required_argument, NULL, 'o'},
-        {"no-plots", no_argument, NULL, 'n'},
-        {"overhead-max", required_argument, NULL, 'm'},
+        {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
+        {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -32,16 +30,14 @@ int main(int argc, char **argv)
     const char *out_dir = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+        int common = cli_common_option("nbc-compare", opt, optarg, &options);
+        if (common < 0)
+            return ANALYSIS_ERR_INPUT;
+        if (common > 0)
+            continue;
         switch (opt) {
         case 'o':
             out_dir = optarg;
-            break;
-        case 'n':
-            options.plots = false;
-            break;
-        case 'm':
-            if (cli_parse_overhead_max("nbc-compare", optarg, &options.r_overhead_max) != 0)
-                return ANALYSIS_ERR_INPUT;
             break;
         case 'h':
             usage(stdout);

@@ -133,15 +133,9 @@ int analysis_write_tables(const char *run_dir, const cell_table *cells, const im
 
 /* ---- Reading back ------------------------------------------------------------- */
 
-typedef struct cells_ctx {
-    cell_table *table;
-    size_t capacity;
-} cells_ctx;
-
 static int cells_row_fn(const csv_record *record, void *opaque, analysis_error *err)
 {
-    cells_ctx *ctx = opaque;
-    cell_metrics c = {.cell = (long)ctx->table->count};
+    cell_metrics c = {.cell = (long)((csv_rows *)opaque)->count};
     long long reps, valid, late;
     int status;
     if ((status = csv_string(record, C_COLLECTIVE, c.collective, sizeof c.collective, err)) ||
@@ -183,11 +177,7 @@ static int cells_row_fn(const csv_record *record, void *opaque, analysis_error *
     c.reps = (long)reps;
     c.valid = valid == 1;
     c.late_retries = (long)late;
-    status = analysis_grow((void **)&ctx->table->cells, &ctx->capacity, ctx->table->count,
-                           sizeof *ctx->table->cells, err);
-    if (status == ANALYSIS_OK)
-        ctx->table->cells[ctx->table->count++] = c;
-    return status;
+    return csv_push(opaque, &c, err);
 }
 
 int analysis_parse_cells(const char *buf, size_t len, const char *file_name, cell_table *cells,
@@ -195,21 +185,12 @@ int analysis_parse_cells(const char *buf, size_t len, const char *file_name, cel
 {
     static const csv_schema schema = {cells_columns, C_REQUIRED_COUNT, false};
     *cells = (cell_table){0};
-    cells_ctx ctx = {.table = cells};
-    int status = csv_parse(buf, len, file_name, &schema, cells_row_fn, &ctx, err);
-    if (status != ANALYSIS_OK)
-        analysis_cell_table_free(cells);
-    return status;
+    return csv_parse_rows(buf, len, file_name, &schema, cells_row_fn, sizeof *cells->cells,
+                          (void **)&cells->cells, &cells->count, err);
 }
-
-typedef struct impact_ctx {
-    impact_table *table;
-    size_t capacity;
-} impact_ctx;
 
 static int impact_row_fn(const csv_record *record, void *opaque, analysis_error *err)
 {
-    impact_ctx *ctx = opaque;
     impact_row r = {0};
     int status;
     if ((status = csv_string(record, 0, r.host, sizeof r.host, err)) ||
@@ -219,11 +200,7 @@ static int impact_row_fn(const csv_record *record, void *opaque, analysis_error 
         (status = csv_double(record, 4, true, &r.t_comp_passive_mpi_s, err)) ||
         (status = csv_double(record, 5, true, &r.r_mpi_impact, err)))
         return status;
-    status = analysis_grow((void **)&ctx->table->rows, &ctx->capacity, ctx->table->count,
-                           sizeof *ctx->table->rows, err);
-    if (status == ANALYSIS_OK)
-        ctx->table->rows[ctx->table->count++] = r;
-    return status;
+    return csv_push(opaque, &r, err);
 }
 
 int analysis_parse_impact(const char *buf, size_t len, const char *file_name, impact_table *impact,
@@ -231,9 +208,6 @@ int analysis_parse_impact(const char *buf, size_t len, const char *file_name, im
 {
     static const csv_schema schema = {impact_columns, 6, false};
     *impact = (impact_table){0};
-    impact_ctx ctx = {.table = impact};
-    int status = csv_parse(buf, len, file_name, &schema, impact_row_fn, &ctx, err);
-    if (status != ANALYSIS_OK)
-        analysis_impact_table_free(impact);
-    return status;
+    return csv_parse_rows(buf, len, file_name, &schema, impact_row_fn, sizeof *impact->rows,
+                          (void **)&impact->rows, &impact->count, err);
 }

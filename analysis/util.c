@@ -48,7 +48,7 @@ void analysis_quote(const char *value, size_t len, char *out, size_t out_size)
     out[o < out_size ? o : out_size - 1] = '\0';
 }
 
-int cli_parse_overhead_max(const char *program, const char *text, double *out)
+static int cli_parse_overhead_max(const char *program, const char *text, double *out)
 {
     static const double lowest = 1.0, highest = 1000.0; /* red must lie beyond yellow (1) */
     char *end = NULL;
@@ -62,6 +62,24 @@ int cli_parse_overhead_max(const char *program, const char *text, double *out)
         return -1;
     }
     *out = value;
+    return 0;
+}
+
+const char *cli_common_help(void)
+{
+    return "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
+           "  --overhead-max=R     r_overhead at which the colour saturates to red (default 2)\n"
+           "  -h, --help           this text\n";
+}
+
+int cli_common_option(const char *program, int opt, const char *arg, analysis_options *options)
+{
+    if (opt == CLI_NO_PLOTS) {
+        options->plots = false;
+        return 1;
+    }
+    if (opt == CLI_OVERHEAD_MAX)
+        return cli_parse_overhead_max(program, arg, &options->r_overhead_max) == 0 ? 1 : -1;
     return 0;
 }
 
