@@ -52,6 +52,7 @@ typedef struct nbc_run {
     volatile sig_atomic_t *stop_signal; /* set by SIGTERM/SIGINT */
     int max_retries;                    /* late barriers tolerated per measurement */
     int64_t epoch_global_ns;            /* raw.csv times count from here */
+    bool check;                         /* verify received data (run.check) */
 } nbc_run;
 
 /* ---- measure.c ---- */

@@ -9,6 +9,7 @@
  *   computation (MPI impact) -> communication calibration -> sweep -> end
  *   clock sync and raw records converted by interpolation.
  * Bad input of any kind exits 2 on every rank, before any measurement. */
+#include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
 
 #include <errno.h>
@@ -173,7 +174,7 @@ static int read_config_text(const cli *c, int rank, char **text, char *err, size
 /* Pre-MPI_Init look at the configuration (file readable here, --set): only
  * to choose the thread level and the library's progress environment, which
  * must be set before MPI_Init. The real validation comes after. */
-static void configure_before_init(const cli *c, int *thread_level)
+static void configure_before_init(const cli *c, int *thread_level, const char **note)
 {
     nbc_config cfg;
     char err[512], *text = NULL;
@@ -200,6 +201,16 @@ static void configure_before_init(const cli *c, int *thread_level)
          * deployment); a value the user set explicitly is kept, and checked. */
         if (async && strcmp(compiled_mpi, "mpich") == 0)
             setenv("MPICH_ASYNC_PROGRESS", "1", 0);
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
+        /* MPICH before 4.1 delivers wrong data from the second start of
+         * MPI_Allgather_init on power-of-two rank counts (pmodels/mpich
+         * issue 6423, fixed by PR 6425); its ring algorithm is right. The
+         * setting is recorded with the environment in meta.json. */
+        if (strcmp(cfg.run.collective, "allgather_init") == 0 &&
+            setenv("MPIR_CVAR_IALLGATHER_INTRA_ALGORITHM", "sched_ring", 0) == 0)
+            *note = "MPICH < 4.1: allgather_init uses MPIR_CVAR_IALLGATHER_INTRA_ALGORITHM="
+                    "sched_ring (wrong data otherwise, MPICH issue 6423)";
+#endif
         if (cfg.progress.mode == NBC_PROGRESS_THREAD ||
             (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && strcmp(compiled_mpi, "mpich") != 0))
             *thread_level = MPI_THREAD_MULTIPLE;
@@ -593,7 +604,10 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
         if (i >= done && nbc_stop_requested(run))
             return false;
         if (i >= done) {
-            CHECK_MPI(nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, &comm[i]));
+            int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, &comm[i]);
+            /* Every rank has the same verdict (a data check failure is
+             * allreduced); the failing rank printed why. */
+            exit_if_any_failed(rc != MPI_SUCCESS, "the communication calibration failed", 1);
             write_calib_comm(run, &comm[i]);
         }
         if (comm[i].bytes_closest > 0)
@@ -616,8 +630,9 @@ int main(int argc, char **argv)
     cli c;
     int cli_status = parse_cli(argc, argv, &c, err, sizeof err);
     int thread_level = MPI_THREAD_FUNNELED, provided;
+    const char *note = NULL; /* printed by rank 0 once MPI runs */
     if (cli_status == 0)
-        configure_before_init(&c, &thread_level);
+        configure_before_init(&c, &thread_level, &note);
     if (MPI_Init_thread(&argc, &argv, thread_level, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "bench_nbc: MPI_Init_thread failed\n");
         return 1;
@@ -627,6 +642,8 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
     exit_if_any_failed(cli_status != 0, err, 2);
+    if (note && rank == 0)
+        fprintf(stderr, "bench_nbc: %s\n", note);
     if (c.help || c.list) {
         if (rank == 0) {
             if (c.help) {
@@ -726,6 +743,7 @@ int main(int argc, char **argv)
         strcmp(compiled_mpi, "mpich") != 0)
         progress = NBC_PROGRESS_THREAD;
     exit_if_any_failed(compute_blas_check(err, sizeof err) != 0, err, 2);
+    exit_if_any_failed(cfg.run.check && nbc_datacheck_supports(coll, err, sizeof err) != 0, err, 2);
 
     compute_options copt = {.threads = threads, .cpu_ids = place.cpus};
     compute_team *team = compute_team_create(&copt, err, sizeof err);
@@ -743,6 +761,7 @@ int main(int argc, char **argv)
         .test_chunks = test_chunks,
         .stop_signal = &stop_signal,
         .max_retries = 100,
+        .check = cfg.run.check,
     };
     if (progress == NBC_PROGRESS_THREAD) {
         run.progress_thread = progress_thread_start(MPI_COMM_WORLD, free_cpu, err, sizeof err);

@@ -1,6 +1,9 @@
 /* One measurement behind the window barrier (Algorithm 1 of the paper and
  * its two references), redone when any rank arrived late at the barrier. */
+#include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
+
+#include <stdio.h>
 
 const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap"};
 
@@ -80,11 +83,28 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     return err;
 }
 
+/* After the wait, outside the timed region: every rank checks what it
+ * received; a wrong element on any rank fails the run on all of them. */
+static int verify_data(nbc_run *run, const coll_instance *inst)
+{
+    char err[512];
+    int bad = nbc_datacheck_verify(inst, err, sizeof err) != 0, any_bad;
+    if (bad)
+        fprintf(stderr, "bench_nbc: %s\n", err);
+    int rc = MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, run->comm);
+    return rc != MPI_SUCCESS ? rc : (any_bad ? MPI_ERR_OTHER : MPI_SUCCESS);
+}
+
 int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
                 nbc_sample *sample, int *retries)
 {
     *retries = 0;
+    bool moves_data = inst && kind != KIND_COMP_REF;
     for (;;) {
+        /* Every start gets fresh data, so a retried start that delivered
+         * nothing cannot pass on the previous one's. */
+        if (run->check && moves_data && nbc_datacheck_fill(inst) != 0)
+            return MPI_ERR_OTHER;
         clocksync_barrier_result barrier;
         int err = clocksync_window_barrier(run->sync, &barrier);
         if (err == MPI_SUCCESS)
@@ -97,7 +117,7 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
         if (err != MPI_SUCCESS)
             return err;
         if (!any_late || *retries >= run->max_retries)
-            return MPI_SUCCESS;
+            return run->check && moves_data ? verify_data(run, inst) : MPI_SUCCESS;
         ++*retries;
     }
 }

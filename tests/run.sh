@@ -14,7 +14,9 @@ BENCH_NBC_ROOT=$(cd "$here/.." && pwd)
 if [ -n "${SAN:-}" ]; then
     # MPI libraries keep allocations until exit; the suite's own leaks still show.
     export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
-    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+    # fast_unwind_on_malloc=0: MPICH frames lack frame pointers, and without
+    # full stacks the suppressions above cannot match its allocations.
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
 
