@@ -53,7 +53,38 @@ typedef struct raw_parse_ctx {
     size_t cell_capacity;
     size_t row_capacity;
     size_t last_cell; /* rows come grouped by cell: try it first */
+    /* cell number -> index + 1 (0: empty), open addressing: any order of
+     * any number of cells stays linear (the reader is fuzzed) */
+    size_t *slots;
+    size_t slot_count; /* a power of two, at least twice the cells */
 } raw_parse_ctx;
+
+static size_t cell_slot(const raw_parse_ctx *ctx, long cell)
+{
+    size_t mask = ctx->slot_count - 1;
+    size_t slot = ((size_t)cell * 0x9E3779B97F4A7C15ULL) & mask;
+    while (ctx->slots[slot] && ctx->table->cells[ctx->slots[slot] - 1].cell != cell)
+        slot = (slot + 1) & mask;
+    return slot;
+}
+
+/* Room for one more cell in the index, rebuilt twice as large when half full. */
+static int cell_index_reserve(raw_parse_ctx *ctx, analysis_error *err)
+{
+    size_t cells = ctx->table->cell_count;
+    if (2 * (cells + 1) <= ctx->slot_count)
+        return ANALYSIS_OK;
+    size_t count = ctx->slot_count ? 2 * ctx->slot_count : 256;
+    size_t *slots = calloc(count, sizeof *slots);
+    if (!slots)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells);
+    free(ctx->slots);
+    ctx->slots = slots;
+    ctx->slot_count = count;
+    for (size_t i = 0; i < cells; i++)
+        ctx->slots[cell_slot(ctx, ctx->table->cells[i].cell)] = i + 1;
+    return ANALYSIS_OK;
+}
 
 static int raw_target(const csv_record *record, size_t column, double *out, analysis_error *err)
 {
@@ -85,20 +116,23 @@ static int raw_find_cell(raw_parse_ctx *ctx, const csv_record *record, const raw
 {
     raw_table *table = ctx->table;
     size_t found = table->cell_count;
-    if (ctx->last_cell < table->cell_count && table->cells[ctx->last_cell].cell == seen->cell)
+    int status = cell_index_reserve(ctx, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    size_t slot = 0;
+    if (ctx->last_cell < table->cell_count && table->cells[ctx->last_cell].cell == seen->cell) {
         found = ctx->last_cell;
-    for (size_t i = 0; i < table->cell_count && found == table->cell_count; i++)
-        if (table->cells[i].cell == seen->cell)
-            found = i;
+    } else {
+        slot = cell_slot(ctx, seen->cell);
+        found = ctx->slots[slot] ? ctx->slots[slot] - 1 : table->cell_count;
+    }
     if (found == table->cell_count) {
-        if ((long long)table->cell_count >= raw_max_cells)
-            return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s:%ld: more than %lld cells",
-                                 record->file_name, record->line, raw_max_cells);
-        int status = analysis_grow((void **)&table->cells, &ctx->cell_capacity, table->cell_count,
-                                   sizeof *table->cells, err);
+        status = analysis_grow((void **)&table->cells, &ctx->cell_capacity, table->cell_count,
+                               sizeof *table->cells, err);
         if (status != ANALYSIS_OK)
             return status;
         table->cells[table->cell_count++] = *seen;
+        ctx->slots[slot] = table->cell_count;
     } else {
         const raw_cell *cell = &table->cells[found];
         if (strcmp(cell->collective, seen->collective) != 0)
@@ -258,6 +292,7 @@ int analysis_parse_raw(const char *buf, size_t len, const char *file_name, raw_t
     *table = (raw_table){0};
     raw_parse_ctx ctx = {.table = table};
     int status = csv_parse(buf, len, file_name, &schema, raw_row_fn, &ctx, err);
+    free(ctx.slots);
     if (status == ANALYSIS_OK && table->row_count == 0)
         status = analysis_fail(err, ANALYSIS_ERR_INPUT,
                                "%s: no measurement rows (the run stopped before its first cell?)",

@@ -414,7 +414,7 @@ static int rank_rows(const raw_row *rows, size_t n, size_t cell_index, const cel
     return status;
 }
 
-static long count_distinct_ranks(const raw_row *rows, size_t n)
+static long most_ranks_in_a_repetition(const raw_row *rows, size_t n)
 {
     /* rows are sorted by (kind, rep, rank): the largest group has them all */
     long most = 0;
@@ -483,7 +483,7 @@ static int compute_cell(const run_inputs *in, size_t cell_index, const raw_row *
         analysis_warn("cell %ld: %zu repetition(s) without all %ld ranks left out", raw->cell,
                       s.dropped, expected_ranks);
     cell->reps = (long)s.overlap_count;
-    cell->ranks = count_distinct_ranks(rows, n);
+    cell->ranks = most_ranks_in_a_repetition(rows, n);
     cell->invalid_reasons = calibration_reasons(in, raw);
     if ((double)cell->late_retries > th->late_retries_max_per_rep * (double)rank0_rows)
         cell->invalid_reasons |= INVALID_LATE_RETRIES;
@@ -522,7 +522,7 @@ int analysis_compute_cells(const run_inputs *in, const diagnosis_thresholds *thr
             size_t end = begin + 1;
             while (end < raw->row_count && raw->rows[end].cell_index == raw->rows[begin].cell_index)
                 end++;
-            long ranks = count_distinct_ranks(raw->rows + begin, end - begin);
+            long ranks = most_ranks_in_a_repetition(raw->rows + begin, end - begin);
             expected_ranks = ranks > expected_ranks ? ranks : expected_ranks;
             begin = end;
         }

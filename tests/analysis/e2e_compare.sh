@@ -9,6 +9,7 @@ analyze=$TOOLS_DIR/nbc-analyze
 compare=$TOOLS_DIR/nbc-compare
 synth=$BUILD/tests/analysis/synth_run
 for tool in "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
 make_scratch
 a=$SCRATCH/mpich-basic
 b=$SCRATCH/openmpi-progress

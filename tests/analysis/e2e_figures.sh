@@ -8,6 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
 [ -x "$analyze" ] || fail "$analyze is not built"
+command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
 make_scratch
 run=$SCRATCH/run
 cp -r tests/data/example_run "$run"
