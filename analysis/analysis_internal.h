@@ -157,6 +157,10 @@ void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_a
 void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
                       int height_px, const char *body);
 
+/* Starts a one-panel multiplot whose title is centred on the page (not on
+ * the narrow plot area); the body ends it with "unset multiplot". */
+void plot_emit_canvas_title(strbuf *script, const char *title);
+
 /* Escapes text for a double-quoted gnuplot string ("\n" starts a line). */
 void plot_quote(const char *text, char *out, size_t out_size);
 

@@ -339,18 +339,29 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
         }
         char title[700], diff_label[100];
         snprintf(title, sizeof title,
-                 "r_overhead of %s minus %s\nblue: %s overlaps better, red: worse", runs[1].label,
+                 "r_overhead of the second run minus the first\nfirst: %s\nsecond: %s\nblue: "
+                 "the second overlaps better, red: worse",
                  runs[0].label, runs[1].label);
         snprintf(diff_label, sizeof diff_label, "difference of r_overhead (saturates at +-%g)",
                  diff_saturation);
         heat_scale diff = {diff_label, -diff_saturation, diff_saturation, diff_palette,
                            diff_dark_fraction};
         status = write_heat(out_dir, "diff_overhead.dat", &x_axis, &y_axis, values, n, &diff, err);
-        heat_emit_panel(&body, "diff_overhead.dat", &x_axis, &y_axis, &diff, title);
+        plot_emit_canvas_title(&body, title);
+        heat_emit_panel(&body, "diff_overhead.dat", &x_axis, &y_axis, &diff, "");
+        strbuf_printf(&body, "    unset multiplot\n");
+        /* wide enough for the longest title line (about 10.5 px a character) */
+        size_t longest = 0, current = 0;
+        for (const char *c = title; *c; c++) {
+            current = *c == '\n' ? 0 : current + 1;
+            longest = current > longest ? current : longest;
+        }
+        int title_px = (int)(10.5 * (double)longest) + 40;
         if (status == ANALYSIS_OK)
             status = write_script(out_dir, "diff_overhead",
                                   "Difference of r_overhead between two runs (second minus first)",
-                                  width_px + 60, height_px, &body, err);
+                                  width_px + 60 > title_px ? width_px + 60 : title_px, height_px,
+                                  &body, err);
         strbuf_free(&body);
     }
     heat_axis_free(&x_axis);

@@ -244,7 +244,7 @@ static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
 
 /* A one-panel multiplot: its title is centred on the page, not on the
  * (narrow, square-celled) plot area, so long titles are not cut. */
-static void emit_canvas_title(strbuf *sb, const char *title)
+void plot_emit_canvas_title(strbuf *sb, const char *title)
 {
     char quoted[800];
     plot_quote(title, quoted, sizeof quoted);
@@ -482,7 +482,7 @@ static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max
     if (status != ANALYSIS_OK)
         return status;
     strbuf body = {0};
-    emit_canvas_title(&body, title);
+    plot_emit_canvas_title(&body, title);
     heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, "");
     strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "overhead", "Overhead ratio heatmap (paper eq. 1, section 5.2)",
@@ -565,7 +565,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     snprintf(title, sizeof title, "%s: diagnosis (section 3.3)\n%s", run_collective(meta, cells),
              ctx->title_tail);
     strbuf body = {0};
-    emit_canvas_title(&body, title);
+    plot_emit_canvas_title(&body, title);
     emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
     /* below the map, so the map and its title stay centred */
     strbuf_printf(&body, "    unset colorbox\n"
@@ -746,8 +746,8 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     plot_ctx ctx = {.plots_dir = plots_dir, .cells = cells};
     plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);
-    /* wide enough for the title's second line (about 9.5 px a character) */
-    int title_px = (int)(9.5 * (double)strlen(ctx.title_tail)) + 40;
+    /* wide enough for the title's second line (about 10.5 px a character) */
+    int title_px = (int)(10.5 * (double)strlen(ctx.title_tail)) + 40;
     ctx.width_px = ctx.width_px > title_px ? ctx.width_px : title_px;
     if (status == ANALYSIS_OK)
         status = plot_overhead(&ctx, meta, options->r_overhead_max, err);
