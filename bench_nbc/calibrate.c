@@ -21,7 +21,8 @@ static int compare_double(const void *a, const void *b)
 }
 
 /* Median over runs_per_point of the comm reference span at `bytes`. */
-static int measure_comm(nbc_run *run, size_t bytes, double *median_s, size_t *used_bytes)
+static int measure_comm(nbc_run *run, size_t bytes, double expected_s, double *median_s,
+                        size_t *used_bytes)
 {
     coll_instance inst;
     char err[256];
@@ -42,7 +43,7 @@ static int measure_comm(nbc_run *run, size_t bytes, double *median_s, size_t *us
     for (int i = 0; i < runs && rc == MPI_SUCCESS; i++) {
         nbc_sample s;
         int retries;
-        rc = nbc_measure(run, KIND_COMM_REF, &inst, 0, &s, &retries);
+        rc = nbc_measure(run, KIND_COMM_REF, &inst, 0, expected_s, &s, &retries);
         if (rc == MPI_SUCCESS)
             rc = nbc_global_span_s(run, s.t_ns[0], s.t_ns[3], &spans[i]);
     }
@@ -174,7 +175,7 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
     while (search.n < max_points) {
         size_t used;
         double t;
-        rc = measure_comm(run, (size_t)bytes, &t, &used);
+        rc = measure_comm(run, (size_t)bytes, target_s, &t, &used);
         if (rc != MPI_SUCCESS)
             break;
         result->iterations = search.n + 1;
@@ -210,6 +211,7 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
 
 typedef struct comp_measure_context {
     nbc_run *run;
+    double target_s;
     int error;
 } comp_measure_context;
 
@@ -229,7 +231,7 @@ static int measure_comp(void *context, size_t matrix_n, double *t_s)
     nbc_sample s;
     int retries;
     if (rc == MPI_SUCCESS)
-        rc = nbc_measure(run, KIND_COMP_REF, NULL, matrix_n, &s, &retries);
+        rc = nbc_measure(run, KIND_COMP_REF, NULL, matrix_n, c->target_s, &s, &retries);
     if (rc == MPI_SUCCESS)
         rc = nbc_global_span_s(run, s.t_ns[1], s.t_ns[2], t_s);
     c->error = rc;
@@ -245,7 +247,7 @@ int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n, size_t max
     options.max_iterations = run->cfg->calibration.max_iterations;
     options.max_matrix_n = max_n;
     options.start_n = start_n;
-    comp_measure_context context = {.run = run, .error = MPI_SUCCESS};
+    comp_measure_context context = {.run = run, .target_s = target_s, .error = MPI_SUCCESS};
     if (compute_calibrate(&options, target_s, measure_comp, &context, result, err, errlen) != 0)
         return context.error != MPI_SUCCESS ? context.error : MPI_ERR_OTHER;
     return MPI_SUCCESS;

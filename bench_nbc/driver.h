@@ -58,9 +58,10 @@ typedef struct nbc_run {
 /* ---- measure.c ---- */
 /* One measurement of `kind` behind a window barrier, redone while any rank
  * was late (up to run->max_retries times; *retries counts the redone ones).
- * inst may be NULL for KIND_COMP_REF. Collective. MPI_SUCCESS or an error. */
+ * expected_s (about how long it takes) sets how late a rank may leave the
+ * barrier. inst may be NULL for KIND_COMP_REF. Collective. */
 int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
-                nbc_sample *sample, int *retries);
+                double expected_s, nbc_sample *sample, int *retries);
 /* max(end) - min(start) over ranks in global time (extrapolated: for
  * calibration decisions, identical on every rank). Collective. */
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);

@@ -315,6 +315,14 @@ static json_object *environment_json(void)
     return env;
 }
 
+/* Durations to the millisecond, written as such (not 17 digits). */
+static json_object *seconds_json(double s)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.3f", s);
+    return json_object_new_double_s(s, text);
+}
+
 static int write_meta(nbc_run *run, const meta_info *m)
 {
     const nbc_config *cfg = run->cfg;
@@ -362,8 +370,8 @@ static int write_meta(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "end_time", json_object_new_string(m->end_time));
     json_object_object_add(o, "cells_total", json_object_new_int(m->cells_total));
     json_object_object_add(o, "cells_done", json_object_new_int(m->cells_done));
-    json_object_object_add(o, "calibration_s", json_object_new_double(m->calibration_s));
-    json_object_object_add(o, "sweep_s", json_object_new_double(m->sweep_s));
+    json_object_object_add(o, "calibration_s", seconds_json(m->calibration_s));
+    json_object_object_add(o, "sweep_s", seconds_json(m->sweep_s));
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
     char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
     int rc = -1;
@@ -760,7 +768,7 @@ int main(int argc, char **argv)
         .progress = progress,
         .test_chunks = test_chunks,
         .stop_signal = &stop_signal,
-        .max_retries = 100,
+        .max_retries = 20,
         .check = cfg.run.check,
     };
     if (progress == NBC_PROGRESS_THREAD) {

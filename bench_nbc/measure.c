@@ -95,8 +95,14 @@ static int verify_data(nbc_run *run, const coll_instance *inst)
     return rc != MPI_SUCCESS ? rc : (any_bad ? MPI_ERR_OTHER : MPI_SUCCESS);
 }
 
+/* Ranks may leave the window barrier this share of the measured duration
+ * apart (never less than the floor): 1 % skew is below the noise of a
+ * repetition, and a tighter bound retries forever on a busy node. */
+static const double barrier_exit_share = 0.01;
+static const int64_t barrier_exit_floor_ns = 10000;
+
 int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
-                nbc_sample *sample, int *retries)
+                double expected_s, nbc_sample *sample, int *retries)
 {
     *retries = 0;
     bool moves_data = inst && kind != KIND_COMP_REF;
@@ -106,7 +112,10 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
         if (run->check && moves_data && nbc_datacheck_fill(inst) != 0)
             return MPI_ERR_OTHER;
         clocksync_barrier_result barrier;
-        int err = clocksync_window_barrier(run->sync, &barrier);
+        int64_t tolerance_ns = (int64_t)(expected_s * barrier_exit_share * 1e9);
+        if (tolerance_ns < barrier_exit_floor_ns)
+            tolerance_ns = barrier_exit_floor_ns;
+        int err = clocksync_window_barrier(run->sync, tolerance_ns, &barrier);
         if (err == MPI_SUCCESS)
             err = measure_once(run, kind, inst, matrix_n, sample);
         /* Whether every rank was on time is only asked after the timed

@@ -159,8 +159,9 @@ FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes)
         fprintf(stderr, "bench_nbc: cannot write %s: %s\n", path, strerror(errno));
         return NULL;
     }
-    FILE *src = fopen(path, "r"), *dst = fopen(tmp, "w");
-    bool ok = src && dst;
+    /* No file yet (stopped before the sweep) is fine when nothing is kept. */
+    FILE *src = keep_bytes > 0 ? fopen(path, "r") : NULL, *dst = fopen(tmp, "w");
+    bool ok = (src || keep_bytes <= 0) && dst;
     /* Nothing kept: the new file starts with its header. */
     if (ok && keep_bytes <= 0)
         ok = fprintf(dst, "%s\n", csv_files[which].header) > 0;

@@ -5,6 +5,7 @@
 #include "bench_nbc/driver.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -149,7 +150,10 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             for (int rep = 0; rep < record->reps && rc == MPI_SUCCESS && !*interrupted; rep++) {
                 for (int kind = 0; kind < KIND_COUNT && rc == MPI_SUCCESS; kind++) {
                     size_t k = (size_t)rep * KIND_COUNT + kind;
-                    rc = nbc_measure(run, kind, &inst, matrix_n, &samples[k], &retries[k]);
+                    double expected_s[KIND_COUNT] = {plan->comm[ci].t_s, plan->comp[cj].t_s,
+                                                     fmax(plan->comm[ci].t_s, plan->comp[cj].t_s)};
+                    rc = nbc_measure(run, kind, &inst, matrix_n, expected_s[kind], &samples[k],
+                                     &retries[k]);
                 }
                 if (rc == MPI_SUCCESS)
                     *interrupted = nbc_stop_requested(run);

@@ -121,7 +121,7 @@ int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
 /* ---- Window barrier ---------------------------------------------------- */
 
 typedef struct clocksync_barrier_result {
-    bool on_time;               /* reached the deadline before it passed, left within 10 us */
+    bool on_time;               /* arrived before the deadline and left within the tolerance */
     int64_t deadline_global_ns; /* the agreed instant every rank leaves at */
     int64_t exit_local_ns;      /* local clock when this rank left */
     double margin_s;            /* the margin used */
@@ -131,8 +131,11 @@ typedef struct clocksync_barrier_result {
  * latest of the ranks' proposals, so a rank that arrives late pushes it back),
  * then each busy-waits until its local clock reaches the deadline converted
  * to local time. All ranks leave at the same global instant, unlike
- * MPI_Barrier. */
-int clocksync_window_barrier(clocksync_ctx *ctx, clocksync_barrier_result *result);
+ * MPI_Barrier. A rank that leaves more than exit_tolerance_ns after the
+ * deadline (it was descheduled while spinning) counts as late too: choose it
+ * small next to the duration about to be measured. */
+int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
+                             clocksync_barrier_result *result);
 
 /* Collective. Tells the barrier whether any rank was late in the last
  * measurement (the caller allreduces its `on_time` flags *after* measuring,

@@ -15,9 +15,6 @@ enum { TAG_PING = 7101, TAG_PONG = 7102 };
  * this: a barrier a second ahead means something else is wrong. */
 static const double barrier_margin_max_s = 1.0;
 static const double barrier_margin_shrink = 0.95;
-/* A rank descheduled while it spins leaves late even though it arrived in
- * time: beyond this it counts as late too. */
-static const int64_t barrier_exit_tolerance_ns = 10000;
 
 struct clocksync_ctx {
     MPI_Comm comm;
@@ -228,7 +225,8 @@ int64_t clocksync_now_global_ns(const clocksync_ctx *ctx)
     return clocksync_model_to_global(&ctx->model, clocksync_clock_now_ns(&ctx->clock));
 }
 
-int clocksync_window_barrier(clocksync_ctx *ctx, clocksync_barrier_result *result)
+int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
+                             clocksync_barrier_result *result)
 {
     int64_t margin_ns = (int64_t)(ctx->margin_s * 1e9);
     int64_t proposal = clocksync_now_global_ns(ctx) + margin_ns, deadline;
@@ -240,7 +238,9 @@ int clocksync_window_barrier(clocksync_ctx *ctx, clocksync_barrier_result *resul
     result->on_time = now <= local_deadline;
     while (now < local_deadline)
         now = clocksync_clock_now_ns(&ctx->clock);
-    result->on_time &= now - local_deadline <= barrier_exit_tolerance_ns;
+    /* A rank descheduled while it spins leaves late although it arrived in
+     * time: the measurement then starts skewed just the same. */
+    result->on_time &= now - local_deadline <= exit_tolerance_ns;
     result->deadline_global_ns = deadline;
     result->exit_local_ns = now;
     result->margin_s = ctx->margin_s;

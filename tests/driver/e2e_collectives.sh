@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Every collective of the table runs one cell on 2 ranks, with the data
+# check on, and leaves a complete run folder.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/driver/lib_driver.sh
+source "$(dirname "$0")/lib_driver.sh"
+make_scratch
+mapfile -t names < <("$BENCH" --list | awk 'NR > 1 { print $1 }')
+[ ${#names[@]} -ge 18 ] || fail "only ${#names[@]} collectives listed"
+for name in "${names[@]}"; do
+    out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+        --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
+        --set run.repetitions=1 --set run.check=true 2>&1) || fail "$name failed: $out"
+    dir=$(run_folder "$out")
+    [ -d "$dir" ] || fail "$name: no run folder announced: $out"
+    [ "$(meta_value "$dir" status)" = complete ] || fail "$name: status $(meta_value "$dir" status)"
+    [ "$(meta_value "$dir" collective)" = "$name" ] || fail "$name: meta.json names another collective"
+    synthetic=false
+    [[ $name == synthetic_* ]] && synthetic=true
+    [ "$(meta_value "$dir" synthetic)" = $synthetic ] || fail "$name: synthetic flag wrong"
+    check_raw "$dir" 6 # 1 repetition x 3 kinds x 2 ranks
+    for f in calib_comm.csv calib_comp.csv passive.csv config.ini; do
+        [ -s "$dir/$f" ] || fail "$name: $f missing"
+    done
+    echo "$name: $(grep -o 'communication .*' <<<"$out" | head -n 1)"
+done
+figure "${#names[@]} collectives ran one checked cell each on 2 ranks"
