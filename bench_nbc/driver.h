@@ -6,6 +6,7 @@
  *   measure.c       one timed measurement of a kind (Algorithm 1 and the
  *                   references), behind the window barrier, with retries
  *   progress.c      the benchmark's own progress thread (progress.mode=thread)
+ *   watchdog.c      ends a hung job with a message naming cell, rank, call
  *   calibrate.c     message and matrix sizes for target times
  *   sweep.c         the grid of cells, repetitions, raw records
  *   resume.c        what an interrupted run folder already holds
@@ -35,6 +36,7 @@ typedef struct nbc_sample {
 } nbc_sample;
 
 typedef struct progress_thread progress_thread;
+typedef struct watchdog watchdog;
 typedef struct run_output run_output;
 
 /* Everything a stage needs, passed down explicitly. */
@@ -53,6 +55,9 @@ typedef struct nbc_run {
     int max_retries;                    /* late barriers tolerated per measurement */
     int64_t epoch_global_ns;            /* raw.csv times count from here */
     bool check;                         /* verify received data (run.check) */
+    watchdog *watchdog;                 /* NULL: none */
+    int fault_hang_cell;                /* BENCH_NBC_FAULT: this rank hangs in that cell */
+    bool fault_hang;                    /* set by the sweep while in that cell */
 } nbc_run;
 
 /* ---- measure.c ---- */
@@ -69,6 +74,33 @@ int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns
 /* Collective: whether SIGTERM/SIGINT reached any rank, so every rank stops
  * at the same point (Slurm signals every task, a terminal only some). */
 bool nbc_stop_requested(const nbc_run *run);
+
+/* ---- watchdog.c ---- */
+/* Where a rank is, for the watchdog's message. */
+typedef enum {
+    PHASE_IDLE,
+    PHASE_BARRIER,
+    PHASE_START,
+    PHASE_COMPUTE,
+    PHASE_WAIT,
+    PHASE_SETTLE,
+    PHASE_CALIBRATION,
+    PHASE_COUNT
+} nbc_phase;
+extern const char *const nbc_phase_names[PHASE_COUNT];
+
+/* Called (from the watchdog thread) just before it ends the job. */
+typedef void (*watchdog_fire_fn)(void *context, const char *message);
+
+/* A thread that ends the job (MPI_Abort, status 4) when an armed section
+ * takes longer than max(factor x expected, floor_s). All calls accept NULL. */
+watchdog *watchdog_start(int rank, double factor, double floor_s, watchdog_fire_fn on_fire,
+                         void *on_fire_context, char *err, size_t errlen);
+void watchdog_context(watchdog *w, const char *context);
+void watchdog_arm(watchdog *w, double expected_s);
+void watchdog_phase(watchdog *w, nbc_phase phase);
+void watchdog_disarm(watchdog *w);
+int watchdog_stop(watchdog *w);
 
 /* ---- progress.c ---- */
 /* Starts a thread bound to `cpu` (-1: unbound) that drives MPI progress while

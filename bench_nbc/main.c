@@ -48,6 +48,17 @@ static const char *const recorded_env_prefixes[] = {
 
 static volatile sig_atomic_t stop_signal;
 
+/* BENCH_NBC_FAULT=hang:RANK:CELL (tests only): RANK hangs in the wait of
+ * CELL, as if a message were lost, so the watchdog can be seen to work. */
+static int fault_hang_cell(int rank)
+{
+    const char *fault = getenv("BENCH_NBC_FAULT");
+    int fault_rank, cell;
+    if (fault && sscanf(fault, "hang:%d:%d", &fault_rank, &cell) == 2 && fault_rank == rank)
+        return cell;
+    return -1;
+}
+
 static void on_stop_signal(int signo)
 {
     (void)signo;
@@ -150,6 +161,12 @@ static int read_config_text(const cli *c, int rank, char **text, char *err, size
     *text = NULL;
     if (rank == 0 && source) {
         failed = nbc_config_read_file(source, text, err, errlen) != 0;
+        if (failed && c->resume_dir) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "--resume: %s is not a run folder of bench_nbc (%s)",
+                     c->resume_dir, why);
+        }
         len = failed ? -1 : (long)strlen(*text);
     }
     if (MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -294,6 +311,7 @@ typedef struct meta_info {
     int nodes, threads;
     int cells_total, cells_done;
     double calibration_s, sweep_s;
+    const char *failure; /* why the run failed, when it did */
 } meta_info;
 
 static json_object *environment_json(void)
@@ -368,6 +386,8 @@ static int write_meta(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "revision", json_object_new_string(BENCH_NBC_REVISION));
     json_object_object_add(o, "start_time", json_object_new_string(m->start_time));
     json_object_object_add(o, "end_time", json_object_new_string(m->end_time));
+    if (m->failure)
+        json_object_object_add(o, "failure", json_object_new_string(m->failure));
     json_object_object_add(o, "cells_total", json_object_new_int(m->cells_total));
     json_object_object_add(o, "cells_done", json_object_new_int(m->cells_done));
     json_object_object_add(o, "calibration_s", seconds_json(m->calibration_s));
@@ -382,6 +402,24 @@ static int write_meta(nbc_run *run, const meta_info *m)
     free(with_newline);
     json_object_put(o);
     return rc;
+}
+
+/* The watchdog is about to end the job: rank 0 records why in meta.json
+ * (every finished cell is already on disk). */
+typedef struct watchdog_record {
+    nbc_run *run;
+    meta_info *meta;
+} watchdog_record;
+
+static void record_watchdog(void *context, const char *message)
+{
+    watchdog_record *r = context;
+    if (r->run->rank != 0 || !r->run->out)
+        return;
+    r->meta->status = "failed";
+    r->meta->failure = message;
+    iso_time(r->meta->end_time, sizeof r->meta->end_time);
+    write_meta(r->run, r->meta);
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -580,6 +618,10 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
     for (size_t j = 0; j < cfg->grid.comp_count; j++) {
         if (j >= done && nbc_stop_requested(run))
             return false;
+        char context[128];
+        snprintf(context, sizeof context, "the calibration of computation target %.3g ms",
+                 cfg->grid.comp_times_s[j] * 1e3);
+        watchdog_context(run->watchdog, context);
         if (j >= done) {
             int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, (size_t)max_n,
                                         &comp[j], err, sizeof err);
@@ -611,6 +653,10 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
     for (size_t i = 0; i < cfg->grid.comm_count; i++) {
         if (i >= done && nbc_stop_requested(run))
             return false;
+        char context[128];
+        snprintf(context, sizeof context, "the calibration of communication target %.3g ms",
+                 cfg->grid.comm_times_s[i] * 1e3);
+        watchdog_context(run->watchdog, context);
         if (i >= done) {
             int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, &comm[i]);
             /* Every rank has the same verdict (a data check failure is
@@ -838,6 +884,12 @@ int main(int argc, char **argv)
     }
     exit_if_any_failed(bad, err, 1);
 
+    watchdog_record fire_record = {.run = &run, .meta = &meta};
+    run.watchdog = watchdog_start(rank, cfg.watchdog.factor, cfg.watchdog.floor_s, record_watchdog,
+                                  &fire_record, err, sizeof err);
+    exit_if_any_failed(run.watchdog == NULL, err, 1);
+    run.fault_hang_cell = fault_hang_cell(rank);
+
     struct sigaction sa = {.sa_handler = on_stop_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
@@ -850,7 +902,11 @@ int main(int argc, char **argv)
         .barrier_margin_s = cfg.clocksync.barrier_margin_us * 1e-6,
     };
     CHECK_MPI(clocksync_create(&run.sync, MPI_COMM_WORLD, &sopt, NULL));
+    watchdog_context(run.watchdog, "the start of the run");
+    watchdog_arm(run.watchdog, 0);
+    watchdog_phase(run.watchdog, PHASE_CALIBRATION);
     CHECK_MPI(clocksync_calibrate(run.sync));
+    watchdog_disarm(run.watchdog);
     run.epoch_global_ns = clocksync_now_global_ns(run.sync);
     CHECK_MPI(MPI_Bcast(&run.epoch_global_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
     int64_t calibration_start_ns = clocksync_now_local_ns(run.sync);
@@ -890,8 +946,12 @@ int main(int argc, char **argv)
         meta.cells_done += record.measured[cell] || prior.cell_done[cell];
 
     /* ---- end calibration: raw records converted by interpolation ---- */
+    watchdog_context(run.watchdog, "the end of the run");
+    watchdog_arm(run.watchdog, 0);
+    watchdog_phase(run.watchdog, PHASE_CALIBRATION);
     if (rc == MPI_SUCCESS)
         rc = clocksync_calibrate(run.sync);
+    watchdog_disarm(run.watchdog);
     if (rc == MPI_SUCCESS)
         rc = nbc_sweep_rewrite_raw(&run, &plan, &record, raw_keep_bytes);
     meta.clocksync = rc == MPI_SUCCESS ? clocksync_json(&run) : NULL;
@@ -914,6 +974,8 @@ int main(int argc, char **argv)
     nbc_sweep_record_free(&record);
     nbc_resume_free(&prior);
     if (progress_thread_stop(run.progress_thread) != MPI_SUCCESS)
+        status = 1;
+    if (watchdog_stop(run.watchdog) != 0)
         status = 1;
     clocksync_free(run.sync);
     compute_team_destroy(team);

@@ -4,6 +4,7 @@
 #include "bench_nbc/driver.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap"};
 
@@ -41,6 +42,14 @@ static int compute(nbc_run *run, size_t matrix_n, MPI_Request *request)
     return rc == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
 }
 
+/* BENCH_NBC_FAULT=hang:RANK:CELL makes RANK stop in the wait of CELL's
+ * overlap measurement, as if a message were lost: the watchdog test. */
+static void simulate_hang(void)
+{
+    for (;;)
+        sleep(1);
+}
+
 /* The timed region of one kind; timestamps on the clock the model converts. */
 static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
                         nbc_sample *s)
@@ -53,24 +62,32 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     switch (kind) {
     case KIND_COMM_REF: /* I<coll> directly followed by MPI_Wait (section 5.1) */
         s->t_ns[0] = clocksync_now_local_ns(sync);
+        watchdog_phase(run->watchdog, PHASE_START);
         err = coll_instance_start(inst, &request);
         s->t_ns[1] = s->t_ns[2] = clocksync_now_local_ns(sync);
+        watchdog_phase(run->watchdog, PHASE_WAIT);
         if (err == MPI_SUCCESS)
             err = coll_instance_wait(inst, &request);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     case KIND_COMP_REF:
         s->t_ns[0] = s->t_ns[1] = clocksync_now_local_ns(sync);
+        watchdog_phase(run->watchdog, PHASE_COMPUTE);
         err = compute(run, matrix_n, NULL);
         s->t_ns[2] = s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     case KIND_OVERLAP: /* Algorithm 1: t1; I<coll>; t2; compute; t3; Wait; t4 */
         s->t_ns[0] = clocksync_now_local_ns(sync);
+        watchdog_phase(run->watchdog, PHASE_START);
         err = coll_instance_start(inst, &request);
         s->t_ns[1] = clocksync_now_local_ns(sync);
+        watchdog_phase(run->watchdog, PHASE_COMPUTE);
         if (err == MPI_SUCCESS)
             err = compute(run, matrix_n, &request);
         s->t_ns[2] = clocksync_now_local_ns(sync);
+        watchdog_phase(run->watchdog, PHASE_WAIT);
+        if (run->fault_hang)
+            simulate_hang(); /* fault injection for the watchdog's test */
         if (err == MPI_SUCCESS)
             err = coll_instance_wait(inst, &request);
         s->t_ns[3] = clocksync_now_local_ns(sync);
@@ -111,6 +128,8 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
          * nothing cannot pass on the previous one's. */
         if (run->check && moves_data && nbc_datacheck_fill(inst) != 0)
             return MPI_ERR_OTHER;
+        watchdog_arm(run->watchdog, expected_s);
+        watchdog_phase(run->watchdog, PHASE_BARRIER);
         clocksync_barrier_result barrier;
         int64_t tolerance_ns = (int64_t)(expected_s * barrier_exit_share * 1e9);
         if (tolerance_ns < barrier_exit_floor_ns)
@@ -121,8 +140,10 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
         /* Whether every rank was on time is only asked after the timed
          * region, so it adds nothing before it. */
         bool any_late = false;
+        watchdog_phase(run->watchdog, PHASE_SETTLE);
         if (err == MPI_SUCCESS)
             err = clocksync_barrier_settle(run->sync, barrier.on_time, &any_late);
+        watchdog_disarm(run->watchdog);
         if (err != MPI_SUCCESS)
             return err;
         if (!any_late || *retries >= run->max_retries)

@@ -143,13 +143,25 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             size_t cell = ci * plan->comp_count + cj;
             if (plan->cell_done && plan->cell_done[cell])
                 continue;
+            watchdog_context(run->watchdog, "a clock resynchronization");
+            watchdog_arm(run->watchdog, 0);
+            watchdog_phase(run->watchdog, PHASE_CALIBRATION);
             rc = maybe_resync(run);
+            watchdog_disarm(run->watchdog);
+            run->fault_hang = run->fault_hang_cell == (int)cell;
             size_t matrix_n = plan->comp[cj].matrix_n;
             nbc_sample *samples = &record->samples[cell * record->reps * KIND_COUNT];
             int *retries = &record->retries[cell * record->reps * KIND_COUNT];
             for (int rep = 0; rep < record->reps && rc == MPI_SUCCESS && !*interrupted; rep++) {
                 for (int kind = 0; kind < KIND_COUNT && rc == MPI_SUCCESS; kind++) {
                     size_t k = (size_t)rep * KIND_COUNT + kind;
+                    char context[256];
+                    snprintf(context, sizeof context,
+                             "cell %zu (comm %.3g ms, %zu B x comp %.3g ms, n=%zu), %s, "
+                             "repetition %d",
+                             cell, plan->comm[ci].target_s * 1e3, plan->comm[ci].bytes,
+                             plan->comp[cj].target_s * 1e3, matrix_n, nbc_kind_names[kind], rep);
+                    watchdog_context(run->watchdog, context);
                     double expected_s[KIND_COUNT] = {plan->comm[ci].t_s, plan->comp[cj].t_s,
                                                      fmax(plan->comm[ci].t_s, plan->comp[cj].t_s)};
                     rc = nbc_measure(run, kind, &inst, matrix_n, expected_s[kind], &samples[k],

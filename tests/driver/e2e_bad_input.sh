@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Bad input of every kind, on 2 ranks: exit status 2 on every rank, one clear
+# message (printed once, by rank 0) naming the key or option and what is
+# allowed, nothing measured, no process left behind.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/driver/lib_driver.sh
+source "$(dirname "$0")/lib_driver.sh"
+make_scratch
+touch "$SCRATCH/a_file"
+printf '[run]\ncollective = ibcast\nthis line has no equals sign\n' >"$SCRATCH/broken.conf"
+printf '[run]\nrepetitions = 3\n' >"$SCRATCH/fine.conf"
+mkdir "$SCRATCH/results"
+MPI_TIMEOUT_S=60
+
+# Each case: expected text in the message | arguments.
+cases=(
+    "run.nokey|--set run.nokey=1"
+    "nosection|--set nosection.key=1"
+    "run.collective|--set run.collective=ibcastt"
+    "run.deployment|--set run.deployment=fast"
+    "run.mpi|--set run.mpi=intelmpi"
+    "run.mpi|--set run.mpi=openmpi"
+    "grid.comm_times|--set grid.comm_times=abc"
+    "grid.comm_times|--set grid.comm_times=-1ms,2ms,2"
+    "grid.comp_times|--set grid.comp_times=0,1ms,2"
+    "grid.comm_times|--set grid.comm_times=8ms,1ms,2"
+    "grid.comm_times|--set grid.comm_times=1ms,8ms,1"
+    "grid.comp_times|--set grid.comp_times=1ms,8ms,0.5"
+    "max_cells|--set grid.comm_times=1us,1s,1.05 --set grid.comp_times=1us,1s,1.05"
+    "run.repetitions|--set run.repetitions=0"
+    "run.repetitions|--set run.repetitions=-3"
+    "run.threads|--set run.threads=4096"
+    "calibration.max_bytes|--set calibration.max_bytes=100000GiB"
+    "calibration.max_bytes|--set calibration.max_bytes=12XB"
+    "calibration.tolerance|--set calibration.tolerance=1.5"
+    "calibration.tolerance|--set calibration.tolerance=0"
+    "progress.mode|--set progress.mode=test:0"
+    "progress.mode|--set progress.mode=poll"
+    "run.check|--set run.check=maybe"
+    "clocksync.roundtrips|--set clocksync.roundtrips=5"
+    "run.deployment|--set run.deployment=dedicated"
+    "run.results_dir|--set run.results_dir=$SCRATCH/a_file/sub"
+    "no-such.conf|-c $SCRATCH/no-such.conf"
+    "broken.conf|-c $SCRATCH/broken.conf"
+    "--bogus|--bogus"
+    "--set|--set"
+    "unexpected argument|stray"
+    "--resume|--resume $SCRATCH/results"
+    "cannot be combined|--resume $SCRATCH/results --set run.repetitions=2"
+    "assignment|--set run.repetitions"
+)
+for entry in "${cases[@]}"; do
+    want=${entry%%|*}
+    read -r -a args <<<"${entry#*|}"
+    # --resume takes no --set: those cases run without the results folder.
+    base=(--set run.results_dir="$SCRATCH/results")
+    [[ ${args[0]} == --resume ]] && base=()
+    out=$(mpi_launch -n 2 "$BENCH" "${base[@]}" "${args[@]}" 2>&1)
+    status=$?
+    [ $status -eq 2 ] || fail "${args[*]}: exit status $status, expected 2; output: $out"
+    messages=$(grep -c '^bench_nbc: ' <<<"$out")
+    [ "$messages" -eq 1 ] || fail "${args[*]}: $messages messages, expected one: $out"
+    grep -qF -- "$want" <<<"$out" || fail "${args[*]}: message does not name '$want': $out"
+    grep -q '^bench_nbc: run folder' <<<"$out" && fail "${args[*]}: a run folder was created: $out"
+    echo "ok: ${args[*]} -> $out"
+done
+# MPICH_ASYNC_PROGRESS contradicting the deployment.
+out=$(MPICH_ASYNC_PROGRESS=1 mpi_launch -n 2 "$BENCH" --set run.results_dir="$SCRATCH/results" 2>&1)
+status=$?
+if [ $status -ne 2 ] || ! grep -q 'MPICH_ASYNC_PROGRESS' <<<"$out"; then
+    fail "async progress with basic: status $status: $out"
+fi
+# Nothing was measured: the results folder is still empty.
+[ -z "$(ls -A "$SCRATCH/results")" ] || fail "bad input left files: $(ls "$SCRATCH/results")"
+no_leftovers "$SCRATCH"
+figure "$((${#cases[@]} + 1)) bad inputs refused with status 2 and one message on 2 ranks"

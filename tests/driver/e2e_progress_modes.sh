@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The deployments and progress modes run and say so in meta.json: manual
+# (MPI_Test between compute chunks), the benchmark's own progress thread,
+# and MPICH's asynchronous progress thread, whose cost to a computation
+# sharing its core shows in the passive computation time (MPI impact).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/driver/lib_driver.sh
+source "$(dirname "$0")/lib_driver.sh"
+make_scratch
+cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=2ms --set grid.comp_times=4ms
+      --set run.repetitions=3)
+
+# run_mode NAME ARGS...: one cell; sets DIR.
+run_mode() {
+    local name=$1
+    shift
+    out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" "$@" 2>&1) || fail "$name failed: $out"
+    DIR=$(run_folder "$out")
+    [ "$(meta_value "$DIR" status)" = complete ] || fail "$name: status $(meta_value "$DIR" status)"
+    check_raw "$DIR" 18
+}
+
+# Median passive computation time (t_comp_passive_mpi) over ranks of a run.
+passive_s() { awk -F, 'NR > 1 { print $7 }' "$1/passive.csv" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+run_mode manual --set run.deployment=manual --set progress.test_chunks=8
+[ "$(meta_value "$DIR" progress)" = test:8 ] || fail "manual: progress is $(meta_value "$DIR" progress)"
+
+run_mode thread --set progress.mode=thread
+[ "$(meta_value "$DIR" progress)" = thread ] || fail "thread: progress is $(meta_value "$DIR" progress)"
+[ "$(meta_value "$DIR" mpi_thread_level)" = multiple ] || fail "thread: not MPI_THREAD_MULTIPLE"
+
+run_mode basic
+basic_s=$(passive_s "$DIR")
+if [ "$MPI" = mpich ]; then
+    run_mode progress --set run.deployment=progress
+    grep -q '"MPICH_ASYNC_PROGRESS":"1"' "$DIR/meta.json" || fail "progress: MPICH_ASYNC_PROGRESS not recorded"
+    progress_s=$(passive_s "$DIR")
+    ratio=$(awk -v a="$progress_s" -v b="$basic_s" 'BEGIN { printf "%.2f", a / b }')
+    # One core per rank: MPICH's progress thread takes turns with the GEMM.
+    check_float "$ratio > 1.1" || fail "async progress did not slow the computation (ratio $ratio)"
+    figure "passive GEMM of 4 ms target: basic $basic_s s, MPICH_ASYNC_PROGRESS=1 $progress_s s" \
+        "(x$ratio, 1 thread per rank on 1 core each)"
+else
+    out=$(mpi_launch -n 2 "$BENCH" "${cell[@]}" --set run.deployment=progress --set run.mpi="$MPI" 2>&1)
+    [ $? -eq 2 ] || fail "Open MPI accepted deployment progress: $out"
+fi
+figure "deployments manual (test:8), progress thread, basic$([ "$MPI" = mpich ] && echo ", progress") each ran a cell"
