@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Validation against known answers: runs the three synthetic collectives
+# (perfect overlap, no progress, computation slowdown) on 2 ranks through the
+# whole pipeline (clocks, barrier, calibration, sweep, metrics) and checks
+# every cell against the answer:
+#   synthetic_perfect  |r_overhead - 0| <= 0.15, diagnosis overlap
+#   synthetic_serial   |r_overhead - 1| <= 0.15, diagnosis no_progress
+#   synthetic_steal    r_comp_slowdown > 1, diagnosis comp_slowdown or contention
+# The r_overhead bound must hold on every cell, the diagnosis on at least 90 %
+# of each run's cells. Prints the per-cell table and the worst cell.
+#
+#   scripts/validate.sh [--quick] [--mpi mpich|openmpi] [--results DIR]
+# --quick: a 2 x 2 grid (the version `make check` runs); default 3 x 3, 2 to 8 ms.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+mpi=mpich grid=2ms,8ms,2 reps=5 results=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) grid=2ms,4ms,2 reps=3; shift ;;
+    --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
+    --results) results=${2:?--results needs a folder}; shift 2 ;;
+    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
+    esac
+done
+case "$mpi" in
+mpich) launch=(mpiexec.mpich) ;;
+openmpi) launch=(mpiexec.openmpi --allow-run-as-root --oversubscribe --bind-to none) ;;
+*) echo "validate.sh: unknown MPI library '$mpi' (allowed: mpich, openmpi)" >&2; exit 2 ;;
+esac
+bench=${BUILD:-build/$mpi}/bench_nbc analyze=${TOOLS_DIR:-build}/nbc-analyze
+for tool in "$bench" "$analyze"; do
+    [ -x "$tool" ] || { echo "validate.sh: $tool is not built (run make MPI=$mpi)" >&2; exit 2; }
+done
+[ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_validate.XXXXXX")
+mkdir -p "$results" || exit 2
+
+# expectation per synthetic collective: expected r_overhead (or "-") and the
+# diagnoses that count as right.
+declare -A expect_overhead=([synthetic_perfect]=0 [synthetic_serial]=1 [synthetic_steal]=-)
+declare -A expect_diagnosis=([synthetic_perfect]=overlap [synthetic_serial]=no_progress
+                             [synthetic_steal]="comp_slowdown contention")
+failed=0
+summary=()
+printf '%-18s %9s %9s %10s %8s %9s %-14s %s\n' collective comm_ms comp_ms r_overhead error \
+    slowdown diagnosis verdict
+for coll in synthetic_perfect synthetic_serial synthetic_steal; do
+    out=$(timeout 600 "${launch[@]}" -n 2 "$bench" --set run.results_dir="$results" \
+        --set run.mpi="$mpi" --set run.collective="$coll" --set grid.comm_times="$grid" \
+        --set grid.comp_times="$grid" --set run.repetitions="$reps" 2>&1) || {
+        echo "$out"
+        echo "validate.sh: $coll: bench_nbc failed" >&2
+        exit 1
+    }
+    dir=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out")
+    "$analyze" -q "$dir" || { echo "validate.sh: nbc-analyze failed on $dir" >&2; exit 1; }
+    # Columns by name, so the check follows the table and not its order.
+    awk -F, -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diags="${expect_diagnosis[$coll]}" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        {
+            r = $col["r_overhead"]; d = $col["diagnosis"]; s = $col["r_comp_slowdown"]
+            n++
+            err = (want == "-") ? 0 : r - want; if (err < 0) err = -err
+            ok_overhead = (want == "-") ? (s > 1) : (err <= 0.15)
+            ok_diag = index(" " diags " ", " " d " ") > 0
+            good_diag += ok_diag
+            if (!ok_overhead) bad_overhead++
+            if (want != "-" && err > worst) { worst = err; worst_cell = $col["comm_target_s"] * 1e3 " ms x " $col["comp_target_s"] * 1e3 " ms" }
+            printf "%-18s %9.3g %9.3g %10.3f %8s %9.3f %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
+                $col["comp_target_s"] * 1e3, r, (want == "-") ? "-" : sprintf("%.3f", err), s, d,
+                (ok_overhead && ok_diag) ? "ok" : (ok_overhead ? "diagnosis" : "WRONG")
+        }
+        END {
+            share = n ? good_diag / n : 0
+            printf "%s: %d cells, r_overhead within bound on %d, expected diagnosis on %.0f %%", coll, n, n - bad_overhead, 100 * share
+            if (worst_cell != "") printf ", worst cell %s (error %.3f)", worst_cell, worst
+            printf "\n"
+            exit (n == 0 || bad_overhead > 0 || share < 0.9)
+        }' "$dir/cells.csv" >"$results/$coll.table" || failed=1
+    head -n -1 "$results/$coll.table"
+    summary[${#summary[@]}]=$(tail -n 1 "$results/$coll.table")
+done
+printf '%s\n' "${summary[@]}"
+echo "run folders in $results"
+if [ $failed -ne 0 ]; then
+    echo "validate.sh: FAILED: the pipeline does not give the known answers here" >&2
+    exit 1
+fi
+echo "validate.sh: every known answer found"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The quick known-answer validation (scripts/validate.sh --quick): perfect
+# overlap, no progress and computation slowdown found where they are known.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+make_scratch
+[ -x "$TOOLS_DIR/nbc-analyze" ] || fail "$TOOLS_DIR/nbc-analyze is not built"
+out=$(scripts/validate.sh --quick --mpi "$MPI" --results "$SCRATCH" 2>&1)
+status=$?
+echo "$out"
+[ $status -eq 0 ] || fail "validation failed"
+grep '^synthetic_[a-z]*: ' <<<"$out" | while read -r line; do figure "$line"; done
