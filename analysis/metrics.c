@@ -159,9 +159,13 @@ enum diagnosis analysis_diagnose(const cell_metrics *cell, const diagnosis_thres
 
 /* ---- Cells ------------------------------------------------------------------- */
 
-static double ns_to_s(int64_t ns)
+/* to_ns - from_ns in seconds. raw.csv may hold any int64 times, whose
+ * difference need not fit an int64_t: the magnitude is taken unsigned. */
+static double ns_between_s(int64_t from_ns, int64_t to_ns)
 {
-    return (double)ns * 1e-9;
+    if (to_ns >= from_ns)
+        return (double)((uint64_t)to_ns - (uint64_t)from_ns) * 1e-9;
+    return -(double)((uint64_t)from_ns - (uint64_t)to_ns) * 1e-9;
 }
 
 /* Per-repetition values of one cell, one array entry per repetition. */
@@ -232,21 +236,21 @@ static void series_add_group(cell_series *s, const raw_row *rows, size_t n)
     }
     switch (rows[0].kind) {
     case RAW_KIND_COMM_REF:
-        s->comm_spans[s->comm_count++] = ns_to_s(last_end - first_start);
+        s->comm_spans[s->comm_count++] = ns_between_s(first_start, last_end);
         break;
     case RAW_KIND_COMP_REF:
-        s->comp_spans[s->comp_count++] = ns_to_s(last_comp_end - first_comp_start);
+        s->comp_spans[s->comp_count++] = ns_between_s(first_comp_start, last_comp_end);
         break;
     case RAW_KIND_OVERLAP: {
         /* the rank whose overlap ends last decides performance */
         const int64_t *t = rows[last].t_ns;
         size_t k = s->overlap_count++;
-        s->measured[k] = ns_to_s(last_end - first_start);
-        s->call[k] = ns_to_s(t[1] - t[0]);
-        s->comp[k] = ns_to_s(t[2] - t[1]);
-        s->wait[k] = ns_to_s(t[3] - t[2]);
+        s->measured[k] = ns_between_s(first_start, last_end);
+        s->call[k] = ns_between_s(t[0], t[1]);
+        s->comp[k] = ns_between_s(t[1], t[2]);
+        s->wait[k] = ns_between_s(t[2], t[3]);
         s->deciding_rank[k] = rows[last].rank;
-        s->start_skew[k] = ns_to_s(last_start - first_start);
+        s->start_skew[k] = ns_between_s(first_start, last_start);
         break;
     }
     case RAW_KIND_COUNT:
@@ -378,15 +382,16 @@ static int rank_rows(const raw_row *rows, size_t n, size_t cell_index, const cel
             const raw_row *r = by_rank[end];
             const int64_t *t = r->t_ns;
             if (r->kind == RAW_KIND_COMM_REF) {
-                values[COMM][count[COMM]++] = ns_to_s(t[3] - t[0]);
+                values[COMM][count[COMM]++] = ns_between_s(t[0], t[3]);
             } else if (r->kind == RAW_KIND_COMP_REF) {
-                values[COMPREF][count[COMPREF]++] = ns_to_s(t[2] - t[1]);
+                values[COMPREF][count[COMPREF]++] = ns_between_s(t[1], t[2]);
             } else {
-                values[MEASURED][count[MEASURED]++] = ns_to_s(t[3] - t[0]);
-                values[CALL][count[CALL]++] = ns_to_s(t[1] - t[0]);
-                values[COMP][count[COMP]++] = ns_to_s(t[2] - t[1]);
-                values[WAIT][count[WAIT]++] = ns_to_s(t[3] - t[2]);
-                values[MPI_TIME][count[MPI_TIME]++] = ns_to_s(t[1] - t[0] + t[3] - t[2]);
+                values[MEASURED][count[MEASURED]++] = ns_between_s(t[0], t[3]);
+                values[CALL][count[CALL]++] = ns_between_s(t[0], t[1]);
+                values[COMP][count[COMP]++] = ns_between_s(t[1], t[2]);
+                values[WAIT][count[WAIT]++] = ns_between_s(t[2], t[3]);
+                values[MPI_TIME][count[MPI_TIME]++] =
+                    ns_between_s(t[0], t[1]) + ns_between_s(t[2], t[3]);
             }
         }
         rank_metrics m = {.cell_index = cell_index, .rank = rank, .reps = (long)count[MEASURED]};

@@ -1113,10 +1113,11 @@ static bool is_continuation(const char *raw_line, const char *name)
     while (isspace((unsigned char)*raw_line))
         raw_line++;
     size_t length = strlen(name);
+    if (strncmp(raw_line, name, length) != 0)
+        return true;
+    /* only now is raw_line known to be at least length characters long */
     char after = raw_line[length];
-    bool starts_with_name = strncmp(raw_line, name, length) == 0 &&
-                            (after == '=' || after == ':' || isspace((unsigned char)after));
-    return !starts_with_name;
+    return !(after == '=' || after == ':' || isspace((unsigned char)after));
 }
 
 static int apply_pair(parse_context *ctx, const char *section, const char *name, const char *value)
