@@ -14,12 +14,6 @@ typedef struct size_point {
     double bytes, t_s;
 } size_point;
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over runs_per_point of the comm reference span at `bytes`. */
 static int measure_comm(nbc_run *run, size_t bytes, double expected_s, double *median_s,
                         size_t *used_bytes)
@@ -49,8 +43,7 @@ static int measure_comm(nbc_run *run, size_t bytes, double expected_s, double *m
     }
     *used_bytes = inst.bytes;
     coll_instance_release(&inst);
-    qsort(spans, (size_t)runs, sizeof spans[0], compare_double);
-    *median_s = runs % 2 ? spans[runs / 2] : 0.5 * (spans[runs / 2 - 1] + spans[runs / 2]);
+    *median_s = nbc_median(spans, runs);
     return rc;
 }
 

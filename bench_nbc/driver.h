@@ -2,6 +2,10 @@
  * public interface is its command line; this header is not used elsewhere.
  *
  *   main.c          command line, set-up, the order of the stages
+ *   stages.c        what comes before the sweep: prior data, sizes, passive
+ *   placement.c     which cores a rank computes on
+ *   meta.c          meta.json
+ *   errors.c        failing together on every rank
  *   collectives.c   the table of operations and their buffers
  *   measure.c       one timed measurement of a kind (Algorithm 1 and the
  *                   references), behind the window barrier, with retries
@@ -70,6 +74,9 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
 /* max(end) - min(start) over ranks in global time (extrapolated: for
  * calibration decisions, identical on every rank). Collective. */
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);
+
+/* Median of n >= 1 values (sorts them in place). */
+double nbc_median(double *values, int n);
 
 /* Collective: whether SIGTERM/SIGINT reached any rank, so every rank stops
  * at the same point (Slurm signals every task, a terminal only some). */
@@ -197,5 +204,74 @@ int run_output_write_atomic(run_output *out, const char *name, const char *text)
 FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes);
 int run_output_commit_replace(run_output *out, out_file which, FILE *replacement);
 void run_output_close(run_output *out);
+
+/* ---- errors.c ---- */
+/* Collective: every rank passes its own verdict; if any failed, rank 0
+ * prints the first failing rank's message once and every rank exits with
+ * `status` (2 for bad input, 1 for failures). */
+void nbc_exit_if_any_failed(bool failed, const char *message, int status);
+/* An MPI call failed: names it and aborts the job (the communicator is no
+ * longer trustworthy). */
+void nbc_mpi_failed(const char *call, int err);
+#define NBC_CHECK_MPI(call)                                                                        \
+    do {                                                                                           \
+        int nbc_err_ = (call);                                                                     \
+        if (nbc_err_ != MPI_SUCCESS)                                                               \
+            nbc_mpi_failed(#call, nbc_err_);                                                       \
+    } while (0)
+
+/* ---- placement.c ---- */
+typedef struct placement {
+    int cpus[COMPUTE_MAX_CPUS]; /* this rank's cores */
+    int cpu_count;
+    int local_rank, local_ranks;
+    char host[256];
+    bool split; /* the ranks of this host shared one CPU set and were given slices */
+} placement;
+
+/* Collective: this rank's cores (its allowed set, or its slice of it when the
+ * ranks of a host share one set) and host. 0, or -1 with a message. */
+int nbc_place_rank(placement *p, char *err, size_t errlen);
+
+/* ---- meta.c (rank 0 writes) ---- */
+struct json_object;
+typedef struct meta_info {
+    const char *status;
+    char start_time[32], end_time[32];
+    char library_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int mpi_version, mpi_subversion, thread_level;
+    struct json_object *hosts;     /* per rank */
+    struct json_object *binding;   /* per rank: cpu list */
+    struct json_object *clocksync; /* filled at the end */
+    int nodes, threads;
+    int cells_total, cells_done;
+    double calibration_s, sweep_s;
+    const char *failure; /* why the run failed, when it did */
+} meta_info;
+
+/* The library this binary was built for: "mpich" or "openmpi". */
+const char *nbc_compiled_mpi(void);
+void nbc_iso_time_now(char *buf, size_t size);
+int nbc_meta_write(nbc_run *run, const meta_info *m);
+/* Collective: the clock sync summary of every rank (NULL except on rank 0). */
+struct json_object *nbc_meta_clocksync_json(nbc_run *run);
+/* The watchdog is about to end the job: rank 0 records why in meta.json
+ * (every finished cell is already on disk). */
+typedef struct watchdog_record {
+    nbc_run *run;
+    meta_info *meta;
+} watchdog_record;
+/* watchdog_fire_fn with a watchdog_record: rank 0 writes status "failed". */
+void nbc_meta_record_watchdog(void *context, const char *message);
+
+/* ---- stages.c ---- */
+/* What the run folder already holds (nothing for a new run), on every rank. */
+void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
+/* Sizes for every target not in `done`; false when a stop signal came. */
+bool nbc_calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done);
+bool nbc_calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done);
+/* t_comp_passive_mpi of every size, written to passive.csv. */
+void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
+                         size_t count);
 
 #endif

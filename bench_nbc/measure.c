@@ -4,6 +4,7 @@
 #include "bench_nbc/driver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap"};
@@ -163,6 +164,18 @@ int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns
     if (err == MPI_SUCCESS)
         *span_s = (double)(all[1] + all[0]) * 1e-9;
     return err;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double nbc_median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, compare_double);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 bool nbc_stop_requested(const nbc_run *run)

@@ -1,0 +1,171 @@
+/* meta.json: everything needed to reproduce and to label a run (library,
+ * ranks, binding, deployment, environment, configuration, clock sync,
+ * revision, times), written atomically by rank 0 at the start and the end
+ * of a run and when the watchdog ends it. */
+#include "bench_nbc/driver.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef BENCH_NBC_REVISION
+#define BENCH_NBC_REVISION "unknown"
+#endif
+
+/* Environment variables that change how MPI, OpenMP or BLAS progress and
+ * place threads. */
+static const char *const recorded_env_prefixes[] = {
+    "MPICH_", "MPIR_CVAR_", "OMPI_MCA_", "UCX_",      "OMP_", "OPENBLAS_",
+    "GOMP_",  "HYDRA_",     "PMI_",      "SLURM_JOB", "FI_",  "HWLOC_",
+};
+
+const char *nbc_compiled_mpi(void)
+{
+#if defined(MPICH_VERSION)
+    return "mpich";
+#elif defined(OMPI_MAJOR_VERSION)
+    return "openmpi";
+#else
+    return "unknown";
+#endif
+}
+
+void nbc_iso_time_now(char *buf, size_t size)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(buf, size, "unknown");
+}
+
+static json_object *environment_json(void)
+{
+    extern char **environ;
+    json_object *env = json_object_new_object();
+    for (char **e = environ; env && *e; e++) {
+        for (size_t i = 0; i < sizeof recorded_env_prefixes / sizeof *recorded_env_prefixes; i++) {
+            size_t n = strlen(recorded_env_prefixes[i]);
+            const char *eq = strchr(*e, '=');
+            if (eq && strncmp(*e, recorded_env_prefixes[i], n) == 0) {
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+                json_object_object_add(env, name, json_object_new_string(eq + 1));
+                break;
+            }
+        }
+    }
+    return env;
+}
+
+/* Durations to the millisecond, written as such (not 17 digits). */
+static json_object *seconds_json(double s)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.3f", s);
+    return json_object_new_double_s(s, text);
+}
+
+int nbc_meta_write(nbc_run *run, const meta_info *m)
+{
+    const nbc_config *cfg = run->cfg;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return -1;
+    char first_line[MPI_MAX_LIBRARY_VERSION_STRING];
+    snprintf(first_line, sizeof first_line, "%s", m->library_version);
+    first_line[strcspn(first_line, "\n")] = '\0';
+    char progress[32];
+    snprintf(progress, sizeof progress, "%s", nbc_progress_mode_name(run->progress));
+    if (run->progress == NBC_PROGRESS_TEST)
+        snprintf(progress, sizeof progress, "test:%d", run->test_chunks);
+    json_object_object_add(o, "status", json_object_new_string(m->status));
+    json_object_object_add(o, "collective", json_object_new_string(run->coll->name));
+    json_object_object_add(o, "synthetic", json_object_new_boolean(run->coll->synthetic));
+    json_object_object_add(o, "size_meaning", json_object_new_string(run->coll->size_meaning));
+    json_object_object_add(o, "mpi", json_object_new_string(nbc_compiled_mpi()));
+    json_object_object_add(o, "mpi_library_version", json_object_new_string(first_line));
+    json_object_object_add(o, "mpi_library_version_full",
+                           json_object_new_string(m->library_version));
+    char standard[16];
+    snprintf(standard, sizeof standard, "%d.%d", m->mpi_version, m->mpi_subversion);
+    json_object_object_add(o, "mpi_standard", json_object_new_string(standard));
+    static const char *const levels[] = {"single", "funneled", "serialized", "multiple"};
+    json_object_object_add(o, "mpi_thread_level",
+                           json_object_new_string(m->thread_level >= 0 && m->thread_level <= 3
+                                                      ? levels[m->thread_level]
+                                                      : "unknown"));
+    json_object_object_add(o, "ranks", json_object_new_int(run->ranks));
+    json_object_object_add(o, "nodes", json_object_new_int(m->nodes));
+    json_object_object_add(o, "hosts", json_object_get(m->hosts));
+    json_object_object_add(o, "threads_per_rank", json_object_new_int(m->threads));
+    json_object_object_add(o, "binding", json_object_get(m->binding));
+    json_object_object_add(o, "deployment",
+                           json_object_new_string(nbc_deployment_name(cfg->run.deployment)));
+    json_object_object_add(o, "progress", json_object_new_string(progress));
+    json_object_object_add(o, "blas", json_object_new_string(compute_blas_config()));
+    json_object_object_add(o, "environment", environment_json());
+    json_object_object_add(o, "config", nbc_config_to_json(cfg));
+    if (m->clocksync)
+        json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
+    json_object_object_add(o, "revision", json_object_new_string(BENCH_NBC_REVISION));
+    json_object_object_add(o, "start_time", json_object_new_string(m->start_time));
+    json_object_object_add(o, "end_time", json_object_new_string(m->end_time));
+    if (m->failure)
+        json_object_object_add(o, "failure", json_object_new_string(m->failure));
+    json_object_object_add(o, "cells_total", json_object_new_int(m->cells_total));
+    json_object_object_add(o, "cells_done", json_object_new_int(m->cells_done));
+    json_object_object_add(o, "calibration_s", seconds_json(m->calibration_s));
+    json_object_object_add(o, "sweep_s", seconds_json(m->sweep_s));
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+    char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
+    int rc = -1;
+    if (with_newline) {
+        sprintf(with_newline, "%s\n", text);
+        rc = run_output_write_atomic(run->out, "meta.json", with_newline);
+    }
+    free(with_newline);
+    json_object_put(o);
+    return rc;
+}
+
+/* The watchdog is about to end the job: rank 0 records why in meta.json
+ * (every finished cell is already on disk). */
+void nbc_meta_record_watchdog(void *context, const char *message)
+{
+    watchdog_record *r = context;
+    if (r->run->rank != 0 || !r->run->out)
+        return;
+    r->meta->status = "failed";
+    r->meta->failure = message;
+    nbc_iso_time_now(r->meta->end_time, sizeof r->meta->end_time);
+    nbc_meta_write(r->run, r->meta);
+}
+
+/* The clock sync summary of every rank (collective; NULL except on rank 0). */
+json_object *nbc_meta_clocksync_json(nbc_run *run)
+{
+    const clocksync_model *m = clocksync_get_model(run->sync);
+    double mine[4] = {m->n_points ? m->points[0].offset_ns * 1e-3 : 0,
+                      m->n_points ? m->points[0].latency_ns * 1e-3 : 0,
+                      clocksync_model_drift_ppm(m), m->n_points};
+    double *all = run->rank == 0 ? malloc((size_t)run->ranks * sizeof mine) : NULL;
+    NBC_CHECK_MPI(MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, run->comm));
+    if (run->rank != 0)
+        return NULL;
+    json_object *o = json_object_new_object(), *ranks = json_object_new_array();
+    for (int r = 0; all && r < run->ranks; r++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "offset_us", json_object_new_double(all[4 * r]));
+        json_object_object_add(e, "latency_us", json_object_new_double(all[4 * r + 1]));
+        json_object_object_add(e, "drift_ppm", json_object_new_double(all[4 * r + 2]));
+        json_object_object_add(e, "calibrations", json_object_new_int((int)all[4 * r + 3]));
+        json_object_array_add(ranks, e);
+    }
+    json_object_object_add(o, "method", json_object_new_string("linear, min-RTT round trips"));
+    json_object_object_add(o, "roundtrips", json_object_new_int(run->cfg->clocksync.roundtrips));
+    json_object_object_add(o, "ranks", ranks);
+    free(all);
+    return o;
+}
