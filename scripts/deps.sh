@@ -5,7 +5,8 @@
 #
 # --for build: what building and running the suite needs.
 # --for check: that, plus what the test suite uses (faketime, the threaded
-# OpenBLAS used to prove the BLAS-thread check, Open MPI for cross-library tests).
+# OpenBLAS used to prove the BLAS-thread check, Open MPI for cross-library tests,
+# valgrind for the memcheck test).
 # Exit status: 0 when everything is present (or was installed), 1 otherwise.
 set -euo pipefail
 
@@ -25,7 +26,8 @@ declare -A mpi_packages=(
     [mpich]="mpich libmpich-dev"
     [openmpi]="openmpi-bin libopenmpi-dev"
 )
-test_packages=(faketime libopenblas0-pthread iproute2 util-linux shellcheck openmpi-bin libopenmpi-dev)
+test_packages=(faketime libopenblas0-pthread iproute2 util-linux shellcheck openmpi-bin libopenmpi-dev
+               valgrind)
 
 if [ -z "${mpi_packages[$mpi]+set}" ]; then
     echo "deps.sh: unknown MPI library '$mpi' (allowed: mpich, openmpi)" >&2
