@@ -143,7 +143,7 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
         bool any_late = false;
         watchdog_phase(run->watchdog, PHASE_SETTLE);
         if (err == MPI_SUCCESS)
-            err = clocksync_barrier_settle(run->sync, barrier.on_time, &any_late);
+            err = clocksync_barrier_settle(run->sync, &barrier, &any_late);
         watchdog_disarm(run->watchdog);
         if (err != MPI_SUCCESS)
             return err;

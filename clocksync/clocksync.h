@@ -122,6 +122,7 @@ int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
 
 typedef struct clocksync_barrier_result {
     bool on_time;               /* arrived before the deadline and left within the tolerance */
+    bool arrived_in_time;       /* arrived before the deadline (left late, maybe) */
     int64_t deadline_global_ns; /* the agreed instant every rank leaves at */
     int64_t exit_local_ns;      /* local clock when this rank left */
     double margin_s;            /* the margin used */
@@ -138,11 +139,13 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
                              clocksync_barrier_result *result);
 
 /* Collective. Tells the barrier whether any rank was late in the last
- * measurement (the caller allreduces its `on_time` flags *after* measuring,
- * so a barrier miss never adds a collective before the timed region). The
- * margin doubles after a miss and shrinks slowly back after successes.
- * Returns true when any rank was late: the caller then discards and redoes
- * the measurement. */
-int clocksync_barrier_settle(clocksync_ctx *ctx, bool this_rank_on_time, bool *any_late);
+ * measurement: called *after* measuring, so a barrier miss never adds a
+ * collective before the timed region. The margin doubles when a rank arrived
+ * after the deadline (a rank that only left late was descheduled: a longer
+ * wait would not help) and shrinks slowly back after successes. *any_late
+ * is true when any rank was late either way: the caller then discards and
+ * redoes the measurement. */
+int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
+                             bool *any_late);
 
 #endif

@@ -217,7 +217,7 @@ int main(int argc, char **argv)
         window_local[k] = res.exit_local_ns;
         me.late_barriers += !res.on_time;
         bool any_late;
-        CHECK_MPI(clocksync_barrier_settle(sync, res.on_time, &any_late));
+        CHECK_MPI(clocksync_barrier_settle(sync, &res, &any_late));
     }
     for (int k = 0; k < k_count; k++) {
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));

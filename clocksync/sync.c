@@ -235,7 +235,7 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
         return err;
     int64_t local_deadline = clocksync_model_to_local(&ctx->model, deadline);
     int64_t now = clocksync_clock_now_ns(&ctx->clock);
-    result->on_time = now <= local_deadline;
+    result->arrived_in_time = result->on_time = now <= local_deadline;
     while (now < local_deadline)
         now = clocksync_clock_now_ns(&ctx->clock);
     /* A rank descheduled while it spins leaves late although it arrived in
@@ -247,14 +247,15 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
     return MPI_SUCCESS;
 }
 
-int clocksync_barrier_settle(clocksync_ctx *ctx, bool this_rank_on_time, bool *any_late)
+int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
+                             bool *any_late)
 {
-    int on_time = this_rank_on_time, all_on_time;
-    int err = MPI_Allreduce(&on_time, &all_on_time, 1, MPI_INT, MPI_LAND, ctx->comm);
+    int flags[2] = {mine->on_time, mine->arrived_in_time}, all[2];
+    int err = MPI_Allreduce(flags, all, 2, MPI_INT, MPI_LAND, ctx->comm);
     if (err != MPI_SUCCESS)
         return err;
-    *any_late = !all_on_time;
-    if (*any_late)
+    *any_late = !all[0];
+    if (!all[1])
         ctx->margin_s = fmin(2 * ctx->margin_s, barrier_margin_max_s);
     else
         ctx->margin_s = fmax(ctx->options.barrier_margin_s, ctx->margin_s * barrier_margin_shrink);
