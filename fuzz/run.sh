@@ -24,7 +24,8 @@ fi
 crashed=0
 for target in "$@"; do
     bin=$dir/fuzz_$target
-    mapfile -t inputs < <(fuzz_inputs "$target") || exit 2
+    fuzz_inputs "$target" >/dev/null || exit 2
+    mapfile -t inputs < <(fuzz_inputs "$target")
     [ -x "$bin" ] || { echo "fuzz: $bin is not built (make $bin)" >&2; exit 2; }
     corpus=$dir/corpus/$target
     artifacts=$dir/artifacts/$target
