@@ -114,7 +114,7 @@ static const key_desc keys[] = {
     {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
      .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
              "one for deployment dedicated."},
-    {KEY("run", "repetitions", TYPE_INT, NULL, "5", run.repetitions), AT_LEAST(1),
+    {KEY("run", "repetitions", TYPE_INT, NULL, "5", run.repetitions), AT_LEAST(1), BELOW(100000),
      .help = "Measurements of each kind (comm_ref, comp_ref, overlap) per cell; the analysis "
              "keeps medians."},
     {KEY("run", "max_cells", TYPE_INT, "cells", "400", run.max_cells), AT_LEAST(1),

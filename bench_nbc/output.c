@@ -4,6 +4,7 @@
 #include "bench_nbc/driver.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,17 @@ int run_output_flush(run_output *out)
     return rc;
 }
 
+/* After a rename, the folder's entry must reach the disk too, or a power
+ * loss could bring back the old file. */
+static void sync_folder(const run_output *out)
+{
+    int fd = open(out->dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
 int run_output_write_atomic(run_output *out, const char *name, const char *text)
 {
     char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
@@ -142,6 +154,7 @@ int run_output_write_atomic(run_output *out, const char *name, const char *text)
         unlink(tmp);
         return -1;
     }
+    sync_folder(out);
     return 0;
 }
 
@@ -196,6 +209,7 @@ int run_output_commit_replace(run_output *out, out_file which, FILE *replacement
         unlink(tmp);
         return -1;
     }
+    sync_folder(out);
     if (out->files[which]) {
         fclose(out->files[which]);
         out->files[which] = NULL;
