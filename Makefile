@@ -73,6 +73,14 @@ check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI=$(MPI) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
 	    tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
 
+# The default study (configs/study-default.conf: ibcast and iallreduce, basic,
+# 2 ranks here): packages, build, runs, analysis; prints the run folders and
+# PNG figures. Extra nbc-run options: make run RUN_ARGS="--deployments basic,progress".
+RUN_ARGS ?=
+run: deps programs
+	./nbc-run configs/study-default.conf --mpi $(MPI) --no-deps --no-build \
+	    --build-dir $(BUILD) --tools-dir $(TOOLS_DIR) $(RUN_ARGS)
+
 # Benchmarks print figures (speed, precision); they are not pass/fail tests.
 bench: programs $(BENCHMARKS)
 	@for b in $(BENCHMARKS); do echo "== $$b"; BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) $$b || exit 1; done

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# nbc-run --dry-run prints the commands of a study (launcher and its flags per
+# library profile, one run per library x collective x deployment, compute_ref
+# with the run's threads, nbc-analyze, nbc-compare), skips what cannot run here
+# with its reason, and refuses bad input with exit status 2.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+nbc_run=$BENCH_NBC_ROOT/nbc-run
+cores=$(nproc)
+[ "$cores" -ge 2 ] || skip "the expected commands assume >= 2 cores (here $cores)"
+
+# dry STUDY ARGS...: the printed commands, or the test fails.
+studies=0 bad_inputs=0
+dry() {
+    studies=$((studies + 1))
+    out=$("$nbc_run" "$@" --dry-run 2>"$SCRATCH/stderr") || fail "nbc-run $* --dry-run: status $?: $(cat "$SCRATCH/stderr")"
+    echo "== nbc-run $*"
+    echo "$out"
+}
+# expect REGEX: some printed line matches (grep -E, whole line).
+expect() { grep -Eqx -- "$1" <<<"$out" || fail "no command line matching: $1"; }
+count() { grep -Ec -- "$1" <<<"$out" || true; }
+make_scratch
+R=$BENCH_NBC_ROOT
+
+# make run's study: two collectives, basic, MPICH, 2 ranks, one per core.
+dry configs/study-default.conf
+expect "\+ $R/scripts/deps.sh --mpi mpich --for build"
+expect "\+ make -C $R MPI=mpich programs"
+for coll in ibcast iallreduce; do
+    expect "\+ mpiexec.mpich -n 2 $R/build/mpich/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=mpich"
+    expect "\+ $R/build/mpich/compute_ref --threads $((cores / 2)) --sizes-from $R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic/calib_comp.csv -o $R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic/compute_ref.csv"
+    expect "\+ $R/build/nbc-analyze $R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic"
+done
+expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic $R/results/YYYYmmdd-HHMMSS-mpich-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
+[ "$(count bench_nbc)" = 2 ] || fail "2 bench_nbc runs expected"
+
+# Basic vs progress on MPICH, one collective: one comparison of the two.
+dry configs/default.conf --deployments basic,progress --no-deps --no-build --set run.results_dir=out
+[ "$(count '^\+ (scripts|make)')" = 0 ] || fail "--no-deps --no-build still printed deps or make"
+expect "\+ mpiexec.mpich -n 2 $R/build/mpich/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich"
+expect "\+ $R/build/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
+
+# Open MPI as root: --allow-run-as-root; one rank with all cores: --bind-to none.
+dry configs/default.conf --mpi openmpi --ranks 1 --no-deps --no-build --set grid.comm_times=1ms,2ms,2
+root_flag=""
+[ "$(id -u)" -eq 0 ] && root_flag="--allow-run-as-root "
+expect "\+ mpiexec.openmpi ${root_flag}--bind-to none -n 1 $R/build/openmpi/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
+expect "\+ $R/build/openmpi/compute_ref --threads $cores .*"
+# Open MPI above the core count: --oversubscribe (it yields, MPICH would not).
+dry configs/default.conf --mpi openmpi --ranks $((cores + 1)) --no-deps --no-build
+expect "\+ mpiexec.openmpi ${root_flag}--oversubscribe -n $((cores + 1)) .*"
+# (bench_nbc itself refuses more ranks than cores: the run would stop there.)
+
+# Two libraries x progress: Open MPI has no progress thread, skipped with the reason.
+dry configs/default.conf --mpi mpich,openmpi --deployments basic,progress --no-deps --no-build
+[ "$(count bench_nbc)" = 3 ] || fail "3 runs expected (openmpi-progress skipped)"
+grep -q "skipping openmpi-ibcast-progress: Open MPI has no asynchronous progress thread" "$SCRATCH/stderr" ||
+    fail "no reason given for skipping openmpi progress: $(cat "$SCRATCH/stderr")"
+expect "\+ $R/build/nbc-compare .*mpich-ibcast-basic .*mpich-ibcast-progress .*openmpi-ibcast-basic -o .*-compare-ibcast"
+
+# dedicated needs >= 2 cores per rank: skipped with 2 ranks on 2 cores, run with 1 rank.
+if [ "$cores" -lt 4 ]; then
+    dry configs/default.conf --deployments basic,dedicated --no-deps --no-build
+    grep -q "skipping mpich-ibcast-dedicated: dedicated .* needs >= 2 cores per rank" "$SCRATCH/stderr" ||
+        fail "dedicated not skipped with its reason: $(cat "$SCRATCH/stderr")"
+fi
+dry configs/default.conf --deployments dedicated --ranks 1 --no-deps --no-build
+expect "\+ $R/build/mpich/compute_ref --threads $((cores - 1)) .*mpich-ibcast-dedicated.*"
+
+# Several hosts with an ssh stand-in: one rank per host, compute_ref once per host.
+dry configs/default.conf --hosts h1,h2,h3 --rsh /bin/rsh-like --no-deps --no-build
+expect "\+ mpiexec.mpich -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $R/build/mpich/bench_nbc .*"
+expect "\+ mpiexec.mpich -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $R/build/mpich/compute_ref --threads THREADS_PER_RANK .*"
+dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
+expect "\+ mpiexec.openmpi ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
+
+# Bad input: exit 2 and one message naming the option, the value and what is allowed.
+bad() {
+    bad_inputs=$((bad_inputs + 1))
+    local want=$1
+    shift
+    "$nbc_run" --dry-run "$@" >"$SCRATCH/out" 2>&1
+    local status=$?
+    [ $status -eq 2 ] || fail "nbc-run $*: status $status, expected 2: $(cat "$SCRATCH/out")"
+    grep -qE -- "$want" "$SCRATCH/out" || fail "nbc-run $*: message lacks '$want': $(cat "$SCRATCH/out")"
+    [ "$(grep -c '^+ ' "$SCRATCH/out")" = 0 ] || fail "nbc-run $*: printed commands before refusing"
+}
+bad "unknown option '--bogus' \(allowed: --collectives" configs/default.conf --bogus
+bad "--mpi: unknown value 'intelmpi' \(allowed: mpich,openmpi\)" configs/default.conf --mpi intelmpi
+bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual\)" configs/default.conf --deployments basic,fast
+bad "--ranks: 'two' is not an integer" configs/default.conf --ranks two
+bad "--set: 'grid' is not section.key=value" configs/default.conf --set grid
+bad "--launcher: unknown value 'ssh' \(allowed: auto,mpiexec,srun\)" configs/default.conf --launcher ssh
+bad "--launcher srun: not inside a Slurm allocation" configs/default.conf --launcher srun
+bad "option --mpi needs a value" configs/default.conf --mpi
+bad "no CONFIG given" --mpi mpich
+bad "CONFIG: cannot read 'no/such.conf'" no/such.conf
+bad "nothing to run" configs/default.conf --mpi openmpi --deployments progress
+printf '[study]\nconfig = %s\nsizes = 1\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
+bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, ranks\)" "$SCRATCH/study.conf"
+printf '[study]\ncollectives = ibcast\n' >"$SCRATCH/study.conf"
+bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
+
+# A study file's other sections override its configuration, like --set.
+printf '[study]\nconfig = %s\ncollectives = ialltoall\nranks = 1\n[grid]\ncomm_times = 1ms 3ms ; two\n' \
+    "$R/configs/paper.conf" >"$SCRATCH/study.conf"
+dry "$SCRATCH/study.conf" --no-deps --no-build
+expect "\+ mpiexec.mpich -n 1 $R/build/mpich/bench_nbc -c $R/configs/paper.conf --set 'grid.comm_times=1ms 3ms' --set run.collective=ialltoall .*"
+figure "nbc-run --dry-run: $studies studies print the expected commands, $bad_inputs bad inputs exit 2"

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Two "nodes" on this machine (scripts/netns-nodes.sh: network namespaces on a
+# bridge, one core and one host name each), MPICH ranks talking over TCP:
+# clocksync_check across them (its figures printed), then a small study
+# through nbc-run with --hosts/--rsh from `netns-nodes.sh run`. The run must
+# see 2 nodes, write compute_ref rows for both, and its collective's bytes
+# must have crossed node 2's network interface.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
+[ "$MPI" = mpich ] || skip "the namespace recipe is MPICH's (UCX over TCP); MPI=$MPI"
+[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
+{ command -v unshare && command -v taskset; } >/dev/null || skip "unshare/taskset (util-linux) are not installed"
+[ "$(nproc)" -ge 2 ] || skip "2 nodes need 2 cores (MPICH busy-polls)"
+for prog in bench_nbc compute_ref clocksync_check; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
+export NBC_NETNS_PREFIX=nt$$
+ip netns add "$NBC_NETNS_PREFIX-probe" 2>/dev/null || skip "this kernel or sandbox refuses network namespaces"
+ip netns del "$NBC_NETNS_PREFIX-probe"
+make_scratch
+trap '"$nodes_sh" down; rm -rf "$SCRATCH"' EXIT
+
+"$nodes_sh" up 2 || fail "netns-nodes.sh up 2"
+hosts=$("$nodes_sh" hosts)
+[ "$hosts" = 127.77.0.2,127.77.0.3 ] || fail "hosts: '$hosts'"
+# Each node has its own name and its own core.
+[ "$("$nodes_sh" exec 2 cat /proc/sys/kernel/hostname)" = "$NBC_NETNS_PREFIX-node2" ] || fail "node 2's host name"
+[ "$("$nodes_sh" exec 1 nproc)" = 1 ] || fail "node 1 should have 1 core"
+
+# tx_bytes: what node 2 has sent on its network interface so far.
+tx_bytes() { "$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/tx_bytes; }
+
+# Clock sync across the network stack. Both nodes share one clock, so the
+# offset's truth is 0 (clocksync_check reports no true skew: the host names differ).
+out=$(timeout -k 5 120 "$nodes_sh" run "$MPIEXEC" -launcher ssh -launcher-exec "$nodes_sh" -hosts "$hosts" \
+    -ppn 1 -n 2 "$BUILD/clocksync_check" --roundtrips 300 --barriers 30 --wait-s 1) ||
+    fail "clocksync_check across the nodes: $out"
+echo "$out"
+line=$(grep '^rank=1 ' <<<"$out")
+grep -q "host=$NBC_NETNS_PREFIX-node2" <<<"$line" || fail "rank 1 did not run on node 2: $line"
+last=$(tail -n 1 <<<"$out")
+offset=$(kv offset_us "$line")
+latency=$(kv latency_us "$line")
+check_float "$offset < 50 && $offset > -50" || fail "offset $offset us between two namespaces of one clock"
+check_float "$latency > 0" || fail "latency $latency us"
+figure "2 netns nodes over TCP: clocksync offset $offset us (truth 0), latency $latency us," \
+    "window barrier exit skew p50 $(kv barrier_skew_p50_us "$last") us p99 $(kv barrier_skew_p99_us "$last") us," \
+    "late barriers $(kv late_barriers "$last") of 30"
+
+# A small study through nbc-run, ibcast of megabytes from rank 0 (node 1) to node 2.
+rx_before=$("$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/rx_bytes)
+start=$EPOCHREALTIME
+out=$(timeout -k 5 "${MPI_TIMEOUT_S:-240}" "$nodes_sh" run ./nbc-run configs/default.conf --collectives ibcast \
+    --mpi mpich --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
+    --set run.results_dir="$SCRATCH" --set grid.comm_times=2ms,4ms,2 --set grid.comp_times=2ms,4ms,2 \
+    --set run.repetitions=1 --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
+    --set calibration.runs_per_point=3 --set calibration.max_iterations=8 2>"$SCRATCH/stderr")
+status=$?
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "$out"
+if [ $status -ne 0 ]; then
+    meta=$(find "$SCRATCH" -name meta.json | head -n 1)
+    if [ $status -ge 124 ] && [ -n "$meta" ] && grep -q '"status":"complete"' "$meta"; then
+        fail "bench_nbc completed its run but did not exit: MPICH 4.0.2 ch4:ucx over TCP hangs in" \
+            "MPI_Finalize when one rank enters it long after the other (bench_nbc needs an" \
+            "MPI_Barrier before MPI_Finalize); stderr: $(cat "$SCRATCH/stderr")"
+    fi
+    fail "nbc-run across the nodes: status $status; stderr: $(cat "$SCRATCH/stderr")"
+fi
+rx=$(($("$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/rx_bytes) - rx_before))
+dir=$(sed -n 's/^run folder: //p' <<<"$out")
+[ -d "$dir" ] || fail "no run folder printed"
+grep -q '"nodes":2' "$dir/meta.json" || fail "meta.json does not record 2 nodes"
+grep -q '"status":"complete"' "$dir/meta.json" || fail "the run is not complete"
+# 2 x 2 cells x 3 kinds x 1 repetition x 2 ranks.
+[ "$(($(wc -l <"$dir/raw.csv") - 1))" -eq 24 ] || fail "raw.csv: expected 24 rows"
+grep -q ",overlap,1," "$dir/raw.csv" || fail "raw.csv has no row of rank 1"
+for node in 1 2; do
+    grep -q "^$NBC_NETNS_PREFIX-node$node,1," "$dir/compute_ref.csv" ||
+        fail "compute_ref.csv has no 1-thread row of node $node: $(cat "$dir/compute_ref.csv")"
+done
+# Every overlap and comm_ref repetition broadcasts its bytes to node 2, and the
+# communication calibration tried megabytes: all of it crossed node 2's eth0.
+min_bytes=$(awk -F, 'NR > 1 && $8 != "comp_ref" && $9 == 1 { s += $5 } END { printf "%d", s }' "$dir/raw.csv")
+[ "$rx" -ge "$min_bytes" ] || fail "node 2 received $rx bytes on eth0, the sweep alone broadcast $min_bytes"
+[ "$rx" -ge 1000000 ] || fail "node 2 received only $rx bytes on eth0: the ranks did not talk over TCP"
+figure "nbc-run on 2 netns nodes (2x2 cells, 1 rep): ${secs} s, node 2 received $((rx / 1000000)) MB over TCP" \
+    "($((min_bytes / 1000000)) MB broadcast in the sweep)"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A real study through nbc-run, as small as it gets: ibcast, MPICH, 2 ranks,
+# 2 x 2 cells of 1 to 4 ms, 2 repetitions, into a scratch results folder. The
+# run folder must hold the driver's files, compute_ref.csv from compute_ref
+# with the run's threads, nbc-run.log, and, when the analysis tools are
+# built, cells.csv and the PNG figures, all listed at the end of the output.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+[ "$MPI" = mpich ] || skip "runs the MPICH profile (MPI=$MPI)"
+[ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (MPICH busy-polls)"
+for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
+make_scratch
+
+start=$EPOCHREALTIME
+out=$(timeout -k 5 "${MPI_TIMEOUT_S:-300}" ./nbc-run configs/default.conf --collectives ibcast --mpi mpich \
+    --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
+    --set run.results_dir="$SCRATCH" --set grid.comm_times=1ms,4ms,4 --set grid.comp_times=1ms,4ms,4 \
+    --set run.repetitions=2 --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
+    --set calibration.runs_per_point=3 --set calibration.max_iterations=6 2>"$SCRATCH/stderr")
+status=$?
+secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+echo "$out"
+[ $status -eq 0 ] || fail "nbc-run: status $status; its stderr: $(cat "$SCRATCH/stderr")"
+
+dirs=("$SCRATCH"/*-mpich-ibcast-basic)
+{ [ ${#dirs[@]} -eq 1 ] && [ -d "${dirs[0]}" ]; } || fail "expected one run folder in $SCRATCH: ${dirs[*]}"
+dir=${dirs[0]}
+grep -qx "run folder: $dir" <<<"$out" || fail "the run folder is not printed at the end"
+for f in meta.json config.ini raw.csv calib_comp.csv calib_comm.csv passive.csv compute_ref.csv nbc-run.log; do
+    [ -s "$dir/$f" ] || fail "$dir/$f is missing or empty"
+done
+grep -q '"status":"complete"' "$dir/meta.json" || fail "meta.json status is not complete"
+grep -q '"deployment":"basic"' "$dir/meta.json" || fail "meta.json: deployment is not basic"
+# 2 x 2 cells x 3 kinds x 2 repetitions x 2 ranks, plus the header.
+rows=$(($(wc -l <"$dir/raw.csv") - 1))
+[ "$rows" -eq 48 ] || fail "raw.csv has $rows rows, expected 48"
+threads=$(sed -n 's/^ *"threads_per_rank": *\([0-9]*\).*/\1/p' "$dir/meta.json")
+# compute_ref: one row per matrix size of calib_comp.csv, with the run's threads.
+[ "$(($(wc -l <"$dir/compute_ref.csv") - 1))" -eq 2 ] || fail "compute_ref.csv: expected 2 rows: $(cat "$dir/compute_ref.csv")"
+awk -F, -v t="$threads" 'NR > 1 && $2 != t { exit 1 }' "$dir/compute_ref.csv" ||
+    fail "compute_ref ran with other threads than the run's $threads: $(cat "$dir/compute_ref.csv")"
+grep -q "bench_nbc -c $BENCH_NBC_ROOT/configs/default.conf" "$dir/nbc-run.log" || fail "nbc-run.log lacks the launch command"
+
+if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
+    [ -s "$dir/cells.csv" ] || fail "nbc-analyze wrote no cells.csv"
+    [ "$(($(wc -l <"$dir/cells.csv") - 1))" -eq 4 ] || fail "cells.csv: expected 4 cells"
+    [ -s "$dir/impact.csv" ] || fail "no impact.csv although compute_ref.csv is there"
+    pngs=$(grep -c "^png: .*$(basename "$dir")/plots/.*\.png$" <<<"$out")
+    [ "$pngs" -ge 3 ] || fail "expected the overhead, concurrency and diagnosis PNGs listed, got $pngs"
+    grep "^png: " <<<"$out" | while read -r _ png; do
+        [ -s "$png" ] || [ -s "$BENCH_NBC_ROOT/$png" ] || fail "listed figure $png does not exist"
+    done || exit 1
+    figure "tiny study (2x2 cells, 2 reps): ${secs} s through nbc-run, $pngs PNG figures"
+else
+    echo "note: $TOOLS_DIR/nbc-analyze is not built: tables and figures not checked"
+    figure "tiny study (2x2 cells, 2 reps, no analysis): ${secs} s through nbc-run"
+fi
