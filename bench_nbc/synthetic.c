@@ -7,20 +7,27 @@
  *                      perfect overlap (r_overhead ~ 0, r_comm ~ 0).
  *   synthetic_serial   nothing happens at the start; the wait performs the
  *                      whole duration on the CPU: no progress (r_overhead ~ 1).
- *   synthetic_steal    a helper thread, on the computing core, spins for the
- *                      duration from the start: the computation slows down
- *                      (r_comp_slowdown > 1) while communication progresses. */
+ *   synthetic_steal    a helper thread pinned to the core of compute thread 0
+ *                      burns the duration in CPU time from the start: the
+ *                      operation progresses, by taking that CPU time from the
+ *                      computation (r_comp_slowdown > 1). It runs SCHED_FIFO
+ *                      where allowed (root, or an RLIMIT_RTPRIO), so it takes
+ *                      the core at once as an interrupt-driven progress
+ *                      engine would; otherwise the scheduler may let a short
+ *                      computation finish first (EEVDF does not preempt for
+ *                      a waking thread), and the answer is less clear-cut. */
 #include "bench_nbc/collectives.h"
 #include "clocksync/clocksync.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 struct synthetic_engine {
-    int64_t deadline_ns; /* CLOCK_MONOTONIC instant the operation completes */
+    int64_t deadline_ns; /* perfect: CLOCK_MONOTONIC end; steal: CPU time to burn */
     /* synthetic_steal's spinning helper */
     pthread_t thread;
     pthread_mutex_t lock;
@@ -74,8 +81,18 @@ int synthetic_wait_serial(coll_instance *inst, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-/* The helper inherits the affinity of the thread that prepared the
- * instance: the main thread, which is compute thread 0 on its core. */
+/* How long after the start the helper begins to take the core. */
+static const int64_t steal_delay_ns = 100000;
+
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Burns the duration in CPU time, not wall time: on a core it shares with
+ * the computation it takes exactly that much from it. */
 static void *steal_main(void *arg)
 {
     struct synthetic_engine *e = arg;
@@ -85,9 +102,14 @@ static void *steal_main(void *arg)
             pthread_cond_wait(&e->cond, &e->lock);
         if (e->quit)
             break;
-        int64_t deadline = e->deadline_ns;
+        int64_t budget_ns = e->deadline_ns; /* the duration, for this engine */
         pthread_mutex_unlock(&e->lock);
-        spin_until(deadline);
+        /* Let the start call return first: a real-time helper would
+         * otherwise do all its work inside it, like a blocking call. */
+        sleep_until(clocksync_monotonic_ns() + steal_delay_ns);
+        int64_t until_cpu_ns = thread_cpu_ns() + budget_ns;
+        while (thread_cpu_ns() < until_cpu_ns)
+            ;
         pthread_mutex_lock(&e->lock);
         e->work = false;
         e->done = true;
@@ -101,7 +123,7 @@ int synthetic_start_steal(coll_instance *inst, MPI_Request *request)
 {
     struct synthetic_engine *e = inst->synthetic;
     pthread_mutex_lock(&e->lock);
-    e->deadline_ns = clocksync_monotonic_ns() + duration_ns(inst);
+    e->deadline_ns = duration_ns(inst);
     e->done = false;
     e->work = true;
     pthread_cond_broadcast(&e->cond);
@@ -129,11 +151,32 @@ int synthetic_prepare(coll_instance *inst, bool with_thread)
     inst->synthetic = e;
     if (!with_thread)
         return 0;
-    int rc = pthread_mutex_init(&e->lock, NULL);
+    /* The core the caller (compute thread 0) runs on: the helper competes
+     * with the computation there. */
+    int cpu = sched_getcpu();
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0 && cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        rc = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    }
+    if (rc == 0)
+        rc = pthread_mutex_init(&e->lock, NULL);
     if (rc == 0)
         rc = pthread_cond_init(&e->cond, NULL);
-    if (rc == 0)
-        rc = pthread_create(&e->thread, NULL, steal_main, e);
+    if (rc == 0) {
+        pthread_attr_t fifo = attr;
+        struct sched_param priority = {.sched_priority = 1};
+        bool realtime = pthread_attr_setinheritsched(&fifo, PTHREAD_EXPLICIT_SCHED) == 0 &&
+                        pthread_attr_setschedpolicy(&fifo, SCHED_FIFO) == 0 &&
+                        pthread_attr_setschedparam(&fifo, &priority) == 0;
+        rc = realtime ? pthread_create(&e->thread, &fifo, steal_main, e) : EPERM;
+        if (rc == EPERM) /* not allowed real-time: an ordinary thread */
+            rc = pthread_create(&e->thread, &attr, steal_main, e);
+    }
+    pthread_attr_destroy(&attr);
     e->has_thread = rc == 0;
     return rc == 0 ? 0 : -1;
 }
