@@ -6,20 +6,14 @@
 # built, cells.csv and the PNG figures, all listed at the end of the output.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/run/study_lib.sh
+source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
 [ "$MPI" = mpich ] || skip "runs the MPICH profile (MPI=$MPI)"
 [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (MPICH busy-polls)"
 for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
 make_scratch
 
-start=$EPOCHREALTIME
-out=$(timeout -k 5 "${MPI_TIMEOUT_S:-300}" ./nbc-run configs/default.conf --collectives ibcast --mpi mpich \
-    --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
-    --set run.results_dir="$SCRATCH" --set grid.comm_times=1ms,4ms,4 --set grid.comp_times=1ms,4ms,4 \
-    --set run.repetitions=2 --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
-    --set calibration.runs_per_point=3 --set calibration.max_iterations=6 2>"$SCRATCH/stderr")
-status=$?
-secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-echo "$out"
+tiny_study 1ms,4ms,4 2
 [ $status -eq 0 ] || fail "nbc-run: status $status; its stderr: $(cat "$SCRATCH/stderr")"
 
 dirs=("$SCRATCH"/*-mpich-ibcast-basic)
@@ -32,18 +26,18 @@ done
 grep -q '"status":"complete"' "$dir/meta.json" || fail "meta.json status is not complete"
 grep -q '"deployment":"basic"' "$dir/meta.json" || fail "meta.json: deployment is not basic"
 # 2 x 2 cells x 3 kinds x 2 repetitions x 2 ranks, plus the header.
-rows=$(($(wc -l <"$dir/raw.csv") - 1))
+rows=$(data_rows "$dir/raw.csv")
 [ "$rows" -eq 48 ] || fail "raw.csv has $rows rows, expected 48"
 threads=$(sed -n 's/^ *"threads_per_rank": *\([0-9]*\).*/\1/p' "$dir/meta.json")
 # compute_ref: one row per matrix size of calib_comp.csv, with the run's threads.
-[ "$(($(wc -l <"$dir/compute_ref.csv") - 1))" -eq 2 ] || fail "compute_ref.csv: expected 2 rows: $(cat "$dir/compute_ref.csv")"
+[ "$(data_rows "$dir/compute_ref.csv")" -eq 2 ] || fail "compute_ref.csv: expected 2 rows: $(cat "$dir/compute_ref.csv")"
 awk -F, -v t="$threads" 'NR > 1 && $2 != t { exit 1 }' "$dir/compute_ref.csv" ||
     fail "compute_ref ran with other threads than the run's $threads: $(cat "$dir/compute_ref.csv")"
 grep -q "bench_nbc -c $BENCH_NBC_ROOT/configs/default.conf" "$dir/nbc-run.log" || fail "nbc-run.log lacks the launch command"
 
 if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
     [ -s "$dir/cells.csv" ] || fail "nbc-analyze wrote no cells.csv"
-    [ "$(($(wc -l <"$dir/cells.csv") - 1))" -eq 4 ] || fail "cells.csv: expected 4 cells"
+    [ "$(data_rows "$dir/cells.csv")" -eq 4 ] || fail "cells.csv: expected 4 cells"
     [ -s "$dir/impact.csv" ] || fail "no impact.csv although compute_ref.csv is there"
     pngs=$(grep -c "^png: .*$(basename "$dir")/plots/.*\.png$" <<<"$out")
     [ "$pngs" -ge 3 ] || fail "expected the overhead, concurrency and diagnosis PNGs listed, got $pngs"

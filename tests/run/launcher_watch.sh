@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# nbc-run and the processes it launches, with a fake bench_nbc (a script under
+# the real launcher): a signal to nbc-run stops the running ranks cleanly
+# (interrupted run, exit 130, nothing left running), and ranks that hang
+# after bench_nbc wrote its final meta.json (the MPICH finalize hang over TCP)
+# are stopped after the grace time, the run going on as complete.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+[ "$MPI" = mpich ] || skip "uses the MPICH profile (MPI=$MPI)"
+make_scratch
+fake=$SCRATCH/fake-build
+mkdir -p "$fake" "$SCRATCH/results"
+# The fake bench_nbc: rank 0 creates the run folder like the real one; then
+# FAKE_MODE=hang: final meta.json, then never exits; FAKE_MODE=term: runs
+# until SIGTERM, then writes status interrupted and exits 3.
+cat >"$fake/bench_nbc" <<'FAKE'
+#!/usr/bin/env bash
+[ "$1" = --list ] && echo "  ibcast                 bytes broadcast from rank 0" && exit 0
+for a in "$@"; do case $a in run.results_dir=*) results=${a#*=} ;; esac; done
+dir=$results/20990101-000000-mpich-ibcast-basic
+meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json.tmp" && mv "$dir/meta.json.tmp" "$dir/meta.json"; }
+if [ "${PMI_RANK:-0}" = 0 ]; then
+    mkdir -p "$dir" && meta running && echo "bench_nbc: run folder $dir"
+fi
+case $FAKE_MODE in
+hang)
+    [ "${PMI_RANK:-0}" = 0 ] && meta complete
+    while :; do sleep 0.2; done
+    ;;
+term)
+    trap '[ "${PMI_RANK:-0}" = 0 ] && meta interrupted; exit 3' TERM
+    while :; do sleep 0.2; done
+    ;;
+esac
+FAKE
+printf '#!/bin/sh\nexit 0\n' >"$fake/compute_ref"
+chmod +x "$fake/bench_nbc" "$fake/compute_ref"
+leftovers() { pgrep -f "$fake/bench_nbc" || true; }
+
+study=(configs/default.conf --collectives ibcast --mpi mpich --no-deps --no-build
+    --build-dir "$fake" --tools-dir "$SCRATCH/no-tools" --set run.results_dir="$SCRATCH/results")
+dir=$SCRATCH/results/20990101-000000-mpich-ibcast-basic
+
+# A hang after the final meta.json: stopped after the grace time.
+start=$SECONDS
+out=$(FAKE_MODE=hang NBC_FINALIZE_GRACE_S=2 timeout -k 5 60 ./nbc-run "${study[@]}" 2>"$SCRATCH/stderr")
+status=$?
+hang_s=$((SECONDS - start))
+cat "$SCRATCH/stderr"
+[ $status -eq 0 ] || fail "nbc-run with ranks hung after a complete run: status $status"
+grep -q "have not exited (MPI_Finalize hang" "$SCRATCH/stderr" || fail "no message about the stopped launcher"
+grep -qx "run folder: $dir" <<<"$out" || fail "the complete run is not listed: $out"
+grep -q "ranks hung in MPI_Finalize" "$dir/nbc-run.log" || fail "nbc-run.log does not record the hang"
+[ "$hang_s" -lt 30 ] || fail "took $hang_s s to stop a hung launcher (grace 2 s)"
+[ -z "$(leftovers)" ] || fail "fake ranks still running: $(leftovers)"
+
+# SIGTERM to nbc-run (timeout, scancel): the ranks get it and stop cleanly.
+rm -rf "$dir"
+FAKE_MODE=term ./nbc-run "${study[@]}" >"$SCRATCH/out" 2>"$SCRATCH/stderr" &
+runner=$!
+for _ in $(seq 1 100); do
+    grep -q "^bench_nbc: run folder" "$SCRATCH/out" && break
+    sleep 0.1
+done
+grep -q "^bench_nbc: run folder" "$SCRATCH/out" || fail "the fake run did not start: $(cat "$SCRATCH/stderr")"
+start=$SECONDS
+kill -TERM "$runner"
+wait "$runner"
+status=$?
+cat "$SCRATCH/stderr"
+[ $status -eq 130 ] || fail "nbc-run after SIGTERM: status $status, expected 130"
+grep -q '"status":"interrupted"' "$dir/meta.json" || fail "the ranks did not get the signal (meta.json not interrupted)"
+grep -q "interrupted" "$SCRATCH/stderr" || fail "nbc-run did not say it was interrupted"
+[ -z "$(leftovers)" ] || fail "fake ranks still running after SIGTERM: $(leftovers)"
+figure "launcher watch: hung ranks stopped $hang_s s after a complete run (grace 2 s);" \
+    "SIGTERM stopped the study in $((SECONDS - start)) s, exit 130"
