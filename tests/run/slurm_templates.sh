@@ -58,6 +58,11 @@ for dep in basic progress dedicated manual; do
     checked=$((checked + 1))
 done
 
+# Open MPI under srun: its PMIx plugin.
+template=configs/slurm/manual.sbatch
+out=$(in_job "$SCRATCH/bin:" "$template" --dry-run --collectives iallreduce --mpi openmpi 2>&1) || fail "$template --mpi openmpi: $out"
+expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmix $R/build/openmpi/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=openmpi"
+
 # The library's launcher when the allocation has no srun on PATH (Hydra and
 # mpirun find the nodes from Slurm themselves).
 if ! command -v srun >/dev/null; then
