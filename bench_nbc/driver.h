@@ -29,7 +29,7 @@
 #include "clocksync/clocksync.h"
 #include "compute/compute.h"
 
-/* Kinds of measurement in a cell, in the order they are interleaved. */
+/* Kinds of measurement in a cell (the sweep rotates their order). */
 typedef enum { KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP, KIND_COUNT } nbc_kind;
 extern const char *const nbc_kind_names[KIND_COUNT];
 

@@ -1,7 +1,9 @@
 /* The sweep (Algorithm 1 over the grid): for every cell, repetitions of the
- * three kinds interleaved (comm_ref, comp_ref, overlap, comm_ref, ...) so the
- * references see the same machine state as the overlap they are compared
- * with. Rows go to raw.csv as each cell ends. */
+ * three kinds interleaved so the references see the same machine state as
+ * the overlap they are compared with. The order rotates from one repetition
+ * to the next (comm_ref, comp_ref, overlap; then comp_ref, overlap,
+ * comm_ref; ...) so no kind always follows the same one (warm caches, a
+ * frequency step). Rows go to raw.csv as each cell ends. */
 #include "bench_nbc/driver.h"
 
 #include <inttypes.h>
@@ -153,7 +155,8 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             nbc_sample *samples = &record->samples[cell * record->reps * KIND_COUNT];
             int *retries = &record->retries[cell * record->reps * KIND_COUNT];
             for (int rep = 0; rep < record->reps && rc == MPI_SUCCESS && !*interrupted; rep++) {
-                for (int kind = 0; kind < KIND_COUNT && rc == MPI_SUCCESS; kind++) {
+                for (int turn = 0; turn < KIND_COUNT && rc == MPI_SUCCESS; turn++) {
+                    nbc_kind kind = (nbc_kind)((turn + rep) % KIND_COUNT);
                     size_t k = (size_t)rep * KIND_COUNT + kind;
                     char context[256];
                     snprintf(context, sizeof context,

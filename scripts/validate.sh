@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 1
 mpi=mpich grid=2ms,8ms,2 reps=5 results=""
 while [ $# -gt 0 ]; do
     case "$1" in
-    --quick) grid=2ms,4ms,2 reps=3; shift ;;
+    --quick) grid=2ms,4ms,2 reps=5; shift ;;
     --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
     --results) results=${2:?--results needs a folder}; shift 2 ;;
     *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
