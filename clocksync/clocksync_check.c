@@ -326,6 +326,9 @@ int main(int argc, char **argv)
     free(mpi_est);
     free(mpi_true);
     clocksync_free(sync);
+    /* Rank 0 printed while the others waited: enter MPI_Finalize together
+     * (MPICH 4.0 over TCP can hang when one rank comes long after). */
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;
 }
