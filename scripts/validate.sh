@@ -9,18 +9,21 @@
 # The r_overhead bound must hold on every cell, the diagnosis on at least 90 %
 # of each run's cells. Prints the per-cell table and the worst cell.
 #
-#   scripts/validate.sh [--quick] [--mpi mpich|openmpi] [--results DIR]
+#   scripts/validate.sh [--quick] [--retry] [--mpi mpich|openmpi] [--results DIR]
 # --quick: a 2 x 2 grid (the version `make check` runs); default 3 x 3, 2 to 8 ms.
+# --retry: a collective that misses an answer is measured once more, and the
+# second run decides (both tables are printed).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-mpi=mpich grid=2ms,8ms,2 reps=5 results=""
+mpi=mpich grid=2ms,8ms,2 reps=5 results="" retry=no
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) grid=2ms,4ms,2 reps=5; shift ;;
+    --retry) retry=yes; shift ;;
     --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
     --results) results=${2:?--results needs a folder}; shift 2 ;;
-    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
+    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --retry, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
     esac
 done
 case "$mpi" in
@@ -44,16 +47,19 @@ failed=0
 summary=()
 printf '%-18s %9s %9s %10s %8s %9s %-14s %s\n' collective comm_ms comp_ms r_overhead error \
     slowdown diagnosis verdict
-for coll in synthetic_perfect synthetic_serial synthetic_steal; do
+# check_collective COLL: one run of COLL and its per-cell table; 0 when
+# every cell has the known answer, 1 when not, 2 when a tool failed.
+check_collective() {
+    local coll=$1 out dir
     out=$(timeout 600 "${launch[@]}" -n 2 "$bench" --set run.results_dir="$results" \
         --set run.mpi="$mpi" --set run.collective="$coll" --set grid.comm_times="$grid" \
         --set grid.comp_times="$grid" --set run.repetitions="$reps" 2>&1) || {
         echo "$out"
         echo "validate.sh: $coll: bench_nbc failed" >&2
-        exit 1
+        return 2
     }
     dir=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out")
-    "$analyze" -q "$dir" || { echo "validate.sh: nbc-analyze failed on $dir" >&2; exit 1; }
+    "$analyze" -q "$dir" || { echo "validate.sh: nbc-analyze failed on $dir" >&2; return 2; }
     # Columns by name, so the check follows the table and not its order.
     awk -F, -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diags="${expect_diagnosis[$coll]}" '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -76,9 +82,27 @@ for coll in synthetic_perfect synthetic_serial synthetic_steal; do
             if (worst_cell != "") printf ", worst cell %s (error %.3f)", worst_cell, worst
             printf "\n"
             exit (n == 0 || bad_overhead > 0 || share < 0.9)
-        }' "$dir/cells.csv" >"$results/$coll.table" || failed=1
+        }' "$dir/cells.csv" >"$results/$coll.table"
+    local status=$?
     head -n -1 "$results/$coll.table"
-    summary[${#summary[@]}]=$(tail -n 1 "$results/$coll.table")
+    LAST_SUMMARY=$(tail -n 1 "$results/$coll.table")
+    return $status
+}
+
+for coll in synthetic_perfect synthetic_serial synthetic_steal; do
+    check_collective "$coll"
+    status=$?
+    [ $status -eq 2 ] && exit 1
+    if [ $status -ne 0 ] && [ "$retry" = yes ]; then
+        # A cell disturbed by something else on the machine: the answer
+        # must then come out right in a second, independent run.
+        echo "$coll: a cell missed its answer; measuring $coll again"
+        check_collective "$coll"
+        status=$?
+        [ $status -eq 2 ] && exit 1
+    fi
+    [ $status -eq 0 ] || failed=1
+    summary[${#summary[@]}]=$LAST_SUMMARY
 done
 printf '%s\n' "${summary[@]}"
 echo "run folders in $results"
