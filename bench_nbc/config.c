@@ -114,9 +114,24 @@ static const key_desc keys[] = {
     {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
      .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
              "one for deployment dedicated."},
-    {KEY("run", "repetitions", TYPE_INT, NULL, "5", run.repetitions), AT_LEAST(1), BELOW(100000),
-     .help = "Measurements of each kind (comm_ref, comp_ref, overlap) per cell; the analysis "
-             "keeps medians."},
+    {KEY("run", "repetitions", TYPE_INT, NULL, "6", run.repetitions), AT_LEAST(1), BELOW(100000),
+     .help = "Blocks per cell, each measuring the three kinds (comm_ref, comp_ref, overlap) "
+             "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
+             "carry-over), after one warm-up block that is recorded and not used; the "
+             "analysis keeps medians."},
+    {KEY("run", "late_tolerance", TYPE_DOUBLE, NULL, "0.01", run.late_tolerance), ABOVE(0),
+     BELOW(1),
+     .help = "An attempt is redone when a rank left the window barrier later than this share of "
+             "min(t_comm_ref, t_comp_ref) after the deadline (floored at the barrier precision "
+             "measured at start): the error lateness adds to r_overhead (eq. 1) is divided by "
+             "that shorter reference."},
+    {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0),
+     BELOW(100000),
+     .help = "Late attempts redone per measurement; when they run out the cell stops and is "
+             "invalid (reason late)."},
+    {KEY("run", "seed", TYPE_INT, NULL, "0", run.seed), AT_LEAST(0),
+     .help = "Seed of the shuffled cell order and of the kind orders of each cell; 0 = chosen "
+             "from the clock (the seed used is recorded in config.ini and meta.json)."},
     {KEY("run", "max_cells", TYPE_INT, "cells", "400", run.max_cells), AT_LEAST(1),
      .help = "Largest grid (comm_times x comp_times cells) accepted without run.force."},
     {KEY("run", "force", TYPE_BOOL, NULL, "false", run.force),

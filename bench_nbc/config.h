@@ -54,7 +54,10 @@ typedef struct {
         char *mpi;
         char *results_dir;
         int threads; /* as configured: 0 = all; see nbc_config_compute_threads */
-        int repetitions;
+        int repetitions; /* measured blocks per cell (plus one warm-up block) */
+        double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
+        int max_retries;
+        int seed; /* 0: chosen at start */
         int max_cells;
         bool force; /* allow more than max_cells cells */
         bool check; /* check the received data */

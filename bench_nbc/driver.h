@@ -29,7 +29,8 @@
 #include "clocksync/clocksync.h"
 #include "compute/compute.h"
 
-/* Kinds of measurement in a cell (the sweep rotates their order). */
+/* Kinds of measurement in a cell (each block runs them in one of the orders
+ * of a Williams design, sweep.c). */
 typedef enum { KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP, KIND_COUNT } nbc_kind;
 extern const char *const nbc_kind_names[KIND_COUNT];
 
@@ -38,6 +39,27 @@ extern const char *const nbc_kind_names[KIND_COUNT];
 typedef struct nbc_sample {
     int64_t t_ns[4];
 } nbc_sample;
+
+/* One attempt of one kind, as this rank saw it: every attempt is recorded,
+ * the late ones too (docs/formats.md, raw.csv). */
+typedef struct nbc_attempt {
+    nbc_sample sample;          /* local clock */
+    int64_t wall_start_ns;      /* CLOCK_REALTIME just before t1 */
+    int64_t deadline_global_ns; /* the window barrier's deadline (extrapolated global time) */
+    int64_t exit_late_ns;       /* this rank left the barrier this long after the deadline */
+    int64_t tolerance_ns;       /* the lateness tolerated */
+    int64_t seq;                /* run-wide attempt number, the same on every rank */
+    int block;                  /* 0: warm-up */
+    int attempt;                /* 0-based, per (block, kind) */
+    nbc_kind kind;
+    bool late; /* some rank left later than tolerance_ns: discarded and redone */
+} nbc_attempt;
+
+/* The attempts of one cell, in time order. */
+typedef struct nbc_attempt_log {
+    nbc_attempt *items;
+    size_t count, capacity;
+} nbc_attempt_log;
 
 typedef struct progress_thread progress_thread;
 typedef struct watchdog watchdog;
@@ -56,7 +78,9 @@ typedef struct nbc_run {
     progress_thread *progress_thread;
     run_output *out;                    /* rank 0 only, else NULL */
     volatile sig_atomic_t *stop_signal; /* set by SIGTERM/SIGINT */
-    int max_retries;                    /* late barriers tolerated per measurement */
+    int max_retries;                    /* late attempts redone per measurement */
+    int64_t barrier_precision_ns;       /* floor of the lateness tolerance, measured */
+    int64_t next_seq;                   /* run-wide attempt counter (raw.csv seq) */
     int64_t epoch_global_ns;            /* raw.csv times count from here */
     bool check;                         /* verify received data (run.check) */
     watchdog *watchdog;                 /* NULL: none */
@@ -65,12 +89,29 @@ typedef struct nbc_run {
 } nbc_run;
 
 /* ---- measure.c ---- */
-/* One measurement of `kind` behind a window barrier, redone while any rank
- * was late (up to run->max_retries times; *retries counts the redone ones).
- * expected_s (about how long it takes) sets how late a rank may leave the
- * barrier. inst may be NULL for KIND_COMP_REF. Collective. */
-int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
-                double expected_s, nbc_sample *sample, int *retries);
+/* What a measurement needs besides the kind. */
+typedef struct nbc_measure_spec {
+    nbc_kind kind;
+    coll_instance *inst; /* NULL only for KIND_COMP_REF */
+    size_t matrix_n;
+    double expected_s;    /* about how long it takes (the watchdog's scale) */
+    int64_t tolerance_ns; /* a rank leaving the barrier later makes the attempt late */
+    int block;
+} nbc_measure_spec;
+
+/* One measurement behind a window barrier, redone while any rank left the
+ * barrier more than spec->tolerance_ns late, at most run->max_retries times.
+ * Every attempt is appended to `log`; *kept is false when the retries ran
+ * out (no attempt is kept: the caller stops the cell). Collective. */
+int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *kept);
+/* The lateness tolerance of a cell (docs/formats.md, raw.csv tolerance_ns):
+ * max(late_tolerance x min(t_comm_s, t_comp_s), precision_ns). */
+int64_t nbc_lateness_tolerance_ns(double late_tolerance, double t_comm_s, double t_comp_s,
+                                  int64_t precision_ns);
+/* Collective: the barrier's precision here, the 90th percentile over `count`
+ * window barriers of the latest rank's exit lateness (ns, at least 1 us). */
+int nbc_measure_barrier_precision(nbc_run *run, int count, int64_t *precision_ns);
+void nbc_attempt_log_free(nbc_attempt_log *log);
 /* max(end) - min(start) over ranks in global time (extrapolated: for
  * calibration decisions, identical on every rank). Collective. */
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);
@@ -139,25 +180,29 @@ typedef struct nbc_sweep_plan {
     const compute_calib_result *comp; /* [comp_count] */
     size_t comp_count;
     const bool *cell_done; /* [comm_count * comp_count], cells kept from an earlier run; or NULL */
+    uint64_t seed;         /* cell order and block orders */
 } nbc_sweep_plan;
+
+/* Cells whose targets calibration could not reach are not measured. */
+bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell);
 
 /* What this session measured, kept in local time so the raw records can be
  * converted again once the end calibration is known (interpolation). */
 typedef struct nbc_sweep_record {
-    int reps;
-    size_t cells;        /* comm_count * comp_count */
-    bool *measured;      /* [cells]: measured in this session */
-    nbc_sample *samples; /* [cells][reps][KIND_COUNT] */
-    int *retries;        /* [cells][reps][KIND_COUNT] */
+    size_t cells;             /* comm_count * comp_count */
+    bool *measured;           /* [cells]: measured in this session */
+    nbc_attempt_log *logs;    /* [cells] */
+    size_t *order;            /* [cells]: cells in the order they ran */
+    size_t order_count;
 } nbc_sweep_record;
 
-int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells, int reps);
+int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells);
 void nbc_sweep_record_free(nbc_sweep_record *record);
 
-/* Runs every cell not done and appends its rows to raw.csv (times
- * extrapolated from the clock model as it stands). Returns MPI_SUCCESS or an
- * error; *interrupted is set when a stop signal cut the sweep short (only
- * whole cells are kept). */
+/* Runs every reachable cell not done, in an order shuffled from plan->seed,
+ * and appends its rows to raw.csv (times extrapolated from the clock model
+ * as it stands). Returns MPI_SUCCESS or an error; *interrupted is set when
+ * a stop signal cut the sweep short (only whole cells are kept). */
 int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record,
               bool *interrupted);
 
@@ -173,9 +218,10 @@ typedef struct nbc_resume {
     size_t comp_done;
     nbc_comm_calibration *comm; /* [comm_count], the first comm_done valid */
     size_t comm_done;
-    bool passive_done;   /* passive.csv holds every size of every rank */
+    bool passive_done;   /* passive.csv holds every size of every rank, before the sweep */
     bool *cell_done;     /* [cells]: whole in raw.csv */
     long raw_keep_bytes; /* raw.csv up to the last whole cell */
+    int64_t next_seq;    /* after the last attempt kept in raw.csv */
 } nbc_resume;
 
 int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
@@ -243,6 +289,7 @@ typedef struct meta_info {
     struct json_object *hosts;     /* per rank */
     struct json_object *binding;   /* per rank: cpu list */
     struct json_object *clocksync; /* filled at the end */
+    struct json_object *measurement; /* how the sweep measured: top-level keys (docs/formats.md) */
     int nodes, threads;
     int cells_total, cells_done;
     double calibration_s, sweep_s;
@@ -270,8 +317,12 @@ void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
 /* Sizes for every target not in `done`; false when a stop signal came. */
 bool nbc_calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done);
 bool nbc_calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done);
-/* t_comp_passive_mpi of every size, written to passive.csv. */
+/* t_comp_passive_mpi of every size, written to passive.csv with `phase`
+ * ("before" or "after" the sweep): each rank's median of nbc_passive_reps
+ * steps after NBC_PASSIVE_WARMUP_STEPS. */
+enum { NBC_PASSIVE_WARMUP_STEPS = 1 };
+int nbc_passive_reps(const nbc_config *cfg);
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
-                         size_t count);
+                         size_t count, const char *phase);
 
 #endif

@@ -219,6 +219,52 @@ static void configure_before_init(const cli *c, int *thread_level, const char **
     nbc_config_free(&cfg);
 }
 
+/* Cells whose targets calibration could not reach are not measured: said
+ * once, on rank 0, when calibration ends. Returns how many. */
+static size_t report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated)
+{
+    size_t cells = plan->comm_count * plan->comp_count, unreachable = 0;
+    for (size_t c = 0; calibrated && c < cells; c++)
+        unreachable += !nbc_cell_reachable(plan, c);
+    if (unreachable && run->rank == 0) {
+        fprintf(stderr, "bench_nbc: %zu of %zu cells not measured, their targets unreachable:",
+                unreachable, cells);
+        for (size_t i = 0; i < plan->comm_count; i++)
+            if (!plan->comm[i].converged || plan->comm[i].bytes == 0)
+                fprintf(stderr, " comm %.3g ms (closest %.3g ms at %zu B);",
+                        plan->comm[i].target_s * 1e3, plan->comm[i].t_s * 1e3,
+                        plan->comm[i].bytes_closest);
+        for (size_t j = 0; j < plan->comp_count; j++)
+            if (!plan->comp[j].converged)
+                fprintf(stderr, " comp %.3g ms (closest %.3g ms at n=%zu);",
+                        plan->comp[j].target_s * 1e3, plan->comp[j].t_s * 1e3,
+                        plan->comp[j].matrix_n);
+        fprintf(stderr, "\n");
+    }
+    return unreachable;
+}
+
+/* meta.json's record of how the sweep measured (docs/formats.md). */
+static json_object *measurement_json(const nbc_run *run, unsigned seed,
+                                     const nbc_sweep_record *record, size_t unreachable,
+                                     double clock_read_ns)
+{
+    json_object *o = json_object_new_object(), *order = json_object_new_array();
+    for (size_t i = 0; order && i < record->order_count; i++)
+        json_object_array_add(order, json_object_new_int64((int64_t)record->order[i]));
+    json_object_object_add(o, "late_tolerance", json_object_new_double(run->cfg->run.late_tolerance));
+    json_object_object_add(o, "barrier_precision_ns",
+                           json_object_new_int64(run->barrier_precision_ns));
+    json_object_object_add(o, "max_retries", json_object_new_int(run->max_retries));
+    json_object_object_add(o, "sweep_seed", json_object_new_int64(seed));
+    json_object_object_add(o, "cell_order", order);
+    json_object_object_add(o, "warmup_blocks", json_object_new_int(1));
+    json_object_object_add(o, "cells_unreachable", json_object_new_int64((int64_t)unreachable));
+    json_object_object_add(o, "clock_source", json_object_new_string(clocksync_clock_source()));
+    json_object_object_add(o, "clock_read_ns", json_object_new_double(clock_read_ns));
+    return o;
+}
+
 int main(int argc, char **argv)
 {
     char err[1024] = "";
@@ -326,6 +372,16 @@ int main(int argc, char **argv)
     }
     nbc_exit_if_any_failed(bad, err, 2);
 
+    /* The seed of the sweep's orders: chosen once, written into config.ini
+     * so a resumed or repeated run can use it again. */
+    unsigned seed = (unsigned)cfg.run.seed;
+    if (seed == 0 && rank == 0)
+        seed = 1 + (unsigned)(time(NULL) % 2147483646);
+    NBC_CHECK_MPI(MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD));
+    char seed_assignment[64];
+    snprintf(seed_assignment, sizeof seed_assignment, "run.seed=%u", seed);
+    nbc_exit_if_any_failed(nbc_config_set(&cfg, seed_assignment, err, sizeof err) != 0, err, 2);
+
     const nbc_collective *coll = nbc_collective_find(cfg.run.collective);
     nbc_progress_mode progress = cfg.progress.mode;
     int test_chunks = cfg.progress.test_count;
@@ -356,7 +412,7 @@ int main(int argc, char **argv)
         .progress = progress,
         .test_chunks = test_chunks,
         .stop_signal = &stop_signal,
-        .max_retries = 20,
+        .max_retries = cfg.run.max_retries,
         .check = cfg.run.check,
     };
     if (progress == NBC_PROGRESS_THREAD) {
@@ -446,6 +502,7 @@ int main(int argc, char **argv)
         .barrier_margin_s = cfg.clocksync.barrier_margin_us * 1e-6,
     };
     NBC_CHECK_MPI(clocksync_create(&run.sync, MPI_COMM_WORLD, &sopt, NULL));
+    double clock_read_ns = clocksync_clock_read_ns(clocksync_get_clock(run.sync));
     watchdog_context(run.watchdog, "the start of the run");
     watchdog_arm(run.watchdog, 0);
     watchdog_phase(run.watchdog, PHASE_CALIBRATION);
@@ -464,10 +521,13 @@ int main(int argc, char **argv)
     /* A stop signal during calibration keeps the sizes found so far. */
     bool calibrated = nbc_calibrate_computation(&run, comp, prior.comp_done);
     if (calibrated && !prior.passive_done)
-        nbc_measure_passive(&run, &place, comp, cfg.grid.comp_count);
+        nbc_measure_passive(&run, &place, comp, cfg.grid.comp_count, "before");
     if (calibrated)
         NBC_CHECK_MPI(clocksync_prepare_realtime(run.sync));
     calibrated = calibrated && nbc_calibrate_communication(&run, comm, prior.comm_done);
+    if (calibrated)
+        NBC_CHECK_MPI(nbc_measure_barrier_precision(&run, 100, &run.barrier_precision_ns));
+    run.next_seq = prior.next_seq;
     meta.calibration_s = (double)(clocksync_now_local_ns(run.sync) - calibration_start_ns) * 1e-9;
 
     /* ---- the sweep ---- */
@@ -477,9 +537,11 @@ int main(int argc, char **argv)
         .comp = comp,
         .comp_count = cfg.grid.comp_count,
         .cell_done = prior.cell_done,
+        .seed = seed,
     };
+    size_t unreachable = report_unreachable(&run, &plan, calibrated);
     nbc_sweep_record record;
-    nbc_exit_if_any_failed(nbc_sweep_record_init(&record, cells, cfg.run.repetitions) != 0,
+    nbc_exit_if_any_failed(nbc_sweep_record_init(&record, cells) != 0,
                            "out of memory for the sweep's records", 1);
     long raw_keep_bytes = prior.raw_keep_bytes;
     bool interrupted = !calibrated;
@@ -488,6 +550,11 @@ int main(int argc, char **argv)
     meta.sweep_s = (double)(clocksync_now_local_ns(run.sync) - sweep_start_ns) * 1e-9;
     for (size_t cell = 0; cell < cells; cell++)
         meta.cells_done += record.measured[cell] || prior.cell_done[cell];
+    /* The passive step again, so drift over the sweep shows in equation 2. */
+    if (rc == MPI_SUCCESS && !interrupted)
+        nbc_measure_passive(&run, &place, comp, cfg.grid.comp_count, "after");
+    if (rank == 0)
+        meta.measurement = measurement_json(&run, seed, &record, unreachable, clock_read_ns);
 
     /* ---- end calibration: raw records converted by interpolation ---- */
     watchdog_context(run.watchdog, "the end of the run");
@@ -515,6 +582,7 @@ int main(int argc, char **argv)
     json_object_put(meta.hosts);
     json_object_put(meta.binding);
     json_object_put(meta.clocksync);
+    json_object_put(meta.measurement);
     nbc_sweep_record_free(&record);
     nbc_resume_free(&prior);
     if (progress_thread_stop(run.progress_thread) != MPI_SUCCESS)

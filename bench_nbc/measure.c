@@ -1,10 +1,13 @@
 /* One measurement behind the window barrier (Algorithm 1 of the paper and
- * its two references), redone when any rank arrived late at the barrier. */
+ * its two references), redone when any rank left the barrier late. */
 #include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap"};
@@ -113,31 +116,68 @@ static int verify_data(nbc_run *run, const coll_instance *inst)
     return rc != MPI_SUCCESS ? rc : (any_bad ? MPI_ERR_OTHER : MPI_SUCCESS);
 }
 
-/* Ranks may leave the window barrier this share of the measured duration
- * apart (never less than the floor): 1 % skew is below the noise of a
- * repetition, and a tighter bound retries forever on a busy node. */
-static const double barrier_exit_share = 0.01;
-static const int64_t barrier_exit_floor_ns = 10000;
-
-int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
-                double expected_s, nbc_sample *sample, int *retries)
+int64_t nbc_lateness_tolerance_ns(double late_tolerance, double t_comm_s, double t_comp_s,
+                                  int64_t precision_ns)
 {
-    *retries = 0;
-    bool moves_data = inst && kind != KIND_COMP_REF;
-    for (;;) {
+    /* Lateness skews the start of a measurement; the error it adds to
+     * r_overhead (eq. 1) is divided by the shorter reference, so that is
+     * what it is judged against. */
+    int64_t share_ns = (int64_t)(late_tolerance * fmin(t_comm_s, t_comp_s) * 1e9);
+    return share_ns > precision_ns ? share_ns : precision_ns;
+}
+
+void nbc_attempt_log_free(nbc_attempt_log *log)
+{
+    free(log->items);
+    *log = (nbc_attempt_log){0};
+}
+
+static nbc_attempt *attempt_log_add(nbc_attempt_log *log)
+{
+    if (log->count == log->capacity) {
+        size_t capacity = log->capacity ? 2 * log->capacity : 64;
+        nbc_attempt *items = realloc(log->items, capacity * sizeof *items);
+        if (!items)
+            return NULL;
+        log->items = items;
+        log->capacity = capacity;
+    }
+    nbc_attempt *a = &log->items[log->count++];
+    *a = (nbc_attempt){0};
+    return a;
+}
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *kept)
+{
+    *kept = false;
+    bool moves_data = spec->inst && spec->kind != KIND_COMP_REF;
+    for (int attempt = 0; attempt <= run->max_retries; attempt++) {
         /* Every start gets fresh data, so a retried start that delivered
          * nothing cannot pass on the previous one's. */
-        if (run->check && moves_data && nbc_datacheck_fill(inst) != 0)
+        if (run->check && moves_data && nbc_datacheck_fill(spec->inst) != 0)
             return MPI_ERR_OTHER;
-        watchdog_arm(run->watchdog, expected_s);
+        nbc_attempt *a = attempt_log_add(log);
+        if (!a)
+            return MPI_ERR_NO_MEM;
+        *a = (nbc_attempt){.seq = run->next_seq++,
+                           .block = spec->block,
+                           .attempt = attempt,
+                           .kind = spec->kind,
+                           .tolerance_ns = spec->tolerance_ns};
+        watchdog_arm(run->watchdog, spec->expected_s);
         watchdog_phase(run->watchdog, PHASE_BARRIER);
         clocksync_barrier_result barrier;
-        int64_t tolerance_ns = (int64_t)(expected_s * barrier_exit_share * 1e9);
-        if (tolerance_ns < barrier_exit_floor_ns)
-            tolerance_ns = barrier_exit_floor_ns;
-        int err = clocksync_window_barrier(run->sync, tolerance_ns, &barrier);
+        int err = clocksync_window_barrier(run->sync, spec->tolerance_ns, &barrier);
+        a->wall_start_ns = realtime_ns();
         if (err == MPI_SUCCESS)
-            err = measure_once(run, kind, inst, matrix_n, sample);
+            err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, &a->sample);
         /* Whether every rank was on time is only asked after the timed
          * region, so it adds nothing before it. */
         bool any_late = false;
@@ -147,10 +187,48 @@ int nbc_measure(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_
         watchdog_disarm(run->watchdog);
         if (err != MPI_SUCCESS)
             return err;
-        if (!any_late || *retries >= run->max_retries)
-            return run->check && moves_data ? verify_data(run, inst) : MPI_SUCCESS;
-        ++*retries;
+        a->deadline_global_ns = barrier.deadline_global_ns;
+        a->exit_late_ns = barrier.exit_late_ns;
+        a->late = any_late;
+        if (!any_late) {
+            *kept = true;
+            return run->check && moves_data ? verify_data(run, spec->inst) : MPI_SUCCESS;
+        }
     }
+    return MPI_SUCCESS; /* every attempt late: nothing kept */
+}
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int nbc_measure_barrier_precision(nbc_run *run, int count, int64_t *precision_ns)
+{
+    int64_t *latest = malloc((size_t)count * sizeof *latest);
+    if (!latest)
+        return MPI_ERR_NO_MEM;
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < count && err == MPI_SUCCESS; i++) {
+        clocksync_barrier_result barrier;
+        bool any_late;
+        err = clocksync_window_barrier(run->sync, INT64_MAX, &barrier);
+        if (err == MPI_SUCCESS)
+            err = clocksync_barrier_settle(run->sync, &barrier, &any_late);
+        if (err == MPI_SUCCESS)
+            err = MPI_Allreduce(&barrier.exit_late_ns, &latest[i], 1, MPI_INT64_T, MPI_MAX,
+                                run->comm);
+    }
+    if (err == MPI_SUCCESS) {
+        qsort(latest, (size_t)count, sizeof *latest, compare_int64);
+        int64_t p90 = latest[(count * 9) / 10 < count ? (count * 9) / 10 : count - 1];
+        /* Below a microsecond the tolerance would judge the clock reads,
+         * not the barrier. */
+        *precision_ns = p90 > 1000 ? p90 : 1000;
+    }
+    free(latest);
+    return err;
 }
 
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s)

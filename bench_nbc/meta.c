@@ -109,6 +109,10 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
+    if (m->measurement) {
+        json_object_object_foreach(m->measurement, key, value)
+            json_object_object_add(o, key, json_object_get(value));
+    }
     json_object_object_add(o, "revision", json_object_new_string(BENCH_NBC_REVISION));
     json_object_object_add(o, "start_time", json_object_new_string(m->start_time));
     json_object_object_add(o, "end_time", json_object_new_string(m->end_time));

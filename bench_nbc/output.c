@@ -17,13 +17,16 @@
 static const struct {
     const char *name, *header;
 } csv_files[OUT_FILE_COUNT] = {
-    [OUT_RAW] = {"raw.csv", "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,"
-                            "rank,t1_ns,t2_ns,t3_ns,t4_ns,retries"},
+    [OUT_RAW] = {"raw.csv",
+                 "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,"
+                 "attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,"
+                 "tolerance_ns,late"},
     [OUT_CALIB_COMM] = {"calib_comm.csv",
                         "collective,comm_target_s,bytes,t_comm_s,iterations,converged"},
     [OUT_CALIB_COMP] = {"calib_comp.csv",
                         "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
-    [OUT_PASSIVE] = {"passive.csv", "host,rank,threads,matrix_n,comp_target_s,reps,t_comp_s"},
+    [OUT_PASSIVE] = {"passive.csv", "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,"
+                                    "reps,t_comp_s"},
 };
 
 struct run_output {

@@ -114,58 +114,99 @@ static bool comm_row(char **f, int n, void *p)
     return true;
 }
 
-static bool count_row(char **f, int n, void *p)
+/* passive.csv rows of the phase before the sweep (those after it are
+ * measured again when the sweep ends). */
+static bool count_before_row(char **f, int n, void *p)
 {
-    (void)f;
-    (void)n;
+    if (n != 9 || strcmp(f[5], "before") != 0)
+        return false;
     ++*(size_t *)p;
     return true;
 }
 
-/* Finds the whole cells of raw.csv and the byte length they take. */
-static int scan_raw(const char *dir, nbc_resume *state, size_t cells, size_t rows_per_cell,
-                    char *err, size_t errlen)
+/* raw.csv columns the scan reads, found by name in its header. */
+enum { RAW_CELL, RAW_BLOCK, RAW_KIND, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
+static const char *const raw_columns[RAW_COLUMNS] = {"cell", "block",  "kind",
+                                                     "attempt", "seq", "late"};
+
+/* Finds the whole cells of raw.csv and the byte length they take. A cell's
+ * rows are written at once when it ends; it is whole when each of its
+ * (block, kind) was kept on every rank, or when one ran out of retries
+ * (the cell stopped there). */
+static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state,
+                    size_t cells, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/raw.csv", dir);
     FILE *f = fopen(path, "r");
     state->raw_keep_bytes = 0;
+    state->next_seq = 0;
     if (!f && errno == ENOENT)
         return 0; /* stopped before the sweep */
     if (!f) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
+    size_t kept_per_cell = (size_t)(cfg->run.repetitions + 1) * KIND_COUNT * (size_t)ranks;
+    int column[RAW_COLUMNS];
     char *line = NULL;
-    size_t cap = 0, rows = 0;
+    size_t cap = 0, kept = 0, exhausted = 0;
     ssize_t len;
-    long offset = 0;
-    long cell = -1;
-    state->raw_keep_bytes = 0;
+    long offset = 0, cell = -1;
+    int64_t seq_max = -1, cell_seq_max = -1;
+    int status = 0;
     while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        line[len - 1] = '\0';
+        char *fields[32];
+        int n = split_fields(line, fields, 32);
         offset += len;
         if (offset == len) { /* the header */
+            for (int c = 0; c < RAW_COLUMNS; c++) {
+                column[c] = -1;
+                for (int i = 0; i < n; i++)
+                    if (strcmp(fields[i], raw_columns[c]) == 0)
+                        column[c] = i;
+                if (column[c] < 0) {
+                    snprintf(err, errlen,
+                             "--resume: %s has no column %s: written by another version of "
+                             "bench_nbc",
+                             path, raw_columns[c]);
+                    status = -1;
+                }
+            }
+            if (status != 0)
+                break;
             state->raw_keep_bytes = offset;
             continue;
         }
+        if (n <= column[RAW_LATE] || n <= column[RAW_SEQ] || n <= column[RAW_ATTEMPT])
+            break;
         char *end;
-        long this_cell = strtol(line, &end, 10);
-        if (end == line || *end != ',' || this_cell < 0 || (size_t)this_cell >= cells)
+        long this_cell = strtol(fields[column[RAW_CELL]], &end, 10);
+        if (*end != '\0' || this_cell < 0 || (size_t)this_cell >= cells)
             break;
         if (this_cell != cell) {
-            if (cell >= 0 && rows != rows_per_cell)
-                break; /* the previous cell was cut short: stop before it */
+            if (cell >= 0)
+                break; /* the previous cell was not whole: stop before it */
             cell = this_cell;
-            rows = 0;
+            kept = exhausted = 0;
         }
-        if (++rows == rows_per_cell) {
+        int64_t seq = strtoll(fields[column[RAW_SEQ]], NULL, 10);
+        cell_seq_max = seq > cell_seq_max ? seq : cell_seq_max;
+        bool late = strcmp(fields[column[RAW_LATE]], "1") == 0;
+        kept += !late;
+        exhausted += late && atoi(fields[column[RAW_ATTEMPT]]) == cfg->run.max_retries;
+        if (kept == kept_per_cell || exhausted == (size_t)ranks) {
             state->cell_done[cell] = true;
             state->raw_keep_bytes = offset;
+            seq_max = cell_seq_max;
+            cell = -1;
         }
     }
     free(line);
     fclose(f);
-    return 0;
+    state->next_seq = seq_max + 1;
+    return status;
 }
 
 int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
@@ -187,11 +228,11 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
         each_row(dir, "calib_comm.csv", comm_row, &ctx, &comm_bytes, err, errlen) != 0)
         return -1;
     size_t passive_rows = 0;
-    if (each_row(dir, "passive.csv", count_row, &passive_rows, &passive_bytes, err, errlen) != 0)
+    if (each_row(dir, "passive.csv", count_before_row, &passive_rows, &passive_bytes, err,
+                 errlen) != 0)
         return -1;
     state->passive_done = passive_rows == cfg->grid.comp_count * (size_t)ranks;
-    if (scan_raw(dir, state, cells, (size_t)cfg->run.repetitions * KIND_COUNT * ranks, err,
-                 errlen) != 0)
+    if (scan_raw(dir, cfg, ranks, state, cells, err, errlen) != 0)
         return -1;
     /* Drop what will be redone, so new rows never follow a cut line. A
      * file without even its header is removed and written anew. */

@@ -1,6 +1,7 @@
 /* The stages before the sweep, on every rank: what a resumed run already
  * has, the computation and communication sizes for the targets (paper
- * sections 4.3 and 5.1), and the passive computation time (equation 2). */
+ * sections 4.3 and 5.1), and the passive computation time (equation 2),
+ * before the sweep and after it. */
 #include "bench_nbc/driver.h"
 
 #include <json-c/json.h>
@@ -26,33 +27,45 @@ static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
 }
 
 /* t_comp_passive_mpi (equation 2): the GEMM step inside MPI with no
- * communication in flight, median of `reps` steps, on every rank. */
+ * communication in flight, on every rank at the same time. The no-MPI
+ * reference (compute_ref) runs the same way: as many processes per host,
+ * the same warm-up steps and repetitions, the same statistic (each rank's
+ * median, docs/formats.md), so the ratio compares like with like. */
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
-                         size_t count)
+                         size_t count, const char *phase)
 {
-    int reps = run->cfg->run.repetitions < 3 ? 3 : run->cfg->run.repetitions;
+    int reps = nbc_passive_reps(run->cfg);
     for (size_t j = 0; j < count; j++) {
         double t[reps];
         compute_step_timing timing;
         int failed = 0;
-        for (int i = 0; i < reps && !failed; i++) {
+        /* Ranks start each size together, as compute_ref's processes do. */
+        NBC_CHECK_MPI(MPI_Barrier(run->comm));
+        for (int i = -NBC_PASSIVE_WARMUP_STEPS; i < reps && !failed; i++) {
             failed = compute_step(run->team, comp[j].matrix_n, &timing) != 0;
-            t[i] = timing.step_s;
+            if (i >= 0)
+                t[i] = timing.step_s;
         }
         nbc_exit_if_any_failed(failed, compute_team_error(run->team), 1);
         double median = nbc_median(t, reps);
         double *all = run->rank == 0 ? malloc((size_t)run->ranks * sizeof *all) : NULL;
         char *hosts = run->rank == 0 ? malloc((size_t)run->ranks * 256) : NULL;
+        nbc_exit_if_any_failed(run->rank == 0 && (!all || !hosts), "out of memory", 1);
         NBC_CHECK_MPI(MPI_Gather(&median, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, run->comm));
         NBC_CHECK_MPI(MPI_Gather(place->host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, run->comm));
         FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_PASSIVE) : NULL;
         for (int r = 0; f && r < run->ranks; r++)
-            fprintf(f, "%s,%d,%d,%zu,%.9g,%d,%.9g\n", hosts + 256 * r, r,
-                    compute_team_threads(run->team), comp[j].matrix_n, comp[j].target_s, reps,
-                    all[r]);
+            fprintf(f, "%s,%d,%d,%zu,%.9g,%s,%d,%d,%.9g\n", hosts + 256 * r, r,
+                    compute_team_threads(run->team), comp[j].matrix_n, comp[j].target_s, phase,
+                    NBC_PASSIVE_WARMUP_STEPS, reps, all[r]);
         free(all);
         free(hosts);
     }
+}
+
+int nbc_passive_reps(const nbc_config *cfg)
+{
+    return cfg->run.repetitions < 5 ? 5 : cfg->run.repetitions;
 }
 
 /* What the run folder already holds: nothing for a new run; for --resume,
@@ -97,9 +110,10 @@ void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior)
             snprintf(err, sizeof err, "out of memory");
     }
     nbc_exit_if_any_failed(bad, err, 2);
-    unsigned long long counts[3] = {prior->comp_done, prior->comm_done, prior->passive_done};
+    unsigned long long counts[4] = {prior->comp_done, prior->comm_done, prior->passive_done,
+                                    (unsigned long long)prior->next_seq};
     long keep = prior->raw_keep_bytes;
-    NBC_CHECK_MPI(MPI_Bcast(counts, 3, MPI_UNSIGNED_LONG_LONG, 0, run->comm));
+    NBC_CHECK_MPI(MPI_Bcast(counts, 4, MPI_UNSIGNED_LONG_LONG, 0, run->comm));
     NBC_CHECK_MPI(MPI_Bcast(&keep, 1, MPI_LONG, 0, run->comm));
     NBC_CHECK_MPI(MPI_Bcast(prior->comp, (int)(cfg->grid.comp_count * sizeof *prior->comp),
                             MPI_BYTE, 0, run->comm));
@@ -109,6 +123,7 @@ void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior)
     prior->comp_done = counts[0];
     prior->comm_done = counts[1];
     prior->passive_done = counts[2] != 0;
+    prior->next_seq = (int64_t)counts[3];
     prior->raw_keep_bytes = keep;
 }
 

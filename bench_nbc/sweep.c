@@ -1,9 +1,11 @@
-/* The sweep (Algorithm 1 over the grid): for every cell, repetitions of the
- * three kinds interleaved so the references see the same machine state as
- * the overlap they are compared with. The order rotates from one repetition
- * to the next (comm_ref, comp_ref, overlap; then comp_ref, overlap,
- * comm_ref; ...) so no kind always follows the same one (warm caches, a
- * frequency step). Rows go to raw.csv as each cell ends. */
+/* The sweep (Algorithm 1 over the grid). Each cell runs a warm-up block,
+ * recorded and not used, then run.repetitions blocks; a block measures the
+ * three kinds once each, in one of the 6 orders of a Williams design, so
+ * that over 6 blocks every kind is preceded equally often by each other
+ * kind (warm caches, a buffer that flushed them, a frequency step carry over
+ * to the next measurement). Cells run in an order shuffled from a recorded
+ * seed, so slow drift of the machine does not draw structure on the
+ * heatmap. Every attempt, late or kept, goes to raw.csv as its cell ends. */
 #include "bench_nbc/driver.h"
 
 #include <inttypes.h>
@@ -12,17 +14,52 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells, int reps)
+/* The 6 orders of the 3 kinds: the two Latin squares of a Williams design
+ * for an odd number of treatments; each ordered pair of kinds is adjacent
+ * exactly twice. */
+static const nbc_kind williams_orders[6][KIND_COUNT] = {
+    {KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP}, {KIND_COMP_REF, KIND_OVERLAP, KIND_COMM_REF},
+    {KIND_OVERLAP, KIND_COMM_REF, KIND_COMP_REF}, {KIND_COMM_REF, KIND_OVERLAP, KIND_COMP_REF},
+    {KIND_COMP_REF, KIND_COMM_REF, KIND_OVERLAP}, {KIND_OVERLAP, KIND_COMP_REF, KIND_COMM_REF},
+};
+enum { ORDER_COUNT = sizeof williams_orders / sizeof *williams_orders };
+
+/* splitmix64: a small, well-mixed generator; the sequences only need to be
+ * reproducible from the seed, identical on every rank. */
+static uint64_t next_random(uint64_t *state)
 {
-    size_t per_cell = (size_t)reps * KIND_COUNT;
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void shuffle(size_t *items, size_t n, uint64_t *state)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)(next_random(state) % i);
+        size_t t = items[i - 1];
+        items[i - 1] = items[j];
+        items[j] = t;
+    }
+}
+
+bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell)
+{
+    const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
+    const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
+    return comm->converged && comm->bytes > 0 && comp->converged && comp->matrix_n > 0;
+}
+
+int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells)
+{
     *record = (nbc_sweep_record){
-        .reps = reps,
         .cells = cells,
         .measured = calloc(cells, sizeof(bool)),
-        .samples = calloc(cells * per_cell, sizeof(nbc_sample)),
-        .retries = calloc(cells * per_cell, sizeof(int)),
+        .logs = calloc(cells, sizeof(nbc_attempt_log)),
+        .order = calloc(cells, sizeof(size_t)),
     };
-    if (!record->measured || !record->samples || !record->retries) {
+    if (!record->measured || !record->logs || !record->order) {
         nbc_sweep_record_free(record);
         return -1;
     }
@@ -31,47 +68,62 @@ int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells, int reps)
 
 void nbc_sweep_record_free(nbc_sweep_record *record)
 {
+    for (size_t c = 0; record->logs && c < record->cells; c++)
+        nbc_attempt_log_free(&record->logs[c]);
     free(record->measured);
-    free(record->samples);
-    free(record->retries);
+    free(record->logs);
+    free(record->order);
     *record = (nbc_sweep_record){0};
 }
 
-/* Converts one cell's samples of this rank to global time, gathers them on
- * rank 0 and writes the cell's rows to `f` (rank 0). Collective. */
+/* Per attempt and rank, what raw.csv holds besides the cell's columns. */
+enum { ROW_T1, ROW_T4 = ROW_T1 + 3, ROW_WALL, ROW_DEADLINE, ROW_LATE, ROW_FIELDS };
+
+/* Converts one cell's attempts of this rank to global time, gathers them on
+ * rank 0 and writes the cell's rows to `f` (rank 0). Every rank made the
+ * same attempts (they are collective), so the logs line up. Collective. */
 static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_record *record,
                       size_t cell, FILE *f)
 {
-    size_t per_rank = (size_t)record->reps * KIND_COUNT * 4;
-    const nbc_sample *samples = &record->samples[cell * record->reps * KIND_COUNT];
-    const int *retries = &record->retries[cell * record->reps * KIND_COUNT];
+    const nbc_attempt_log *log = &record->logs[cell];
+    size_t per_rank = log->count * ROW_FIELDS;
     const clocksync_model *model = clocksync_get_model(run->sync);
-    int64_t *mine = malloc(per_rank * sizeof *mine);
-    int64_t *all = run->rank == 0 ? malloc(per_rank * run->ranks * sizeof *all) : NULL;
+    int64_t *mine = malloc((per_rank ? per_rank : 1) * sizeof *mine);
+    int64_t *all =
+        run->rank == 0 ? malloc((per_rank ? per_rank : 1) * run->ranks * sizeof *all) : NULL;
     int rc = mine && (run->rank != 0 || all) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    for (size_t i = 0; rc == MPI_SUCCESS && i < per_rank; i++)
-        mine[i] =
-            clocksync_model_to_global(model, samples[i / 4].t_ns[i % 4]) - run->epoch_global_ns;
-    if (rc == MPI_SUCCESS)
+    for (size_t i = 0; rc == MPI_SUCCESS && i < log->count; i++) {
+        const nbc_attempt *a = &log->items[i];
+        int64_t *row = &mine[i * ROW_FIELDS];
+        for (int k = 0; k < 4; k++)
+            row[ROW_T1 + k] =
+                clocksync_model_to_global(model, a->sample.t_ns[k]) - run->epoch_global_ns;
+        row[ROW_WALL] = a->wall_start_ns;
+        row[ROW_DEADLINE] = a->deadline_global_ns - run->epoch_global_ns;
+        row[ROW_LATE] = a->exit_late_ns;
+    }
+    if (rc == MPI_SUCCESS && per_rank > 0)
         rc = MPI_Gather(mine, (int)per_rank, MPI_INT64_T, all, (int)per_rank, MPI_INT64_T, 0,
                         run->comm);
     if (rc == MPI_SUCCESS && run->rank == 0) {
         size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
         const nbc_comm_calibration *comm = &plan->comm[ci];
         const compute_calib_result *comp = &plan->comp[cj];
-        for (int rep = 0; rep < record->reps; rep++) {
-            for (int kind = 0; kind < KIND_COUNT; kind++) {
-                size_t k = (size_t)rep * KIND_COUNT + kind;
-                for (int r = 0; r < run->ranks; r++) {
-                    const int64_t *t = &all[r * per_rank + k * 4];
-                    if (fprintf(f,
-                                "%zu,%s,%.9g,%.9g,%zu,%zu,%d,%s,%d,%" PRId64 ",%" PRId64 ",%" PRId64
-                                ",%" PRId64 ",%d\n",
-                                cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
-                                comp->matrix_n, rep, nbc_kind_names[kind], r, t[0], t[1], t[2],
-                                t[3], retries[k]) < 0)
-                        rc = MPI_ERR_IO;
-                }
+        for (size_t i = 0; i < log->count; i++) {
+            const nbc_attempt *a = &log->items[i];
+            for (int r = 0; r < run->ranks; r++) {
+                const int64_t *t = &all[r * per_rank + i * ROW_FIELDS];
+                if (fprintf(f,
+                            "%zu,%s,%.9g,%.9g,%zu,%zu,%d,%s,%s,%d,%" PRId64 ",%" PRId64
+                            ".%06" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                            ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d\n",
+                            cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
+                            comp->matrix_n, a->block, a->block == 0 ? "warmup" : "measure",
+                            nbc_kind_names[a->kind], a->attempt, a->seq,
+                            t[ROW_WALL] / 1000000000, (t[ROW_WALL] % 1000000000) / 1000, r,
+                            t[ROW_T1], t[ROW_T1 + 1], t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE],
+                            t[ROW_LATE], a->tolerance_ns, a->late) < 0)
+                    rc = MPI_ERR_IO;
             }
         }
     }
@@ -115,82 +167,132 @@ static int maybe_resync(nbc_run *run)
     return rc == MPI_SUCCESS && due ? clocksync_calibrate(run->sync) : rc;
 }
 
+/* One cell: the warm-up block and the measured blocks, each in its order.
+ * Stops early (with *kept false) when an attempt ran out of retries: the
+ * cell is then invalid, and measuring the rest would be time lost. */
+static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
+                        coll_instance *inst, nbc_attempt_log *log, uint64_t *random_state,
+                        bool *interrupted)
+{
+    size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
+    const nbc_comm_calibration *comm = &plan->comm[ci];
+    const compute_calib_result *comp = &plan->comp[cj];
+    /* Which order each block runs: a shuffled cycle of the 6, so that 6
+     * consecutive measured blocks hold each once; the warm-up takes the
+     * last of the cycle. */
+    size_t orders[ORDER_COUNT];
+    for (size_t o = 0; o < ORDER_COUNT; o++)
+        orders[o] = o;
+    shuffle(orders, ORDER_COUNT, random_state);
+    const double expected_s[KIND_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s)};
+    nbc_measure_spec spec = {
+        .inst = inst,
+        .matrix_n = comp->matrix_n,
+        .tolerance_ns = nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance, comm->t_s,
+                                                  comp->t_s, run->barrier_precision_ns),
+    };
+    int rc = MPI_SUCCESS;
+    bool kept = true;
+    int blocks = run->cfg->run.repetitions + 1;
+    for (int block = 0; block < blocks && rc == MPI_SUCCESS && kept && !*interrupted; block++) {
+        const nbc_kind *order =
+            williams_orders[orders[block == 0 ? ORDER_COUNT - 1 : (size_t)(block - 1) % ORDER_COUNT]];
+        for (int turn = 0; turn < KIND_COUNT && rc == MPI_SUCCESS && kept; turn++) {
+            spec.kind = order[turn];
+            spec.block = block;
+            spec.expected_s = expected_s[spec.kind];
+            char context[256];
+            snprintf(context, sizeof context,
+                     "cell %zu (comm %.3g ms, %zu B x comp %.3g ms, n=%zu), %s, block %d", cell,
+                     comm->target_s * 1e3, comm->bytes, comp->target_s * 1e3, comp->matrix_n,
+                     nbc_kind_names[spec.kind], block);
+            watchdog_context(run->watchdog, context);
+            rc = nbc_measure(run, &spec, log, &kept);
+        }
+        if (rc == MPI_SUCCESS)
+            *interrupted = nbc_stop_requested(run);
+    }
+    if (rc == MPI_SUCCESS && !kept && run->rank == 0)
+        fprintf(stderr,
+                "bench_nbc: cell %zu: %d attempts in a row left the window barrier later than "
+                "%.3g us: cell stopped, invalid (late)\n",
+                cell, run->max_retries + 1, (double)spec.tolerance_ns * 1e-3);
+    return rc;
+}
+
+/* Collective: allocates the buffers of a message size; every rank learns
+ * whether any could not. */
+static int prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst)
+{
+    char err[256];
+    int failed = coll_instance_prepare(inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
+    int any_failed;
+    int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
+    if (rc == MPI_SUCCESS && any_failed) {
+        if (failed)
+            fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, err);
+        else
+            coll_instance_release(inst);
+        rc = MPI_ERR_NO_MEM;
+    }
+    return rc;
+}
+
 int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record, bool *interrupted)
 {
     *interrupted = false;
     size_t cells = plan->comm_count * plan->comp_count;
-    int total = 0, done = 0;
+    size_t *order = malloc(cells * sizeof *order), total = 0;
+    if (!order)
+        return MPI_ERR_NO_MEM;
     for (size_t c = 0; c < cells; c++)
-        total += !(plan->cell_done && plan->cell_done[c]);
+        if (!(plan->cell_done && plan->cell_done[c]) && nbc_cell_reachable(plan, c))
+            order[total++] = c;
+    uint64_t random_state = plan->seed;
+    shuffle(order, total, &random_state);
     FILE *raw = run->rank == 0 ? run_output_file(run->out, OUT_RAW) : NULL;
     int rc = run->rank != 0 || raw ? MPI_SUCCESS : MPI_ERR_IO;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
-    /* Message sizes outside, matrix sizes inside: buffers are allocated once per size. */
-    for (size_t ci = 0; ci < plan->comm_count && rc == MPI_SUCCESS && !*interrupted; ci++) {
+    for (size_t done = 0; done < total && rc == MPI_SUCCESS && !*interrupted; done++) {
+        size_t cell = order[done];
+        watchdog_context(run->watchdog, "a clock resynchronization");
+        watchdog_arm(run->watchdog, 0);
+        watchdog_phase(run->watchdog, PHASE_CALIBRATION);
+        rc = maybe_resync(run);
+        watchdog_disarm(run->watchdog);
+        /* Buffers per cell, since cells come in any order; the warm-up block
+         * takes the first touches. */
         coll_instance inst;
-        char err[256];
-        int failed = coll_instance_prepare(&inst, run->coll, run->comm, plan->comm[ci].bytes, err,
-                                           sizeof err) != 0;
-        int any_failed;
-        rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
-        if (rc == MPI_SUCCESS && any_failed) {
-            if (failed)
-                fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, err);
-            else
-                coll_instance_release(&inst);
-            rc = MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS)
+            rc = prepare_instance(run, plan->comm[cell / plan->comp_count].bytes, &inst);
+        if (rc != MPI_SUCCESS)
+            break;
+        run->fault_hang = run->fault_hang_cell == (int)cell;
+        int64_t seq_before = run->next_seq;
+        size_t attempts_before = record->logs[cell].count;
+        rc = measure_cell(run, plan, cell, &inst, &record->logs[cell], &random_state, interrupted);
+        coll_instance_release(&inst);
+        if (rc != MPI_SUCCESS || *interrupted) {
+            /* a cell cut short is not written: it is redone on --resume */
+            record->logs[cell].count = attempts_before;
+            run->next_seq = seq_before;
             break;
         }
-        for (size_t cj = 0; cj < plan->comp_count && rc == MPI_SUCCESS; cj++) {
-            size_t cell = ci * plan->comp_count + cj;
-            if (plan->cell_done && plan->cell_done[cell])
-                continue;
-            watchdog_context(run->watchdog, "a clock resynchronization");
-            watchdog_arm(run->watchdog, 0);
-            watchdog_phase(run->watchdog, PHASE_CALIBRATION);
-            rc = maybe_resync(run);
-            watchdog_disarm(run->watchdog);
-            run->fault_hang = run->fault_hang_cell == (int)cell;
-            size_t matrix_n = plan->comp[cj].matrix_n;
-            nbc_sample *samples = &record->samples[cell * record->reps * KIND_COUNT];
-            int *retries = &record->retries[cell * record->reps * KIND_COUNT];
-            for (int rep = 0; rep < record->reps && rc == MPI_SUCCESS && !*interrupted; rep++) {
-                for (int turn = 0; turn < KIND_COUNT && rc == MPI_SUCCESS; turn++) {
-                    nbc_kind kind = (nbc_kind)((turn + rep) % KIND_COUNT);
-                    size_t k = (size_t)rep * KIND_COUNT + kind;
-                    char context[256];
-                    snprintf(context, sizeof context,
-                             "cell %zu (comm %.3g ms, %zu B x comp %.3g ms, n=%zu), %s, "
-                             "repetition %d",
-                             cell, plan->comm[ci].target_s * 1e3, plan->comm[ci].bytes,
-                             plan->comp[cj].target_s * 1e3, matrix_n, nbc_kind_names[kind], rep);
-                    watchdog_context(run->watchdog, context);
-                    double expected_s[KIND_COUNT] = {plan->comm[ci].t_s, plan->comp[cj].t_s,
-                                                     fmax(plan->comm[ci].t_s, plan->comp[cj].t_s)};
-                    rc = nbc_measure(run, kind, &inst, matrix_n, expected_s[kind], &samples[k],
-                                     &retries[k]);
-                }
-                if (rc == MPI_SUCCESS)
-                    *interrupted = nbc_stop_requested(run);
-            }
-            if (rc != MPI_SUCCESS || *interrupted)
-                break; /* a cell cut short is not written: it is redone on --resume */
-            record->measured[cell] = true;
-            rc = write_cell(run, plan, record, cell, raw);
-            if (rc == MPI_SUCCESS && run->rank == 0 && run_output_flush(run->out) != 0)
-                rc = MPI_ERR_IO;
-            /* Every rank learns of a write failure on rank 0. */
-            if (rc == MPI_SUCCESS || rc == MPI_ERR_IO) {
-                int failed_here = rc != MPI_SUCCESS, failed_any;
-                int brc = MPI_Allreduce(&failed_here, &failed_any, 1, MPI_INT, MPI_MAX, run->comm);
-                rc = brc != MPI_SUCCESS ? brc : (failed_any ? MPI_ERR_IO : MPI_SUCCESS);
-            }
-            done++;
-            report_progress(run, plan, cell, done, total,
-                            (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9);
+        record->measured[cell] = true;
+        record->order[record->order_count++] = cell;
+        rc = write_cell(run, plan, record, cell, raw);
+        if (rc == MPI_SUCCESS && run->rank == 0 && run_output_flush(run->out) != 0)
+            rc = MPI_ERR_IO;
+        /* Every rank learns of a write failure on rank 0. */
+        if (rc == MPI_SUCCESS || rc == MPI_ERR_IO) {
+            int failed_here = rc != MPI_SUCCESS, failed_any;
+            int brc = MPI_Allreduce(&failed_here, &failed_any, 1, MPI_INT, MPI_MAX, run->comm);
+            rc = brc != MPI_SUCCESS ? brc : (failed_any ? MPI_ERR_IO : MPI_SUCCESS);
         }
-        coll_instance_release(&inst);
+        report_progress(run, plan, cell, (int)done + 1, (int)total,
+                        (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9);
     }
+    free(order);
     return rc;
 }
 
@@ -206,9 +308,8 @@ int nbc_sweep_rewrite_raw(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sw
     int rc = MPI_Bcast(&failed, 1, MPI_INT, 0, run->comm);
     if (rc != MPI_SUCCESS || failed)
         return rc != MPI_SUCCESS ? rc : MPI_ERR_IO;
-    for (size_t cell = 0; cell < record->cells && rc == MPI_SUCCESS; cell++)
-        if (record->measured[cell])
-            rc = write_cell(run, plan, record, cell, f);
+    for (size_t i = 0; i < record->order_count && rc == MPI_SUCCESS; i++)
+        rc = write_cell(run, plan, record, record->order[i], f);
     if (run->rank == 0) {
         if (rc == MPI_SUCCESS && run_output_commit_replace(run->out, OUT_RAW, f) != 0)
             rc = MPI_ERR_IO;

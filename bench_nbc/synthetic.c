@@ -27,7 +27,7 @@
 #include <time.h>
 
 struct synthetic_engine {
-    int64_t deadline_ns; /* perfect: CLOCK_MONOTONIC end; steal: CPU time to burn */
+    int64_t deadline_ns; /* perfect: end on clocksync_monotonic_ns; steal: CPU time to burn */
     /* synthetic_steal's spinning helper */
     pthread_t thread;
     pthread_mutex_t lock;
@@ -40,11 +40,15 @@ static int64_t duration_ns(const coll_instance *inst)
     return (int64_t)inst->bytes;
 }
 
+/* Sleeps until deadline_ns of the measuring clock (clocksync_monotonic_ns,
+ * which clock_nanosleep cannot take when it is CLOCK_MONOTONIC_RAW): relative
+ * sleeps until the deadline has passed. */
 static void sleep_until(int64_t deadline_ns)
 {
-    struct timespec ts = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
+    for (int64_t left_ns; (left_ns = deadline_ns - clocksync_monotonic_ns()) > 0;) {
+        struct timespec ts = {.tv_sec = left_ns / 1000000000, .tv_nsec = left_ns % 1000000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 static void spin_until(int64_t deadline_ns)

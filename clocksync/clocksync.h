@@ -29,10 +29,15 @@ typedef struct clocksync_clock {
     void *ctx;
 } clocksync_clock;
 
-/* CLOCK_MONOTONIC: never steps, shared by processes of one machine (and one
+/* CLOCK_MONOTONIC_RAW where the system has it (not slewed by NTP), else
+ * CLOCK_MONOTONIC: never steps, shared by processes of one machine (and one
  * time namespace), which lets tests measure the true skew. */
 clocksync_clock clocksync_monotonic_clock(void);
 int64_t clocksync_monotonic_ns(void);
+/* The name of the source clocksync_monotonic_ns reads, e.g. "CLOCK_MONOTONIC_RAW". */
+const char *clocksync_clock_source(void);
+/* Cost of one read of `clock` in ns (best of several rounds of reads). */
+double clocksync_clock_read_ns(const clocksync_clock *clock);
 
 static inline int64_t clocksync_clock_now_ns(const clocksync_clock *clock)
 {
@@ -121,10 +126,11 @@ int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
 /* ---- Window barrier ---------------------------------------------------- */
 
 typedef struct clocksync_barrier_result {
-    bool on_time;               /* arrived before the deadline and left within the tolerance */
+    bool on_time;               /* left within the tolerance after the deadline */
     bool arrived_in_time;       /* arrived before the deadline (left late, maybe) */
     int64_t deadline_global_ns; /* the agreed instant every rank leaves at */
     int64_t exit_local_ns;      /* local clock when this rank left */
+    int64_t exit_late_ns;       /* exit_local_ns minus the deadline in local time, >= 0 */
     double margin_s;            /* the margin used */
 } clocksync_barrier_result;
 
@@ -133,8 +139,8 @@ typedef struct clocksync_barrier_result {
  * then each busy-waits until its local clock reaches the deadline converted
  * to local time. All ranks leave at the same global instant, unlike
  * MPI_Barrier. A rank that leaves more than exit_tolerance_ns after the
- * deadline (it was descheduled while spinning) counts as late too: choose it
- * small next to the duration about to be measured. */
+ * deadline (it arrived after it, or was descheduled while spinning) is late:
+ * choose the tolerance small next to the duration about to be measured. */
 int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
                              clocksync_barrier_result *result);
 
@@ -143,8 +149,8 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
  * collective before the timed region. The margin doubles when a rank arrived
  * after the deadline (a rank that only left late was descheduled: a longer
  * wait would not help) and shrinks slowly back after successes. *any_late
- * is true when any rank was late either way: the caller then discards and
- * redoes the measurement. */
+ * is true when any rank left later than its tolerance: the caller then
+ * discards and redoes the measurement. */
 int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
                              bool *any_late);
 

@@ -235,12 +235,14 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
         return err;
     int64_t local_deadline = clocksync_model_to_local(&ctx->model, deadline);
     int64_t now = clocksync_clock_now_ns(&ctx->clock);
-    result->arrived_in_time = result->on_time = now <= local_deadline;
+    result->arrived_in_time = now <= local_deadline;
     while (now < local_deadline)
         now = clocksync_clock_now_ns(&ctx->clock);
-    /* A rank descheduled while it spins leaves late although it arrived in
-     * time: the measurement then starts skewed just the same. */
-    result->on_time &= now - local_deadline <= exit_tolerance_ns;
+    /* One rule whatever the cause: a rank that arrived after the deadline,
+     * or was descheduled while it spun, starts the measurement skewed by
+     * its exit lateness. */
+    result->exit_late_ns = now - local_deadline;
+    result->on_time = result->exit_late_ns <= exit_tolerance_ns;
     result->deadline_global_ns = deadline;
     result->exit_local_ns = now;
     result->margin_s = ctx->margin_s;
