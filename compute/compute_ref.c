@@ -1,29 +1,49 @@
 /* compute_ref: the reference computation time t_comp_ref (paper section
  * 3.2.1, equation 2), the same GEMM step as the driver's, in a program with
- * no MPI at all. Writes compute_ref.csv (docs/formats.md). */
+ * no MPI at all. Writes compute_ref.csv (docs/formats.md).
+ *
+ * With --run RUN_DIR it reproduces the conditions of the run's passive step
+ * on this host, so that equation 2 compares like with like: one process per
+ * rank the run had here, each on that rank's CPUs, all computing each size
+ * at the same time, with the passive step's warm-up steps and repetitions,
+ * each process reporting its median. */
 #include "compute/compute.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-static const char csv_header[] = "host,threads,matrix_n,reps,t_comp_s,gflops_per_thread\n";
+static const char csv_header[] = "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
+                                 "reps,t_comp_s,gflops_per_thread\n";
 
 static const char usage_text[] =
-    "Usage: compute_ref (--targets LIST | --sizes LIST | --sizes-from FILE) [options]\n"
+    "Usage: compute_ref --run RUN_DIR [--phase before|after]\n"
+    "       compute_ref (--targets LIST | --sizes LIST | --sizes-from FILE) [options]\n"
     "Runs the bench_nbc GEMM step (one OpenMP thread per core, each a sequential\n"
     "dgemm n x n x n on its own matrices; the slowest thread's time) without MPI\n"
-    "and writes one CSV line per matrix size:\n"
-    "  host,threads,matrix_n,reps,t_comp_s,gflops_per_thread\n"
+    "and writes one CSV line per matrix size and process:\n"
+    "  host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,\n"
+    "  gflops_per_thread\n"
     "\n"
+    "  --run RUN_DIR       the reference of a bench_nbc run on this host: one process\n"
+    "                      per rank the run had here, on that rank's CPUs (meta.json),\n"
+    "                      all computing at once, the sizes of calib_comp.csv, the\n"
+    "                      warm-up steps and repetitions of passive.csv; appends to\n"
+    "                      RUN_DIR/compute_ref.csv unless -o is given\n"
+    "  --phase P           recorded in the phase column (default: after)\n"
     "  --targets LIST      comma-separated step times in seconds (e.g. 1e-3,2e-3);\n"
     "                      each is calibrated to a matrix size, then measured\n"
     "  --sizes LIST        comma-separated matrix sizes n (e.g. 64,128,256)\n"
@@ -39,13 +59,22 @@ static const char usage_text[] =
 
 enum { max_sizes = 4096, default_reps = 10 };
 
-typedef enum source_kind { source_none, source_targets, source_sizes, source_file } source_kind;
+typedef enum source_kind {
+    source_none,
+    source_targets,
+    source_sizes,
+    source_file,
+    source_run
+} source_kind;
 
 typedef struct settings {
     source_kind source;
-    double targets_s[max_sizes];
+    double targets_s[max_sizes]; /* also the sizes' targets with --run (else 0) */
     size_t sizes[max_sizes];
     int count;
+    const char *run_dir;
+    const char *phase;
+    int warmup_steps;
     int threads; /* 0: one per allowed core */
     int cpu_ids[COMPUTE_MAX_CPUS];
     int cpu_count; /* 0: --cpus not given */
@@ -185,11 +214,21 @@ static void read_sizes_file(settings *s, const char *path)
     char line[4096];
     if (fgets(line, sizeof line, file) == NULL)
         bad_usage("--sizes-from: '%s' is empty (expected a calib_comp.csv header)", path);
+    char header[sizeof line];
+    snprintf(header, sizeof header, "%s", line);
     int column = column_index(line, "matrix_n");
+    int target_column = column_index(header, "comp_target_s");
     if (column < 0)
         bad_usage("--sizes-from: '%s' has no matrix_n column in its header", path);
     for (int line_number = 2; fgets(line, sizeof line, file) != NULL; line_number++) {
         char *field = line;
+        double target_s = 0;
+        if (target_column >= 0) {
+            const char *t = line;
+            for (int i = 0; i < target_column && t != NULL; i++)
+                t = (t = strchr(t, ',')) != NULL ? t + 1 : NULL;
+            target_s = t ? strtod(t, NULL) : 0;
+        }
         for (int i = 0; i < column && field != NULL; i++) {
             field = strchr(field, ',');
             if (field != NULL)
@@ -206,6 +245,7 @@ static void read_sizes_file(settings *s, const char *path)
             continue;
         if (s->count == max_sizes)
             bad_usage("--sizes-from: %s lists more than %d sizes", path, max_sizes);
+        s->targets_s[s->count] = target_s;
         s->sizes[s->count++] = (size_t)n;
     }
     if (ferror(file))
@@ -218,7 +258,7 @@ static void read_sizes_file(settings *s, const char *path)
 static void set_source(settings *s, source_kind kind, const char *option)
 {
     if (s->source != source_none)
-        bad_usage("%s: give only one of --targets, --sizes, --sizes-from", option);
+        bad_usage("%s: give only one of --run, --targets, --sizes, --sizes-from", option);
     s->source = kind;
 }
 
@@ -233,10 +273,15 @@ static void parse_arguments(int argc, char **argv, settings *s)
         {"reps", required_argument, NULL, 'r'},
         {"tolerance", required_argument, NULL, 'x'},
         {"output", required_argument, NULL, 'o'},
+        {"run", required_argument, NULL, 'R'},
+        {"phase", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    *s = (settings){.reps = default_reps, .tolerance = compute_calib_defaults().tolerance};
+    *s = (settings){.reps = default_reps,
+                    .tolerance = compute_calib_defaults().tolerance,
+                    .phase = "after",
+                    .warmup_steps = 1};
     opterr = 0; /* our own messages, with exit status 2 */
     int option;
     unsigned long long value;
@@ -276,6 +321,15 @@ static void parse_arguments(int argc, char **argv, settings *s)
         case 'o':
             s->output_path = optarg;
             break;
+        case 'R':
+            set_source(s, source_run, "--run");
+            s->run_dir = optarg;
+            break;
+        case 'P':
+            if (strcmp(optarg, "before") != 0 && strcmp(optarg, "after") != 0)
+                bad_usage("--phase: '%s' (allowed: before, after)", optarg);
+            s->phase = optarg;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -288,7 +342,9 @@ static void parse_arguments(int argc, char **argv, settings *s)
     if (optind < argc)
         bad_usage("unexpected argument '%s'", argv[optind]);
     if (s->source == source_none)
-        bad_usage("give one of --targets, --sizes, --sizes-from");
+        bad_usage("give one of --run, --targets, --sizes, --sizes-from");
+    if (s->source == source_run && (s->threads || s->cpu_count))
+        bad_usage("--run takes the threads and CPUs of the run's ranks: no --threads or --cpus");
     if (s->cpu_count > 0 && s->threads == 0)
         s->threads = s->cpu_count;
     if (s->cpu_count > 0 && s->cpu_count != s->threads)
@@ -338,17 +394,26 @@ static void open_output(output *out, const char *path)
     write_locked(out, csv_header, true);
 }
 
-/* One warm-up step (OpenBLAS sets up its buffers on a thread's first call),
- * then the median of `reps` steps, written as one CSV line. */
-static void measure_size(compute_team *team, output *out, size_t matrix_n, int reps)
+/* Warm-up steps (OpenBLAS sets up its buffers on a thread's first call),
+ * then the median of `reps` steps. */
+static double measure_size(compute_team *team, size_t matrix_n, int warmup_steps, int reps)
 {
     double warm_up_s, t_comp_s;
-    if (compute_measure_local(team, matrix_n, &warm_up_s) != 0 ||
-        compute_measure_median(compute_measure_local, team, matrix_n, reps, &t_comp_s) != 0)
+    for (int i = 0; i < warmup_steps; i++)
+        if (compute_measure_local(team, matrix_n, &warm_up_s) != 0)
+            fail("n = %zu: %s", matrix_n, compute_team_error(team));
+    if (compute_measure_median(compute_measure_local, team, matrix_n, reps, &t_comp_s) != 0)
         fail("n = %zu: %s", matrix_n, compute_team_error(team));
-    char line[512];
-    snprintf(line, sizeof line, "%s,%d,%zu,%d,%.9g,%.4f\n", out->host, compute_team_threads(team),
-             matrix_n, reps, t_comp_s, compute_gflops(matrix_n, t_comp_s));
+    return t_comp_s;
+}
+
+static void write_row(output *out, const settings *s, int proc, int procs, int threads, int i,
+                      double t_comp_s)
+{
+    char line[768];
+    snprintf(line, sizeof line, "%s,%d,%d,%d,%zu,%.9g,%s,%d,%d,%.9g,%.4f\n", out->host, proc, procs,
+             threads, s->sizes[i], s->targets_s[i], s->phase, s->warmup_steps, s->reps, t_comp_s,
+             compute_gflops(s->sizes[i], t_comp_s));
     write_locked(out, line, false);
 }
 
@@ -370,10 +435,182 @@ static size_t calibrate_target(compute_team *team, const settings *s, double tar
     return result.matrix_n;
 }
 
+/* ---- --run RUN_DIR ---- */
+
+/* A rank of the run on this host: the CPUs it computed on. */
+typedef struct host_rank {
+    int cpu_ids[COMPUTE_MAX_CPUS];
+    int cpu_count;
+} host_rank;
+
+/* "0,1 free:2" (meta.json binding): the computing CPUs before the space. */
+static int parse_binding(const char *binding, int *cpu_ids)
+{
+    int count = 0;
+    for (const char *p = binding; *p && *p != ' ' && count < COMPUTE_MAX_CPUS;) {
+        char *end;
+        long cpu = strtol(p, &end, 10);
+        if (end == p || cpu < 0 || cpu >= COMPUTE_MAX_CPUS)
+            return -1;
+        cpu_ids[count++] = (int)cpu;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return count;
+}
+
+/* The ranks the run had on this host, from its meta.json. */
+static int read_host_ranks(const char *run_dir, const char *host, host_rank *ranks, int capacity)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/meta.json", run_dir);
+    json_object *meta = json_object_from_file(path), *hosts, *binding;
+    if (!meta)
+        bad_usage("--run: %s is missing or not JSON: not a run folder", path);
+    if (!json_object_object_get_ex(meta, "hosts", &hosts) ||
+        !json_object_object_get_ex(meta, "binding", &binding) ||
+        json_object_array_length(hosts) != json_object_array_length(binding))
+        bad_usage("--run: %s has no hosts and binding of every rank", path);
+    int count = 0;
+    for (size_t r = 0; r < json_object_array_length(hosts); r++) {
+        if (strcmp(json_object_get_string(json_object_array_get_idx(hosts, r)), host) != 0)
+            continue;
+        if (count == capacity)
+            bad_usage("--run: more than %d ranks on host %s", capacity, host);
+        const char *cpus = json_object_get_string(json_object_array_get_idx(binding, r));
+        ranks[count].cpu_count = parse_binding(cpus ? cpus : "", ranks[count].cpu_ids);
+        if (ranks[count].cpu_count <= 0)
+            bad_usage("--run: %s: rank %zu's binding '%s' is not a CPU list", path, r,
+                      cpus ? cpus : "");
+        count++;
+    }
+    json_object_put(meta);
+    if (count == 0)
+        bad_usage("--run: the run had no rank on this host (%s)", host);
+    return count;
+}
+
+/* The warm-up steps and repetitions of the run's passive step. */
+static void read_passive_settings(settings *s)
+{
+    char path[PATH_MAX], line[4096];
+    snprintf(path, sizeof path, "%s/passive.csv", s->run_dir);
+    FILE *file = fopen(path, "r");
+    if (!file)
+        bad_usage("--run: cannot open %s: %s", path, strerror(errno));
+    char header[4096];
+    if (!fgets(header, sizeof header, file) || !fgets(line, sizeof line, file))
+        bad_usage("--run: %s has no passive step rows", path);
+    fclose(file);
+    char copy[4096];
+    int columns[2];
+    const char *names[2] = {"warmup_steps", "reps"};
+    for (int c = 0; c < 2; c++) {
+        snprintf(copy, sizeof copy, "%s", header);
+        columns[c] = column_index(copy, names[c]);
+        if (columns[c] < 0)
+            bad_usage("--run: %s has no %s column: written by another bench_nbc", path,
+                      names[c]);
+    }
+    int index = 0;
+    for (char *field = strtok(line, ",\n"); field; field = strtok(NULL, ",\n"), index++) {
+        unsigned long long value;
+        if ((index == columns[0] || index == columns[1]) && !parse_size(field, 0, 100000, &value))
+            bad_usage("--run: %s: '%s' is not a count", path, field);
+        if (index == columns[0])
+            s->warmup_steps = (int)value;
+        if (index == columns[1])
+            s->reps = (int)value;
+    }
+}
+
+/* What the processes share: a barrier per size, and their results. */
+typedef struct shared_state {
+    pthread_barrier_t size_barrier;
+    int procs;
+    double t_comp_s[]; /* [size][proc] */
+} shared_state;
+
+static void run_process(const settings *s, const host_rank *rank, shared_state *shared, int proc)
+{
+    char message[1024], error[512];
+    if (compute_blas_check(message, sizeof message) != 0)
+        fail("refusing to run: %s", message);
+    compute_options options = {.threads = rank->cpu_count, .cpu_ids = rank->cpu_ids};
+    compute_team *team = compute_team_create(&options, error, sizeof error);
+    if (!team)
+        fail("process %d: %s", proc, error);
+    for (int i = 0; i < s->count; i++) {
+        int rc = pthread_barrier_wait(&shared->size_barrier);
+        if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
+            fail("pthread_barrier_wait: %s", strerror(rc));
+        shared->t_comp_s[i * shared->procs + proc] =
+            measure_size(team, s->sizes[i], s->warmup_steps, s->reps);
+    }
+    compute_team_destroy(team);
+}
+
+static int run_reference(settings *s)
+{
+    output out;
+    char default_output[PATH_MAX];
+    snprintf(default_output, sizeof default_output, "%s/compute_ref.csv", s->run_dir);
+    char calib[PATH_MAX];
+    snprintf(calib, sizeof calib, "%s/calib_comp.csv", s->run_dir);
+    read_sizes_file(s, calib);
+    read_passive_settings(s);
+    open_output(&out, s->output_path ? s->output_path : default_output);
+    static host_rank ranks[COMPUTE_MAX_CPUS];
+    int procs = read_host_ranks(s->run_dir, out.host, ranks, COMPUTE_MAX_CPUS);
+
+    size_t shared_bytes = sizeof(shared_state) + (size_t)s->count * procs * sizeof(double);
+    shared_state *shared =
+        mmap(NULL, shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        fail("mmap: %s", strerror(errno));
+    shared->procs = procs;
+    pthread_barrierattr_t attr;
+    if (pthread_barrierattr_init(&attr) != 0 ||
+        pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) != 0 ||
+        pthread_barrier_init(&shared->size_barrier, &attr, (unsigned)procs) != 0)
+        fail("cannot set up a barrier between the processes");
+    pthread_barrierattr_destroy(&attr);
+    /* No OpenMP or BLAS thread exists yet in this process: forking is safe. */
+    fflush(NULL);
+    pid_t children[COMPUTE_MAX_CPUS];
+    for (int p = 0; p < procs; p++) {
+        children[p] = fork();
+        if (children[p] < 0)
+            fail("fork: %s", strerror(errno));
+        if (children[p] == 0) {
+            run_process(s, &ranks[p], shared, p);
+            _exit(0);
+        }
+    }
+    int failed = 0;
+    for (int p = 0; p < procs; p++) {
+        int status;
+        if (waitpid(children[p], &status, 0) != children[p] || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            failed = 1;
+    }
+    if (failed)
+        fail("a measuring process failed (its message is above)");
+    for (int i = 0; i < s->count; i++)
+        for (int p = 0; p < procs; p++)
+            write_row(&out, s, p, procs, ranks[p].cpu_count, i, shared->t_comp_s[i * procs + p]);
+    if (out.locked && close(out.fd) != 0)
+        fail("-o: cannot close the output: %s", strerror(errno));
+    pthread_barrier_destroy(&shared->size_barrier);
+    munmap(shared, shared_bytes);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static settings s; /* large: not on the stack */
     parse_arguments(argc, argv, &s);
+    if (s.source == source_run)
+        return run_reference(&s);
 
     char message[1024];
     if (compute_blas_check(message, sizeof message) != 0) {
@@ -407,7 +644,9 @@ int main(int argc, char **argv)
             matrix_n = calibrate_target(team, &s, s.targets_s[i], previous_n);
             previous_n = matrix_n;
         }
-        measure_size(team, &out, matrix_n, s.reps);
+        s.sizes[i] = matrix_n;
+        write_row(&out, &s, 0, 1, compute_team_threads(team), i,
+                  measure_size(team, matrix_n, s.warmup_steps, s.reps));
     }
     if (out.locked && close(out.fd) != 0)
         fail("-o: cannot close '%s': %s", s.output_path, strerror(errno));
