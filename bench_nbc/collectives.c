@@ -182,14 +182,17 @@ static const nbc_collective table[] = {
      .init = init_barrier},
 #endif
     SYNTHETIC("synthetic_perfect",
-              "SYNTHETIC, size = duration in ns: runs without the CPU, the wait sleeps until it "
+              "SYNTHETIC, size = duration in ns (rank k: (1 + k/10) x size): runs without the CPU, "
+              "the wait sleeps until it "
               "ends (perfect overlap)",
               synthetic_start_perfect, synthetic_wait_perfect),
     SYNTHETIC("synthetic_serial",
-              "SYNTHETIC, size = duration in ns: the wait does it all on the CPU (no progress)",
+              "SYNTHETIC, size = duration in ns (rank k: (1 + k/10) x size): the wait does it all "
+              "on the CPU (no progress)",
               synthetic_start_serial, synthetic_wait_serial),
     SYNTHETIC("synthetic_steal",
-              "SYNTHETIC, size = duration in ns: a thread spins on the computing core from the "
+              "SYNTHETIC, size = duration in ns (rank k: (1 + k/10) x size): a thread spins on the "
+              "computing core from the "
               "start (computation slowdown)",
               synthetic_start_steal, synthetic_wait_steal),
 };

@@ -125,8 +125,7 @@ static const key_desc keys[] = {
              "min(t_comm_ref, t_comp_ref) after the deadline (floored at the barrier precision "
              "measured at start): the error lateness adds to r_overhead (eq. 1) is divided by "
              "that shorter reference."},
-    {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0),
-     BELOW(100000),
+    {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0), BELOW(100000),
      .help = "Late attempts redone per measurement; when they run out the cell stops and is "
              "invalid (reason late)."},
     {KEY("run", "seed", TYPE_INT, NULL, "0", run.seed), AT_LEAST(0),

@@ -53,8 +53,8 @@ typedef struct {
         nbc_deployment deployment;
         char *mpi;
         char *results_dir;
-        int threads; /* as configured: 0 = all; see nbc_config_compute_threads */
-        int repetitions; /* measured blocks per cell (plus one warm-up block) */
+        int threads;           /* as configured: 0 = all; see nbc_config_compute_threads */
+        int repetitions;       /* measured blocks per cell (plus one warm-up block) */
         double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
         int seed; /* 0: chosen at start */

@@ -189,10 +189,10 @@ bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell);
 /* What this session measured, kept in local time so the raw records can be
  * converted again once the end calibration is known (interpolation). */
 typedef struct nbc_sweep_record {
-    size_t cells;             /* comm_count * comp_count */
-    bool *measured;           /* [cells]: measured in this session */
-    nbc_attempt_log *logs;    /* [cells] */
-    size_t *order;            /* [cells]: cells in the order they ran */
+    size_t cells;          /* comm_count * comp_count */
+    bool *measured;        /* [cells]: measured in this session */
+    nbc_attempt_log *logs; /* [cells] */
+    size_t *order;         /* [cells]: cells in the order they ran */
     size_t order_count;
 } nbc_sweep_record;
 
@@ -286,9 +286,9 @@ typedef struct meta_info {
     char start_time[32], end_time[32];
     char library_version[MPI_MAX_LIBRARY_VERSION_STRING];
     int mpi_version, mpi_subversion, thread_level;
-    struct json_object *hosts;     /* per rank */
-    struct json_object *binding;   /* per rank: cpu list */
-    struct json_object *clocksync; /* filled at the end */
+    struct json_object *hosts;       /* per rank */
+    struct json_object *binding;     /* per rank: cpu list */
+    struct json_object *clocksync;   /* filled at the end */
     struct json_object *measurement; /* how the sweep measured: top-level keys (docs/formats.md) */
     int nodes, threads;
     int cells_total, cells_done;

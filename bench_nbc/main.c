@@ -227,8 +227,9 @@ static size_t report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan,
     for (size_t c = 0; calibrated && c < cells; c++)
         unreachable += !nbc_cell_reachable(plan, c);
     if (unreachable && run->rank == 0) {
-        fprintf(stderr, "bench_nbc: %zu of %zu cells not measured, their targets unreachable:",
-                unreachable, cells);
+        fprintf(stderr,
+                "bench_nbc: %zu of %zu cells not measured, their targets unreachable:", unreachable,
+                cells);
         for (size_t i = 0; i < plan->comm_count; i++)
             if (!plan->comm[i].converged || plan->comm[i].bytes == 0)
                 fprintf(stderr, " comm %.3g ms (closest %.3g ms at %zu B);",
@@ -252,7 +253,8 @@ static json_object *measurement_json(const nbc_run *run, unsigned seed,
     json_object *o = json_object_new_object(), *order = json_object_new_array();
     for (size_t i = 0; order && i < record->order_count; i++)
         json_object_array_add(order, json_object_new_int64((int64_t)record->order[i]));
-    json_object_object_add(o, "late_tolerance", json_object_new_double(run->cfg->run.late_tolerance));
+    json_object_object_add(o, "late_tolerance",
+                           json_object_new_double(run->cfg->run.late_tolerance));
     json_object_object_add(o, "barrier_precision_ns",
                            json_object_new_int64(run->barrier_precision_ns));
     json_object_object_add(o, "max_retries", json_object_new_int(run->max_retries));

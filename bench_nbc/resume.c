@@ -126,8 +126,8 @@ static bool count_before_row(char **f, int n, void *p)
 
 /* raw.csv columns the scan reads, found by name in its header. */
 enum { RAW_CELL, RAW_BLOCK, RAW_KIND, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
-static const char *const raw_columns[RAW_COLUMNS] = {"cell", "block",  "kind",
-                                                     "attempt", "seq", "late"};
+static const char *const raw_columns[RAW_COLUMNS] = {"cell",    "block", "kind",
+                                                     "attempt", "seq",   "late"};
 
 /* Finds the whole cells of raw.csv and the byte length they take. A cell's
  * rows are written at once when it ends; it is whole when each of its

@@ -119,10 +119,10 @@ static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_
                             ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d\n",
                             cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
                             comp->matrix_n, a->block, a->block == 0 ? "warmup" : "measure",
-                            nbc_kind_names[a->kind], a->attempt, a->seq,
-                            t[ROW_WALL] / 1000000000, (t[ROW_WALL] % 1000000000) / 1000, r,
-                            t[ROW_T1], t[ROW_T1 + 1], t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE],
-                            t[ROW_LATE], a->tolerance_ns, a->late) < 0)
+                            nbc_kind_names[a->kind], a->attempt, a->seq, t[ROW_WALL] / 1000000000,
+                            (t[ROW_WALL] % 1000000000) / 1000, r, t[ROW_T1], t[ROW_T1 + 1],
+                            t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE], t[ROW_LATE], a->tolerance_ns,
+                            a->late) < 0)
                     rc = MPI_ERR_IO;
             }
         }
@@ -170,9 +170,8 @@ static int maybe_resync(nbc_run *run)
 /* One cell: the warm-up block and the measured blocks, each in its order.
  * Stops early (with *kept false) when an attempt ran out of retries: the
  * cell is then invalid, and measuring the rest would be time lost. */
-static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
-                        coll_instance *inst, nbc_attempt_log *log, uint64_t *random_state,
-                        bool *interrupted)
+static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, coll_instance *inst,
+                        nbc_attempt_log *log, uint64_t *random_state, bool *interrupted)
 {
     size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
     const nbc_comm_calibration *comm = &plan->comm[ci];
@@ -196,7 +195,8 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
     int blocks = run->cfg->run.repetitions + 1;
     for (int block = 0; block < blocks && rc == MPI_SUCCESS && kept && !*interrupted; block++) {
         const nbc_kind *order =
-            williams_orders[orders[block == 0 ? ORDER_COUNT - 1 : (size_t)(block - 1) % ORDER_COUNT]];
+            williams_orders[orders[block == 0 ? ORDER_COUNT - 1
+                                              : (size_t)(block - 1) % ORDER_COUNT]];
         for (int turn = 0; turn < KIND_COUNT && rc == MPI_SUCCESS && kept; turn++) {
             spec.kind = order[turn];
             spec.block = block;

@@ -1,7 +1,9 @@
-/* Known-answer "collectives" (issue: validation): rows of the collectives
- * table whose behaviour is known, so the whole pipeline can be checked
- * against the answer. Their "byte size" is the communication duration in
- * nanoseconds, so the same calibration code finds it.
+/* Known-answer "collectives": rows of the collectives table whose
+ * behaviour is known, so the whole pipeline can be checked against the
+ * answer. Their "byte size" S is a duration in nanoseconds, so the same
+ * calibration code finds it; rank k works (1 + k/10) S, so the ranks are
+ * skewed as in a real collective and the answers test the spans and the
+ * slowest-rank statistics, not one rank's view.
  *   synthetic_perfect  the operation runs without the CPU while the rank
  *                      computes; the wait only sleeps until it is over:
  *                      perfect overlap (r_overhead ~ 0, r_comm ~ 0).
@@ -37,7 +39,7 @@ struct synthetic_engine {
 
 static int64_t duration_ns(const coll_instance *inst)
 {
-    return (int64_t)inst->bytes;
+    return (int64_t)inst->bytes + (int64_t)inst->bytes * inst->rank / 10;
 }
 
 /* Sleeps until deadline_ns of the measuring clock (clocksync_monotonic_ns,

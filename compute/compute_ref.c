@@ -26,8 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char csv_header[] = "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
-                                 "reps,t_comp_s,gflops_per_thread\n";
+static const char csv_header[] =
+    "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
+    "reps,t_comp_s,gflops_per_thread\n";
 
 static const char usage_text[] =
     "Usage: compute_ref --run RUN_DIR [--phase before|after]\n"
@@ -508,8 +509,7 @@ static void read_passive_settings(settings *s)
         snprintf(copy, sizeof copy, "%s", header);
         columns[c] = column_index(copy, names[c]);
         if (columns[c] < 0)
-            bad_usage("--run: %s has no %s column: written by another bench_nbc", path,
-                      names[c]);
+            bad_usage("--run: %s has no %s column: written by another bench_nbc", path, names[c]);
     }
     int index = 0;
     for (char *field = strtok(line, ",\n"); field; field = strtok(NULL, ",\n"), index++) {

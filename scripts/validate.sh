@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # Validation against known answers: runs the three synthetic collectives
-# (perfect overlap, no progress, computation slowdown) on 2 ranks through the
-# whole pipeline (clocks, barrier, calibration, sweep, metrics) and checks
-# every cell against the answer:
+# (perfect overlap, no progress, computation slowdown; rank k works
+# (1 + k/10) times the size, so spans and slowest ranks are exercised) on 2
+# ranks through the whole pipeline (clocks, barrier, calibration, sweep,
+# metrics) and checks every cell against the answer:
 #   synthetic_perfect  |r_overhead - 0| <= 0.15, diagnosis overlap
 #   synthetic_serial   |r_overhead - 1| <= 0.15, diagnosis no_progress
-#   synthetic_steal    r_comp_slowdown > 1, diagnosis comp_slowdown or contention
-# The r_overhead bound must hold on every cell, the diagnosis on at least 90 %
-# of each run's cells. Prints the per-cell table and the worst cell.
+#   synthetic_steal    |r_comp_slowdown - predicted| <= 0.1, diagnosis
+#                      comp_slowdown; predicted = 1 + d/t_comp_ref with d the
+#                      slowest rank's stolen CPU time (its helper runs
+#                      SCHED_FIFO and takes all of it from the computation);
+#                      without real-time priority (not root) the scheduler
+#                      shares the core and the answer lies between
+#                      1 + min(d, t_comp_ref)/t_comp_ref and that.
+# Every cell must hold its answer (invalid cells count as failures): one run,
+# no second chance. Prints the per-cell table and the worst cell.
 #
-#   scripts/validate.sh [--quick] [--retry] [--mpi mpich|openmpi] [--results DIR]
+#   scripts/validate.sh [--quick] [--mpi mpich|openmpi] [--results DIR]
 # --quick: a 2 x 2 grid (the version `make check` runs); default 3 x 3, 2 to 8 ms.
-# --retry: a collective that misses an answer is measured once more, and the
-# second run decides (both tables are printed).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-mpi=mpich grid=2ms,8ms,2 reps=5 results="" retry=no
+mpi=mpich grid=2ms,8ms,2 reps=6 results=""
 while [ $# -gt 0 ]; do
     case "$1" in
-    --quick) grid=2ms,4ms,2 reps=5; shift ;;
-    --retry) retry=yes; shift ;;
+    --quick) grid=2ms,4ms,2 reps=6; shift ;;
     --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
     --results) results=${2:?--results needs a folder}; shift 2 ;;
-    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --retry, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
+    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
     esac
 done
 case "$mpi" in
@@ -41,21 +45,23 @@ done
 [ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_validate.XXXXXX")
 mkdir -p "$results" || exit 2
 
-# expectation per synthetic collective: expected r_overhead (or "-") and the
-# diagnoses that count as right.
+# expectation per synthetic collective: expected r_overhead (or "-" when the
+# slowdown is predicted instead) and the diagnosis that is right.
 declare -A expect_overhead=([synthetic_perfect]=0 [synthetic_serial]=1 [synthetic_steal]=-)
 declare -A expect_diagnosis=([synthetic_perfect]=overlap [synthetic_serial]=no_progress
-                             [synthetic_steal]="comp_slowdown contention")
+                             [synthetic_steal]=comp_slowdown)
+realtime=0
+[ "$(id -u)" -eq 0 ] && realtime=1
 failed=0
 summary=()
-printf '%-18s %9s %9s %10s %8s %9s %-14s %s\n' collective comm_ms comp_ms r_overhead error \
-    slowdown diagnosis verdict
+printf '%-18s %9s %9s %10s %8s %9s %9s %-14s %s\n' collective comm_ms comp_ms r_overhead error \
+    slowdown predicted diagnosis verdict
 # check_collective COLL: one run of COLL and its per-cell table; 0 when
 # every cell has the known answer, 1 when not, 2 when a tool failed.
 check_collective() {
     local coll=$1 out dir
     out=$(timeout 600 "${launch[@]}" -n 2 "$bench" --set run.results_dir="$results" \
-        --set run.mpi="$mpi" --set run.collective="$coll" --set grid.comm_times="$grid" \
+        --set run.collective="$coll" --set grid.comm_times="$grid" \
         --set grid.comp_times="$grid" --set run.repetitions="$reps" 2>&1) || {
         echo "$out"
         echo "validate.sh: $coll: bench_nbc failed" >&2
@@ -64,27 +70,39 @@ check_collective() {
     dir=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out")
     "$analyze" -q "$dir" || { echo "validate.sh: nbc-analyze failed on $dir" >&2; return 2; }
     # Columns by name, so the check follows the table and not its order.
-    awk -F, -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diags="${expect_diagnosis[$coll]}" '
+    awk -F, -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diag="${expect_diagnosis[$coll]}" \
+        -v realtime="$realtime" '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         {
             r = $col["r_overhead"]; d = $col["diagnosis"]; s = $col["r_comp_slowdown"]
             n++
-            err = (want == "-") ? 0 : r - want; if (err < 0) err = -err
-            ok_overhead = (want == "-") ? (s > 1) : (err <= 0.15)
-            ok_diag = index(" " diags " ", " " d " ") > 0
-            good_diag += ok_diag
-            if (!ok_overhead) bad_overhead++
-            if (want != "-" && err > worst) { worst = err; worst_cell = $col["comm_target_s"] * 1e3 " ms x " $col["comp_target_s"] * 1e3 " ms" }
-            printf "%-18s %9.3g %9.3g %10.3f %8s %9.3f %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
-                $col["comp_target_s"] * 1e3, r, (want == "-") ? "-" : sprintf("%.3f", err), s, d,
-                (ok_overhead && ok_diag) ? "ok" : (ok_overhead ? "diagnosis" : "WRONG")
+            predicted = "-"
+            if (want == "-") {
+                # the slowest rank (k = ranks - 1) steals (1 + k/10) x size ns
+                stolen = $col["bytes"] * (1 + ($col["ranks"] - 1) / 10) * 1e-9
+                c = $col["t_comp_ref"]
+                predicted = 1 + stolen / c
+                lowest = realtime ? predicted : 1 + (stolen < c ? stolen : c) / c
+                err = s < lowest ? lowest - s : (s > predicted ? s - predicted : 0)
+                ok_value = err <= 0.1
+            } else {
+                err = r - want; if (err < 0) err = -err
+                ok_value = err <= 0.15
+            }
+            ok_diag = d == diag
+            if (!ok_value) bad_value++
+            if (!ok_diag) bad_diag++
+            if (err > worst || worst_cell == "") { worst = err; worst_cell = $col["comm_target_s"] * 1e3 " ms x " $col["comp_target_s"] * 1e3 " ms" }
+            printf "%-18s %9.3g %9.3g %10.3f %8.3f %9.3f %9s %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
+                $col["comp_target_s"] * 1e3, r, err, s, predicted == "-" ? "-" : sprintf("%.3f", predicted), d,
+                (ok_value && ok_diag) ? "ok" : (ok_value ? "diagnosis" : "WRONG")
         }
         END {
-            share = n ? good_diag / n : 0
-            printf "%s: %d cells, r_overhead within bound on %d, expected diagnosis on %.0f %%", coll, n, n - bad_overhead, 100 * share
+            printf "%s: %d cells, %s within bound on %d, expected diagnosis on %d", coll, n,
+                want == "-" ? "r_comp_slowdown" : "r_overhead", n - bad_value, n - bad_diag
             if (worst_cell != "") printf ", worst cell %s (error %.3f)", worst_cell, worst
             printf "\n"
-            exit (n == 0 || bad_overhead > 0 || share < 0.9)
+            exit (n == 0 || bad_value > 0 || bad_diag > 0)
         }' "$dir/cells.csv" >"$results/$coll.table"
     local status=$?
     head -n -1 "$results/$coll.table"
@@ -96,14 +114,6 @@ for coll in synthetic_perfect synthetic_serial synthetic_steal; do
     check_collective "$coll"
     status=$?
     [ $status -eq 2 ] && exit 1
-    if [ $status -ne 0 ] && [ "$retry" = yes ]; then
-        # A cell disturbed by something else on the machine: the answer
-        # must then come out right in a second, independent run.
-        echo "$coll: a cell missed its answer; measuring $coll again"
-        check_collective "$coll"
-        status=$?
-        [ $status -eq 2 ] && exit 1
-    fi
     [ $status -eq 0 ] || failed=1
     summary[${#summary[@]}]=$LAST_SUMMARY
 done

@@ -5,7 +5,7 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 [ -x "$TOOLS_DIR/nbc-analyze" ] || fail "$TOOLS_DIR/nbc-analyze is not built"
-out=$(scripts/validate.sh --quick --retry --mpi "$MPI" --results "$SCRATCH" 2>&1)
+out=$(scripts/validate.sh --quick --mpi "$MPI" --results "$SCRATCH" 2>&1)
 status=$?
 echo "$out"
 [ $status -eq 0 ] || fail "validation failed"
