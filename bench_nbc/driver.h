@@ -181,9 +181,11 @@ typedef struct nbc_sweep_plan {
     size_t comp_count;
     const bool *cell_done; /* [comm_count * comp_count], cells kept from an earlier run; or NULL */
     uint64_t seed;         /* cell order and block orders */
+    bool sizable;          /* false: the collective has one size (ibarrier), measured as it is */
 } nbc_sweep_plan;
 
-/* Cells whose targets calibration could not reach are not measured. */
+/* Cells whose targets calibration could not reach are not measured; a
+ * collective without a size is measured at the time it takes. */
 bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell);
 
 /* What this session measured, kept in local time so the raw records can be

@@ -228,9 +228,9 @@ static size_t report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan,
         unreachable += !nbc_cell_reachable(plan, c);
     if (unreachable && run->rank == 0) {
         fprintf(stderr,
-                "bench_nbc: %zu of %zu cells not measured, their targets unreachable:", unreachable,
+                "bench_nbc: %zu of %zu cells not measured, calibration did not reach:", unreachable,
                 cells);
-        for (size_t i = 0; i < plan->comm_count; i++)
+        for (size_t i = 0; plan->sizable && i < plan->comm_count; i++)
             if (!plan->comm[i].converged || plan->comm[i].bytes == 0)
                 fprintf(stderr, " comm %.3g ms (closest %.3g ms at %zu B);",
                         plan->comm[i].target_s * 1e3, plan->comm[i].t_s * 1e3,
@@ -540,6 +540,7 @@ int main(int argc, char **argv)
         .comp_count = cfg.grid.comp_count,
         .cell_done = prior.cell_done,
         .seed = seed,
+        .sizable = coll->sizable,
     };
     size_t unreachable = report_unreachable(&run, &plan, calibrated);
     nbc_sweep_record record;

@@ -48,7 +48,8 @@ bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell)
 {
     const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
     const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
-    return comm->converged && comm->bytes > 0 && comp->converged && comp->matrix_n > 0;
+    bool comm_reached = !plan->sizable || (comm->converged && comm->bytes > 0);
+    return comm_reached && comp->converged && comp->matrix_n > 0;
 }
 
 int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells)

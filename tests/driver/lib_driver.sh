@@ -12,22 +12,42 @@ QUICK=(--set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s
 # run_folder OUTPUT: the run folder bench_nbc announced on stdout.
 run_folder() { sed -n 's/^bench_nbc: run folder //p' <<<"$1" | head -n 1; }
 
-# meta_value FOLDER KEY: a top-level scalar of meta.json (the driver writes
-# one key per line).
-meta_value() { sed -n "s/^  \"$2\":\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}$/\1/p" "$1/meta.json" | head -n 1; }
+# meta_value FOLDER KEY: a top-level value of meta.json (read with jq).
+meta_value() { jq -r --arg k "$2" 'if has($k) then .[$k] else empty end' "$1/meta.json"; }
 
-# check_raw FOLDER ROWS: raw.csv has its header, ROWS data rows of 14
-# fields, and t1 <= t2 <= t3 <= t4 on every row.
+RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late
+
+# check_raw FOLDER KEPT: raw.csv has its header, KEPT rows of kept attempts
+# (late = 0), 21 fields on every row and t1 <= t2 <= t3 <= t4.
 check_raw() {
     local raw=$1/raw.csv
     [ -f "$raw" ] || fail "no raw.csv in $1"
-    head -n 1 "$raw" | grep -q '^cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,rank,t1_ns,t2_ns,t3_ns,t4_ns,retries$' ||
-        fail "raw.csv header: $(head -n 1 "$raw")"
-    local rows
-    rows=$(($(wc -l <"$raw") - 1))
-    [ "$rows" -eq "$2" ] || fail "raw.csv has $rows rows, expected $2"
-    awk -F, 'NR > 1 && (NF != 14 || $10 > $11 || $11 > $12 || $12 > $13) { print "bad row " NR ": " $0; bad = 1 }
+    [ "$(head -n 1 "$raw")" = "$RAW_HEADER" ] || fail "raw.csv header: $(head -n 1 "$raw")"
+    local kept
+    kept=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["late"] == 0 { n++ } END { print n + 0 }' "$raw")
+    [ "$kept" -eq "$2" ] || fail "raw.csv has $kept kept rows, expected $2"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             NF != 21 || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
              END { exit bad }' "$raw" || fail "raw.csv rows out of order in $1"
+}
+
+# cells_whole FOLDER BLOCKS RANKS: how many cells raw.csv holds, failing when
+# a cell lacks a kept attempt of some (block, kind) on some rank, unless it
+# ran out of retries (an attempt at run.max_retries, late).
+cells_whole() {
+    local retries
+    retries=$(meta_value "$1" max_retries)
+    awk -F, -v blocks="$2" -v ranks="$3" -v retries="$retries" '
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        NF != 21 { bad = 1 }
+        { cell[$c["cell"]] = 1 }
+        $c["late"] == 0 { kept[$c["cell"]]++ }
+        $c["late"] == 1 && $c["attempt"] == retries { stopped[$c["cell"]] = 1 }
+        END {
+            for (x in cell) { if (kept[x] != blocks * 3 * ranks && !stopped[x]) bad = 1; k++ }
+            if (bad) exit 1
+            print k + 0
+        }' "$1/raw.csv"
 }
 
 # no_leftovers: no bench_nbc process of this test's results folder remains.
