@@ -128,6 +128,11 @@ static const key_desc keys[] = {
     {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0), BELOW(100000),
      .help = "Late attempts redone per measurement; when they run out the cell stops and is "
              "invalid (reason late)."},
+    {KEY("run", "null_share", TYPE_DOUBLE, NULL, "0.5", run.null_share), AT_LEAST(0),
+     .hi = {true, 1, false},
+     .help = "Share of the blocks that also measure a second comm_ref and comp_ref (kinds "
+             "comm_null, comp_null): ratios whose truth is exactly 1, the analysis's check of "
+             "its intervals (null-control coverage)."},
     {KEY("run", "seed", TYPE_INT, NULL, "0", run.seed), AT_LEAST(0),
      .help = "Seed of the shuffled cell order and of the kind orders of each cell; 0 = chosen "
              "from the clock (the seed used is recorded in config.ini and meta.json)."},

@@ -57,7 +57,8 @@ typedef struct {
         int repetitions;       /* measured blocks per cell (plus one warm-up block) */
         double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
-        int seed; /* 0: chosen at start */
+        int seed;          /* 0: chosen at start */
+        double null_share; /* of the measured blocks, with the null controls */
         int max_cells;
         bool force; /* allow more than max_cells cells */
         bool check; /* check the received data */

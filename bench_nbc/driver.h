@@ -31,8 +31,19 @@
 
 /* Kinds of measurement in a cell (each block runs them in one of the orders
  * of a Williams design, sweep.c). */
-typedef enum { KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP, KIND_COUNT } nbc_kind;
+typedef enum {
+    KIND_COMM_REF,
+    KIND_COMP_REF,
+    KIND_OVERLAP,
+    KIND_COMM_NULL, /* null control: a second comm_ref in the same block */
+    KIND_COMP_NULL, /* null control: a second comp_ref in the same block */
+    KIND_COUNT
+} nbc_kind;
+enum { KIND_MAIN_COUNT = 3 }; /* the kinds every block measures */
 extern const char *const nbc_kind_names[KIND_COUNT];
+/* What a kind measures: a null control repeats a reference, so a ratio of
+ * the two has a known truth of exactly 1. */
+nbc_kind nbc_kind_measures(nbc_kind kind);
 
 /* Local timestamps t1..t4 of one measurement on one rank (see docs/formats.md
  * for what each kind puts in them). */
@@ -183,6 +194,10 @@ typedef struct nbc_sweep_plan {
     uint64_t seed;         /* cell order and block orders */
     bool sizable;          /* false: the collective has one size (ibarrier), measured as it is */
 } nbc_sweep_plan;
+
+/* Whether measured block `block` (1 .. repetitions) also measures the null
+ * controls: run.null_share of the blocks, spread evenly. */
+bool nbc_null_block(double null_share, int block);
 
 /* Cells whose targets calibration could not reach are not measured; a
  * collective without a size is measured at the time it takes. */

@@ -10,7 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap"};
+const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap", "comm_null",
+                                                "comp_null"};
+static const nbc_kind kind_measures[KIND_COUNT] = {KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP,
+                                                   KIND_COMM_REF, KIND_COMP_REF};
+
+nbc_kind nbc_kind_measures(nbc_kind kind)
+{
+    return kind_measures[kind];
+}
 
 typedef struct test_context {
     MPI_Request *request;
@@ -63,7 +71,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     int err = MPI_SUCCESS;
     if (run->progress_thread)
         progress_thread_activate(run->progress_thread);
-    switch (kind) {
+    switch (nbc_kind_measures(kind)) {
     case KIND_COMM_REF: /* I<coll> directly followed by MPI_Wait (section 5.1) */
         s->t_ns[0] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_START);
@@ -157,7 +165,7 @@ static int64_t realtime_ns(void)
 int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *kept)
 {
     *kept = false;
-    bool moves_data = spec->inst && spec->kind != KIND_COMP_REF;
+    bool moves_data = spec->inst && nbc_kind_measures(spec->kind) != KIND_COMP_REF;
     for (int attempt = 0; attempt <= run->max_retries; attempt++) {
         /* Every start gets fresh data, so a retried start that delivered
          * nothing cannot pass on the previous one's. */

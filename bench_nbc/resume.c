@@ -147,7 +147,10 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
-    size_t kept_per_cell = (size_t)(cfg->run.repetitions + 1) * KIND_COUNT * (size_t)ranks;
+    size_t kept_per_cell = (size_t)(cfg->run.repetitions + 1) * KIND_MAIN_COUNT;
+    for (int block = 1; block <= cfg->run.repetitions; block++)
+        kept_per_cell += nbc_null_block(cfg->run.null_share, block) ? 2 : 0;
+    kept_per_cell *= (size_t)ranks;
     int column[RAW_COLUMNS];
     char *line = NULL;
     size_t cap = 0, kept = 0, exhausted = 0;

@@ -17,7 +17,7 @@
 /* The 6 orders of the 3 kinds: the two Latin squares of a Williams design
  * for an odd number of treatments; each ordered pair of kinds is adjacent
  * exactly twice. */
-static const nbc_kind williams_orders[6][KIND_COUNT] = {
+static const nbc_kind williams_orders[6][KIND_MAIN_COUNT] = {
     {KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP}, {KIND_COMP_REF, KIND_OVERLAP, KIND_COMM_REF},
     {KIND_OVERLAP, KIND_COMM_REF, KIND_COMP_REF}, {KIND_COMM_REF, KIND_OVERLAP, KIND_COMP_REF},
     {KIND_COMP_REF, KIND_COMM_REF, KIND_OVERLAP}, {KIND_OVERLAP, KIND_COMP_REF, KIND_COMM_REF},
@@ -42,6 +42,42 @@ static void shuffle(size_t *items, size_t n, uint64_t *state)
         items[i - 1] = items[j];
         items[j] = t;
     }
+}
+
+bool nbc_null_block(double null_share, int block)
+{
+    return block >= 1 && floor(block * null_share) > floor((block - 1) * null_share);
+}
+
+/* The kinds a block measures, in order: its Williams order, and in a null
+ * block the two null controls inserted at random places. Each reference and
+ * its null control then trade names on a coin flip, so the two are
+ * exchangeable and their ratio's truth is exactly 1 (the null control of the
+ * intervals). Returns the count. */
+static int block_sequence(const nbc_kind order[KIND_MAIN_COUNT], bool null_block,
+                          uint64_t *random_state, nbc_kind sequence[KIND_COUNT])
+{
+    int count = KIND_MAIN_COUNT;
+    for (int i = 0; i < count; i++)
+        sequence[i] = order[i];
+    if (!null_block)
+        return count;
+    const nbc_kind pairs[2][2] = {{KIND_COMM_REF, KIND_COMM_NULL}, {KIND_COMP_REF, KIND_COMP_NULL}};
+    for (int p = 0; p < 2; p++) {
+        int at = (int)(next_random(random_state) % (uint64_t)(count + 1));
+        for (int i = count; i > at; i--)
+            sequence[i] = sequence[i - 1];
+        sequence[at] = pairs[p][1];
+        count++;
+    }
+    for (int p = 0; p < 2; p++) {
+        if (next_random(random_state) & 1)
+            continue;
+        for (int i = 0; i < count; i++)
+            if (sequence[i] == pairs[p][0] || sequence[i] == pairs[p][1])
+                sequence[i] = sequence[i] == pairs[p][0] ? pairs[p][1] : pairs[p][0];
+    }
+    return count;
 }
 
 bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell)
@@ -184,7 +220,8 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     for (size_t o = 0; o < ORDER_COUNT; o++)
         orders[o] = o;
     shuffle(orders, ORDER_COUNT, random_state);
-    const double expected_s[KIND_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s)};
+    const double expected_s[KIND_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s),
+                                           comm->t_s, comp->t_s};
     nbc_measure_spec spec = {
         .inst = inst,
         .matrix_n = comp->matrix_n,
@@ -198,8 +235,11 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
         const nbc_kind *order =
             williams_orders[orders[block == 0 ? ORDER_COUNT - 1
                                               : (size_t)(block - 1) % ORDER_COUNT]];
-        for (int turn = 0; turn < KIND_COUNT && rc == MPI_SUCCESS && kept; turn++) {
-            spec.kind = order[turn];
+        nbc_kind sequence[KIND_COUNT];
+        int kinds = block_sequence(order, nbc_null_block(run->cfg->run.null_share, block),
+                                   random_state, sequence);
+        for (int turn = 0; turn < kinds && rc == MPI_SUCCESS && kept; turn++) {
+            spec.kind = sequence[turn];
             spec.block = block;
             spec.expected_s = expected_s[spec.kind];
             char context[256];

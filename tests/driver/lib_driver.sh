@@ -18,13 +18,14 @@ meta_value() { jq -r --arg k "$2" 'if has($k) then .[$k] else empty end' "$1/met
 RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late
 
 # check_raw FOLDER KEPT: raw.csv has its header, KEPT rows of kept attempts
-# (late = 0), 21 fields on every row and t1 <= t2 <= t3 <= t4.
+# (late = 0) of the three main kinds, 21 fields on every row and
+# t1 <= t2 <= t3 <= t4.
 check_raw() {
     local raw=$1/raw.csv
     [ -f "$raw" ] || fail "no raw.csv in $1"
     [ "$(head -n 1 "$raw")" = "$RAW_HEADER" ] || fail "raw.csv header: $(head -n 1 "$raw")"
     local kept
-    kept=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["late"] == 0 { n++ } END { print n + 0 }' "$raw")
+    kept=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["late"] == 0 && $c["kind"] !~ /_null$/ { n++ } END { print n + 0 }' "$raw")
     [ "$kept" -eq "$2" ] || fail "raw.csv has $kept kept rows, expected $2"
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
              NF != 21 || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
@@ -32,8 +33,8 @@ check_raw() {
 }
 
 # cells_whole FOLDER BLOCKS RANKS: how many cells raw.csv holds, failing when
-# a cell lacks a kept attempt of some (block, kind) on some rank, unless it
-# ran out of retries (an attempt at run.max_retries, late).
+# a cell lacks a kept attempt of some (block, main kind) on some rank, unless
+# it ran out of retries (an attempt at run.max_retries, late).
 cells_whole() {
     local retries
     retries=$(meta_value "$1" max_retries)
@@ -41,7 +42,7 @@ cells_whole() {
         NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         NF != 21 { bad = 1 }
         { cell[$c["cell"]] = 1 }
-        $c["late"] == 0 { kept[$c["cell"]]++ }
+        $c["late"] == 0 && $c["kind"] !~ /_null$/ { kept[$c["cell"]]++ }
         $c["late"] == 1 && $c["attempt"] == retries { stopped[$c["cell"]] = 1 }
         END {
             for (x in cell) { if (kept[x] != blocks * 3 * ranks && !stopped[x]) bad = 1; k++ }
