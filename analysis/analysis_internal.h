@@ -17,6 +17,13 @@ void analysis_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A value as it may be shown in a message: printable, escaped, shortened. */
 void analysis_quote(const char *value, size_t len, char *out, size_t out_size);
 
+/* Names of flag bits: "none" or the names of the set bits joined by '+'. */
+typedef struct bit_name {
+    unsigned bit;
+    const char *name;
+} bit_name;
+void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, size_t out_size);
+
 /* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */

@@ -36,10 +36,7 @@ bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
     return false;
 }
 
-static const struct {
-    unsigned bit;
-    const char *name;
-} invalid_reason_names[] = {
+static const bit_name invalid_reason_names[] = {
     {INVALID_COMM_CALIBRATION, "comm_calibration"},
     {INVALID_COMP_CALIBRATION, "comp_calibration"},
     {INVALID_LATE, "late"},
@@ -51,18 +48,7 @@ enum { INVALID_REASON_COUNT = sizeof invalid_reason_names / sizeof *invalid_reas
 
 void analysis_invalid_reasons_text(unsigned reasons, char *out, size_t out_size)
 {
-    size_t o = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < INVALID_REASON_COUNT; i++) {
-        if (!(reasons & invalid_reason_names[i].bit))
-            continue;
-        int n = snprintf(out + o, out_size - o, "%s%s", o ? "+" : "", invalid_reason_names[i].name);
-        if (n < 0 || (size_t)n >= out_size - o)
-            return;
-        o += (size_t)n;
-    }
-    if (o == 0)
-        snprintf(out, out_size, "none");
+    bits_text(invalid_reason_names, INVALID_REASON_COUNT, reasons, out, out_size);
 }
 
 bool analysis_invalid_reasons_from_text(const char *text, unsigned *reasons)

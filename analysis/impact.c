@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    unsigned bit;
-    const char *name;
-} impact_warning_names[] = {
+static const bit_name impact_warning_names[] = {
     {IMPACT_PROCS_DIFFER, "procs_differ"},
     {IMPACT_THREADS_DIFFER, "threads_differ"},
     {IMPACT_WARMUP_DIFFER, "warmup_steps_differ"},
@@ -23,18 +20,8 @@ static const struct {
 
 void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size)
 {
-    size_t o = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof impact_warning_names / sizeof *impact_warning_names; i++) {
-        if (!(warnings & impact_warning_names[i].bit))
-            continue;
-        int n = snprintf(out + o, out_size - o, "%s%s", o ? "+" : "", impact_warning_names[i].name);
-        if (n < 0 || (size_t)n >= out_size - o)
-            return;
-        o += (size_t)n;
-    }
-    if (o == 0)
-        snprintf(out, out_size, "none");
+    bits_text(impact_warning_names, sizeof impact_warning_names / sizeof *impact_warning_names,
+              warnings, out, out_size);
 }
 
 static int compare_key(const char *host_a, long long n_a, const char *host_b, long long n_b)
@@ -95,31 +82,34 @@ typedef struct phase_side {
     value_range threads, warmup, reps;
 } phase_side;
 
+/* One row of one program; a new member when its rank or process was not
+ * the previous row's (rows are sorted by phase, then rank or process). */
+static void side_add(phase_side *s, bool new_member, double t_comp_s, long threads,
+                     long warmup_steps, long reps)
+{
+    s->slowest_s = s->members ? fmax(s->slowest_s, t_comp_s) : t_comp_s;
+    s->members += new_member;
+    range_add(&s->threads, threads);
+    range_add(&s->warmup, warmup_steps);
+    range_add(&s->reps, reps);
+}
+
 static void passive_phases(const passive_row *const *rows, size_t n, phase_side *sides)
 {
     for (size_t i = 0; i < n; i++) {
-        phase_side *s = &sides[rows[i]->phase];
-        s->slowest_s = s->members ? fmax(s->slowest_s, rows[i]->t_comp_s) : rows[i]->t_comp_s;
-        /* sorted by rank within a phase: count each rank once */
-        s->members +=
-            i == 0 || rows[i - 1]->phase != rows[i]->phase || rows[i - 1]->rank != rows[i]->rank;
-        range_add(&s->threads, rows[i]->threads);
-        range_add(&s->warmup, rows[i]->warmup_steps);
-        range_add(&s->reps, rows[i]->reps);
+        const passive_row *r = rows[i];
+        bool new_member = i == 0 || rows[i - 1]->phase != r->phase || rows[i - 1]->rank != r->rank;
+        side_add(&sides[r->phase], new_member, r->t_comp_s, r->threads, r->warmup_steps, r->reps);
     }
 }
 
 static void ref_phases(const compute_ref_row *const *rows, size_t n, phase_side *sides)
 {
     for (size_t i = 0; i < n; i++) {
-        phase_side *s = &sides[rows[i]->phase];
-        s->slowest_s = s->members ? fmax(s->slowest_s, rows[i]->t_comp_s) : rows[i]->t_comp_s;
-        s->members +=
-            i == 0 || rows[i - 1]->phase != rows[i]->phase || rows[i - 1]->proc != rows[i]->proc;
-        s->procs = rows[i]->procs > s->procs ? rows[i]->procs : s->procs;
-        range_add(&s->threads, rows[i]->threads);
-        range_add(&s->warmup, rows[i]->warmup_steps);
-        range_add(&s->reps, rows[i]->reps);
+        const compute_ref_row *r = rows[i];
+        bool new_member = i == 0 || rows[i - 1]->phase != r->phase || rows[i - 1]->proc != r->proc;
+        side_add(&sides[r->phase], new_member, r->t_comp_s, r->threads, r->warmup_steps, r->reps);
+        sides[r->phase].procs = r->procs > sides[r->phase].procs ? r->procs : sides[r->phase].procs;
     }
 }
 

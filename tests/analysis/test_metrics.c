@@ -198,67 +198,42 @@ static void test_longer_collective_overlapped(void **state)
     release(&c);
 }
 
-static void test_contention_needs_slowed_communication(void **state)
+/* One rank, references 10 ms (comm) and 20 ms (comp), the overlap step
+ * from its computation and wait durations (the call takes 5 us). */
+static void test_one_rank_behaviours(void **state)
 {
     (void)state;
-    raw_text raw;
-    raw_begin(&raw);
-    refs(&raw, 1, 0, 0);
-    /* computation 25 ms instead of 20 and the collective 13 ms in the wait */
-    overlap(&raw, 1, 0, 100 * MS, 5 * US, 25 * MS, 13 * MS - 5 * US);
-    computed c;
-    compute(&c, &raw);
-    const cell_metrics *m = &c.cells.cells[0];
-    assert_close(m->r_overhead, 1.8, 1e-9);
-    assert_close(m->r_comp_slowdown, 1.25, 1e-9);
-    assert_close(m->r_comm, 1.3, 1e-9);
-    assert_int_equal(m->diagnosis, DIAG_CONTENTION);
-    release(&c);
-
-    /* the same slowed computation with the collective at its own speed in
-     * the wait (r_comm 1): section 3.3 names no such case */
-    raw_begin(&raw);
-    refs(&raw, 1, 0, 0);
-    overlap(&raw, 1, 0, 100 * MS, 5 * US, 25 * MS, 10 * MS - 5 * US);
-    compute(&c, &raw);
-    assert_close(c.cells.cells[0].r_comm, 1.0, 1e-9);
-    assert_int_equal(c.cells.cells[0].diagnosis, DIAG_UNEXPLAINED);
-    release(&c);
-}
-
-static void test_computation_slowed(void **state)
-{
-    (void)state;
-    raw_text raw;
-    raw_begin(&raw);
-    refs(&raw, 1, 0, 0);
-    /* progress done during a computation 1.5x slower: nothing left to wait */
-    overlap(&raw, 1, 0, 100 * MS, 5 * US, 30 * MS, 5 * US);
-    computed c;
-    compute(&c, &raw);
-    const cell_metrics *m = &c.cells.cells[0];
-    assert_close(m->r_comp_slowdown, 1.5, 1e-9);
-    assert_close(m->r_comm, 0.001, 1e-9);
-    assert_close(m->r_overhead, (0.03001 - 0.020) / 0.010, 1e-9);
-    assert_int_equal(m->diagnosis, DIAG_COMP_SLOWDOWN);
-    release(&c);
-}
-
-static void test_communication_slowed(void **state)
-{
-    (void)state;
-    raw_text raw;
-    raw_begin(&raw);
-    refs(&raw, 1, 0, 0);
-    /* the computation at its speed, the collective 14 ms after it */
-    overlap(&raw, 1, 0, 100 * MS, 5 * US, 20 * MS, 14 * MS - 5 * US);
-    computed c;
-    compute(&c, &raw);
-    const cell_metrics *m = &c.cells.cells[0];
-    assert_close(m->r_comm, 1.4, 1e-9);
-    assert_close(m->r_comp_slowdown, 1.0, 1e-9);
-    assert_int_equal(m->diagnosis, DIAG_COMM_SLOWED);
-    release(&c);
+    static const struct {
+        const char *what;
+        long long comp_us, wait_us;
+        double r_overhead, r_comm, r_comp_slowdown;
+        enum diagnosis expected;
+    } cases[] = {
+        {"computation 1.25x, the collective 13 ms in the wait", 25000, 12995, 1.8, 1.3, 1.25,
+         DIAG_CONTENTION},
+        /* section 3.3 names no slowed computation with r_comm ~ 1 */
+        {"computation 1.25x, the collective at its speed in the wait", 25000, 9995, 1.5, 1.0, 1.25,
+         DIAG_UNEXPLAINED},
+        {"computation 1.5x, the collective progressed", 30000, 5, 1.001, 0.001, 1.5,
+         DIAG_COMP_SLOWDOWN},
+        {"computation at its speed, the collective 14 ms after it", 20000, 13995, 1.4, 1.4, 1.0,
+         DIAG_COMM_SLOWED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        raw_text raw;
+        raw_begin(&raw);
+        refs(&raw, 1, 0, 0);
+        overlap(&raw, 1, 0, 100 * MS, 5 * US, cases[i].comp_us * US, cases[i].wait_us * US);
+        computed c;
+        compute(&c, &raw);
+        const cell_metrics *m = &c.cells.cells[0];
+        print_message("%s\n", cases[i].what);
+        assert_close(m->r_overhead, cases[i].r_overhead, 1e-9);
+        assert_close(m->r_comm, cases[i].r_comm, 1e-9);
+        assert_close(m->r_comp_slowdown, cases[i].r_comp_slowdown, 1e-9);
+        assert_int_equal(m->diagnosis, cases[i].expected);
+        release(&c);
+    }
 }
 
 static void test_multi_rank_spans_and_slowest_locals(void **state)
@@ -883,9 +858,7 @@ int main(void)
         cmocka_unit_test(test_serialized_is_one),
         cmocka_unit_test(test_perfect_overlap_is_zero),
         cmocka_unit_test(test_longer_collective_overlapped),
-        cmocka_unit_test(test_contention_needs_slowed_communication),
-        cmocka_unit_test(test_computation_slowed),
-        cmocka_unit_test(test_communication_slowed),
+        cmocka_unit_test(test_one_rank_behaviours),
         cmocka_unit_test(test_multi_rank_spans_and_slowest_locals),
         cmocka_unit_test(test_ratio_of_medians),
         cmocka_unit_test(test_rank_skewed_work),
