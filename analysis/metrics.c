@@ -485,6 +485,7 @@ static int rank_metrics_of(const cell_work *w, size_t cell_index, cell_table *ou
 typedef struct run_counts {
     long flag_disagreements;
     size_t short_blocks;
+    size_t incomplete_blocks;
 } run_counts;
 
 static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row *rows, size_t n,
@@ -509,6 +510,7 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     }
     counts->flag_disagreements += w.flag_disagreements;
     counts->short_blocks += w.short_blocks;
+    counts->incomplete_blocks += w.incomplete_blocks;
     cell->blocks = (long)w.block_count;
     cell->ranks = w.ranks;
     cell->attempts = w.attempts;
@@ -740,6 +742,10 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
     if (counts.short_blocks)
         analysis_warn("%zu measured block(s) without all %ld ranks in a kept attempt left out",
                       counts.short_blocks, expected_ranks);
+    if (counts.incomplete_blocks)
+        analysis_warn("%zu measured block(s) lacking a kind altogether left out (a run cut short "
+                      "inside a block?)",
+                      counts.incomplete_blocks);
     if (counts.flag_disagreements)
         analysis_warn("%ld attempt(s) whose late flag disagrees with exit_late_ns > "
                       "tolerance_ns in raw.csv: the flag (the driver's decision) was used",
