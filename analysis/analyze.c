@@ -50,7 +50,7 @@ static void report_summary(FILE *out, const char *run_dir, const cell_table *cel
             impact ? ", impact.csv" : "");
 }
 
-/* Ranks should enter a repetition together (the window barrier, section
+/* Ranks should enter each attempt together (the window barrier, section
  * 4.2); a start skew beyond this share of the shorter reference inflates the
  * spans and deserves a word. */
 static const double start_skew_warning_share = 0.1;
