@@ -36,9 +36,14 @@ typedef struct analysis_error {
 enum raw_kind { RAW_KIND_COMM_REF, RAW_KIND_COMP_REF, RAW_KIND_OVERLAP, RAW_KIND_COUNT };
 const char *analysis_raw_kind_name(enum raw_kind kind);
 
+/* A block is one pass over the three kinds; the warm-up block is recorded
+ * and never used in metrics. */
+enum raw_role { RAW_ROLE_WARMUP, RAW_ROLE_MEASURE, RAW_ROLE_COUNT };
+const char *analysis_raw_role_name(enum raw_role role);
+
 /* What identifies a cell; identical on every row of the cell. */
 typedef struct raw_cell {
-    long cell;
+    long cell; /* grid position: comm_index * comp_count + comp_index */
     char collective[ANALYSIS_NAME_MAX];
     double comm_target_s;
     double comp_target_s;
@@ -47,18 +52,28 @@ typedef struct raw_cell {
     long first_line; /* where the cell first appears, for messages */
 } raw_cell;
 
+/* One rank's record of one attempt (docs/formats.md, raw.csv). */
 typedef struct raw_row {
     size_t cell_index; /* into raw_table.cells */
     long line;         /* 1-based line in raw.csv */
-    long rep;
-    long rank;
-    long retries;
+    long block;
+    enum raw_role role;
     enum raw_kind kind;
+    long attempt;
+    long long seq;
+    double wall_start_s;
+    long rank;
     int64_t t_ns[4]; /* t1..t4, global time */
+    int64_t deadline_ns;
+    int64_t exit_late_ns;
+    int64_t tolerance_ns;
+    bool late; /* the driver discarded this attempt */
 } raw_row;
 
 /* After a successful parse, cells are sorted by cell number and rows by
- * (cell, kind, rep, rank); no two rows share those four keys. */
+ * (cell, block, kind, attempt, rank); no two rows share those five keys, the
+ * rows of a (cell, block) share one role and the rows of an attempt one late
+ * flag. */
 typedef struct raw_table {
     raw_cell *cells;
     size_t cell_count;
@@ -68,7 +83,8 @@ typedef struct raw_table {
 
 /* Parses the whole text of raw.csv (buf need not be NUL-terminated and may
  * hold any bytes: this is the entry point for fuzzing). file_name is only used
- * in messages. On failure the table is left empty. */
+ * in messages. The header of an older bench_nbc (rep, retries) is refused
+ * with a message saying so. On failure the table is left empty. */
 int analysis_parse_raw(const char *buf, size_t len, const char *file_name, raw_table *table,
                        analysis_error *err);
 void analysis_raw_table_free(raw_table *table);
@@ -79,13 +95,21 @@ typedef struct calib_comm_row {
     char collective[ANALYSIS_NAME_MAX];
     double comm_target_s;
     long long bytes;
+    double t_comm_s; /* the calibrated time (a span, section 4.1) */
     bool converged;
 } calib_comm_row;
 
 typedef struct calib_comp_row {
     double comp_target_s;
+    long long matrix_n;
+    double t_comp_s;
     bool converged;
 } calib_comp_row;
+
+/* When a computation-only step was timed: after calibration (before the
+ * sweep) or after the sweep. */
+enum run_phase { PHASE_BEFORE, PHASE_AFTER, PHASE_COUNT };
+const char *analysis_phase_name(enum run_phase phase);
 
 typedef struct passive_row {
     char host[ANALYSIS_NAME_MAX];
@@ -93,13 +117,22 @@ typedef struct passive_row {
     long threads;
     long long matrix_n;
     double comp_target_s;
+    enum run_phase phase;
+    long warmup_steps;
+    long reps;
     double t_comp_s;
 } passive_row;
 
 typedef struct compute_ref_row {
     char host[ANALYSIS_NAME_MAX];
+    long proc;
+    long procs;
     long threads;
     long long matrix_n;
+    double comp_target_s;
+    enum run_phase phase;
+    long warmup_steps;
+    long reps;
     double t_comp_s;
 } compute_ref_row;
 
@@ -127,6 +160,8 @@ typedef struct run_meta {
     long threads_per_rank;
     char deployment[32];
     char progress[32];
+    double late_tolerance;       /* NAN when absent */
+    double barrier_precision_ns; /* NAN when absent */
 } run_meta;
 
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
@@ -157,12 +192,16 @@ void analysis_run_inputs_free(run_inputs *in);
 
 /* ---- Metrics and diagnosis ------------------------------------------------ */
 
+/* The classes of section 3.3 (README.md, "Diagnosis"), in legend order. */
 enum diagnosis {
     DIAG_OVERLAP,
     DIAG_NO_PROGRESS,
     DIAG_COMP_SLOWDOWN,
     DIAG_CONTENTION,
-    DIAG_NOISE,
+    DIAG_COMM_SLOWED,
+    DIAG_IMPRECISION,
+    DIAG_OFF_TARGET,
+    DIAG_UNEXPLAINED,
     DIAG_INVALID,
     DIAG_COUNT
 };
@@ -170,31 +209,52 @@ const char *analysis_diagnosis_name(enum diagnosis diagnosis);
 /* Returns false when name is not one of the names above. */
 bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis);
 
-/* Thresholds of the diagnosis rules (section 3.3) and of validity; the values
- * and their reasons are in analysis_default_thresholds() and README.md. */
+/* Thresholds of the diagnosis rules (section 3.3); the values and their
+ * reasons are in analysis_default_thresholds() and README.md. */
 typedef struct diagnosis_thresholds {
+    double off_target_max_error;       /* |reference / target - 1| */
+    double imprecision_max_r_overhead; /* r_overhead below it: imprecision */
     double overlap_max_r_overhead;
-    double progressed_max_r_comm;
+    double progressed_max_unhidden; /* comm_unhidden_share at most: progressed */
+    double comm_slowed_min_r_comm;
     double slowed_min_r_comp_slowdown;
     double slowed_min_share_of_overhead;
-    double contention_min_r_comm;
-    double noise_min_effect;
-    double late_retries_max_per_rep;
 } diagnosis_thresholds;
 
 diagnosis_thresholds analysis_default_thresholds(void);
+
+/* How a run's records become cells. */
+typedef struct cell_rules {
+    diagnosis_thresholds thresholds;
+    /* NAN: every attempt is judged by raw.csv's `late` column (the driver's
+     * decision). A number eps >= 0: every measured attempt is judged again,
+     * late when its ranks' largest exit_late_ns exceeds max(eps * min(t_comm_s,
+     * t_comp_s of the cell's calibration rows), meta.json barrier_precision_ns)
+     * (nbc-analyze --late-tolerance; needs both calibration files and the
+     * meta.json key). */
+    double late_tolerance;
+} cell_rules;
+
+cell_rules analysis_default_rules(void);
 
 /* Bits of cell_metrics.invalid_reasons. */
 enum invalid_reason {
     INVALID_COMM_CALIBRATION = 1 << 0,
     INVALID_COMP_CALIBRATION = 1 << 1,
-    INVALID_LATE_RETRIES = 1 << 2,
-    INVALID_NO_REPETITIONS = 1 << 3,
+    INVALID_LATE = 1 << 2,
+    INVALID_NO_BLOCKS = 1 << 3,
+    INVALID_UNREACHABLE = 1 << 4,
+    INVALID_NOT_MEASURED = 1 << 5,
 };
-/* "none" or the reasons joined with '+', e.g. "comm_calibration+late_retries". */
+/* "none" or the reasons joined with '+', e.g. "comm_calibration+late". */
 void analysis_invalid_reasons_text(unsigned reasons, char *out, size_t out_size);
+/* The reverse; false when a word is not a reason. */
+bool analysis_invalid_reasons_from_text(const char *text, unsigned *reasons);
 
-/* One row of cells.csv. Times in seconds; NAN where undefined. */
+/* One row of cells.csv (README.md lists the columns and their statistics).
+ * Times in seconds; NAN where undefined. "Span": max(end) - min(start) over
+ * ranks (section 4.1); "slowest local": the largest of the ranks' own
+ * durations. Both are taken per block, then the median over blocks. */
 typedef struct cell_metrics {
     long cell;
     char collective[ANALYSIS_NAME_MAX];
@@ -202,32 +262,44 @@ typedef struct cell_metrics {
     double comp_target_s;
     long long bytes;
     long long matrix_n;
-    long reps;  /* overlap repetitions used */
-    long ranks; /* ranks seen in the cell */
+    long blocks; /* measured blocks used */
+    long ranks;  /* ranks seen in the cell */
     bool valid;
     unsigned invalid_reasons;
-    double t_comm_ref;
-    double t_comp_ref;
-    double t_measured;
-    double t_call;
-    double t_comp;
+    double t_comm_ref; /* median comm_ref span */
+    double t_comp_ref; /* median comp_ref span (t2 to t3) */
+    double t_measured; /* median overlap span */
+    double t_call;     /* on the rank with the most MPI time, see t_mpi */
+    double t_comp;     /* slowest local t3 - t2 in overlap (eq. 3 numerator) */
     double t_wait;
-    double r_overhead;
-    double r_comm;
-    double r_comp_slowdown;
+    double r_overhead;      /* eq. 1 on spans */
+    double r_comm;          /* eq. 4: t_mpi / t_comm_ref_local */
+    double r_comp_slowdown; /* eq. 3: t_comp / t_comp_ref_local */
     double r_overhead_iqr;
     double overlap_osu_pct;
     double overlap_imb_pct;
     enum diagnosis diagnosis;
-    long late_retries;
-    double start_skew_s; /* median over overlap repetitions of max(t1) - min(t1) */
+    long attempts;            /* attempts of the measured blocks */
+    long late_attempts;       /* of them, judged late (discarded) */
+    double late_share;        /* late_attempts / attempts */
+    double tolerance_ns;      /* lateness tolerance the attempts were judged by */
+    double start_skew_s;      /* median over blocks of max(t1) - min(t1) in overlap */
+    double t_mpi;             /* slowest local (t2 - t1) + (t4 - t3) in overlap (eq. 4 numerator) */
+    double t_comm_ref_local;  /* slowest local t4 - t1 in comm_ref (eq. 4 denominator) */
+    double t_comp_ref_local;  /* slowest local t3 - t2 in comp_ref (eq. 3 denominator) */
+    double t_measured_local;  /* slowest local t4 - t1 in overlap (the peers' t_overall) */
+    double comm_target_error; /* t_comm_ref / comm_target_s - 1 */
+    double comp_target_error; /* t_comp_ref / comp_target_s - 1 */
+    /* MPI time beyond what perfect overlap leaves, over the part of the
+     * communication the computation could hide (README.md, Diagnosis) */
+    double comm_unhidden_share;
 } cell_metrics;
 
 /* One row of cells_by_rank.csv: a rank's own medians. */
 typedef struct rank_metrics {
     size_t cell_index; /* into cell_table.cells */
     long rank;
-    long reps;
+    long blocks;
     double t_comm_ref;
     double t_comp_ref;
     double t_measured;
@@ -236,7 +308,7 @@ typedef struct rank_metrics {
     double t_wait;
     double r_comm;
     double r_comp_slowdown;
-    long deciding_reps; /* repetitions in which this rank finished last */
+    long deciding_blocks; /* blocks in which this rank's overlap ended last */
 } rank_metrics;
 
 typedef struct cell_table {
@@ -246,22 +318,64 @@ typedef struct cell_table {
     size_t rank_count;
 } cell_table;
 
-/* Applies the rules of section 3.3, in the order of README.md. */
-enum diagnosis analysis_diagnose(const cell_metrics *cell, const diagnosis_thresholds *thresholds);
+/* An estimate with its interval. Today lo = hi = the estimate; the rules are
+ * written on intervals so that bootstrap intervals can replace them. */
+typedef struct metric_bounds {
+    double lo;
+    double hi;
+} metric_bounds;
 
-/* Metrics of every cell of the run (section 4.1 spans, eqs. 1, 3, 4). */
-int analysis_compute_cells(const run_inputs *in, const diagnosis_thresholds *thresholds,
-                           cell_table *cells, analysis_error *err);
+/* What the diagnosis looks at. */
+typedef struct diagnosis_input {
+    bool valid;
+    metric_bounds r_overhead;
+    metric_bounds r_comm;
+    metric_bounds r_comp_slowdown;
+    metric_bounds comm_unhidden_share;
+    /* extra computation time in overlap, in units of eq. 1's denominator:
+     * (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
+    metric_bounds comp_extra_in_overhead;
+    metric_bounds comm_target_error;
+    metric_bounds comp_target_error;
+} diagnosis_input;
+
+/* The point estimates of a cell (lo = hi). */
+diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
+
+/* Applies the rules of section 3.3, the table of README.md, first match wins. */
+enum diagnosis analysis_diagnose(const diagnosis_input *input,
+                                 const diagnosis_thresholds *thresholds);
+
+/* Metrics of every cell of the run (section 4.1 spans, eqs. 1, 3, 4), and
+ * the grid cells raw.csv lacks (from the calibration files), invalid. */
+int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_table *cells,
+                           analysis_error *err);
 void analysis_cell_table_free(cell_table *cells);
 
-/* One row of impact.csv (eq. 2). */
+/* Bits of impact_row.warnings: the two programs ran unlike steps. */
+enum impact_warning {
+    IMPACT_PROCS_DIFFER = 1 << 0,
+    IMPACT_THREADS_DIFFER = 1 << 1,
+    IMPACT_WARMUP_DIFFER = 1 << 2,
+    IMPACT_REPS_DIFFER = 1 << 3,
+};
+void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size);
+
+/* One row of impact.csv (eq. 2): per host and matrix_n, T = the slowest
+ * rank's (passive) or process's (compute_ref) t_comp_s in a phase, averaged
+ * over the phases both files have. */
 typedef struct impact_row {
     char host[ANALYSIS_NAME_MAX];
     long long matrix_n;
     double comp_target_s;
-    double t_comp_ref_s;
-    double t_comp_passive_mpi_s;
+    double t_comp_ref_s;         /* T of compute_ref */
+    double t_comp_passive_mpi_s; /* T of passive */
     double r_mpi_impact;
+    double t_passive_phase_s[PHASE_COUNT]; /* NAN when the phase is not used */
+    double t_ref_phase_s[PHASE_COUNT];
+    long ranks; /* the host's ranks in passive.csv */
+    long procs; /* compute_ref's processes on the host */
+    unsigned warnings;
 } impact_row;
 
 typedef struct impact_table {
@@ -269,8 +383,8 @@ typedef struct impact_table {
     size_t count;
 } impact_table;
 
-/* Joins passive.csv and compute_ref.csv on host and matrix_n. Needs both
- * (in->have_passive and in->have_compute_ref). */
+/* Joins passive.csv and compute_ref.csv on host, matrix_n and phase. Needs
+ * both (in->have_passive and in->have_compute_ref). */
 int analysis_compute_impact(const run_inputs *in, impact_table *impact, analysis_error *err);
 void analysis_impact_table_free(impact_table *impact);
 
@@ -295,7 +409,7 @@ typedef struct analysis_options {
     bool plots;            /* draw figures (scripts and data are always written) */
     double r_overhead_max; /* colour saturation of r_overhead maps, > 1 */
     FILE *report;          /* one-line summaries go here (NULL: none) */
-    diagnosis_thresholds thresholds;
+    cell_rules rules;
 } analysis_options;
 
 analysis_options analysis_default_options(void);

@@ -17,6 +17,13 @@ void analysis_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A value as it may be shown in a message: printable, escaped, shortened. */
 void analysis_quote(const char *value, size_t len, char *out, size_t out_size);
 
+/* Names of flag bits: "none" or the names of the set bits joined by '+'. */
+typedef struct bit_name {
+    unsigned bit;
+    const char *name;
+} bit_name;
+void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, size_t out_size);
+
 /* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */
@@ -56,11 +63,15 @@ void strbuf_free(strbuf *sb);
 
 #define CSV_MAX_FIELDS 64
 
-/* The columns a reader needs; the file may have more, in any order. */
+/* The columns a reader needs; the file may have more, in any order. A
+ * missing column listed in new_columns means the file predates the format:
+ * the message says it was written by an older `writer`. */
 typedef struct csv_schema {
     const char *const *columns;
     size_t column_count;
     bool skip_repeated_header;
+    const char *const *new_columns; /* NULL-terminated, or NULL */
+    const char *writer;             /* e.g. "bench_nbc" */
 } csv_schema;
 
 typedef struct csv_record {
@@ -85,6 +96,10 @@ int csv_double(const csv_record *record, size_t column, bool allow_nan, double *
                analysis_error *err);
 int csv_string(const csv_record *record, size_t column, char *out, size_t out_size,
                analysis_error *err);
+/* A field that must be one of names[0..count): its index into *out; the
+ * message lists the allowed names. */
+int csv_name(const csv_record *record, size_t column, const char *const *names, size_t count,
+             int *out, analysis_error *err);
 
 /* Rows of one type collected by a row function: csv_parse_rows hands its
  * row function a csv_rows as ctx; the function parses a row and csv_push-es
@@ -132,7 +147,12 @@ typedef struct heat_value {
     double comp_target_s;
     double value;
     bool valid;
+    const char *invalid_label; /* shown on an invalid cell; NULL: "invalid" */
 } heat_value;
+
+/* The label of an invalid cell: its reason when it is the only one
+ * ("unreachable", "late"), else "invalid". */
+const char *plot_invalid_label(const cell_metrics *cell);
 
 /* A colour scale: name, range and palette stops (value, colour). */
 typedef struct heat_scale {

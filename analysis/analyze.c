@@ -12,18 +12,23 @@ analysis_options analysis_default_options(void)
         .plots = true,
         .r_overhead_max = 2.0, /* section 5.2: red beyond serialized, saturating at 2 */
         .report = stdout,
-        .thresholds = analysis_default_thresholds(),
+        .rules = analysis_default_rules(),
     };
 }
 
-static void report_summary(FILE *out, const char *run_dir, const cell_table *cells, bool impact)
+static void report_summary(FILE *out, const char *run_dir, const cell_table *cells,
+                           const cell_rules *rules, bool impact)
 {
     size_t per_class[DIAG_COUNT] = {0}, valid = 0;
+    long attempts = 0, late = 0;
     double *overheads = malloc((cells->count ? cells->count : 1) * sizeof *overheads);
     for (size_t i = 0; i < cells->count; i++) {
-        per_class[cells->cells[i].diagnosis]++;
-        if (cells->cells[i].valid && overheads)
-            overheads[valid++] = cells->cells[i].r_overhead;
+        const cell_metrics *c = &cells->cells[i];
+        per_class[c->diagnosis]++;
+        attempts += c->attempts;
+        late += c->late_attempts;
+        if (c->valid && overheads)
+            overheads[valid++] = c->r_overhead;
     }
     double median = overheads ? stats_median(overheads, valid) : NAN;
     free(overheads);
@@ -32,11 +37,20 @@ static void report_summary(FILE *out, const char *run_dir, const cell_table *cel
     for (int d = 0; d < DIAG_COUNT; d++)
         if (per_class[d])
             fprintf(out, " %s %zu", analysis_diagnosis_name((enum diagnosis)d), per_class[d]);
-    fprintf(out, "\nwrote: %s/cells.csv, cells_by_rank.csv%s\n", run_dir,
+    fprintf(out, "\nlateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late, attempts,
+            attempts ? 100.0 * (double)late / (double)attempts : 0.0,
+            isnan(rules->late_tolerance) ? "by the driver (raw.csv column late)"
+                                         : "again (--late-tolerance)");
+    if (!isnan(rules->late_tolerance))
+        fprintf(out,
+                "late tolerance re-applied: %g of min(t_comm_s, t_comp_s), at least "
+                "meta.json barrier_precision_ns\n",
+                rules->late_tolerance);
+    fprintf(out, "wrote: %s/cells.csv, cells_by_rank.csv%s\n", run_dir,
             impact ? ", impact.csv" : "");
 }
 
-/* Ranks should enter a repetition together (the window barrier, section
+/* Ranks should enter each attempt together (the window barrier, section
  * 4.2); a start skew beyond this share of the shorter reference inflates the
  * spans and deserves a word. */
 static const double start_skew_warning_share = 0.1;
@@ -54,7 +68,7 @@ static void warn_start_skew(const char *run_dir, const cell_table *cells)
         }
     }
     if (skewed)
-        analysis_warn("%s: in %zu of %zu cells the ranks started the overlap repetitions more "
+        analysis_warn("%s: in %zu of %zu cells the ranks started the overlap steps more "
                       "than %.0f %% of the shorter reference apart (up to %.3g ms, column "
                       "start_skew_s): the window barrier did not hold and the spans include "
                       "that skew",
@@ -84,7 +98,7 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
     int status = analysis_load_run(run_dir, &in, err);
     if (status != ANALYSIS_OK)
         return status;
-    status = analysis_compute_cells(&in, &options->thresholds, &cells, err);
+    status = analysis_compute_cells(&in, &options->rules, &cells, err);
     if (status == ANALYSIS_OK && in.have_passive && in.have_compute_ref) {
         status = analysis_compute_impact(&in, &impact, err);
         with_impact = status == ANALYSIS_OK;
@@ -96,7 +110,7 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
     if (status == ANALYSIS_OK)
         warn_start_skew(run_dir, &cells);
     if (status == ANALYSIS_OK && options->report)
-        report_summary(options->report, run_dir, &cells, with_impact);
+        report_summary(options->report, run_dir, &cells, &options->rules, with_impact);
     if (status == ANALYSIS_OK)
         status = analysis_plot_run(run_dir, &in.meta, &cells, with_impact ? &impact : NULL, options,
                                    err);

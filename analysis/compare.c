@@ -312,7 +312,8 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
     for (size_t r = 0; status == ANALYSIS_OK && r < run_count; r++) {
         for (size_t i = 0; i < n; i++) {
             const cell_metrics *c = &runs[r].cells.cells[common[i].index[r]];
-            values[i] = (heat_value){c->comm_target_s, c->comp_target_s, c->r_overhead, c->valid};
+            values[i] = (heat_value){c->comm_target_s, c->comp_target_s, c->r_overhead, c->valid,
+                                     plot_invalid_label(c)};
         }
         char name[64], tail[400], title[700];
         snprintf(name, sizeof name, "compare_overhead_%zu.dat", r + 1);
@@ -335,7 +336,7 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
             const cell_metrics *a = &runs[0].cells.cells[common[i].index[0]];
             const cell_metrics *b = &runs[1].cells.cells[common[i].index[1]];
             values[i] = (heat_value){a->comm_target_s, a->comp_target_s,
-                                     b->r_overhead - a->r_overhead, a->valid && b->valid};
+                                     b->r_overhead - a->r_overhead, a->valid && b->valid, NULL};
         }
         char title[700], diff_label[100];
         snprintf(title, sizeof title,

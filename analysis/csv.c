@@ -58,6 +58,14 @@ static void join_columns(const csv_schema *schema, char *out, size_t out_size)
     }
 }
 
+static bool is_new_column(const csv_schema *schema, const char *column)
+{
+    for (size_t i = 0; schema->new_columns && schema->new_columns[i]; i++)
+        if (strcmp(schema->new_columns[i], column) == 0)
+            return true;
+    return false;
+}
+
 int csv_parse(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
               csv_row_fn row_fn, void *ctx, analysis_error *err)
 {
@@ -99,6 +107,14 @@ int csv_parse(const char *buf, size_t len, const char *file_name, const csv_sche
         for (size_t i = 0; i < header_count && found == header_count; i++)
             if (strcmp(header_fields[i], schema->columns[c]) == 0)
                 found = i;
+        if (found == header_count && is_new_column(schema, schema->columns[c])) {
+            status = analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                   "%s:1: the header has no column '%s': the file was written "
+                                   "by an older %s, whose format this version no longer reads "
+                                   "(docs/formats.md): produce it again with this version",
+                                   file_name, schema->columns[c], schema->writer);
+            goto done;
+        }
         if (found == header_count) {
             /* a file whose writer forgot the header starts with a number */
             bool looks_like_data = strspn(header_fields[0], "0123456789.") > 0;
@@ -241,6 +257,25 @@ int csv_string(const csv_record *record, size_t column, char *out, size_t out_si
                              "has a space or control character (not allowed in names)", err);
     memcpy(out, value, n + 1);
     return ANALYSIS_OK;
+}
+
+int csv_name(const csv_record *record, size_t column, const char *const *names, size_t count,
+             int *out, analysis_error *err)
+{
+    size_t position;
+    const char *value = field_of(record, column, &position);
+    char what[240] = "is not allowed (allowed: ";
+    size_t used = strlen(what);
+    for (size_t k = 0; k < count; k++) {
+        if (strcmp(value, names[k]) == 0) {
+            *out = (int)k;
+            return ANALYSIS_OK;
+        }
+        int n = snprintf(what + used, sizeof what - used, "%s%s", k ? ", " : "", names[k]);
+        used += n > 0 && (size_t)n < sizeof what - used ? (size_t)n : 0;
+    }
+    snprintf(what + used, sizeof what - used, ")");
+    return bad_value(record, position, value, what, err);
 }
 
 int csv_push(void *rows_ctx, const void *elem, analysis_error *err)

@@ -22,6 +22,16 @@ const char *analysis_raw_kind_name(enum raw_kind kind)
 
 /* ---- raw.csv ------------------------------------------------------------ */
 
+static const char *const raw_role_names[RAW_ROLE_COUNT] = {
+    [RAW_ROLE_WARMUP] = "warmup",
+    [RAW_ROLE_MEASURE] = "measure",
+};
+
+const char *analysis_raw_role_name(enum raw_role role)
+{
+    return role < RAW_ROLE_COUNT ? raw_role_names[role] : "?";
+}
+
 enum raw_column {
     RAW_CELL,
     RAW_COLLECTIVE,
@@ -29,19 +39,32 @@ enum raw_column {
     RAW_COMP_TARGET,
     RAW_BYTES,
     RAW_MATRIX_N,
-    RAW_REP,
+    RAW_BLOCK,
+    RAW_ROLE,
     RAW_KIND,
+    RAW_ATTEMPT,
+    RAW_SEQ,
+    RAW_WALL_START,
     RAW_RANK,
     RAW_T1,
     RAW_T2,
     RAW_T3,
     RAW_T4,
-    RAW_RETRIES,
+    RAW_DEADLINE,
+    RAW_EXIT_LATE,
+    RAW_TOLERANCE,
+    RAW_LATE,
     RAW_COLUMN_COUNT
 };
 static const char *const raw_columns[RAW_COLUMN_COUNT] = {
-    "cell", "collective", "comm_target_s", "comp_target_s", "bytes", "matrix_n", "rep",
-    "kind", "rank",       "t1_ns",         "t2_ns",         "t3_ns", "t4_ns",    "retries",
+    "cell",  "collective",  "comm_target_s", "comp_target_s", "bytes", "matrix_n", "block", "role",
+    "kind",  "attempt",     "seq",           "wall_start_s",  "rank",  "t1_ns",    "t2_ns", "t3_ns",
+    "t4_ns", "deadline_ns", "exit_late_ns",  "tolerance_ns",  "late",
+};
+/* Columns an older bench_nbc (one row per repetition: rep, retries) lacked. */
+static const char *const raw_new_columns[] = {
+    "block",       "role",         "attempt",      "seq",  "wall_start_s",
+    "deadline_ns", "exit_late_ns", "tolerance_ns", "late", NULL,
 };
 
 /* Sizes a sweep can reach by far; beyond them the file is not a run's. */
@@ -151,22 +174,42 @@ static int raw_find_cell(raw_parse_ctx *ctx, const csv_record *record, const raw
     return ANALYSIS_OK;
 }
 
-static int raw_parse_kind(const csv_record *record, enum raw_kind *kind, analysis_error *err)
+static int raw_times(const csv_record *record, raw_row *row, analysis_error *err)
 {
-    const char *value = record->fields[record->position[RAW_KIND]];
-    for (int k = 0; k < RAW_KIND_COUNT; k++) {
-        if (strcmp(value, raw_kind_names[k]) == 0) {
-            *kind = (enum raw_kind)k;
-            return ANALYSIS_OK;
+    for (int t = 0; t < 4; t++) {
+        long long value;
+        int status = csv_long(record, (size_t)(RAW_T1 + t), LLONG_MIN, LLONG_MAX, &value, err);
+        if (status != ANALYSIS_OK)
+            return status;
+        row->t_ns[t] = value;
+        if (t > 0 && row->t_ns[t] < row->t_ns[t - 1]) {
+            size_t position = record->position[RAW_T1 + t];
+            return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                 "%s:%ld: column %zu (%s): %lld is before t%d_ns %lld (times of "
+                                 "one rank must not decrease)",
+                                 record->file_name, record->line, position + 1,
+                                 record->header[position], (long long)row->t_ns[t], t,
+                                 (long long)row->t_ns[t - 1]);
         }
     }
-    size_t position = record->position[RAW_KIND];
-    char shown[200];
-    analysis_quote(value, strlen(value), shown, sizeof shown);
-    return analysis_fail(err, ANALYSIS_ERR_INPUT,
-                         "%s:%ld: column %zu (kind): '%s' is not a kind (allowed: comm_ref, "
-                         "comp_ref, overlap)",
-                         record->file_name, record->line, position + 1, shown);
+    return ANALYSIS_OK;
+}
+
+/* The window barrier's record of the attempt: deadline, lateness, verdict. */
+static int raw_lateness(const csv_record *record, raw_row *row, analysis_error *err)
+{
+    long long deadline, exit_late, tolerance, late;
+    int status;
+    if ((status = csv_long(record, RAW_DEADLINE, LLONG_MIN, LLONG_MAX, &deadline, err)) ||
+        (status = csv_long(record, RAW_EXIT_LATE, 0, LLONG_MAX, &exit_late, err)) ||
+        (status = csv_long(record, RAW_TOLERANCE, 0, LLONG_MAX, &tolerance, err)) ||
+        (status = csv_long(record, RAW_LATE, 0, 1, &late, err)))
+        return status;
+    row->deadline_ns = deadline;
+    row->exit_late_ns = exit_late;
+    row->tolerance_ns = tolerance;
+    row->late = late == 1;
+    return ANALYSIS_OK;
 }
 
 static int raw_row_fn(const csv_record *record, void *opaque, analysis_error *err)
@@ -174,7 +217,8 @@ static int raw_row_fn(const csv_record *record, void *opaque, analysis_error *er
     raw_parse_ctx *ctx = opaque;
     raw_cell cell = {.first_line = record->line};
     raw_row row = {.line = record->line};
-    long long cell_number, bytes, matrix_n, rep, rank, retries;
+    long long cell_number, bytes, matrix_n, block, attempt, seq, rank;
+    int role, kind;
     int status;
     if ((status = csv_long(record, RAW_CELL, 0, raw_max_cells - 1, &cell_number, err)) ||
         (status =
@@ -183,33 +227,24 @@ static int raw_row_fn(const csv_record *record, void *opaque, analysis_error *er
         (status = raw_target(record, RAW_COMP_TARGET, &cell.comp_target_s, err)) ||
         (status = csv_long(record, RAW_BYTES, 0, LLONG_MAX, &bytes, err)) ||
         (status = csv_long(record, RAW_MATRIX_N, 0, INT_MAX, &matrix_n, err)) ||
-        (status = csv_long(record, RAW_REP, 0, LONG_MAX, &rep, err)) ||
-        (status = raw_parse_kind(record, &row.kind, err)) ||
-        (status = csv_long(record, RAW_RANK, 0, raw_max_ranks - 1, &rank, err)))
-        return status;
-    for (int t = 0; t < 4; t++) {
-        long long value;
-        if ((status = csv_long(record, (size_t)(RAW_T1 + t), LLONG_MIN, LLONG_MAX, &value, err)))
-            return status;
-        row.t_ns[t] = value;
-        if (t > 0 && row.t_ns[t] < row.t_ns[t - 1]) {
-            size_t position = record->position[RAW_T1 + t];
-            return analysis_fail(err, ANALYSIS_ERR_INPUT,
-                                 "%s:%ld: column %zu (%s): %lld is before t%d_ns %lld (times of "
-                                 "one rank must not decrease)",
-                                 record->file_name, record->line, position + 1,
-                                 record->header[position], (long long)row.t_ns[t], t,
-                                 (long long)row.t_ns[t - 1]);
-        }
-    }
-    if ((status = csv_long(record, RAW_RETRIES, 0, INT_MAX, &retries, err)))
+        (status = csv_long(record, RAW_BLOCK, 0, INT_MAX, &block, err)) ||
+        (status = csv_name(record, RAW_ROLE, raw_role_names, RAW_ROLE_COUNT, &role, err)) ||
+        (status = csv_name(record, RAW_KIND, raw_kind_names, RAW_KIND_COUNT, &kind, err)) ||
+        (status = csv_long(record, RAW_ATTEMPT, 0, INT_MAX, &attempt, err)) ||
+        (status = csv_long(record, RAW_SEQ, 0, LLONG_MAX, &seq, err)) ||
+        (status = csv_double(record, RAW_WALL_START, false, &row.wall_start_s, err)) ||
+        (status = csv_long(record, RAW_RANK, 0, raw_max_ranks - 1, &rank, err)) ||
+        (status = raw_times(record, &row, err)) || (status = raw_lateness(record, &row, err)))
         return status;
     cell.cell = (long)cell_number;
     cell.bytes = bytes;
     cell.matrix_n = matrix_n;
-    row.rep = (long)rep;
+    row.block = (long)block;
+    row.role = (enum raw_role)role;
+    row.kind = (enum raw_kind)kind;
+    row.attempt = (long)attempt;
+    row.seq = seq;
     row.rank = (long)rank;
-    row.retries = (long)retries;
     if ((status = raw_find_cell(ctx, record, &cell, &row.cell_index, err)))
         return status;
     raw_table *table = ctx->table;
@@ -231,17 +266,50 @@ static int compare_rows(const void *a, const void *b)
     const raw_row *x = a, *y = b;
     if (x->cell_index != y->cell_index)
         return x->cell_index < y->cell_index ? -1 : 1;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    if (x->rep != y->rep)
-        return x->rep < y->rep ? -1 : 1;
+    if (x->attempt != y->attempt)
+        return x->attempt < y->attempt ? -1 : 1;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
 }
 
-/* Sorts cells by number and rows by (cell, kind, rep, rank); rejects
- * duplicate rows. */
+/* Rows a and b (sorted neighbours) of one cell disagree on what their
+ * (block) or (block, kind, attempt) share. */
+static int raw_check_neighbours(const raw_table *table, const raw_row *a, const raw_row *b,
+                                const char *file_name, analysis_error *err)
+{
+    long cell = table->cells[b->cell_index].cell;
+    if (a->cell_index != b->cell_index || a->block != b->block)
+        return ANALYSIS_OK;
+    if (a->kind == b->kind && a->attempt == b->attempt && a->rank == b->rank)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s:%ld: duplicate row: cell %ld, block %ld, kind %s, attempt %ld, "
+                             "rank %ld already at line %ld",
+                             file_name, b->line, cell, b->block, raw_kind_names[b->kind],
+                             b->attempt, b->rank, a->line);
+    if (a->role != b->role)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s:%ld: column role: block %ld of cell %ld is '%s' here but "
+                             "'%s' at line %ld (a block has one role)",
+                             file_name, b->line, b->block, cell, raw_role_names[b->role],
+                             raw_role_names[a->role], a->line);
+    if (a->kind == b->kind && a->attempt == b->attempt && a->late != b->late)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s:%ld: column late: attempt %ld of cell %ld, block %ld, kind "
+                             "%s is %d here but %d at line %ld (an attempt is late on every "
+                             "rank or on none)",
+                             file_name, b->line, b->attempt, cell, b->block,
+                             raw_kind_names[b->kind], b->late, a->late, a->line);
+    return ANALYSIS_OK;
+}
+
+/* Sorts cells by number and rows by (cell, block, kind, attempt, rank);
+ * rejects duplicate rows and rows that disagree on a block's role or an
+ * attempt's verdict. */
 static int raw_finish(raw_table *table, const char *file_name, analysis_error *err)
 {
     size_t n = table->cell_count;
@@ -273,14 +341,10 @@ static int raw_finish(raw_table *table, const char *file_name, analysis_error *e
     free(new_index);
     qsort(table->rows, table->row_count, sizeof *table->rows, compare_rows);
     for (size_t r = 1; r < table->row_count; r++) {
-        const raw_row *a = &table->rows[r - 1], *b = &table->rows[r];
-        if (a->cell_index == b->cell_index && a->kind == b->kind && a->rep == b->rep &&
-            a->rank == b->rank)
-            return analysis_fail(err, ANALYSIS_ERR_INPUT,
-                                 "%s:%ld: duplicate row: cell %ld, kind %s, rep %ld, rank %ld "
-                                 "already at line %ld",
-                                 file_name, b->line, table->cells[b->cell_index].cell,
-                                 raw_kind_names[b->kind], b->rep, b->rank, a->line);
+        int status =
+            raw_check_neighbours(table, &table->rows[r - 1], &table->rows[r], file_name, err);
+        if (status != ANALYSIS_OK)
+            return status;
     }
     return ANALYSIS_OK;
 }
@@ -288,15 +352,18 @@ static int raw_finish(raw_table *table, const char *file_name, analysis_error *e
 int analysis_parse_raw(const char *buf, size_t len, const char *file_name, raw_table *table,
                        analysis_error *err)
 {
-    static const csv_schema schema = {raw_columns, RAW_COLUMN_COUNT, false};
+    static const csv_schema schema = {raw_columns, RAW_COLUMN_COUNT, false, raw_new_columns,
+                                      "bench_nbc"};
     *table = (raw_table){0};
     raw_parse_ctx ctx = {.table = table};
     int status = csv_parse(buf, len, file_name, &schema, raw_row_fn, &ctx, err);
     free(ctx.slots);
     if (status == ANALYSIS_OK && table->row_count == 0)
-        status = analysis_fail(err, ANALYSIS_ERR_INPUT,
-                               "%s: no measurement rows (the run stopped before its first cell?)",
-                               file_name);
+        status =
+            analysis_fail(err, ANALYSIS_ERR_INPUT,
+                          "%s: no measurement rows (the run stopped before its first cell, or no "
+                          "cell's calibration reached its target?)",
+                          file_name);
     if (status == ANALYSIS_OK)
         status = raw_finish(table, file_name, err);
     if (status != ANALYSIS_OK)
@@ -321,7 +388,7 @@ static int parse_flag(const csv_record *record, size_t column, bool *out, analys
     return status;
 }
 
-static const char *const calib_comm_columns[] = {"collective", "comm_target_s", "bytes",
+static const char *const calib_comm_columns[] = {"collective", "comm_target_s", "bytes", "t_comm_s",
                                                  "converged"};
 
 static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *err)
@@ -331,7 +398,8 @@ static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *er
     if ((status = csv_string(record, 0, row.collective, sizeof row.collective, err)) ||
         (status = csv_double(record, 1, false, &row.comm_target_s, err)) ||
         (status = csv_long(record, 2, 0, LLONG_MAX, &row.bytes, err)) ||
-        (status = parse_flag(record, 3, &row.converged, err)))
+        (status = csv_double(record, 3, true, &row.t_comm_s, err)) ||
+        (status = parse_flag(record, 4, &row.converged, err)))
         return status;
     return csv_push(ctx, &row, err);
 }
@@ -339,19 +407,22 @@ static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *er
 int analysis_parse_calib_comm(const char *buf, size_t len, const char *file_name,
                               calib_comm_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {calib_comm_columns, 4, false};
+    static const csv_schema schema = {calib_comm_columns, 5, false, NULL, NULL};
     return csv_parse_rows(buf, len, file_name, &schema, calib_comm_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
-static const char *const calib_comp_columns[] = {"comp_target_s", "converged"};
+static const char *const calib_comp_columns[] = {"comp_target_s", "matrix_n", "t_comp_s",
+                                                 "converged"};
 
 static int calib_comp_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     calib_comp_row row = {0};
     int status;
     if ((status = csv_double(record, 0, false, &row.comp_target_s, err)) ||
-        (status = parse_flag(record, 1, &row.converged, err)))
+        (status = csv_long(record, 1, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status = csv_double(record, 2, true, &row.t_comp_s, err)) ||
+        (status = parse_flag(record, 3, &row.converged, err)))
         return status;
     return csv_push(ctx, &row, err);
 }
@@ -359,59 +430,103 @@ static int calib_comp_fn(const csv_record *record, void *ctx, analysis_error *er
 int analysis_parse_calib_comp(const char *buf, size_t len, const char *file_name,
                               calib_comp_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {calib_comp_columns, 2, false};
+    static const csv_schema schema = {calib_comp_columns, 4, false, NULL, NULL};
     return csv_parse_rows(buf, len, file_name, &schema, calib_comp_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
-static const char *const passive_columns[] = {"host",     "rank",          "threads",
-                                              "matrix_n", "comp_target_s", "t_comp_s"};
+static const char *const phase_names[PHASE_COUNT] = {
+    [PHASE_BEFORE] = "before",
+    [PHASE_AFTER] = "after",
+};
+
+const char *analysis_phase_name(enum run_phase phase)
+{
+    return phase < PHASE_COUNT ? phase_names[phase] : "?";
+}
+
+/* Columns the older passive.csv and compute_ref.csv (one row per rank or
+ * host, no phase) lacked. */
+static const char *const timing_new_columns[] = {"phase", "warmup_steps", "proc", "procs", NULL};
+
+static const char *const passive_columns[] = {"host",         "rank",          "threads",
+                                              "matrix_n",     "comp_target_s", "phase",
+                                              "warmup_steps", "reps",          "t_comp_s"};
 
 static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     passive_row row = {0};
-    long long rank, threads;
+    long long rank, threads, warmup, reps;
+    int phase;
     int status;
     if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
         (status = csv_long(record, 1, 0, LONG_MAX, &rank, err)) ||
         (status = csv_long(record, 2, 1, INT_MAX, &threads, err)) ||
         (status = csv_long(record, 3, 0, INT_MAX, &row.matrix_n, err)) ||
         (status = csv_double(record, 4, false, &row.comp_target_s, err)) ||
-        (status = csv_double(record, 5, false, &row.t_comp_s, err)))
+        (status = csv_name(record, 5, phase_names, PHASE_COUNT, &phase, err)) ||
+        (status = csv_long(record, 6, 0, INT_MAX, &warmup, err)) ||
+        (status = csv_long(record, 7, 1, INT_MAX, &reps, err)) ||
+        (status = csv_double(record, 8, false, &row.t_comp_s, err)))
         return status;
     row.rank = (long)rank;
     row.threads = (long)threads;
+    row.phase = (enum run_phase)phase;
+    row.warmup_steps = (long)warmup;
+    row.reps = (long)reps;
     return csv_push(ctx, &row, err);
 }
 
 int analysis_parse_passive(const char *buf, size_t len, const char *file_name, passive_row **rows,
                            size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {passive_columns, 6, false};
+    static const csv_schema schema = {passive_columns, 9, false, timing_new_columns, "bench_nbc"};
     return csv_parse_rows(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
-static const char *const compute_ref_columns[] = {"host", "threads", "matrix_n", "t_comp_s"};
+static const char *const compute_ref_columns[] = {
+    "host",          "proc",  "procs",        "threads", "matrix_n",
+    "comp_target_s", "phase", "warmup_steps", "reps",    "t_comp_s",
+};
 
 static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     compute_ref_row row = {0};
-    long long threads;
+    long long proc, procs, threads, warmup, reps;
+    int phase;
     int status;
     if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
-        (status = csv_long(record, 1, 1, INT_MAX, &threads, err)) ||
-        (status = csv_long(record, 2, 0, INT_MAX, &row.matrix_n, err)) ||
-        (status = csv_double(record, 3, false, &row.t_comp_s, err)))
+        (status = csv_long(record, 1, 0, INT_MAX, &proc, err)) ||
+        (status = csv_long(record, 2, 1, INT_MAX, &procs, err)) ||
+        (status = csv_long(record, 3, 1, INT_MAX, &threads, err)) ||
+        (status = csv_long(record, 4, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status = csv_double(record, 5, false, &row.comp_target_s, err)) ||
+        (status = csv_name(record, 6, phase_names, PHASE_COUNT, &phase, err)) ||
+        (status = csv_long(record, 7, 0, INT_MAX, &warmup, err)) ||
+        (status = csv_long(record, 8, 1, INT_MAX, &reps, err)) ||
+        (status = csv_double(record, 9, false, &row.t_comp_s, err)))
         return status;
+    if (proc >= procs) {
+        size_t position = record->position[1];
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s:%ld: column %zu (proc): %lld is not below procs (%lld)",
+                             record->file_name, record->line, position + 1, proc, procs);
+    }
+    row.proc = (long)proc;
+    row.procs = (long)procs;
     row.threads = (long)threads;
+    row.phase = (enum run_phase)phase;
+    row.warmup_steps = (long)warmup;
+    row.reps = (long)reps;
     return csv_push(ctx, &row, err);
 }
 
 int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
                                compute_ref_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {compute_ref_columns, 4, true};
+    static const csv_schema schema = {compute_ref_columns, 10, true, timing_new_columns,
+                                      "compute_ref"};
     return csv_parse_rows(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows,
                           (void **)rows, count, err);
 }
@@ -453,10 +568,28 @@ static int meta_long(json_object *root, const char *file_name, const char *key, 
     return ANALYSIS_OK;
 }
 
+static int meta_number(json_object *root, const char *file_name, const char *key, double *out,
+                       analysis_error *err)
+{
+    json_object *value;
+    if (!json_object_object_get_ex(root, key, &value) || json_object_is_type(value, json_type_null))
+        return ANALYSIS_OK;
+    if (!json_object_is_type(value, json_type_int) && !json_object_is_type(value, json_type_double))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: key '%s' is %s, expected a number",
+                             file_name, key, json_type_to_name(json_object_get_type(value)));
+    double parsed = json_object_get_double(value);
+    if (!(parsed >= 0) || !isfinite(parsed))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s: key '%s' is %g (allowed: a finite number >= 0)", file_name, key,
+                             parsed);
+    *out = parsed;
+    return ANALYSIS_OK;
+}
+
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
                         analysis_error *err)
 {
-    *meta = (run_meta){0};
+    *meta = (run_meta){.late_tolerance = NAN, .barrier_precision_ns = NAN};
     if (len > INT_MAX)
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: too large", file_name);
     json_tokener *tokener = json_tokener_new();
@@ -515,6 +648,11 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
     for (size_t i = 0; status == ANALYSIS_OK && i < sizeof long_keys / sizeof *long_keys; i++)
         status = meta_long(root, file_name, long_keys[i].key,
                            (long *)((char *)meta + long_keys[i].offset), err);
+    if (status == ANALYSIS_OK)
+        status = meta_number(root, file_name, "late_tolerance", &meta->late_tolerance, err);
+    if (status == ANALYSIS_OK)
+        status =
+            meta_number(root, file_name, "barrier_precision_ns", &meta->barrier_precision_ns, err);
     json_object_put(root);
     meta->present = status == ANALYSIS_OK;
     return status;

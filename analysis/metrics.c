@@ -1,163 +1,12 @@
-/* analysis: metrics per cell (paper sections 3 and 4.1), diagnosis (section
- * 3.3) and MPI impact (section 3.2.1). */
+/* analysis: metrics per cell (paper sections 3 and 4.1) from the kept
+ * attempts of raw.csv, and the grid cells raw.csv lacks. README.md, "How the
+ * metrics are computed", is the specification of this file. */
 #include "analysis/analysis_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Names ------------------------------------------------------------------ */
-
-static const char *const diagnosis_names[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = "overlap",
-    [DIAG_NO_PROGRESS] = "no_progress",
-    [DIAG_COMP_SLOWDOWN] = "comp_slowdown",
-    [DIAG_CONTENTION] = "contention",
-    [DIAG_NOISE] = "noise",
-    [DIAG_INVALID] = "invalid",
-};
-
-const char *analysis_diagnosis_name(enum diagnosis diagnosis)
-{
-    return diagnosis < DIAG_COUNT ? diagnosis_names[diagnosis] : "?";
-}
-
-bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
-{
-    for (int d = 0; d < DIAG_COUNT; d++) {
-        if (strcmp(name, diagnosis_names[d]) == 0) {
-            *diagnosis = (enum diagnosis)d;
-            return true;
-        }
-    }
-    return false;
-}
-
-static const struct {
-    unsigned bit;
-    const char *name;
-} invalid_reason_names[] = {
-    {INVALID_COMM_CALIBRATION, "comm_calibration"},
-    {INVALID_COMP_CALIBRATION, "comp_calibration"},
-    {INVALID_LATE_RETRIES, "late_retries"},
-    {INVALID_NO_REPETITIONS, "no_repetitions"},
-};
-
-void analysis_invalid_reasons_text(unsigned reasons, char *out, size_t out_size)
-{
-    size_t o = 0;
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof invalid_reason_names / sizeof *invalid_reason_names; i++) {
-        if (!(reasons & invalid_reason_names[i].bit))
-            continue;
-        int n = snprintf(out + o, out_size - o, "%s%s", o ? "+" : "", invalid_reason_names[i].name);
-        if (n < 0 || (size_t)n >= out_size - o)
-            return;
-        o += (size_t)n;
-    }
-    if (o == 0)
-        snprintf(out, out_size, "none");
-}
-
-/* ---- Diagnosis --------------------------------------------------------------- */
-
-diagnosis_thresholds analysis_default_thresholds(void)
-{
-    return (diagnosis_thresholds){
-        /* r_overhead 0 is perfect overlap, 1 serialized (eq. 1): within 30 %
-         * of perfect counts as overlapping. */
-        .overlap_max_r_overhead = 0.3,
-        /* r_comm ~ 0 means the collective progressed during the computation,
-         * ~ 1 that it was all done in the calls (eq. 4, section 3.3.1). */
-        .progressed_max_r_comm = 0.3,
-        /* GEMM steps repeat within a few percent; 10 % slower is a slowdown. */
-        .slowed_min_r_comp_slowdown = 1.1,
-        /* ... or when the extra computation time explains half the overhead
-         * (a 5 % slower 1 s step next to a 10 ms collective is r_overhead 5). */
-        .slowed_min_share_of_overhead = 0.5,
-        /* section 3.3.3: slowed computation and communication not hidden. */
-        .contention_min_r_comm = 0.7,
-        /* the spread (IQR) must stay below the effect it would blur: the
-         * distance from perfect overlap, and never less than half the
-         * overlap-to-serialized distance. */
-        .noise_min_effect = 0.5,
-        /* a repetition may be retried once on average (late rank at the
-         * window barrier); more means the clocks or the machine misbehaved. */
-        .late_retries_max_per_rep = 1.0,
-    };
-}
-
-typedef bool (*diagnosis_rule_fn)(const cell_metrics *cell, const diagnosis_thresholds *th);
-
-static bool rule_invalid(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    (void)th;
-    return !cell->valid || isnan(cell->r_overhead);
-}
-
-static bool rule_spread_exceeds_effect(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    return cell->r_overhead_iqr > fmax(fabs(cell->r_overhead), th->noise_min_effect);
-}
-
-static bool rule_overlap(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    return cell->r_overhead <= th->overlap_max_r_overhead;
-}
-
-/* The computation is slowed (eq. 3), or its extra time explains most of the
- * overhead (it is measured in units of the shorter reference, eq. 1). */
-static bool computation_slowed(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    if (cell->r_comp_slowdown >= th->slowed_min_r_comp_slowdown)
-        return true;
-    double extra_in_overhead_units =
-        (cell->t_comp - cell->t_comp_ref) / fmin(cell->t_comm_ref, cell->t_comp_ref);
-    return extra_in_overhead_units >= th->slowed_min_share_of_overhead * cell->r_overhead;
-}
-
-static bool rule_contention(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    return computation_slowed(cell, th) && cell->r_comm >= th->contention_min_r_comm;
-}
-
-static bool rule_not_progressed(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    return cell->r_comm > th->progressed_max_r_comm;
-}
-
-static bool rule_always(const cell_metrics *cell, const diagnosis_thresholds *th)
-{
-    (void)cell;
-    (void)th;
-    return true;
-}
-
-/* First match wins; README.md lists the same table. */
-static const struct {
-    enum diagnosis diagnosis;
-    diagnosis_rule_fn applies;
-} diagnosis_rules[] = {
-    {DIAG_INVALID, rule_invalid},
-    {DIAG_NOISE, rule_spread_exceeds_effect},
-    {DIAG_OVERLAP, rule_overlap},
-    {DIAG_CONTENTION, rule_contention},
-    {DIAG_COMP_SLOWDOWN, computation_slowed},
-    {DIAG_NO_PROGRESS, rule_not_progressed},
-    /* overhead that neither ratio explains: skew between ranks or unstable
-     * references, so the cell's number is not to be trusted */
-    {DIAG_NOISE, rule_always},
-};
-
-enum diagnosis analysis_diagnose(const cell_metrics *cell, const diagnosis_thresholds *thresholds)
-{
-    for (size_t i = 0; i < sizeof diagnosis_rules / sizeof *diagnosis_rules; i++)
-        if (diagnosis_rules[i].applies(cell, thresholds))
-            return diagnosis_rules[i].diagnosis;
-    return DIAG_NOISE;
-}
-
-/* ---- Cells ------------------------------------------------------------------- */
 
 /* to_ns - from_ns in seconds. raw.csv may hold any int64 times, whose
  * difference need not fit an int64_t: the magnitude is taken unsigned. */
@@ -168,264 +17,667 @@ static double ns_between_s(int64_t from_ns, int64_t to_ns)
     return -(double)((uint64_t)from_ns - (uint64_t)to_ns) * 1e-9;
 }
 
-/* Per-repetition values of one cell, one array entry per repetition. */
-typedef struct cell_series {
-    double *comm_spans;
-    size_t comm_count;
-    double *comp_spans;
-    size_t comp_count;
-    double *measured; /* overlap spans, section 4.1 */
-    double *call;     /* on the rank that finished last */
-    double *comp;
-    double *wait;
-    double *start_skew; /* last minus first rank into the collective */
-    long *deciding_rank;
-    size_t overlap_count;
-    double *scratch;
-    size_t dropped; /* repetitions that lacked some rank */
-} cell_series;
+/* ---- Attempts and blocks ------------------------------------------------------ */
 
-static int series_alloc(cell_series *s, size_t rows, analysis_error *err)
+/* The rows of one attempt: one (block, kind, attempt), sorted by rank. */
+typedef struct attempt {
+    const raw_row *rows;
+    size_t n;
+} attempt;
+
+/* How attempts are judged (README.md, "Lateness"): by the driver's `late`
+ * column, or again against another tolerance. */
+typedef struct lateness_judge {
+    bool again;
+    double tolerance_ns;
+} lateness_judge;
+
+static int64_t attempt_exit_late_ns(const attempt *a)
 {
-    *s = (cell_series){0};
-    size_t n = rows ? rows : 1;
-    s->comm_spans = malloc(n * sizeof(double));
-    s->comp_spans = malloc(n * sizeof(double));
-    s->measured = malloc(n * sizeof(double));
-    s->call = malloc(n * sizeof(double));
-    s->comp = malloc(n * sizeof(double));
-    s->wait = malloc(n * sizeof(double));
-    s->scratch = malloc(n * sizeof(double));
-    s->start_skew = malloc(n * sizeof(double));
-    s->deciding_rank = malloc(n * sizeof(long));
-    if (!s->comm_spans || !s->comp_spans || !s->measured || !s->call || !s->comp || !s->wait ||
-        !s->scratch || !s->start_skew || !s->deciding_rank)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu rows in a cell)", rows);
+    int64_t most = 0;
+    for (size_t i = 0; i < a->n; i++)
+        most = a->rows[i].exit_late_ns > most ? a->rows[i].exit_late_ns : most;
+    return most;
+}
+
+/* A warm-up attempt is never used; its verdict only tells whether the
+ * driver gave up on the cell there, so it stays the driver's. */
+static bool attempt_late(const attempt *a, const lateness_judge *judge)
+{
+    if (!judge->again || a->rows[0].role == RAW_ROLE_WARMUP)
+        return a->rows[0].late;
+    return (double)attempt_exit_late_ns(a) > judge->tolerance_ns;
+}
+
+/* One usable measured block: the statistics of its kept attempts. "local":
+ * one rank's own duration; "slowest local": the largest over ranks. */
+typedef struct block_stats {
+    double comm_span;          /* comm_ref: max(t4) - min(t1), section 4.1 */
+    double comp_span;          /* comp_ref: max(t3) - min(t2) */
+    double measured_span;      /* overlap: max(t4) - min(t1) */
+    double comm_local;         /* comm_ref: slowest local t4 - t1 */
+    double comp_local;         /* comp_ref: slowest local t3 - t2 */
+    double mpi_local;          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
+    double call;               /* ... its t2 - t1 */
+    double wait;               /* ... its t4 - t3 */
+    double comp_overlap_local; /* overlap: slowest local t3 - t2 */
+    double measured_local;     /* overlap: slowest local t4 - t1 */
+    double start_skew;         /* overlap: max(t1) - min(t1) */
+    long deciding_rank;        /* overlap: the rank that ends last */
+} block_stats;
+
+static void reference_stats(const attempt *a, int first, int last, double *span, double *local)
+{
+    int64_t start = a->rows[0].t_ns[first], end = a->rows[0].t_ns[last];
+    *local = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const int64_t *t = a->rows[i].t_ns;
+        start = t[first] < start ? t[first] : start;
+        end = t[last] > end ? t[last] : end;
+        *local = fmax(*local, ns_between_s(t[first], t[last]));
+    }
+    *span = ns_between_s(start, end);
+}
+
+static block_stats block_of(const attempt kept[RAW_KIND_COUNT])
+{
+    block_stats b = {0};
+    reference_stats(&kept[RAW_KIND_COMM_REF], 0, 3, &b.comm_span, &b.comm_local);
+    reference_stats(&kept[RAW_KIND_COMP_REF], 1, 2, &b.comp_span, &b.comp_local);
+    const attempt *o = &kept[RAW_KIND_OVERLAP];
+    reference_stats(o, 0, 3, &b.measured_span, &b.measured_local);
+    int64_t first_start = o->rows[0].t_ns[0], last_start = first_start;
+    int64_t last_end = o->rows[0].t_ns[3];
+    b.deciding_rank = o->rows[0].rank;
+    b.mpi_local = -1;
+    for (size_t i = 0; i < o->n; i++) {
+        const int64_t *t = o->rows[i].t_ns;
+        first_start = t[0] < first_start ? t[0] : first_start;
+        last_start = t[0] > last_start ? t[0] : last_start;
+        if (t[3] > last_end) {
+            last_end = t[3];
+            b.deciding_rank = o->rows[i].rank;
+        }
+        double call = ns_between_s(t[0], t[1]), wait = ns_between_s(t[2], t[3]);
+        if (call + wait > b.mpi_local) {
+            b.mpi_local = call + wait;
+            b.call = call;
+            b.wait = wait;
+        }
+        b.comp_overlap_local = fmax(b.comp_overlap_local, ns_between_s(t[1], t[2]));
+    }
+    b.start_skew = ns_between_s(first_start, last_start);
+    return b;
+}
+
+/* What the attempts of one cell gave. */
+typedef struct cell_work {
+    block_stats *blocks; /* usable measured blocks */
+    attempt (*kept)[RAW_KIND_COUNT];
+    size_t block_count;
+    long attempts;      /* of measured blocks */
+    long late_attempts; /* of them, judged late */
+    int64_t driver_tolerance_ns;
+    size_t late_blocks;       /* a kind without an attempt on time */
+    size_t incomplete_blocks; /* a kind without any attempt (the driver stopped) */
+    size_t short_blocks;      /* a kept attempt without every rank */
+    bool warmup_late;         /* the driver gave up in the warm-up */
+    long ranks;               /* most ranks in an attempt */
+    long flag_disagreements;  /* late flag against exit_late_ns > tolerance_ns */
+} cell_work;
+
+static void work_free(cell_work *w)
+{
+    free(w->blocks);
+    free(w->kept);
+}
+
+static size_t attempt_end(const raw_row *rows, size_t begin, size_t end)
+{
+    size_t e = begin + 1;
+    while (e < end && rows[e].kind == rows[begin].kind && rows[e].attempt == rows[begin].attempt)
+        e++;
+    return e;
+}
+
+/* One block's attempts, rows[begin..end): the first attempt of each kind
+ * judged on time is kept. */
+static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t end,
+                      const lateness_judge *judge, long expected_ranks)
+{
+    attempt kept[RAW_KIND_COUNT] = {{0}};
+    bool tried[RAW_KIND_COUNT] = {false};
+    bool measured = rows[begin].role == RAW_ROLE_MEASURE;
+    for (size_t k = begin; k < end;) {
+        size_t e = attempt_end(rows, k, end);
+        attempt a = {rows + k, e - k};
+        enum raw_kind kind = rows[k].kind;
+        bool late = attempt_late(&a, judge);
+        bool by_values = attempt_exit_late_ns(&a) > rows[k].tolerance_ns;
+        w->flag_disagreements += by_values != rows[k].late;
+        w->ranks = (long)a.n > w->ranks ? (long)a.n : w->ranks;
+        tried[kind] = true;
+        if (measured) {
+            w->attempts++;
+            w->late_attempts += late;
+            w->driver_tolerance_ns = rows[k].tolerance_ns > w->driver_tolerance_ns
+                                         ? rows[k].tolerance_ns
+                                         : w->driver_tolerance_ns;
+        }
+        if (!late && !kept[kind].rows)
+            kept[kind] = a;
+        k = e;
+    }
+    bool no_kept = false, missing = false, short_of_ranks = false;
+    for (int kind = 0; kind < RAW_KIND_COUNT; kind++) {
+        no_kept = no_kept || (tried[kind] && !kept[kind].rows);
+        missing = missing || !tried[kind];
+        short_of_ranks = short_of_ranks || (kept[kind].rows && (long)kept[kind].n < expected_ranks);
+    }
+    if (!measured) {
+        w->warmup_late = w->warmup_late || no_kept;
+    } else if (no_kept) {
+        w->late_blocks++;
+    } else if (missing) {
+        w->incomplete_blocks++;
+    } else if (short_of_ranks) {
+        w->short_blocks++; /* a span without every rank is not the collective's */
+    } else {
+        w->blocks[w->block_count] = block_of(kept);
+        memcpy(w->kept[w->block_count], kept, sizeof kept);
+        w->block_count++;
+    }
+}
+
+static int collect_blocks(const raw_row *rows, size_t n, const lateness_judge *judge,
+                          long expected_ranks, cell_work *w, analysis_error *err)
+{
+    *w = (cell_work){0};
+    size_t capacity = 1;
+    for (size_t i = 1; i < n; i++)
+        capacity += rows[i].block != rows[i - 1].block;
+    w->blocks = malloc(capacity * sizeof *w->blocks);
+    w->kept = malloc(capacity * sizeof *w->kept);
+    if (!w->blocks || !w->kept) {
+        work_free(w);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu blocks)", capacity);
+    }
+    for (size_t begin = 0; begin < n;) {
+        size_t end = begin + 1;
+        while (end < n && rows[end].block == rows[begin].block)
+            end++;
+        add_block(w, rows, begin, end, judge, expected_ranks);
+        begin = end;
+    }
     return ANALYSIS_OK;
 }
 
-static void series_free(cell_series *s)
+/* ---- Cell metrics ------------------------------------------------------------- */
+
+/* The median over usable blocks of one field of block_stats. */
+static double median_field(const cell_work *w, size_t offset, double *scratch)
 {
-    free(s->comm_spans);
-    free(s->comp_spans);
-    free(s->measured);
-    free(s->call);
-    free(s->comp);
-    free(s->wait);
-    free(s->scratch);
-    free(s->start_skew);
-    free(s->deciding_rank);
+    for (size_t i = 0; i < w->block_count; i++)
+        scratch[i] = *(const double *)((const char *)&w->blocks[i] + offset);
+    return stats_median(scratch, w->block_count);
 }
+#define MEDIAN_OF(w, field, scratch) median_field(w, offsetof(block_stats, field), scratch)
 
-/* One repetition of one kind, all ranks: spans per section 4.1. */
-static void series_add_group(cell_series *s, const raw_row *rows, size_t n)
+/* The definitions of README.md ("How the metrics are computed"): per block
+ * spans and slowest-local times, the median over blocks of each, then every
+ * ratio is a ratio of medians (the paper's estimand, section 5.1) whose
+ * numerator and denominator are the same statistic:
+ *   r_overhead      (eq. 1) = (median overlap span - max(median comm span,
+ *                   median comp span)) / min(the same two);
+ *   r_comm          (eq. 4) = median slowest local (t2-t1)+(t4-t3) in
+ *                   overlap / median slowest local t4-t1 in comm_ref;
+ *   r_comp_slowdown (eq. 3) = median slowest local t3-t2 in overlap /
+ *                   median slowest local t3-t2 in comp_ref. */
+static void cell_ratios(cell_metrics *c, const cell_work *w, double *scratch)
 {
-    int64_t first_start = rows[0].t_ns[0], last_start = rows[0].t_ns[0], last_end = rows[0].t_ns[3];
-    int64_t first_comp_start = rows[0].t_ns[1], last_comp_end = rows[0].t_ns[2];
-    size_t last = 0;
-    for (size_t i = 1; i < n; i++) {
-        const int64_t *t = rows[i].t_ns;
-        first_start = t[0] < first_start ? t[0] : first_start;
-        last_start = t[0] > last_start ? t[0] : last_start;
-        first_comp_start = t[1] < first_comp_start ? t[1] : first_comp_start;
-        last_comp_end = t[2] > last_comp_end ? t[2] : last_comp_end;
-        if (t[3] > last_end) {
-            last_end = t[3];
-            last = i;
-        }
-    }
-    switch (rows[0].kind) {
-    case RAW_KIND_COMM_REF:
-        s->comm_spans[s->comm_count++] = ns_between_s(first_start, last_end);
-        break;
-    case RAW_KIND_COMP_REF:
-        s->comp_spans[s->comp_count++] = ns_between_s(first_comp_start, last_comp_end);
-        break;
-    case RAW_KIND_OVERLAP: {
-        /* the rank whose overlap ends last decides performance */
-        const int64_t *t = rows[last].t_ns;
-        size_t k = s->overlap_count++;
-        s->measured[k] = ns_between_s(first_start, last_end);
-        s->call[k] = ns_between_s(t[0], t[1]);
-        s->comp[k] = ns_between_s(t[1], t[2]);
-        s->wait[k] = ns_between_s(t[2], t[3]);
-        s->deciding_rank[k] = rows[last].rank;
-        s->start_skew[k] = ns_between_s(first_start, last_start);
-        break;
-    }
-    case RAW_KIND_COUNT:
-        break;
-    }
-}
+    c->t_comm_ref = MEDIAN_OF(w, comm_span, scratch);
+    c->t_comp_ref = MEDIAN_OF(w, comp_span, scratch);
+    c->t_measured = MEDIAN_OF(w, measured_span, scratch);
+    c->t_comm_ref_local = MEDIAN_OF(w, comm_local, scratch);
+    c->t_comp_ref_local = MEDIAN_OF(w, comp_local, scratch);
+    c->t_mpi = MEDIAN_OF(w, mpi_local, scratch);
+    c->t_call = MEDIAN_OF(w, call, scratch);
+    c->t_wait = MEDIAN_OF(w, wait, scratch);
+    c->t_comp = MEDIAN_OF(w, comp_overlap_local, scratch);
+    c->t_measured_local = MEDIAN_OF(w, measured_local, scratch);
+    c->start_skew_s = MEDIAN_OF(w, start_skew, scratch);
 
-static double median_of(double *scratch, const double *values, size_t n)
-{
-    memcpy(scratch, values, n * sizeof *values);
-    return stats_median(scratch, n);
-}
+    double longer = fmax(c->t_comm_ref, c->t_comp_ref),
+           shorter = fmin(c->t_comm_ref, c->t_comp_ref);
+    c->r_overhead = (c->t_measured - longer) / shorter;   /* eq. 1 */
+    c->r_comm = c->t_mpi / c->t_comm_ref_local;           /* eq. 4 */
+    c->r_comp_slowdown = c->t_comp / c->t_comp_ref_local; /* eq. 3 */
+    /* spread of the overlap span over blocks, in eq. 1's units */
+    for (size_t i = 0; i < w->block_count; i++)
+        scratch[i] = (w->blocks[i].measured_span - longer) / shorter;
+    stats_sort(scratch, w->block_count);
+    c->r_overhead_iqr = stats_quantile_sorted(scratch, w->block_count, 0.75) -
+                        stats_quantile_sorted(scratch, w->block_count, 0.25);
 
-/* Medians across repetitions of the per-repetition ratios. */
-static void cell_ratios(cell_metrics *cell, const cell_series *s)
-{
-    size_t n = s->overlap_count;
-    double *v = s->scratch;
-    double comm_ref = cell->t_comm_ref, comp_ref = cell->t_comp_ref;
-    double longer = fmax(comm_ref, comp_ref), shorter = fmin(comm_ref, comp_ref);
+    /* MPI time beyond what perfect overlap leaves (the part of the
+     * collective longer than the computation), over the part the
+     * computation could hide: 0 perfect progress, 1 none (section 3.3) */
+    double hideable = fmin(c->t_comm_ref_local, c->t_comp);
+    c->comm_unhidden_share =
+        hideable > 0 ? (c->t_mpi - fmax(0.0, c->t_comm_ref_local - c->t_comp)) / hideable : NAN;
+    c->comm_target_error = c->t_comm_ref / c->comm_target_s - 1;
+    c->comp_target_error = c->t_comp_ref / c->comp_target_s - 1;
 
-    cell->t_measured = median_of(v, s->measured, n);
-    cell->t_call = median_of(v, s->call, n);
-    cell->t_comp = median_of(v, s->comp, n);
-    cell->t_wait = median_of(v, s->wait, n);
-    cell->start_skew_s = median_of(v, s->start_skew, n);
-
-    for (size_t i = 0; i < n; i++) /* eq. 1 */
-        v[i] = (s->measured[i] - longer) / shorter;
-    stats_sort(v, n);
-    cell->r_overhead = stats_quantile_sorted(v, n, 0.5);
-    cell->r_overhead_iqr = stats_quantile_sorted(v, n, 0.75) - stats_quantile_sorted(v, n, 0.25);
-
-    for (size_t i = 0; i < n; i++) /* eq. 4 */
-        v[i] = (s->call[i] + s->wait[i]) / comm_ref;
-    cell->r_comm = stats_median(v, n);
-
-    for (size_t i = 0; i < n; i++) /* eq. 3 */
-        v[i] = s->comp[i] / comp_ref;
-    cell->r_comp_slowdown = stats_median(v, n);
-
-    /* OSU (osu_util.c, print_stats_nbc): max(0, 100 - 100 (t_overall -
-     * t_cpu) / t_pure), t_cpu the computation timed inside the overlap loop. */
-    for (size_t i = 0; i < n; i++)
-        v[i] = fmax(0.0, 100.0 * (1.0 - (s->measured[i] - s->comp[i]) / comm_ref));
-    cell->overlap_osu_pct = stats_median(v, n);
-
+    /* The peers' percentages on one statistic, the slowest local times (the
+     * peers average local times over ranks): t_pure = t_comm_ref_local,
+     * t_overall = t_measured_local, t_cpu = t_comp.
+     * OSU (osu_util.c, print_stats_nbc): max(0, 100 - 100 (t_overall -
+     * t_cpu) / t_pure). */
+    double pure = c->t_comm_ref_local, overall = c->t_measured_local, cpu = c->t_comp;
+    c->overlap_osu_pct = fmax(0.0, 100.0 * (1.0 - (overall - cpu) / pure));
     /* IMB-NBC (IMB_output.c, IMB_display_times, NBC branch): 100 max(0,
-     * min(1, (t_pure + t_CPU - t_ovrl) / max(t_pure, t_CPU))), t_CPU the
-     * computation timed inside the overlap loop. */
-    for (size_t i = 0; i < n; i++) {
-        double ratio = (comm_ref + s->comp[i] - s->measured[i]) / fmax(comm_ref, s->comp[i]);
-        v[i] = 100.0 * fmax(0.0, fmin(1.0, ratio));
-    }
-    cell->overlap_imb_pct = stats_median(v, n);
+     * min(1, (t_pure + t_CPU - t_ovrl) / max(t_pure, t_CPU))). */
+    c->overlap_imb_pct = 100.0 * fmax(0.0, fmin(1.0, (pure + cpu - overall) / fmax(pure, cpu)));
 }
 
-static const calib_comm_row *find_calib_comm(const run_inputs *in, const raw_cell *cell)
+static const calib_comm_row *find_calib_comm(const run_inputs *in, const char *collective,
+                                             double comm_target_s)
 {
     for (size_t i = 0; i < in->calib_comm_count; i++)
-        if (strcmp(in->calib_comm[i].collective, cell->collective) == 0 &&
-            analysis_same_target(in->calib_comm[i].comm_target_s, cell->comm_target_s))
+        if (strcmp(in->calib_comm[i].collective, collective) == 0 &&
+            analysis_same_target(in->calib_comm[i].comm_target_s, comm_target_s))
             return &in->calib_comm[i];
     return NULL;
 }
 
-static const calib_comp_row *find_calib_comp(const run_inputs *in, const raw_cell *cell)
+static const calib_comp_row *find_calib_comp(const run_inputs *in, double comp_target_s)
 {
     for (size_t i = 0; i < in->calib_comp_count; i++)
-        if (analysis_same_target(in->calib_comp[i].comp_target_s, cell->comp_target_s))
+        if (analysis_same_target(in->calib_comp[i].comp_target_s, comp_target_s))
             return &in->calib_comp[i];
     return NULL;
+}
+
+static bool comm_converged(const calib_comm_row *row)
+{
+    /* 0 bytes: the paper's calibration "sticks to 0 bytes" (section 5.1) */
+    return row && row->converged && row->bytes > 0;
+}
+
+static bool comp_converged(const calib_comp_row *row)
+{
+    return row && row->converged;
 }
 
 static unsigned calibration_reasons(const run_inputs *in, const raw_cell *cell)
 {
     unsigned reasons = 0;
     if (in->have_calib_comm) {
-        const calib_comm_row *comm = find_calib_comm(in, cell);
+        const calib_comm_row *comm = find_calib_comm(in, cell->collective, cell->comm_target_s);
         if (!comm)
             analysis_warn("cell %ld: calib_comm.csv has no row for %s at %g s: cell invalid",
                           cell->cell, cell->collective, cell->comm_target_s);
-        if (!comm || !comm->converged || comm->bytes == 0)
+        if (!comm_converged(comm))
             reasons |= INVALID_COMM_CALIBRATION;
     }
     if (in->have_calib_comp) {
-        const calib_comp_row *comp = find_calib_comp(in, cell);
+        const calib_comp_row *comp = find_calib_comp(in, cell->comp_target_s);
         if (!comp)
             analysis_warn("cell %ld: calib_comp.csv has no row for %g s: cell invalid", cell->cell,
                           cell->comp_target_s);
-        if (!comp || !comp->converged)
+        if (!comp_converged(comp))
             reasons |= INVALID_COMP_CALIBRATION;
     }
     return reasons;
 }
 
-static int compare_rows_by_rank(const void *a, const void *b)
+/* The tolerance --late-tolerance applies to a cell (cell_rules). */
+static int judge_for_cell(const run_inputs *in, const cell_rules *rules, const raw_cell *cell,
+                          lateness_judge *judge, analysis_error *err)
 {
-    const raw_row *x = *(const raw_row *const *)a, *y = *(const raw_row *const *)b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    return (x->rep > y->rep) - (x->rep < y->rep);
+    *judge = (lateness_judge){.again = !isnan(rules->late_tolerance)};
+    if (!judge->again)
+        return ANALYSIS_OK;
+    const calib_comm_row *comm = find_calib_comm(in, cell->collective, cell->comm_target_s);
+    const calib_comp_row *comp = find_calib_comp(in, cell->comp_target_s);
+    if (!comm || !isfinite(comm->t_comm_s) || !comp || !isfinite(comp->t_comp_s))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "--late-tolerance: cell %ld (%s, %g s x %g s) has no calibrated "
+                             "time in %s: the tolerance is a share of min(t_comm_s, t_comp_s)",
+                             cell->cell, cell->collective, cell->comm_target_s, cell->comp_target_s,
+                             !comm || !isfinite(comm->t_comm_s) ? "calib_comm.csv"
+                                                                : "calib_comp.csv");
+    judge->tolerance_ns = fmax(rules->late_tolerance * fmin(comm->t_comm_s, comp->t_comp_s) * 1e9,
+                               in->meta.barrier_precision_ns);
+    return ANALYSIS_OK;
 }
 
-/* cells_by_rank.csv rows of one cell: each rank's own durations. */
-static int rank_rows(const raw_row *rows, size_t n, size_t cell_index, const cell_series *s,
-                     cell_table *out, size_t *rank_capacity, analysis_error *err)
+static cell_metrics empty_cell(long number, const char *collective, double comm_target_s,
+                               double comp_target_s, long long bytes, long long matrix_n)
 {
-    const raw_row **by_rank = malloc(n * sizeof *by_rank);
-    double *values[7];
-    bool ok = by_rank != NULL;
-    for (int k = 0; k < 7; k++) {
-        values[k] = malloc(n * sizeof(double));
-        ok = ok && values[k];
+    cell_metrics c = {
+        .cell = number,
+        .comm_target_s = comm_target_s,
+        .comp_target_s = comp_target_s,
+        .bytes = bytes,
+        .matrix_n = matrix_n,
+    };
+    double *undefined[] = {
+        &c.t_comm_ref,
+        &c.t_comp_ref,
+        &c.t_measured,
+        &c.t_call,
+        &c.t_comp,
+        &c.t_wait,
+        &c.r_overhead,
+        &c.r_comm,
+        &c.r_comp_slowdown,
+        &c.r_overhead_iqr,
+        &c.overlap_osu_pct,
+        &c.overlap_imb_pct,
+        &c.late_share,
+        &c.tolerance_ns,
+        &c.start_skew_s,
+        &c.t_mpi,
+        &c.t_comm_ref_local,
+        &c.t_comp_ref_local,
+        &c.t_measured_local,
+        &c.comm_target_error,
+        &c.comp_target_error,
+        &c.comm_unhidden_share,
+    };
+    for (size_t i = 0; i < sizeof undefined / sizeof *undefined; i++)
+        *undefined[i] = NAN;
+    snprintf(c.collective, sizeof c.collective, "%s", collective);
+    return c;
+}
+
+/* ---- cells_by_rank.csv --------------------------------------------------------- */
+
+static const raw_row *rank_row(const attempt *a, long rank)
+{
+    size_t lo = 0, hi = a->n;
+    while (lo < hi) { /* rows of an attempt are sorted by rank */
+        size_t mid = (lo + hi) / 2;
+        if (a->rows[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    int status = ok ? ANALYSIS_OK
-                    : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (ranks of a cell)");
-    enum { COMM, COMPREF, MEASURED, CALL, COMP, WAIT, MPI_TIME };
-    for (size_t i = 0; ok && i < n; i++)
-        by_rank[i] = &rows[i];
-    if (ok)
-        qsort(by_rank, n, sizeof *by_rank, compare_rows_by_rank);
-    for (size_t begin = 0; status == ANALYSIS_OK && begin < n;) {
-        size_t end = begin, count[7] = {0};
-        long rank = by_rank[begin]->rank;
-        for (; end < n && by_rank[end]->rank == rank; end++) {
-            const raw_row *r = by_rank[end];
-            const int64_t *t = r->t_ns;
-            if (r->kind == RAW_KIND_COMM_REF) {
-                values[COMM][count[COMM]++] = ns_between_s(t[0], t[3]);
-            } else if (r->kind == RAW_KIND_COMP_REF) {
-                values[COMPREF][count[COMPREF]++] = ns_between_s(t[1], t[2]);
-            } else {
-                values[MEASURED][count[MEASURED]++] = ns_between_s(t[0], t[3]);
-                values[CALL][count[CALL]++] = ns_between_s(t[0], t[1]);
-                values[COMP][count[COMP]++] = ns_between_s(t[1], t[2]);
-                values[WAIT][count[WAIT]++] = ns_between_s(t[2], t[3]);
-                values[MPI_TIME][count[MPI_TIME]++] =
-                    ns_between_s(t[0], t[1]) + ns_between_s(t[2], t[3]);
-            }
+    return lo < a->n && a->rows[lo].rank == rank ? &a->rows[lo] : NULL;
+}
+
+static int compare_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Each rank's own medians over the usable blocks, its local times against
+ * its own local references (ratios of medians, as for the cell). */
+static int rank_metrics_of(const cell_work *w, size_t cell_index, cell_table *out, size_t *capacity,
+                           analysis_error *err)
+{
+    size_t total = 0;
+    for (size_t b = 0; b < w->block_count; b++)
+        total += w->kept[b][RAW_KIND_OVERLAP].n;
+    enum { COMM, COMPREF, MEASURED, CALL, COMP, WAIT, MPI_TIME, SERIES };
+    size_t n = w->block_count ? w->block_count : 1;
+    long *ranks = malloc((total ? total : 1) * sizeof *ranks);
+    double *values = malloc(SERIES * n * sizeof *values);
+    if (!ranks || !values) {
+        free(ranks);
+        free(values);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (ranks of a cell)");
+    }
+    size_t rank_count = 0;
+    for (size_t b = 0; b < w->block_count; b++)
+        for (size_t i = 0; i < w->kept[b][RAW_KIND_OVERLAP].n; i++)
+            ranks[rank_count++] = w->kept[b][RAW_KIND_OVERLAP].rows[i].rank;
+    qsort(ranks, rank_count, sizeof *ranks, compare_long);
+    int status = ANALYSIS_OK;
+    for (size_t r = 0; status == ANALYSIS_OK && r < rank_count; r++) {
+        if (r > 0 && ranks[r] == ranks[r - 1])
+            continue;
+        rank_metrics m = {.cell_index = cell_index, .rank = ranks[r]};
+        double *series[SERIES];
+        for (int s = 0; s < SERIES; s++)
+            series[s] = values + (size_t)s * n;
+        size_t k = 0;
+        for (size_t b = 0; b < w->block_count; b++) {
+            const raw_row *comm = rank_row(&w->kept[b][RAW_KIND_COMM_REF], m.rank);
+            const raw_row *comp = rank_row(&w->kept[b][RAW_KIND_COMP_REF], m.rank);
+            const raw_row *over = rank_row(&w->kept[b][RAW_KIND_OVERLAP], m.rank);
+            if (!comm || !comp || !over)
+                continue;
+            const int64_t *t = over->t_ns;
+            series[COMM][k] = ns_between_s(comm->t_ns[0], comm->t_ns[3]);
+            series[COMPREF][k] = ns_between_s(comp->t_ns[1], comp->t_ns[2]);
+            series[MEASURED][k] = ns_between_s(t[0], t[3]);
+            series[CALL][k] = ns_between_s(t[0], t[1]);
+            series[COMP][k] = ns_between_s(t[1], t[2]);
+            series[WAIT][k] = ns_between_s(t[2], t[3]);
+            series[MPI_TIME][k] = series[CALL][k] + series[WAIT][k];
+            m.deciding_blocks += w->blocks[b].deciding_rank == m.rank;
+            k++;
         }
-        rank_metrics m = {.cell_index = cell_index, .rank = rank, .reps = (long)count[MEASURED]};
-        m.t_comm_ref = count[COMM] ? stats_median(values[COMM], count[COMM]) : NAN;
-        m.t_comp_ref = count[COMPREF] ? stats_median(values[COMPREF], count[COMPREF]) : NAN;
-        m.t_measured = stats_median(values[MEASURED], count[MEASURED]);
-        m.t_call = stats_median(values[CALL], count[CALL]);
-        m.t_comp = stats_median(values[COMP], count[COMP]);
-        m.t_wait = stats_median(values[WAIT], count[WAIT]);
-        for (size_t i = 0; i < count[MPI_TIME]; i++) /* eq. 4 with the rank's own reference */
-            values[MPI_TIME][i] /= m.t_comm_ref;
-        m.r_comm = m.t_comm_ref > 0 ? stats_median(values[MPI_TIME], count[MPI_TIME]) : NAN;
-        m.r_comp_slowdown = m.t_comp_ref > 0 ? m.t_comp / m.t_comp_ref : NAN; /* eq. 3 */
-        for (size_t i = 0; i < s->overlap_count; i++)
-            m.deciding_reps += s->deciding_rank[i] == rank;
-        status = analysis_grow((void **)&out->ranks, rank_capacity, out->rank_count,
-                               sizeof *out->ranks, err);
+        m.blocks = (long)k;
+        m.t_comm_ref = stats_median(series[COMM], k);
+        m.t_comp_ref = stats_median(series[COMPREF], k);
+        m.t_measured = stats_median(series[MEASURED], k);
+        m.t_call = stats_median(series[CALL], k);
+        m.t_comp = stats_median(series[COMP], k);
+        m.t_wait = stats_median(series[WAIT], k);
+        m.r_comm = stats_median(series[MPI_TIME], k) / m.t_comm_ref; /* eq. 4, own reference */
+        m.r_comp_slowdown = m.t_comp / m.t_comp_ref;                 /* eq. 3, own reference */
+        status =
+            analysis_grow((void **)&out->ranks, capacity, out->rank_count, sizeof *out->ranks, err);
         if (status == ANALYSIS_OK)
             out->ranks[out->rank_count++] = m;
-        begin = end;
     }
-    free(by_rank);
-    for (int k = 0; k < 7; k++)
-        free(values[k]);
+    free(ranks);
+    free(values);
     return status;
 }
 
-static long most_ranks_in_a_repetition(const raw_row *rows, size_t n)
+/* ---- One measured cell ----------------------------------------------------------- */
+
+typedef struct run_counts {
+    long flag_disagreements;
+    size_t short_blocks;
+    size_t incomplete_blocks;
+} run_counts;
+
+static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row *rows, size_t n,
+                        long expected_ranks, const cell_rules *rules, size_t cell_index,
+                        cell_table *out, size_t *rank_capacity, run_counts *counts,
+                        analysis_error *err)
 {
-    /* rows are sorted by (kind, rep, rank): the largest group has them all */
+    cell_metrics *cell = &out->cells[cell_index];
+    *cell = empty_cell(raw->cell, raw->collective, raw->comm_target_s, raw->comp_target_s,
+                       raw->bytes, raw->matrix_n);
+    lateness_judge judge;
+    cell_work w;
+    int status = judge_for_cell(in, rules, raw, &judge, err);
+    if (status == ANALYSIS_OK)
+        status = collect_blocks(rows, n, &judge, expected_ranks, &w, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    double *scratch = malloc((w.block_count ? w.block_count : 1) * sizeof *scratch);
+    if (!scratch) {
+        work_free(&w);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu blocks)", w.block_count);
+    }
+    counts->flag_disagreements += w.flag_disagreements;
+    counts->short_blocks += w.short_blocks;
+    counts->incomplete_blocks += w.incomplete_blocks;
+    cell->blocks = (long)w.block_count;
+    cell->ranks = w.ranks;
+    cell->attempts = w.attempts;
+    cell->late_attempts = w.late_attempts;
+    cell->late_share = w.attempts ? (double)w.late_attempts / (double)w.attempts : NAN;
+    cell->tolerance_ns = judge.again ? judge.tolerance_ns : (double)w.driver_tolerance_ns;
+    cell->invalid_reasons = calibration_reasons(in, raw);
+    if (w.late_blocks || w.warmup_late)
+        cell->invalid_reasons |= INVALID_LATE;
+    if (w.block_count)
+        cell_ratios(cell, &w, scratch);
+    if (!(cell->t_comm_ref > 0 && cell->t_comp_ref > 0 && cell->t_comm_ref_local > 0 &&
+          cell->t_comp_ref_local > 0))
+        cell->invalid_reasons |= INVALID_NO_BLOCKS;
+    cell->valid = cell->invalid_reasons == 0;
+    diagnosis_input input = analysis_diagnosis_point(cell);
+    cell->diagnosis = analysis_diagnose(&input, &rules->thresholds);
+    status = rank_metrics_of(&w, cell_index, out, rank_capacity, err);
+    free(scratch);
+    work_free(&w);
+    return status;
+}
+
+/* ---- The grid ---------------------------------------------------------------------- */
+
+/* A cell to write: measured (raw != NULL) or a grid point raw.csv lacks. */
+typedef struct planned_cell {
+    long cell;
+    const raw_cell *raw;
+    size_t raw_index;
+    double comm_target_s; /* the grid point, when raw == NULL */
+    double comp_target_s;
+} planned_cell;
+
+static int compare_planned(const void *a, const void *b)
+{
+    const planned_cell *x = a, *y = b;
+    if (x->cell != y->cell)
+        return x->cell < y->cell ? -1 : 1;
+    return (x->raw == NULL) - (y->raw == NULL);
+}
+
+/* Distinct targets, ascending: the axis of the grid (docs/formats.md). */
+static size_t distinct_sorted(double *targets, size_t n)
+{
+    stats_sort(targets, n);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        if (distinct == 0 || !analysis_same_target(targets[distinct - 1], targets[i]))
+            targets[distinct++] = targets[i];
+    return distinct;
+}
+
+static const raw_cell *find_raw_cell(const raw_table *raw, long number, double comm_target_s,
+                                     double comp_target_s)
+{
+    size_t lo = 0, hi = raw->cell_count;
+    while (lo < hi) { /* cells are sorted by number: the grid position first */
+        size_t mid = (lo + hi) / 2;
+        if (raw->cells[mid].cell < number)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const raw_cell *c = lo < raw->cell_count ? &raw->cells[lo] : NULL;
+    if (c && c->cell == number && analysis_same_target(c->comm_target_s, comm_target_s) &&
+        analysis_same_target(c->comp_target_s, comp_target_s))
+        return c;
+    for (size_t i = 0; i < raw->cell_count; i++)
+        if (analysis_same_target(raw->cells[i].comm_target_s, comm_target_s) &&
+            analysis_same_target(raw->cells[i].comp_target_s, comp_target_s))
+            return &raw->cells[i];
+    return NULL;
+}
+
+/* The grid points raw.csv has no cell at, appended to plan[*count..]. */
+static void plan_unmeasured(const run_inputs *in, const double *comm, size_t comm_count,
+                            const double *comp, size_t comp_count, planned_cell *plan,
+                            size_t *count)
+{
+    size_t misplaced = 0;
+    for (size_t i = 0; i < comm_count; i++) {
+        for (size_t j = 0; j < comp_count; j++) {
+            long number = (long)(i * comp_count + j);
+            const raw_cell *measured = find_raw_cell(&in->raw, number, comm[i], comp[j]);
+            if (measured)
+                misplaced += measured->cell != number;
+            else
+                plan[(*count)++] = (planned_cell){
+                    .cell = number, .comm_target_s = comm[i], .comp_target_s = comp[j]};
+        }
+    }
+    if (misplaced)
+        analysis_warn("%zu cells of raw.csv are not numbered by their place in the grid of the "
+                      "calibration files (comm_index * comp_count + comp_index)",
+                      misplaced);
+}
+
+/* A grid cell without rows: unreachable when a calibration did not reach
+ * its target (the driver does not measure those), else not measured (a run
+ * cut short). */
+static cell_metrics unmeasured_cell(const run_inputs *in, const planned_cell *p)
+{
+    const char *collective = in->raw.cells[0].collective;
+    const calib_comm_row *comm = find_calib_comm(in, collective, p->comm_target_s);
+    const calib_comp_row *comp = find_calib_comp(in, p->comp_target_s);
+    cell_metrics c = empty_cell(p->cell, collective, p->comm_target_s, p->comp_target_s,
+                                comm ? comm->bytes : 0, comp ? comp->matrix_n : 0);
+    c.invalid_reasons =
+        comm_converged(comm) && comp_converged(comp) ? INVALID_NOT_MEASURED : INVALID_UNREACHABLE;
+    c.diagnosis = DIAG_INVALID;
+    return c;
+}
+
+/* Measured cells, then the grid's others, in cell order. */
+static int plan_cells(const run_inputs *in, planned_cell **plan_out, size_t *count,
+                      analysis_error *err)
+{
+    const raw_table *raw = &in->raw;
+    bool grid = in->have_calib_comm && in->have_calib_comp && raw->cell_count > 0;
+    size_t comm_count = grid ? in->calib_comm_count : 0;
+    size_t comp_count = grid ? in->calib_comp_count : 0;
+    double *comm = malloc((comm_count + 1) * sizeof *comm);
+    double *comp = malloc((comp_count + 1) * sizeof *comp);
+    planned_cell *plan = NULL;
+    if (comm && comp) {
+        size_t c = 0;
+        for (size_t i = 0; i < comm_count; i++)
+            if (strcmp(in->calib_comm[i].collective, raw->cells[0].collective) == 0)
+                comm[c++] = in->calib_comm[i].comm_target_s;
+        comm_count = distinct_sorted(comm, c);
+        for (size_t i = 0; i < comp_count; i++)
+            comp[i] = in->calib_comp[i].comp_target_s;
+        comp_count = distinct_sorted(comp, comp_count);
+        plan = malloc((raw->cell_count + comm_count * comp_count + 1) * sizeof *plan);
+    }
+    if (!plan) {
+        free(comm);
+        free(comp);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (the grid)");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < raw->cell_count; i++)
+        plan[n++] =
+            (planned_cell){.cell = raw->cells[i].cell, .raw = &raw->cells[i], .raw_index = i};
+    if (grid)
+        plan_unmeasured(in, comm, comm_count, comp, comp_count, plan, &n);
+    free(comm);
+    free(comp);
+    qsort(plan, n, sizeof *plan, compare_planned);
+    *plan_out = plan;
+    *count = n;
+    return ANALYSIS_OK;
+}
+
+/* Every attempt should carry every rank of the run. */
+static long expected_ranks_of(const run_inputs *in)
+{
+    if (in->meta.ranks > 0)
+        return in->meta.ranks;
+    const raw_row *rows = in->raw.rows;
     long most = 0;
-    for (size_t begin = 0; begin < n;) {
+    for (size_t begin = 0; begin < in->raw.row_count;) {
         size_t end = begin + 1;
-        while (end < n && rows[end].kind == rows[begin].kind && rows[end].rep == rows[begin].rep)
+        while (end < in->raw.row_count && rows[end].cell_index == rows[begin].cell_index &&
+               rows[end].block == rows[begin].block && rows[end].kind == rows[begin].kind &&
+               rows[end].attempt == rows[begin].attempt)
             end++;
         most = (long)(end - begin) > most ? (long)(end - begin) : most;
         begin = end;
@@ -433,120 +685,72 @@ static long most_ranks_in_a_repetition(const raw_row *rows, size_t n)
     return most;
 }
 
-static int compute_cell(const run_inputs *in, size_t cell_index, const raw_row *rows, size_t n,
-                        long expected_ranks, const diagnosis_thresholds *th, cell_table *out,
-                        size_t *rank_capacity, analysis_error *err)
-{
-    const raw_cell *raw = &in->raw.cells[cell_index];
-    cell_metrics *cell = &out->cells[cell_index];
-    *cell = (cell_metrics){
-        .cell = raw->cell,
-        .comm_target_s = raw->comm_target_s,
-        .comp_target_s = raw->comp_target_s,
-        .bytes = raw->bytes,
-        .matrix_n = raw->matrix_n,
-        .t_comm_ref = NAN,
-        .t_comp_ref = NAN,
-        .t_measured = NAN,
-        .t_call = NAN,
-        .t_comp = NAN,
-        .t_wait = NAN,
-        .r_overhead = NAN,
-        .r_comm = NAN,
-        .r_comp_slowdown = NAN,
-        .r_overhead_iqr = NAN,
-        .overlap_osu_pct = NAN,
-        .overlap_imb_pct = NAN,
-        .start_skew_s = NAN,
-    };
-    memcpy(cell->collective, raw->collective, sizeof cell->collective);
-
-    cell_series s;
-    int status = series_alloc(&s, n, err);
-    long rank0_rows = 0;
-    for (size_t begin = 0; status == ANALYSIS_OK && begin < n;) {
-        size_t end = begin + 1;
-        while (end < n && rows[end].kind == rows[begin].kind && rows[end].rep == rows[begin].rep)
-            end++;
-        if ((long)(end - begin) < expected_ranks)
-            s.dropped++; /* a span without every rank is not the collective's */
-        else
-            series_add_group(&s, rows + begin, end - begin);
-        begin = end;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].rank == 0) {
-            cell->late_retries += rows[i].retries;
-            rank0_rows++;
-        }
-    }
-    if (status != ANALYSIS_OK) {
-        series_free(&s);
-        return status;
-    }
-    if (s.dropped)
-        analysis_warn("cell %ld: %zu repetition(s) without all %ld ranks left out", raw->cell,
-                      s.dropped, expected_ranks);
-    cell->reps = (long)s.overlap_count;
-    cell->ranks = most_ranks_in_a_repetition(rows, n);
-    cell->invalid_reasons = calibration_reasons(in, raw);
-    if ((double)cell->late_retries > th->late_retries_max_per_rep * (double)rank0_rows)
-        cell->invalid_reasons |= INVALID_LATE_RETRIES;
-
-    if (s.comm_count)
-        cell->t_comm_ref = median_of(s.scratch, s.comm_spans, s.comm_count);
-    if (s.comp_count)
-        cell->t_comp_ref = median_of(s.scratch, s.comp_spans, s.comp_count);
-    if (s.overlap_count && cell->t_comm_ref > 0 && cell->t_comp_ref > 0)
-        cell_ratios(cell, &s);
-    else
-        cell->invalid_reasons |= INVALID_NO_REPETITIONS;
-    cell->valid = cell->invalid_reasons == 0;
-    cell->diagnosis = analysis_diagnose(cell, th);
-
-    status = rank_rows(rows, n, cell_index, &s, out, rank_capacity, err);
-    series_free(&s);
-    return status;
-}
-
-int analysis_compute_cells(const run_inputs *in, const diagnosis_thresholds *thresholds,
-                           cell_table *out, analysis_error *err)
+int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_table *out,
+                           analysis_error *err)
 {
     const raw_table *raw = &in->raw;
     *out = (cell_table){0};
-    out->cells = calloc(raw->cell_count ? raw->cell_count : 1, sizeof *out->cells);
-    if (!out->cells)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)",
-                             raw->cell_count);
-    out->count = raw->cell_count;
-
-    /* every repetition should carry every rank of the run */
-    long expected_ranks = in->meta.ranks;
-    if (expected_ranks <= 0) {
-        for (size_t begin = 0; begin < raw->row_count;) {
-            size_t end = begin + 1;
-            while (end < raw->row_count && raw->rows[end].cell_index == raw->rows[begin].cell_index)
-                end++;
-            long ranks = most_ranks_in_a_repetition(raw->rows + begin, end - begin);
-            expected_ranks = ranks > expected_ranks ? ranks : expected_ranks;
-            begin = end;
-        }
-    }
-
-    size_t rank_capacity = 0;
-    int status = ANALYSIS_OK;
-    size_t begin = 0;
-    for (size_t c = 0; status == ANALYSIS_OK && c < raw->cell_count; c++) {
-        size_t end = begin;
-        while (end < raw->row_count && raw->rows[end].cell_index == c)
-            end++;
-        status = compute_cell(in, c, raw->rows + begin, end - begin, expected_ranks, thresholds,
-                              out, &rank_capacity, err);
-        begin = end;
-    }
+    if (!isnan(rules->late_tolerance) && !(rules->late_tolerance >= 0))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "--late-tolerance: %g is not allowed (a number >= 0)",
+                             rules->late_tolerance);
+    if (!isnan(rules->late_tolerance) && isnan(in->meta.barrier_precision_ns))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "--late-tolerance needs meta.json's key 'barrier_precision_ns' (the "
+                             "floor of the tolerance), which %s",
+                             in->meta.present ? "it lacks" : "is missing");
+    planned_cell *plan = NULL;
+    size_t count = 0;
+    int status = plan_cells(in, &plan, &count, err);
     if (status != ANALYSIS_OK)
+        return status;
+    out->cells = calloc(count ? count : 1, sizeof *out->cells);
+    /* rows of raw cell c start at row_start[c] (rows are sorted by cell) */
+    size_t *row_start = malloc((raw->cell_count + 1) * sizeof *row_start);
+    if (!out->cells || !row_start) {
+        free(plan);
+        free(row_start);
+        free(out->cells);
+        out->cells = NULL;
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", count);
+    }
+    out->count = count;
+    for (size_t c = 0, r = 0; c <= raw->cell_count; c++) {
+        while (r < raw->row_count && raw->rows[r].cell_index < c)
+            r++;
+        row_start[c] = r;
+    }
+    long expected_ranks = expected_ranks_of(in);
+    size_t rank_capacity = 0;
+    run_counts counts = {0};
+    for (size_t k = 0; status == ANALYSIS_OK && k < count; k++) {
+        if (!plan[k].raw) {
+            out->cells[k] = unmeasured_cell(in, &plan[k]);
+            continue;
+        }
+        size_t c = plan[k].raw_index;
+        status =
+            compute_cell(in, plan[k].raw, raw->rows + row_start[c], row_start[c + 1] - row_start[c],
+                         expected_ranks, rules, k, out, &rank_capacity, &counts, err);
+    }
+    free(plan);
+    free(row_start);
+    if (status != ANALYSIS_OK) {
         analysis_cell_table_free(out);
-    return status;
+        return status;
+    }
+    if (counts.short_blocks)
+        analysis_warn("%zu measured block(s) without all %ld ranks in a kept attempt left out",
+                      counts.short_blocks, expected_ranks);
+    if (counts.incomplete_blocks)
+        analysis_warn("%zu measured block(s) lacking a kind altogether left out (a run cut short "
+                      "inside a block?)",
+                      counts.incomplete_blocks);
+    if (counts.flag_disagreements)
+        analysis_warn("%ld attempt(s) whose late flag disagrees with exit_late_ns > "
+                      "tolerance_ns in raw.csv: the flag (the driver's decision) was used",
+                      counts.flag_disagreements);
+    return ANALYSIS_OK;
 }
 
 void analysis_cell_table_free(cell_table *cells)
@@ -554,81 +758,4 @@ void analysis_cell_table_free(cell_table *cells)
     free(cells->cells);
     free(cells->ranks);
     *cells = (cell_table){0};
-}
-
-/* ---- MPI impact (eq. 2) ------------------------------------------------------- */
-
-static int compare_impact(const void *a, const void *b)
-{
-    const impact_row *x = a, *y = b;
-    int by_host = strcmp(x->host, y->host);
-    if (by_host != 0)
-        return by_host;
-    return (x->matrix_n > y->matrix_n) - (x->matrix_n < y->matrix_n);
-}
-
-int analysis_compute_impact(const run_inputs *in, impact_table *impact, analysis_error *err)
-{
-    *impact = (impact_table){0};
-    size_t n = in->passive_count, capacity = 0;
-    double *refs = malloc((in->compute_ref_count ? in->compute_ref_count : 1) * sizeof *refs);
-    bool *done = calloc(n ? n : 1, sizeof *done);
-    int status = refs && done ? ANALYSIS_OK
-                              : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
-    for (size_t i = 0; status == ANALYSIS_OK && i < n; i++) {
-        if (done[i])
-            continue;
-        const passive_row *p = &in->passive[i];
-        /* the host's slowest rank, as the slowest thread defines a step */
-        impact_row row = {.matrix_n = p->matrix_n, .comp_target_s = p->comp_target_s};
-        memcpy(row.host, p->host, sizeof row.host);
-        row.t_comp_passive_mpi_s = p->t_comp_s;
-        for (size_t j = i; j < n; j++) {
-            const passive_row *q = &in->passive[j];
-            if (!done[j] && q->matrix_n == p->matrix_n && strcmp(q->host, p->host) == 0) {
-                done[j] = true;
-                row.t_comp_passive_mpi_s = fmax(row.t_comp_passive_mpi_s, q->t_comp_s);
-            }
-        }
-        size_t ref_count = 0;
-        bool threads_differ = false;
-        for (size_t j = 0; j < in->compute_ref_count; j++) {
-            const compute_ref_row *r = &in->compute_ref[j];
-            if (r->matrix_n == p->matrix_n && strcmp(r->host, p->host) == 0) {
-                refs[ref_count++] = r->t_comp_s;
-                threads_differ = threads_differ || r->threads != p->threads;
-            }
-        }
-        if (ref_count == 0) {
-            analysis_warn("compute_ref.csv has no row for host %s, matrix_n %lld: no MPI impact "
-                          "for it",
-                          p->host, p->matrix_n);
-            continue;
-        }
-        if (threads_differ)
-            analysis_warn("host %s, matrix_n %lld: compute_ref ran with another thread count "
-                          "than the MPI run (%ld): r_mpi_impact compares unlike runs",
-                          p->host, p->matrix_n, p->threads);
-        row.t_comp_ref_s = stats_median(refs, ref_count);
-        row.r_mpi_impact = row.t_comp_passive_mpi_s / row.t_comp_ref_s;
-        status = analysis_grow((void **)&impact->rows, &capacity, impact->count,
-                               sizeof *impact->rows, err);
-        if (status == ANALYSIS_OK)
-            impact->rows[impact->count++] = row;
-    }
-    free(refs);
-    free(done);
-    if (status != ANALYSIS_OK) {
-        analysis_impact_table_free(impact);
-        return status;
-    }
-    if (impact->count > 1)
-        qsort(impact->rows, impact->count, sizeof *impact->rows, compare_impact);
-    return ANALYSIS_OK;
-}
-
-void analysis_impact_table_free(impact_table *impact)
-{
-    free(impact->rows);
-    *impact = (impact_table){0};
 }

@@ -163,7 +163,7 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
         if (shown)
             format_value(v->value, label, sizeof label);
         else
-            snprintf(label, sizeof label, "invalid");
+            snprintf(label, sizeof label, "%s", v->invalid_label ? v->invalid_label : "invalid");
         strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u\n",
                       axis_position(v->comm_target_s), axis_position(v->comp_target_s), xlo, xhi,
                       ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
@@ -356,7 +356,10 @@ static const struct {
     [DIAG_NO_PROGRESS] = {"#fee08b", "NP", 0x000000u},
     [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS", 0x000000u},
     [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
-    [DIAG_NOISE] = {"#9e9ac8", "N", 0x000000u},
+    [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
+    [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
+    [DIAG_OFF_TARGET] = {"#8c6d31", "OT", 0xffffffu},
+    [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
 
@@ -429,6 +432,22 @@ static int write_script(const plot_ctx *ctx, const char *base, const char *comme
     return status;
 }
 
+const char *plot_invalid_label(const cell_metrics *cell)
+{
+    static const struct {
+        unsigned reasons;
+        const char *label;
+    } labels[] = {
+        {INVALID_UNREACHABLE, "unreach."},
+        {INVALID_NOT_MEASURED, "not run"},
+        {INVALID_LATE, "late"},
+    };
+    for (size_t i = 0; i < sizeof labels / sizeof *labels; i++)
+        if (cell->invalid_reasons == labels[i].reasons)
+            return labels[i].label;
+    return "invalid";
+}
+
 typedef double (*cell_value_fn)(const cell_metrics *cell);
 static double value_r_overhead(const cell_metrics *c)
 {
@@ -452,7 +471,8 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (heatmap)");
     for (size_t i = 0; i < cells->count; i++)
         values[i] = (heat_value){cells->cells[i].comm_target_s, cells->cells[i].comp_target_s,
-                                 value(&cells->cells[i]), cells->cells[i].valid};
+                                 value(&cells->cells[i]), cells->cells[i].valid,
+                                 plot_invalid_label(&cells->cells[i])};
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)

@@ -4,52 +4,99 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The contract of cells.csv: these columns, in this order, then extras. */
-enum cells_column {
-    C_COLLECTIVE,
-    C_COMM_TARGET,
-    C_COMP_TARGET,
-    C_BYTES,
-    C_MATRIX_N,
-    C_REPS,
-    C_VALID,
-    C_T_COMM_REF,
-    C_T_COMP_REF,
-    C_T_MEASURED,
-    C_T_CALL,
-    C_T_COMP,
-    C_T_WAIT,
-    C_R_OVERHEAD,
-    C_R_COMM,
-    C_R_COMP_SLOWDOWN,
-    C_R_OVERHEAD_IQR,
-    C_OVERLAP_OSU,
-    C_OVERLAP_IMB,
-    C_DIAGNOSIS,
-    C_LATE_RETRIES,
-    C_REQUIRED_COUNT
+/* How a column is written and read back. */
+enum column_type {
+    COL_NAME,      /* char[ANALYSIS_NAME_MAX] */
+    COL_TARGET,    /* double, targets to 9 digits */
+    COL_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
+    COL_RATIO,     /* double, 6 digits */
+    COL_LONG,      /* long */
+    COL_LLONG,     /* long long */
+    COL_BOOL,      /* bool as 0 or 1 */
+    COL_DIAGNOSIS, /* enum diagnosis by name */
+    COL_REASONS,   /* unsigned invalid_reasons as text */
 };
-static const char *const cells_columns[C_REQUIRED_COUNT] = {
-    "collective",      "comm_target_s",  "comp_target_s",
-    "bytes",           "matrix_n",       "reps",
-    "valid",           "t_comm_ref",     "t_comp_ref",
-    "t_measured",      "t_call",         "t_comp",
-    "t_wait",          "r_overhead",     "r_comm",
-    "r_comp_slowdown", "r_overhead_iqr", "overlap_osu_pct",
-    "overlap_imb_pct", "diagnosis",      "late_retries",
+
+typedef struct column {
+    const char *name;
+    enum column_type type;
+    size_t offset;
+} column;
+
+#define CELL_COLUMN(name, type, field)                                                             \
+    {                                                                                              \
+        name, type, offsetof(cell_metrics, field)                                                  \
+    }
+
+/* The contract of cells.csv, in this order (README.md, "cells.csv"). */
+static const column cells_columns[] = {
+    CELL_COLUMN("collective", COL_NAME, collective),
+    CELL_COLUMN("comm_target_s", COL_TARGET, comm_target_s),
+    CELL_COLUMN("comp_target_s", COL_TARGET, comp_target_s),
+    CELL_COLUMN("bytes", COL_LLONG, bytes),
+    CELL_COLUMN("matrix_n", COL_LLONG, matrix_n),
+    CELL_COLUMN("blocks", COL_LONG, blocks),
+    CELL_COLUMN("valid", COL_BOOL, valid),
+    CELL_COLUMN("t_comm_ref", COL_TIME, t_comm_ref),
+    CELL_COLUMN("t_comp_ref", COL_TIME, t_comp_ref),
+    CELL_COLUMN("t_measured", COL_TIME, t_measured),
+    CELL_COLUMN("t_call", COL_TIME, t_call),
+    CELL_COLUMN("t_comp", COL_TIME, t_comp),
+    CELL_COLUMN("t_wait", COL_TIME, t_wait),
+    CELL_COLUMN("r_overhead", COL_RATIO, r_overhead),
+    CELL_COLUMN("r_comm", COL_RATIO, r_comm),
+    CELL_COLUMN("r_comp_slowdown", COL_RATIO, r_comp_slowdown),
+    CELL_COLUMN("r_overhead_iqr", COL_RATIO, r_overhead_iqr),
+    CELL_COLUMN("overlap_osu_pct", COL_RATIO, overlap_osu_pct),
+    CELL_COLUMN("overlap_imb_pct", COL_RATIO, overlap_imb_pct),
+    CELL_COLUMN("diagnosis", COL_DIAGNOSIS, diagnosis),
+    CELL_COLUMN("late_attempts", COL_LONG, late_attempts),
+    CELL_COLUMN("invalid_reason", COL_REASONS, invalid_reasons),
+    CELL_COLUMN("cell", COL_LONG, cell),
+    CELL_COLUMN("ranks", COL_LONG, ranks),
+    CELL_COLUMN("start_skew_s", COL_TIME, start_skew_s),
+    CELL_COLUMN("attempts", COL_LONG, attempts),
+    CELL_COLUMN("late_share", COL_RATIO, late_share),
+    CELL_COLUMN("tolerance_ns", COL_TIME, tolerance_ns),
+    CELL_COLUMN("t_mpi", COL_TIME, t_mpi),
+    CELL_COLUMN("t_comm_ref_local", COL_TIME, t_comm_ref_local),
+    CELL_COLUMN("t_comp_ref_local", COL_TIME, t_comp_ref_local),
+    CELL_COLUMN("t_measured_local", COL_TIME, t_measured_local),
+    CELL_COLUMN("comm_target_error", COL_RATIO, comm_target_error),
+    CELL_COLUMN("comp_target_error", COL_RATIO, comp_target_error),
+    CELL_COLUMN("comm_unhidden_share", COL_RATIO, comm_unhidden_share),
 };
-static const char cells_extra_columns[] = "invalid_reason,cell,ranks,start_skew_s";
+enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
+
+/* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
+ * late_retries). */
+static const char *const cells_new_columns[] = {"blocks", "late_attempts", "attempts", NULL};
 
 static const char by_rank_header[] =
-    "collective,comm_target_s,comp_target_s,rank,reps,t_comm_ref,t_comp_ref,t_measured,t_call,"
-    "t_comp,t_wait,r_comm,r_comp_slowdown,deciding_reps,cell";
+    "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"
+    "t_comp,t_wait,r_comm,r_comp_slowdown,deciding_blocks,cell";
 
+/* impact.csv: the first six columns are what nbc-compare reads back. */
 static const char *const impact_columns[] = {
-    "host", "matrix_n", "comp_target_s", "t_comp_ref_s", "t_comp_passive_mpi_s", "r_mpi_impact",
+    "host",
+    "matrix_n",
+    "comp_target_s",
+    "t_comp_ref_s",
+    "t_comp_passive_mpi_s",
+    "r_mpi_impact",
+    "t_passive_before_s",
+    "t_passive_after_s",
+    "t_ref_before_s",
+    "t_ref_after_s",
+    "ranks",
+    "procs",
+    "warnings",
 };
+enum { IMPACT_READ_COLUMNS = 6 };
 
 static int write_table(const char *run_dir, const char *name, strbuf *sb, analysis_error *err)
 {
@@ -62,25 +109,54 @@ static int write_table(const char *run_dir, const char *name, strbuf *sb, analys
     return status;
 }
 
+static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
+{
+    const void *field = (const char *)c + col->offset;
+    char reasons[128];
+    switch (col->type) {
+    case COL_NAME:
+        strbuf_printf(sb, "%s", (const char *)field);
+        break;
+    case COL_TARGET:
+        strbuf_printf(sb, "%.9g", *(const double *)field);
+        break;
+    case COL_TIME:
+        strbuf_printf(sb, "%.10g", *(const double *)field);
+        break;
+    case COL_RATIO:
+        strbuf_printf(sb, "%.6g", *(const double *)field);
+        break;
+    case COL_LONG:
+        strbuf_printf(sb, "%ld", *(const long *)field);
+        break;
+    case COL_LLONG:
+        strbuf_printf(sb, "%lld", *(const long long *)field);
+        break;
+    case COL_BOOL:
+        strbuf_printf(sb, "%d", *(const bool *)field ? 1 : 0);
+        break;
+    case COL_DIAGNOSIS:
+        strbuf_printf(sb, "%s", analysis_diagnosis_name(*(const enum diagnosis *)field));
+        break;
+    case COL_REASONS:
+        analysis_invalid_reasons_text(*(const unsigned *)field, reasons, sizeof reasons);
+        strbuf_printf(sb, "%s", reasons);
+        break;
+    }
+}
+
 static void cells_text(strbuf *sb, const cell_table *cells)
 {
-    for (size_t i = 0; i < C_REQUIRED_COUNT; i++)
-        strbuf_printf(sb, "%s,", cells_columns[i]);
-    strbuf_printf(sb, "%s\n", cells_extra_columns);
-    for (size_t i = 0; i < cells->count; i++) {
-        const cell_metrics *c = &cells->cells[i];
-        char reasons[128];
-        analysis_invalid_reasons_text(c->invalid_reasons, reasons, sizeof reasons);
-        /* times to the nanosecond (10 digits cover 10 s), ratios to 6 digits */
-        strbuf_printf(sb,
-                      "%s,%.9g,%.9g,%lld,%lld,%ld,%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,"
-                      "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%ld,%s,%ld,%ld,%.10g\n",
-                      c->collective, c->comm_target_s, c->comp_target_s, c->bytes, c->matrix_n,
-                      c->reps, c->valid ? 1 : 0, c->t_comm_ref, c->t_comp_ref, c->t_measured,
-                      c->t_call, c->t_comp, c->t_wait, c->r_overhead, c->r_comm, c->r_comp_slowdown,
-                      c->r_overhead_iqr, c->overlap_osu_pct, c->overlap_imb_pct,
-                      analysis_diagnosis_name(c->diagnosis), c->late_retries, reasons, c->cell,
-                      c->ranks, c->start_skew_s);
+    for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++)
+        strbuf_printf(sb, "%s%s", i ? "," : "", cells_columns[i].name);
+    strbuf_printf(sb, "\n");
+    for (size_t r = 0; r < cells->count; r++) {
+        for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++) {
+            if (i)
+                strbuf_printf(sb, ",");
+            write_field(sb, &cells->cells[r], &cells_columns[i]);
+        }
+        strbuf_printf(sb, "\n");
     }
 }
 
@@ -93,9 +169,9 @@ static void by_rank_text(strbuf *sb, const cell_table *cells)
         strbuf_printf(sb,
                       "%s,%.9g,%.9g,%ld,%ld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g,%ld,"
                       "%ld\n",
-                      c->collective, c->comm_target_s, c->comp_target_s, r->rank, r->reps,
+                      c->collective, c->comm_target_s, c->comp_target_s, r->rank, r->blocks,
                       r->t_comm_ref, r->t_comp_ref, r->t_measured, r->t_call, r->t_comp, r->t_wait,
-                      r->r_comm, r->r_comp_slowdown, r->deciding_reps, c->cell);
+                      r->r_comm, r->r_comp_slowdown, r->deciding_blocks, c->cell);
     }
 }
 
@@ -106,8 +182,13 @@ static void impact_text(strbuf *sb, const impact_table *impact)
     strbuf_printf(sb, "\n");
     for (size_t i = 0; i < impact->count; i++) {
         const impact_row *r = &impact->rows[i];
-        strbuf_printf(sb, "%s,%lld,%.9g,%.10g,%.10g,%.6g\n", r->host, r->matrix_n, r->comp_target_s,
-                      r->t_comp_ref_s, r->t_comp_passive_mpi_s, r->r_mpi_impact);
+        char warnings[128];
+        analysis_impact_warnings_text(r->warnings, warnings, sizeof warnings);
+        strbuf_printf(sb, "%s,%lld,%.9g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.10g,%ld,%ld,%s\n",
+                      r->host, r->matrix_n, r->comp_target_s, r->t_comp_ref_s,
+                      r->t_comp_passive_mpi_s, r->r_mpi_impact, r->t_passive_phase_s[PHASE_BEFORE],
+                      r->t_passive_phase_s[PHASE_AFTER], r->t_ref_phase_s[PHASE_BEFORE],
+                      r->t_ref_phase_s[PHASE_AFTER], r->ranks, r->procs, warnings);
     }
 }
 
@@ -133,57 +214,80 @@ int analysis_write_tables(const char *run_dir, const cell_table *cells, const im
 
 /* ---- Reading back ------------------------------------------------------------- */
 
+static int bad_word(const csv_record *record, size_t index, const char *allowed,
+                    analysis_error *err)
+{
+    size_t position = record->position[index];
+    const char *value = record->fields[position];
+    char shown[200];
+    analysis_quote(value, strlen(value), shown, sizeof shown);
+    return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s:%ld: column %zu (%s): '%s' is not %s",
+                         record->file_name, record->line, position + 1, record->header[position],
+                         shown, allowed);
+}
+
+static int read_field(const csv_record *record, size_t index, cell_metrics *c, analysis_error *err)
+{
+    const column *col = &cells_columns[index];
+    void *field = (char *)c + col->offset;
+    const char *text = record->fields[record->position[index]];
+    long long value = 0;
+    int status = ANALYSIS_OK;
+    switch (col->type) {
+    case COL_NAME:
+        return csv_string(record, index, field, ANALYSIS_NAME_MAX, err);
+    case COL_TARGET:
+        return csv_double(record, index, false, field, err);
+    case COL_TIME:
+    case COL_RATIO:
+        return csv_double(record, index, true, field, err);
+    case COL_LONG:
+        status = csv_long(record, index, LONG_MIN, LONG_MAX, &value, err);
+        *(long *)field = (long)value;
+        return status;
+    case COL_LLONG:
+        return csv_long(record, index, 0, LLONG_MAX, field, err);
+    case COL_BOOL:
+        status = csv_long(record, index, 0, 1, &value, err);
+        *(bool *)field = value == 1;
+        return status;
+    case COL_DIAGNOSIS:
+        if (!analysis_diagnosis_from_name(text, field))
+            return bad_word(
+                record, index,
+                "a diagnosis (allowed: overlap, no_progress, comp_slowdown, "
+                "contention, comm_slowed, imprecision, off_target, unexplained, invalid)",
+                err);
+        return ANALYSIS_OK;
+    case COL_REASONS:
+        if (!analysis_invalid_reasons_from_text(text, field))
+            return bad_word(record, index,
+                            "'none' or reasons joined by '+' (comm_calibration, "
+                            "comp_calibration, late, no_blocks, unreachable, not_measured)",
+                            err);
+        return ANALYSIS_OK;
+    }
+    return status;
+}
+
 static int cells_row_fn(const csv_record *record, void *opaque, analysis_error *err)
 {
-    cell_metrics c = {.cell = (long)((csv_rows *)opaque)->count};
-    long long reps, valid, late;
-    int status;
-    if ((status = csv_string(record, C_COLLECTIVE, c.collective, sizeof c.collective, err)) ||
-        (status = csv_double(record, C_COMM_TARGET, false, &c.comm_target_s, err)) ||
-        (status = csv_double(record, C_COMP_TARGET, false, &c.comp_target_s, err)) ||
-        (status = csv_long(record, C_BYTES, 0, LLONG_MAX, &c.bytes, err)) ||
-        (status = csv_long(record, C_MATRIX_N, 0, INT_MAX, &c.matrix_n, err)) ||
-        (status = csv_long(record, C_REPS, 0, LONG_MAX, &reps, err)) ||
-        (status = csv_long(record, C_VALID, 0, 1, &valid, err)) ||
-        (status = csv_long(record, C_LATE_RETRIES, 0, LONG_MAX, &late, err)))
-        return status;
-    double *doubles[] = {
-        [C_T_COMM_REF] = &c.t_comm_ref,
-        [C_T_COMP_REF] = &c.t_comp_ref,
-        [C_T_MEASURED] = &c.t_measured,
-        [C_T_CALL] = &c.t_call,
-        [C_T_COMP] = &c.t_comp,
-        [C_T_WAIT] = &c.t_wait,
-        [C_R_OVERHEAD] = &c.r_overhead,
-        [C_R_COMM] = &c.r_comm,
-        [C_R_COMP_SLOWDOWN] = &c.r_comp_slowdown,
-        [C_R_OVERHEAD_IQR] = &c.r_overhead_iqr,
-        [C_OVERLAP_OSU] = &c.overlap_osu_pct,
-        [C_OVERLAP_IMB] = &c.overlap_imb_pct,
-    };
-    for (size_t col = C_T_COMM_REF; col <= C_OVERLAP_IMB; col++)
-        if ((status = csv_double(record, col, true, doubles[col], err)))
+    cell_metrics c = {0};
+    for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++) {
+        int status = read_field(record, i, &c, err);
+        if (status != ANALYSIS_OK)
             return status;
-    size_t position = record->position[C_DIAGNOSIS];
-    if (!analysis_diagnosis_from_name(record->fields[position], &c.diagnosis)) {
-        char shown[200];
-        const char *value = record->fields[position];
-        analysis_quote(value, strlen(value), shown, sizeof shown);
-        return analysis_fail(err, ANALYSIS_ERR_INPUT,
-                             "%s:%ld: column %zu (diagnosis): '%s' is not a diagnosis (allowed: "
-                             "overlap, no_progress, comp_slowdown, contention, noise, invalid)",
-                             record->file_name, record->line, position + 1, shown);
     }
-    c.reps = (long)reps;
-    c.valid = valid == 1;
-    c.late_retries = (long)late;
     return csv_push(opaque, &c, err);
 }
 
 int analysis_parse_cells(const char *buf, size_t len, const char *file_name, cell_table *cells,
                          analysis_error *err)
 {
-    static const csv_schema schema = {cells_columns, C_REQUIRED_COUNT, false};
+    const char *names[CELLS_COLUMN_COUNT];
+    for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++)
+        names[i] = cells_columns[i].name;
+    const csv_schema schema = {names, CELLS_COLUMN_COUNT, false, cells_new_columns, "nbc-analyze"};
     *cells = (cell_table){0};
     return csv_parse_rows(buf, len, file_name, &schema, cells_row_fn, sizeof *cells->cells,
                           (void **)&cells->cells, &cells->count, err);
@@ -200,13 +304,15 @@ static int impact_row_fn(const csv_record *record, void *opaque, analysis_error 
         (status = csv_double(record, 4, true, &r.t_comp_passive_mpi_s, err)) ||
         (status = csv_double(record, 5, true, &r.r_mpi_impact, err)))
         return status;
+    for (int p = 0; p < PHASE_COUNT; p++)
+        r.t_passive_phase_s[p] = r.t_ref_phase_s[p] = NAN;
     return csv_push(opaque, &r, err);
 }
 
 int analysis_parse_impact(const char *buf, size_t len, const char *file_name, impact_table *impact,
                           analysis_error *err)
 {
-    static const csv_schema schema = {impact_columns, 6, false};
+    static const csv_schema schema = {impact_columns, IMPACT_READ_COLUMNS, false, NULL, NULL};
     *impact = (impact_table){0};
     return csv_parse_rows(buf, len, file_name, &schema, impact_row_fn, sizeof *impact->rows,
                           (void **)&impact->rows, &impact->count, err);

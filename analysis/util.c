@@ -48,6 +48,22 @@ void analysis_quote(const char *value, size_t len, char *out, size_t out_size)
     out[o < out_size ? o : out_size - 1] = '\0';
 }
 
+void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, size_t out_size)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        if (!(bits & names[i].bit))
+            continue;
+        int n = snprintf(out + o, out_size - o, "%s%s", o ? "+" : "", names[i].name);
+        if (n < 0 || (size_t)n >= out_size - o)
+            return;
+        o += (size_t)n;
+    }
+    if (o == 0)
+        snprintf(out, out_size, "none");
+}
+
 static int cli_parse_overhead_max(const char *program, const char *text, double *out)
 {
     static const double lowest = 1.0, highest = 1000.0; /* red must lie beyond yellow (1) */

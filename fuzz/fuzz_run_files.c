@@ -3,13 +3,15 @@
  * compute_ref.csv, meta.json, cells.csv, impact.csv). Every reader gets the
  * same input, so one corpus serves them all (each stops at the header of a
  * file that is not its own). When the input reads both as passive.csv and as
- * compute_ref.csv (the passive header holds the compute_ref columns), the
- * MPI impact (eq. 2) is computed from the two. Promises checked: a failure
- * has a message and leaves no rows; names read are NUL-terminated. */
+ * compute_ref.csv (a header holding the columns of both), the MPI impact
+ * (eq. 2) is computed from the two. Promises checked: a failure has a
+ * message and leaves no rows; names read are NUL-terminated; an impact row
+ * per (host, matrix_n) at most, each from a phase both files have. */
 #include "fuzz/fuzz.h"
 
 #include "analysis/analysis.h"
 
+#include <math.h>
 #include <string.h>
 
 #define TARGET "run_files"
@@ -70,6 +72,15 @@ static void fuzz_impact(const char *buf, size_t len)
         require_result(status, &err, impact.rows, impact.count);
         fuzz_require(impact.count <= in.passive_count, TARGET,
                      "at most one impact row per passive row");
+        for (size_t i = 0; i < impact.count; i++) {
+            const impact_row *row = &impact.rows[i];
+            bool phase_used = false;
+            for (int p = 0; p < PHASE_COUNT; p++)
+                phase_used = phase_used || !isnan(row->t_passive_phase_s[p]);
+            fuzz_require(phase_used && row->ranks >= 1 && row->procs >= 1, TARGET,
+                         "an impact row comes from a phase both files have");
+            require_name(row->host, sizeof row->host);
+        }
         analysis_impact_table_free(&impact);
     }
     analysis_run_inputs_free(&in);

@@ -27,15 +27,23 @@ fresh_run() {
 
 run=$(fresh_run short_line)
 sed -i '5s/,[^,]*,[^,]*$//' "$run/raw.csv"
-expect_bad "a line with two fields missing" "raw.csv:5: 12 fields where the header has 14" "$run"
+expect_bad "a line with two fields missing" "raw.csv:5: 19 fields where the header has 21" "$run"
 
 run=$(fresh_run not_a_number)
-sed -i '10s/^\(\([^,]*,\)\{10\}\)[0-9]*/\1 12x/' "$run/raw.csv"
-expect_bad "a non-numeric time" "raw.csv:10: column 11 (t2_ns): ' 12x' is not an integer" "$run"
+sed -i '10s/^\(\([^,]*,\)\{14\}\)[0-9]*/\1 12x/' "$run/raw.csv"
+expect_bad "a non-numeric time" "raw.csv:10: column 15 (t2_ns): ' 12x' is not an integer" "$run"
 
 run=$(fresh_run bad_kind)
 sed -i '7s/comm_ref/overlapped/;7s/comp_ref/overlapped/;7s/,overlap,/,overlapped,/' "$run/raw.csv"
-expect_bad "an unknown kind" "raw.csv:7: column 8 (kind)" "$run"
+expect_bad "an unknown kind" "raw.csv:7: column 9 (kind)" "$run"
+
+run=$(fresh_run older_raw)
+sed -i '1s/.*/cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,rank,t1_ns,t2_ns,t3_ns,t4_ns,retries/' "$run/raw.csv"
+expect_bad "the raw.csv of an older bench_nbc" "raw.csv:1: the header has no column 'block': the file was written by an older bench_nbc" "$run"
+
+run=$(fresh_run older_passive)
+sed -i '1s/,phase,warmup_steps//' "$run/passive.csv"
+expect_bad "the passive.csv of an older bench_nbc" "passive.csv:1: the header has no column 'phase'" "$run"
 
 run=$(fresh_run empty)
 : >"$run/raw.csv"
@@ -64,6 +72,9 @@ expect_bad "calib_comm.csv with a non-numeric flag" "calib_comm.csv:2: column 6 
 
 run=$(fresh_run option)
 expect_bad "a bad --overhead-max" "--overhead-max: '0.5' is not allowed" --overhead-max=0.5 "$run"
+expect_bad "a bad --late-tolerance" "--late-tolerance: '-0.1' is not allowed (a number from 0 to 1" --late-tolerance=-0.1 "$run"
+sed -i '/barrier_precision_ns/d' "$run/meta.json"
+expect_bad "--late-tolerance without the barrier's precision" "needs meta.json's key 'barrier_precision_ns'" --late-tolerance=0.02 "$run"
 
 # a missing compute_ref.csv: said, impact skipped, everything else written
 run=$(fresh_run no_compute_ref)
@@ -73,4 +84,4 @@ grep -q "compute_ref.csv is missing" "$SCRATCH/err" || fail "missing compute_ref
 [ -s "$run/cells.csv" ] || fail "no cells.csv without compute_ref.csv"
 [ ! -e "$run/impact.csv" ] || fail "an impact.csv without compute_ref.csv"
 [ ! -e "$run/plots/impact.gp" ] || fail "an impact figure without compute_ref.csv"
-figure "bad input: 11 malformed inputs rejected with exit status 2"
+figure "bad input: 15 malformed inputs rejected with exit status 2"

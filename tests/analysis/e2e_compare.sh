@@ -39,7 +39,12 @@ IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact <<<"$
 [ "$deployment" = progress ] || fail "b's deployment: $row_b"
 [ "$cells" -eq 25 ] || fail "b: $cells cells compared, expected 25"
 [ "$valid" -eq 25 ] || fail "b: $valid valid cells, expected 25"
-check_float "$share == 1" || fail "b overlaps everywhere, share is $share"
+# b overlaps everywhere; in the corners (32 and 64 ms against 1 and 2 ms)
+# the 1 % jitter of the long reference exceeds a tenth of the short one:
+# r_overhead < -0.1 there is imprecision (section 3.1), not overlap
+check_float "$share >= 0.8" || fail "b overlaps everywhere, share is $share"
+others=$(awk -F, 'NR > 1 && $20 != "overlap" && $20 != "imprecision"' "$b/cells.csv" | wc -l)
+[ "$others" -eq 0 ] || fail "b has $others cells neither overlap nor imprecision"
 check_float "$median < 0.1 && $worst < 0.3" || fail "b's r_overhead median $median worst $worst"
 [ "$impact" = nan ] || fail "b has no compute_ref.csv, yet median r_mpi_impact is $impact"
 row_a=$(grep '^mpich-basic,' "$summary") || fail "no row for a"
@@ -81,4 +86,4 @@ err=$("$compare" "$a" "$far" -o "$SCRATCH/none" --no-plots 2>&1 >/dev/null)
 [ $? -eq 2 ] || fail "disjoint grids should exit 2: $err"
 grep -q "no cell in common" <<<"$err" || fail "disjoint grids: $err"
 
-figure "compare: 25 common cells; overlap share a=$share b=1; $better cells better in b"
+figure "compare: 25 common cells; overlap share a=$share; $better cells better in b"

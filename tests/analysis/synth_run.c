@@ -1,18 +1,25 @@
 /* synth_run: writes a synthetic run folder (docs/formats.md) whose answers
- * are known, for the analysis tests and the example under tests/data/.
+ * are known, for the analysis tests.
  *
  * Every cell follows one behaviour model (section 3.3 of the paper):
  *   overlap        the collective progresses during the computation
  *   no_progress    all of the collective happens in MPI_Wait (serialized)
  *   comp_slowdown  progress happens but the computation is 1.5x slower
- *   contention     1.5x slower computation and no progress
- *   noise          overlap, then 2.5 and 0.2 shorter-reference times late in
- *                  every second and third repetition (spread > effect)
+ *   contention     1.5x slower computation and a 1.5x slower collective
+ *                  in the wait
+ *   comm_slowed    the computation at its speed, the collective 1.5x
+ *                  slower in the wait
+ *   unexplained    overlap, but rank k enters the overlap step k/2 shorter
+ *                  references late: the spans grow, no ratio explains it
  * --scenario NAME gives every cell that model; --scenario mixed picks one
  * by the cell's place in the grid (overlap where computation is 4x longer,
- * slowdown where it is longer, no progress where communication is longer,
- * contention where it is 8x longer, one noisy cell). Times carry +-1 %
- * deterministic jitter.
+ * slowdown where it is longer, no progress where communication is up to 4x
+ * longer, contention beyond, one unexplained cell). Times carry +-1 %
+ * deterministic jitter. Cells run in a shuffled order (--seed), each as a
+ * warm-up block and --blocks measured blocks whose three kinds rotate; with
+ * --late-share X an attempt is late (rank 1 leaves the window barrier 3
+ * tolerances late) with probability X and is redone. Cells of an unconverged
+ * communication target (--unconverged-comm-ms) are not measured.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,7 +31,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum model { MODEL_OVERLAP, MODEL_NO_PROGRESS, MODEL_COMP_SLOWDOWN, MODEL_CONTENTION, MODEL_NOISE };
+enum model {
+    MODEL_OVERLAP,
+    MODEL_NO_PROGRESS,
+    MODEL_COMP_SLOWDOWN,
+    MODEL_CONTENTION,
+    MODEL_COMM_SLOWED,
+    MODEL_UNEXPLAINED
+};
 
 static const struct {
     const char *name;
@@ -35,10 +49,12 @@ static const struct {
     {"no_progress", MODEL_NO_PROGRESS},
     {"comp_slowdown", MODEL_COMP_SLOWDOWN},
     {"contention", MODEL_CONTENTION},
-    {"noise", MODEL_NOISE},
+    {"comm_slowed", MODEL_COMM_SLOWED},
+    {"unexplained", MODEL_UNEXPLAINED},
 };
 
-enum { MAX_TARGETS = 16 };
+enum { MAX_TARGETS = 16, KINDS = 3 };
+static const char *const kind_names[KINDS] = {"comm_ref", "comp_ref", "overlap"};
 
 typedef struct synth_config {
     const char *out_dir;
@@ -48,9 +64,10 @@ typedef struct synth_config {
     size_t comp_count;
     int ranks;
     int threads;
-    int reps;
+    int blocks;
     int scenario;
     double unconverged_comm_ms; /* 0: every calibration converged */
+    double late_share;
     bool compute_ref;
     const char *mpi;
     const char *deployment;
@@ -60,19 +77,26 @@ typedef struct synth_config {
 
 static const double call_s = 2e-6; /* time inside MPI_I<coll> */
 static const double slow_factor = 1.5;
+static const double late_tolerance = 0.01;         /* meta.json late_tolerance */
+static const double barrier_precision_ns = 2000.0; /* meta.json barrier_precision_ns */
+static const double epoch_wall_s = 1767225600.0;   /* the run's epoch on the wall clock */
+
+static double unit_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*state >> 11) / (double)(1ULL << 53); /* [0, 1) */
+}
 
 static double jitter(uint64_t *state, double amplitude)
 {
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    double unit = (double)(*state >> 11) / (double)(1ULL << 53); /* [0, 1) */
-    return 1.0 + amplitude * (2.0 * unit - 1.0);
+    return 1.0 + amplitude * (2.0 * unit_random(state) - 1.0);
 }
 
 static int mixed_model(double comm_ms, double comp_ms, size_t cell, size_t cells)
 {
     double ratio = log2(comp_ms / comm_ms);
     if (cell == cells / 2 - 1)
-        return MODEL_NOISE;
+        return MODEL_UNEXPLAINED;
     if (ratio >= 2)
         return MODEL_OVERLAP;
     if (ratio >= 0)
@@ -119,46 +143,179 @@ static long long ns(double seconds)
     return llround(seconds * 1e9);
 }
 
-/* One repetition of one kind for every rank, starting at *clock_ns. */
-static void write_rep(FILE *raw, const synth_config *cfg, size_t cell, double comm_ms,
-                      double comp_ms, int rep, const char *kind, int model, uint64_t *rng,
-                      long long *clock_ns)
+static long long bytes_of(double comm_ms)
 {
-    double comm_s = comm_ms * 1e-3, comp_s = comp_ms * 1e-3;
-    long long bytes = llround(comm_ms * 4096), matrix_n = llround(60 * cbrt(comp_ms));
-    double longest = 0;
-    for (int rank = 0; rank < cfg->ranks; rank++) {
-        double skew = 1e-6 * rank; /* ranks leave the window barrier 1 us apart */
-        double start = (double)*clock_ns * 1e-9 + skew;
-        double t1 = start, t2, t3, t4;
-        if (strcmp(kind, "comm_ref") == 0) {
-            t2 = t1 + call_s;
-            t3 = t2;
-            t4 = t1 + comm_s * jitter(rng, 0.01) - skew;
-        } else if (strcmp(kind, "comp_ref") == 0) {
-            t2 = t1;
-            t3 = t2 + comp_s * jitter(rng, 0.01);
-            t4 = t3;
-        } else {
-            static const double noise_delay[] = {0.0, 2.5, 0.2}; /* in shorter-reference units */
-            bool slowed = model == MODEL_COMP_SLOWDOWN || model == MODEL_CONTENTION;
-            bool progressed =
-                model == MODEL_OVERLAP || model == MODEL_COMP_SLOWDOWN || model == MODEL_NOISE;
-            double comp = comp_s * (slowed ? slow_factor : 1.0) * jitter(rng, 0.01);
-            double wait = progressed ? fmax(1e-6, comm_s - skew - call_s - comp) + 1e-6
-                                     : comm_s - skew - call_s;
-            if (model == MODEL_NOISE)
-                wait += noise_delay[rep % 3] * fmin(comm_s, comp_s);
-            t2 = t1 + call_s;
-            t3 = t2 + comp;
-            t4 = t3 + wait;
-        }
-        fprintf(raw, "%zu,%s,%.9g,%.9g,%lld,%lld,%d,%s,%d,%lld,%lld,%lld,%lld,0\n", cell,
-                cfg->collective, comm_s, comp_s, bytes, matrix_n, rep, kind, rank, ns(t1), ns(t2),
-                ns(t3), ns(t4));
-        longest = fmax(longest, t4 - start + skew);
+    return llround(comm_ms * 4096);
+}
+
+static long long matrix_n_of(double comp_ms)
+{
+    return llround(60 * cbrt(comp_ms));
+}
+
+/* Where the sweep is: the clock, the attempt sequence, the random state. */
+typedef struct sweep_state {
+    FILE *raw;
+    long long clock_ns;
+    long long seq;
+    uint64_t rng;
+} sweep_state;
+
+typedef struct cell_plan {
+    size_t cell;
+    double comm_ms;
+    double comp_ms;
+    int model;
+} cell_plan;
+
+/* The times of one rank in one attempt of one kind. */
+static void rank_times(const cell_plan *c, int kind, int rank, double start, uint64_t *rng,
+                       double t[4])
+{
+    double comm_s = c->comm_ms * 1e-3, comp_s = c->comp_ms * 1e-3;
+    double skew = 1e-6 * rank; /* ranks leave the window barrier 1 us apart */
+    t[0] = start + skew;
+    if (kind == 0) {
+        t[1] = t[2] = t[0] + call_s;
+        t[3] = t[0] + comm_s * jitter(rng, 0.01) - skew;
+        return;
     }
-    *clock_ns += ns(longest) + 50000; /* 50 us to the next window */
+    if (kind == 1) {
+        t[1] = t[0];
+        t[2] = t[3] = t[1] + comp_s * jitter(rng, 0.01);
+        return;
+    }
+    int m = c->model;
+    bool comp_slowed = m == MODEL_COMP_SLOWDOWN || m == MODEL_CONTENTION;
+    bool comm_slowed = m == MODEL_CONTENTION || m == MODEL_COMM_SLOWED;
+    bool progressed = m == MODEL_OVERLAP || m == MODEL_COMP_SLOWDOWN || m == MODEL_UNEXPLAINED;
+    if (m == MODEL_UNEXPLAINED) /* a late start the ratios do not see */
+        t[0] += 0.5 * rank * fmin(comm_s, comp_s);
+    double comp = comp_s * (comp_slowed ? slow_factor : 1.0) * jitter(rng, 0.01);
+    double comm = comm_s * (comm_slowed ? slow_factor : 1.0);
+    double wait =
+        progressed ? fmax(1e-6, comm - skew - call_s - comp) + 1e-6 : comm - skew - call_s;
+    t[1] = t[0] + call_s;
+    t[2] = t[1] + comp;
+    t[3] = t[2] + wait;
+}
+
+static void write_attempt(sweep_state *s, const synth_config *cfg, const cell_plan *c, int block,
+                          int kind, int attempt, bool late, long long tolerance_ns)
+{
+    double start = (double)s->clock_ns * 1e-9, longest = 0;
+    long long deadline = s->clock_ns;
+    for (int rank = 0; rank < cfg->ranks; rank++) {
+        double t[4];
+        rank_times(c, kind, rank, start, &s->rng, t);
+        long long exit_late = late && rank == 1 % cfg->ranks ? 3 * tolerance_ns : 0;
+        fprintf(s->raw,
+                "%zu,%s,%.9g,%.9g,%lld,%lld,%d,%s,%s,%d,%lld,%.6f,%d,%lld,%lld,%lld,%lld,%lld,"
+                "%lld,%lld,%d\n",
+                c->cell, cfg->collective, c->comm_ms * 1e-3, c->comp_ms * 1e-3,
+                bytes_of(c->comm_ms), matrix_n_of(c->comp_ms), block,
+                block == 0 ? "warmup" : "measure", kind_names[kind], attempt, s->seq,
+                epoch_wall_s + t[0], rank, ns(t[0]), ns(t[1]), ns(t[2]), ns(t[3]), deadline,
+                exit_late, tolerance_ns, late ? 1 : 0);
+        longest = fmax(longest, t[3] - start);
+    }
+    s->seq++;
+    s->clock_ns += ns(longest) + 50000; /* 50 us to the next window */
+}
+
+/* The 6 orders of the three kinds (a Williams design for 3 treatments). */
+static const int kind_orders[6][KINDS] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1},
+                                          {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+
+static void write_cell(sweep_state *s, const synth_config *cfg, const cell_plan *c)
+{
+    long long tolerance_ns =
+        llround(fmax(late_tolerance * fmin(c->comm_ms, c->comp_ms) * 1e6, barrier_precision_ns));
+    for (int block = 0; block <= cfg->blocks; block++) {
+        const int *order = kind_orders[(c->cell + (size_t)block) % 6];
+        for (int k = 0; k < KINDS; k++) {
+            int attempt = 0;
+            while (block > 0 && unit_random(&s->rng) < cfg->late_share)
+                write_attempt(s, cfg, c, block, order[k], attempt++, true, tolerance_ns);
+            write_attempt(s, cfg, c, block, order[k], attempt, false, tolerance_ns);
+        }
+    }
+}
+
+static int write_meta(const synth_config *cfg, const size_t *order, size_t measured)
+{
+    FILE *meta = open_out(cfg->out_dir, "meta.json");
+    if (!meta)
+        return 1;
+    fprintf(meta,
+            "{\n  \"status\": \"complete\",\n  \"collective\": \"%s\",\n  \"synthetic\": true,\n"
+            "  \"mpi\": \"%s\",\n  \"mpi_library_version\": \"%s synthetic 1.0\",\n"
+            "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"threads_per_rank\": %d,\n"
+            "  \"deployment\": \"%s\",\n  \"progress\": \"none\",\n  \"late_tolerance\": %g,\n"
+            "  \"barrier_precision_ns\": %g,\n  \"max_retries\": 10,\n  \"sweep_seed\": %llu,\n"
+            "  \"cell_order\": [",
+            cfg->collective, cfg->mpi, cfg->mpi, cfg->ranks, cfg->ranks, cfg->threads,
+            cfg->deployment, late_tolerance, barrier_precision_ns, (unsigned long long)cfg->seed);
+    for (size_t i = 0; i < measured; i++)
+        fprintf(meta, "%s%zu", i ? ", " : "", order[i]);
+    fprintf(meta, "],\n  \"clock_source\": \"CLOCK_MONOTONIC_RAW\",\n  \"clock_read_ns\": 20,\n"
+                  "  \"warmup_blocks\": 1\n}\n");
+    return close_out(meta);
+}
+
+static int write_calibrations(const synth_config *cfg)
+{
+    FILE *calib = open_out(cfg->out_dir, "calib_comm.csv");
+    if (!calib)
+        return 1;
+    fprintf(calib, "collective,comm_target_s,bytes,t_comm_s,iterations,converged\n");
+    for (size_t i = 0; i < cfg->comm_count; i++) {
+        bool converged = cfg->comm_ms[i] != cfg->unconverged_comm_ms;
+        fprintf(calib, "%s,%.9g,%lld,%.9g,%d,%d\n", cfg->collective, cfg->comm_ms[i] * 1e-3,
+                converged ? bytes_of(cfg->comm_ms[i]) : 0, cfg->comm_ms[i] * 1e-3, 5,
+                converged ? 1 : 0);
+    }
+    int failed = close_out(calib);
+    calib = open_out(cfg->out_dir, "calib_comp.csv");
+    if (!calib)
+        return 1;
+    fprintf(calib, "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged\n");
+    for (size_t i = 0; i < cfg->comp_count; i++)
+        fprintf(calib, "%.9g,%lld,%.9g,10.0,4,1\n", cfg->comp_ms[i] * 1e-3,
+                matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3);
+    return failed | close_out(calib);
+}
+
+/* passive.csv a few percent slower than compute_ref.csv, before and after
+ * the sweep; one rank (and one compute_ref process) per node. */
+static int write_passive_and_reference(const synth_config *cfg)
+{
+    static const char *const phases[] = {"before", "after"};
+    FILE *passive = open_out(cfg->out_dir, "passive.csv");
+    if (!passive)
+        return 1;
+    fprintf(passive, "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n");
+    for (int p = 0; p < 2; p++)
+        for (int rank = 0; rank < cfg->ranks; rank++)
+            for (size_t i = 0; i < cfg->comp_count; i++)
+                fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,5,%.9g\n", rank, rank, cfg->threads,
+                        matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3, phases[p],
+                        cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)));
+    int failed = close_out(passive);
+    if (!cfg->compute_ref)
+        return failed;
+    FILE *ref = open_out(cfg->out_dir, "compute_ref.csv");
+    if (!ref)
+        return 1;
+    fprintf(ref, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,"
+                 "gflops_per_thread\n");
+    for (int p = 0; p < 2; p++)
+        for (int rank = 0; rank < cfg->ranks; rank++)
+            for (size_t i = 0; i < cfg->comp_count; i++)
+                fprintf(ref, "node%d,0,1,%d,%lld,%.9g,%s,2,5,%.9g,10.0\n", rank, cfg->threads,
+                        matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3, phases[p],
+                        cfg->comp_ms[i] * 1e-3);
+    return failed | close_out(ref);
 }
 
 static int write_run(const synth_config *cfg)
@@ -167,83 +324,38 @@ static int write_run(const synth_config *cfg)
         fprintf(stderr, "synth_run: cannot create %s: %s\n", cfg->out_dir, strerror(errno));
         return 1;
     }
-    FILE *meta = open_out(cfg->out_dir, "meta.json");
-    if (!meta)
-        return 1;
-    fprintf(meta,
-            "{\n  \"status\": \"complete\",\n  \"collective\": \"%s\",\n  \"synthetic\": true,\n"
-            "  \"mpi\": \"%s\",\n  \"mpi_library_version\": \"%s synthetic 1.0\",\n"
-            "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"threads_per_rank\": %d,\n"
-            "  \"deployment\": \"%s\",\n  \"progress\": \"none\"\n}\n",
-            cfg->collective, cfg->mpi, cfg->mpi, cfg->ranks, cfg->ranks, cfg->threads,
-            cfg->deployment);
-    int failed = close_out(meta);
-
-    FILE *calib = open_out(cfg->out_dir, "calib_comm.csv");
-    if (!calib)
-        return 1;
-    fprintf(calib, "collective,comm_target_s,bytes,t_comm_s,iterations,converged\n");
-    for (size_t i = 0; i < cfg->comm_count; i++) {
-        bool converged = cfg->comm_ms[i] != cfg->unconverged_comm_ms;
-        fprintf(calib, "%s,%.9g,%lld,%.9g,%d,%d\n", cfg->collective, cfg->comm_ms[i] * 1e-3,
-                converged ? llround(cfg->comm_ms[i] * 4096) : 0, cfg->comm_ms[i] * 1e-3, 5,
-                converged ? 1 : 0);
-    }
-    failed |= close_out(calib);
-
-    calib = open_out(cfg->out_dir, "calib_comp.csv");
-    if (!calib)
-        return 1;
-    fprintf(calib, "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged\n");
-    for (size_t i = 0; i < cfg->comp_count; i++)
-        fprintf(calib, "%.9g,%lld,%.9g,10.0,4,1\n", cfg->comp_ms[i] * 1e-3,
-                llround(60 * cbrt(cfg->comp_ms[i])), cfg->comp_ms[i] * 1e-3);
-    failed |= close_out(calib);
-
-    FILE *raw = open_out(cfg->out_dir, "raw.csv");
-    if (!raw)
-        return 1;
-    fprintf(raw, "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,rank,"
-                 "t1_ns,t2_ns,t3_ns,t4_ns,retries\n");
-    uint64_t rng = cfg->seed;
-    long long clock_ns = 1000000;
-    size_t cells = cfg->comm_count * cfg->comp_count, cell = 0;
-    static const char *const kinds[] = {"comm_ref", "comp_ref", "overlap"};
+    size_t cells = cfg->comm_count * cfg->comp_count, measured = 0;
+    cell_plan plan[MAX_TARGETS * MAX_TARGETS];
+    size_t order[MAX_TARGETS * MAX_TARGETS];
     for (size_t c = 0; c < cfg->comm_count; c++) {
-        for (size_t p = 0; p < cfg->comp_count; p++, cell++) {
-            int model = cfg->scenario >= 0
-                            ? cfg->scenario
-                            : mixed_model(cfg->comm_ms[c], cfg->comp_ms[p], cell, cells);
-            for (int rep = 0; rep < cfg->reps; rep++)
-                for (int k = 0; k < 3; k++)
-                    write_rep(raw, cfg, cell, cfg->comm_ms[c], cfg->comp_ms[p], rep, kinds[k],
-                              model, &rng, &clock_ns);
+        for (size_t p = 0; p < cfg->comp_count; p++) {
+            size_t cell = c * cfg->comp_count + p;
+            plan[cell] = (cell_plan){
+                cell, cfg->comm_ms[c], cfg->comp_ms[p],
+                cfg->scenario >= 0 ? cfg->scenario
+                                   : mixed_model(cfg->comm_ms[c], cfg->comp_ms[p], cell, cells)};
+            if (cfg->comm_ms[c] != cfg->unconverged_comm_ms) /* unreachable: not measured */
+                order[measured++] = cell;
         }
     }
-    failed |= close_out(raw);
-
-    FILE *passive = open_out(cfg->out_dir, "passive.csv");
-    if (!passive)
-        return 1;
-    fprintf(passive, "host,rank,threads,matrix_n,comp_target_s,reps,t_comp_s\n");
-    for (int rank = 0; rank < cfg->ranks; rank++)
-        for (size_t i = 0; i < cfg->comp_count; i++) /* a few percent slower inside MPI */
-            fprintf(passive, "node%d,%d,%d,%lld,%.9g,5,%.9g\n", rank, rank, cfg->threads,
-                    llround(60 * cbrt(cfg->comp_ms[i])), cfg->comp_ms[i] * 1e-3,
-                    cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)));
-    failed |= close_out(passive);
-
-    if (cfg->compute_ref) {
-        FILE *ref = open_out(cfg->out_dir, "compute_ref.csv");
-        if (!ref)
-            return 1;
-        fprintf(ref, "host,threads,matrix_n,reps,t_comp_s,gflops_per_thread\n");
-        for (int rank = 0; rank < cfg->ranks; rank++)
-            for (size_t i = 0; i < cfg->comp_count; i++)
-                fprintf(ref, "node%d,%d,%lld,5,%.9g,10.0\n", rank, cfg->threads,
-                        llround(60 * cbrt(cfg->comp_ms[i])), cfg->comp_ms[i] * 1e-3);
-        failed |= close_out(ref);
+    sweep_state s = {.clock_ns = 1000000, .rng = cfg->seed};
+    for (size_t i = measured; i > 1; i--) { /* the shuffled cell order */
+        size_t j = (size_t)(unit_random(&s.rng) * (double)i);
+        size_t swap = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = swap;
     }
+    int failed = write_meta(cfg, order, measured) | write_calibrations(cfg);
+    s.raw = open_out(cfg->out_dir, "raw.csv");
+    if (!s.raw)
+        return 1;
+    fprintf(s.raw, "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,"
+                   "attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,"
+                   "exit_late_ns,tolerance_ns,late\n");
+    for (size_t i = 0; i < measured; i++)
+        write_cell(&s, cfg, &plan[order[i]]);
+    failed |= close_out(s.raw);
+    failed |= write_passive_and_reference(cfg);
     if (failed) {
         fprintf(stderr, "synth_run: writing into %s failed\n", cfg->out_dir);
         return 1;
@@ -254,9 +366,10 @@ static int write_run(const synth_config *cfg)
 static void usage(FILE *out)
 {
     fputs("usage: synth_run --out DIR [--comm-ms LIST] [--comp-ms LIST] [--ranks N]\n"
-          "                 [--reps N] [--scenario mixed|overlap|no_progress|comp_slowdown|\n"
-          "                 contention|noise] [--unconverged-comm-ms X] [--no-compute-ref]\n"
-          "                 [--mpi NAME] [--deployment NAME] [--seed N]\n",
+          "                 [--blocks N] [--scenario mixed|overlap|no_progress|comp_slowdown|\n"
+          "                 contention|comm_slowed|unexplained] [--unconverged-comm-ms X]\n"
+          "                 [--late-share X] [--no-compute-ref] [--mpi NAME]\n"
+          "                 [--deployment NAME] [--seed N]\n",
           out);
 }
 
@@ -267,9 +380,10 @@ int main(int argc, char **argv)
         {"comm-ms", required_argument, NULL, 'c'},
         {"comp-ms", required_argument, NULL, 'p'},
         {"ranks", required_argument, NULL, 'r'},
-        {"reps", required_argument, NULL, 'n'},
+        {"blocks", required_argument, NULL, 'n'},
         {"scenario", required_argument, NULL, 's'},
         {"unconverged-comm-ms", required_argument, NULL, 'u'},
+        {"late-share", required_argument, NULL, 'l'},
         {"no-compute-ref", no_argument, NULL, 'R'},
         {"mpi", required_argument, NULL, 'm'},
         {"deployment", required_argument, NULL, 'd'},
@@ -278,7 +392,7 @@ int main(int argc, char **argv)
     };
     synth_config cfg = {.ranks = 2,
                         .threads = 1,
-                        .reps = 3,
+                        .blocks = 3,
                         .scenario = -1,
                         .compute_ref = true,
                         .mpi = "mpich",
@@ -305,8 +419,8 @@ int main(int argc, char **argv)
             bad = cfg.ranks < 1 || cfg.ranks > 64;
             break;
         case 'n':
-            cfg.reps = atoi(optarg);
-            bad = cfg.reps < 1 || cfg.reps > 100;
+            cfg.blocks = atoi(optarg);
+            bad = cfg.blocks < 1 || cfg.blocks > 100;
             break;
         case 's':
             bad = true;
@@ -319,6 +433,10 @@ int main(int argc, char **argv)
             break;
         case 'u':
             cfg.unconverged_comm_ms = atof(optarg);
+            break;
+        case 'l':
+            cfg.late_share = atof(optarg);
+            bad = !(cfg.late_share >= 0 && cfg.late_share < 0.9);
             break;
         case 'R':
             cfg.compute_ref = false;

@@ -1,7 +1,9 @@
 /* Metrics on hand-made raw records whose answers are known: eqs. 1, 3, 4 of
- * the paper, spans across ranks (section 4.1), medians across repetitions,
- * validity, the diagnosis rules, the peers' overlap percentages and the MPI
- * impact (eq. 2). */
+ * the paper on like statistics (spans against spans, slowest local times
+ * against slowest local times, ratios of medians), rank-skewed work on 4
+ * ranks, the kept attempts and the lateness rule (and its re-application),
+ * the grid's unreachable cells, the diagnosis table of section 3.3, the
+ * peers' overlap percentages and the MPI impact (eq. 2). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,41 +21,71 @@
 #define MS 1000000LL /* nanoseconds */
 #define US 1000LL
 
-static const char raw_header[] = "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,"
-                                 "kind,rank,t1_ns,t2_ns,t3_ns,t4_ns,retries\n";
+static const char raw_header[] =
+    "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,"
+    "wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late\n";
 
 typedef struct raw_text {
-    char text[1 << 16];
+    char text[1 << 18];
     size_t len;
 } raw_text;
+
+/* A cell's identity in raw.csv. */
+typedef struct cell_id {
+    int cell;
+    const char *comm_target;
+    const char *comp_target;
+} cell_id;
+
+static const cell_id cell0 = {0, "0.01", "0.02"}; /* 10 ms x 20 ms */
 
 static void raw_begin(raw_text *raw)
 {
     raw->len = (size_t)snprintf(raw->text, sizeof raw->text, "%s", raw_header);
 }
 
-/* One row of cell 0 (10 ms x 20 ms targets) unless cell says otherwise. */
-static void raw_row_in(raw_text *raw, int cell, int rep, const char *kind, int rank, long long t1,
-                       long long t2, long long t3, long long t4, int retries)
+/* One rank's row of one attempt; the driver's tolerance is 100 us. */
+static void row_of(raw_text *raw, const cell_id *c, int block, const char *kind, int attempt,
+                   int rank, long long t1, long long t2, long long t3, long long t4,
+                   long long exit_late_ns, int late)
 {
-    int n = snprintf(raw->text + raw->len, sizeof raw->text - raw->len,
-                     "%d,ibcast,0.01,0.02,1024,100,%d,%s,%d,%lld,%lld,%lld,%lld,%d\n", cell, rep,
-                     kind, rank, t1, t2, t3, t4, retries);
+    int kind_index = strcmp(kind, "comm_ref") == 0 ? 0 : strcmp(kind, "comp_ref") == 0 ? 1 : 2;
+    int n =
+        snprintf(raw->text + raw->len, sizeof raw->text - raw->len,
+                 "%d,ibcast,%s,%s,1024,100,%d,%s,%s,%d,%d,%.6f,%d,%lld,%lld,%lld,%lld,%lld,"
+                 "%lld,100000,%d\n",
+                 c->cell, c->comm_target, c->comp_target, block, block == 0 ? "warmup" : "measure",
+                 kind, attempt, c->cell * 10000 + block * 100 + kind_index * 10 + attempt,
+                 1767225600.0 + (double)t1 * 1e-9, rank, t1, t2, t3, t4, t1, exit_late_ns, late);
     assert_true(n > 0 && (size_t)n < sizeof raw->text - raw->len);
     raw->len += (size_t)n;
 }
 
-static void add_row(raw_text *raw, int rep, const char *kind, int rank, long long t1, long long t2,
-                    long long t3, long long t4)
+/* Kept attempts of cell 0 on one rank: references and the overlap step from
+ * its call, computation and wait durations. */
+static void comm_ref(raw_text *raw, int block, int rank, long long t1, long long duration)
 {
-    raw_row_in(raw, 0, rep, kind, rank, t1, t2, t3, t4, 0);
+    row_of(raw, &cell0, block, "comm_ref", 0, rank, t1, t1 + 5 * US, t1 + 5 * US, t1 + duration, 0,
+           0);
 }
 
-/* References of one rank: comm 10 ms, comp 20 ms, starting at base. */
-static void raw_refs(raw_text *raw, int rep, int rank, long long base)
+static void comp_ref(raw_text *raw, int block, int rank, long long t2, long long duration)
 {
-    add_row(raw, rep, "comm_ref", rank, base, base + 5 * US, base + 5 * US, base + 10 * MS);
-    add_row(raw, rep, "comp_ref", rank, base, base, base + 20 * MS, base + 20 * MS);
+    row_of(raw, &cell0, block, "comp_ref", 0, rank, t2, t2, t2 + duration, t2 + duration, 0, 0);
+}
+
+static void overlap(raw_text *raw, int block, int rank, long long t1, long long call,
+                    long long comp, long long wait)
+{
+    row_of(raw, &cell0, block, "overlap", 0, rank, t1, t1 + call, t1 + call + comp,
+           t1 + call + comp + wait, 0, 0);
+}
+
+/* The references of one rank: comm 10 ms, comp 20 ms. */
+static void refs(raw_text *raw, int block, int rank, long long base)
+{
+    comm_ref(raw, block, rank, base, 10 * MS);
+    comp_ref(raw, block, rank, base + 20 * MS, 20 * MS);
 }
 
 typedef struct computed {
@@ -61,23 +93,31 @@ typedef struct computed {
     cell_table cells;
 } computed;
 
-static void compute(computed *out, const raw_text *raw)
+static void compute_with(computed *out, const raw_text *raw, double late_tolerance)
 {
     analysis_error err;
-    memset(out, 0, sizeof *out);
     int status = analysis_parse_raw(raw->text, raw->len, "raw.csv", &out->in.raw, &err);
     if (status != ANALYSIS_OK)
         fail_msg("parse: %s", err.text);
-    diagnosis_thresholds th = analysis_default_thresholds();
-    status = analysis_compute_cells(&out->in, &th, &out->cells, &err);
+    cell_rules rules = analysis_default_rules();
+    rules.late_tolerance = late_tolerance;
+    status = analysis_compute_cells(&out->in, &rules, &out->cells, &err);
     if (status != ANALYSIS_OK)
         fail_msg("compute: %s", err.text);
 }
 
+static void compute(computed *out, const raw_text *raw)
+{
+    memset(out, 0, sizeof *out);
+    out->in.meta.barrier_precision_ns = NAN;
+    compute_with(out, raw, NAN);
+}
+
+/* Frees what compute allocated (the calibration rows of a test are its own). */
 static void release(computed *c)
 {
     analysis_cell_table_free(&c->cells);
-    analysis_run_inputs_free(&c->in);
+    analysis_raw_table_free(&c->in.raw);
 }
 
 static void assert_close(double actual, double expected, double tolerance)
@@ -86,32 +126,27 @@ static void assert_close(double actual, double expected, double tolerance)
         fail_msg("%.12g is not %.12g (+- %g)", actual, expected, tolerance);
 }
 
-/* Overlap row of one rank: call, computation and wait durations. */
-static void overlap_row(raw_text *raw, int rep, int rank, long long t1, long long call,
-                        long long comp, long long wait)
-{
-    add_row(raw, rep, "overlap", rank, t1, t1 + call, t1 + call + comp, t1 + call + comp + wait);
-}
-
 static void test_serialized_is_one(void **state)
 {
     (void)state;
     raw_text raw;
     raw_begin(&raw);
-    raw_refs(&raw, 0, 0, 0);
+    refs(&raw, 1, 0, 0);
     /* everything in MPI_Wait: 20 ms computation then the 10 ms collective */
-    overlap_row(&raw, 0, 0, 100 * MS, 5 * US, 20 * MS, 10 * MS - 5 * US);
+    overlap(&raw, 1, 0, 100 * MS, 5 * US, 20 * MS, 10 * MS - 5 * US);
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
     assert_int_equal(c.cells.count, 1);
     assert_true(m->valid);
+    assert_int_equal(m->blocks, 1);
     assert_close(m->t_comm_ref, 0.010, 1e-12);
     assert_close(m->t_comp_ref, 0.020, 1e-12);
     assert_close(m->t_measured, 0.030, 1e-12);
     assert_close(m->r_overhead, 1.0, 1e-9); /* eq. 1 */
     assert_close(m->r_comm, 1.0, 1e-9);     /* eq. 4 */
     assert_close(m->r_comp_slowdown, 1.0, 1e-9);
+    assert_close(m->comm_unhidden_share, 1.0, 1e-9);
     assert_close(m->overlap_osu_pct, 0.0, 1e-6);
     assert_close(m->overlap_imb_pct, 0.0, 1e-6);
     assert_int_equal(m->diagnosis, DIAG_NO_PROGRESS);
@@ -123,9 +158,9 @@ static void test_perfect_overlap_is_zero(void **state)
     (void)state;
     raw_text raw;
     raw_begin(&raw);
-    raw_refs(&raw, 0, 0, 0);
+    refs(&raw, 1, 0, 0);
     /* the collective finished during the computation: ends at 20 ms */
-    overlap_row(&raw, 0, 0, 100 * MS, 1 * US, 20 * MS - 2 * US, 1 * US);
+    overlap(&raw, 1, 0, 100 * MS, 1 * US, 20 * MS - 2 * US, 1 * US);
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
@@ -141,123 +176,291 @@ static void test_perfect_overlap_is_zero(void **state)
     release(&c);
 }
 
-static void test_slower_than_serialized_is_contention(void **state)
+/* A collective longer than the computation hidden as much as it can be:
+ * r_comm is 1 - t_comp / t_comm_ref = 0.5, not ~0, and it is overlap. */
+static void test_longer_collective_overlapped(void **state)
 {
     (void)state;
     raw_text raw;
     raw_begin(&raw);
-    raw_refs(&raw, 0, 0, 0);
-    /* computation 25 ms instead of 20 and no progress: 35 ms */
-    overlap_row(&raw, 0, 0, 100 * MS, 5 * US, 25 * MS, 10 * MS - 5 * US);
+    const cell_id c40 = {0, "0.04", "0.02"};
+    row_of(&raw, &c40, 1, "comm_ref", 0, 0, 0, 5 * US, 5 * US, 40 * MS, 0, 0);
+    row_of(&raw, &c40, 1, "comp_ref", 0, 0, 50 * MS, 50 * MS, 70 * MS, 70 * MS, 0, 0);
+    row_of(&raw, &c40, 1, "overlap", 0, 0, 100 * MS, 100 * MS + 5 * US, 120 * MS + 5 * US, 140 * MS,
+           0, 0);
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
-    assert_close(m->r_overhead, 1.5, 1e-9);
-    assert_true(m->r_overhead > 1);
-    assert_close(m->r_comp_slowdown, 1.25, 1e-9);
-    assert_close(m->r_comm, 1.0, 1e-9);
-    assert_int_equal(m->diagnosis, DIAG_CONTENTION);
+    assert_close(m->r_overhead, 0.0, 1e-9);
+    assert_close(m->r_comm, 0.5, 1e-9);
+    assert_close(m->comm_unhidden_share, 0.0, 1e-9);
+    assert_int_equal(m->diagnosis, DIAG_OVERLAP);
     release(&c);
 }
 
-static void test_computation_slowed(void **state)
+/* One rank, references 10 ms (comm) and 20 ms (comp), the overlap step
+ * from its computation and wait durations (the call takes 5 us). */
+static void test_one_rank_behaviours(void **state)
 {
     (void)state;
-    raw_text raw;
-    raw_begin(&raw);
-    raw_refs(&raw, 0, 0, 0);
-    /* progress done during a computation 1.5x slower: nothing left to wait */
-    overlap_row(&raw, 0, 0, 100 * MS, 5 * US, 30 * MS, 5 * US);
-    computed c;
-    compute(&c, &raw);
-    const cell_metrics *m = &c.cells.cells[0];
-    assert_close(m->r_comp_slowdown, 1.5, 1e-9);
-    assert_close(m->r_comm, 0.001, 1e-9);
-    assert_close(m->r_overhead, (0.03001 - 0.020) / 0.010, 1e-9);
-    assert_int_equal(m->diagnosis, DIAG_COMP_SLOWDOWN);
-    release(&c);
+    static const struct {
+        const char *what;
+        long long comp_us, wait_us;
+        double r_overhead, r_comm, r_comp_slowdown;
+        enum diagnosis expected;
+    } cases[] = {
+        {"computation 1.25x, the collective 13 ms in the wait", 25000, 12995, 1.8, 1.3, 1.25,
+         DIAG_CONTENTION},
+        /* section 3.3 names no slowed computation with r_comm ~ 1 */
+        {"computation 1.25x, the collective at its speed in the wait", 25000, 9995, 1.5, 1.0, 1.25,
+         DIAG_UNEXPLAINED},
+        {"computation 1.5x, the collective progressed", 30000, 5, 1.001, 0.001, 1.5,
+         DIAG_COMP_SLOWDOWN},
+        {"computation at its speed, the collective 14 ms after it", 20000, 13995, 1.4, 1.4, 1.0,
+         DIAG_COMM_SLOWED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        raw_text raw;
+        raw_begin(&raw);
+        refs(&raw, 1, 0, 0);
+        overlap(&raw, 1, 0, 100 * MS, 5 * US, cases[i].comp_us * US, cases[i].wait_us * US);
+        computed c;
+        compute(&c, &raw);
+        const cell_metrics *m = &c.cells.cells[0];
+        print_message("%s\n", cases[i].what);
+        assert_close(m->r_overhead, cases[i].r_overhead, 1e-9);
+        assert_close(m->r_comm, cases[i].r_comm, 1e-9);
+        assert_close(m->r_comp_slowdown, cases[i].r_comp_slowdown, 1e-9);
+        assert_int_equal(m->diagnosis, cases[i].expected);
+        release(&c);
+    }
 }
 
-static void test_multi_rank_spans(void **state)
+static void test_multi_rank_spans_and_slowest_locals(void **state)
 {
     (void)state;
     raw_text raw;
     raw_begin(&raw);
     /* The earliest start and the latest end are never on the same rank, nor
-     * on rank 0. comm_ref: starts 1, 0.5, 0 ms, ends 8, 10, 9 ms: span 10 ms
-     * (the mean duration is 8.5 ms) */
-    add_row(&raw, 0, "comm_ref", 0, 1 * MS, 1 * MS + 5 * US, 1 * MS + 5 * US, 8 * MS);
-    add_row(&raw, 0, "comm_ref", 1, MS / 2, MS / 2 + 5 * US, MS / 2 + 5 * US, 10 * MS);
-    add_row(&raw, 0, "comm_ref", 2, 0, 5 * US, 5 * US, 9 * MS);
-    /* comp_ref: computations 1-20 ms, 0.2-19 ms, 0-18 ms: span 20 ms */
-    add_row(&raw, 0, "comp_ref", 0, 1 * MS, 1 * MS, 20 * MS, 20 * MS);
-    add_row(&raw, 0, "comp_ref", 1, 200 * US, 200 * US, 19 * MS, 19 * MS);
-    add_row(&raw, 0, "comp_ref", 2, 0, 0, 18 * MS, 18 * MS);
-    /* overlap: rank 2 starts first (0), rank 1 ends last (30 ms) */
-    add_row(&raw, 0, "overlap", 0, 1 * MS, 1 * MS + 10 * US, 20 * MS, 25 * MS);
-    add_row(&raw, 0, "overlap", 1, 2 * MS, 2 * MS + 30 * US, 21 * MS, 30 * MS);
-    add_row(&raw, 0, "overlap", 2, 0, 20 * US, 20 * MS, 26 * MS);
+     * on rank 0. comm_ref: 1-8, 0.5-10, 0-9 ms: span 10 ms, slowest local
+     * 9.5 ms (rank 1) */
+    row_of(&raw, &cell0, 1, "comm_ref", 0, 0, 1 * MS, 1 * MS + 5 * US, 1 * MS + 5 * US, 8 * MS, 0,
+           0);
+    row_of(&raw, &cell0, 1, "comm_ref", 0, 1, MS / 2, MS / 2 + 5 * US, MS / 2 + 5 * US, 10 * MS, 0,
+           0);
+    row_of(&raw, &cell0, 1, "comm_ref", 0, 2, 0, 5 * US, 5 * US, 9 * MS, 0, 0);
+    /* comp_ref: 1-20, 0.2-19, 0-18 ms: span 20 ms, slowest local 19 ms */
+    comp_ref(&raw, 1, 0, 1 * MS, 19 * MS);
+    comp_ref(&raw, 1, 1, 200 * US, 18800 * US);
+    comp_ref(&raw, 1, 2, 0, 18 * MS);
+    /* overlap: rank 2 starts first (0), rank 1 ends last (30 ms); the most
+     * MPI time is rank 1's (30 + 9000 us), the longest computation rank
+     * 2's (19.98 ms) */
+    row_of(&raw, &cell0, 1, "overlap", 0, 0, 1 * MS, 1 * MS + 10 * US, 20 * MS, 25 * MS, 0, 0);
+    row_of(&raw, &cell0, 1, "overlap", 0, 1, 2 * MS, 2 * MS + 30 * US, 21 * MS, 30 * MS, 0, 0);
+    row_of(&raw, &cell0, 1, "overlap", 0, 2, 0, 20 * US, 20 * MS, 26 * MS, 0, 0);
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
     assert_close(m->t_comm_ref, 0.010, 1e-12);
     assert_close(m->t_comp_ref, 0.020, 1e-12);
     assert_close(m->t_measured, 0.030, 1e-12); /* max end - min start, not a mean */
-    /* t_call, t_comp, t_wait from rank 1, whose overlap ends last */
+    assert_close(m->r_overhead, 1.0, 1e-9);    /* spans (eq. 1, section 4.1) */
+    assert_close(m->t_comm_ref_local, 0.0095, 1e-12);
+    assert_close(m->t_comp_ref_local, 0.019, 1e-12);
+    assert_close(m->t_mpi, 30e-6 + 0.009, 1e-12);
     assert_close(m->t_call, 30e-6, 1e-12);
-    assert_close(m->t_comp, 0.021 - 0.00203, 1e-12);
     assert_close(m->t_wait, 0.009, 1e-12);
-    assert_close(m->r_overhead, 1.0, 1e-9);
+    assert_close(m->t_comp, 0.01998, 1e-12);
+    assert_close(m->r_comm, (30e-6 + 0.009) / 0.0095, 1e-9); /* eq. 4 */
+    assert_close(m->r_comp_slowdown, 0.01998 / 0.019, 1e-9); /* eq. 3 */
     assert_close(m->start_skew_s, 0.002, 1e-12); /* first into the collective at 0, last at 2 ms */
     assert_int_equal(m->ranks, 3);
-    /* cells_by_rank: each rank's own medians */
+    /* cells_by_rank: each rank's own medians against its own references */
     assert_int_equal(c.cells.rank_count, 3);
     const rank_metrics *r0 = &c.cells.ranks[0], *r1 = &c.cells.ranks[1];
     assert_int_equal(r0->rank, 0);
     assert_close(r0->t_measured, 0.024, 1e-12);
     assert_close(r0->t_comm_ref, 0.007, 1e-12);
     assert_close(r0->r_comm, (10e-6 + 0.005) / 0.007, 1e-9);
-    assert_int_equal(r0->deciding_reps, 0);
-    assert_int_equal(r1->deciding_reps, 1);
+    assert_int_equal(r0->deciding_blocks, 0);
+    assert_int_equal(r1->deciding_blocks, 1);
     assert_close(r1->r_comp_slowdown, (0.021 - 0.00203) / 0.0188, 1e-9);
     release(&c);
 }
 
-static void test_median_across_repetitions(void **state)
+/* The estimand is a ratio of medians (section 5.1), not a median of
+ * per-block ratios. */
+static void test_ratio_of_medians(void **state)
 {
     (void)state;
     raw_text raw;
     raw_begin(&raw);
-    static const long long comm_ms[] = {9, 10, 30}, measured_ms[] = {21, 40, 22};
-    for (int rep = 0; rep < 3; rep++) {
-        long long base = rep * 100 * MS;
-        add_row(&raw, rep, "comm_ref", 0, base, base + 5 * US, base + 5 * US,
-                base + comm_ms[rep] * MS);
-        add_row(&raw, rep, "comp_ref", 0, base, base, base + 20 * MS, base + 20 * MS);
-        overlap_row(&raw, rep, 0, base + 50 * MS, 5 * US, 20 * MS,
-                    (measured_ms[rep] - 20) * MS - 5 * US);
+    static const long long comm_ms[] = {9, 10, 30}, measured_ms[] = {30, 40, 23};
+    static const long long comp_ms[] = {20, 30, 10}, overlap_comp_ms[] = {28, 20, 22};
+    for (int b = 0; b < 3; b++) {
+        long long base = b * 200 * MS;
+        comm_ref(&raw, b + 1, 0, base, comm_ms[b] * MS);
+        comp_ref(&raw, b + 1, 0, base + 50 * MS, comp_ms[b] * MS);
+        overlap(&raw, b + 1, 0, base + 100 * MS, 5 * US, overlap_comp_ms[b] * MS,
+                (measured_ms[b] - overlap_comp_ms[b]) * MS - 5 * US);
     }
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
-    assert_int_equal(m->reps, 3);
+    assert_int_equal(m->blocks, 3);
     assert_close(m->t_comm_ref, 0.010, 1e-12); /* median of 9, 10, 30 */
-    assert_close(m->t_measured, 0.022, 1e-12); /* median of 21, 40, 22 */
-    assert_close(m->r_overhead, 0.2, 1e-9);
-    /* r_overhead per repetition 0.1, 2.0, 0.2: quartiles 0.15 and 1.1 */
-    assert_close(m->r_overhead_iqr, 0.95, 1e-9);
-    /* the spread (0.95) exceeds the effect (0.2, at least 0.5): noise */
-    assert_int_equal(m->diagnosis, DIAG_NOISE);
+    assert_close(m->t_comp_ref, 0.020, 1e-12); /* median of 20, 30, 10 */
+    assert_close(m->t_measured, 0.030, 1e-12); /* median of 30, 40, 23 */
+    assert_close(m->r_overhead, 1.0, 1e-9);
+    /* median overlap computation 22 ms over median reference 20 ms = 1.1;
+     * the median of the per-block ratios (1.4, 0.667, 2.2) would be 1.4 */
+    assert_close(m->r_comp_slowdown, 1.1, 1e-9);
     release(&c);
 }
+
+/* ---- Rank-skewed work on 4 ranks ------------------------------------------------- */
+
+enum { SKEW_RANKS = 4, SKEW_BLOCKS = 9 };
+static const double skew_comp_s = 10e-3, skew_comm_s = 40e-3;
+
+/* Uniform in [1 - amplitude, 1 + amplitude), reproducible. */
+static double noise(uint64_t *state, double amplitude)
+{
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    double unit = (double)(*state >> 11) / (double)(1ULL << 53);
+    return 1.0 + amplitude * (2.0 * unit - 1.0);
+}
+
+static long long ns_of(double s)
+{
+    return llround(s * 1e9);
+}
+
+/* Rank k computes (1 + k/10) T, with 1 % noise per block; the collective
+ * (40 ms) ends 1 ms later on each lower rank, so rank 0 (the fastest to
+ * compute) ends every overlap step last; ranks leave the window barrier up
+ * to 20 us apart. slow[k] multiplies rank k's computation in the overlap
+ * step (the injected interference). */
+static void skewed_run(raw_text *raw, const double slow[SKEW_RANKS])
+{
+    uint64_t rng = 2024;
+    raw_begin(raw);
+    for (int b = 1; b <= SKEW_BLOCKS; b++) {
+        for (int kind = 0; kind < 3; kind++) {
+            double deadline = b * 0.3 + kind * 0.08;
+            for (int k = 0; k < SKEW_RANKS; k++) {
+                double start = deadline + 10e-6 * noise(&rng, 1.0); /* [0, 20 us) */
+                double comp = (1.0 + k / 10.0) * skew_comp_s * noise(&rng, 0.01);
+                double comm_end = start + skew_comm_s * noise(&rng, 0.01) + (3 - k) * 1e-3;
+                if (kind == 0)
+                    row_of(raw, &cell0, b, "comm_ref", 0, k, ns_of(start), ns_of(start + 5e-6),
+                           ns_of(start + 5e-6), ns_of(comm_end), 0, 0);
+                else if (kind == 1)
+                    row_of(raw, &cell0, b, "comp_ref", 0, k, ns_of(start), ns_of(start),
+                           ns_of(start + comp), ns_of(start + comp), 0, 0);
+                else
+                    row_of(raw, &cell0, b, "overlap", 0, k, ns_of(start), ns_of(start + 5e-6),
+                           ns_of(start + 5e-6 + comp * slow[k]),
+                           ns_of(fmax(start + 5e-6 + comp * slow[k], comm_end) + 2e-6), 0, 0);
+            }
+        }
+    }
+}
+
+/* The statistic before this version: t3 - t2 of the rank whose overlap
+ * ends last, over the median comp_ref span, median of per-block ratios. */
+static double old_mixed_slowdown(const raw_table *raw)
+{
+    double spans[SKEW_BLOCKS], ratios[SKEW_BLOCKS];
+    for (int b = 0; b < SKEW_BLOCKS; b++) {
+        int64_t first = INT64_MAX, last = INT64_MIN, last_end = INT64_MIN;
+        double comp_of_last = 0;
+        for (size_t i = 0; i < raw->row_count; i++) {
+            const raw_row *r = &raw->rows[i];
+            if (r->block != b + 1)
+                continue;
+            if (r->kind == RAW_KIND_COMP_REF) {
+                first = r->t_ns[1] < first ? r->t_ns[1] : first;
+                last = r->t_ns[2] > last ? r->t_ns[2] : last;
+            } else if (r->kind == RAW_KIND_OVERLAP && r->t_ns[3] > last_end) {
+                last_end = r->t_ns[3];
+                comp_of_last = (double)(r->t_ns[2] - r->t_ns[1]);
+            }
+        }
+        spans[b] = (double)(last - first);
+        ratios[b] = comp_of_last;
+    }
+    /* medians by sorting (9 values) */
+    for (int i = 0; i < SKEW_BLOCKS; i++)
+        for (int j = i + 1; j < SKEW_BLOCKS; j++)
+            if (spans[j] < spans[i]) {
+                double t = spans[i];
+                spans[i] = spans[j];
+                spans[j] = t;
+            }
+    double comp_ref_span = spans[SKEW_BLOCKS / 2];
+    for (int b = 0; b < SKEW_BLOCKS; b++)
+        ratios[b] /= comp_ref_span;
+    for (int i = 0; i < SKEW_BLOCKS; i++)
+        for (int j = i + 1; j < SKEW_BLOCKS; j++)
+            if (ratios[j] < ratios[i]) {
+                double t = ratios[i];
+                ratios[i] = ratios[j];
+                ratios[j] = t;
+            }
+    return ratios[SKEW_BLOCKS / 2];
+}
+
+static void test_rank_skewed_work(void **state)
+{
+    (void)state;
+    static raw_text raw;
+    static const struct {
+        const char *what;
+        double slow[SKEW_RANKS];
+        /* the slowest rank's computation over the slowest rank's reference:
+         * all ranks 1.3x: 1.3; rank 1 only: its 1.1 T x 1.3 = 1.43 T is the
+         * step now, against rank 3's 1.3 T before: 1.1 */
+        double expected;
+        double tolerance;
+        double rank1_expected; /* rank 1's own slowdown (cells_by_rank.csv) */
+    } cases[] = {
+        {"no interference", {1, 1, 1, 1}, 1.00, 0.03, 1.00},
+        {"every rank 1.3x", {1.3, 1.3, 1.3, 1.3}, 1.30, 0.05, 1.30},
+        {"rank 1 only 1.3x", {1, 1.3, 1, 1}, 1.10, 0.05, 1.30},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        skewed_run(&raw, cases[i].slow);
+        computed c;
+        compute(&c, &raw);
+        const cell_metrics *m = &c.cells.cells[0];
+        assert_int_equal(m->ranks, SKEW_RANKS);
+        assert_int_equal(m->blocks, SKEW_BLOCKS);
+        double old = old_mixed_slowdown(&c.in.raw);
+        print_message("figure: rank-skewed work, %s: r_comp_slowdown %.4f (expected %.2f), the "
+                      "old mixed statistic %.4f\n",
+                      cases[i].what, m->r_comp_slowdown, cases[i].expected, old);
+        assert_close(m->r_comp_slowdown, cases[i].expected, cases[i].tolerance);
+        /* guard: the old statistic fails this test */
+        assert_true(fabs(old - cases[i].expected) > cases[i].tolerance);
+        assert_int_equal(c.cells.ranks[1].rank, 1);
+        assert_close(c.cells.ranks[1].r_comp_slowdown, cases[i].rank1_expected, 0.05);
+        /* the collective was progressed: the step lasted as long as it */
+        assert_close(m->r_overhead, 0.0, 0.15);
+        release(&c);
+    }
+}
+
+/* ---- Validity, lateness, the grid ------------------------------------------------ */
 
 static void test_invalid_calibration(void **state)
 {
     (void)state;
     raw_text raw;
     raw_begin(&raw);
-    raw_refs(&raw, 0, 0, 0);
-    overlap_row(&raw, 0, 0, 100 * MS, 5 * US, 20 * MS, 5 * US);
+    refs(&raw, 1, 0, 0);
+    overlap(&raw, 1, 0, 100 * MS, 5 * US, 20 * MS, 5 * US);
     static const struct {
         bool comm_converged;
         long long bytes;
@@ -271,87 +474,292 @@ static void test_invalid_calibration(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         computed c;
-        analysis_error err;
         memset(&c, 0, sizeof c);
-        assert_int_equal(analysis_parse_raw(raw.text, raw.len, "raw.csv", &c.in.raw, &err), 0);
-        calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, cases[i].comm_converged};
-        calib_comp_row comp = {0.0200000001, cases[i].comp_converged};
+        calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, 0.01, cases[i].comm_converged};
+        calib_comp_row comp = {0.0200000001, 100, 0.02, cases[i].comp_converged};
         c.in.calib_comm = &comm;
         c.in.calib_comm_count = 1;
         c.in.have_calib_comm = true;
         c.in.calib_comp = &comp;
         c.in.calib_comp_count = 1;
         c.in.have_calib_comp = true;
-        diagnosis_thresholds th = analysis_default_thresholds();
-        assert_int_equal(analysis_compute_cells(&c.in, &th, &c.cells, &err), 0);
+        compute_with(&c, &raw, NAN);
         const cell_metrics *m = &c.cells.cells[0];
+        assert_int_equal(c.cells.count, 1);
         assert_int_equal(m->invalid_reasons, cases[i].reasons);
         assert_int_equal(m->valid, cases[i].reasons == 0);
         assert_int_equal(m->diagnosis, cases[i].reasons ? DIAG_INVALID : DIAG_OVERLAP);
         /* the numbers are still computed, only not trusted */
         assert_close(m->r_overhead, 0.001, 1e-9);
-        analysis_cell_table_free(&c.cells);
-        analysis_raw_table_free(&c.in.raw);
+        release(&c);
     }
 }
 
-static void test_late_retries_and_incomplete_repetitions(void **state)
+/* Cell 0 on 2 ranks with the lateness below (rank 1 the late one, the
+ * driver's tolerance 100 us; exit_late_ns in us):
+ *   block 0 (warm-up)  every kind on time, a 50 ms comm_ref never used
+ *   block 1  comm_ref attempt 0: 150 late (16 ms), attempt 1: 30 (10 ms)
+ *            comp_ref 60, overlap 10
+ *   block 2  every kind 5 (comm_ref 11 ms)
+ *   block 3  comm_ref 5 (12 ms), comp_ref 5, overlap 80 */
+static void lateness_run(raw_text *raw)
+{
+    static const struct {
+        int block;
+        const char *kind;
+        int attempt;
+        long long exit_late_us;
+        int late;
+        long long duration_ms;
+    } attempts[] = {
+        {0, "comm_ref", 0, 0, 0, 50},  {0, "comp_ref", 0, 0, 0, 20},
+        {0, "overlap", 0, 0, 0, 30},   {1, "comm_ref", 0, 150, 1, 16},
+        {1, "comm_ref", 1, 30, 0, 10}, {1, "comp_ref", 0, 60, 0, 20},
+        {1, "overlap", 0, 10, 0, 30},  {2, "comm_ref", 0, 5, 0, 11},
+        {2, "comp_ref", 0, 5, 0, 20},  {2, "overlap", 0, 5, 0, 30},
+        {3, "comm_ref", 0, 5, 0, 12},  {3, "comp_ref", 0, 5, 0, 20},
+        {3, "overlap", 0, 80, 0, 30},
+    };
+    raw_begin(raw);
+    for (size_t i = 0; i < sizeof attempts / sizeof *attempts; i++) {
+        long long t1 = (long long)i * 100 * MS, d = attempts[i].duration_ms * MS;
+        for (int rank = 0; rank < 2; rank++) {
+            long long exit_late = rank == 1 ? attempts[i].exit_late_us * US : 0;
+            const char *kind = attempts[i].kind;
+            if (strcmp(kind, "comm_ref") == 0)
+                row_of(raw, &cell0, attempts[i].block, kind, attempts[i].attempt, rank, t1,
+                       t1 + 5 * US, t1 + 5 * US, t1 + d, exit_late, attempts[i].late);
+            else if (strcmp(kind, "comp_ref") == 0)
+                row_of(raw, &cell0, attempts[i].block, kind, attempts[i].attempt, rank, t1, t1,
+                       t1 + d, t1 + d, exit_late, attempts[i].late);
+            else
+                row_of(raw, &cell0, attempts[i].block, kind, attempts[i].attempt, rank, t1,
+                       t1 + 5 * US, t1 + 20 * MS, t1 + d, exit_late, attempts[i].late);
+        }
+    }
+}
+
+typedef struct lateness_case {
+    double late_tolerance; /* NAN: the driver's late column */
+    long late_attempts;
+    long blocks;
+    bool valid;
+    double t_comm_ref_s;
+    double tolerance_ns;
+} lateness_case;
+
+static void check_lateness(const raw_text *raw, const lateness_case *expected)
+{
+    computed c;
+    memset(&c, 0, sizeof c);
+    calib_comm_row comm = {"ibcast", 0.01, 1024, 0.010, true};
+    calib_comp_row comp = {0.02, 100, 0.020, true};
+    c.in.calib_comm = &comm;
+    c.in.calib_comm_count = 1;
+    c.in.have_calib_comm = true;
+    c.in.calib_comp = &comp;
+    c.in.calib_comp_count = 1;
+    c.in.have_calib_comp = true;
+    c.in.meta.barrier_precision_ns = 20000; /* 20 us */
+    c.in.meta.ranks = 2;
+    compute_with(&c, raw, expected->late_tolerance);
+    const cell_metrics *m = &c.cells.cells[0];
+    print_message("figure: late tolerance %g: %ld of %ld attempts late (%.2f), %ld blocks, "
+                  "valid %d, t_comm_ref %.3g ms\n",
+                  expected->late_tolerance, m->late_attempts, m->attempts, m->late_share, m->blocks,
+                  m->valid, m->t_comm_ref * 1e3);
+    assert_int_equal(m->attempts, 10); /* the measured blocks' attempts */
+    assert_int_equal(m->late_attempts, expected->late_attempts);
+    assert_close(m->late_share, (double)expected->late_attempts / 10.0, 1e-12);
+    assert_int_equal(m->blocks, expected->blocks);
+    assert_int_equal(m->valid, expected->valid);
+    assert_int_equal(m->invalid_reasons, expected->valid ? 0u : (unsigned)INVALID_LATE);
+    assert_int_equal(m->diagnosis == DIAG_INVALID, !expected->valid);
+    assert_close(m->t_comm_ref, expected->t_comm_ref_s, 1e-12);
+    assert_close(m->tolerance_ns, expected->tolerance_ns, 1e-6);
+    release(&c);
+}
+
+static void test_lateness_and_tolerance_reapplied(void **state)
+{
+    (void)state;
+    static raw_text raw;
+    lateness_run(&raw);
+    static const lateness_case cases[] = {
+        /* the driver: one discarded attempt, the kept 10 ms comm_ref used:
+         * median of 10, 11, 12 ms */
+        {NAN, 1, 3, true, 0.011, 100000},
+        /* 0.005 x 10 ms = 50 us: 150, 60 and 80 late; blocks 1 and 3 have a
+         * kind without an attempt on time: only block 2 is left */
+        {0.005, 3, 1, false, 0.011, 50000},
+        /* 0.001 x 10 ms = 10 us, below the barrier's precision: 20 us; 30
+         * is late too */
+        {0.001, 4, 1, false, 0.011, 20000},
+        /* 0.02 x 10 ms = 200 us: nothing late; block 1's first comm_ref
+         * attempt (16 ms) is now the kept one: median of 16, 11, 12 */
+        {0.02, 0, 3, true, 0.012, 200000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        check_lateness(&raw, &cases[i]);
+}
+
+static void test_late_tolerance_needs_inputs(void **state)
+{
+    (void)state;
+    static raw_text raw;
+    lateness_run(&raw);
+    computed c;
+    memset(&c, 0, sizeof c);
+    analysis_error err;
+    assert_int_equal(analysis_parse_raw(raw.text, raw.len, "raw.csv", &c.in.raw, &err), 0);
+    cell_rules rules = analysis_default_rules();
+    rules.late_tolerance = 0.01;
+    c.in.meta.barrier_precision_ns = NAN;
+    assert_int_equal(analysis_compute_cells(&c.in, &rules, &c.cells, &err), ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "barrier_precision_ns"));
+    c.in.meta.barrier_precision_ns = 1000;
+    assert_int_equal(analysis_compute_cells(&c.in, &rules, &c.cells, &err), ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "calib_comm.csv"));
+    analysis_raw_table_free(&c.in.raw);
+}
+
+static void test_driver_gave_up(void **state)
 {
     (void)state;
     raw_text raw;
     raw_begin(&raw);
     for (int rank = 0; rank < 2; rank++) {
-        raw_row_in(&raw, 0, 0, "comm_ref", rank, 0, 5 * US, 5 * US, 10 * MS, 3);
-        raw_row_in(&raw, 0, 0, "comp_ref", rank, 0, 0, 20 * MS, 20 * MS, 1);
-        raw_row_in(&raw, 0, 0, "overlap", rank, 0, 5 * US, 20 * MS, 20 * MS + 5 * US, 1);
+        refs(&raw, 1, rank, 0);
+        overlap(&raw, 1, rank, 100 * MS, 5 * US, 20 * MS, 5 * US);
+        refs(&raw, 2, rank, 200 * MS);
+        /* block 2's overlap: every attempt late, then the driver stopped */
+        for (int attempt = 0; attempt < 3; attempt++)
+            row_of(&raw, &cell0, 2, "overlap", attempt, rank, (300 + attempt * 50) * MS,
+                   (300 + attempt * 50) * MS + 5 * US, (320 + attempt * 50) * MS,
+                   (320 + attempt * 50) * MS + 5 * US, rank ? 500 * US : 0, 1);
     }
-    /* a second overlap repetition only rank 0 wrote: left out */
-    raw_row_in(&raw, 0, 1, "overlap", 0, 50 * MS, 50 * MS + 5 * US, 90 * MS, 95 * MS, 0);
     computed c;
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
-    assert_int_equal(m->reps, 1);
-    assert_int_equal(m->late_retries, 5); /* rank 0's rows: 3 + 1 + 1 + 0 */
-    assert_false(m->valid);               /* 5 retries for 4 repetitions: more than one each */
-    assert_int_equal(m->invalid_reasons, INVALID_LATE_RETRIES);
+    assert_int_equal(m->blocks, 1);
+    assert_int_equal(m->attempts, 8);
+    assert_int_equal(m->late_attempts, 3);
+    assert_false(m->valid);
+    assert_int_equal(m->invalid_reasons, INVALID_LATE);
+    assert_int_equal(m->diagnosis, DIAG_INVALID);
+    assert_close(m->r_overhead, 0.001, 1e-9); /* from block 1, kept for inspection */
     release(&c);
 }
+
+/* A 2 x 2 grid: the 4 ms communication target did not converge, so the
+ * driver measured only the 1 ms column, and of it only one cell (a run cut
+ * short). */
+static void test_unreachable_cells(void **state)
+{
+    (void)state;
+    raw_text raw;
+    raw_begin(&raw);
+    const cell_id measured = {1, "0.001", "0.002"}; /* comm index 0, comp index 1 */
+    row_of(&raw, &measured, 1, "comm_ref", 0, 0, 0, 5 * US, 5 * US, 1 * MS, 0, 0);
+    row_of(&raw, &measured, 1, "comp_ref", 0, 0, 2 * MS, 2 * MS, 4 * MS, 4 * MS, 0, 0);
+    row_of(&raw, &measured, 1, "overlap", 0, 0, 5 * MS, 5 * MS + 5 * US, 7 * MS, 7 * MS + 5 * US, 0,
+           0);
+    computed c;
+    memset(&c, 0, sizeof c);
+    calib_comm_row comm[] = {{"ibcast", 0.004, 0, 0.0031, false},
+                             {"ibcast", 0.001, 1024, 0.001, true}};
+    calib_comp_row comp[] = {{0.002, 100, 0.002, true}, {0.001, 80, 0.001, true}};
+    c.in.calib_comm = comm;
+    c.in.calib_comm_count = 2;
+    c.in.have_calib_comm = true;
+    c.in.calib_comp = comp;
+    c.in.calib_comp_count = 2;
+    c.in.have_calib_comp = true;
+    compute_with(&c, &raw, NAN);
+    assert_int_equal(c.cells.count, 4);
+    static const struct {
+        long cell;
+        double comm_s, comp_s;
+        unsigned reasons;
+        long long bytes, matrix_n;
+    } expected[] = {
+        {0, 0.001, 0.001, INVALID_NOT_MEASURED, 1024, 80},
+        {1, 0.001, 0.002, 0, 1024, 100},
+        {2, 0.004, 0.001, INVALID_UNREACHABLE, 0, 80},
+        {3, 0.004, 0.002, INVALID_UNREACHABLE, 0, 100},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        const cell_metrics *m = &c.cells.cells[i];
+        assert_int_equal(m->cell, expected[i].cell);
+        assert_close(m->comm_target_s, expected[i].comm_s, 1e-12);
+        assert_close(m->comp_target_s, expected[i].comp_s, 1e-12);
+        assert_int_equal(m->invalid_reasons, expected[i].reasons);
+        assert_int_equal(m->valid, expected[i].reasons == 0);
+        assert_int_equal(m->matrix_n, expected[i].matrix_n);
+        assert_int_equal(m->bytes, expected[i].bytes);
+        if (expected[i].reasons)
+            assert_int_equal(m->diagnosis, DIAG_INVALID);
+    }
+    char text[64];
+    analysis_invalid_reasons_text(INVALID_UNREACHABLE, text, sizeof text);
+    assert_string_equal(text, "unreachable");
+    assert_int_equal(c.cells.rank_count, 1);
+    assert_int_equal(c.cells.ranks[0].cell_index, 1);
+    release(&c);
+}
+
+/* ---- Diagnosis ------------------------------------------------------------------ */
 
 static void test_diagnosis_rules(void **state)
 {
     (void)state;
     diagnosis_thresholds th = analysis_default_thresholds();
+    /* references 10 ms (comm) and 20 ms (comp) on targets 10 and 20 ms
+     * unless the errors say otherwise; comp_extra follows the slowdown */
     static const struct {
-        double r_overhead, iqr, r_comm, slowdown, t_comp_ms;
+        double r_overhead, r_comm, slowdown, unhidden, comm_error, comp_error;
         bool valid;
         enum diagnosis expected;
     } cases[] = {
-        {0.30, 0.01, 0.1, 1.00, 20.0, true, DIAG_OVERLAP},
-        {0.31, 0.01, 0.9, 1.00, 20.0, true, DIAG_NO_PROGRESS},
-        {0.80, 0.01, 0.2, 1.20, 24.0, true, DIAG_COMP_SLOWDOWN},
-        {1.50, 0.01, 1.0, 1.25, 25.0, true, DIAG_CONTENTION},
-        {1.00, 0.01, 0.5, 1.15, 23.0, true, DIAG_COMP_SLOWDOWN}, /* r_comm under 0.7 */
-        {0.10, 0.60, 0.1, 1.00, 20.0, true, DIAG_NOISE},         /* spread > 0.5 floor */
-        {3.00, 2.00, 1.0, 1.00, 20.0, true, DIAG_NO_PROGRESS},   /* spread < effect */
-        {0.50, 0.01, 0.1, 1.00, 20.0, true, DIAG_NOISE},         /* nothing explains it */
-        {0.00, 0.00, 0.0, 1.00, 20.0, false, DIAG_INVALID},
+        {0.30, 0.10, 1.00, 0.10, 0, 0, true, DIAG_OVERLAP},
+        {-0.10, 0.10, 1.00, 0.10, 0, 0, true, DIAG_OVERLAP},
+        {-0.11, 0.10, 1.00, 0.10, 0, 0, true, DIAG_IMPRECISION}, /* not overlap */
+        {0.20, 0.75, 1.00, 0.00, 0, 0, true, DIAG_OVERLAP},      /* long collective hidden */
+        {0.95, 0.98, 1.02, 0.98, 0, 0, true, DIAG_NO_PROGRESS},
+        {0.60, 0.60, 1.00, 0.60, 0, 0, true, DIAG_NO_PROGRESS}, /* partial (DMA) */
+        {0.80, 0.10, 1.20, 0.10, 0, 0, true, DIAG_COMP_SLOWDOWN},
+        {1.50, 1.30, 1.25, 1.30, 0, 0, true, DIAG_CONTENTION},
+        {1.30, 1.30, 1.00, 1.30, 0, 0, true, DIAG_COMM_SLOWED},
+        {1.00, 1.21, 1.05, 1.21, 0, 0, true, DIAG_COMM_SLOWED},
+        {1.00, 1.20, 1.05, 1.20, 0, 0, true, DIAG_NO_PROGRESS}, /* 1.2 is still ~1 */
+        {1.50, 1.00, 1.25, 1.00, 0, 0, true, DIAG_UNEXPLAINED}, /* slowed, ~1: not named */
+        {0.50, 0.10, 1.00, 0.10, 0, 0, true, DIAG_UNEXPLAINED}, /* nothing explains it */
+        {0.00, 0.10, 1.00, 0.10, 0.26, 0, true, DIAG_OFF_TARGET},
+        {0.00, 0.10, 1.00, 0.10, 0, -0.26, true, DIAG_OFF_TARGET},
+        {0.00, 0.10, 1.00, 0.10, 0.24, -0.24, true, DIAG_OVERLAP},
+        {-0.50, 0.10, 1.00, 0.10, 0.5, 0, true, DIAG_OFF_TARGET}, /* before imprecision */
+        {0.00, 0.00, 1.00, 0.00, 0, 0, false, DIAG_INVALID},
         /* 5 % slower 20 ms step next to a 10 ms collective: +0.1 of 0.6 */
-        {0.60, 0.01, 0.9, 1.05, 21.0, true, DIAG_NO_PROGRESS},
-        /* 8.75 % slower: +0.175 explains half of 0.35, so slowed */
-        {0.35, 0.01, 0.2, 1.0875, 21.75, true, DIAG_COMP_SLOWDOWN},
+        {0.60, 0.90, 1.05, 0.90, 0, 0, true, DIAG_NO_PROGRESS},
+        /* 8.75 % slower: +0.175 explains more than half of 0.34, so slowed */
+        {0.34, 0.20, 1.0875, 0.20, 0, 0, true, DIAG_COMP_SLOWDOWN},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         cell_metrics m = {
             .valid = cases[i].valid,
             .r_overhead = cases[i].r_overhead,
-            .r_overhead_iqr = cases[i].iqr,
             .r_comm = cases[i].r_comm,
             .r_comp_slowdown = cases[i].slowdown,
+            .comm_unhidden_share = cases[i].unhidden,
+            .comm_target_error = cases[i].comm_error,
+            .comp_target_error = cases[i].comp_error,
             .t_comm_ref = 0.010,
             .t_comp_ref = 0.020,
-            .t_comp = cases[i].t_comp_ms * 1e-3,
+            .t_comp_ref_local = 0.020,
+            .t_comp = 0.020 * cases[i].slowdown,
         };
-        enum diagnosis got = analysis_diagnose(&m, &th);
+        diagnosis_input input = analysis_diagnosis_point(&m);
+        enum diagnosis got = analysis_diagnose(&input, &th);
         if (got != cases[i].expected)
             fail_msg("case %zu: %s, expected %s", i, analysis_diagnosis_name(got),
                      analysis_diagnosis_name(cases[i].expected));
@@ -359,46 +767,88 @@ static void test_diagnosis_rules(void **state)
     /* a long computation slowed a little: the extra time is the overhead */
     cell_metrics long_comp = {.valid = true,
                               .r_overhead = 5.1,
-                              .r_overhead_iqr = 0.01,
                               .r_comm = 0.1,
                               .r_comp_slowdown = 1.05,
+                              .comm_unhidden_share = 0.1,
                               .t_comm_ref = 0.010,
                               .t_comp_ref = 1.0,
+                              .t_comp_ref_local = 1.0,
                               .t_comp = 1.05};
-    assert_int_equal(analysis_diagnose(&long_comp, &th), DIAG_COMP_SLOWDOWN);
+    diagnosis_input input = analysis_diagnosis_point(&long_comp);
+    assert_int_equal(analysis_diagnose(&input, &th), DIAG_COMP_SLOWDOWN);
+
+    /* on intervals: overlap is taken only when the whole interval is in its
+     * band; an interval across 0.3 does not make a confident overlap */
+    cell_metrics good = {.valid = true,
+                         .r_overhead = 0.1,
+                         .r_comm = 0.1,
+                         .r_comp_slowdown = 1.0,
+                         .comm_unhidden_share = 0.1,
+                         .t_comm_ref = 0.010,
+                         .t_comp_ref = 0.020,
+                         .t_comp_ref_local = 0.020,
+                         .t_comp = 0.020};
+    input = analysis_diagnosis_point(&good);
+    assert_int_equal(analysis_diagnose(&input, &th), DIAG_OVERLAP);
+    input.r_overhead = (metric_bounds){0.1, 0.5};
+    assert_int_not_equal(analysis_diagnose(&input, &th), DIAG_OVERLAP);
 }
+
+/* ---- MPI impact ------------------------------------------------------------------ */
 
 static void test_mpi_impact(void **state)
 {
     (void)state;
+    /* host, rank, threads, matrix_n, target, phase, warmup, reps, t */
     passive_row passive[] = {
-        {"nodeA", 0, 2, 100, 0.02, 0.0210},
-        {"nodeA", 1, 2, 100, 0.02, 0.0220}, /* the host's slowest rank counts */
-        {"nodeB", 2, 2, 100, 0.02, 0.0200},
-        {"nodeC", 3, 2, 100, 0.02, 0.0300}, /* no reference: skipped */
+        {"nodeA", 0, 2, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0210},
+        {"nodeA", 1, 2, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0220}, /* the slowest rank counts */
+        {"nodeA", 0, 2, 100, 0.02, PHASE_AFTER, 2, 5, 0.0230},
+        {"nodeA", 1, 2, 100, 0.02, PHASE_AFTER, 2, 5, 0.0240},
+        {"nodeB", 2, 2, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0200},
+        {"nodeB", 2, 2, 100, 0.02, PHASE_AFTER, 2, 5, 0.0300},  /* no reference after */
+        {"nodeC", 3, 2, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0300}, /* no reference: skipped */
     };
+    /* host, proc, procs, threads, matrix_n, target, phase, warmup, reps, t */
     compute_ref_row refs[] = {
-        {"nodeA", 2, 100, 0.0200},
-        {"nodeB", 2, 100, 0.0190},
-        {"nodeB", 2, 100, 0.0210}, /* median of 0.019 and 0.021 */
-        {"nodeA", 2, 200, 0.1600}, /* other size */
+        {"nodeA", 0, 2, 2, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0195},
+        {"nodeA", 1, 2, 2, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0200},
+        {"nodeA", 0, 2, 2, 100, 0.02, PHASE_AFTER, 2, 5, 0.0210},
+        {"nodeA", 1, 2, 2, 100, 0.02, PHASE_AFTER, 2, 5, 0.0205},
+        /* nodeB: 2 processes for its 1 rank, another thread count */
+        {"nodeB", 0, 2, 4, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0190},
+        {"nodeB", 1, 2, 4, 100, 0.02, PHASE_BEFORE, 2, 5, 0.0160},
+        {"nodeA", 0, 1, 2, 200, 0.16, PHASE_BEFORE, 2, 5, 0.1600}, /* other size */
     };
     run_inputs in = {.passive = passive,
-                     .passive_count = 4,
+                     .passive_count = sizeof passive / sizeof *passive,
                      .have_passive = true,
                      .compute_ref = refs,
-                     .compute_ref_count = 4,
+                     .compute_ref_count = sizeof refs / sizeof *refs,
                      .have_compute_ref = true};
     impact_table impact;
     analysis_error err;
     assert_int_equal(analysis_compute_impact(&in, &impact, &err), 0);
     assert_int_equal(impact.count, 2);
-    assert_string_equal(impact.rows[0].host, "nodeA");
-    assert_close(impact.rows[0].t_comp_passive_mpi_s, 0.022, 1e-12);
-    assert_close(impact.rows[0].r_mpi_impact, 1.1, 1e-9); /* eq. 2 */
-    assert_string_equal(impact.rows[1].host, "nodeB");
-    assert_close(impact.rows[1].t_comp_ref_s, 0.020, 1e-12);
-    assert_close(impact.rows[1].r_mpi_impact, 1.0, 1e-9);
+    const impact_row *a = &impact.rows[0], *b = &impact.rows[1];
+    assert_string_equal(a->host, "nodeA");
+    /* T_passive = mean(0.022, 0.024), T_ref = mean(0.020, 0.021) */
+    assert_close(a->t_passive_phase_s[PHASE_BEFORE], 0.022, 1e-12);
+    assert_close(a->t_ref_phase_s[PHASE_AFTER], 0.021, 1e-12);
+    assert_close(a->t_comp_passive_mpi_s, 0.023, 1e-12);
+    assert_close(a->t_comp_ref_s, 0.0205, 1e-12);
+    assert_close(a->r_mpi_impact, 0.023 / 0.0205, 1e-9); /* eq. 2 */
+    assert_int_equal(a->ranks, 2);
+    assert_int_equal(a->procs, 2);
+    assert_int_equal(a->warnings, 0);
+    assert_string_equal(b->host, "nodeB");
+    assert_true(isnan(b->t_passive_phase_s[PHASE_AFTER])); /* not in compute_ref.csv */
+    assert_close(b->t_comp_passive_mpi_s, 0.020, 1e-12);
+    assert_close(b->t_comp_ref_s, 0.019, 1e-12);
+    assert_int_equal(b->warnings, IMPACT_PROCS_DIFFER | IMPACT_THREADS_DIFFER);
+    char text[128];
+    analysis_impact_warnings_text(b->warnings, text, sizeof text);
+    assert_string_equal(text, "procs_differ+threads_differ");
     analysis_impact_table_free(&impact);
 }
 
@@ -407,12 +857,16 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serialized_is_one),
         cmocka_unit_test(test_perfect_overlap_is_zero),
-        cmocka_unit_test(test_slower_than_serialized_is_contention),
-        cmocka_unit_test(test_computation_slowed),
-        cmocka_unit_test(test_multi_rank_spans),
-        cmocka_unit_test(test_median_across_repetitions),
+        cmocka_unit_test(test_longer_collective_overlapped),
+        cmocka_unit_test(test_one_rank_behaviours),
+        cmocka_unit_test(test_multi_rank_spans_and_slowest_locals),
+        cmocka_unit_test(test_ratio_of_medians),
+        cmocka_unit_test(test_rank_skewed_work),
         cmocka_unit_test(test_invalid_calibration),
-        cmocka_unit_test(test_late_retries_and_incomplete_repetitions),
+        cmocka_unit_test(test_lateness_and_tolerance_reapplied),
+        cmocka_unit_test(test_late_tolerance_needs_inputs),
+        cmocka_unit_test(test_driver_gave_up),
+        cmocka_unit_test(test_unreachable_cells),
         cmocka_unit_test(test_diagnosis_rules),
         cmocka_unit_test(test_mpi_impact),
     };

@@ -17,15 +17,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char valid_raw[] =
-    "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,rank,t1_ns,t2_ns,"
-    "t3_ns,t4_ns,retries\n"
-    "0,ibcast,0.01,0.02,1024,100,0,comm_ref,0,0,5000,5000,10000000,0\n"
-    "0,ibcast,0.01,0.02,1024,100,0,comp_ref,0,0,0,20000000,20000000,0\n"
-    "0,ibcast,0.01,0.02,1024,100,0,overlap,0,0,5000,20005000,30000000,0\n"
-    "1,ibcast,0.02,0.02,2048,100,0,comm_ref,0,0,5000,5000,20000000,0\n"
-    "1,ibcast,0.02,0.02,2048,100,0,comp_ref,0,0,0,20000000,20000000,0\n"
-    "1,ibcast,0.02,0.02,2048,100,0,overlap,0,0,5000,20005000,20010000,0\n";
+#define RAW_HEADER                                                                                 \
+    "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,"      \
+    "wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late\n"
+
+static const char valid_raw[] = RAW_HEADER
+    "0,ibcast,0.01,0.02,1024,100,1,measure,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n"
+    "0,ibcast,0.01,0.02,1024,100,1,measure,comp_ref,0,1,1.5,0,0,0,20000000,20000000,0,0,100000,0\n"
+    "0,ibcast,0.01,0.02,1024,100,1,measure,overlap,0,2,1.5,0,0,5000,20005000,30000000,0,0,100000,"
+    "0\n"
+    "1,ibcast,0.02,0.02,2048,100,1,measure,comm_ref,0,3,1.5,0,0,5000,5000,20000000,0,0,100000,0\n"
+    "1,ibcast,0.02,0.02,2048,100,1,measure,comp_ref,0,4,1.5,0,0,0,20000000,20000000,0,0,100000,0\n"
+    "1,ibcast,0.02,0.02,2048,100,1,measure,overlap,0,5,1.5,0,0,5000,20005000,20010000,0,0,100000,"
+    "0\n";
 
 static int parse(const char *text, size_t len, analysis_error *err)
 {
@@ -83,56 +87,75 @@ static void test_valid_and_sorted(void **state)
     assert_int_equal(parse(crlf, o - 2, &err), 0);
 }
 
+/* Line 2 of valid_raw with one field replaced: "F=value". */
+#define LINE2_PREFIX "0,ibcast,0.01,0.02,1024,100,1,measure,"
+
 static const struct {
     int line;
     const char *replacement;
     const char *expected[3]; /* substrings of the message */
 } bad_cases[] = {
     {3,
-     "0,ibcast,0.01,0.02,1024,100,0,comp_ref,0,0,0,20000000\n",
-     {"raw.csv:3:", "12 fields where the header has 14", NULL}},
+     "0,ibcast,0.01,0.02,1024,100,1,measure,comp_ref,0,1,1.5,0,0,0,20000000,20000000,0,0\n",
+     {"raw.csv:3:", "19 fields where the header has 21", NULL}},
     {2,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,0,abc,5000,5000,10000000,0\n",
-     {"raw.csv:2:", "column 10 (t1_ns)", "'abc' is not an integer"}},
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,abc,5000,5000,10000000,0,0,100000,0\n",
+     {"raw.csv:2:", "column 14 (t1_ns)", "'abc' is not an integer"}},
     {4,
-     "0,ibcast,0.01,0.02,1024,100,0,overlap,0,0,5000,20005000,3e7,0\n",
-     {"raw.csv:4:", "column 13 (t4_ns)", "not an integer"}},
+     "0,ibcast,0.01,0.02,1024,100,1,measure,overlap,0,2,1.5,0,0,5000,20005000,3e7,0,0,100000,0\n",
+     {"raw.csv:4:", "column 17 (t4_ns)", "not an integer"}},
     {2,
-     "0,ibcast,fast,0.02,1024,100,0,comm_ref,0,0,5000,5000,10000000,0\n",
+     "0,ibcast,fast,0.02,1024,100,1,measure,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,"
+     "0\n",
      {"raw.csv:2:", "column 3 (comm_target_s)", "'fast' is not a number"}},
     {2,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_reff,0,0,5000,5000,10000000,0\n",
-     {"raw.csv:2:", "column 8 (kind)", "allowed: comm_ref, comp_ref, overlap"}},
+     LINE2_PREFIX "comm_reff,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
+     {"raw.csv:2:", "column 9 (kind)", "allowed: comm_ref, comp_ref, overlap"}},
     {2,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,-1,0,5000,5000,10000000,0\n",
-     {"raw.csv:2:", "column 9 (rank)", "out of range"}},
+     "0,ibcast,0.01,0.02,1024,100,1,warm,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
+     {"raw.csv:2:", "column 8 (role)", "allowed: warmup, measure"}},
     {2,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,0,0,5000,4000,10000000,0\n",
-     {"raw.csv:2:", "column 12 (t3_ns)", "before t2_ns"}},
+     LINE2_PREFIX "comm_ref,0,0,1.5,-1,0,5000,5000,10000000,0,0,100000,0\n",
+     {"raw.csv:2:", "column 13 (rank)", "out of range"}},
+    {2,
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,0,5000,4000,10000000,0,0,100000,0\n",
+     {"raw.csv:2:", "column 16 (t3_ns)", "before t2_ns"}},
+    {2,
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,-1,100000,0\n",
+     {"raw.csv:2:", "column 19 (exit_late_ns)", "out of range"}},
+    {2,
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,2\n",
+     {"raw.csv:2:", "column 21 (late)", "allowed: 0 to 1"}},
+    {2,
+     LINE2_PREFIX "comm_ref,0,0,now,0,0,5000,5000,10000000,0,0,100000,0\n",
+     {"raw.csv:2:", "column 12 (wall_start_s)", "not a number"}},
     {5,
-     "1,ibcast,0.02,0.02,2048,100,0,comm_ref,0,0,5000,5000,20000000,0,7\n",
-     {"raw.csv:5:", "15 fields", NULL}},
+     "1,ibcast,0.02,0.02,2048,100,1,measure,comm_ref,0,3,1.5,0,0,5000,5000,20000000,0,0,100000,0,"
+     "7\n",
+     {"raw.csv:5:", "22 fields", NULL}},
     {3,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,0,0,5000,5000,10000000,0\n",
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:3:", "duplicate row", "line 2"}},
     {3,
-     "0,ibcast,0.01,0.04,1024,100,0,comp_ref,0,0,0,20000000,20000000,0\n",
+     "0,ibcast,0.01,0.04,1024,100,1,measure,comp_ref,0,1,1.5,0,0,0,20000000,20000000,0,0,100000,"
+     "0\n",
      {"raw.csv:3:", "column 4 (comp_target_s)", "cell 0"}},
     {2,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,0,0,5000,5000,99999999999999999999,0\n",
-     {"raw.csv:2:", "column 13 (t4_ns)", "out of range"}},
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,0,5000,5000,99999999999999999999,0,0,100000,0\n",
+     {"raw.csv:2:", "column 17 (t4_ns)", "out of range"}},
     {2,
-     "0,,0.01,0.02,1024,100,0,comm_ref,0,0,5000,5000,10000000,0\n",
+     "0,,0.01,0.02,1024,100,1,measure,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:2:", "column 2 (collective)", "empty"}},
     {2,
-     "0,ibcast,0,0.02,1024,100,0,comm_ref,0,0,5000,5000,10000000,0\n",
+     "0,ibcast,0,0.02,1024,100,1,measure,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:2:", "column 3 (comm_target_s)", "not a positive duration"}},
+    /* the raw.csv of an older bench_nbc: one row per repetition */
     {1,
      "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,kind,rank,t1_ns,t2_ns,"
-     "t3_ns,t4_ns\n",
-     {"raw.csv:1:", "no column 'retries'", NULL}},
+     "t3_ns,t4_ns,retries\n",
+     {"raw.csv:1:", "no column 'block'", "written by an older bench_nbc"}},
     {1,
-     "0,ibcast,0.01,0.02,1024,100,0,comm_ref,1,0,5000,5000,10000000,0\n",
+     LINE2_PREFIX "comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:1:", "no column 'cell'", "lacks its header line"}},
 };
 
@@ -158,8 +181,7 @@ static void test_empty_and_odd_buffers(void **state)
     analysis_error err;
     assert_int_equal(parse("", 0, &err), ANALYSIS_ERR_INPUT);
     assert_non_null(strstr(err.text, "no header line"));
-    const char header_only[] = "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,rep,"
-                               "kind,rank,t1_ns,t2_ns,t3_ns,t4_ns,retries\n";
+    const char header_only[] = RAW_HEADER;
     assert_int_equal(parse(header_only, strlen(header_only), &err), ANALYSIS_ERR_INPUT);
     assert_non_null(strstr(err.text, "no measurement rows"));
     char with_nul[sizeof valid_raw];
@@ -249,9 +271,10 @@ static void test_cells_round_trip(void **state)
     run_inputs in = {0};
     analysis_error err;
     assert_int_equal(analysis_parse_raw(valid_raw, strlen(valid_raw), "raw.csv", &in.raw, &err), 0);
-    diagnosis_thresholds th = analysis_default_thresholds();
+    in.meta.barrier_precision_ns = NAN;
+    cell_rules rules = analysis_default_rules();
     cell_table cells;
-    assert_int_equal(analysis_compute_cells(&in, &th, &cells, &err), 0);
+    assert_int_equal(analysis_compute_cells(&in, &rules, &cells, &err), 0);
     char dir[] = "/tmp/test_analysis_parse.XXXXXX";
     assert_non_null(mkdtemp(dir));
     assert_int_equal(analysis_write_tables(dir, &cells, NULL, &err), 0);
@@ -263,22 +286,45 @@ static void test_cells_round_trip(void **state)
     size_t len = fread(text, 1, sizeof text, f);
     fclose(f);
     const char header[] =
-        "collective,comm_target_s,comp_target_s,bytes,matrix_n,reps,valid,t_comm_ref,t_comp_ref,"
-        "t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,"
-        "overlap_osu_pct,overlap_imb_pct,diagnosis,late_retries,";
+        "collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,valid,t_comm_ref,"
+        "t_comp_ref,t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,"
+        "r_overhead_iqr,overlap_osu_pct,overlap_imb_pct,diagnosis,late_attempts,invalid_reason,"
+        "cell,ranks,start_skew_s,attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,"
+        "t_comp_ref_local,t_measured_local,comm_target_error,comp_target_error,"
+        "comm_unhidden_share\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
     assert_int_equal(analysis_parse_cells(text, len, path, &back, &err), 0);
     assert_int_equal(back.count, cells.count);
     for (size_t i = 0; i < cells.count; i++) {
-        assert_true(fabs(back.cells[i].r_overhead - cells.cells[i].r_overhead) < 1e-5);
-        assert_true(fabs(back.cells[i].t_measured - cells.cells[i].t_measured) < 1e-9);
-        assert_int_equal(back.cells[i].diagnosis, cells.cells[i].diagnosis);
-        assert_int_equal(back.cells[i].valid, cells.cells[i].valid);
+        const cell_metrics *a = &cells.cells[i], *b = &back.cells[i];
+        assert_true(fabs(b->r_overhead - a->r_overhead) < 1e-5);
+        assert_true(fabs(b->t_measured - a->t_measured) < 1e-9);
+        assert_true(fabs(b->comm_unhidden_share - a->comm_unhidden_share) < 1e-5);
+        assert_int_equal(b->diagnosis, a->diagnosis);
+        assert_int_equal(b->valid, a->valid);
+        assert_int_equal(b->invalid_reasons, a->invalid_reasons);
+        assert_int_equal(b->blocks, a->blocks);
+        assert_int_equal(b->attempts, a->attempts);
+        assert_int_equal(b->cell, a->cell);
     }
     assert_int_equal(back.cells[0].diagnosis, DIAG_NO_PROGRESS);
     assert_int_equal(back.cells[1].diagnosis, DIAG_OVERLAP);
+    analysis_cell_table_free(&back);
+
+    /* an invalid cell's reasons and nan values read back */
+    cells.cells[0].valid = false;
+    cells.cells[0].invalid_reasons = INVALID_LATE | INVALID_UNREACHABLE;
+    cells.cells[0].r_comm = NAN;
+    assert_int_equal(analysis_write_tables(dir, &cells, NULL, &err), 0);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    len = fread(text, 1, sizeof text, f);
+    fclose(f);
+    assert_int_equal(analysis_parse_cells(text, len, path, &back, &err), 0);
+    assert_int_equal(back.cells[0].invalid_reasons, INVALID_LATE | INVALID_UNREACHABLE);
+    assert_true(isnan(back.cells[0].r_comm));
     analysis_cell_table_free(&back);
     analysis_cell_table_free(&cells);
     analysis_run_inputs_free(&in);
@@ -290,6 +336,54 @@ static void test_cells_round_trip(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* Files in the format of an older writer are refused, saying so; rows of
+ * one block or attempt that disagree are named. */
+static void test_older_formats_and_disagreements(void **state)
+{
+    (void)state;
+    analysis_error err;
+    passive_row *passive;
+    compute_ref_row *refs;
+    size_t count;
+    const char old_passive[] = "host,rank,threads,matrix_n,comp_target_s,reps,t_comp_s\n"
+                               "node0,0,1,60,0.001,5,0.00101\n";
+    assert_int_equal(analysis_parse_passive(old_passive, strlen(old_passive), "passive.csv",
+                                            &passive, &count, &err),
+                     ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "passive.csv:1: the header has no column 'phase'"));
+    assert_non_null(strstr(err.text, "older bench_nbc"));
+    const char old_ref[] = "host,threads,matrix_n,reps,t_comp_s,gflops_per_thread\n"
+                           "node0,1,60,5,0.001,10.0\n";
+    assert_int_equal(analysis_parse_compute_ref(old_ref, strlen(old_ref), "compute_ref.csv", &refs,
+                                                &count, &err),
+                     ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "older compute_ref"));
+    const char bad_phase[] =
+        "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n"
+        "node0,0,1,60,0.001,during,1,5,0.00101\n";
+    assert_int_equal(
+        analysis_parse_passive(bad_phase, strlen(bad_phase), "passive.csv", &passive, &count, &err),
+        ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "passive.csv:2: column 6 (phase)"));
+    assert_non_null(strstr(err.text, "allowed: before, after"));
+    cell_table cells;
+    const char old_cells[] = "collective,comm_target_s,comp_target_s,bytes,matrix_n,reps,valid\n";
+    assert_int_equal(analysis_parse_cells(old_cells, strlen(old_cells), "cells.csv", &cells, &err),
+                     ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "older nbc-analyze"));
+
+    const char role_mix[] =
+        RAW_HEADER "0,ibcast,0.01,0.02,1024,100,1,measure,comm_ref,0,0,1.5,0,0,5,5,10,0,0,100,0\n"
+                   "0,ibcast,0.01,0.02,1024,100,1,warmup,comp_ref,0,1,1.5,0,0,0,20,20,0,0,100,0\n";
+    assert_int_equal(parse(role_mix, strlen(role_mix), &err), ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "raw.csv:3: column role: block 1 of cell 0"));
+    const char late_mix[] = RAW_HEADER
+        "0,ibcast,0.01,0.02,1024,100,1,measure,comm_ref,0,0,1.5,0,0,5,5,10,0,0,100,0\n"
+        "0,ibcast,0.01,0.02,1024,100,1,measure,comm_ref,0,0,1.5,1,0,5,5,10,0,900,100,1\n";
+    assert_int_equal(parse(late_mix, strlen(late_mix), &err), ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "raw.csv:3: column late: attempt 0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_random_damage_never_crashes),
         cmocka_unit_test(test_meta),
         cmocka_unit_test(test_cells_round_trip),
+        cmocka_unit_test(test_older_formats_and_disagreements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,301 @@
+/* analysis: the diagnosis of a cell (paper section 3.3), one decision table
+ * whose rules are written on intervals (metric_bounds), and the names of the
+ * classes and of the reasons a cell is invalid. */
+#include "analysis/analysis_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- Names ------------------------------------------------------------------ */
+
+static const char *const diagnosis_names[DIAG_COUNT] = {
+    [DIAG_OVERLAP] = "overlap",
+    [DIAG_NO_PROGRESS] = "no_progress",
+    [DIAG_COMP_SLOWDOWN] = "comp_slowdown",
+    [DIAG_CONTENTION] = "contention",
+    [DIAG_COMM_SLOWED] = "comm_slowed",
+    [DIAG_IMPRECISION] = "imprecision",
+    [DIAG_OFF_TARGET] = "off_target",
+    [DIAG_UNEXPLAINED] = "unexplained",
+    [DIAG_INVALID] = "invalid",
+};
+
+const char *analysis_diagnosis_name(enum diagnosis diagnosis)
+{
+    return diagnosis < DIAG_COUNT ? diagnosis_names[diagnosis] : "?";
+}
+
+bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
+{
+    for (int d = 0; d < DIAG_COUNT; d++) {
+        if (strcmp(name, diagnosis_names[d]) == 0) {
+            *diagnosis = (enum diagnosis)d;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const bit_name invalid_reason_names[] = {
+    {INVALID_COMM_CALIBRATION, "comm_calibration"},
+    {INVALID_COMP_CALIBRATION, "comp_calibration"},
+    {INVALID_LATE, "late"},
+    {INVALID_NO_BLOCKS, "no_blocks"},
+    {INVALID_UNREACHABLE, "unreachable"},
+    {INVALID_NOT_MEASURED, "not_measured"},
+};
+enum { INVALID_REASON_COUNT = sizeof invalid_reason_names / sizeof *invalid_reason_names };
+
+void analysis_invalid_reasons_text(unsigned reasons, char *out, size_t out_size)
+{
+    bits_text(invalid_reason_names, INVALID_REASON_COUNT, reasons, out, out_size);
+}
+
+bool analysis_invalid_reasons_from_text(const char *text, unsigned *reasons)
+{
+    *reasons = 0;
+    if (strcmp(text, "none") == 0)
+        return true;
+    for (const char *word = text;;) {
+        size_t len = strcspn(word, "+");
+        bool known = false;
+        for (size_t i = 0; i < INVALID_REASON_COUNT && !known; i++) {
+            const char *name = invalid_reason_names[i].name;
+            if (strlen(name) == len && strncmp(word, name, len) == 0) {
+                *reasons |= invalid_reason_names[i].bit;
+                known = true;
+            }
+        }
+        if (!known)
+            return false;
+        if (word[len] == '\0')
+            return true;
+        word += len + 1;
+    }
+}
+
+/* ---- Thresholds ------------------------------------------------------------- */
+
+diagnosis_thresholds analysis_default_thresholds(void)
+{
+    return (diagnosis_thresholds){
+        /* Calibration stops within 10 % of a target (section 5.1); a sweep
+         * reference 25 % away is not the point of the grid it is drawn at
+         * (neighbouring targets are 2x apart: a third of the way there). */
+        .off_target_max_error = 0.25,
+        /* eq. 1 is >= 0 with exact references (section 3.1); below -0.1 the
+         * step was faster than perfect overlap by more than the window
+         * barrier's tolerance (1 % of the shorter reference by default) and
+         * the few-percent repeatability of the references explain. */
+        .imprecision_max_r_overhead = -0.1,
+        /* within 30 % of perfect overlap (0) on the way to serialized (1) */
+        .overlap_max_r_overhead = 0.3,
+        /* the collective progressed when the MPI calls kept at most 30 % of
+         * what the computation could have hidden (comm_unhidden_share: 0
+         * perfect progress, 1 none, section 3.3.1) */
+        .progressed_max_unhidden = 0.3,
+        /* r_comm > 1 is communication slower than its reference (eq. 4,
+         * sections 3.2.2 and 3.3.3); 20 % above 1 so that the run-to-run
+         * variation of small collectives does not read as slowed */
+        .comm_slowed_min_r_comm = 1.2,
+        /* GEMM steps repeat within a few percent; 10 % slower is a slowdown
+         * (r_comp_slowdown > 1, section 3.3.2) */
+        .slowed_min_r_comp_slowdown = 1.1,
+        /* ... or the extra computation explains half the overhead (a 5 %
+         * slower 1 s step next to a 10 ms collective is r_overhead 5) */
+        .slowed_min_share_of_overhead = 0.5,
+    };
+}
+
+cell_rules analysis_default_rules(void)
+{
+    return (cell_rules){.thresholds = analysis_default_thresholds(), .late_tolerance = NAN};
+}
+
+/* ---- Rules on intervals -------------------------------------------------------- */
+
+/* A rule's answer on an interval: it holds for all of it, for none of it,
+ * or for part of it (an interval across a threshold, or a NAN). */
+enum tri { TRI_NO, TRI_MAYBE, TRI_YES };
+
+static enum tri tri_and(enum tri a, enum tri b)
+{
+    return a < b ? a : b;
+}
+static enum tri tri_or(enum tri a, enum tri b)
+{
+    return a > b ? a : b;
+}
+static enum tri tri_not(enum tri a)
+{
+    return (enum tri)(TRI_YES - a);
+}
+
+/* value > threshold */
+static enum tri above(metric_bounds value, double threshold)
+{
+    if (value.lo > threshold)
+        return TRI_YES;
+    if (value.hi <= threshold)
+        return TRI_NO;
+    return TRI_MAYBE;
+}
+
+/* value < threshold */
+static enum tri below(metric_bounds value, double threshold)
+{
+    if (value.hi < threshold)
+        return TRI_YES;
+    if (value.lo >= threshold)
+        return TRI_NO;
+    return TRI_MAYBE;
+}
+
+/* a >= b */
+static enum tri at_least(metric_bounds a, metric_bounds b)
+{
+    if (a.lo >= b.hi)
+        return TRI_YES;
+    if (a.hi < b.lo)
+        return TRI_NO;
+    return TRI_MAYBE;
+}
+
+static metric_bounds scaled(metric_bounds value, double factor)
+{
+    return factor >= 0 ? (metric_bounds){value.lo * factor, value.hi * factor}
+                       : (metric_bounds){value.hi * factor, value.lo * factor};
+}
+
+/* The computation was slowed (eq. 3 > 1, section 3.3.2), or its extra time
+ * explains at least half of an overhead beyond the overlap band. */
+static enum tri computation_slowed(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    enum tri explains_overhead =
+        tri_and(above(in->r_overhead, th->overlap_max_r_overhead),
+                at_least(in->comp_extra_in_overhead,
+                         scaled(in->r_overhead, th->slowed_min_share_of_overhead)));
+    return tri_or(at_least(in->r_comp_slowdown, (metric_bounds){th->slowed_min_r_comp_slowdown,
+                                                                th->slowed_min_r_comp_slowdown}),
+                  explains_overhead);
+}
+
+/* r_comm ~ 0: the collective progressed during the computation. */
+static enum tri communication_progressed(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return tri_not(above(in->comm_unhidden_share, th->progressed_max_unhidden));
+}
+
+/* r_comm > 1: the collective took longer than its reference. */
+static enum tri communication_slowed(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return above(in->r_comm, th->comm_slowed_min_r_comm);
+}
+
+typedef enum tri (*diagnosis_rule_fn)(const diagnosis_input *in, const diagnosis_thresholds *th);
+
+static enum tri rule_invalid(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    (void)th;
+    return in->valid ? TRI_NO : TRI_YES;
+}
+
+static enum tri rule_off_target(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    double most = th->off_target_max_error;
+    return tri_or(tri_or(above(in->comm_target_error, most), below(in->comm_target_error, -most)),
+                  tri_or(above(in->comp_target_error, most), below(in->comp_target_error, -most)));
+}
+
+static enum tri rule_imprecision(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return below(in->r_overhead, th->imprecision_max_r_overhead);
+}
+
+static enum tri rule_overlap(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return tri_and(tri_not(above(in->r_overhead, th->overlap_max_r_overhead)),
+                   tri_and(communication_progressed(in, th), tri_not(computation_slowed(in, th))));
+}
+
+static enum tri rule_no_progress(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return tri_and(
+        tri_and(tri_not(communication_progressed(in, th)), tri_not(communication_slowed(in, th))),
+        tri_not(computation_slowed(in, th)));
+}
+
+static enum tri rule_comp_slowdown(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return tri_and(computation_slowed(in, th), communication_progressed(in, th));
+}
+
+static enum tri rule_contention(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return tri_and(computation_slowed(in, th), communication_slowed(in, th));
+}
+
+static enum tri rule_comm_slowed(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return tri_and(communication_slowed(in, th), tri_not(computation_slowed(in, th)));
+}
+
+static enum tri rule_always(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    (void)in;
+    (void)th;
+    return TRI_YES;
+}
+
+/* First match wins; README.md lists the same table. */
+static const struct {
+    enum diagnosis diagnosis;
+    diagnosis_rule_fn applies;
+} diagnosis_rules[] = {
+    {DIAG_INVALID, rule_invalid},
+    {DIAG_OFF_TARGET, rule_off_target},
+    {DIAG_IMPRECISION, rule_imprecision},
+    {DIAG_OVERLAP, rule_overlap},
+    {DIAG_NO_PROGRESS, rule_no_progress},
+    {DIAG_COMP_SLOWDOWN, rule_comp_slowdown},
+    {DIAG_CONTENTION, rule_contention},
+    {DIAG_COMM_SLOWED, rule_comm_slowed},
+    /* what no rule above explains: an overhead with both ratios fine (rank
+     * skew, references that moved, noise), or a combination section 3.3
+     * does not name (a slowed computation next to an unprogressed
+     * collective, r_comm ~ 1) */
+    {DIAG_UNEXPLAINED, rule_always},
+};
+
+enum diagnosis analysis_diagnose(const diagnosis_input *input,
+                                 const diagnosis_thresholds *thresholds)
+{
+    /* The first rule that holds on the whole interval decides. A rule that
+     * holds on part of it (TRI_MAYBE) before that one is where the class
+     * `uncertain` will go once metrics carry bootstrap intervals; with
+     * lo = hi only a NAN answers MAYBE, and it is not taken. */
+    for (size_t i = 0; i < sizeof diagnosis_rules / sizeof *diagnosis_rules; i++)
+        if (diagnosis_rules[i].applies(input, thresholds) == TRI_YES)
+            return diagnosis_rules[i].diagnosis;
+    return DIAG_UNEXPLAINED;
+}
+
+static metric_bounds point(double value)
+{
+    return (metric_bounds){value, value};
+}
+
+diagnosis_input analysis_diagnosis_point(const cell_metrics *cell)
+{
+    double shorter = fmin(cell->t_comm_ref, cell->t_comp_ref);
+    return (diagnosis_input){
+        .valid = cell->valid && !isnan(cell->r_overhead),
+        .r_overhead = point(cell->r_overhead),
+        .r_comm = point(cell->r_comm),
+        .r_comp_slowdown = point(cell->r_comp_slowdown),
+        .comm_unhidden_share = point(cell->comm_unhidden_share),
+        .comp_extra_in_overhead = point((cell->t_comp - cell->t_comp_ref_local) / shorter),
+        .comm_target_error = point(cell->comm_target_error),
+        .comp_target_error = point(cell->comp_target_error),
+    };
+}
