@@ -375,11 +375,12 @@ int main(int argc, char **argv)
     static settings s; /* large: not on the stack */
     parse_arguments(argc, argv, &s);
 
-    char message[1024];
+    char message[2048];
     if (compute_blas_check(message, sizeof message) != 0) {
         fprintf(stderr, "compute_ref: refusing to run: %s\n", message);
         return 2;
     }
+    fprintf(stderr, "compute_ref: %s; cores from %s\n", message, compute_cpu_topology_source());
     char error[512];
     if (s.threads == 0) {
         int allowed[COMPUTE_MAX_CPUS];
