@@ -85,6 +85,7 @@ static json_object *blas_json(void)
     json_object_object_add(o, "background_cpu_per_wall",
                            json_object_new_double(blas.background_cpu_per_wall));
     json_object_object_add(o, "measured_s", json_object_new_double(blas.measured_s));
+    json_object_object_add(o, "windows", json_object_new_int(blas.windows));
     json_object_object_add(o, "one_thread_per_call",
                            json_object_new_boolean(blas.one_thread_per_call));
     return o;

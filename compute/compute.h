@@ -32,24 +32,33 @@ typedef struct compute_blas_info {
                            * build (openblas_get_parallel() = 0)" */
     int threads_reported; /* threads per call the library reports once limited
                            * (0: it has no way to say: generic) */
-    /* Measured on one calling thread: dgemms of n = 256 for ~20 ms. The
-     * BLAS's CPU time is the process's, less what its other threads spent
-     * meanwhile at the rate measured just before (MPI progress threads). */
-    double cpu_per_wall;            /* BLAS CPU time / wall time: ~1 for one thread */
-    double cpu_per_caller_cpu;      /* BLAS CPU time / the calling thread's: ~1 for
+    /* Measured on the calling thread: windows of 20 ms of dgemm (n = 256),
+     * the process's CPU time (every thread's) against wall time and against
+     * the calling thread's own CPU time, until enough windows in a row show
+     * one thread (at most 1.1 times the caller's CPU time: 3, and half as
+     * many as did not before them, since a BLAS's idle pool may spin for a
+     * while after it starts) or 0.8 s have passed. Figures of the passing
+     * windows, or of all windows when refused. */
+    double cpu_per_wall;            /* process CPU / wall: ~1 for one thread */
+    double cpu_per_caller_cpu;      /* process CPU / calling thread's CPU: ~1 for
                                      * one thread, ~k for k, whatever the load */
-    double background_cpu_per_wall; /* the other threads' rate, subtracted */
-    double measured_s;              /* wall time of the measured dgemms */
+    double measured_s;              /* wall time of those windows */
+    int windows;                    /* windows measured */
+    double background_cpu_per_wall; /* other threads' rate before any dgemm,
+                                     * reported, not subtracted */
     bool one_thread_per_call;       /* the check passed */
 } compute_blas_info;
 
 /* Forces the BLAS to one thread per call where it has a way (the serial build
- * needs none), then confirms it by measurement: a dgemm's CPU time against
- * that of its calling thread. 0 when one thread per call holds, with a
- * summary in message; -1 otherwise, with a message naming the BLAS, what was
- * measured and the fix. Callers refuse to run (exit 2) on -1. Call it on the
- * thread that will create the team, before any other dgemm; it measures
- * once per process (tens of ms) and later calls return the same result. */
+ * needs none), then confirms it by measurement: the process's CPU time during
+ * dgemms against that of their calling thread. 0 when one thread per call
+ * holds, with a summary in message; -1 otherwise, with a message naming the
+ * BLAS, what was measured and the fix. Callers refuse to run (exit 2) on -1.
+ * Call it on the thread that will create the team, before any other dgemm
+ * and before starting threads that keep a core busy (MPI_Init: MPICH's
+ * progress thread would count as the BLAS's). It measures once per process
+ * (~80 ms; up to 0.8 s while a BLAS's idle pool spins down) and later
+ * calls return the same result. */
 int compute_blas_check(char *message, size_t message_size);
 
 /* The BLAS and the result of compute_blas_check (run first if it has not

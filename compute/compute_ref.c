@@ -19,6 +19,7 @@ static const char csv_header[] = "host,threads,matrix_n,reps,t_comp_s,gflops_per
 
 static const char usage_text[] =
     "Usage: compute_ref (--targets LIST | --sizes LIST | --sizes-from FILE) [options]\n"
+    "       compute_ref --blas\n"
     "Runs the bench_nbc GEMM step (one OpenMP thread per core, each a sequential\n"
     "dgemm n x n x n on its own matrices; the slowest thread's time) without MPI\n"
     "and writes one CSV line per matrix size:\n"
@@ -34,6 +35,8 @@ static const char usage_text[] =
     "  --tolerance X       calibration's relative tolerance, 0 < X < 1 (default 0.10)\n"
     "  -o, --output FILE   append to FILE (header only when it is empty; safe for\n"
     "                      several processes); default: standard output\n"
+    "  --blas              check the BLAS (one thread per call, measured) and print\n"
+    "                      what it is, one 'key: value' per line, then exit\n"
     "  -h, --help          this text\n"
     "Exit status: 0 done, 1 run-time failure, 2 bad option or multithreaded BLAS.\n";
 
@@ -52,6 +55,7 @@ typedef struct settings {
     int reps;
     double tolerance;
     const char *output_path; /* NULL: stdout */
+    bool blas_only;          /* --blas */
 } settings;
 
 /* Prints "compute_ref: <message><suffix>" and exits with `status`. */
@@ -233,6 +237,7 @@ static void parse_arguments(int argc, char **argv, settings *s)
         {"reps", required_argument, NULL, 'r'},
         {"tolerance", required_argument, NULL, 'x'},
         {"output", required_argument, NULL, 'o'},
+        {"blas", no_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -276,6 +281,9 @@ static void parse_arguments(int argc, char **argv, settings *s)
         case 'o':
             s->output_path = optarg;
             break;
+        case 'b':
+            s->blas_only = true;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -287,7 +295,7 @@ static void parse_arguments(int argc, char **argv, settings *s)
     }
     if (optind < argc)
         bad_usage("unexpected argument '%s'", argv[optind]);
-    if (s->source == source_none)
+    if (s->source == source_none && !s->blas_only)
         bad_usage("give one of --targets, --sizes, --sizes-from");
     if (s->cpu_count > 0 && s->threads == 0)
         s->threads = s->cpu_count;
@@ -370,10 +378,32 @@ static size_t calibrate_target(compute_team *team, const settings *s, double tar
     return result.matrix_n;
 }
 
+/* --blas: the BLAS this build uses and how it runs one thread per call, for
+ * scripts (one "key: value" per line); exit status 0, or 2 when refused. */
+static int print_blas(void)
+{
+    char message[2048];
+    int status = compute_blas_check(message, sizeof message);
+    compute_blas_info blas;
+    compute_blas_get_info(&blas);
+    printf("name: %s\nversion: %s\nlibrary: %s\nthreading: %s\nthreads_reported: %d\n"
+           "cpu_per_wall: %.3f\ncpu_per_caller_cpu: %.3f\nmeasured_s: %.4f\nwindows: %d\n"
+           "background_cpu_per_wall: %.3f\none_thread_per_call: %s\ncpu_topology: %s\n",
+           blas.name, blas.version, blas.library, blas.threading, blas.threads_reported,
+           blas.cpu_per_wall, blas.cpu_per_caller_cpu, blas.measured_s, blas.windows,
+           blas.background_cpu_per_wall, blas.one_thread_per_call ? "yes" : "no",
+           compute_cpu_topology_source());
+    if (status != 0)
+        fprintf(stderr, "compute_ref: refusing to run: %s\n", message);
+    return status == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
     static settings s; /* large: not on the stack */
     parse_arguments(argc, argv, &s);
+    if (s.blas_only)
+        return print_blas();
 
     char message[2048];
     if (compute_blas_check(message, sizeof message) != 0) {

@@ -73,8 +73,8 @@ static void test_blas_one_thread_per_call(void **state)
     assert_true(strlen(info.version) > 0 && strlen(info.threading) > 0);
     assert_int_equal(access(info.library, R_OK), 0);
     assert_true(info.threads_reported == 0 || info.threads_reported == 1);
-    assert_true(info.measured_s >= 0.02);
-    assert_true(info.cpu_per_caller_cpu > 0.5 && info.cpu_per_caller_cpu <= 1.5);
+    assert_true(info.measured_s >= 0.02 && info.windows >= 1);
+    assert_true(info.cpu_per_caller_cpu > 0.5 && info.cpu_per_caller_cpu <= 1.1);
     /* The calling thread's CPU time is at most the wall time (to the clocks'
      * read order): CPU/wall cannot exceed CPU/caller CPU. */
     assert_true(info.cpu_per_wall > 0 && info.cpu_per_wall <= info.cpu_per_caller_cpu * 1.01);
