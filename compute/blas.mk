@@ -28,11 +28,13 @@ $(error BLAS=$(BLAS) is not a known BLAS (allowed: openblas, blis, mkl, generic,
 endif
 MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null)
 
-# One row per BLAS: the variable naming its install prefix, its include folder
-# under that prefix, the libraries, Debian's folders (libraries, headers), the
-# pkg-config name, and the CBLAS header.
+# One row per BLAS: the variable naming its install prefix, its include and
+# library folders under that prefix (the first that exists), the libraries,
+# Debian's folders (libraries, headers), the pkg-config name, and the CBLAS
+# header.
 blas_root_openblas      := OPENBLAS_ROOT
 blas_include_openblas   := include
+blas_libdirs_openblas   := lib64 lib
 blas_libs_openblas      := -lopenblas
 blas_deb_lib_openblas   := /usr/lib/$(MULTIARCH)/openblas-$(or $(blas_variant),serial)
 blas_deb_inc_openblas   := /usr/include/$(MULTIARCH)/openblas-$(or $(blas_variant),serial)
@@ -42,6 +44,7 @@ blas_header_openblas    := cblas.h
 
 blas_root_blis          := BLIS_ROOT
 blas_include_blis       := include/blis
+blas_libdirs_blis       := lib64 lib
 blas_libs_blis          := -lblis
 blas_deb_lib_blis       := /usr/lib/$(MULTIARCH)/blis-$(or $(blas_variant),serial)
 blas_deb_inc_blis       := /usr/include/$(MULTIARCH)/blis-$(or $(blas_variant),serial)
@@ -54,6 +57,7 @@ blas_header_blis        := cblas.h
 # libraries in $MKLROOT/lib/intel64 before oneAPI 2024, $MKLROOT/lib since.
 blas_root_mkl           := MKLROOT
 blas_include_mkl        := include
+blas_libdirs_mkl        := lib/intel64 lib
 blas_libs_mkl           := -Wl,--no-as-needed -lmkl_intel_lp64 -lmkl_sequential -lmkl_core -lpthread -lm -ldl
 blas_deb_lib_mkl        :=
 blas_deb_inc_mkl        :=
@@ -65,6 +69,7 @@ blas_header_mkl         := mkl_cblas.h
 # /usr/lib/<multiarch>/blas/libblas.so and names its header cblas-netlib.h.
 blas_root_generic       :=
 blas_include_generic    :=
+blas_libdirs_generic    :=
 blas_libs_generic       := -lcblas -lblas
 blas_deb_lib_generic    := /usr/lib/$(MULTIARCH)/blas
 blas_deb_inc_generic    :=
@@ -74,8 +79,8 @@ blas_pc_generic         := cblas
 blas_header_generic     := cblas.h
 
 blas_comma := ,
-blas_isystem = $(patsubst -I%,-isystem %,$(1))
-blas_with_runpath = $(1) $(patsubst -L%,-Wl$(blas_comma)-rpath$(blas_comma)%,$(filter -L%,$(1)))
+blas_isystem = $(strip $(patsubst -I%,-isystem %,$(1)))
+blas_with_runpath = $(strip $(1) $(patsubst -L%,-Wl$(blas_comma)-rpath$(blas_comma)%,$(filter -L%,$(1))))
 blas_root_name := $(blas_root_$(BLAS_BACKEND))
 blas_root      := $(if $(blas_root_name),$($(blas_root_name)))
 blas_deb_lib   := $(blas_deb_lib_$(BLAS_BACKEND))
@@ -100,7 +105,7 @@ else ifneq ($(blas_root),)
 ifeq ($(wildcard $(blas_root)/$(blas_include_$(BLAS_BACKEND))/$(BLAS_CBLAS_H)),)
 $(error BLAS=$(BLAS): $(blas_root_name)=$(blas_root) has no $(blas_include_$(BLAS_BACKEND))/$(BLAS_CBLAS_H) (unset it, or fix the prefix))
 endif
-blas_root_lib := $(firstword $(wildcard $(blas_root)/lib/intel64 $(blas_root)/lib64) $(blas_root)/lib)
+blas_root_lib := $(firstword $(wildcard $(addprefix $(blas_root)/,$(blas_libdirs_$(BLAS_BACKEND)))) $(blas_root)/lib)
 BLAS_FOUND   := $(blas_root_name)=$(blas_root)
 BLAS_CFLAGS  := -isystem $(blas_root)/$(blas_include_$(BLAS_BACKEND))
 BLAS_LIBS    := $(call blas_with_runpath,-L$(blas_root_lib) $(blas_libs_$(BLAS_BACKEND)))

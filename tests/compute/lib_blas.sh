@@ -14,15 +14,19 @@ need_package() {
     [ -e "$1" ] || fail "$2 is installed but $1 is still missing"
 }
 
+# The settings of the make that runs the tests (MAKEFLAGS, and the BLAS
+# variables it exports) stay out of the builds and queries the tests make.
+MAKE_ENV=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BLAS -u BLAS_CFLAGS -u BLAS_LIBS -u BLAS_CBLAS_H
+          -u HWLOC)
+
 # build_compute_ref SUFFIX MAKE_ARGS...: compute_ref and the compute objects
 # only, built with MAKE_ARGS into $BUILD-SUFFIX (build/mpich-blis for
-# BLAS=blis: where `make BLAS=blis` puts them); its path in REF. The test's
-# own make settings (MAKEFLAGS) stay out.
+# BLAS=blis: where `make BLAS=blis` puts them); its path in REF.
 build_compute_ref() {
     local suffix=$1
     shift
     local dir=$BUILD-$suffix
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL nice make -s -j2 --no-print-directory \
+    "${MAKE_ENV[@]}" nice make -s -j2 --no-print-directory \
         MPI="$MPI" SAN="${SAN:-}" BUILD="$dir" "$@" "$dir/compute_ref" >"$SCRATCH/make-$suffix.log" 2>&1 ||
         fail "make $* $dir/compute_ref failed: $(tail -n 20 "$SCRATCH/make-$suffix.log")"
     # shellcheck disable=SC2034 # the caller's result
@@ -49,9 +53,10 @@ expect_one_thread() {
 # is the one in DIR (its RUNPATH wins over the system's alternatives), and
 # --blas (the last expect_one_thread) named it.
 expect_library() {
-    local prog=$1 dir=$2 library
+    local prog=$1 dir=$2 library loaded
     shift 2
     library=$(blas_value library "$SCRATCH/blas.out")
     [ "${library#"$dir"/}" != "$library" ] || fail "$prog runs the BLAS in $library, not in $dir"
-    env "$@" ldd "$prog" | grep -q " => $dir/" || fail "ldd $prog loads nothing from $dir: $(env "$@" ldd "$prog")"
+    loaded=$(env "$@" ldd "$prog")
+    grep -q " => $dir/" <<<"$loaded" || fail "ldd $prog loads nothing from $dir: $loaded"
 }
