@@ -36,7 +36,7 @@ typedef struct compute_blas_info {
      * the process's CPU time (every thread's) against wall time and against
      * the calling thread's own CPU time, until enough windows in a row show
      * one thread (at most 1.1 times the caller's CPU time: 3, and half as
-     * many as did not before them, since a BLAS's idle pool may spin for a
+     * many as were measured before them, since a BLAS's idle pool may spin for a
      * while after it starts) or 0.8 s have passed. Figures of the passing
      * windows, or of all windows when refused. */
     double cpu_per_wall;            /* process CPU / wall: ~1 for one thread */
