@@ -22,16 +22,15 @@ MPICC   := $(mpi_cc_$(MPI))
 MPIEXEC := $(mpi_exec_$(MPI))
 CC      := gcc
 
+# The BLAS: BLAS=openblas (default: Debian's serial build where installed),
+# blis, mkl, generic, or your own BLAS_CFLAGS/BLAS_LIBS (compute/blas.mk says
+# where each is looked for). Defines BLAS, BLAS_BACKEND, BLAS_CFLAGS, BLAS_LIBS.
+include compute/blas.mk
+
 # build/<mpi>/ holds everything linked against one MPI library; the MPI-free
 # analysis tools go straight into build/ (build/san/ for sanitized builds).
 BUILD     := build/$(MPI)$(if $(SAN),-san)
 TOOLS_DIR := build$(if $(SAN),/san)
-
-MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null)
-# The serial OpenBLAS: one BLAS thread per call, whatever the environment says.
-BLAS_DIR    := /usr/lib/$(MULTIARCH)/openblas-serial
-BLAS_CFLAGS := -I/usr/include/$(MULTIARCH)/openblas-serial
-BLAS_LIBS   := -L$(BLAS_DIR) -lopenblas -Wl,-rpath,$(BLAS_DIR)
 
 comma := ,
 SAN_FLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)

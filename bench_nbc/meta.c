@@ -67,6 +67,30 @@ static json_object *seconds_json(double s)
     return json_object_new_double_s(s, text);
 }
 
+/* The BLAS and how it runs one thread per call (compute_blas_check ran before
+ * the team was created). */
+static json_object *blas_json(void)
+{
+    compute_blas_info blas;
+    compute_blas_get_info(&blas);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(blas.name));
+    json_object_object_add(o, "version", json_object_new_string(blas.version));
+    json_object_object_add(o, "library", json_object_new_string(blas.library));
+    json_object_object_add(o, "threading", json_object_new_string(blas.threading));
+    json_object_object_add(o, "threads_reported", json_object_new_int(blas.threads_reported));
+    json_object_object_add(o, "cpu_per_wall", json_object_new_double(blas.cpu_per_wall));
+    json_object_object_add(o, "cpu_per_caller_cpu",
+                           json_object_new_double(blas.cpu_per_caller_cpu));
+    json_object_object_add(o, "background_cpu_per_wall",
+                           json_object_new_double(blas.background_cpu_per_wall));
+    json_object_object_add(o, "measured_s", json_object_new_double(blas.measured_s));
+    json_object_object_add(o, "windows", json_object_new_int(blas.windows));
+    json_object_object_add(o, "one_thread_per_call",
+                           json_object_new_boolean(blas.one_thread_per_call));
+    return o;
+}
+
 int nbc_meta_write(nbc_run *run, const meta_info *m)
 {
     const nbc_config *cfg = run->cfg;
@@ -104,7 +128,9 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "deployment",
                            json_object_new_string(nbc_deployment_name(cfg->run.deployment)));
     json_object_object_add(o, "progress", json_object_new_string(progress));
-    json_object_object_add(o, "blas", json_object_new_string(compute_blas_config()));
+    json_object_object_add(o, "blas", blas_json());
+    json_object_object_add(o, "cpu_topology",
+                           json_object_new_string(compute_cpu_topology_source()));
     json_object_object_add(o, "environment", environment_json());
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
     if (m->clocksync)

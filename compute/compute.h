@@ -22,14 +22,56 @@
 
 /* ---- Environment checks ------------------------------------------------ */
 
-/* 0 when BLAS runs one thread per call (serial OpenBLAS, or a threaded build
- * limited to 1 thread); -1 otherwise, with the reason and OpenBLAS's
- * configuration in message. Callers refuse to run (exit 2) on -1. */
+/* The BLAS this build links (make BLAS=openblas|blis|mkl|generic) and how it
+ * was brought to one thread per call. */
+typedef struct compute_blas_info {
+    const char *name;     /* "openblas", "blis", "mkl" or "generic" */
+    char version[256];    /* the library's own version string */
+    char library[512];    /* the file cblas_dgemm came from (dladdr) */
+    char threading[256];  /* how one thread per call was achieved, e.g. "serial
+                           * build (openblas_get_parallel() = 0)" */
+    int threads_reported; /* threads per call the library reports once limited
+                           * (0: it has no way to say: generic) */
+    /* Measured on the calling thread: windows of 20 ms of dgemm (n = 256),
+     * the process's CPU time (every thread's) against wall time and against
+     * the calling thread's own CPU time, until enough windows in a row show
+     * one thread (at most 1.1 times the caller's CPU time: 3, and half as
+     * many as were measured before them, since a BLAS's idle pool may spin for a
+     * while after it starts) or 0.8 s have passed. Figures of the passing
+     * windows, or of all windows when refused. */
+    double cpu_per_wall;            /* process CPU / wall: ~1 for one thread */
+    double cpu_per_caller_cpu;      /* process CPU / calling thread's CPU: ~1 for
+                                     * one thread, ~k for k, whatever the load */
+    double measured_s;              /* wall time of those windows */
+    int windows;                    /* windows measured */
+    double background_cpu_per_wall; /* other threads' rate before any dgemm,
+                                     * reported, not subtracted */
+    bool one_thread_per_call;       /* the check passed */
+} compute_blas_info;
+
+/* Forces the BLAS to one thread per call where it has a way (the serial build
+ * needs none), then confirms it by measurement: the process's CPU time during
+ * dgemms against that of their calling thread. 0 when one thread per call
+ * holds, with a summary in message; -1 otherwise, with a message naming the
+ * BLAS, what was measured and the fix. Callers refuse to run (exit 2) on -1.
+ * Call it on the thread that will create the team, before any other dgemm
+ * and before starting threads that keep a core busy (MPI_Init: MPICH's
+ * progress thread would count as the BLAS's). It measures once per process
+ * (~80 ms; up to 0.8 s while a BLAS's idle pool spins down) and later
+ * calls return the same result. */
 int compute_blas_check(char *message, size_t message_size);
 
-/* OpenBLAS's configuration string (version, build options, core), for the
- * run's metadata. */
-const char *compute_blas_config(void);
+/* The BLAS and the result of compute_blas_check (run first if it has not
+ * run), for the run's metadata. */
+void compute_blas_get_info(compute_blas_info *info);
+
+/* How compute_allowed_cpus tells cores apart: "hwloc", or "sysfs" when built
+ * without hwloc (HWLOC=0, or no hwloc.pc): the core_cpus_list (or, before
+ * Linux 5.6, thread_siblings_list) of /sys/devices/system/cpu/cpu<N>/topology.
+ * The environment variable COMPUTE_SYSFS_CPU_DIR replaces
+ * /sys/devices/system/cpu in the sysfs build (tests give it a made-up
+ * topology). */
+const char *compute_cpu_topology_source(void);
 
 /* The CPUs the calling thread may run on, one per physical core (the first
  * hardware thread of each core: the paper keeps one thread per core, no

@@ -2,9 +2,9 @@
  * single-threaded cblas_dgemm loop, to show the harness costs nothing. The
  * machine is shared and noisy: the three are measured in turns, several
  * rounds, and each keeps its best median. */
+#include "compute/blas_cblas.h"
 #include "compute/compute.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,8 +117,11 @@ int main(void)
     const kind kinds[kind_count] = {{measure_plain, &plain, NULL},
                                     {compute_measure_local, one, one},
                                     {compute_measure_local, all, all}};
+    compute_blas_info blas;
+    compute_blas_get_info(&blas);
     if (status == 0)
-        printf("GFLOP/s per thread, best of %d medians (%s)\n", rounds, compute_blas_config());
+        printf("GFLOP/s per thread, best of %d medians (%s: %s)\n", rounds, blas.name,
+               blas.version);
     for (int i = 0; i < size_count && status == 0; i++) {
         double gflops[kind_count];
         int failed = measure_size(kinds, sizes[i], gflops);

@@ -33,6 +33,7 @@ static const char csv_header[] =
 static const char usage_text[] =
     "Usage: compute_ref --run RUN_DIR [--phase before|after]\n"
     "       compute_ref (--targets LIST | --sizes LIST | --sizes-from FILE) [options]\n"
+    "       compute_ref --blas\n"
     "Runs the bench_nbc GEMM step (one OpenMP thread per core, each a sequential\n"
     "dgemm n x n x n on its own matrices; the slowest thread's time) without MPI\n"
     "and writes one CSV line per matrix size and process:\n"
@@ -55,6 +56,8 @@ static const char usage_text[] =
     "  --tolerance X       calibration's relative tolerance, 0 < X < 1 (default 0.10)\n"
     "  -o, --output FILE   append to FILE (header only when it is empty; safe for\n"
     "                      several processes); default: standard output\n"
+    "  --blas              check the BLAS (one thread per call, measured) and print\n"
+    "                      what it is, one 'key: value' per line, then exit\n"
     "  -h, --help          this text\n"
     "Exit status: 0 done, 1 run-time failure, 2 bad option or multithreaded BLAS.\n";
 
@@ -82,6 +85,7 @@ typedef struct settings {
     int reps;
     double tolerance;
     const char *output_path; /* NULL: stdout */
+    bool blas_only;          /* --blas */
 } settings;
 
 /* Prints "compute_ref: <message><suffix>" and exits with `status`. */
@@ -276,6 +280,7 @@ static void parse_arguments(int argc, char **argv, settings *s)
         {"output", required_argument, NULL, 'o'},
         {"run", required_argument, NULL, 'R'},
         {"phase", required_argument, NULL, 'P'},
+        {"blas", no_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -331,6 +336,9 @@ static void parse_arguments(int argc, char **argv, settings *s)
                 bad_usage("--phase: '%s' (allowed: before, after)", optarg);
             s->phase = optarg;
             break;
+        case 'b':
+            s->blas_only = true;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             exit(0);
@@ -342,7 +350,7 @@ static void parse_arguments(int argc, char **argv, settings *s)
     }
     if (optind < argc)
         bad_usage("unexpected argument '%s'", argv[optind]);
-    if (s->source == source_none)
+    if (s->source == source_none && !s->blas_only)
         bad_usage("give one of --run, --targets, --sizes, --sizes-from");
     if (s->source == source_run && (s->threads || s->cpu_count))
         bad_usage("--run takes the threads and CPUs of the run's ranks: no --threads or --cpus");
@@ -532,7 +540,7 @@ typedef struct shared_state {
 
 static void run_process(const settings *s, const host_rank *rank, shared_state *shared, int proc)
 {
-    char message[1024], error[512];
+    char message[2048], error[512];
     if (compute_blas_check(message, sizeof message) != 0)
         fail("refusing to run: %s", message);
     compute_options options = {.threads = rank->cpu_count, .cpu_ids = rank->cpu_ids};
@@ -605,18 +613,41 @@ static int run_reference(settings *s)
     return 0;
 }
 
+/* --blas: the BLAS this build uses and how it runs one thread per call, for
+ * scripts (one "key: value" per line); exit status 0, or 2 when refused. */
+static int print_blas(void)
+{
+    char message[2048];
+    int status = compute_blas_check(message, sizeof message);
+    compute_blas_info blas;
+    compute_blas_get_info(&blas);
+    printf("name: %s\nversion: %s\nlibrary: %s\nthreading: %s\nthreads_reported: %d\n"
+           "cpu_per_wall: %.3f\ncpu_per_caller_cpu: %.3f\nmeasured_s: %.4f\nwindows: %d\n"
+           "background_cpu_per_wall: %.3f\none_thread_per_call: %s\ncpu_topology: %s\n",
+           blas.name, blas.version, blas.library, blas.threading, blas.threads_reported,
+           blas.cpu_per_wall, blas.cpu_per_caller_cpu, blas.measured_s, blas.windows,
+           blas.background_cpu_per_wall, blas.one_thread_per_call ? "yes" : "no",
+           compute_cpu_topology_source());
+    if (status != 0)
+        fprintf(stderr, "compute_ref: refusing to run: %s\n", message);
+    return status == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
     static settings s; /* large: not on the stack */
     parse_arguments(argc, argv, &s);
+    if (s.blas_only)
+        return print_blas();
     if (s.source == source_run)
         return run_reference(&s);
 
-    char message[1024];
+    char message[2048];
     if (compute_blas_check(message, sizeof message) != 0) {
         fprintf(stderr, "compute_ref: refusing to run: %s\n", message);
         return 2;
     }
+    fprintf(stderr, "compute_ref: %s; cores from %s\n", message, compute_cpu_topology_source());
     char error[512];
     if (s.threads == 0) {
         int allowed[COMPUTE_MAX_CPUS];

@@ -1,7 +1,8 @@
 /* The OpenMP team: binding, per-thread matrices, the timed step. */
+#include "compute/blas_backend.h"
+#include "compute/blas_cblas.h"
 #include "compute/compute.h"
 
-#include <cblas.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -70,11 +71,15 @@ uint64_t compute_matrix_bytes(int threads, size_t matrix_n)
 }
 
 /* Binds the calling thread to its slot's CPU and records which OS thread it
- * is, so a step can tell when libgomp hands the slot to another thread. */
+ * is, so a step can tell when libgomp hands the slot to another thread. A BLAS
+ * that keeps its thread count per thread is told one thread here, by every
+ * (new) OS thread of the team. */
 static void bind_current_thread(const compute_team *team, thread_slot *slot)
 {
     slot->tid = gettid();
     slot->bind_error = 0;
+    if (compute_blas_backend.limit_calling_thread != NULL)
+        compute_blas_backend.limit_calling_thread();
     if (!team->bound)
         return;
     cpu_set_t set;

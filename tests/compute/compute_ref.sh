@@ -10,9 +10,17 @@ prog=$BENCH_NBC_ROOT/$BUILD/compute_ref
 make_scratch
 work=$SCRATCH
 
-# No MPI library among the shared objects it loads.
+# No MPI library among the shared objects it loads; the BLAS it names
+# (compute_ref --blas) is one of them, unless linked statically.
 libs=$(ldd "$prog")
-echo "$libs" | grep -q libopenblas || fail "ldd shows no libopenblas: is this the right program?"
+"$prog" --blas >"$work/blas.out" || fail "compute_ref --blas refused the build's BLAS"
+blas=$(sed -n 's/^name: //p' "$work/blas.out")
+library=$(sed -n 's/^library: //p' "$work/blas.out")
+if [ "$library" != "$(readlink -f "$prog")" ]; then
+    awk '$2 == "=>" && $3 ~ /^\// { print $3 }' <<<"$libs" | xargs readlink -f | grep -qxF "$library" ||
+        fail "the BLAS $blas in $library is not among the objects ldd lists: $libs"
+fi
+figure "compute_ref: BLAS $blas ($library)"
 if echo "$libs" | grep -qi 'libmpi'; then
     fail "compute_ref depends on MPI: $(echo "$libs" | grep -i libmpi)"
 fi

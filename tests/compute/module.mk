@@ -8,4 +8,9 @@ $(compute_unit_tests): $(BUILD)/tests/compute/%: $(BUILD)/nompi/tests/compute/%.
 	$(CC) $(LDFLAGS) -o $@ $^ $(BLAS_LIBS) $(COMPUTE_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(compute_unit_tests)
-E2E_TESTS  += tests/compute/compute_ref.sh tests/compute/blas_check.sh
+# blas_openblas_pthread, blas_blis, blas_netlib and topology_sysfs build
+# compute_ref alone into build/<mpi>-<name>/ (another BLAS, or HWLOC=0).
+E2E_TESTS  += tests/compute/compute_ref.sh tests/compute/blas_check.sh \
+              tests/compute/blas_select.sh tests/compute/blas_openblas_pthread.sh \
+              tests/compute/blas_blis.sh tests/compute/blas_netlib.sh \
+              tests/compute/topology_sysfs.sh tests/compute/blas_meta.sh

@@ -58,13 +58,33 @@ static int teardown(void **state)
     return 0;
 }
 
-static void test_blas_serial_accepted(void **state)
+/* The build's BLAS runs one thread per call (the tests run it serial or
+ * limited), says what it is, and the measurement agrees. */
+static void test_blas_one_thread_per_call(void **state)
 {
     (void)state;
-    char message[1024];
+    char message[2048];
     assert_int_equal(compute_blas_check(message, sizeof message), 0);
-    assert_non_null(strstr(message, "1 thread per call"));
-    assert_non_null(strstr(compute_blas_config(), "OpenBLAS"));
+    assert_non_null(strstr(message, "one thread per call"));
+    compute_blas_info info;
+    compute_blas_get_info(&info);
+    assert_true(info.one_thread_per_call);
+    assert_non_null(strstr(message, info.name));
+    assert_true(strlen(info.version) > 0 && strlen(info.threading) > 0);
+    assert_int_equal(access(info.library, R_OK), 0);
+    assert_true(info.threads_reported == 0 || info.threads_reported == 1);
+    assert_true(info.measured_s >= 0.02 && info.windows >= 1);
+    assert_true(info.cpu_per_caller_cpu > 0.5 && info.cpu_per_caller_cpu <= 1.1);
+    /* The calling thread's CPU time is at most the wall time (to the clocks'
+     * read order): CPU/wall cannot exceed CPU/caller CPU. */
+    assert_true(info.cpu_per_wall > 0 && info.cpu_per_wall <= info.cpu_per_caller_cpu * 1.01);
+    assert_true(info.background_cpu_per_wall >= 0);
+    /* Measured once per process: a second call says the same. */
+    char again[2048];
+    assert_int_equal(compute_blas_check(again, sizeof again), 0);
+    assert_string_equal(again, message);
+    const char *source = compute_cpu_topology_source();
+    assert_true(strcmp(source, "hwloc") == 0 || strcmp(source, "sysfs") == 0);
 }
 
 static bool smt_active(void)
@@ -363,7 +383,7 @@ static void test_memory_limit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_blas_serial_accepted),
+        cmocka_unit_test(test_blas_one_thread_per_call),
         cmocka_unit_test(test_allowed_cpus_follow_affinity),
         cmocka_unit_test(test_bad_options_refused),
         cmocka_unit_test(test_threads_bound_to_their_cpus),
