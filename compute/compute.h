@@ -4,7 +4,8 @@
  * An OpenMP team with one thread per core; each thread owns its matrices
  * (allocated and first-touched by itself, 64-byte aligned) and runs one
  * sequential cblas_dgemm n x n x n per step. The step time is that of the
- * slowest thread: CLOCK_MONOTONIC before and after the parallel region.
+ * slowest thread: CLOCK_MONOTONIC_RAW (else CLOCK_MONOTONIC) before and after the
+ * parallel region.
  * Calibration finds the n whose step takes a target time.
  *
  * No MPI here: the same objects link into the MPI driver and into compute_ref.

@@ -54,8 +54,11 @@ static void set_error(compute_team *team, const char *format, ...)
 
 int64_t compute_now_ns(void)
 {
+    /* CLOCK_MONOTONIC_RAW is not slewed by NTP (an adjtime within a step
+     * would bias it); CLOCK_MONOTONIC where a kernel lacks it. */
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (clock_gettime(CLOCK_MONOTONIC_RAW, &now) != 0)
+        clock_gettime(CLOCK_MONOTONIC, &now);
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 

@@ -25,13 +25,14 @@ if echo "$libs" | grep -qi 'libmpi'; then
     fail "compute_ref depends on MPI: $(echo "$libs" | grep -i libmpi)"
 fi
 
-header='host,threads,matrix_n,reps,t_comp_s,gflops_per_thread'
+header='host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,gflops_per_thread'
 host=$(hostname)
 cores=$(nproc)
 
 # Checks a compute_ref CSV: the exact header once, then one line per expected
-# size, in order, each with this host, the thread count, the reps, a positive
-# time and GFLOP/s = 2 n^3 / t / 1e9 (to the printed precision).
+# size, in order, each with this host, one process, the thread count, the
+# reps, a positive time and GFLOP/s = 2 n^3 / t / 1e9 (to the printed
+# precision).
 check_csv() { # file threads reps n...
     local file=$1 threads=$2 reps=$3
     shift 3
@@ -42,13 +43,13 @@ check_csv() { # file threads reps n...
     lines=$(tail -n +2 "$file")
     [ "$(echo "$lines" | wc -l)" = $# ] || fail "$file: expected $# data lines, got: $lines"
     expected_sizes=$(printf '%s\n' "$@")
-    [ "$(echo "$lines" | cut -d, -f3)" = "$expected_sizes" ] || fail "$file: sizes $(echo "$lines" | cut -d, -f3 | tr '\n' ' ') instead of $*"
+    [ "$(echo "$lines" | cut -d, -f5)" = "$expected_sizes" ] || fail "$file: sizes $(echo "$lines" | cut -d, -f5 | tr '\n' ' ') instead of $*"
     echo "$lines" | awk -F, -v host="$host" -v threads="$threads" -v reps="$reps" '
-        NF != 6 { print "wrong field count: " $0; bad = 1; next }
-        $1 != host || $2 != threads || $4 != reps { print "wrong host/threads/reps: " $0; bad = 1; next }
-        $3 !~ /^[1-9][0-9]*$/ || !($5 > 0) || !($6 > 0) { print "bad values: " $0; bad = 1; next }
-        { expected = 2 * $3 * $3 * $3 / $5 / 1e9
-          if ((expected - $6) ^ 2 > (1e-3 * expected + 1e-4) ^ 2) { print "gflops mismatch: " $0; bad = 1 } }
+        NF != 11 { print "wrong field count: " $0; bad = 1; next }
+        $1 != host || $2 != 0 || $3 != 1 || $4 != threads || $9 != reps || $7 != "after" || $8 != 1 { print "wrong host/proc/threads/reps/phase: " $0; bad = 1; next }
+        $5 !~ /^[1-9][0-9]*$/ || !($10 > 0) || !($11 > 0) { print "bad values: " $0; bad = 1; next }
+        { expected = 2 * $5 * $5 * $5 / $10 / 1e9
+          if ((expected - $11) ^ 2 > (1e-3 * expected + 1e-4) ^ 2) { print "gflops mismatch: " $0; bad = 1 } }
         END { exit bad }' || fail "$file: malformed lines"
 }
 
@@ -57,7 +58,7 @@ check_csv() { # file threads reps n...
 check_csv "$work/sizes.csv" "$cores" 3 32 64 96
 "$prog" --sizes 48 --threads 1 --reps 2 -o "$work/sizes.csv"
 [ "$(grep -c '^host,' "$work/sizes.csv")" = 1 ] || fail "appending repeated the header"
-[ "$(tail -n 1 "$work/sizes.csv" | cut -d, -f2-4)" = "1,48,2" ] || fail "appended line: $(tail -n 1 "$work/sizes.csv")"
+[ "$(tail -n 1 "$work/sizes.csv" | cut -d, -f4,5,9)" = "1,48,2" ] || fail "appended line: $(tail -n 1 "$work/sizes.csv")"
 
 # Standard output, one thread on an explicit CPU.
 last_cpu=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -n 1 | sed 's/.*-//')
@@ -69,7 +70,7 @@ check_csv "$work/stdout.csv" 1 1 40
 for attempt in 1 2 3; do
     "$prog" --targets 1e-3,16e-3 --reps 3 -o "$work/targets.csv" 2>"$work/targets.err"
     grep -q 'target 0.001 s: n = ' "$work/targets.err" || fail "no calibration report: $(cat "$work/targets.err")"
-    read -r n1 n2 <<<"$(tail -n +2 "$work/targets.csv" | cut -d, -f3 | tr '\n' ' ')"
+    read -r n1 n2 <<<"$(tail -n +2 "$work/targets.csv" | cut -d, -f5 | tr '\n' ' ')"
     check_csv "$work/targets.csv" "$cores" 3 "$n1" "$n2"
     [ "$n1" -lt "$n2" ] && break
     [ "$attempt" = 3 ] && fail "--targets 1e-3,16e-3 gave sizes $n1 $n2 three times"
@@ -95,8 +96,25 @@ for _ in 1 2 3 4; do
 done
 for pid in "${pids[@]}"; do wait "$pid" || fail "a concurrent compute_ref failed"; done
 [ "$(grep -c '^host,' "$work/shared.csv")" = 1 ] || fail "concurrent appends wrote the header $(grep -c '^host,' "$work/shared.csv") times"
-[ "$(tail -n +2 "$work/shared.csv" | grep -cE "^$host,1,(24|32),1,[0-9.e+-]+,[0-9.]+\$")" = 20 ] ||
+[ "$(tail -n +2 "$work/shared.csv" | grep -cE "^$host,0,1,1,(24|32),0,after,1,1,[0-9.e+-]+,[0-9.]+\$")" = 20 ] ||
     fail "concurrent appends: $(cat "$work/shared.csv")"
+
+# --run RUN_DIR: the passive step's conditions of a run on this host: one
+# process per rank there, on its CPUs, the run's sizes, warm-up and reps.
+run=$work/run
+mkdir -p "$run"
+cpu_a=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -n 1 | sed 's/-.*//')
+printf '{"hosts": ["%s", "other-node", "%s"], "binding": ["%s", "0", "%s free:%s"]}\n' \
+    "$host" "$host" "$cpu_a" "$last_cpu" "$cpu_a" >"$run/meta.json"
+printf 'comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged\n0.001,48,0.001,1,1,1\n0.002,64,0.002,1,1,1\n' >"$run/calib_comp.csv"
+printf 'host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n%s,0,1,48,0.001,before,1,4,0.001\n' "$host" >"$run/passive.csv"
+"$prog" --run "$run" 2>"$work/run.err" || fail "compute_ref --run failed: $(cat "$work/run.err")"
+# 2 sizes x the 2 ranks of this host, each on one CPU, 4 reps after 1 warm-up step.
+[ "$(tail -n +2 "$run/compute_ref.csv" | cut -d, -f2-9 | sort | tr '\n' ' ')" = \
+  "0,2,1,48,0.001,after,1,4 0,2,1,64,0.002,after,1,4 1,2,1,48,0.001,after,1,4 1,2,1,64,0.002,after,1,4 " ] ||
+    fail "compute_ref --run wrote: $(cat "$run/compute_ref.csv")"
+"$prog" --run "$run" --phase before || fail "compute_ref --run --phase before failed"
+[ "$(grep -c ',before,' "$run/compute_ref.csv")" = 4 ] || fail "--phase before: $(cat "$run/compute_ref.csv")"
 
 # Bad input: one message naming the option, exit status 2, no CSV.
 expect_usage_error() { # pattern args...
@@ -120,6 +138,10 @@ expect_usage_error "--tolerance: '1.5'" --targets 1e-3 --tolerance 1.5
 expect_usage_error "--cpus: 2 CPUs listed for --threads 1" --sizes 64 --threads 1 --cpus 0,0
 expect_usage_error "one thread per core" --sizes 64 --cpus 0,0
 expect_usage_error "only one of" --sizes 64 --targets 1e-3
+expect_usage_error "--phase: 'during'" --run "$run" --phase during
+printf '{"hosts": ["other-node"], "binding": ["0"]}\n' >"$run/meta.json"
+expect_usage_error "no rank on this host" --run "$run"
+expect_usage_error "no --threads or --cpus" --run "$run" --threads 1
 expect_usage_error "cannot open '$work/missing.csv'" --sizes-from "$work/missing.csv"
 echo "a,b" >"$work/no_column.csv"
 expect_usage_error "no matrix_n column" --sizes-from "$work/no_column.csv"
