@@ -21,9 +21,18 @@ double size_search_quadratic_root(const size_search_point p[3], double target_s,
             roots[n++] = (target_s - a) / b;
     } else {
         double disc = b * b - 4 * c * (a - target_s);
-        if (disc >= 0) {
-            roots[n++] = (-b + sqrt(disc)) / (2 * c);
-            roots[n++] = (-b - sqrt(disc)) / (2 * c);
+        /* On nearly straight data c is rounding noise and -b + sqrt(disc)
+         * cancels: q = -(b + sign(b) sqrt(disc)) / 2 adds numbers of one
+         * sign, and the roots are q / c and (a - target) / q (Numerical
+         * Recipes, section 5.6). The root (-b + sqrt(disc)) / (2c) comes
+         * first, as it always did. */
+        double q = -0.5 * (b + copysign(sqrt(disc), b));
+        if (disc >= 0 && q != 0) {
+            double q_root = q / c, other_root = (a - target_s) / q;
+            roots[n++] = b < 0 ? q_root : other_root;
+            roots[n++] = b < 0 ? other_root : q_root;
+        } else if (disc >= 0) {
+            roots[n++] = 0; /* b = 0 and a = target */
         }
     }
     for (int i = 0; i < n; i++)
