@@ -12,6 +12,7 @@
  *   progress.c      the benchmark's own progress thread (progress.mode=thread)
  *   watchdog.c      ends a hung job with a message naming cell, rank, call
  *   calibrate.c     message and matrix sizes for target times
+ *   size_search.c   the message size search (no MPI, size_search.h)
  *   sweep.c         the grid of cells, repetitions, raw records
  *   resume.c        what an interrupted run folder already holds
  *   output.c        the run folder: CSV files and meta.json */
@@ -97,6 +98,8 @@ typedef struct nbc_run {
     watchdog *watchdog;                 /* NULL: none */
     int fault_hang_cell;                /* BENCH_NBC_FAULT: this rank hangs in that cell */
     bool fault_hang;                    /* set by the sweep while in that cell */
+    int fault_late_cell;                /* BENCH_NBC_FAULT: this rank is late in that cell */
+    bool fault_late;                    /* set by the sweep while in that cell */
 } nbc_run;
 
 /* ---- measure.c ---- */

@@ -29,13 +29,18 @@ static const char *const mpi_profiles[] = {"mpich", "openmpi"};
 
 static volatile sig_atomic_t stop_signal;
 
-/* BENCH_NBC_FAULT=hang:RANK:CELL (tests only): RANK hangs in the wait of
- * CELL, as if a message were lost, so the watchdog can be seen to work. */
-static int fault_hang_cell(int rank)
+/* BENCH_NBC_FAULT=KIND:RANK:CELL (tests only) aims a fault at RANK in CELL:
+ * `hang`, it hangs in the wait, as if a message were lost, so the watchdog
+ * can be seen to work; `late`, it reports itself late at every window
+ * barrier, so the retries run out. CELL when the fault is `kind` and aimed
+ * at this rank, else -1. */
+static int fault_cell(const char *kind, int rank)
 {
     const char *fault = getenv("BENCH_NBC_FAULT");
+    char fault_kind[16];
     int fault_rank, cell;
-    if (fault && sscanf(fault, "hang:%d:%d", &fault_rank, &cell) == 2 && fault_rank == rank)
+    if (fault && sscanf(fault, "%15[a-z]:%d:%d", fault_kind, &fault_rank, &cell) == 3 &&
+        strcmp(fault_kind, kind) == 0 && fault_rank == rank)
         return cell;
     return -1;
 }
@@ -495,7 +500,8 @@ int main(int argc, char **argv)
     run.watchdog = watchdog_start(rank, cfg.watchdog.factor, cfg.watchdog.floor_s,
                                   nbc_meta_record_watchdog, &fire_record, err, sizeof err);
     nbc_exit_if_any_failed(run.watchdog == NULL, err, 1);
-    run.fault_hang_cell = fault_hang_cell(rank);
+    run.fault_hang_cell = fault_cell("hang", rank);
+    run.fault_late_cell = fault_cell("late", rank);
 
     struct sigaction sa = {.sa_handler = on_stop_signal};
     sigemptyset(&sa.sa_mask);

@@ -62,6 +62,15 @@ static void simulate_hang(void)
         sleep(1);
 }
 
+/* BENCH_NBC_FAULT=late:RANK:CELL makes RANK say it left every window
+ * barrier of CELL twice the tolerance late, as a rank descheduled while
+ * spinning would: every attempt is late and the retries run out. */
+static void simulate_late_exit(clocksync_barrier_result *barrier, int64_t tolerance_ns)
+{
+    barrier->exit_late_ns += 2 * tolerance_ns;
+    barrier->on_time = false;
+}
+
 /* The timed region of one kind; timestamps on the clock the model converts. */
 static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
                         nbc_sample *s)
@@ -190,6 +199,8 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
          * region, so it adds nothing before it. */
         bool any_late = false;
         watchdog_phase(run->watchdog, PHASE_SETTLE);
+        if (err == MPI_SUCCESS && run->fault_late)
+            simulate_late_exit(&barrier, spec->tolerance_ns); /* the retries' test */
         if (err == MPI_SUCCESS)
             err = clocksync_barrier_settle(run->sync, &barrier, &any_late);
         watchdog_disarm(run->watchdog);

@@ -309,6 +309,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         if (rc != MPI_SUCCESS)
             break;
         run->fault_hang = run->fault_hang_cell == (int)cell;
+        run->fault_late = run->fault_late_cell == (int)cell;
         int64_t seq_before = run->next_seq;
         size_t attempts_before = record->logs[cell].count;
         rc = measure_cell(run, plan, cell, &inst, &record->logs[cell], &random_state, interrupted);

@@ -2,4 +2,13 @@
 E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
              tests/driver/e2e_bad_input.sh tests/driver/e2e_interrupt_resume.sh \
              tests/driver/e2e_progress_modes.sh tests/driver/e2e_watchdog.sh \
-             tests/driver/e2e_impact.sh
+             tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh
+
+# The message size search (bench_nbc/size_search.c): a cmocka unit test,
+# linked without MPI against the plain-gcc object.
+$(BUILD)/tests/driver/test_size_search: $(BUILD)/nompi/tests/driver/test_size_search.o \
+                                        $(BUILD)/nompi/bench_nbc/size_search.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/driver/test_size_search
