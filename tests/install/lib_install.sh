@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# Helpers for the set-up tests (sourced after tests/lib.sh; they need SCRATCH).
+
+# path_without_debian_tools: a folder of links to every program on PATH but
+# dpkg*, apt* and sudo (a system that is not Debian, or a user who cannot
+# install); prints it.
+path_without_debian_tools() {
+    local bin=$SCRATCH/path dir tool
+    mkdir -p "$bin"
+    local -a dirs
+    IFS=: read -ra dirs <<<"$PATH"
+    for dir in "${dirs[@]}"; do
+        [ -d "$dir" ] || continue
+        for tool in "$dir"/*; do
+            [ -x "$tool" ] && [ ! -e "$bin/${tool##*/}" ] && ln -s "$tool" "$bin/${tool##*/}"
+        done
+    done
+    rm -f "$bin"/dpkg* "$bin"/apt* "$bin/sudo"
+    echo "$bin"
+}
+
+# as_user CMD...: CMD as an unprivileged user (nobody) when root, else as is;
+# a root-only test folder is opened to it first.
+as_user() {
+    if [ "$(id -u)" -ne 0 ]; then
+        "$@"
+        return
+    fi
+    chmod 755 "$SCRATCH"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env -- \
+        env PATH="$PATH" HOME=/nonexistent TMPDIR="$SCRATCH/tmp-nobody" "$@"
+}
+
+# deps_make ARGS...: `make deps` of this build (MPI, SAN) from the repository,
+# alone (no parent make's jobserver), run by "${deps_as[@]}" (e.g. as_user);
+# its standard error goes to $SCRATCH/err.
+deps_as=()
+deps_make() {
+    mkdir -p "$SCRATCH/tmp-nobody" && chmod 777 "$SCRATCH/tmp-nobody"
+    "${deps_as[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
+        -C "$BENCH_NBC_ROOT" deps MPI="$MPI" SAN="${SAN:-}" "$@" 2>"$SCRATCH/err"
+}
+
+# fake_blas DIR VERSION: a BLAS of the test's own, DIR/cblas.h and
+# DIR/libfakeblas.so, whose dgemm handles 1 x 1 matrices; VERSION changes the
+# library (the header is written once).
+fake_blas() {
+    mkdir -p "$1"
+    local dgemm='void cblas_dgemm(enum CBLAS_ORDER o, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m,
+                 int n, int k, double alpha, const double *a, int lda, const double *b, int ldb,
+                 double beta, double *c, int ldc)'
+    [ -e "$1/cblas.h" ] || printf '%s\n' 'enum CBLAS_ORDER { CblasRowMajor = 101, CblasColMajor = 102 };' \
+        'enum CBLAS_TRANSPOSE { CblasNoTrans = 111, CblasTrans = 112 };' "$dgemm;" >"$1/cblas.h"
+    printf '%s\n' '#include "cblas.h"' "int fake_blas_version = $2;" "$dgemm" '{' \
+        '    (void)o, (void)ta, (void)tb, (void)m, (void)n, (void)k, (void)lda, (void)ldb, (void)ldc;' \
+        '    c[0] = alpha * a[0] * b[0] + beta * c[0];' '}' >"$1/fake.c"
+    gcc -shared -fPIC -o "$1/libfakeblas.so" "$1/fake.c" || fail "cannot build the fake BLAS in $1"
+}
