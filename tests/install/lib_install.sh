@@ -56,3 +56,35 @@ fake_blas() {
         '    c[0] = alpha * a[0] * b[0] + beta * c[0];' '}' >"$1/fake.c"
     gcc -shared -fPIC -o "$1/libfakeblas.so" "$1/fake.c" || fail "cannot build the fake BLAS in $1"
 }
+
+# module_env KIND FILE: what the module file sets ("prepend_path VAR VALUE",
+# "setenv VAR VALUE" lines), read by Lua (KIND lua) or Tcl (KIND tcl) with
+# stand-ins for the module system's commands; fails on a syntax error.
+module_env() {
+    case $1 in
+    lua)
+        local lua
+        lua=$(command -v lua5.4 || command -v lua5.3 || command -v lua) || return 2
+        "$lua" - "$2" <<'EOF'
+function pathJoin(...) return table.concat({...}, "/") end
+function whatis() end
+function help(text) assert(#text > 0) end
+function depends_on() end
+function prepend_path(name, value) print("prepend_path " .. name .. " " .. value) end
+function setenv(name, value) print("setenv " .. name .. " " .. value) end
+dofile(arg[1])
+EOF
+        ;;
+    tcl)
+        command -v tclsh >/dev/null || return 2
+        tclsh /dev/stdin "$2" <<'EOF' 2>/dev/null
+proc module-whatis {text} {}
+proc prereq {args} {}
+proc prepend-path {name value} { puts "prepend_path $name $value" }
+proc setenv {name value} { puts "setenv $name $value" }
+source [lindex $argv 0]
+ModulesHelp
+EOF
+        ;;
+    esac
+}
