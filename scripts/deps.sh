@@ -228,12 +228,13 @@ rows=() # "name|need|probe|debian|rhel|suse|spack|what", trimmed, for this purpo
 mapfile -t all_rows < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' \
     -e 's/[[:space:]]*|[[:space:]]*/|/g' -e 's/[[:space:]]*$//' "$table")
 variant_rows() { printf '%s\n' "${all_rows[@]}" | cut -d'|' -f1 | grep "^$1@"; }
+declare -A variant_of=([mpi]=$mpi [blas]=$blas) # the build's choice per capability
 for row in "${all_rows[@]}"; do
     IFS='|' read -r name need _ <<<"$row"
     [[ " ${needs_of[$purpose]} " == *" $need "* ]] || continue
     if [[ $name == *@* ]]; then
         capability=${name%@*}
-        chosen=$capability@$([ "$capability" = mpi ] && echo "$mpi" || echo "$blas")
+        chosen=$capability@${variant_of[$capability]:-}
         # An unknown variant (a site's MPI) is checked with the first row's packages.
         variant_rows "$capability" | grep -qx "$chosen" || chosen=$(variant_rows "$capability" | head -n 1)
         [ "$name" = "$chosen" ] || continue
