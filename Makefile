@@ -71,9 +71,10 @@ $(BUILD)/nompi/%.o: %.c | deps
 # scripts/deps.table lists the pieces; `make -o deps` skips the check.
 DEPS_FOR ?= $(if $(filter check,$(MAKECMDGOALS)),check,build)
 deps:
-	@scripts/deps.sh --for $(DEPS_FOR) --mpi $(MPI) $(if $(BLAS),--blas $(BLAS)) \
+	@scripts/deps.sh --for $(DEPS_FOR) $(if $(MPI),--mpi $(MPI)) $(if $(BLAS),--blas $(BLAS)) \
 	    --cc '$(CC)' --mpicc '$(MPICC)' --cflags '$(CFLAGS)' --ldflags '$(LDFLAGS)' \
-	    --blas-cflags '$(BLAS_CFLAGS)' --blas-libs '$(BLAS_LIBS)' --cache-dir $(BUILD)/deps-cache $(DEPS_FLAGS)
+	    --blas-cflags '$(BLAS_CFLAGS)' --blas-libs '$(BLAS_LIBS)' \
+	    $(if $(BLAS_CBLAS_H),--blas-header '$(BLAS_CBLAS_H)') --cache-dir $(BUILD)/deps-cache $(DEPS_FLAGS)
 
 check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI=$(MPI) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
@@ -105,6 +106,7 @@ install: programs
 	install -m 644 README.md $(install_share)/
 	install -m 644 analysis/README.md $(install_share)/analysis/
 	install -m 755 nbc-run $(install_share)/
+	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
 	ln -sf ../share/bench_nbc/nbc-run $(install_bin)/nbc-run
 	sed 's|^local prefix = .*|local prefix = "$(PREFIX)"|' packaging/modules/bench_nbc.lua \
 	    >$(install_share)/modulefiles/lmod/bench_nbc.lua

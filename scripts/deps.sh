@@ -8,8 +8,8 @@
 # packages with apt-get instead, as it always did.
 #
 #   scripts/deps.sh [--for build|check|fuzz] [--mpi NAME] [--blas NAME]
-#                   --cc CC --mpicc MPICC --cflags FLAGS --ldflags FLAGS
-#                   --blas-cflags FLAGS --blas-libs FLAGS [--cache-dir DIR] [--verbose]
+#                   --cc CC --mpicc MPICC --cflags FLAGS --ldflags FLAGS --blas-cflags FLAGS
+#                   --blas-libs FLAGS [--blas-header cblas.h] [--cache-dir DIR] [--verbose]
 #
 # `make deps` runs it with the build's values (make calls it before compiling
 # anything); without --mpicc it asks make to do so. --for build: building and
@@ -31,19 +31,21 @@ usage() {
     exit 2
 }
 
-purpose=build mpi=mpich blas=openblas blas_given="" cache_dir="" verbose=0
+purpose=build mpi=mpich mpi_given="" blas=openblas blas_given="" blas_header=cblas.h cache_dir="" verbose=0
 declare -A build=() # the build's values: cc mpicc cflags ldflags blas_cflags blas_libs
 while [ $# -gt 0 ]; do
     case $1 in
-    --for | --mpi | --blas | --cc | --mpicc | --cflags | --ldflags | --blas-cflags | --blas-libs | --cache-dir)
+    --for | --mpi | --blas | --cc | --mpicc | --cflags | --ldflags | --blas-cflags | --blas-libs | \
+        --blas-header | --cache-dir)
         [ $# -ge 2 ] || {
             echo "deps.sh: $1 needs a value" >&2
             usage
         }
         case $1 in
         --for) purpose=$2 ;;
-        --mpi) mpi=$2 ;;
+        --mpi) mpi=$2 mpi_given=$2 ;;
         --blas) blas=$2 blas_given=$2 ;;
+        --blas-header) blas_header=$2 ;;
         --cache-dir) cache_dir=$2 ;;
         *)
             key=${1#--}
@@ -73,7 +75,7 @@ for name in "$mpi" "$blas"; do
 done
 # Called by hand: the build's compilers and flags are the Makefile's.
 if [ -z "${build[mpicc]+set}" ]; then
-    exec make -s --no-print-directory -C "$root" deps MPI="$mpi" DEPS_FOR="$purpose" \
+    exec make -s --no-print-directory -C "$root" deps DEPS_FOR="$purpose" ${mpi_given:+MPI="$mpi_given"} \
         ${blas_given:+BLAS="$blas_given"} DEPS_FLAGS="$([ $verbose = 0 ] || echo --verbose)"
 fi
 for key in cc mpicc cflags ldflags blas_cflags blas_libs; do : "${build[$key]:=}"; done
@@ -193,7 +195,7 @@ needs_cc() {
 }
 probe_blas() {
     needs_cc || return 1
-    try_link "blas-$blas" $'#include <cblas.h>\nint main(void)\n{\n    double a = 1, b = 1, c = 0;\n    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);\n    return c != 1.0;\n}' \
+    try_link "blas-$blas" $'#include <'"$blas_header"$'>\nint main(void)\n{\n    double a = 1, b = 1, c = 0;\n    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);\n    return c != 1.0;\n}' \
         "${build[cc]}" "${cflags[@]}" "${blas_cflags[@]}" @SRC@ "${ldflags[@]}" "${blas_libs[@]}"
 }
 probe_lib() { # probe_lib PKG-CONFIG-NAME HEADER SYMBOL FALLBACK-LIBS...
@@ -235,7 +237,9 @@ for row in "${all_rows[@]}"; do
     if [[ $name == *@* ]]; then
         capability=${name%@*}
         chosen=$capability@${variant_of[$capability]:-}
-        # An unknown variant (a site's MPI) is checked with the first row's packages.
+        # A build of a known one (openblas-pthread) takes its row; an unknown
+        # variant (a site's MPI) the capability's first row.
+        variant_rows "$capability" | grep -qx "$chosen" || chosen=${chosen%%-*}
         variant_rows "$capability" | grep -qx "$chosen" || chosen=$(variant_rows "$capability" | head -n 1)
         [ "$name" = "$chosen" ] || continue
     fi

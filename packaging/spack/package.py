@@ -55,8 +55,7 @@ class BenchNbc(MakefilePackage):
             f"BLAS_CFLAGS={blas.headers.include_flags}",
             f"BLAS_LIBS={blas.libs.ld_flags}",
         ]
-        if spec.satisfies("~hwloc"):
-            variables.append("HWLOC=no")
+        variables.append("HWLOC=1" if spec.satisfies("+hwloc") else "HWLOC=0")
         return variables
 
     # Spack provides every dependency: scripts/deps.sh is skipped (make -o deps),

@@ -47,8 +47,8 @@ mkdir -p "$SCRATCH/hidden/json-c" "$SCRATCH/no-pc"
 echo '#error json-c is hidden by this test' >"$SCRATCH/hidden/json-c/json.h"
 status=0
 # The flags of the C probes are the build's CFLAGS: its own, without json-c's.
-deps_as=(as_user env PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$SCRATCH/no-pc")
-deps_make DEPS_FLAGS="--cflags '-std=c11 -O2 -fopenmp -I$SCRATCH/hidden'" || status=$?
+PKG_CONFIG_PATH="" PKG_CONFIG_LIBDIR=$SCRATCH/no-pc \
+    deps_make DEPS_FLAGS="--cflags '-std=c11 -O2 -fopenmp -I$SCRATCH/hidden'" || status=$?
 expect_missing json-c libjson-c-dev json-c-devel libjson-c-devel json-c
 grep -q '^bench_nbc: missing json-c: .*hidden by this test' "$SCRATCH/err" || fail "the reason is not given"
 figure "missing BLAS and json-c named with 4 install commands, nothing installed (as $(as_user id -un))"

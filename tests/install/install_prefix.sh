@@ -15,8 +15,7 @@ source "$BENCH_NBC_ROOT/tests/install/lib_install.sh"
 make_scratch
 programs=(bench_nbc compute_ref clocksync_check nbc-analyze nbc-compare nbc-run)
 install_into() { # install_into MAKE-VARIABLES...
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$BENCH_NBC_ROOT" install \
-        MPI="$MPI" SAN="${SAN:-}" "$@" >"$SCRATCH/install.log" 2>&1 ||
+    make_here install "$@" >"$SCRATCH/install.log" 2>&1 ||
         fail "make install $*: $(cat "$SCRATCH/install.log")"
 }
 

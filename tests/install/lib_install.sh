@@ -19,26 +19,37 @@ path_without_debian_tools() {
     echo "$bin"
 }
 
-# as_user CMD...: CMD as an unprivileged user (nobody) when root, else as is;
-# a root-only test folder is opened to it first.
+# as_user CMD...: CMD (a program or an exported function) as an unprivileged
+# user (nobody) when root, else as is, in the same environment; a root-only
+# test folder is opened to it first.
 as_user() {
     if [ "$(id -u)" -ne 0 ]; then
         "$@"
         return
     fi
     chmod 755 "$SCRATCH"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env -- \
-        env PATH="$PATH" HOME=/nonexistent TMPDIR="$SCRATCH/tmp-nobody" "$@"
+    # shellcheck disable=SC2016 # "$@" is the inner shell's
+    setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+        env HOME=/nonexistent TMPDIR="$SCRATCH/tmp-nobody" bash -c '"$@"' as_user "$@"
 }
 
-# deps_make ARGS...: `make deps` of this build (MPI, SAN) from the repository,
-# alone (no parent make's jobserver), run by "${deps_as[@]}" (e.g. as_user);
-# its standard error goes to $SCRATCH/err.
+# make_here ARGS...: make in the repository with the build's variables (those
+# of the make running the tests come in MAKEFLAGS, minus its jobserver, whose
+# pipes this make does not have).
+make_here() {
+    local makeflags
+    makeflags=$(sed -E 's/ ?--jobserver-(auth|fds)=[^ ]*//g' <<<"${MAKEFLAGS:-}")
+    env -u MFLAGS -u MAKELEVEL MAKEFLAGS="$makeflags" make -s --no-print-directory -C "$BENCH_NBC_ROOT" "$@"
+}
+export -f make_here
+export BENCH_NBC_ROOT
+
+# deps_make ARGS...: `make deps` of this build, run by "${deps_as[@]}" (e.g.
+# as_user); its standard error goes to $SCRATCH/err.
 deps_as=()
 deps_make() {
     mkdir -p "$SCRATCH/tmp-nobody" && chmod 777 "$SCRATCH/tmp-nobody"
-    "${deps_as[@]}" env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
-        -C "$BENCH_NBC_ROOT" deps MPI="$MPI" SAN="${SAN:-}" "$@" 2>"$SCRATCH/err"
+    "${deps_as[@]}" make_here deps "$@" 2>"$SCRATCH/err"
 }
 
 # fake_blas DIR VERSION: a BLAS of the test's own, DIR/cblas.h and

@@ -70,12 +70,12 @@ for variants in (["+hwloc"], ["~hwloc"]):
         assert expected in build and expected in install, f"{expected} missing: {build} {install}"
     assert build[-1] == "programs" and install[-1] == "install", (build, install)
     assert "PREFIX=/spack/opt/bench-nbc" in install, install
-    assert ("HWLOC=no" in build) == (variants == ["~hwloc"]), (variants, build)
+    assert ("HWLOC=0" if variants == ["~hwloc"] else "HWLOC=1") in build, (variants, build)
 print("\n".join(install))
 EOF
     targets=$(python3 -B "$SCRATCH/stand_ins.py" "$recipe" 2>&1) || fail "$recipe against Spack stand-ins: $targets"
     mapfile -t install_args <<<"$targets"
-    dry=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -C "$BENCH_NBC_ROOT" "${install_args[@]}" 2>&1) ||
+    dry=$(make_here -n "${install_args[@]}" 2>&1) ||
         fail "make -n ${install_args[*]}: $dry"
     grep -q 'install -m 755 .*bench_nbc.* /spack/opt/bench-nbc/bin/' <<<"$dry" ||
         fail "make -n install from the recipe installs no programs into PREFIX/bin: $dry"
