@@ -74,7 +74,20 @@ deps:
 	@scripts/deps.sh --for $(DEPS_FOR) $(if $(MPI),--mpi $(MPI)) $(if $(BLAS),--blas $(BLAS)) \
 	    --cc '$(CC)' --mpicc '$(MPICC)' --cflags '$(CFLAGS)' --ldflags '$(LDFLAGS)' \
 	    --blas-cflags '$(BLAS_CFLAGS)' --blas-libs '$(BLAS_LIBS)' \
-	    $(if $(BLAS_CBLAS_H),--blas-header '$(BLAS_CBLAS_H)') --cache-dir $(BUILD)/deps-cache $(DEPS_FLAGS)
+	    $(if $(BLAS_CBLAS_H),--blas-header '$(BLAS_CBLAS_H)') --cache-dir $(BUILD)/deps-cache \
+	    --installed-mark $(DEPS_INSTALLED) $(DEPS_FLAGS)
+
+# Values computed while make reads its files ($(shell gcc -print-multiarch),
+# pkg-config's flags) go stale when deps.sh installs packages (a fresh
+# machine has no gcc yet): it then rewrites this included file, and make,
+# which remakes its included files before anything else, reads them all again
+# (also once after the file is first created).
+DEPS_INSTALLED := $(BUILD)/deps-installed.mk
+ifneq ($(filter-out clean help format format-check print-% fuzz fuzz-toolchain,$(or $(MAKECMDGOALS),all)),)
+include $(DEPS_INSTALLED)
+endif
+$(DEPS_INSTALLED): deps
+	@mkdir -p $(@D) && [ -e $@ ] || echo '# make reads its files again when scripts/deps.sh rewrites this' >$@
 
 check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI=$(MPI) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \

@@ -9,7 +9,8 @@
 #
 #   scripts/deps.sh [--for build|check|fuzz] [--mpi NAME] [--blas NAME]
 #                   --cc CC --mpicc MPICC --cflags FLAGS --ldflags FLAGS --blas-cflags FLAGS
-#                   --blas-libs FLAGS [--blas-header cblas.h] [--cache-dir DIR] [--verbose]
+#                   --blas-libs FLAGS [--blas-header cblas.h] [--cache-dir DIR]
+#                   [--installed-mark FILE] [--verbose]
 #
 # `make deps` runs it with the build's values (make calls it before compiling
 # anything); without --mpicc it asks make to do so. --for build: building and
@@ -17,6 +18,8 @@
 # Compile probes that succeeded are remembered in --cache-dir, keyed by their
 # command line and environment, and valid while every header, library and
 # compiler they used is unchanged; failures are always probed again.
+# --installed-mark: a file (a comment for make) written after packages were
+# installed, so that make reads its files again with them.
 # Exit status: 0 everything required is there (optional parts may be named),
 # 1 something required is missing, 2 bad usage.
 # shellcheck disable=SC2317 # probe_<kind> is called through the table's probe column
@@ -31,12 +34,13 @@ usage() {
     exit 2
 }
 
-purpose=build mpi=mpich mpi_given="" blas=openblas blas_given="" blas_header=cblas.h cache_dir="" verbose=0
+purpose=build mpi=mpich mpi_given="" blas=openblas blas_given="" blas_header=cblas.h cache_dir="" mark=""
+verbose=0
 declare -A build=() # the build's values: cc mpicc cflags ldflags blas_cflags blas_libs
 while [ $# -gt 0 ]; do
     case $1 in
     --for | --mpi | --blas | --cc | --mpicc | --cflags | --ldflags | --blas-cflags | --blas-libs | \
-        --blas-header | --cache-dir)
+        --blas-header | --cache-dir | --installed-mark)
         [ $# -ge 2 ] || {
             echo "deps.sh: $1 needs a value" >&2
             usage
@@ -47,6 +51,7 @@ while [ $# -gt 0 ]; do
         --blas) blas=$2 blas_given=$2 ;;
         --blas-header) blas_header=$2 ;;
         --cache-dir) cache_dir=$2 ;;
+        --installed-mark) mark=$2 ;;
         *)
             key=${1#--}
             build[${key//-/_}]=$2
@@ -326,8 +331,12 @@ if [ "$(id -u)" -eq 0 ] && [ "$this_distro" = debian ] && command -v apt-get >/d
         echo "bench_nbc: installing ${wanted[*]}" >&2
         apt_install() { apt-get install -y -q --no-install-recommends "${wanted[@]}" >&2; }
         # A fresh machine may have no package lists yet: update once, then retry.
-        apt_install || { apt-get update -q >&2 && apt_install; } ||
+        if apt_install || { apt-get update -q >&2 && apt_install; }; then
+            [ -z "$mark" ] || { mkdir -p "$(dirname "$mark")" &&
+                echo "# scripts/deps.sh installed ${wanted[*]}: make reads its files again" >"$mark"; }
+        else
             echo "bench_nbc: apt-get could not install ${wanted[*]}" >&2
+        fi
         check_all "${rows[@]}"
         [ ${#missing[@]} -eq 0 ] && exit 0
     done
