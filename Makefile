@@ -82,7 +82,7 @@ deps:
 # machine has no gcc yet): it then rewrites this included file, and make,
 # which remakes its included files before anything else, reads them all again
 # (also once after the file is first created).
-DEPS_INSTALLED := $(BUILD)/deps-installed.mk
+DEPS_INSTALLED := build/deps-installed.mk
 ifneq ($(filter-out clean help format format-check print-% fuzz fuzz-toolchain,$(or $(MAKECMDGOALS),all)),)
 include $(DEPS_INSTALLED)
 endif
