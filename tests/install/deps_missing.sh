@@ -20,6 +20,7 @@ for tool in apt-get apt dpkg dnf zypper spack sudo; do
 done
 PATH=$SCRATCH/fake:$PATH
 deps_as=(as_user)
+user_copy
 
 # expect_missing WHAT PACKAGES...: make deps failed, naming WHAT, and each
 # distribution's line holds its package for it (debian rhel suse spack).

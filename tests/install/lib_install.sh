@@ -39,10 +39,22 @@ as_user() {
 make_here() {
     local makeflags
     makeflags=$(sed -E 's/ ?--jobserver-(auth|fds)=[^ ]*//g' <<<"${MAKEFLAGS:-}")
-    env -u MFLAGS -u MAKELEVEL MAKEFLAGS="$makeflags" make -s --no-print-directory -C "$BENCH_NBC_ROOT" "$@"
+    env -u MFLAGS -u MAKELEVEL MAKEFLAGS="$makeflags" make -s --no-print-directory \
+        -C "${MAKE_ROOT:-$BENCH_NBC_ROOT}" "$@"
 }
 export -f make_here
 export BENCH_NBC_ROOT
+
+# user_copy: as root, a copy of the sources that nobody owns (the checkout may
+# be where nobody cannot read, e.g. under /root), used by make_here after it.
+user_copy() {
+    [ "$(id -u)" -eq 0 ] || return 0
+    mkdir -p "$SCRATCH/sources"
+    tar -C "$BENCH_NBC_ROOT" --exclude=./build --exclude=./results --exclude=./.git -cf - . |
+        tar -C "$SCRATCH/sources" -xf - || fail "cannot copy the sources"
+    chown -R nobody:nogroup "$SCRATCH/sources"
+    export MAKE_ROOT=$SCRATCH/sources
+}
 
 # deps_make ARGS...: `make deps` of this build, run by "${deps_as[@]}" (e.g.
 # as_user); its standard error goes to $SCRATCH/err.
