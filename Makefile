@@ -3,6 +3,7 @@
 #   make [MPI=mpich|openmpi] [SAN=1]   build the suite into build/<mpi>[-san]/
 #   make run                           install, build, run the default sweep, draw the figures
 #   make check                         install, build, run every test
+#   make install PREFIX=DIR            bench_nbc, nbc-run, configs and docs into DIR
 #   make bench                         print the suite's own speed and precision figures
 #
 # Each module adds its own programs and tests in <module>/module.mk and
@@ -43,7 +44,7 @@ UNIT_TESTS :=
 E2E_TESTS  :=
 BENCHMARKS :=
 
-.PHONY: all deps check bench run format format-check clean help
+.PHONY: all deps check bench run install format format-check clean help
 all: programs
 
 include $(sort $(wildcard */module.mk)) $(sort $(wildcard tests/*/module.mk))
@@ -63,10 +64,29 @@ $(BUILD)/nompi/%.o: %.c | deps
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# A missing package is named with its install command (or installed, as root)
-# before any compiler can fail on it.
+# What the build needs is checked with the build's own compilers and flags
+# before any compiler can fail on it: a missing piece is named with its
+# install command (installed with apt-get as root on Debian/Ubuntu).
+# scripts/deps.table lists the pieces; `make -o deps` skips the check.
+DEPS_FOR ?= $(if $(filter check,$(MAKECMDGOALS)),check,build)
 deps:
-	@scripts/deps.sh --mpi $(MPI) --for $(if $(filter check,$(MAKECMDGOALS)),check,build)
+	@scripts/deps.sh --for $(DEPS_FOR) $(if $(MPI),--mpi $(MPI)) $(if $(BLAS),--blas $(BLAS)) \
+	    --cc '$(CC)' --mpicc '$(MPICC)' --cflags '$(CFLAGS)' --ldflags '$(LDFLAGS)' \
+	    --blas-cflags '$(BLAS_CFLAGS)' --blas-libs '$(BLAS_LIBS)' \
+	    $(if $(BLAS_CBLAS_H),--blas-header '$(BLAS_CBLAS_H)') --cache-dir $(BUILD)/deps-cache \
+	    --installed-mark $(DEPS_INSTALLED) $(DEPS_FLAGS)
+
+# Values computed while make reads its files ($(shell gcc -print-multiarch),
+# pkg-config's flags) go stale when deps.sh installs packages (a fresh
+# machine has no gcc yet): it then rewrites this included file, and make,
+# which remakes its included files before anything else, reads them all again
+# (also once after the file is first created).
+DEPS_INSTALLED := build/deps-installed.mk
+ifneq ($(filter-out clean help format format-check print-% fuzz fuzz-toolchain,$(or $(MAKECMDGOALS),all)),)
+include $(DEPS_INSTALLED)
+endif
+$(DEPS_INSTALLED): deps
+	@mkdir -p $(@D) && [ -e $@ ] || echo '# make reads its files again when scripts/deps.sh rewrites this' >$@
 
 check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI=$(MPI) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
@@ -79,6 +99,32 @@ RUN_ARGS ?=
 run: deps programs
 	./nbc-run configs/study-default.conf --mpi $(MPI) --no-deps --no-build \
 	    --build-dir $(BUILD) --tools-dir $(TOOLS_DIR) $(RUN_ARGS)
+
+# make install PREFIX=DIR [DESTDIR=STAGE]: every program the build lists into
+# DIR/bin; README, docs, configurations (with configs/mpi and configs/slurm),
+# nbc-run and module files (Lmod and Tcl, for `module use`) into
+# DIR/share/bench_nbc. bin/nbc-run links to share/bench_nbc/nbc-run, which
+# finds its library profiles in share/bench_nbc/configs/mpi.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install_bin   = $(DESTDIR)$(PREFIX)/bin
+install_share = $(DESTDIR)$(PREFIX)/share/bench_nbc
+install: programs
+	install -d $(install_bin) $(install_share)/analysis $(install_share)/modulefiles/lmod \
+	    $(install_share)/modulefiles/tcl
+	install -m 755 $(filter-out %.a,$(PROGRAMS)) $(install_bin)/
+	cp -R configs docs $(install_share)/
+	chmod -R a+rX $(install_share)
+	install -m 644 README.md $(install_share)/
+	install -m 644 analysis/README.md $(install_share)/analysis/
+	install -m 755 nbc-run $(install_share)/
+	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
+	ln -sf ../share/bench_nbc/nbc-run $(install_bin)/nbc-run
+	sed 's|^local prefix = .*|local prefix = "$(PREFIX)"|' packaging/modules/bench_nbc.lua \
+	    >$(install_share)/modulefiles/lmod/bench_nbc.lua
+	sed 's|^set prefix .*|set prefix {$(PREFIX)}|' packaging/modules/bench_nbc.tcl \
+	    >$(install_share)/modulefiles/tcl/bench_nbc
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/nbc-run, share/bench_nbc/ (module use $(PREFIX)/share/bench_nbc/modulefiles/lmod)"
 
 # Benchmarks print figures (speed, precision); they are not pass/fail tests.
 bench: programs $(BENCHMARKS)

@@ -1,0 +1,72 @@
+# Spack recipe for bench_nbc, built with its own Makefile.
+#
+# Put this file in a package repository of yours as bench-nbc/package.py
+# (`spack repo create`, `spack repo add`), then build a checkout:
+#     spack develop --path /path/to/bench_nbc bench-nbc@main
+#     spack install bench-nbc@main ^mpich ^openblas
+# `make install PREFIX=...` lays out the prefix: programs in bin/, nbc-run's
+# configurations, profiles, documentation and module files in share/bench_nbc/.
+
+from spack.package import *
+
+# The Makefile's BLAS=... for each Spack provider of "blas"; others: generic.
+BLAS_OF_PROVIDER = {
+    "openblas": "openblas",
+    "amdblis": "blis",
+    "blis": "blis",
+    "intel-oneapi-mkl": "mkl",
+    "intel-mkl": "mkl",
+}
+
+
+class BenchNbc(MakefilePackage):
+    """bench_nbc measures how well an MPI library overlaps nonblocking
+    collectives with multithreaded computation (the BenchNBC method: target
+    times on both axes, a global clock, a window barrier), and tells why
+    when it does not: no progress, computation slowdown or contention."""
+
+    # No release archive yet: `spack develop` a checkout (above).
+    version("main")
+
+    variant("hwloc", default=True, description="Place computing threads on physical cores with hwloc")
+    variant("plots", default=True, description="gnuplot at run time, for the figures")
+
+    depends_on("c", type="build")
+    depends_on("gmake", type="build")
+    depends_on("pkgconfig", type="build")
+    depends_on("mpi")
+    depends_on("blas")
+    depends_on("json-c")
+    depends_on("libinih")
+    depends_on("hwloc", when="+hwloc")
+    depends_on("gnuplot", type="run", when="+plots")
+    depends_on("cmocka", type="test")
+    # One BLAS thread per dgemm call: the suite runs one OpenMP thread per core.
+    depends_on("openblas threads=none", when="^[virtuals=blas] openblas")
+
+    def make_variables(self):
+        """The Makefile's toolchain variables for this spec."""
+        spec = self.spec
+        blas = spec["blas"]
+        variables = [
+            f"CC={spack_cc}",
+            f"MPICC={spec['mpi'].mpicc}",
+            f"BLAS={BLAS_OF_PROVIDER.get(blas.name, 'generic')}",
+            f"BLAS_CFLAGS={blas.headers.include_flags}",
+            f"BLAS_LIBS={blas.libs.ld_flags}",
+        ]
+        variables.append("HWLOC=1" if spec.satisfies("+hwloc") else "HWLOC=0")
+        return variables
+
+    # Spack provides every dependency: scripts/deps.sh is skipped (make -o deps),
+    # it would otherwise look at (and, as root on Debian, install) system packages.
+    @property
+    def build_targets(self):
+        return ["-o", "deps", *self.make_variables(), "programs"]
+
+    @property
+    def install_targets(self):
+        return ["-o", "deps", *self.make_variables(), f"PREFIX={self.prefix}", "install"]
+
+    def check(self):
+        make("-o", "deps", *self.make_variables(), "check")

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# packaging/: the Spack recipe compiles (python3 -m py_compile) and, run
+# against stand-ins for Spack's directives and spec, declares its
+# dependencies and hands the Makefile MPICC from spec['mpi'].mpicc, the BLAS
+# flags from spec['blas'] and PREFIX=prefix; `make -n` accepts those targets.
+# The module file examples (Lmod, Tcl) parse and set PATH and
+# BENCH_NBC_CONFIGS under their prefix. A part whose interpreter is missing
+# is skipped with the reason; all missing: the test is skipped.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/install/lib_install.sh
+source "$BENCH_NBC_ROOT/tests/install/lib_install.sh"
+make_scratch
+checked=() skipped=()
+
+# ---- Spack recipe ------------------------------------------------------------------
+recipe=packaging/spack/package.py
+if command -v python3 >/dev/null; then
+    # (compiled into the scratch folder, not next to the recipe)
+    PYTHONPYCACHEPREFIX=$SCRATCH/pycache python3 -m py_compile "$recipe" || fail "$recipe does not compile"
+    cat >"$SCRATCH/stand_ins.py" <<'EOF'
+import sys, types
+
+path = sys.argv[1]
+directives = {}
+package = types.ModuleType("spack.package")
+for name in ("version", "variant", "depends_on", "conflicts", "requires", "provides", "license", "maintainers"):
+    setattr(package, name, lambda *args, _name=name, **kwargs: directives.setdefault(_name, []).append((args, kwargs)))
+package.MakefilePackage = type("MakefilePackage", (), {})
+package.spack_cc = "/spack/env/cc"
+package.make = lambda *args: None
+sys.modules["spack"] = types.ModuleType("spack")
+sys.modules["spack.package"] = package
+scope = {}
+exec(compile(open(path).read(), path, "exec"), scope)
+
+depends = {args[0]: kwargs for args, kwargs in directives["depends_on"]}
+for needed in ("mpi", "blas", "json-c", "libinih", "hwloc"):
+    assert needed in depends, f"no depends_on({needed!r})"
+assert depends["hwloc"].get("when") == "+hwloc", "hwloc is not optional (+hwloc)"
+assert any(args[0] == "hwloc" for args, _ in directives["variant"]), "no hwloc variant"
+
+
+class Dependency:
+    def __init__(self, name):
+        self.name = name
+        self.mpicc = "/spack/mpich/bin/mpicc"
+        self.headers = types.SimpleNamespace(include_flags="-I/spack/openblas/include")
+        self.libs = types.SimpleNamespace(ld_flags="-L/spack/openblas/lib -lopenblas")
+
+
+class Spec:
+    def __init__(self, variants):
+        self.variants = variants
+
+    def __getitem__(self, name):
+        return Dependency({"mpi": "mpich", "blas": "openblas"}[name])
+
+    def satisfies(self, constraint):
+        return constraint in self.variants
+
+
+recipe = scope["BenchNbc"].__new__(scope["BenchNbc"])
+recipe.prefix = "/spack/opt/bench-nbc"
+for variants in (["+hwloc"], ["~hwloc"]):
+    recipe.spec = Spec(variants)
+    build, install = recipe.build_targets, recipe.install_targets
+    for expected in ("CC=/spack/env/cc", "MPICC=/spack/mpich/bin/mpicc", "BLAS=openblas",
+                     "BLAS_CFLAGS=-I/spack/openblas/include", "BLAS_LIBS=-L/spack/openblas/lib -lopenblas"):
+        assert expected in build and expected in install, f"{expected} missing: {build} {install}"
+    assert build[-1] == "programs" and install[-1] == "install", (build, install)
+    assert "PREFIX=/spack/opt/bench-nbc" in install, install
+    assert ("HWLOC=0" if variants == ["~hwloc"] else "HWLOC=1") in build, (variants, build)
+print("\n".join(install))
+EOF
+    targets=$(python3 -B "$SCRATCH/stand_ins.py" "$recipe" 2>&1) || fail "$recipe against Spack stand-ins: $targets"
+    mapfile -t install_args <<<"$targets"
+    dry=$(make_here -n "${install_args[@]}" 2>&1) ||
+        fail "make -n ${install_args[*]}: $dry"
+    grep -q 'install -m 755 .*bench_nbc.* /spack/opt/bench-nbc/bin/' <<<"$dry" ||
+        fail "make -n install from the recipe installs no programs into PREFIX/bin: $dry"
+    checked+=("Spack recipe")
+else
+    skipped+=("Spack recipe: python3 is not installed")
+fi
+
+# ---- module files --------------------------------------------------------------------
+for kind in lua tcl; do
+    file=packaging/modules/bench_nbc.$kind
+    status=0
+    env_lines=$(module_env $kind "$file") || status=$?
+    if [ $status -eq 2 ]; then
+        skipped+=("$file: no $kind interpreter (Debian: lua5.4, tcl)")
+        continue
+    fi
+    [ $status -eq 0 ] || fail "$file does not parse: $env_lines"
+    grep -qx "prepend_path PATH /opt/bench_nbc/bin" <<<"$env_lines" || fail "$file: PATH: $env_lines"
+    grep -qx "setenv BENCH_NBC_CONFIGS /opt/bench_nbc/share/bench_nbc/configs" <<<"$env_lines" ||
+        fail "$file: BENCH_NBC_CONFIGS: $env_lines"
+    checked+=("$file")
+done
+for s in "${skipped[@]}"; do echo "note: skipped $s"; done
+[ ${#checked[@]} -gt 0 ] || skip "${skipped[*]}"
+figure "packaging checked: ${checked[*]}"
