@@ -224,12 +224,13 @@ int nbc_library_check(const nbc_config *cfg, char *err, size_t errlen)
         return -1;
     }
     if (strcmp(cfg->run.mpi, "auto") != 0 && strcmp(cfg->run.mpi, p->name) != 0) {
+        const mpiprofile *wanted = mpiprofile_find(&library.profiles, cfg->run.mpi);
         snprintf(err, errlen,
-                 "config: run.mpi: \"%s\" names another library than the one this bench_nbc "
-                 "runs with: %s %s (profile %s, from MPI_Get_library_version) (allowed here: "
-                 "auto, %s; run the build of %s for %s)",
-                 cfg->run.mpi, p->display_name, library.version, p->name, p->name, cfg->run.mpi,
-                 cfg->run.mpi);
+                 "config: run.mpi: \"%s\" but this bench_nbc runs with %s %s (profile %s, "
+                 "identified from MPI_Get_library_version) (allowed here: auto, %s; a run with "
+                 "%s needs a build made with its compiler wrapper)",
+                 cfg->run.mpi, p->display_name, library.version, p->name, p->name,
+                 wanted ? wanted->display_name : cfg->run.mpi);
         return -1;
     }
     const char *deployment = nbc_deployment_name(cfg->run.deployment);

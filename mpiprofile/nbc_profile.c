@@ -9,8 +9,9 @@
  *   nbc-profile [--profiles DIR] env (NAME VERSION | --build BUILD_DIR)
  *                                    [--deployment D] [--collective C]
  *
- * `usage` below says what each prints. Exit status: 0, 1 when a file cannot
- * be read, 2 bad input (one message naming what is allowed). */
+ * `usage` below says what each prints. Exit status: 0, 1 when a build
+ * folder or an input cannot be read, 2 bad input (an unknown command or
+ * profile, a malformed profile file: one message naming what is allowed). */
 #include "bench_nbc/config.h"
 #include "mpiprofile/mpiprofile.h"
 
@@ -231,7 +232,7 @@ static int load(mpiprofile_set *set, const char *dir)
         dir = mpiprofile_default_dir(buf, sizeof buf);
     if (mpiprofile_load_dir(set, dir, names, ARRAY_SIZE(names), err, sizeof err) != 0) {
         fprintf(stderr, "nbc-profile: %s\n", err);
-        return 1;
+        return 2; /* a malformed profile is bad input */
     }
     return 0;
 }

@@ -13,7 +13,7 @@ fi
 # build_field NAME: a field of the build's profile (nbc-profile shell --build).
 build_field() {
     local fields
-    fields=$("$TOOLS_DIR/nbc-profile" shell --build "$BUILD" 2>/dev/null) || return 0
+    fields=$(BENCH_NBC_PROFILES="" "$TOOLS_DIR/nbc-profile" shell --build "$BUILD" 2>/dev/null) || return 0
     (eval "$fields" && echo "${!1:-}")
 }
 # MPI: the profile of the build's library, for the tests; not exported, as
@@ -35,7 +35,8 @@ MPI_LAUNCH_FLAGS=()
 mpi_launch() {
     if [ ${#MPI_LAUNCH_FLAGS[@]} -eq 0 ]; then
         local fields
-        fields=$("$TOOLS_DIR/nbc-profile" shell --build "$BUILD") ||
+        # (The repository's profiles, whatever folder a test gives bench_nbc.)
+        fields=$(BENCH_NBC_PROFILES="" "$TOOLS_DIR/nbc-profile" shell --build "$BUILD") ||
             fail "cannot read the MPI profile of $BUILD ($TOOLS_DIR/nbc-profile)"
         mapfile -d '' -t MPI_LAUNCH_FLAGS < <(
             eval "$fields"
@@ -56,6 +57,26 @@ mpi_launch() {
         return
     fi
     timeout -k 5 "${MPI_TIMEOUT_S:-300}" "$MPIEXEC" "${extra[@]}" "$@"
+}
+
+# json_get FILE KEY...: the value at that path of a JSON file, read with a
+# JSON parser (jq, else python3): strings as they are, anything else as JSON
+# ("null" when absent). Keys that are numbers index arrays.
+json_get() {
+    local file=$1
+    shift
+    if command -v jq >/dev/null; then
+        jq -r 'getpath($ARGS.positional | map(tonumber? // .)) | if type == "string" then . else tojson end' \
+            "$file" --args "$@"
+    elif command -v python3 >/dev/null; then
+        python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = (v[int(k)] if isinstance(v, list) and len(v) > int(k) else None) if k.isdigit() else (v.get(k) if isinstance(v, dict) else None)
+print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))' "$file" "$@"
+    else
+        skip "reading JSON needs jq or python3 (apt-get install jq)"
+    fi
 }
 
 # kv KEY TEXT: the value of KEY=value in TEXT (first match).
