@@ -96,6 +96,26 @@ expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1
 dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
 expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
 
+# An installed copy (PREFIX/bin: nbc-run next to the programs and tools;
+# PREFIX/share/bench_nbc: the configurations and the build's mpi-build.ini):
+# no make, the configuration found in share/, everything relative to where it runs.
+prefix=$SCRATCH/prefix
+mkdir -p "$prefix/bin" "$prefix/share/bench_nbc" "$SCRATCH/elsewhere"
+cp "$nbc_run" "$TOOLS_DIR/nbc-profile" "$prefix/bin/"
+for prog in bench_nbc compute_ref nbc-analyze nbc-compare; do
+    printf '#!/bin/sh\nexit 0\n' >"$prefix/bin/$prog"
+    chmod +x "$prefix/bin/$prog"
+done
+cp -r "$R/configs" "$prefix/share/bench_nbc/"
+printf '[build]\nprofile = %s\nversion = 1.0\nmpiexec = %s\n' "$P" "$DX" >"$prefix/share/bench_nbc/mpi-build.ini"
+studies=$((studies + 1))
+out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||
+    fail "installed nbc-run --dry-run: $(cat "$SCRATCH/stderr")"
+echo "$out"
+expect "\+ $DX ${default_root_flag}-n 2 $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P"
+expect "\+ $prefix/bin/nbc-analyze $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
+[ "$(count '^\+ make')" = 0 ] || fail "an installed nbc-run ran make"
+
 # Bad input: exit 2 and one message naming the option, the value and what is allowed.
 bad() {
     bad_inputs=$((bad_inputs + 1))

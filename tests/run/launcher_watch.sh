@@ -22,20 +22,21 @@ cat >"$fake/bench_nbc" <<'FAKE'
 for a in "$@"; do case $a in run.results_dir=*) results=${a#*=} ;; run.mpi=*) mpi=${a#*=} ;; esac; done
 rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${SLURM_PROCID:-0}}}
 dir=$results/20990101-000000-$mpi-ibcast-basic
-meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json.tmp" && mv "$dir/meta.json.tmp" "$dir/meta.json"; }
+# (one printf, no mv: Open MPI 4.1's mpirun follows its SIGTERM with SIGKILL after
+# odls_base_sigkill_timeout, 1 s, and a rank stopped between the two writes leaves
+# the old status)
+meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json"; }
+# (The trap before the run folder is announced: the signal may follow at once.)
+[ "$FAKE_MODE" = term ] && trap '[ "$rank" = 0 ] && meta interrupted; exit 3' TERM
 if [ "$rank" = 0 ]; then
     mkdir -p "$dir" && meta running && echo "bench_nbc: run folder $dir"
 fi
-case $FAKE_MODE in
-hang)
-    [ "$rank" = 0 ] && meta complete
-    while :; do sleep 0.2; done
-    ;;
-term)
-    trap '[ "$rank" = 0 ] && meta interrupted; exit 3' TERM
-    while :; do sleep 0.2; done
-    ;;
-esac
+[ "$FAKE_MODE" = hang ] && [ "$rank" = 0 ] && meta complete
+# (sleep in the background: bash runs the trap at once, not after the sleep)
+while :; do
+    sleep 0.2 &
+    wait $!
+done
 FAKE
 printf '#!/bin/sh\nexit 0\n' >"$fake/compute_ref"
 chmod +x "$fake/bench_nbc" "$fake/compute_ref"
