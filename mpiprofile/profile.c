@@ -230,6 +230,34 @@ typedef struct {
     size_t errlen;
 } parse_state;
 
+_Static_assert(offsetof(mpiprofile_deployment, name) == 0, "named_element: the name comes first");
+_Static_assert(offsetof(mpiprofile_workaround, name) == 0, "named_element: the name comes first");
+
+/* The element called name of an array of structs whose first member is their
+ * name, appended (zeroed, named) when missing: a section given twice is one. */
+static void *named_element(parse_state *st, void **array, size_t *count, size_t size,
+                           const char *name)
+{
+    char *base = *array;
+    for (size_t i = 0; i < *count; i++)
+        if (strcmp(*(char **)(base + i * size), name) == 0)
+            return base + i * size;
+    char *grown = realloc(*array, (*count + 1) * size);
+    if (!grown) {
+        fail(st->err, st->errlen, "out of memory");
+        return NULL;
+    }
+    *array = grown;
+    char *fresh = grown + *count * size;
+    memset(fresh, 0, size);
+    if (!(*(char **)fresh = strdup(name))) {
+        fail(st->err, st->errlen, "out of memory");
+        return NULL;
+    }
+    (*count)++;
+    return fresh;
+}
+
 static void *section_target(parse_state *st, const char *section, section_kind *kind)
 {
     mpiprofile *p = st->profile;
@@ -256,30 +284,13 @@ static void *section_target(parse_state *st, const char *section, section_kind *
             return NULL;
         }
         *kind = SECTION_DEPLOYMENT;
-        for (size_t i = 0; i < p->deployment_count; i++)
-            if (strcmp(p->deployments[i].name, name) == 0)
-                return &p->deployments[i];
-        mpiprofile_deployment *grown =
-            realloc(p->deployments, (p->deployment_count + 1) * sizeof *grown);
-        if (!grown)
-            return NULL;
-        p->deployments = grown;
-        grown[p->deployment_count] = (mpiprofile_deployment){.name = strdup(name)};
-        return grown[p->deployment_count].name ? &grown[p->deployment_count++] : NULL;
+        return named_element(st, (void **)&p->deployments, &p->deployment_count,
+                             sizeof *p->deployments, name);
     }
     if (strncmp(section, "workaround.", 11) == 0 && section[11]) {
-        const char *name = section + 11;
         *kind = SECTION_WORKAROUND;
-        for (size_t i = 0; i < p->workaround_count; i++)
-            if (strcmp(p->workarounds[i].name, name) == 0)
-                return &p->workarounds[i];
-        mpiprofile_workaround *grown =
-            realloc(p->workarounds, (p->workaround_count + 1) * sizeof *grown);
-        if (!grown)
-            return NULL;
-        p->workarounds = grown;
-        grown[p->workaround_count] = (mpiprofile_workaround){.name = strdup(name)};
-        return grown[p->workaround_count].name ? &grown[p->workaround_count++] : NULL;
+        return named_element(st, (void **)&p->workarounds, &p->workaround_count,
+                             sizeof *p->workarounds, section + 11);
     }
     fail(st->err, st->errlen,
          "unknown section [%s] (allowed: [library], [launcher], [deployment.<name>], "
