@@ -104,10 +104,11 @@ static const key_desc keys[] = {
              "defaults; progress = the same with the library's asynchronous progress on; "
              "dedicated = one core left free for progress; manual = the compute step polls "
              "with MPI_Test (progress.test_chunks)."},
-    {KEY("run", "mpi", TYPE_NAME, NULL, "mpich", run.mpi), .names = NAMES_MPI_PROFILES,
-     .names_help = "a library profile the driver knows (mpich, openmpi)",
-     .help = "MPI library profile of the run; the driver checks it is the library it was built "
-             "with."},
+    {KEY("run", "mpi", TYPE_NAME, NULL, "auto", run.mpi), .names = NAMES_MPI_PROFILES,
+     .names_help = "auto or a library profile of configs/mpi/ (mpich, openmpi, ...)",
+     .help = "MPI library profile of the run: auto (the library the driver runs with, "
+             "identified from MPI_Get_library_version) or a profile name, refused when it is "
+             "not that library."},
     {KEY("run", "results_dir", TYPE_PATH, NULL, "results", run.results_dir),
      .help = "Folder in which each run creates its own folder; created when missing if its "
              "parent exists."},

@@ -5,6 +5,7 @@
  *   stages.c        what comes before the sweep: prior data, sizes, passive
  *   placement.c     which cores a rank computes on
  *   meta.c          meta.json
+ *   library.c       the MPI library: its profile, settings, checks
  *   errors.c        failing together on every rank
  *   collectives.c   the table of operations and their buffers
  *   measure.c       one timed measurement of a kind (Algorithm 1 and the
@@ -251,10 +252,12 @@ void nbc_resume_free(nbc_resume *state);
 /* ---- output.c (rank 0) ---- */
 typedef enum { OUT_RAW, OUT_CALIB_COMM, OUT_CALIB_COMP, OUT_PASSIVE, OUT_FILE_COUNT } out_file;
 
-/* Creates a new run folder under results_dir (never reusing a name), or
- * opens an existing one to resume. NULL with a message on failure. */
-run_output *run_output_create(const char *results_dir, const char *mpi, const char *collective,
-                              const char *deployment, char *err, size_t errlen);
+/* Creates a new run folder under results_dir, named
+ * <date>-<time>-<mpi_profile>-<collective>-<deployment> (never reusing a
+ * name), or opens an existing one to resume. NULL with a message on failure. */
+run_output *run_output_create(const char *results_dir, const char *mpi_profile,
+                              const char *collective, const char *deployment, char *err,
+                              size_t errlen);
 run_output *run_output_open(const char *run_dir, char *err, size_t errlen);
 const char *run_output_dir(const run_output *out);
 /* The CSV file of a kind (header written when the file is new). */
@@ -316,7 +319,29 @@ typedef struct meta_info {
     const char *failure; /* why the run failed, when it did */
 } meta_info;
 
-/* The library this binary was built for: "mpich" or "openmpi". */
+/* ---- library.c: the MPI library this process runs with ---- */
+/* Before MPI_Init (allowed for MPI_Get_library_version): identifies the
+ * library against the profiles of configs/mpi/ (mpiprofile/); the generic
+ * profile, with a warning, when none matches. Called again, does nothing. */
+void nbc_library_identify(void);
+/* Before MPI_Init: sets the environment the profile gives the run's
+ * deployment and collective (workarounds of known bugs) and returns the
+ * thread level the deployment needs from the library. */
+int nbc_library_prepare(const nbc_config *cfg);
+/* After nbc_library_prepare: the library runs its own progress thread for
+ * the deployment (else dedicated's free core gets the benchmark's). */
+bool nbc_library_drives_progress(void);
+/* What rank 0 prints once MPI runs (workarounds, warnings), or NULL. */
+const char *nbc_library_note(void);
+/* The values run.mpi accepts: auto, every profile, generic. */
+const char *const *nbc_library_profile_names(size_t *count);
+/* run.mpi and run.deployment against the library: 0, or -1 with a message. */
+int nbc_library_check(const nbc_config *cfg, char *err, size_t errlen);
+/* meta.json's "mpi_library": profile, version, file, settings, workarounds,
+ * warnings (a new reference). */
+struct json_object *nbc_library_json(void);
+/* The profile name of the library this process runs with (e.g. "mpich";
+ * the run folder's and meta.json's "mpi"). */
 const char *nbc_compiled_mpi(void);
 void nbc_iso_time_now(char *buf, size_t size);
 int nbc_meta_write(nbc_run *run, const meta_info *m);

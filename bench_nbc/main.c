@@ -25,8 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const mpi_profiles[] = {"mpich", "openmpi"};
-
 static volatile sig_atomic_t stop_signal;
 
 /* BENCH_NBC_FAULT=KIND:RANK:CELL (tests only) aims a fault at RANK in CELL:
@@ -174,15 +172,17 @@ static int read_config_text(const cli *c, int rank, char **text, char *err, size
     return 0;
 }
 
-/* Pre-MPI_Init look at the configuration (file readable here, --set): only
- * to choose the thread level and the library's progress environment, which
- * must be set before MPI_Init. The real validation comes after. */
+/* Pre-MPI_Init look at the configuration (file readable here, --set): the
+ * library identifies itself (MPI_Get_library_version) and its profile's
+ * settings for the run's deployment and collective go into the environment,
+ * which the library reads in MPI_Init; the thread level follows. The real
+ * validation comes after. */
 static void configure_before_init(const cli *c, int *thread_level, const char **note)
 {
-    (void)note; /* only MPICH needs one */
     nbc_config cfg;
     char err[512], *text = NULL;
     *thread_level = MPI_THREAD_FUNNELED;
+    nbc_library_identify();
     if (nbc_config_init(&cfg, err, sizeof err) != 0)
         return;
     const char *path = c->config_path;
@@ -198,29 +198,14 @@ static void configure_before_init(const cli *c, int *thread_level, const char **
         ok = nbc_config_set(&cfg, c->sets[i], err, sizeof err) == 0;
     free(text);
     if (ok) {
-        bool async =
-            cfg.run.deployment == NBC_DEPLOYMENT_PROGRESS ||
-            (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED &&
-             cfg.progress.mode == NBC_PROGRESS_NONE && strcmp(nbc_compiled_mpi(), "mpich") == 0);
-        /* MPICH's asynchronous progress thread (the paper's "progress"
-         * deployment); a value the user set explicitly is kept, and checked. */
-        if (async && strcmp(nbc_compiled_mpi(), "mpich") == 0)
-            setenv("MPICH_ASYNC_PROGRESS", "1", 0);
-#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION < 40100000
-        /* MPICH before 4.1 delivers wrong data from the second start of
-         * MPI_Allgather_init on power-of-two rank counts (pmodels/mpich
-         * issue 6423, fixed by PR 6425); its ring algorithm is right. The
-         * setting is recorded with the environment in meta.json. */
-        if (strcmp(cfg.run.collective, "allgather_init") == 0 &&
-            setenv("MPIR_CVAR_IALLGATHER_INTRA_ALGORITHM", "sched_ring", 0) == 0)
-            *note = "MPICH < 4.1: allgather_init uses MPIR_CVAR_IALLGATHER_INTRA_ALGORITHM="
-                    "sched_ring (wrong data otherwise, MPICH issue 6423)";
-#endif
+        *thread_level = nbc_library_prepare(&cfg);
+        /* The benchmark's own progress thread: progress.mode=thread, or
+         * dedicated's free core when the library has no thread of its own. */
         if (cfg.progress.mode == NBC_PROGRESS_THREAD ||
-            (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED &&
-             strcmp(nbc_compiled_mpi(), "mpich") != 0))
+            (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && !nbc_library_drives_progress()))
             *thread_level = MPI_THREAD_MULTIPLE;
     }
+    *note = nbc_library_note();
     nbc_config_free(&cfg);
 }
 
@@ -331,49 +316,20 @@ int main(int argc, char **argv)
 
     placement place = {0};
     nbc_exit_if_any_failed(nbc_place_rank(&place, err, sizeof err) != 0, err, 2);
-    size_t n_names;
+    size_t n_names, n_profiles;
     const char *const *names = nbc_collective_names(&n_names);
+    const char *const *profiles = nbc_library_profile_names(&n_profiles);
     nbc_config_limits limits = {
         .collectives = names,
         .collective_count = n_names,
-        .mpi_profiles = mpi_profiles,
-        .mpi_profile_count = sizeof mpi_profiles / sizeof *mpi_profiles,
+        .mpi_profiles = profiles,
+        .mpi_profile_count = n_profiles,
         .available_cores = place.cpu_count,
         .available_memory_bytes = compute_available_memory_bytes() / (uint64_t)place.local_ranks,
     };
     bad = nbc_config_validate(&cfg, &limits, err, sizeof err) != 0;
-    if (!bad && strcmp(cfg.run.mpi, nbc_compiled_mpi()) != 0) {
-        snprintf(err, sizeof err,
-                 "config: run.mpi: \"%s\" but this bench_nbc was built with %s (allowed here: %s; "
-                 "build/%s/bench_nbc is the %s build)",
-                 cfg.run.mpi, nbc_compiled_mpi(), nbc_compiled_mpi(), cfg.run.mpi, cfg.run.mpi);
-        bad = true;
-    }
-    const char *async_env = getenv("MPICH_ASYNC_PROGRESS");
-    if (!bad && cfg.run.deployment == NBC_DEPLOYMENT_PROGRESS) {
-        if (strcmp(nbc_compiled_mpi(), "mpich") != 0) {
-            snprintf(err, sizeof err,
-                     "config: run.deployment: \"progress\" needs a library progress thread; "
-                     "%s has none for collectives here (allowed with %s: basic, dedicated, "
-                     "manual)",
-                     nbc_compiled_mpi(), nbc_compiled_mpi());
-            bad = true;
-        } else if (!async_env || strcmp(async_env, "1") != 0) {
-            snprintf(err, sizeof err,
-                     "config: run.deployment: \"progress\" turns on MPICH_ASYNC_PROGRESS=1, but "
-                     "the environment sets MPICH_ASYNC_PROGRESS=%s",
-                     async_env ? async_env : "");
-            bad = true;
-        }
-    }
-    if (!bad && cfg.run.deployment == NBC_DEPLOYMENT_BASIC && async_env &&
-        strcmp(async_env, "0") != 0) {
-        snprintf(err, sizeof err,
-                 "config: run.deployment: \"basic\" means library defaults, but the environment "
-                 "sets MPICH_ASYNC_PROGRESS=%s (use run.deployment=progress, or unset it)",
-                 async_env);
-        bad = true;
-    }
+    /* run.mpi and run.deployment against the library and its profile. */
+    bad = bad || nbc_library_check(&cfg, err, sizeof err) != 0;
     int threads = nbc_config_compute_threads(&cfg, place.cpu_count);
     if (!bad && cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && place.cpu_count < 2) {
         snprintf(err, sizeof err,
@@ -403,7 +359,7 @@ int main(int argc, char **argv)
     }
     /* Dedicated without a library progress thread: ours, on the free core. */
     if (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && progress == NBC_PROGRESS_NONE &&
-        strcmp(nbc_compiled_mpi(), "mpich") != 0)
+        !nbc_library_drives_progress())
         progress = NBC_PROGRESS_THREAD;
     nbc_exit_if_any_failed(compute_blas_check(err, sizeof err) != 0, err, 2);
     nbc_exit_if_any_failed(cfg.run.check && nbc_datacheck_supports(coll, err, sizeof err) != 0, err,

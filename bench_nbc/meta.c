@@ -1,5 +1,5 @@
-/* meta.json: everything needed to reproduce and to label a run (library,
- * ranks, binding, deployment, environment, configuration, clock sync,
+/* meta.json: everything needed to reproduce and to label a run (library and
+ * its profile, ranks, binding, deployment, environment, configuration, clock sync,
  * revision, times), written atomically by rank 0 at the start and the end
  * of a run and when the watchdog ends it. */
 #include "bench_nbc/driver.h"
@@ -15,22 +15,11 @@
 #endif
 
 /* Environment variables that change how MPI, OpenMP or BLAS progress and
- * place threads. */
+ * place threads (MPI: MPICH, Open MPI, Intel MPI, MVAPICH, their transports). */
 static const char *const recorded_env_prefixes[] = {
-    "MPICH_", "MPIR_CVAR_", "OMPI_MCA_", "UCX_",      "OMP_", "OPENBLAS_",
-    "GOMP_",  "HYDRA_",     "PMI_",      "SLURM_JOB", "FI_",  "HWLOC_",
+    "MPICH_", "MPIR_CVAR_", "OMPI_MCA_", "UCX_",   "OMP_",   "OPENBLAS_", "GOMP_", "HYDRA_",
+    "PMI_",   "SLURM_JOB",  "FI_",       "HWLOC_", "I_MPI_", "MV2_",      "MVP_",
 };
-
-const char *nbc_compiled_mpi(void)
-{
-#if defined(MPICH_VERSION)
-    return "mpich";
-#elif defined(OMPI_MAJOR_VERSION)
-    return "openmpi";
-#else
-    return "unknown";
-#endif
-}
 
 void nbc_iso_time_now(char *buf, size_t size)
 {
@@ -112,6 +101,7 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "mpi_library_version", json_object_new_string(first_line));
     json_object_object_add(o, "mpi_library_version_full",
                            json_object_new_string(m->library_version));
+    json_object_object_add(o, "mpi_library", nbc_library_json());
     char standard[16];
     snprintf(standard, sizeof standard, "%d.%d", m->mpi_version, m->mpi_subversion);
     json_object_object_add(o, "mpi_standard", json_object_new_string(standard));

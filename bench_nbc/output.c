@@ -49,8 +49,9 @@ static run_output *new_output(const char *dir, char *err, size_t errlen)
     return out;
 }
 
-run_output *run_output_create(const char *results_dir, const char *mpi, const char *collective,
-                              const char *deployment, char *err, size_t errlen)
+run_output *run_output_create(const char *results_dir, const char *mpi_profile,
+                              const char *collective, const char *deployment, char *err,
+                              size_t errlen)
 {
     char stamp[32], dir[PATH_MAX];
     time_t now = time(NULL);
@@ -61,10 +62,10 @@ run_output *run_output_create(const char *results_dir, const char *mpi, const ch
     }
     /* mkdir fails on an existing name, so a run never lands in another's folder. */
     for (int suffix = 1; suffix < 1000; suffix++) {
-        int len = suffix == 1 ? snprintf(dir, sizeof dir, "%s/%s-%s-%s-%s", results_dir, stamp, mpi,
-                                         collective, deployment)
+        int len = suffix == 1 ? snprintf(dir, sizeof dir, "%s/%s-%s-%s-%s", results_dir, stamp,
+                                         mpi_profile, collective, deployment)
                               : snprintf(dir, sizeof dir, "%s/%s-%s-%s-%s-%d", results_dir, stamp,
-                                         mpi, collective, deployment, suffix);
+                                         mpi_profile, collective, deployment, suffix);
         if (len >= (int)sizeof dir) {
             snprintf(err, errlen, "run folder path too long under %s", results_dir);
             return NULL;

@@ -20,7 +20,7 @@
 
 /* What a 2-core rank of the driver would pass (names from its table). */
 static const char *const collectives[] = {"ibcast", "iallreduce", "ialltoallv", "synthetic_serial"};
-static const char *const mpi_profiles[] = {"mpich", "openmpi"};
+static const char *const mpi_profiles[] = {"auto", "mpich", "openmpi"};
 static const nbc_config_limits limits = {
     .collectives = collectives,
     .collective_count = sizeof collectives / sizeof *collectives,

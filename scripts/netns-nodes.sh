@@ -8,7 +8,7 @@
 #   scripts/netns-nodes.sh down           remove them (safe to repeat)
 #   scripts/netns-nodes.sh hosts          their addresses, comma-separated
 #   scripts/netns-nodes.sh exec NODE CMD...   run CMD on node NODE (1..N)
-#   scripts/netns-nodes.sh run CMD...     run CMD on node 1 with what an MPICH
+#   scripts/netns-nodes.sh run CMD...     run CMD on node 1 with what an MPI
 #                                         launch across the nodes needs (below)
 #   scripts/netns-nodes.sh [-x] HOST CMD...   ssh stand-in: run the command
 #                                         line CMD on HOST (Hydra calls it so)
@@ -20,15 +20,21 @@
 # rank that node's cores only. PREFIX is $NBC_NETNS_PREFIX (default nbc).
 #
 # `run` exports NBC_HOSTS (the addresses) and NBC_RSH (this script) for
-# nbc-run, and UCX_TLS=tcp,self and MPIR_CVAR_NOLOCAL=1 so MPICH over UCX uses
-# TCP between the nodes instead of shared memory (they share one kernel).
-# The whole suite on 2 nodes:
+# nbc-run, and what makes each library use TCP between the nodes instead of
+# shared memory (they share one kernel) or skip 127.x addresses: MPICH over
+# UCX UCX_TLS=tcp,self and MPIR_CVAR_NOLOCAL=1; Open MPI its TCP transport on
+# eth0 (OMPI_MCA_btl=tcp,self, OMPI_MCA_btl_tcp_if_include=eth0,
+# OMPI_MCA_oob_tcp_if_include=eth0). A library ignores the others' variables.
+# The whole suite on 2 nodes (nbc-run launches with the library profile's
+# --hosts/--rsh flags):
 #   scripts/netns-nodes.sh up 2
 #   scripts/netns-nodes.sh run ./nbc-run configs/default.conf --collectives ibcast
 #   scripts/netns-nodes.sh down
-# Or by hand: scripts/netns-nodes.sh run mpiexec.mpich -launcher ssh \
-#   -launcher-exec "$PWD/scripts/netns-nodes.sh" -hosts "$(scripts/netns-nodes.sh hosts)" \
-#   -ppn 1 -n 2 build/mpich/clocksync_check
+# Or by hand with MPICH's Hydra (configs/mpi/mpich.ini, [launcher] rsh, hosts,
+# per_node): scripts/netns-nodes.sh run "$(make -s MPI=mpich print-mpiexec)" \
+#   -launcher ssh -launcher-exec "$PWD/scripts/netns-nodes.sh" \
+#   -hosts "$(scripts/netns-nodes.sh hosts)" -ppn 1 -n 2 \
+#   "$(make -s MPI=mpich print-build-dir)/clocksync_check"
 # No added latency (this kernel has no netem); `tc ... tbf` on eth0 can cap
 # the bandwidth.
 set -euo pipefail
@@ -177,7 +183,8 @@ run)
     [ $# -ge 2 ] || die "usage: netns-nodes.sh run CMD..."
     shift
     NBC_HOSTS=$(hosts)
-    export NBC_HOSTS NBC_RSH=$self NBC_NETNS_PREFIX=$prefix UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1
+    export NBC_HOSTS NBC_RSH=$self NBC_NETNS_PREFIX=$prefix UCX_TLS=tcp,self MPIR_CVAR_NOLOCAL=1 \
+        OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0
     node_exec 1 "$@"
     ;;
 *)

@@ -16,31 +16,35 @@
 # Every cell must hold its answer (invalid cells count as failures): one run,
 # no second chance. Prints the per-cell table and the worst cell.
 #
-#   scripts/validate.sh [--quick] [--mpi mpich|openmpi] [--results DIR]
+#   scripts/validate.sh [--quick] [--mpi auto|PROFILE] [--results DIR]
 # --quick: a 2 x 2 grid (the version `make check` runs); default 3 x 3, 2 to 8 ms.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-mpi=mpich grid=2ms,8ms,2 reps=6 results=""
+mpi=auto grid=2ms,8ms,2 reps=12 results=""
 while [ $# -gt 0 ]; do
     case "$1" in
-    --quick) grid=2ms,4ms,2 reps=6; shift ;;
-    --mpi) mpi=${2:?--mpi needs mpich or openmpi}; shift 2 ;;
+    --quick) grid=2ms,4ms,2 reps=12; shift ;;
+    --mpi) mpi=${2:?--mpi needs auto or a profile name}; shift 2 ;;
     --results) results=${2:?--results needs a folder}; shift 2 ;;
-    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --mpi mpich|openmpi, --results DIR)" >&2; exit 2 ;;
+    *) echo "validate.sh: unknown argument '$1' (allowed: --quick, --mpi auto|PROFILE, --results DIR)" >&2; exit 2 ;;
     esac
 done
-case "$mpi" in
-mpich) launch=(mpiexec.mpich) ;;
-openmpi) launch=(mpiexec.openmpi --allow-run-as-root --oversubscribe --bind-to none) ;;
-*) echo "validate.sh: unknown MPI library '$mpi' (allowed: mpich, openmpi)" >&2; exit 2 ;;
-esac
-bench=${BUILD:-build/$mpi}/bench_nbc analyze=${TOOLS_DIR:-build}/nbc-analyze
+# The build (BUILD and TOOLS_DIR from make, else make's default build) and
+# its launcher with the flags its library profile needs here.
+build=${BUILD:-$(make -s --no-print-directory print-build-dir)} tools=${TOOLS_DIR:-build}
+fields=$("$tools/nbc-profile" shell --build "$build") || { echo "validate.sh: build $build and $tools first (make)" >&2; exit 2; }
+eval "$fields"
+# shellcheck disable=SC2154 # assigned by the eval
+launch=("${MPIEXEC:-$mpi_launcher}" "${launch_flags[@]}" "${oversubscribe_flags[@]}" "${nobind_flags[@]}")
+# shellcheck disable=SC2154
+[ "$(id -u)" -eq 0 ] && launch+=("${root_flags[@]}")
+bench=$build/bench_nbc analyze=$tools/nbc-analyze
 # Sanitized builds (make SAN=1 check): LeakSanitizer's tracer can crash at
 # the exit of MPI programs; leaks are checked by valgrind on the plain build.
 [ -n "${SAN:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 for tool in "$bench" "$analyze"; do
-    [ -x "$tool" ] || { echo "validate.sh: $tool is not built (run make MPI=$mpi)" >&2; exit 2; }
+    [ -x "$tool" ] || { echo "validate.sh: $tool is not built (run make)" >&2; exit 2; }
 done
 [ -n "$results" ] || results=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_validate.XXXXXX")
 mkdir -p "$results" || exit 2
@@ -61,7 +65,7 @@ printf '%-18s %9s %9s %10s %8s %9s %9s %-14s %s\n' collective comm_ms comp_ms r_
 check_collective() {
     local coll=$1 out dir
     out=$(timeout 600 "${launch[@]}" -n 2 "$bench" --set run.results_dir="$results" \
-        --set run.collective="$coll" --set grid.comm_times="$grid" \
+        --set run.mpi="$mpi" --set run.collective="$coll" --set grid.comm_times="$grid" \
         --set grid.comp_times="$grid" --set run.repetitions="$reps" 2>&1) || {
         echo "$out"
         echo "validate.sh: $coll: bench_nbc failed" >&2

@@ -1,24 +1,53 @@
 # Shared helpers for the end-to-end test scripts (sourced, not run).
 # shellcheck shell=bash
-# Environment from the Makefile: BUILD, TOOLS_DIR, MPI, MPIEXEC, BENCH_NBC_ROOT.
+# Environment from the Makefile: BUILD, TOOLS_DIR, MPI_PROFILE (the build's
+# library profile, e.g. mpich), MPIEXEC, BENCH_NBC_ROOT. Run by hand, a test
+# asks make (MPI=NAME or MPICC=... choose the library, as for make).
 set -u
 : "${BENCH_NBC_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-: "${MPI:=mpich}"
-: "${BUILD:=build/$MPI}"
-: "${TOOLS_DIR:=build}"
-: "${MPIEXEC:=mpiexec.$MPI}"
 cd "$BENCH_NBC_ROOT" || exit 1
+: "${TOOLS_DIR:=build}"
+if [ -z "${BUILD:-}" ]; then
+    BUILD=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory print-build-dir)
+fi
+# build_field NAME: a field of the build's profile (nbc-profile shell --build).
+build_field() {
+    local fields
+    fields=$(BENCH_NBC_PROFILES="" "$TOOLS_DIR/nbc-profile" shell --build "$BUILD" 2>/dev/null) || return 0
+    (eval "$fields" && echo "${!1:-}")
+}
+# MPI: the profile of the build's library, for the tests; not exported, as
+# MPI=NAME means Debian's mpicc.NAME to make (a make a test runs must use the
+# build's wrapper, which MAKEFLAGS and MPICC carry).
+MPI=${MPI_PROFILE:-$(build_field mpi_profile)}
+export -n MPI
+: "${MPIEXEC:=$(build_field mpi_launcher)}"
 
 skip() { echo "skip: $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
 figure() { echo "figure: $*"; }
 
-# mpi_launch ARGS...: the library's launcher with what it needs here (Open MPI
-# refuses root and oversubscription unless told), under a time limit so a
-# hang fails the test instead of the CI run.
+# mpi_launch ARGS...: the build's launcher with what its profile says it
+# needs here (as root, more ranks than cores, ranks computing with several
+# threads: e.g. Open MPI's --allow-run-as-root --oversubscribe --bind-to
+# none), under a time limit so a hang fails the test instead of the CI run.
+MPI_LAUNCH_FLAGS=()
 mpi_launch() {
-    local extra=()
-    [ "$MPI" = openmpi ] && extra=(--allow-run-as-root --oversubscribe --bind-to none)
+    if [ ${#MPI_LAUNCH_FLAGS[@]} -eq 0 ]; then
+        local fields
+        # (The repository's profiles, whatever folder a test gives bench_nbc.)
+        fields=$(BENCH_NBC_PROFILES="" "$TOOLS_DIR/nbc-profile" shell --build "$BUILD") ||
+            fail "cannot read the MPI profile of $BUILD ($TOOLS_DIR/nbc-profile)"
+        mapfile -d '' -t MPI_LAUNCH_FLAGS < <(
+            eval "$fields"
+            # shellcheck disable=SC2154 # assigned by the eval
+            flags=("${launch_flags[@]}" "${oversubscribe_flags[@]}" "${nobind_flags[@]}")
+            # shellcheck disable=SC2154
+            [ "$(id -u)" -eq 0 ] && flags+=("${root_flags[@]}")
+            printf '%s\0' -- "${flags[@]}" # "--": read once, even with no flags
+        )
+    fi
+    local extra=("${MPI_LAUNCH_FLAGS[@]:1}")
     # Under SAN=1, LeakSanitizer's stop-the-world tracer sometimes crashes at
     # the exit of MPI programs (with the transport's threads); their leaks are
     # checked by the valgrind test of the plain build instead.
@@ -28,6 +57,26 @@ mpi_launch() {
         return
     fi
     timeout -k 5 "${MPI_TIMEOUT_S:-300}" "$MPIEXEC" "${extra[@]}" "$@"
+}
+
+# json_get FILE KEY...: the value at that path of a JSON file, read with a
+# JSON parser (jq, else python3): strings as they are, anything else as JSON
+# ("null" when absent). Keys that are numbers index arrays.
+json_get() {
+    local file=$1
+    shift
+    if command -v jq >/dev/null; then
+        jq -r 'getpath($ARGS.positional | map(tonumber? // .)) | if type == "string" then . else tojson end' \
+            "$file" --args "$@"
+    elif command -v python3 >/dev/null; then
+        python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    v = (v[int(k)] if isinstance(v, list) and len(v) > int(k) else None) if k.isdigit() else (v.get(k) if isinstance(v, dict) else None)
+print(v if isinstance(v, str) else json.dumps(v, separators=(",", ":")))' "$file" "$@"
+    else
+        skip "reading JSON needs jq or python3 (apt-get install jq)"
+    fi
 }
 
 # kv KEY TEXT: the value of KEY=value in TEXT (first match).

@@ -3,7 +3,7 @@
 #   N passed, N failed, N skipped
 # A test is an executable (cmocka unit test or end-to-end script). Exit status
 # 0 = pass, 77 = skipped (it prints its reason), anything else = fail.
-# Environment from the Makefile: BUILD, TOOLS_DIR, MPI, MPIEXEC, SAN.
+# Environment from the Makefile: BUILD, TOOLS_DIR, MPI_PROFILE, MPIEXEC, SAN.
 # A test's full output is shown when it fails or skips; on success only its
 # lines starting with "figure:" (measured numbers worth reading) are shown.
 set -u

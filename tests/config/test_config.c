@@ -21,7 +21,7 @@
 
 static const char *const collectives[] = {"ibcast", "ireduce", "iallreduce", "iallgather",
                                           "ialltoall"};
-static const char *const mpi_profiles[] = {"mpich", "openmpi"};
+static const char *const mpi_profiles[] = {"auto", "mpich", "openmpi"};
 
 /* A 2-core, 24 GiB rank, like this machine, whatever the test runs on. */
 static const nbc_config_limits machine = {
@@ -114,7 +114,7 @@ static void defaults_are_the_documented_ones(void **state)
     validate_ok(&cfg);
     assert_string_equal(cfg.run.collective, "ibcast");
     assert_int_equal(cfg.run.deployment, NBC_DEPLOYMENT_BASIC);
-    assert_string_equal(cfg.run.mpi, "mpich");
+    assert_string_equal(cfg.run.mpi, "auto");
     assert_int_equal(cfg.run.threads, 0);
     assert_int_equal(cfg.run.repetitions, 5);
     assert_int_equal(cfg.run.max_cells, 400);
@@ -536,7 +536,7 @@ static const bad_input bad_inputs[] = {
     {"unknown mpi profile",
      NULL,
      {"run.mpi=intelmpi"},
-     {"run.mpi", "\"intelmpi\"", "mpich, openmpi"}},
+     {"run.mpi", "\"intelmpi\"", "auto, mpich, openmpi"}},
     {"non-numeric integer",
      NULL,
      {"run.repetitions=five"},

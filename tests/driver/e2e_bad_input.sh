@@ -12,6 +12,9 @@ printf '[run]\ncollective = ibcast\nthis line has no equals sign\n' >"$SCRATCH/b
 printf '[run]\nrepetitions = 3\n' >"$SCRATCH/fine.conf"
 mkdir "$SCRATCH/results"
 MPI_TIMEOUT_S=60
+# run.mpi: a profile of another library than this build's (MPI: its profile).
+other=mpich
+[ "$MPI" = mpich ] && other=openmpi
 
 # Each case: expected text in the message | arguments.
 cases=(
@@ -19,8 +22,8 @@ cases=(
     "nosection|--set nosection.key=1"
     "run.collective|--set run.collective=ibcastt"
     "run.deployment|--set run.deployment=fast"
-    "run.mpi|--set run.mpi=intelmpi"
-    "run.mpi|--set run.mpi=openmpi"
+    "run.mpi|--set run.mpi=lam"
+    "run.mpi: \"$other\" but this bench_nbc runs with|--set run.mpi=$other"
     "grid.comm_times|--set grid.comm_times=abc"
     "grid.comm_times|--set grid.comm_times=-1ms,2ms,2"
     "grid.comp_times|--set grid.comp_times=0,1ms,2"
@@ -65,11 +68,21 @@ for entry in "${cases[@]}"; do
     grep -q '^bench_nbc: run folder' <<<"$out" && fail "${args[*]}: a run folder was created: $out"
     echo "ok: ${args[*]} -> $out"
 done
-# MPICH_ASYNC_PROGRESS contradicting the deployment.
-out=$(MPICH_ASYNC_PROGRESS=1 mpi_launch -n 2 "$BENCH" --set run.results_dir="$SCRATCH/results" 2>&1)
-status=$?
-if [ $status -ne 2 ] || ! grep -q 'MPICH_ASYNC_PROGRESS' <<<"$out"; then
-    fail "async progress with basic: status $status: $out"
+# The mismatch names both libraries: the running one as its profile says.
+out=$(mpi_launch -n 2 "$BENCH" --set run.results_dir="$SCRATCH/results" --set run.mpi="$other" 2>&1)
+grep -q "run.mpi: \"$other\" but this bench_nbc runs with .* (profile $MPI, identified from MPI_Get_library_version) (allowed here: auto, $MPI;" <<<"$out" ||
+    fail "run.mpi=$other on $MPI: the message does not name both: $out"
+# The library's progress switch (its profile's, e.g. MPICH_ASYNC_PROGRESS=1)
+# contradicting the deployment.
+progress_env=$("$TOOLS_DIR/nbc-profile" env --build "$BUILD" --deployment progress | head -n 1)
+if [ -n "$progress_env" ]; then
+    out=$(export "${progress_env?}" && mpi_launch -n 2 "$BENCH" --set run.results_dir="$SCRATCH/results" 2>&1)
+    status=$?
+    if [ $status -ne 2 ] || ! grep -qF "${progress_env%%=*}" <<<"$out"; then
+        fail "async progress ($progress_env) with basic: status $status: $out"
+    fi
+else
+    echo "note: $MPI has no progress setting: no environment can contradict deployment basic"
 fi
 # Nothing was measured: the results folder is still empty.
 [ -z "$(ls -A "$SCRATCH/results")" ] || fail "bad input left files: $(ls "$SCRATCH/results")"

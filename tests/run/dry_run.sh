@@ -2,18 +2,24 @@
 # nbc-run --dry-run prints the commands of a study (launcher and its flags per
 # library profile, one run per library x collective x deployment, compute_ref
 # with the run's threads, nbc-analyze, nbc-compare), skips what cannot run here
-# with its reason, and refuses bad input with exit status 2.
+# with its reason, and refuses bad input with exit status 2. The build folders
+# and launchers are make's (print-build-dir, print-mpiexec): --mpi auto is the
+# library of the default wrapper, --mpi mpich|openmpi Debian's named ones.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 nbc_run=$BENCH_NBC_ROOT/nbc-run
 cores=$(nproc)
 [ "$cores" -ge 2 ] || skip "the expected commands assume >= 2 cores (here $cores)"
+{ command -v mpicc.mpich && command -v mpicc.openmpi; } >/dev/null ||
+    skip "compares Debian's MPICH and Open MPI (apt-get install libmpich-dev libopenmpi-dev)"
 
+# Outside the make that runs the tests: the defaults, as a user has them.
+clean_env() { env -u MPI -u MPICC -u MPIEXEC -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@"; }
 # dry STUDY ARGS...: the printed commands, or the test fails.
 studies=0 bad_inputs=0
 dry() {
     studies=$((studies + 1))
-    out=$("$nbc_run" "$@" --dry-run 2>"$SCRATCH/stderr") || fail "nbc-run $* --dry-run: status $?: $(cat "$SCRATCH/stderr")"
+    out=$(clean_env "$nbc_run" "$@" --dry-run 2>"$SCRATCH/stderr") || fail "nbc-run $* --dry-run: status $?: $(cat "$SCRATCH/stderr")"
     echo "== nbc-run $*"
     echo "$out"
 }
@@ -22,34 +28,49 @@ expect() { grep -Eqx -- "$1" <<<"$out" || fail "no command line matching: $1"; }
 count() { grep -Ec -- "$1" <<<"$out" || true; }
 make_scratch
 R=$BENCH_NBC_ROOT
+# make ARGS... print-build-dir|print-mpiexec|print-mpi-profile, as nbc-run asks it.
+ask_make() { clean_env make -s --no-print-directory -C "$R" "$@"; }
+M=$R/$(ask_make MPI=mpich print-build-dir) MX=$(ask_make MPI=mpich print-mpiexec)
+O=$R/$(ask_make MPI=openmpi print-build-dir) OX=$(ask_make MPI=openmpi print-mpiexec)
+D=$R/$(ask_make print-build-dir) DX=$(ask_make print-mpiexec) P=$(ask_make print-mpi-profile)
+root_flag="" default_root_flag=""
+if [ "$(id -u)" -eq 0 ]; then
+    root_flag="--allow-run-as-root "
+    # shellcheck disable=SC2154 # root_flags: from the eval
+    default_root_flag=$(eval "$("$TOOLS_DIR/nbc-profile" shell "$P")" && printf '%s ' "${root_flags[@]}")
+fi
+echo "default build: $D ($P, $DX); MPICH: $M ($MX); Open MPI: $O ($OX)"
 
-# make run's study: two collectives, basic, MPICH, 2 ranks, one per core.
+# make run's study: two collectives, basic, the default wrapper's library
+# (auto), 2 ranks, one per core.
 dry configs/study-default.conf
-expect "\+ $R/scripts/deps.sh --mpi mpich --for build"
-expect "\+ make -C $R MPI=mpich programs"
+expect "\+ make -C $R deps"
+expect "\+ make -C $R programs"
 for coll in ibcast iallreduce; do
-    expect "\+ mpiexec.mpich -n 2 $R/build/mpich/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=mpich"
-    expect "\+ $R/build/mpich/compute_ref --threads $((cores / 2)) --sizes-from $R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic/calib_comp.csv -o $R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic/compute_ref.csv"
-    expect "\+ $R/build/nbc-analyze $R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic"
+    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=$P"
+    expect "\+ $D/compute_ref --threads $((cores / 2)) --sizes-from $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic/calib_comp.csv -o $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic/compute_ref.csv"
+    expect "\+ $R/build/nbc-analyze $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic"
 done
-expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic $R/results/YYYYmmdd-HHMMSS-mpich-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
+expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
 [ "$(count bench_nbc)" = 2 ] || fail "2 bench_nbc runs expected"
 
 # Basic vs progress on MPICH, one collective: one comparison of the two.
-dry configs/default.conf --deployments basic,progress --no-deps --no-build --set run.results_dir=out
+dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
 [ "$(count '^\+ (scripts|make)')" = 0 ] || fail "--no-deps --no-build still printed deps or make"
-expect "\+ mpiexec.mpich -n 2 $R/build/mpich/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich"
+expect "\+ $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich"
 expect "\+ $R/build/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
+# Its build: Debian's named wrapper.
+dry configs/default.conf --mpi mpich
+expect "\+ make -C $R MPI=mpich deps"
+expect "\+ make -C $R MPI=mpich programs"
 
 # Open MPI as root: --allow-run-as-root; one rank with all cores: --bind-to none.
 dry configs/default.conf --mpi openmpi --ranks 1 --no-deps --no-build --set grid.comm_times=1ms,2ms,2
-root_flag=""
-[ "$(id -u)" -eq 0 ] && root_flag="--allow-run-as-root "
-expect "\+ mpiexec.openmpi ${root_flag}--bind-to none -n 1 $R/build/openmpi/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
-expect "\+ $R/build/openmpi/compute_ref --threads $cores .*"
+expect "\+ $OX ${root_flag}--bind-to none -n 1 $O/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
+expect "\+ $O/compute_ref --threads $cores .*"
 # Open MPI above the core count: --oversubscribe (it yields, MPICH would not).
 dry configs/default.conf --mpi openmpi --ranks $((cores + 1)) --no-deps --no-build
-expect "\+ mpiexec.openmpi ${root_flag}--oversubscribe -n $((cores + 1)) .*"
+expect "\+ $OX ${root_flag}--oversubscribe -n $((cores + 1)) .*"
 # (bench_nbc itself refuses more ranks than cores: the run would stop there.)
 
 # Two libraries x progress: Open MPI has no progress thread, skipped with the reason.
@@ -61,33 +82,55 @@ expect "\+ $R/build/nbc-compare .*mpich-ibcast-basic .*mpich-ibcast-progress .*o
 
 # dedicated needs >= 2 cores per rank: skipped with 2 ranks on 2 cores, run with 1 rank.
 if [ "$cores" -lt 4 ]; then
-    dry configs/default.conf --deployments basic,dedicated --no-deps --no-build
+    dry configs/default.conf --mpi mpich --deployments basic,dedicated --no-deps --no-build
     grep -q "skipping mpich-ibcast-dedicated: dedicated .* needs >= 2 cores per rank" "$SCRATCH/stderr" ||
         fail "dedicated not skipped with its reason: $(cat "$SCRATCH/stderr")"
 fi
-dry configs/default.conf --deployments dedicated --ranks 1 --no-deps --no-build
-expect "\+ $R/build/mpich/compute_ref --threads $((cores - 1)) .*mpich-ibcast-dedicated.*"
+dry configs/default.conf --mpi mpich --deployments dedicated --ranks 1 --no-deps --no-build
+expect "\+ $M/compute_ref --threads $((cores - 1)) .*mpich-ibcast-dedicated.*"
 
 # Several hosts with an ssh stand-in: one rank per host, compute_ref once per host.
-dry configs/default.conf --hosts h1,h2,h3 --rsh /bin/rsh-like --no-deps --no-build
-expect "\+ mpiexec.mpich -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $R/build/mpich/bench_nbc .*"
-expect "\+ mpiexec.mpich -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $R/build/mpich/compute_ref --threads THREADS_PER_RANK .*"
+dry configs/default.conf --mpi mpich --hosts h1,h2,h3 --rsh /bin/rsh-like --no-deps --no-build
+expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/bench_nbc .*"
+expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --threads THREADS_PER_RANK .*"
 dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
-expect "\+ mpiexec.openmpi ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
+expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
+
+# An installed copy (PREFIX/bin: nbc-run next to the programs and tools;
+# PREFIX/share/bench_nbc: the configurations and the build's mpi-build.ini):
+# no make, the configuration found in share/, everything relative to where it runs.
+prefix=$SCRATCH/prefix
+mkdir -p "$prefix/bin" "$prefix/share/bench_nbc" "$SCRATCH/elsewhere"
+cp "$nbc_run" "$TOOLS_DIR/nbc-profile" "$prefix/bin/"
+for prog in bench_nbc compute_ref nbc-analyze nbc-compare; do
+    printf '#!/bin/sh\nexit 0\n' >"$prefix/bin/$prog"
+    chmod +x "$prefix/bin/$prog"
+done
+cp -r "$R/configs" "$prefix/share/bench_nbc/"
+printf '[build]\nprofile = %s\nversion = 1.0\nmpiexec = %s\n' "$P" "$DX" >"$prefix/share/bench_nbc/mpi-build.ini"
+studies=$((studies + 1))
+out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||
+    fail "installed nbc-run --dry-run: $(cat "$SCRATCH/stderr")"
+echo "$out"
+expect "\+ $DX ${default_root_flag}-n 2 $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P"
+expect "\+ $prefix/bin/nbc-analyze $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
+[ "$(count '^\+ make')" = 0 ] || fail "an installed nbc-run ran make"
 
 # Bad input: exit 2 and one message naming the option, the value and what is allowed.
 bad() {
     bad_inputs=$((bad_inputs + 1))
     local want=$1
     shift
-    "$nbc_run" --dry-run "$@" >"$SCRATCH/out" 2>&1
+    clean_env "$nbc_run" --dry-run "$@" >"$SCRATCH/out" 2>&1
     local status=$?
     [ $status -eq 2 ] || fail "nbc-run $*: status $status, expected 2: $(cat "$SCRATCH/out")"
     grep -qE -- "$want" "$SCRATCH/out" || fail "nbc-run $*: message lacks '$want': $(cat "$SCRATCH/out")"
     [ "$(grep -c '^+ ' "$SCRATCH/out")" = 0 ] || fail "nbc-run $*: printed commands before refusing"
 }
 bad "unknown option '--bogus' \(allowed: --collectives" configs/default.conf --bogus
-bad "--mpi: unknown value 'intelmpi' \(allowed: mpich,openmpi\)" configs/default.conf --mpi intelmpi
+bad "--mpi: unknown value 'lam' \(allowed: auto,craympich,intelmpi,mpich,mvapich,mvapich2,openmpi,generic\)" configs/default.conf --mpi lam
+# A profile whose library make does not find here: its build is another library's.
+bad "--mpi intelmpi: .* is built with .* \(profile $P\)" configs/default.conf --mpi intelmpi
 bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual\)" configs/default.conf --deployments basic,fast
 bad "--ranks: 'two' is not an integer" configs/default.conf --ranks two
 bad "--set: 'grid' is not section.key=value" configs/default.conf --set grid
@@ -105,6 +148,6 @@ bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
 # A study file's other sections override its configuration, like --set.
 printf '[study]\nconfig = %s\ncollectives = ialltoall\nranks = 1\n[grid]\ncomm_times = 1ms 3ms ; two\n' \
     "$R/configs/paper.conf" >"$SCRATCH/study.conf"
-dry "$SCRATCH/study.conf" --no-deps --no-build
-expect "\+ mpiexec.mpich -n 1 $R/build/mpich/bench_nbc -c $R/configs/paper.conf --set 'grid.comm_times=1ms 3ms' --set run.collective=ialltoall .*"
+dry "$SCRATCH/study.conf" --mpi mpich --no-deps --no-build
+expect "\+ $MX -n 1 $M/bench_nbc -c $R/configs/paper.conf --set 'grid.comm_times=1ms 3ms' --set run.collective=ialltoall .*"
 figure "nbc-run --dry-run: $studies studies print the expected commands, $bad_inputs bad inputs exit 2"

@@ -3,43 +3,51 @@
 # the real launcher): a signal to nbc-run stops the running ranks cleanly
 # (interrupted run, exit 130, nothing left running), and ranks that hang
 # after bench_nbc wrote its final meta.json (the MPICH finalize hang over TCP)
-# are stopped after the grace time, the run going on as complete.
+# are stopped after the grace time, the run going on as complete. The fake
+# build is this build's library (its mpi-build.ini: profile, launcher).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-[ "$MPI" = mpich ] || skip "uses the MPICH profile (MPI=$MPI)"
+[ -f "$BUILD/mpi-build.ini" ] || fail "$BUILD/mpi-build.ini is missing (make writes it)"
 make_scratch
 fake=$SCRATCH/fake-build
 mkdir -p "$fake" "$SCRATCH/results"
-# The fake bench_nbc: rank 0 creates the run folder like the real one; then
+cp "$BUILD/mpi-build.ini" "$fake/"
+# The fake bench_nbc: rank 0 (as the launcher numbers it: PMI, Open MPI or
+# Slurm) creates the run folder like the real one; then
 # FAKE_MODE=hang: final meta.json, then never exits; FAKE_MODE=term: runs
 # until SIGTERM, then writes status interrupted and exits 3.
 cat >"$fake/bench_nbc" <<'FAKE'
 #!/usr/bin/env bash
 [ "$1" = --list ] && echo "  ibcast                 bytes broadcast from rank 0" && exit 0
-for a in "$@"; do case $a in run.results_dir=*) results=${a#*=} ;; esac; done
-dir=$results/20990101-000000-mpich-ibcast-basic
-meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json.tmp" && mv "$dir/meta.json.tmp" "$dir/meta.json"; }
-if [ "${PMI_RANK:-0}" = 0 ]; then
+for a in "$@"; do case $a in run.results_dir=*) results=${a#*=} ;; run.mpi=*) mpi=${a#*=} ;; esac; done
+rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${SLURM_PROCID:-0}}}
+dir=$results/20990101-000000-$mpi-ibcast-basic
+# (one printf, no mv: Open MPI 4.1's mpirun follows its SIGTERM with SIGKILL after
+# odls_base_sigkill_timeout, 1 s, and a rank stopped between the two writes leaves
+# the old status)
+meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json"; }
+# (The trap before the run folder is announced: the signal may follow at once.)
+[ "$FAKE_MODE" = term ] && trap '[ "$rank" = 0 ] && meta interrupted; exit 3' TERM
+if [ "$rank" = 0 ]; then
     mkdir -p "$dir" && meta running && echo "bench_nbc: run folder $dir"
 fi
-case $FAKE_MODE in
-hang)
-    [ "${PMI_RANK:-0}" = 0 ] && meta complete
-    while :; do sleep 0.2; done
-    ;;
-term)
-    trap '[ "${PMI_RANK:-0}" = 0 ] && meta interrupted; exit 3' TERM
-    while :; do sleep 0.2; done
-    ;;
-esac
+[ "$FAKE_MODE" = hang ] && [ "$rank" = 0 ] && meta complete
+# (sleep in the background: bash runs the trap at once, not after the sleep)
+while :; do
+    sleep 0.2 &
+    wait $!
+done
 FAKE
 printf '#!/bin/sh\nexit 0\n' >"$fake/compute_ref"
 chmod +x "$fake/bench_nbc" "$fake/compute_ref"
 leftovers() { pgrep -f "$fake/bench_nbc" || true; }
 
-study=(configs/default.conf --collectives ibcast --mpi mpich --no-deps --no-build
-    --build-dir "$fake" --tools-dir "$SCRATCH/no-tools" --set run.results_dir="$SCRATCH/results")
-dir=$SCRATCH/results/20990101-000000-mpich-ibcast-basic
+study=(configs/default.conf --collectives ibcast --mpi "$MPI" --no-deps --no-build
+    --build-dir "$fake" --tools-dir "$SCRATCH/tools" --set run.results_dir="$SCRATCH/results")
+# Only nbc-profile among the tools: no analysis of the fake runs.
+mkdir -p "$SCRATCH/tools"
+ln -s "$(cd "$TOOLS_DIR" && pwd)/nbc-profile" "$SCRATCH/tools/"
+dir=$SCRATCH/results/20990101-000000-$MPI-ibcast-basic
 
 # A hang after the final meta.json: stopped after the grace time.
 start=$SECONDS

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Two "nodes" on this machine (scripts/netns-nodes.sh: network namespaces on a
-# bridge, one core and one host name each), MPICH ranks talking over TCP:
+# bridge, one core and one host name each), ranks of this build's library
+# talking over TCP, launched with its profile's --hosts/--rsh flags:
 # clocksync_check across them (its figures printed), then a small study
 # through nbc-run with --hosts/--rsh from `netns-nodes.sh run`. The run must
 # see 2 nodes, write compute_ref rows for both, and its collective's bytes
@@ -10,11 +11,10 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
 source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
 nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
-[ "$MPI" = mpich ] || skip "the namespace recipe is MPICH's (UCX over TCP); MPI=$MPI"
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
 command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
 { command -v unshare && command -v taskset; } >/dev/null || skip "unshare/taskset (util-linux) are not installed"
-[ "$(nproc)" -ge 2 ] || skip "2 nodes need 2 cores (MPICH busy-polls)"
+[ "$(nproc)" -ge 2 ] || skip "2 nodes need 2 cores (a busy-polling library would crawl)"
 for prog in bench_nbc compute_ref clocksync_check; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
 export NBC_NETNS_PREFIX=nt$$
 ip netns add "$NBC_NETNS_PREFIX-probe" 2>/dev/null || skip "this kernel or sandbox refuses network namespaces"
@@ -34,9 +34,17 @@ tx_bytes() { "$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/tx_bytes; }
 
 # Clock sync across the network stack. Both nodes share one clock, so the
 # offset's truth is 0 (clocksync_check reports no true skew: the host names differ).
-out=$(timeout -k 5 120 "$nodes_sh" run "$MPIEXEC" -launcher ssh -launcher-exec "$nodes_sh" -hosts "$hosts" \
-    -ppn 1 -n 2 "$BUILD/clocksync_check" --roundtrips 300 --barriers 30 --wait-s 1) ||
-    fail "clocksync_check across the nodes: $out"
+# The launcher's flags for the hosts, one rank per node: the build's profile.
+# shellcheck disable=SC2154 # launch_flags ... rsh_flags: from the eval
+mapfile -d '' -t across < <(
+    eval "$("$TOOLS_DIR/nbc-profile" shell --build "$BUILD")"
+    flags=("${launch_flags[@]}")
+    [ "$(id -u)" -eq 0 ] && flags+=("${root_flags[@]}")
+    printf '%s\0' "${flags[@]}" "${rsh_flags[@]}" "$nodes_sh" "${hosts_flag[@]}" "$hosts" \
+        "${per_node_flags[@]//\{n\}/1}"
+)
+out=$(timeout -k 5 120 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 "$BUILD/clocksync_check" \
+    --roundtrips 300 --barriers 30 --wait-s 1) || fail "clocksync_check across the nodes: $out"
 echo "$out"
 line=$(grep '^rank=1 ' <<<"$out")
 grep -q "host=$NBC_NETNS_PREFIX-node2" <<<"$line" || fail "rank 1 did not run on node 2: $line"

@@ -3,7 +3,9 @@
 # per node with all its cores, sets the environment bench_nbc needs (a fake
 # nbc-run records it), and, under a fake Slurm allocation, makes nbc-run
 # --dry-run print the expected launch commands: srun when there is one
-# (a fake srun that fails if really called), the library's mpiexec otherwise.
+# (a fake srun that fails if really called) with the library profile's PMI
+# plugin, the library's mpiexec otherwise. The jobs' library is make's default
+# one (--mpi auto) unless an option names another.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 make_scratch
@@ -33,35 +35,51 @@ chmod +x "$SCRATCH/bin/srun"
 in_job() {
     local path_prefix=$1 template=$2
     shift 2
-    (cd "$SCRATCH/elsewhere" && env -u BENCH_NBC_ROOT PATH="$path_prefix$PATH" SLURM_JOB_ID=77 SLURM_NNODES=4 \
+    (cd "$SCRATCH/elsewhere" && env -u BENCH_NBC_ROOT -u MPI -u MPICC -u MPIEXEC -u MAKEFLAGS -u MFLAGS \
+        -u MAKELEVEL PATH="$path_prefix$PATH" SLURM_JOB_ID=77 SLURM_NNODES=4 \
         SLURM_NTASKS=4 SLURM_CPUS_PER_TASK=8 SLURM_SUBMIT_DIR="$R" OMP_PLACES=cores \
         bash "$R/$template" "$@")
 }
 expect() { grep -Eqx -- "$1" <<<"$out" || fail "$template: no line matching: $1"$'\n'"$out"; }
 
+# What make finds here: the default library (its build, profile, srun plugin)
+# and Debian's MPICH and Open MPI.
+ask_make() { env -u MPI -u MPICC -u MPIEXEC -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$R" "$@"; }
+D=$R/$(ask_make print-build-dir) P=$(ask_make print-mpi-profile)
+O=$R/$(ask_make MPI=openmpi print-build-dir) OX=$(ask_make MPI=openmpi print-mpiexec)
+M=$R/$(ask_make MPI=mpich print-build-dir)
+# field PROFILE NAME: a field of a library profile.
+field() { (eval "$("$TOOLS_DIR/nbc-profile" shell "$1")" && echo "${!2}"); }
 checked=0
 for dep in basic progress dedicated manual; do
     template=configs/slurm/$dep.sbatch
     [ -f "$R/$template" ] || fail "no template for deployment $dep"
-    out=$(in_job "$SCRATCH/bin:" "$template" --dry-run 2>"$SCRATCH/stderr") ||
+    # The default library, or MPICH where it cannot run the deployment.
+    lib=$P build=$D lib_args=()
+    if [ -n "$(field "$P" "unsupported_$dep")" ]; then
+        lib=mpich build=$M lib_args=(--mpi mpich)
+    fi
+    out=$(in_job "$SCRATCH/bin:" "$template" --dry-run "${lib_args[@]}" 2>"$SCRATCH/stderr") ||
         fail "$template --dry-run: status $?: $(cat "$SCRATCH/stderr")"
     threads=8
     [ "$dep" = dedicated ] && threads=7
     for coll in ibcast ireduce iallgather ialltoall; do
-        run_dir="$R/results/YYYYmmdd-HHMMSS-mpich-$coll-$dep"
-        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmi2 $R/build/mpich/bench_nbc -c $R/configs/paper.conf --set run.collective=$coll --set run.deployment=$dep --set run.mpi=mpich"
-        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 $R/build/mpich/compute_ref --threads $threads --sizes-from $run_dir/calib_comp.csv -o $run_dir/compute_ref.csv"
+        run_dir="$R/results/YYYYmmdd-HHMMSS-$lib-$coll-$dep"
+        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=$(field "$lib" srun_mpi) $build/bench_nbc -c $R/configs/paper.conf --set run.collective=$coll --set run.deployment=$dep --set run.mpi=$lib"
+        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 $build/compute_ref --threads $threads --sizes-from $run_dir/calib_comp.csv -o $run_dir/compute_ref.csv"
         expect "\+ $R/build/nbc-analyze $run_dir"
     done
-    expect "\+ $R/build/nbc-compare( $R/results/YYYYmmdd-HHMMSS-mpich-[a-z]+-$dep){4} -o $R/results/[0-9-]{15}-compare"
+    expect "\+ $R/build/nbc-compare( $R/results/YYYYmmdd-HHMMSS-$lib-[a-z]+-$dep){4} -o $R/results/[0-9-]{15}-compare"
     grep -q "fake srun called" "$SCRATCH/stderr" && fail "$template: --dry-run ran srun"
     checked=$((checked + 1))
 done
 
-# Open MPI under srun: its PMIx plugin.
+# Open MPI (Debian's) under srun: its PMIx plugin; MPICH's: PMI-2.
 template=configs/slurm/manual.sbatch
 out=$(in_job "$SCRATCH/bin:" "$template" --dry-run --collectives iallreduce --mpi openmpi 2>&1) || fail "$template --mpi openmpi: $out"
-expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmix $R/build/openmpi/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=openmpi"
+expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmix $O/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=openmpi"
+out=$(in_job "$SCRATCH/bin:" "$template" --dry-run --collectives iallreduce --mpi mpich 2>&1) || fail "$template --mpi mpich: $out"
+expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmi2 $M/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=mpich"
 
 # The library's launcher when the allocation has no srun on PATH (Hydra and
 # mpirun find the nodes from Slurm themselves).
@@ -70,8 +88,8 @@ if ! command -v srun >/dev/null; then
     out=$(in_job "" "$template" --dry-run --collectives ibcast --mpi openmpi 2>&1) || fail "$template without srun: $out"
     root_flag=""
     [ "$(id -u)" -eq 0 ] && root_flag="--allow-run-as-root "
-    expect "\+ mpiexec.openmpi ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $R/build/openmpi/bench_nbc -c $R/configs/paper.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
-    expect "\+ mpiexec.openmpi ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $R/build/openmpi/compute_ref --threads 8 .*"
+    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/bench_nbc -c $R/configs/paper.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
+    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/compute_ref --threads 8 .*"
 fi
 
 # Open MPI has no progress thread: the progress template refuses it (exit 2).

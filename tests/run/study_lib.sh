@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2034 # out, status, secs are for the caller
 # Sourced by the tests of tests/run/ that run a real study (after tests/lib.sh).
 
-# tiny_study GRID REPS [PREFIX...]: nbc-run on ibcast with MPICH, GRID on both
+# tiny_study GRID REPS [PREFIX...]: nbc-run on ibcast with this build (its
+# library profile, $MPI), GRID on both
 # axes, REPS repetitions, quick calibrations, into $SCRATCH; PREFIX runs it
 # (e.g. on the namespace nodes). Sets out (its standard output, also shown),
 # status and secs (wall time); its standard error goes to $SCRATCH/stderr.
@@ -9,7 +10,7 @@ tiny_study() {
     local grid=$1 reps=$2 start=$EPOCHREALTIME
     shift 2
     out=$(timeout -k 5 "${MPI_TIMEOUT_S:-240}" "$@" ./nbc-run configs/default.conf --collectives ibcast \
-        --mpi mpich --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
+        --mpi "$MPI" --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
         --set run.results_dir="$SCRATCH" --set grid.comm_times="$grid" --set grid.comp_times="$grid" \
         --set run.repetitions="$reps" --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
         --set calibration.runs_per_point=3 --set calibration.max_iterations=8 2>"$SCRATCH/stderr")

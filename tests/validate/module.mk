@@ -2,6 +2,6 @@
 # check; `make check` runs its quick version.
 .PHONY: validate
 validate: programs
-	scripts/validate.sh --mpi $(MPI)
+	BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPIEXEC=$(MPIEXEC) scripts/validate.sh
 
 E2E_TESTS += tests/validate/e2e_validate.sh

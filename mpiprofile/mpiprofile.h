@@ -1,0 +1,133 @@
+/* mpiprofile: MPI library profiles and the identification of a library from
+ * the text it returns from MPI_Get_library_version. Plain C, no MPI: the
+ * driver uses it before MPI_Init (a profile's environment must be set before
+ * it), the nbc-profile tool answers scripts (nbc-run, the tests, the
+ * Makefile's configure step, mpiprofile/configure.sh).
+ *
+ * A profile is one INI file, configs/mpi/<name>.ini, read with libinih: how
+ * the library names itself, how its launcher is driven, what each deployment
+ * of the paper's section 7 needs (environment, thread level, or a refusal
+ * with its reason) and which known bugs need a setting in which versions.
+ * docs/mpi-profiles.md lists every key. Adding a library is adding a file.
+ *
+ * Identification: every profile lists substrings of the version text
+ * (`match`, case-insensitive); of all the profiles' substrings found in the
+ * text, the longest wins, so a library built on another (Cray MPICH, Intel
+ * MPI, MVAPICH) is never taken for its base. A text no profile matches gets
+ * the built-in profile "generic": no library-specific setting at all.
+ *
+ * Every function that can fail returns 0 (or a pointer) on success and -1
+ * (or NULL) with one message in err naming the file, the line and the key. */
+#ifndef MPIPROFILE_H
+#define MPIPROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The profile of a library no file matches. */
+#define MPIPROFILE_GENERIC "generic"
+
+/* Words of a launcher flag list, patterns of `match`, NAME=VALUE settings. */
+typedef struct {
+    char **items;
+    size_t count;
+} mpiprofile_list;
+
+/* [deployment.<name>]: what the library needs for one deployment. */
+typedef struct {
+    char *name;          /* a deployment of run.deployment, e.g. progress */
+    mpiprofile_list env; /* NAME=VALUE, set before MPI_Init */
+    char *thread_level;  /* single|funneled|serialized|multiple, NULL: funneled */
+    char *unsupported;   /* why the library cannot run it; NULL: it can */
+} mpiprofile_deployment;
+
+/* [workaround.<name>]: a known bug avoided by a setting, in some versions. */
+typedef struct {
+    char *name;
+    char *versions;              /* conditions, all must hold: ">=3.0 <4.1" */
+    mpiprofile_list collectives; /* where it applies; empty: every collective */
+    mpiprofile_list env;         /* NAME=VALUE, set before MPI_Init */
+    char *reason;                /* the bug, with its reference */
+} mpiprofile_workaround;
+
+typedef struct {
+    char *name;                    /* the file name without .ini: run.mpi, the run folders */
+    char *path;                    /* the file read; NULL for the built-in generic profile */
+    char *display_name;            /* e.g. "Open MPI" */
+    mpiprofile_list match;         /* substrings of MPI_Get_library_version */
+    mpiprofile_list header_macros; /* macros of mpi.h that all name it (fallback) */
+    char *header_version;          /* the version from those macros, e.g. A.B.C */
+    bool busy_polls;               /* ranks spin while they wait: never more ranks than cores */
+    struct {
+        char *command;                 /* e.g. mpiexec, srun */
+        mpiprofile_list flags;         /* always given */
+        mpiprofile_list as_root;       /* when started by root */
+        mpiprofile_list oversubscribe; /* more ranks than cores on a machine */
+        mpiprofile_list no_bind;       /* a rank computing with several threads */
+        mpiprofile_list hosts;         /* followed by HOST1,HOST2,... */
+        mpiprofile_list per_node;      /* {n} is replaced by the ranks per node */
+        mpiprofile_list rsh;           /* followed by an ssh stand-in */
+        char *srun_mpi;                /* srun --mpi= plugin inside Slurm */
+    } launcher;
+    mpiprofile_deployment *deployments;
+    size_t deployment_count;
+    mpiprofile_workaround *workarounds;
+    size_t workaround_count;
+} mpiprofile;
+
+typedef struct {
+    char *dir;            /* where the files were read */
+    mpiprofile *profiles; /* sorted by name */
+    size_t count;
+    mpiprofile generic; /* the built-in profile "generic" */
+} mpiprofile_set;
+
+/* Where profiles are found at run time: $BENCH_NBC_PROFILES, else
+ * <folder of the running program>/../share/bench_nbc/configs/mpi when it
+ * exists (an installed copy), else the source tree's configs/mpi (the path
+ * it was compiled with). Writes it into buf and returns buf. */
+const char *mpiprofile_default_dir(char *buf, size_t len);
+
+/* Reads every *.ini of dir. deployments (may be NULL) are the names a
+ * [deployment.<name>] section may have; any other is an error. On failure
+ * the set holds the generic profile only (and must still be freed). */
+int mpiprofile_load_dir(mpiprofile_set *set, const char *dir, const char *const *deployments,
+                        size_t deployment_count, char *err, size_t errlen);
+void mpiprofile_set_free(mpiprofile_set *set);
+
+/* A profile by name ("generic" included); NULL when there is none. */
+const mpiprofile *mpiprofile_find(const mpiprofile_set *set, const char *name);
+
+/* The profile of a library from its MPI_Get_library_version text (never
+ * NULL: the generic profile when nothing matches) and its version, the first
+ * word starting with a digit after the pattern found (after the start of
+ * the text for the generic profile; "unknown" when there is none). */
+const mpiprofile *mpiprofile_identify(const mpiprofile_set *set, const char *version_text,
+                                      char *version, size_t version_len);
+
+/* The same from the macros of mpi.h (the output of `cc -dM -E`), when no
+ * program built with the library can run: the profile all of whose
+ * header_macros are defined, the one with most of them winning; its version
+ * from header_version. The generic profile when none. */
+const mpiprofile *mpiprofile_identify_macros(const mpiprofile_set *set, const char *macros_text,
+                                             char *version, size_t version_len);
+
+/* Compares dotted versions number by number ("4.0.2" < "4.1" < "4.1.1";
+ * letters end a number: "3.4a2" is 3.4): <0, 0 or >0. */
+int mpiprofile_version_compare(const char *a, const char *b);
+
+/* Whether version meets every condition of a space-separated list of
+ * <V, <=V, >V, >=V, =V (=4.0 holds for 4.0 and 4.0.2); an empty list always
+ * holds. -1 with a message when a condition is malformed. */
+int mpiprofile_versions_match(const char *conditions, const char *version, char *err,
+                              size_t errlen);
+
+/* The settings of one deployment; NULL when the profile has none. */
+const mpiprofile_deployment *mpiprofile_deployment_find(const mpiprofile *profile,
+                                                        const char *deployment);
+
+/* Whether a workaround applies to a library version and a collective. */
+bool mpiprofile_workaround_applies(const mpiprofile_workaround *workaround, const char *version,
+                                   const char *collective);
+
+#endif

@@ -1,0 +1,368 @@
+/* nbc-profile: what scripts need to know of the MPI library profiles, from
+ * the same files and the same code as bench_nbc (no MPI in here).
+ *
+ *   nbc-profile [--profiles DIR] list
+ *   nbc-profile [--profiles DIR] identify [TEXT]
+ *   nbc-profile [--profiles DIR] identify-macros [FILE]
+ *   nbc-profile [--profiles DIR] build BUILD_DIR
+ *   nbc-profile [--profiles DIR] shell (NAME | --build BUILD_DIR)
+ *   nbc-profile [--profiles DIR] env (NAME VERSION | --build BUILD_DIR)
+ *                                    [--deployment D] [--collective C]
+ *
+ * `usage` below says what each prints. Exit status: 0, 1 when a build
+ * folder or an input cannot be read, 2 bad input (an unknown command or
+ * profile, a malformed profile file: one message naming what is allowed). */
+#include "bench_nbc/config.h"
+#include "mpiprofile/mpiprofile.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <ini.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The file make writes into every build folder (Makefile, "MPI"). */
+#define BUILD_FILE "mpi-build.ini"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: nbc-profile [--profiles DIR] COMMAND ...\n"
+            "  list                       every profile: name and display name, one a line\n"
+            "  identify [TEXT]            \"NAME VERSION\" of an MPI_Get_library_version text\n"
+            "                             (TEXT, else standard input)\n"
+            "  identify-macros [FILE]     the same from the macros of mpi.h (`mpicc -dM -E`\n"
+            "                             output in FILE, else standard input)\n"
+            "  build BUILD_DIR            the profile of a build folder (its %s)\n"
+            "  shell NAME|--build DIR     the profile's fields as bash assignments, for nbc-run\n"
+            "  env NAME VERSION|--build DIR [--deployment D] [--collective C]\n"
+            "                             NAME=VALUE settings bench_nbc applies before MPI_Init\n"
+            "--profiles DIR: where the profiles are (default: $BENCH_NBC_PROFILES, the\n"
+            "installed copy, the source tree's configs/mpi). docs/mpi-profiles.md: the keys.\n",
+            BUILD_FILE);
+}
+
+static int bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_input(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "nbc-profile: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return 2;
+}
+
+/* ---- shell output ---------------------------------------------------------- */
+
+/* A word as bash reads it back: plain words as they are, others single-quoted. */
+static void put_word(const char *word)
+{
+    bool plain = *word != '\0';
+    for (const char *c = word; *c && plain; c++)
+        plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,@%+-",
+                       *c) != NULL;
+    if (plain) {
+        fputs(word, stdout);
+        return;
+    }
+    putchar('\'');
+    for (const char *c = word; *c; c++) {
+        if (*c == '\'')
+            fputs("'\\''", stdout);
+        else
+            putchar(*c);
+    }
+    putchar('\'');
+}
+
+static void put_scalar(const char *name, const char *value)
+{
+    printf("%s=", name);
+    put_word(value ? value : "");
+    putchar('\n');
+}
+
+static void put_array(const char *name, const mpiprofile_list *list)
+{
+    printf("%s=(", name);
+    for (size_t i = 0; i < list->count; i++) {
+        if (i)
+            putchar(' ');
+        put_word(list->items[i]);
+    }
+    printf(")\n");
+}
+
+/* ---- a build folder ---------------------------------------------------------- */
+
+typedef struct {
+    char profile[64], version[64], mpiexec[PATH_MAX], identified_by[64];
+} build_info;
+
+static int on_build_key(void *user, const char *section, const char *name, const char *value)
+{
+    build_info *b = user;
+    static const struct {
+        const char *name;
+        size_t offset, size;
+    } fields[] = {
+        {"profile", offsetof(build_info, profile), sizeof b->profile},
+        {"version", offsetof(build_info, version), sizeof b->version},
+        {"mpiexec", offsetof(build_info, mpiexec), sizeof b->mpiexec},
+        {"identified_by", offsetof(build_info, identified_by), sizeof b->identified_by},
+    };
+    if (strcmp(section, "build") != 0)
+        return 1;
+    for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
+        if (strcmp(name, fields[i].name) == 0)
+            snprintf((char *)b + fields[i].offset, fields[i].size, "%s", value);
+    return 1;
+}
+
+/* The build folder's file, or the installed copy's (PREFIX/bin ->
+ * PREFIX/share/bench_nbc). */
+static int read_build(const char *dir, build_info *b)
+{
+    char path[PATH_MAX + 64];
+    const char *const places[] = {"%s/" BUILD_FILE, "%s/../share/bench_nbc/" BUILD_FILE};
+    *b = (build_info){0};
+    for (size_t i = 0; i < ARRAY_SIZE(places); i++) {
+        snprintf(path, sizeof path, places[i], dir);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            continue;
+        if (ini_parse(path, on_build_key, b) != 0 || !b->profile[0]) {
+            fprintf(stderr, "nbc-profile: %s: not a build description (no [build] profile)\n",
+                    path);
+            return 1;
+        }
+        return 0;
+    }
+    fprintf(stderr,
+            "nbc-profile: %s is not a build folder of bench_nbc (no %s: `make` writes it)\n", dir,
+            BUILD_FILE);
+    return 1;
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+/* Standard input or a file, whole. */
+static char *read_all(const char *path)
+{
+    FILE *f = path ? fopen(path, "r") : stdin;
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    size_t n;
+    while (text && (n = fread(text + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *grown = realloc(text, cap *= 2);
+            if (!grown)
+                free(text);
+            text = grown;
+        }
+    }
+    if (text)
+        text[len] = '\0';
+    if (path)
+        fclose(f);
+    return text;
+}
+
+static void print_shell(const mpiprofile *p, const build_info *build, const char *build_dir)
+{
+    put_scalar("mpi_profile", p->name);
+    put_scalar("mpi_label", p->display_name);
+    put_scalar("mpi_profile_file", p->path);
+    if (build) {
+        put_scalar("mpi_version", build->version);
+        put_scalar("build_dir", build_dir);
+    }
+    /* The build's launcher (make's MPIEXEC), else the profile's. */
+    put_scalar("mpi_launcher", build && build->mpiexec[0] ? build->mpiexec : p->launcher.command);
+    put_array("launch_flags", &p->launcher.flags);
+    put_array("root_flags", &p->launcher.as_root);
+    put_array("oversubscribe_flags", &p->launcher.oversubscribe);
+    put_array("nobind_flags", &p->launcher.no_bind);
+    put_array("hosts_flag", &p->launcher.hosts);
+    put_array("per_node_flags", &p->launcher.per_node);
+    put_array("rsh_flags", &p->launcher.rsh);
+    put_scalar("srun_mpi", p->launcher.srun_mpi ? p->launcher.srun_mpi : "pmi2");
+    put_scalar("busy_polls", p->busy_polls ? "1" : "0");
+    /* unsupported_<deployment>: why the library cannot run it, empty when it can. */
+    for (int d = NBC_DEPLOYMENT_BASIC; d <= NBC_DEPLOYMENT_MANUAL; d++) {
+        const char *name = nbc_deployment_name((nbc_deployment)d);
+        const mpiprofile_deployment *dep = mpiprofile_deployment_find(p, name);
+        char var[64];
+        snprintf(var, sizeof var, "unsupported_%s", name);
+        put_scalar(var, dep && dep->unsupported ? dep->unsupported : "");
+    }
+}
+
+static void print_env(const mpiprofile *p, const char *version, const char *deployment,
+                      const char *collective)
+{
+    const mpiprofile_deployment *dep =
+        deployment ? mpiprofile_deployment_find(p, deployment) : NULL;
+    for (size_t i = 0; dep && i < dep->env.count; i++)
+        printf("%s\n", dep->env.items[i]);
+    for (size_t i = 0; collective && i < p->workaround_count; i++)
+        if (mpiprofile_workaround_applies(&p->workarounds[i], version, collective))
+            for (size_t j = 0; j < p->workarounds[i].env.count; j++)
+                printf("%s\n", p->workarounds[i].env.items[j]);
+}
+
+static int load(mpiprofile_set *set, const char *dir)
+{
+    const char *names[NBC_DEPLOYMENT_MANUAL + 1];
+    for (int d = NBC_DEPLOYMENT_BASIC; d <= NBC_DEPLOYMENT_MANUAL; d++)
+        names[d] = nbc_deployment_name((nbc_deployment)d);
+    char buf[PATH_MAX], err[1024];
+    if (!dir)
+        dir = mpiprofile_default_dir(buf, sizeof buf);
+    if (mpiprofile_load_dir(set, dir, names, ARRAY_SIZE(names), err, sizeof err) != 0) {
+        fprintf(stderr, "nbc-profile: %s\n", err);
+        return 2; /* a malformed profile is bad input */
+    }
+    return 0;
+}
+
+/* The profile named NAME, or the one of --build: 0, or an exit status. */
+static int choose(const mpiprofile_set *set, const char *name, const char *build_dir,
+                  build_info *build, const mpiprofile **p)
+{
+    if (build_dir) {
+        if (read_build(build_dir, build) != 0)
+            return 1;
+        name = build->profile;
+    }
+    if (!name)
+        return bad_input("give a profile NAME or --build BUILD_DIR");
+    *p = mpiprofile_find(set, name);
+    if (!*p) {
+        fprintf(stderr, "nbc-profile: no profile '%s' in %s (profiles:", name, set->dir);
+        for (size_t i = 0; i < set->count; i++)
+            fprintf(stderr, " %s", set->profiles[i].name);
+        fprintf(stderr, " %s)\n", MPIPROFILE_GENERIC);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"profiles", required_argument, NULL, 'p'},
+        {"build", required_argument, NULL, 'b'},
+        {"deployment", required_argument, NULL, 'd'},
+        {"collective", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *dir = NULL, *build_dir = NULL, *deployment = NULL, *collective = NULL;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'p':
+            dir = optarg;
+            break;
+        case 'b':
+            build_dir = optarg;
+            break;
+        case 'd':
+            deployment = optarg;
+            break;
+        case 'c':
+            collective = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case ':':
+            return bad_input("option %s needs a value; see --help", argv[optind - 1]);
+        default:
+            return bad_input("unknown option %s (allowed: --profiles, --build, --deployment, "
+                             "--collective, --help)",
+                             argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    const char *command = argv[optind];
+    char **args = argv + optind + 1;
+    int nargs = argc - optind - 1;
+    static const char *const commands[] = {"list",  "identify", "identify-macros",
+                                           "build", "shell",    "env"};
+    size_t which = 0;
+    while (which < ARRAY_SIZE(commands) && strcmp(command, commands[which]) != 0)
+        which++;
+    if (which == ARRAY_SIZE(commands))
+        return bad_input("unknown command '%s' (allowed: list, identify, identify-macros, build, "
+                         "shell, env)",
+                         command);
+    int max_args[] = {0, 1, 1, 1, 1, 2};
+    if (nargs > max_args[which])
+        return bad_input("too many arguments for %s; see --help", command);
+
+    mpiprofile_set set;
+    int status = load(&set, dir);
+    const mpiprofile *p = NULL;
+    build_info build;
+    char version[128], *text;
+    if (status != 0) {
+        mpiprofile_set_free(&set);
+        return status;
+    }
+    switch (which) {
+    case 0: /* list */
+        for (size_t i = 0; i < set.count; i++)
+            printf("%s\t%s\n", set.profiles[i].name, set.profiles[i].display_name);
+        break;
+    case 1: /* identify */
+    case 2: /* identify-macros */
+        text = which == 1 && nargs == 1 ? strdup(args[0]) : read_all(nargs == 1 ? args[0] : NULL);
+        if (!text) {
+            fprintf(stderr, "nbc-profile: cannot read %s\n", nargs == 1 ? args[0] : "stdin");
+            status = 1;
+            break;
+        }
+        p = which == 1 ? mpiprofile_identify(&set, text, version, sizeof version)
+                       : mpiprofile_identify_macros(&set, text, version, sizeof version);
+        printf("%s %s\n", p->name, version);
+        free(text);
+        break;
+    case 3: /* build */
+        status = nargs == 1 ? choose(&set, NULL, args[0], &build, &p)
+                            : bad_input("build needs BUILD_DIR");
+        if (status == 0)
+            printf("%s\n", p->name);
+        break;
+    case 4: /* shell */
+        status = choose(&set, nargs == 1 ? args[0] : NULL, build_dir, &build, &p);
+        if (status == 0)
+            print_shell(p, build_dir ? &build : NULL, build_dir);
+        break;
+    case 5: /* env */
+        status = choose(&set, nargs >= 1 ? args[0] : NULL, build_dir, &build, &p);
+        if (status == 0 && !build_dir && nargs != 2)
+            status = bad_input("env needs NAME VERSION or --build BUILD_DIR");
+        if (status == 0)
+            print_env(p, build_dir ? build.version : args[1], deployment, collective);
+        break;
+    }
+    mpiprofile_set_free(&set);
+    return status;
+}

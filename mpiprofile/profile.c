@@ -1,0 +1,704 @@
+/* Library profiles: reading configs/mpi/NAME.ini (one table of keys), and
+ * identifying a library from its version text or its header's macros. */
+#include "mpiprofile/mpiprofile.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#ifndef MPIPROFILE_SOURCE_DIR
+#define MPIPROFILE_SOURCE_DIR "configs/mpi"
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MESSAGE_MAX   512
+
+/* ---- the keys of a profile file ------------------------------------------ */
+
+typedef enum {
+    SECTION_LIBRARY,
+    SECTION_LAUNCHER,
+    SECTION_DEPLOYMENT,
+    SECTION_WORKAROUND
+} section_kind;
+
+typedef enum {
+    VALUE_TEXT,         /* one string, given once */
+    VALUE_WORDS,        /* space-separated words, appended line after line */
+    VALUE_LINES,        /* one item per line (patterns may hold spaces) */
+    VALUE_SETTINGS,     /* NAME=VALUE words, appended */
+    VALUE_BOOL,         /* true|false */
+    VALUE_THREAD_LEVEL, /* single|funneled|serialized|multiple */
+    VALUE_VERSIONS,     /* conditions, see mpiprofile_versions_match */
+} value_kind;
+
+typedef struct {
+    section_kind section;
+    const char *name;
+    value_kind kind;
+    size_t offset; /* in mpiprofile, mpiprofile_deployment or mpiprofile_workaround */
+} key_desc;
+
+#define PROFILE(f)    offsetof(mpiprofile, f)
+#define DEPLOYMENT(f) offsetof(mpiprofile_deployment, f)
+#define WORKAROUND(f) offsetof(mpiprofile_workaround, f)
+
+static const key_desc keys[] = {
+    {SECTION_LIBRARY, "display_name", VALUE_TEXT, PROFILE(display_name)},
+    {SECTION_LIBRARY, "match", VALUE_LINES, PROFILE(match)},
+    {SECTION_LIBRARY, "header_macros", VALUE_WORDS, PROFILE(header_macros)},
+    {SECTION_LIBRARY, "header_version", VALUE_TEXT, PROFILE(header_version)},
+    {SECTION_LIBRARY, "busy_polls", VALUE_BOOL, PROFILE(busy_polls)},
+    {SECTION_LAUNCHER, "command", VALUE_TEXT, PROFILE(launcher.command)},
+    {SECTION_LAUNCHER, "flags", VALUE_WORDS, PROFILE(launcher.flags)},
+    {SECTION_LAUNCHER, "as_root", VALUE_WORDS, PROFILE(launcher.as_root)},
+    {SECTION_LAUNCHER, "oversubscribe", VALUE_WORDS, PROFILE(launcher.oversubscribe)},
+    {SECTION_LAUNCHER, "no_bind", VALUE_WORDS, PROFILE(launcher.no_bind)},
+    {SECTION_LAUNCHER, "hosts", VALUE_WORDS, PROFILE(launcher.hosts)},
+    {SECTION_LAUNCHER, "per_node", VALUE_WORDS, PROFILE(launcher.per_node)},
+    {SECTION_LAUNCHER, "rsh", VALUE_WORDS, PROFILE(launcher.rsh)},
+    {SECTION_LAUNCHER, "srun_mpi", VALUE_TEXT, PROFILE(launcher.srun_mpi)},
+    {SECTION_DEPLOYMENT, "env", VALUE_SETTINGS, DEPLOYMENT(env)},
+    {SECTION_DEPLOYMENT, "thread_level", VALUE_THREAD_LEVEL, DEPLOYMENT(thread_level)},
+    {SECTION_DEPLOYMENT, "unsupported", VALUE_TEXT, DEPLOYMENT(unsupported)},
+    {SECTION_WORKAROUND, "versions", VALUE_VERSIONS, WORKAROUND(versions)},
+    {SECTION_WORKAROUND, "collectives", VALUE_WORDS, WORKAROUND(collectives)},
+    {SECTION_WORKAROUND, "env", VALUE_SETTINGS, WORKAROUND(env)},
+    {SECTION_WORKAROUND, "reason", VALUE_TEXT, WORKAROUND(reason)},
+};
+
+static const char *const section_names[] = {
+    [SECTION_LIBRARY] = "library",
+    [SECTION_LAUNCHER] = "launcher",
+    [SECTION_DEPLOYMENT] = "deployment.<name>",
+    [SECTION_WORKAROUND] = "workaround.<name>",
+};
+
+static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple"};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int list_add(mpiprofile_list *list, const char *item, size_t len)
+{
+    char **grown = realloc(list->items, (list->count + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    list->items = grown;
+    list->items[list->count] = strndup(item, len);
+    if (!list->items[list->count])
+        return -1;
+    list->count++;
+    return 0;
+}
+
+static void list_free(mpiprofile_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->items[i]);
+    free(list->items);
+    *list = (mpiprofile_list){0};
+}
+
+static bool setting_is_valid(const char *setting)
+{
+    const char *eq = strchr(setting, '=');
+    if (!eq || eq == setting || isdigit((unsigned char)setting[0]))
+        return false;
+    for (const char *c = setting; c < eq; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_')
+            return false;
+    return true;
+}
+
+static bool name_is_valid(const char *name)
+{
+    if (!*name)
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_' && *c != '-')
+            return false;
+    return true;
+}
+
+/* ---- versions -------------------------------------------------------------- */
+
+/* The next number of a dotted version, or -1 at its end (a letter or any
+ * other character ends it: "3.4a2" is 3.4). */
+static long next_component(const char **p)
+{
+    if (!isdigit((unsigned char)**p))
+        return -1;
+    long value = strtol(*p, (char **)p, 10);
+    if (**p == '.' && isdigit((unsigned char)(*p)[1]))
+        (*p)++;
+    else
+        *p += strlen(*p); /* the version ends here */
+    return value;
+}
+
+int mpiprofile_version_compare(const char *a, const char *b)
+{
+    for (;;) {
+        long x = next_component(&a), y = next_component(&b);
+        if (x < 0 && y < 0)
+            return 0;
+        if (x < 0)
+            x = 0;
+        if (y < 0)
+            y = 0;
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+}
+
+/* Whether version starts with the components of prefix (=4.0 holds for 4.0.2). */
+static bool version_has_prefix(const char *version, const char *prefix)
+{
+    for (;;) {
+        long want = next_component(&prefix);
+        if (want < 0)
+            return true;
+        if (next_component(&version) != want)
+            return false;
+    }
+}
+
+int mpiprofile_versions_match(const char *conditions, const char *version, char *err, size_t errlen)
+{
+    static const char *const operators[] = {"<=", ">=", "<", ">", "="};
+    char *copy = strdup(conditions ? conditions : "");
+    if (!copy)
+        return fail(err, errlen, "out of memory");
+    int result = 1;
+    char *save = NULL;
+    for (char *word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
+        size_t op = 0;
+        while (op < ARRAY_SIZE(operators) &&
+               strncmp(word, operators[op], strlen(operators[op])) != 0)
+            op++;
+        const char *bound = op < ARRAY_SIZE(operators) ? word + strlen(operators[op]) : "";
+        if (!isdigit((unsigned char)*bound)) {
+            fail(err, errlen,
+                 "\"%s\" is not a version condition (allowed: <V, <=V, >V, >=V, =V, e.g. <4.1)",
+                 word);
+            free(copy);
+            return -1;
+        }
+        int cmp = mpiprofile_version_compare(version, bound);
+        bool holds = op == 0   ? cmp <= 0
+                     : op == 1 ? cmp >= 0
+                     : op == 2 ? cmp < 0
+                     : op == 3 ? cmp > 0
+                               : version_has_prefix(version, bound);
+        if (!holds)
+            result = 0;
+    }
+    free(copy);
+    return result;
+}
+
+/* ---- reading a file ---------------------------------------------------------- */
+
+typedef struct {
+    mpiprofile *profile;
+    const char *const *deployments;
+    size_t deployment_count;
+    char *err;
+    size_t errlen;
+} parse_state;
+
+_Static_assert(offsetof(mpiprofile_deployment, name) == 0, "named_element: the name comes first");
+_Static_assert(offsetof(mpiprofile_workaround, name) == 0, "named_element: the name comes first");
+
+/* The element called name of an array of structs whose first member is their
+ * name, appended (zeroed, named) when missing: a section given twice is one. */
+static void *named_element(parse_state *st, void **array, size_t *count, size_t size,
+                           const char *name)
+{
+    char *base = *array;
+    for (size_t i = 0; i < *count; i++)
+        if (strcmp(*(char **)(base + i * size), name) == 0)
+            return base + i * size;
+    char *grown = realloc(*array, (*count + 1) * size);
+    if (!grown) {
+        fail(st->err, st->errlen, "out of memory");
+        return NULL;
+    }
+    *array = grown;
+    char *fresh = grown + *count * size;
+    memset(fresh, 0, size);
+    if (!(*(char **)fresh = strdup(name))) {
+        fail(st->err, st->errlen, "out of memory");
+        return NULL;
+    }
+    (*count)++;
+    return fresh;
+}
+
+static void *section_target(parse_state *st, const char *section, section_kind *kind)
+{
+    mpiprofile *p = st->profile;
+    if (strcmp(section, "library") == 0) {
+        *kind = SECTION_LIBRARY;
+        return p;
+    }
+    if (strcmp(section, "launcher") == 0) {
+        *kind = SECTION_LAUNCHER;
+        return p;
+    }
+    if (strncmp(section, "deployment.", 11) == 0) {
+        const char *name = section + 11;
+        bool known = st->deployments == NULL;
+        for (size_t i = 0; !known && i < st->deployment_count; i++)
+            known = strcmp(name, st->deployments[i]) == 0;
+        if (!known) {
+            char allowed[MESSAGE_MAX] = "";
+            for (size_t i = 0; i < st->deployment_count; i++)
+                snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                         i ? ", " : "", st->deployments[i]);
+            fail(st->err, st->errlen, "[%s]: unknown deployment '%s' (allowed: %s)", section, name,
+                 allowed);
+            return NULL;
+        }
+        *kind = SECTION_DEPLOYMENT;
+        return named_element(st, (void **)&p->deployments, &p->deployment_count,
+                             sizeof *p->deployments, name);
+    }
+    if (strncmp(section, "workaround.", 11) == 0 && section[11]) {
+        *kind = SECTION_WORKAROUND;
+        return named_element(st, (void **)&p->workarounds, &p->workaround_count,
+                             sizeof *p->workarounds, section + 11);
+    }
+    fail(st->err, st->errlen,
+         "unknown section [%s] (allowed: [library], [launcher], [deployment.<name>], "
+         "[workaround.<name>])",
+         section);
+    return NULL;
+}
+
+static int set_value(parse_state *st, const key_desc *key, void *target, const char *section,
+                     const char *value)
+{
+    char *field = (char *)target + key->offset;
+    switch (key->kind) {
+    case VALUE_TEXT:
+    case VALUE_THREAD_LEVEL:
+    case VALUE_VERSIONS: {
+        char **text = (char **)field;
+        if (*text)
+            return fail(st->err, st->errlen, "[%s] %s: given twice", section, key->name);
+        if (key->kind == VALUE_THREAD_LEVEL) {
+            size_t i = 0;
+            while (i < ARRAY_SIZE(thread_levels) && strcmp(value, thread_levels[i]) != 0)
+                i++;
+            if (i == ARRAY_SIZE(thread_levels))
+                return fail(st->err, st->errlen,
+                            "[%s] thread_level: \"%s\" is not a thread level (allowed: single, "
+                            "funneled, serialized, multiple)",
+                            section, value);
+        }
+        if (key->kind == VALUE_VERSIONS) {
+            char why[MESSAGE_MAX];
+            if (mpiprofile_versions_match(value, "0", why, sizeof why) < 0)
+                return fail(st->err, st->errlen, "[%s] versions: %s", section, why);
+        }
+        *text = strdup(value);
+        return *text ? 0 : fail(st->err, st->errlen, "out of memory");
+    }
+    case VALUE_BOOL: {
+        bool *flag = (bool *)field;
+        if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+            return fail(st->err, st->errlen,
+                        "[%s] %s: \"%s\" is not a boolean (allowed: true, false)", section,
+                        key->name, value);
+        *flag = strcmp(value, "true") == 0;
+        return 0;
+    }
+    case VALUE_LINES: {
+        mpiprofile_list *list = (mpiprofile_list *)field;
+        if (!*value)
+            return fail(st->err, st->errlen, "[%s] %s: empty", section, key->name);
+        return list_add(list, value, strlen(value)) == 0
+                   ? 0
+                   : fail(st->err, st->errlen, "out of memory");
+    }
+    case VALUE_WORDS:
+    case VALUE_SETTINGS: {
+        mpiprofile_list *list = (mpiprofile_list *)field;
+        for (const char *p = value; *p;) {
+            p += strspn(p, " \t");
+            size_t len = strcspn(p, " \t");
+            if (len == 0)
+                break;
+            if (list_add(list, p, len) != 0)
+                return fail(st->err, st->errlen, "out of memory");
+            if (key->kind == VALUE_SETTINGS && !setting_is_valid(list->items[list->count - 1]))
+                return fail(st->err, st->errlen,
+                            "[%s] %s: \"%s\" is not NAME=VALUE (a variable of the "
+                            "environment)",
+                            section, key->name, list->items[list->count - 1]);
+            p += len;
+        }
+        return 0;
+    }
+    }
+    return fail(st->err, st->errlen, "internal error: key type");
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+    parse_state *st = user;
+    section_kind kind;
+    void *target = section_target(st, section, &kind);
+    if (!target)
+        return 0;
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+        if (keys[i].section == kind && strcmp(keys[i].name, name) == 0)
+            return set_value(st, &keys[i], target, section, value) == 0;
+    char allowed[MESSAGE_MAX] = "";
+    for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+        if (keys[i].section == kind)
+            snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                     *allowed ? ", " : "", keys[i].name);
+    fail(st->err, st->errlen, "[%s]: unknown key '%s' (allowed in [%s]: %s)", section, name,
+         section_names[kind], allowed);
+    return 0;
+}
+
+static void profile_free(mpiprofile *p)
+{
+    free(p->name);
+    free(p->path);
+    free(p->display_name);
+    list_free(&p->match);
+    list_free(&p->header_macros);
+    free(p->header_version);
+    free(p->launcher.command);
+    mpiprofile_list *lists[] = {
+        &p->launcher.flags,   &p->launcher.as_root, &p->launcher.oversubscribe,
+        &p->launcher.no_bind, &p->launcher.hosts,   &p->launcher.per_node,
+        &p->launcher.rsh};
+    for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+        list_free(lists[i]);
+    free(p->launcher.srun_mpi);
+    for (size_t i = 0; i < p->deployment_count; i++) {
+        free(p->deployments[i].name);
+        list_free(&p->deployments[i].env);
+        free(p->deployments[i].thread_level);
+        free(p->deployments[i].unsupported);
+    }
+    free(p->deployments);
+    for (size_t i = 0; i < p->workaround_count; i++) {
+        mpiprofile_workaround *w = &p->workarounds[i];
+        free(w->name);
+        free(w->versions);
+        list_free(&w->collectives);
+        list_free(&w->env);
+        free(w->reason);
+    }
+    free(p->workarounds);
+    *p = (mpiprofile){0};
+}
+
+/* What every profile needs, once its file is read. */
+static int check_profile(const mpiprofile *p, char *err, size_t errlen)
+{
+    if (!p->display_name)
+        return fail(err, errlen, "[library] display_name is missing (e.g. display_name = MPICH)");
+    if (p->match.count == 0)
+        return fail(err, errlen,
+                    "[library] match is missing: a substring of the library's "
+                    "MPI_Get_library_version text (e.g. match = MPICH Version:)");
+    for (size_t i = 0; i < p->workaround_count; i++)
+        if (p->workarounds[i].env.count == 0 || !p->workarounds[i].reason)
+            return fail(err, errlen, "[workaround.%s] needs env (NAME=VALUE) and reason",
+                        p->workarounds[i].name);
+    return 0;
+}
+
+static int load_file(mpiprofile *p, const char *dir, const char *file, const parse_state *base,
+                     char *err, size_t errlen)
+{
+    size_t name_len = strlen(file) - strlen(".ini");
+    *p = (mpiprofile){.name = strndup(file, name_len)};
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    p->path = strdup(path);
+    if (!p->name || !p->path)
+        return fail(err, errlen, "out of memory");
+    if (!name_is_valid(p->name) || strcmp(p->name, MPIPROFILE_GENERIC) == 0 ||
+        strcmp(p->name, "auto") == 0)
+        return fail(err, errlen,
+                    "%s: '%s' cannot name a profile (lower-case letters, digits, '-' and '_'; "
+                    "not auto or generic)",
+                    path, p->name);
+    char why[MESSAGE_MAX] = "";
+    parse_state st = *base;
+    st.profile = p;
+    st.err = why;
+    st.errlen = sizeof why;
+    int line = ini_parse(path, on_key, &st);
+    if (line < 0)
+        return fail(err, errlen, "%s: cannot read the file", path);
+    if (line > 0)
+        return fail(err, errlen, "%s: line %d: %s", path, line,
+                    *why ? why : "not a `key = value` line of an INI file");
+    if (check_profile(p, why, sizeof why) != 0)
+        return fail(err, errlen, "%s: %s", path, why);
+    if (!p->launcher.command && !(p->launcher.command = strdup("mpiexec")))
+        return fail(err, errlen, "out of memory");
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const mpiprofile *)a)->name, ((const mpiprofile *)b)->name);
+}
+
+static int init_generic(mpiprofile *g)
+{
+    *g = (mpiprofile){.name = strdup(MPIPROFILE_GENERIC),
+                      .display_name = strdup("an MPI library without a profile"),
+                      .launcher.command = strdup("mpiexec")};
+    return g->name && g->display_name && g->launcher.command ? 0 : -1;
+}
+
+int mpiprofile_load_dir(mpiprofile_set *set, const char *dir, const char *const *deployments,
+                        size_t deployment_count, char *err, size_t errlen)
+{
+    *set = (mpiprofile_set){.dir = strdup(dir)};
+    if (!set->dir || init_generic(&set->generic) != 0)
+        return fail(err, errlen, "out of memory");
+    DIR *d = opendir(dir);
+    if (!d)
+        return fail(err, errlen, "cannot read the MPI library profiles in %s: %s", dir,
+                    strerror(errno));
+    parse_state base = {.deployments = deployments, .deployment_count = deployment_count};
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
+            continue;
+        mpiprofile *grown = realloc(set->profiles, (set->count + 1) * sizeof *grown);
+        if (!grown) {
+            rc = fail(err, errlen, "out of memory");
+            break;
+        }
+        set->profiles = grown;
+        rc = load_file(&grown[set->count], dir, e->d_name, &base, err, errlen);
+        set->count++;
+    }
+    closedir(d);
+    if (rc == 0) {
+        qsort(set->profiles, set->count, sizeof *set->profiles, by_name);
+        return 0;
+    }
+    for (size_t i = 0; i < set->count; i++)
+        profile_free(&set->profiles[i]);
+    free(set->profiles);
+    set->profiles = NULL;
+    set->count = 0;
+    return rc;
+}
+
+void mpiprofile_set_free(mpiprofile_set *set)
+{
+    for (size_t i = 0; i < set->count; i++)
+        profile_free(&set->profiles[i]);
+    free(set->profiles);
+    profile_free(&set->generic);
+    free(set->dir);
+    *set = (mpiprofile_set){0};
+}
+
+const mpiprofile *mpiprofile_find(const mpiprofile_set *set, const char *name)
+{
+    if (strcmp(name, MPIPROFILE_GENERIC) == 0)
+        return &set->generic;
+    for (size_t i = 0; i < set->count; i++)
+        if (strcmp(set->profiles[i].name, name) == 0)
+            return &set->profiles[i];
+    return NULL;
+}
+
+const mpiprofile_deployment *mpiprofile_deployment_find(const mpiprofile *profile,
+                                                        const char *deployment)
+{
+    for (size_t i = 0; i < profile->deployment_count; i++)
+        if (strcmp(profile->deployments[i].name, deployment) == 0)
+            return &profile->deployments[i];
+    return NULL;
+}
+
+bool mpiprofile_workaround_applies(const mpiprofile_workaround *workaround, const char *version,
+                                   const char *collective)
+{
+    char err[MESSAGE_MAX];
+    /* An unknown version is not guessed to be an affected one. */
+    if (!isdigit((unsigned char)version[0]) ||
+        mpiprofile_versions_match(workaround->versions, version, err, sizeof err) != 1)
+        return false;
+    if (workaround->collectives.count == 0)
+        return true;
+    for (size_t i = 0; i < workaround->collectives.count; i++)
+        if (strcmp(workaround->collectives.items[i], collective) == 0)
+            return true;
+    return false;
+}
+
+/* ---- identification ------------------------------------------------------------ */
+
+/* The first word starting with a digit in [from, end of its line). */
+static void version_after(const char *from, char *version, size_t len)
+{
+    const char *line_end = from + strcspn(from, "\n");
+    while (from < line_end && !isdigit((unsigned char)*from))
+        from++;
+    size_t n = 0;
+    while (from + n < line_end && (isalnum((unsigned char)from[n]) || from[n] == '.'))
+        n++;
+    while (n > 0 && from[n - 1] == '.')
+        n--;
+    if (n == 0 || n >= len)
+        snprintf(version, len, "unknown");
+    else
+        snprintf(version, len, "%.*s", (int)n, from);
+}
+
+const mpiprofile *mpiprofile_identify(const mpiprofile_set *set, const char *version_text,
+                                      char *version, size_t version_len)
+{
+    const mpiprofile *best = &set->generic;
+    const char *found_at = version_text;
+    size_t best_len = 0;
+    for (size_t i = 0; i < set->count; i++) {
+        const mpiprofile *p = &set->profiles[i];
+        for (size_t j = 0; j < p->match.count; j++) {
+            size_t len = strlen(p->match.items[j]);
+            const char *at = strcasestr(version_text, p->match.items[j]);
+            if (at && len > best_len) {
+                best = p;
+                best_len = len;
+                found_at = at + len;
+            }
+        }
+    }
+    version_after(found_at, version, version_len);
+    return best;
+}
+
+/* The value of `#define NAME VALUE` in the output of cc -dM -E, quotes and
+ * spaces removed, into buf; NULL when NAME is not defined. */
+static const char *macro_value(const char *text, const char *name, char *buf, size_t len)
+{
+    size_t name_len = strlen(name);
+    for (const char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
+        if (strncmp(line, "#define ", 8) != 0 || strncmp(line + 8, name, name_len) != 0 ||
+            (line[8 + name_len] != ' ' && line[8 + name_len] != '\n' && line[8 + name_len]))
+            continue;
+        const char *v = line + 8 + name_len;
+        size_t n = 0;
+        for (; *v && *v != '\n' && n + 1 < len; v++)
+            if (*v != '"' && *v != ' ' && *v != '\t')
+                buf[n++] = *v;
+        buf[n] = '\0';
+        return buf;
+    }
+    return NULL;
+}
+
+const mpiprofile *mpiprofile_identify_macros(const mpiprofile_set *set, const char *macros_text,
+                                             char *version, size_t version_len)
+{
+    const mpiprofile *best = &set->generic;
+    size_t best_count = 0;
+    char value[256];
+    for (size_t i = 0; i < set->count; i++) {
+        const mpiprofile *p = &set->profiles[i];
+        size_t defined = 0;
+        while (defined < p->header_macros.count &&
+               macro_value(macros_text, p->header_macros.items[defined], value, sizeof value))
+            defined++;
+        if (defined == p->header_macros.count && defined > best_count) {
+            best = p;
+            best_count = defined;
+        }
+    }
+    /* The version: header_version with each macro name replaced by its value. */
+    snprintf(version, version_len, "unknown");
+    if (best->header_version) {
+        char out[256] = "";
+        for (const char *t = best->header_version; *t;) {
+            size_t word = 0;
+            while (isalnum((unsigned char)t[word]) || t[word] == '_')
+                word++;
+            if (word > 0 && (isalpha((unsigned char)t[0]) || t[0] == '_')) {
+                char name[128];
+                snprintf(name, sizeof name, "%.*s", (int)word, t);
+                if (!macro_value(macros_text, name, value, sizeof value))
+                    return best;
+                snprintf(out + strlen(out), sizeof out - strlen(out), "%s", value);
+                t += word;
+            } else {
+                size_t n = word > 0 ? word : 1;
+                snprintf(out + strlen(out), sizeof out - strlen(out), "%.*s", (int)n, t);
+                t += n;
+            }
+        }
+        version_after(out, version, version_len);
+    }
+    return best;
+}
+
+/* ---- where the profiles are ------------------------------------------------------ */
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *mpiprofile_default_dir(char *buf, size_t len)
+{
+    const char *env = getenv("BENCH_NBC_PROFILES");
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+        return buf;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char installed[PATH_MAX + 64], resolved[PATH_MAX];
+        snprintf(installed, sizeof installed, "%s/../share/bench_nbc/configs/mpi", dirname(exe));
+        if (is_dir(installed) && realpath(installed, resolved)) {
+            snprintf(buf, len, "%s", resolved);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%s", MPIPROFILE_SOURCE_DIR);
+    return buf;
+}
