@@ -169,10 +169,10 @@ run: deps programs
 	    --build-dir $(BUILD) --tools-dir $(TOOLS_DIR) $(RUN_ARGS)
 
 # make install PREFIX=DIR [DESTDIR=STAGE]: every program the build lists into
-# DIR/bin; README, docs, configurations (with configs/mpi and configs/slurm),
-# nbc-run and module files (Lmod and Tcl, for `module use`) into
-# DIR/share/bench_nbc. bin/nbc-run links to share/bench_nbc/nbc-run, which
-# finds its library profiles in share/bench_nbc/configs/mpi.
+# DIR/bin, with nbc-run (which, next to bench_nbc, knows it is installed and
+# finds its configurations and library profiles in DIR/share/bench_nbc);
+# README, docs, configurations (with configs/mpi and configs/slurm) and
+# module files (Lmod and Tcl, for `module use`) into DIR/share/bench_nbc.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 install_bin   = $(DESTDIR)$(PREFIX)/bin
@@ -185,14 +185,13 @@ install: programs
 	chmod -R a+rX $(install_share)
 	install -m 644 README.md $(install_share)/
 	install -m 644 analysis/README.md $(install_share)/analysis/
-	install -m 755 nbc-run $(install_share)/
+	install -m 755 nbc-run $(install_bin)/
 	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
-	ln -sf ../share/bench_nbc/nbc-run $(install_bin)/nbc-run
 	sed 's|^local prefix = .*|local prefix = "$(PREFIX)"|' packaging/modules/bench_nbc.lua \
 	    >$(install_share)/modulefiles/lmod/bench_nbc.lua
 	sed 's|^set prefix .*|set prefix {$(PREFIX)}|' packaging/modules/bench_nbc.tcl \
 	    >$(install_share)/modulefiles/tcl/bench_nbc
-	@echo "installed into $(DESTDIR)$(PREFIX): bin/nbc-run, share/bench_nbc/ (module use $(PREFIX)/share/bench_nbc/modulefiles/lmod)"
+	@echo "installed into $(DESTDIR)$(PREFIX): bin/, share/bench_nbc/ (module use $(PREFIX)/share/bench_nbc/modulefiles/lmod)"
 
 # Benchmarks print figures (speed, precision); they are not pass/fail tests.
 bench: programs $(BENCHMARKS)

@@ -2,18 +2,18 @@
 # make install: with DESTDIR, every program, nbc-run, the configurations
 # (configs/mpi, configs/slurm), README, docs and both module files land under
 # the stage, the module files naming the final PREFIX. Then an install into a
-# scratch prefix runs a tiny study (ibcast, MPICH, 2 ranks, 2 x 2 cells) from
-# another directory, with the source tree hidden (an empty file system over
+# scratch prefix runs a tiny study (ibcast, the build's library, 2 ranks,
+# 2 x 2 cells) from another directory, with the source tree hidden (an empty file system over
 # it, in a mount namespace of its own; from another directory only when that
 # is refused), and the module files of the install put that prefix on PATH.
-# nbc-run is given --build-dir/--tools-dir (the installed bin/) and
-# --no-deps/--no-build (there is no Makefile next to an installed copy).
+# The installed nbc-run finds its programs, configurations and library
+# profiles by itself.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/install/lib_install.sh
 source "$BENCH_NBC_ROOT/tests/install/lib_install.sh"
 make_scratch
-programs=(bench_nbc compute_ref clocksync_check nbc-analyze nbc-compare nbc-run)
+programs=(bench_nbc compute_ref clocksync_check nbc-analyze nbc-compare nbc-profile nbc-run)
 install_into() { # install_into MAKE-VARIABLES...
     make_here install "$@" >"$SCRATCH/install.log" 2>&1 ||
         fail "make install $*: $(cat "$SCRATCH/install.log")"
@@ -25,7 +25,7 @@ stage=$SCRATCH/stage/opt/bench_nbc
 for p in "${programs[@]}"; do [ -x "$stage/bin/$p" ] || fail "bin/$p is not installed"; done
 share=$stage/share/bench_nbc
 for f in README.md docs/running.md docs/formats.md analysis/README.md configs/default.conf \
-    configs/study-default.conf configs/mpi/mpich.sh configs/slurm/basic.sbatch configs/slurm/common.sh \
+    configs/study-default.conf configs/mpi/mpich.ini configs/slurm/basic.sbatch configs/slurm/common.sh \
     modulefiles/lmod/bench_nbc.lua modulefiles/tcl/bench_nbc; do
     [ -s "$share/$f" ] || fail "share/bench_nbc/$f is not installed"
 done
@@ -52,8 +52,8 @@ fi
 start=$EPOCHREALTIME
 status=0
 out=$(timeout -k 5 "${MPI_TIMEOUT_S:-240}" "${hide[@]}" "$prefix/bin/nbc-run" \
-    "$prefix/share/bench_nbc/configs/default.conf" --collectives ibcast --mpi mpich --no-deps --no-build \
-    --build-dir "$prefix/bin" --tools-dir "$prefix/bin" --set run.results_dir="$SCRATCH/results" \
+    "$prefix/share/bench_nbc/configs/default.conf" --collectives ibcast \
+    --set run.results_dir="$SCRATCH/results" \
     --set grid.comm_times=1ms,4ms,4 --set grid.comp_times=1ms,4ms,4 --set run.repetitions=2 \
     --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s --set calibration.runs_per_point=3 \
     --set calibration.max_iterations=8 2>"$SCRATCH/stderr") || status=$?

@@ -48,7 +48,7 @@ expect "\+ make -C $R deps"
 expect "\+ make -C $R programs"
 for coll in ibcast iallreduce; do
     expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=$P"
-    expect "\+ $D/compute_ref --threads $((cores / 2)) --sizes-from $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic/calib_comp.csv -o $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic/compute_ref.csv"
+    expect "\+ $D/compute_ref --run $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic"
     expect "\+ $R/build/nbc-analyze $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic"
 done
 expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
@@ -67,7 +67,7 @@ expect "\+ make -C $R MPI=mpich programs"
 # Open MPI as root: --allow-run-as-root; one rank with all cores: --bind-to none.
 dry configs/default.conf --mpi openmpi --ranks 1 --no-deps --no-build --set grid.comm_times=1ms,2ms,2
 expect "\+ $OX ${root_flag}--bind-to none -n 1 $O/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
-expect "\+ $O/compute_ref --threads $cores .*"
+expect "\+ $O/compute_ref --run .*"
 # Open MPI above the core count: --oversubscribe (it yields, MPICH would not).
 dry configs/default.conf --mpi openmpi --ranks $((cores + 1)) --no-deps --no-build
 expect "\+ $OX ${root_flag}--oversubscribe -n $((cores + 1)) .*"
@@ -87,12 +87,12 @@ if [ "$cores" -lt 4 ]; then
         fail "dedicated not skipped with its reason: $(cat "$SCRATCH/stderr")"
 fi
 dry configs/default.conf --mpi mpich --deployments dedicated --ranks 1 --no-deps --no-build
-expect "\+ $M/compute_ref --threads $((cores - 1)) .*mpich-ibcast-dedicated.*"
+expect "\+ $M/compute_ref --run .*mpich-ibcast-dedicated.*"
 
 # Several hosts with an ssh stand-in: one rank per host, compute_ref once per host.
 dry configs/default.conf --mpi mpich --hosts h1,h2,h3 --rsh /bin/rsh-like --no-deps --no-build
 expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/bench_nbc .*"
-expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --threads THREADS_PER_RANK .*"
+expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --run .*"
 dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
 expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
 
