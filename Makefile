@@ -5,6 +5,7 @@
 #   make run                           install, build, run the default sweep, draw the figures
 #   make check                         install, build, run every test
 #   make install PREFIX=DIR            bench_nbc, nbc-run, configs and docs into DIR
+#   make check-matrix                  the default study on every MPI library and BLAS here
 #   make bench                         print the suite's own speed and precision figures
 #   make print-build-dir               print the build folder (print-mpiexec: the launcher)
 #
@@ -192,6 +193,13 @@ install: programs
 	sed 's|^set prefix .*|set prefix {$(PREFIX)}|' packaging/modules/bench_nbc.tcl \
 	    >$(install_share)/modulefiles/tcl/bench_nbc
 	@echo "installed into $(DESTDIR)$(PREFIX): bin/, share/bench_nbc/ (module use $(PREFIX)/share/bench_nbc/modulefiles/lmod)"
+
+# The default study on each MPI library and BLAS this machine offers (MPICH,
+# Open MPI through a module-like PATH, BLIS, OpenBLAS pthreads, netlib CBLAS),
+# one table line each; minutes, not part of `make check`.
+.PHONY: check-matrix
+check-matrix:
+	@scripts/check-matrix.sh $(MATRIX_ARGS)
 
 # Benchmarks print figures (speed, precision); they are not pass/fail tests.
 bench: programs $(BENCHMARKS)
