@@ -433,6 +433,18 @@ static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t ou
     return analysis_path(out, out_size, ctx->plots_dir, name, err);
 }
 
+/* A figure's data into plots/name; the buffer is freed. */
+static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, analysis_error *err)
+{
+    char path[4200];
+    int status = data->ok ? plot_path(ctx, name, path, sizeof path, err)
+                          : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, data->data, data->len, err);
+    strbuf_free(data);
+    return status;
+}
+
 static int write_script(const plot_ctx *ctx, const char *base, const char *comment, int width_px,
                         int height_px, strbuf *body, analysis_error *err)
 {
@@ -625,12 +637,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                           diagnosis_style[d].label_colour);
         }
     }
-    char path[4200];
-    int status = data.ok ? plot_path(ctx, "diagnosis.dat", path, sizeof path, err)
-                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (diagnosis)");
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, data.data, data.len, err);
-    strbuf_free(&data);
+    int status = write_plot_data(ctx, "diagnosis.dat", &data, err);
     if (status != ANALYSIS_OK)
         return status;
 
@@ -732,15 +739,10 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
     for (int i = 0; i < SERIES && n > 0; i++)
         ecdf_block(&data, names[i], values + (size_t)i * n, n, i == OVERHEAD ? 1 : 1e3);
     free(values);
-    char name[64], path[4200];
+    char name[64], data_name[80];
     snprintf(name, sizeof name, "ecdf_cell_%ld", cell_number);
-    char data_name[80];
     snprintf(data_name, sizeof data_name, "%s.dat", name);
-    int status = data.ok ? plot_path(ctx, data_name, path, sizeof path, err)
-                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (ecdf)");
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, data.data, data.len, err);
-    strbuf_free(&data);
+    int status = write_plot_data(ctx, data_name, &data, err);
     if (status != ANALYSIS_OK)
         return status;
 
@@ -849,12 +851,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
             highest = fmax(highest, r->r_mpi_impact);
         }
     }
-    char path[4200];
-    status = data.ok ? plot_path(ctx, "impact.dat", path, sizeof path, err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, data.data, data.len, err);
-    strbuf_free(&data);
+    status = write_plot_data(ctx, "impact.dat", &data, err);
 
     char title[700], quoted[800];
     snprintf(title, sizeof title,
