@@ -33,7 +33,19 @@ typedef struct analysis_error {
 
 /* ---- raw.csv ------------------------------------------------------------ */
 
-enum raw_kind { RAW_KIND_COMM_REF, RAW_KIND_COMP_REF, RAW_KIND_OVERLAP, RAW_KIND_COUNT };
+/* The first three kinds are those of the metrics; the null controls repeat a
+ * reference in the same block (a second comm_ref, a second comp_ref, the two
+ * exchanged on a coin flip), so null / reference has a truth of exactly 1:
+ * they test the intervals and are never used in the metrics. */
+enum raw_kind {
+    RAW_KIND_COMM_REF,
+    RAW_KIND_COMP_REF,
+    RAW_KIND_OVERLAP,
+    RAW_KIND_COMM_NULL,
+    RAW_KIND_COMP_NULL,
+    RAW_KIND_COUNT
+};
+enum { RAW_KIND_MAIN_COUNT = RAW_KIND_COMM_NULL }; /* the kinds every usable block holds */
 const char *analysis_raw_kind_name(enum raw_kind kind);
 
 /* A block is one pass over the three kinds; the warm-up block is recorded
@@ -202,6 +214,7 @@ enum diagnosis {
     DIAG_IMPRECISION,
     DIAG_OFF_TARGET,
     DIAG_UNEXPLAINED,
+    DIAG_UNCERTAIN, /* the interval spans two classes, or too few blocks */
     DIAG_INVALID,
     DIAG_COUNT
 };
@@ -219,13 +232,26 @@ typedef struct diagnosis_thresholds {
     double comm_slowed_min_r_comm;
     double slowed_min_r_comp_slowdown;
     double slowed_min_share_of_overhead;
+    long min_blocks; /* fewer usable blocks: uncertain (0: no such rule) */
 } diagnosis_thresholds;
 
 diagnosis_thresholds analysis_default_thresholds(void);
 
+/* How intervals are computed (README.md, "Uncertainty"): a bootstrap over
+ * whole blocks, the expanded percentile interval per cell, Bonferroni over
+ * the grid's cells for the diagnosis. */
+typedef struct uncertainty_rules {
+    long resamples;    /* bootstrap resamples per cell */
+    long long seed;    /* of the generator; each cell draws its own stream */
+    double confidence; /* of each cell's interval, and of the map as a family */
+} uncertainty_rules;
+
+uncertainty_rules analysis_default_uncertainty(void);
+
 /* How a run's records become cells. */
 typedef struct cell_rules {
     diagnosis_thresholds thresholds;
+    uncertainty_rules uncertainty;
     /* NAN: every attempt is judged by raw.csv's `late` column (the driver's
      * decision). A number eps >= 0: every measured attempt is judged again,
      * late when its ranks' largest exit_late_ns exceeds max(eps * min(t_comm_s,
@@ -250,6 +276,13 @@ enum invalid_reason {
 void analysis_invalid_reasons_text(unsigned reasons, char *out, size_t out_size);
 /* The reverse; false when a word is not a reason. */
 bool analysis_invalid_reasons_from_text(const char *text, unsigned *reasons);
+
+/* An estimate's interval; NAN bounds when undefined. In the diagnosis, an
+ * estimate alone is the interval lo = hi. */
+typedef struct metric_bounds {
+    double lo;
+    double hi;
+} metric_bounds;
 
 /* One row of cells.csv (README.md lists the columns and their statistics).
  * Times in seconds; NAN where undefined. "Span": max(end) - min(start) over
@@ -293,6 +326,31 @@ typedef struct cell_metrics {
     /* MPI time beyond what perfect overlap leaves, over the part of the
      * communication the computation could hide (README.md, Diagnosis) */
     double comm_unhidden_share;
+    /* Uncertainty (README.md): each cell's 95 % intervals (block bootstrap,
+     * expanded percentile), and the simultaneous ones the diagnosis used */
+    metric_bounds r_overhead_ci;
+    metric_bounds r_comm_ci;
+    metric_bounds r_comp_slowdown_ci;
+    metric_bounds r_overhead_sim;
+    metric_bounds r_comm_sim;
+    metric_bounds r_comp_slowdown_sim;
+    double diagnosis_confidence;    /* each cell's level in the simultaneous family */
+    enum diagnosis diagnosis_point; /* what the estimates alone say */
+    /* beyond the median: eq. 1 per block, with the median references */
+    double r_overhead_mean;
+    metric_bounds r_overhead_mean_ci;
+    double r_overhead_p90;
+    double r_overhead_outlier_share; /* blocks outside Tukey's fences */
+    double r_overhead_bimodality;    /* Sarle's coefficient */
+    bool r_overhead_bimodal;         /* it exceeds 5/9 */
+    /* null controls: median null / median reference, slowest local times */
+    long comm_null_blocks;
+    double comm_null_ratio;
+    metric_bounds comm_null_ci;
+    long comp_null_blocks;
+    double comp_null_ratio;
+    metric_bounds comp_null_ci;
+    long long bootstrap_seed;
 } cell_metrics;
 
 /* One row of cells_by_rank.csv: a rank's own medians. */
@@ -311,23 +369,47 @@ typedef struct rank_metrics {
     long deciding_blocks; /* blocks in which this rank's overlap ended last */
 } rank_metrics;
 
+/* One usable block of a measured cell: the spans of its three kinds (for the
+ * distribution plots, nbc-analyze --ecdf). */
+typedef struct block_values {
+    size_t cell_index; /* into cell_table.cells */
+    long block;
+    double comm_span;
+    double comp_span;
+    double measured_span;
+} block_values;
+
+/* The two null controls: comm_null / comm_ref and comp_null / comp_ref. */
+enum null_pair { NULL_COMM, NULL_COMP, NULL_PAIR_COUNT };
+
+/* What the intervals of a run rest on (README.md, "Uncertainty"). */
+typedef struct uncertainty_summary {
+    uncertainty_rules rules;
+    long min_blocks;
+    long family_cells; /* cells the map's simultaneous intervals cover */
+    /* each interval's level: 1 - (1 - confidence) / (family_cells x the 7
+     * quantities the diagnosis reads) */
+    double family_cell_level;
+    long uncertain_cells;               /* valid cells diagnosed uncertain */
+    long few_blocks_cells;              /* ... of them for lack of blocks */
+    long null_cells[NULL_PAIR_COUNT];   /* valid cells with a null interval */
+    long null_covered[NULL_PAIR_COUNT]; /* ... whose interval covers 1 */
+} uncertainty_summary;
+
 typedef struct cell_table {
     cell_metrics *cells;
     size_t count;
     rank_metrics *ranks;
     size_t rank_count;
+    block_values *blocks;
+    size_t block_count;
+    uncertainty_summary uncertainty;
 } cell_table;
-
-/* An estimate with its interval. Today lo = hi = the estimate; the rules are
- * written on intervals so that bootstrap intervals can replace them. */
-typedef struct metric_bounds {
-    double lo;
-    double hi;
-} metric_bounds;
 
 /* What the diagnosis looks at. */
 typedef struct diagnosis_input {
     bool valid;
+    long blocks;
     metric_bounds r_overhead;
     metric_bounds r_comm;
     metric_bounds r_comp_slowdown;
@@ -342,7 +424,9 @@ typedef struct diagnosis_input {
 /* The point estimates of a cell (lo = hi). */
 diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
 
-/* Applies the rules of section 3.3, the table of README.md, first match wins. */
+/* Applies the rules of section 3.3, the table of README.md: the first rule
+ * that holds on the whole of the intervals decides, unless a rule before it
+ * holds on part of them (the intervals span two classes): uncertain. */
 enum diagnosis analysis_diagnose(const diagnosis_input *input,
                                  const diagnosis_thresholds *thresholds);
 
@@ -410,6 +494,8 @@ typedef struct analysis_options {
     double r_overhead_max; /* colour saturation of r_overhead maps, > 1 */
     FILE *report;          /* one-line summaries go here (NULL: none) */
     cell_rules rules;
+    const long *ecdf_cells; /* cells whose distribution to draw (--ecdf) */
+    size_t ecdf_count;
 } analysis_options;
 
 analysis_options analysis_default_options(void);

@@ -61,7 +61,7 @@ void strbuf_free(strbuf *sb);
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-#define CSV_MAX_FIELDS 64
+#define CSV_MAX_FIELDS 128
 
 /* The columns a reader needs; the file may have more, in any order. A
  * missing column listed in new_columns means the file predates the format:
@@ -127,6 +127,127 @@ double stats_median(double *values, size_t n);
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
 void stats_sort(double *values, size_t n);
 
+/* Student's t quantile with df degrees of freedom (df >= 1), and the
+ * standard normal distribution function. */
+double stats_student_quantile(double p, long df);
+double stats_normal_cdf(double x);
+
+/* Sarle's bimodality coefficient (g^2 + 1) / (k + 3 (n-1)^2 / ((n-2)(n-3)))
+ * with the sample skewness g and excess kurtosis k; NAN below 4 values. */
+double stats_bimodality(const double *values, size_t n);
+
+/* The share of sorted values outside Tukey's fences (quartiles -+ 1.5 IQR);
+ * those inside are sorted[first_inside .. first_inside + inside). */
+double stats_outside_fences(const double *sorted, size_t n, size_t *first_inside, size_t *inside);
+
+/* ---- Block bootstrap (bootstrap.c) ----------------------------------------- */
+
+/* A reproducible generator (xoshiro256**): a seed and a stream number (one
+ * per cell and purpose) give the same draws on every machine. */
+typedef struct boot_rng {
+    uint64_t s[4];
+} boot_rng;
+void boot_rng_seed(boot_rng *rng, uint64_t seed, uint64_t stream);
+
+enum { BOOT_MAX_SERIES = 8 };
+
+/* Quantities computed from the medians (and the means) of a resample's
+ * series; out has quantity_count entries. */
+typedef void (*boot_statistic_fn)(const double *medians, const double *means, const void *ctx,
+                                  double *out);
+
+/* n blocks, series_count values per block: whole blocks are resampled, so
+ * the values of one block stay together. */
+typedef struct boot_problem {
+    size_t n;
+    size_t series_count;                   /* at most BOOT_MAX_SERIES */
+    const double *series[BOOT_MAX_SERIES]; /* n values each */
+    unsigned mean_mask;                    /* series whose mean is needed too */
+    size_t quantity_count;
+    boot_statistic_fn statistic;
+    const void *ctx;
+} boot_problem;
+
+/* resamples x quantity_count replicates, row by row, into out. */
+int boot_replicates(const boot_problem *problem, long resamples, boot_rng *rng, double *out,
+                    analysis_error *err);
+
+/* What the replicates of one quantity say: its interval at `confidence`
+ * from n blocks (the percentile interval corrected for the bootstrap's
+ * narrowness, README.md) and the replicates' standard deviation; NAN when
+ * n < 2 or a replicate is not a number. The replicates are reordered. */
+typedef struct boot_summary {
+    metric_bounds ci;
+    double se;
+} boot_summary;
+boot_summary boot_summarize(double *replicates, size_t count, size_t n, double confidence);
+
+/* The interval at `level` (a simultaneous family's share, far in the tail
+ * where the replicates are too few): estimate -+ sqrt(n/(n-1))
+ * t_(n-1)(1 - (1 - level)/2) se, and at least the `confidence` interval. */
+metric_bounds boot_simultaneous(const boot_summary *summary, double estimate, size_t n,
+                                double level);
+
+/* ---- A cell's estimates and intervals (intervals.c) ------------------------- */
+
+/* The per-block statistics the metrics are medians of (README.md, "The
+ * statistics"): spans across ranks and slowest local times. */
+enum block_series {
+    SERIES_COMM_SPAN,          /* comm_ref: max(t4) - min(t1), section 4.1 */
+    SERIES_COMP_SPAN,          /* comp_ref: max(t3) - min(t2) */
+    SERIES_MEASURED_SPAN,      /* overlap: max(t4) - min(t1) */
+    SERIES_COMM_LOCAL,         /* comm_ref: slowest local t4 - t1 */
+    SERIES_COMP_LOCAL,         /* comp_ref: slowest local t3 - t2 */
+    SERIES_MPI_LOCAL,          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
+    SERIES_COMP_OVERLAP_LOCAL, /* overlap: slowest local t3 - t2 */
+    SERIES_COUNT
+};
+
+/* What the diagnosis and cells.csv take from the medians. */
+enum cell_quantity {
+    Q_R_OVERHEAD,        /* eq. 1 */
+    Q_R_COMM,            /* eq. 4 */
+    Q_R_COMP_SLOWDOWN,   /* eq. 3 */
+    Q_COMM_UNHIDDEN,     /* comm_unhidden_share */
+    Q_COMP_EXTRA,        /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
+    Q_COMM_TARGET_ERROR, /* t_comm_ref / comm_target_s - 1 */
+    Q_COMP_TARGET_ERROR, /* t_comp_ref / comp_target_s - 1 */
+    Q_R_OVERHEAD_MEAN,   /* eq. 1 on the mean overlap span */
+    Q_COUNT
+};
+enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* the quantities the diagnosis reads come first */
+
+/* The quantities from the medians of the series and the mean overlap span:
+ * the one definition of eqs. 1, 3 and 4 (estimates and resamples alike). */
+void cell_quantities(const double median[SERIES_COUNT], double mean_measured_span,
+                     double comm_target_s, double comp_target_s, double q[Q_COUNT]);
+
+/* One measured cell's usable blocks as series, and its null pairs (null,
+ * reference) over the blocks holding both. */
+typedef struct cell_series {
+    size_t n;
+    const double *values[SERIES_COUNT];
+    size_t null_n[NULL_PAIR_COUNT];
+    const double *null_values[NULL_PAIR_COUNT][2];
+} cell_series;
+
+/* A cell's estimates of the quantities and their intervals at the rules'
+ * confidence (NAN for a cell without blocks). */
+typedef struct cell_uncertainty {
+    double estimate[Q_COUNT];
+    boot_summary interval[Q_COUNT];
+} cell_uncertainty;
+
+/* The bootstrap of one cell: its quantities' intervals into u and the
+ * cell's _ci columns, the distribution of eq. 1 over blocks, the null
+ * ratios and their intervals. */
+int cell_intervals(const cell_series *series, const uncertainty_rules *rules, cell_metrics *cell,
+                   cell_uncertainty *u, analysis_error *err);
+
+/* After every cell: the simultaneous intervals of the map (Bonferroni over
+ * the cells it diagnoses), each cell's diagnosis, and the run's summary. */
+void diagnose_run(cell_table *cells, const cell_uncertainty *u, const cell_rules *rules);
+
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);
 
@@ -148,6 +269,7 @@ typedef struct heat_value {
     double value;
     bool valid;
     const char *invalid_label; /* shown on an invalid cell; NULL: "invalid" */
+    bool uncertain;            /* hatched, its label followed by '?' */
 } heat_value;
 
 /* The label of an invalid cell: its reason when it is the only one
@@ -163,7 +285,7 @@ typedef struct heat_scale {
     double dark_fraction; /* labels are white this close to either end */
 } heat_scale;
 
-/* Writes "x y xlo xhi ylo yhi value valid label textcolour" lines. */
+/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines. */
 int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
                     const heat_value *values, size_t n, const heat_scale *scale,
                     analysis_error *err);

@@ -16,8 +16,46 @@ analysis_options analysis_default_options(void)
     };
 }
 
-static void report_summary(FILE *out, const char *run_dir, const cell_table *cells,
-                           const cell_rules *rules, bool impact)
+/* The null controls (README.md, "Null controls"): the share of cells whose
+ * interval of null / reference covers its truth, 1. */
+static void null_coverage_text(strbuf *sb, const cell_table *cells, const char *prefix)
+{
+    static const char *const pairs[NULL_PAIR_COUNT] = {
+        [NULL_COMM] = "comm_null / comm_ref, r_comm's denominator",
+        [NULL_COMP] = "comp_null / comp_ref, r_comp_slowdown's denominator",
+    };
+    const uncertainty_summary *u = &cells->uncertainty;
+    for (int p = 0; p < NULL_PAIR_COUNT; p++) {
+        if (u->null_cells[p] == 0) {
+            strbuf_printf(sb,
+                          "%snull-control coverage: none (%s: no valid cell has 2 blocks "
+                          "holding both)\n",
+                          prefix, pairs[p]);
+            continue;
+        }
+        double blocks[2] = {0}; /* the fewest and most null blocks of those cells */
+        bool first = true;
+        for (size_t i = 0; i < cells->count; i++) {
+            const cell_metrics *c = &cells->cells[i];
+            double ci_lo = p == NULL_COMM ? c->comm_null_ci.lo : c->comp_null_ci.lo;
+            double n = (double)(p == NULL_COMM ? c->comm_null_blocks : c->comp_null_blocks);
+            if (!c->valid || isnan(ci_lo))
+                continue;
+            blocks[0] = first || n < blocks[0] ? n : blocks[0];
+            blocks[1] = first || n > blocks[1] ? n : blocks[1];
+            first = false;
+        }
+        strbuf_printf(sb,
+                      "%snull-control coverage: %.0f %% (%s: %ld of %ld valid cells' %.0f %% "
+                      "intervals cover 1, from %.0f to %.0f null blocks a cell)\n",
+                      prefix, 100.0 * (double)u->null_covered[p] / (double)u->null_cells[p],
+                      pairs[p], u->null_covered[p], u->null_cells[p], 100 * u->rules.confidence,
+                      blocks[0], blocks[1]);
+    }
+}
+
+static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cells,
+                         const cell_rules *rules, bool impact)
 {
     size_t per_class[DIAG_COUNT] = {0}, valid = 0;
     long attempts = 0, late = 0;
@@ -32,22 +70,75 @@ static void report_summary(FILE *out, const char *run_dir, const cell_table *cel
     }
     double median = overheads ? stats_median(overheads, valid) : NAN;
     free(overheads);
-    fprintf(out, "%s: %zu cells, %zu valid, median r_overhead %.3g;", run_dir, cells->count, valid,
-            median);
+    strbuf_printf(sb, "%s: %zu cells, %zu valid, median r_overhead %.3g;", run_dir, cells->count,
+                  valid, median);
     for (int d = 0; d < DIAG_COUNT; d++)
         if (per_class[d])
-            fprintf(out, " %s %zu", analysis_diagnosis_name((enum diagnosis)d), per_class[d]);
-    fprintf(out, "\nlateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late, attempts,
-            attempts ? 100.0 * (double)late / (double)attempts : 0.0,
-            isnan(rules->late_tolerance) ? "by the driver (raw.csv column late)"
-                                         : "again (--late-tolerance)");
+            strbuf_printf(sb, " %s %zu", analysis_diagnosis_name((enum diagnosis)d), per_class[d]);
+    const uncertainty_summary *u = &cells->uncertainty;
+    strbuf_printf(sb,
+                  "\nintervals: %.0f %% per cell from %ld resamples of whole blocks (seed %lld); "
+                  "the diagnosis on simultaneous intervals, Bonferroni over %ld cells x %d "
+                  "quantities (each at %.4f %%); fewer than %ld blocks: uncertain\n"
+                  "uncertain: %ld of %zu valid cells (%ld for fewer than %ld blocks)\n",
+                  100 * u->rules.confidence, u->rules.resamples, u->rules.seed, u->family_cells,
+                  Q_DIAGNOSED, 100 * u->family_cell_level, u->min_blocks, u->uncertain_cells, valid,
+                  u->few_blocks_cells, u->min_blocks);
+    null_coverage_text(sb, cells, "");
+    strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,
+                  attempts, attempts ? 100.0 * (double)late / (double)attempts : 0.0,
+                  isnan(rules->late_tolerance) ? "by the driver (raw.csv column late)"
+                                               : "again (--late-tolerance)");
     if (!isnan(rules->late_tolerance))
-        fprintf(out,
-                "late tolerance re-applied: %g of min(t_comm_s, t_comp_s), at least "
-                "meta.json barrier_precision_ns\n",
-                rules->late_tolerance);
-    fprintf(out, "wrote: %s/cells.csv, cells_by_rank.csv%s\n", run_dir,
-            impact ? ", impact.csv" : "");
+        strbuf_printf(sb,
+                      "late tolerance re-applied: %g of min(t_comm_s, t_comp_s), at least "
+                      "meta.json barrier_precision_ns\n",
+                      rules->late_tolerance);
+    strbuf_printf(sb, "wrote: %s/cells.csv, cells_by_rank.csv, summary.txt%s\n", run_dir,
+                  impact ? ", impact.csv" : "");
+}
+
+/* The summary into RUN_DIR/summary.txt and (unless quiet) the report; the
+ * null-control coverage also to stderr, the log. */
+static int write_summary(const char *run_dir, const cell_table *cells, const cell_rules *rules,
+                         bool impact, FILE *report, analysis_error *err)
+{
+    strbuf sb = {0}, log = {0};
+    summary_text(&sb, run_dir, cells, rules, impact);
+    char prefix[4200];
+    snprintf(prefix, sizeof prefix, "%s: ", run_dir);
+    null_coverage_text(&log, cells, prefix);
+    char path[4200];
+    int status = sb.ok && log.ok
+                     ? analysis_path(path, sizeof path, run_dir, "summary.txt", err)
+                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (summary)");
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, sb.data, sb.len, err);
+    if (status == ANALYSIS_OK) {
+        fputs(log.data, stderr);
+        if (report)
+            fputs(sb.data, report);
+    }
+    strbuf_free(&sb);
+    strbuf_free(&log);
+    return status;
+}
+
+/* --ecdf names cells by their number; each must have blocks to draw. */
+static int check_ecdf_cells(const char *run_dir, const cell_table *cells,
+                            const analysis_options *options, analysis_error *err)
+{
+    for (size_t k = 0; k < options->ecdf_count; k++) {
+        bool found = false;
+        for (size_t i = 0; i < cells->count && !found; i++)
+            found = cells->cells[i].cell == options->ecdf_cells[k] && cells->cells[i].blocks > 0;
+        if (!found)
+            return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                 "--ecdf: cell %ld has no usable block in %s (allowed: a value "
+                                 "of the column `cell` of cells.csv whose `blocks` is above 0)",
+                                 options->ecdf_cells[k], run_dir);
+    }
+    return ANALYSIS_OK;
 }
 
 /* Ranks should enter each attempt together (the window barrier, section
@@ -99,6 +190,8 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
     if (status != ANALYSIS_OK)
         return status;
     status = analysis_compute_cells(&in, &options->rules, &cells, err);
+    if (status == ANALYSIS_OK)
+        status = check_ecdf_cells(run_dir, &cells, options, err);
     if (status == ANALYSIS_OK && in.have_passive && in.have_compute_ref) {
         status = analysis_compute_impact(&in, &impact, err);
         with_impact = status == ANALYSIS_OK;
@@ -109,8 +202,8 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
         status = analysis_write_tables(run_dir, &cells, with_impact ? &impact : NULL, err);
     if (status == ANALYSIS_OK)
         warn_start_skew(run_dir, &cells);
-    if (status == ANALYSIS_OK && options->report)
-        report_summary(options->report, run_dir, &cells, &options->rules, with_impact);
+    if (status == ANALYSIS_OK)
+        status = write_summary(run_dir, &cells, &options->rules, with_impact, options->report, err);
     if (status == ANALYSIS_OK)
         status = analysis_plot_run(run_dir, &in.meta, &cells, with_impact ? &impact : NULL, options,
                                    err);

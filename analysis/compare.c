@@ -161,6 +161,8 @@ static void free_common(common_cell *common)
 typedef struct run_summary {
     size_t cells;
     size_t valid;
+    size_t certain;   /* valid and not uncertain: what the numbers below count */
+    size_t uncertain; /* valid but uncertain */
     double overlap_share;
     double median_r_overhead;
     double worst_r_overhead;
@@ -181,7 +183,12 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
         const cell_metrics *c = &run->cells.cells[common[i].index[r]];
         if (!c->valid || isnan(c->r_overhead))
             continue;
-        scratch[s.valid++] = c->r_overhead;
+        s.valid++;
+        if (c->diagnosis == DIAG_UNCERTAIN) {
+            s.uncertain++;
+            continue; /* a run is summarized by what it is sure of */
+        }
+        scratch[s.certain++] = c->r_overhead;
         overlap += c->diagnosis == DIAG_OVERLAP;
         if (isnan(s.worst_r_overhead) || c->r_overhead > s.worst_r_overhead) {
             s.worst_r_overhead = c->r_overhead;
@@ -189,8 +196,8 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
             s.worst_comp_target_s = c->comp_target_s;
         }
     }
-    s.overlap_share = s.valid ? (double)overlap / (double)s.valid : NAN;
-    s.median_r_overhead = stats_median(scratch, s.valid);
+    s.overlap_share = s.certain ? (double)overlap / (double)s.certain : NAN;
+    s.median_r_overhead = stats_median(scratch, s.certain);
     size_t impacts = 0;
     for (size_t i = 0; run->have_impact && i < run->impact.count; i++)
         if (isfinite(run->impact.rows[i].r_mpi_impact))
@@ -216,11 +223,12 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
     strbuf csv = {0};
     strbuf_printf(&csv, "run,mpi,deployment,collective,cells,valid_cells,overlap_share,"
                         "median_r_overhead,worst_r_overhead,worst_comm_target_s,"
-                        "worst_comp_target_s,median_r_mpi_impact\n");
+                        "worst_comp_target_s,median_r_mpi_impact,certain_cells,"
+                        "uncertain_cells\n");
     if (report)
-        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %8s %9s %9s %-17s %9s\n", "run", "mpi",
-                "deployment", "collective", "cells", "valid", "overlap", "median_r", "worst_r",
-                "worst at (ms)", "r_impact");
+        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %9s\n", "run", "mpi",
+                "deployment", "collective", "cells", "valid", "certain", "overlap", "median_r",
+                "worst_r", "worst at (ms)", "r_impact");
     for (size_t r = 0; r < run_count; r++) {
         const compare_run *run = &runs[r];
         run_summary s = summarize(run, r, common, n, scratch);
@@ -228,17 +236,18 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
         const char *deployment = meta_or(run->meta.deployment, "?");
         const char *collective =
             meta_or(run->meta.collective, run->cells.count ? run->cells.cells[0].collective : "?");
-        strbuf_printf(&csv, "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g\n", run->label, mpi,
-                      deployment, collective, s.cells, s.valid, s.overlap_share,
+        strbuf_printf(&csv, "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g,%zu,%zu\n",
+                      run->label, mpi, deployment, collective, s.cells, s.valid, s.overlap_share,
                       s.median_r_overhead, s.worst_r_overhead, s.worst_comm_target_s,
-                      s.worst_comp_target_s, s.median_r_mpi_impact);
+                      s.worst_comp_target_s, s.median_r_mpi_impact, s.certain, s.uncertain);
         if (report) {
             char worst_at[64] = "-";
             if (!isnan(s.worst_r_overhead))
                 snprintf(worst_at, sizeof worst_at, "comm %g comp %g", s.worst_comm_target_s * 1e3,
                          s.worst_comp_target_s * 1e3);
-            fprintf(report, "%-28s %-8s %-10s %-12s %5zu %5zu %7.0f%% %9.3g %9.3g %-17s %9.3g\n",
-                    run->label, mpi, deployment, collective, s.cells, s.valid,
+            fprintf(report,
+                    "%-28s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %9.3g\n",
+                    run->label, mpi, deployment, collective, s.cells, s.valid, s.certain,
                     100.0 * s.overlap_share, s.median_r_overhead, s.worst_r_overhead, worst_at,
                     s.median_r_mpi_impact);
         }
@@ -251,6 +260,17 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
         status = analysis_write_file_atomic(path, csv.data, csv.len, err);
     strbuf_free(&csv);
     return status;
+}
+
+/* The bootstrap of a difference needs both runs' blocks, which cells.csv
+ * does not hold: a difference is called significant when the two cells'
+ * intervals of r_overhead do not overlap (README.md, nbc-compare). */
+static bool significant_difference(const cell_metrics *a, const cell_metrics *b)
+{
+    metric_bounds x = a->r_overhead_ci, y = b->r_overhead_ci;
+    if (isnan(x.lo) || isnan(x.hi) || isnan(y.lo) || isnan(y.hi))
+        return false;
+    return x.hi < y.lo || y.hi < x.lo;
 }
 
 static int write_heat(const char *out_dir, const char *name, const heat_axis *x_axis,
@@ -312,8 +332,9 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
     for (size_t r = 0; status == ANALYSIS_OK && r < run_count; r++) {
         for (size_t i = 0; i < n; i++) {
             const cell_metrics *c = &runs[r].cells.cells[common[i].index[r]];
-            values[i] = (heat_value){c->comm_target_s, c->comp_target_s, c->r_overhead, c->valid,
-                                     plot_invalid_label(c)};
+            values[i] = (heat_value){c->comm_target_s,      c->comp_target_s,
+                                     c->r_overhead,         c->valid,
+                                     plot_invalid_label(c), c->diagnosis == DIAG_UNCERTAIN};
         }
         char name[64], tail[400], title[700];
         snprintf(name, sizeof name, "compare_overhead_%zu.dat", r + 1);
@@ -335,13 +356,18 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
         for (size_t i = 0; i < n; i++) {
             const cell_metrics *a = &runs[0].cells.cells[common[i].index[0]];
             const cell_metrics *b = &runs[1].cells.cells[common[i].index[1]];
-            values[i] = (heat_value){a->comm_target_s, a->comp_target_s,
-                                     b->r_overhead - a->r_overhead, a->valid && b->valid, NULL};
+            values[i] = (heat_value){a->comm_target_s,
+                                     a->comp_target_s,
+                                     b->r_overhead - a->r_overhead,
+                                     a->valid && b->valid,
+                                     NULL,
+                                     !significant_difference(a, b)};
         }
         char title[700], diff_label[100];
         snprintf(title, sizeof title,
                  "r_overhead of the second run minus the first\nfirst: %s\nsecond: %s\nblue: "
-                 "the second overlaps better, red: worse",
+                 "the second overlaps better, red: worse\nhatched, '?': not significant (the "
+                 "two runs' 95 %% intervals overlap)",
                  runs[0].label, runs[1].label);
         snprintf(diff_label, sizeof diff_label, "difference of r_overhead (saturates at +-%g)",
                  diff_saturation);

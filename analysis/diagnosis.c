@@ -17,6 +17,7 @@ static const char *const diagnosis_names[DIAG_COUNT] = {
     [DIAG_IMPRECISION] = "imprecision",
     [DIAG_OFF_TARGET] = "off_target",
     [DIAG_UNEXPLAINED] = "unexplained",
+    [DIAG_UNCERTAIN] = "uncertain",
     [DIAG_INVALID] = "invalid",
 };
 
@@ -104,12 +105,31 @@ diagnosis_thresholds analysis_default_thresholds(void)
         /* ... or the extra computation explains half the overhead (a 5 %
          * slower 1 s step next to a 10 ms collective is r_overhead 5) */
         .slowed_min_share_of_overhead = 0.5,
+        /* A 95 % interval from fewer blocks rests on too little: the
+         * bootstrap distribution of a median of n blocks takes few distinct
+         * values, the expansion for small n grows fast (t with 9 degrees of
+         * freedom is 2.26, 15 % above z), and the null controls of a run
+         * with half its blocks holding them need 2 x 5 blocks. */
+        .min_blocks = 10,
+    };
+}
+
+uncertainty_rules analysis_default_uncertainty(void)
+{
+    return (uncertainty_rules){
+        /* the 1 % tails of 2000 replicates hold 20 of them: percentiles
+         * stable to a few hundredths of the interval's width */
+        .resamples = 2000,
+        .seed = 1,
+        .confidence = 0.95,
     };
 }
 
 cell_rules analysis_default_rules(void)
 {
-    return (cell_rules){.thresholds = analysis_default_thresholds(), .late_tolerance = NAN};
+    return (cell_rules){.thresholds = analysis_default_thresholds(),
+                        .uncertainty = analysis_default_uncertainty(),
+                        .late_tolerance = NAN};
 }
 
 /* ---- Rules on intervals -------------------------------------------------------- */
@@ -200,6 +220,12 @@ static enum tri rule_invalid(const diagnosis_input *in, const diagnosis_threshol
     return in->valid ? TRI_NO : TRI_YES;
 }
 
+/* An interval from fewer blocks means little (thresholds.min_blocks). */
+static enum tri rule_few_blocks(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    return in->blocks < th->min_blocks ? TRI_YES : TRI_NO;
+}
+
 static enum tri rule_off_target(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
     double most = th->off_target_max_error;
@@ -253,6 +279,7 @@ static const struct {
     diagnosis_rule_fn applies;
 } diagnosis_rules[] = {
     {DIAG_INVALID, rule_invalid},
+    {DIAG_UNCERTAIN, rule_few_blocks},
     {DIAG_OFF_TARGET, rule_off_target},
     {DIAG_IMPRECISION, rule_imprecision},
     {DIAG_OVERLAP, rule_overlap},
@@ -271,13 +298,17 @@ enum diagnosis analysis_diagnose(const diagnosis_input *input,
                                  const diagnosis_thresholds *thresholds)
 {
     /* The first rule that holds on the whole interval decides. A rule that
-     * holds on part of it (TRI_MAYBE) before that one is where the class
-     * `uncertain` will go once metrics carry bootstrap intervals; with
-     * lo = hi only a NAN answers MAYBE, and it is not taken. */
-    for (size_t i = 0; i < sizeof diagnosis_rules / sizeof *diagnosis_rules; i++)
-        if (diagnosis_rules[i].applies(input, thresholds) == TRI_YES)
-            return diagnosis_rules[i].diagnosis;
-    return DIAG_UNEXPLAINED;
+     * holds on part of it (TRI_MAYBE) before that one could have decided
+     * for part of the interval: the interval spans two classes (a NAN
+     * answers MAYBE too: nothing is known). */
+    bool maybe = false;
+    for (size_t i = 0; i < sizeof diagnosis_rules / sizeof *diagnosis_rules; i++) {
+        enum tri answer = diagnosis_rules[i].applies(input, thresholds);
+        if (answer == TRI_YES)
+            return maybe ? DIAG_UNCERTAIN : diagnosis_rules[i].diagnosis;
+        maybe = maybe || answer == TRI_MAYBE;
+    }
+    return DIAG_UNCERTAIN; /* not reached: the last rule always holds */
 }
 
 static metric_bounds point(double value)
@@ -290,6 +321,7 @@ diagnosis_input analysis_diagnosis_point(const cell_metrics *cell)
     double shorter = fmin(cell->t_comm_ref, cell->t_comp_ref);
     return (diagnosis_input){
         .valid = cell->valid && !isnan(cell->r_overhead),
+        .blocks = cell->blocks,
         .r_overhead = point(cell->r_overhead),
         .r_comm = point(cell->r_comm),
         .r_comp_slowdown = point(cell->r_comp_slowdown),

@@ -64,6 +64,8 @@ typedef struct block_stats {
     double measured_local;     /* overlap: slowest local t4 - t1 */
     double start_skew;         /* overlap: max(t1) - min(t1) */
     long deciding_rank;        /* overlap: the rank that ends last */
+    /* the null controls' slowest local times, NAN when the block has none */
+    double null_local[NULL_PAIR_COUNT];
 } block_stats;
 
 static void reference_stats(const attempt *a, int first, int last, double *span, double *local)
@@ -79,11 +81,24 @@ static void reference_stats(const attempt *a, int first, int last, double *span,
     *span = ns_between_s(start, end);
 }
 
-static block_stats block_of(const attempt kept[RAW_KIND_COUNT])
+/* A null control is timed as its reference: comm_null t1 to t4, comp_null
+ * t2 to t3. Used when kept with every rank. */
+static double null_local_of(const attempt *a, int first, int last, long expected_ranks)
+{
+    double span, local;
+    if (!a->rows || (long)a->n < expected_ranks)
+        return NAN;
+    reference_stats(a, first, last, &span, &local);
+    return local;
+}
+
+static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ranks)
 {
     block_stats b = {0};
     reference_stats(&kept[RAW_KIND_COMM_REF], 0, 3, &b.comm_span, &b.comm_local);
     reference_stats(&kept[RAW_KIND_COMP_REF], 1, 2, &b.comp_span, &b.comp_local);
+    b.null_local[NULL_COMM] = null_local_of(&kept[RAW_KIND_COMM_NULL], 0, 3, expected_ranks);
+    b.null_local[NULL_COMP] = null_local_of(&kept[RAW_KIND_COMP_NULL], 1, 2, expected_ranks);
     const attempt *o = &kept[RAW_KIND_OVERLAP];
     reference_stats(o, 0, 3, &b.measured_span, &b.measured_local);
     int64_t first_start = o->rows[0].t_ns[0], last_start = first_start;
@@ -113,6 +128,7 @@ static block_stats block_of(const attempt kept[RAW_KIND_COUNT])
 /* What the attempts of one cell gave. */
 typedef struct cell_work {
     block_stats *blocks; /* usable measured blocks */
+    long *block_numbers;
     attempt (*kept)[RAW_KIND_COUNT];
     size_t block_count;
     long attempts;      /* of measured blocks */
@@ -129,6 +145,7 @@ typedef struct cell_work {
 static void work_free(cell_work *w)
 {
     free(w->blocks);
+    free(w->block_numbers);
     free(w->kept);
 }
 
@@ -168,9 +185,13 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
             kept[kind] = a;
         k = e;
     }
+    /* Every kind tried must have an attempt on time (the driver gives up on
+     * a cell when one has none, null controls included); the three kinds of
+     * the metrics must be there with every rank. */
     bool no_kept = false, missing = false, short_of_ranks = false;
-    for (int kind = 0; kind < RAW_KIND_COUNT; kind++) {
+    for (int kind = 0; kind < RAW_KIND_COUNT; kind++)
         no_kept = no_kept || (tried[kind] && !kept[kind].rows);
+    for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++) {
         missing = missing || !tried[kind];
         short_of_ranks = short_of_ranks || (kept[kind].rows && (long)kept[kind].n < expected_ranks);
     }
@@ -183,7 +204,8 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
     } else if (short_of_ranks) {
         w->short_blocks++; /* a span without every rank is not the collective's */
     } else {
-        w->blocks[w->block_count] = block_of(kept);
+        w->blocks[w->block_count] = block_of(kept, expected_ranks);
+        w->block_numbers[w->block_count] = rows[begin].block;
         memcpy(w->kept[w->block_count], kept, sizeof kept);
         w->block_count++;
     }
@@ -197,8 +219,9 @@ static int collect_blocks(const raw_row *rows, size_t n, const lateness_judge *j
     for (size_t i = 1; i < n; i++)
         capacity += rows[i].block != rows[i - 1].block;
     w->blocks = malloc(capacity * sizeof *w->blocks);
+    w->block_numbers = malloc(capacity * sizeof *w->block_numbers);
     w->kept = malloc(capacity * sizeof *w->kept);
-    if (!w->blocks || !w->kept) {
+    if (!w->blocks || !w->block_numbers || !w->kept) {
         work_free(w);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu blocks)", capacity);
     }
@@ -223,6 +246,49 @@ static double median_field(const cell_work *w, size_t offset, double *scratch)
 }
 #define MEDIAN_OF(w, field, scratch) median_field(w, offsetof(block_stats, field), scratch)
 
+/* The per-block statistics of a cell as series (intervals.c), and the null
+ * pairs over the blocks holding both: values holds SERIES_COUNT + 4 arrays
+ * of block_count values. */
+static void cell_series_of(const cell_work *w, double *values, cell_series *s)
+{
+    size_t n = w->block_count;
+    static const size_t offsets[SERIES_COUNT] = {
+        [SERIES_COMM_SPAN] = offsetof(block_stats, comm_span),
+        [SERIES_COMP_SPAN] = offsetof(block_stats, comp_span),
+        [SERIES_MEASURED_SPAN] = offsetof(block_stats, measured_span),
+        [SERIES_COMM_LOCAL] = offsetof(block_stats, comm_local),
+        [SERIES_COMP_LOCAL] = offsetof(block_stats, comp_local),
+        [SERIES_MPI_LOCAL] = offsetof(block_stats, mpi_local),
+        [SERIES_COMP_OVERLAP_LOCAL] = offsetof(block_stats, comp_overlap_local),
+    };
+    *s = (cell_series){.n = n};
+    for (int i = 0; i < SERIES_COUNT; i++) {
+        double *series = values + (size_t)i * n;
+        for (size_t b = 0; b < n; b++)
+            series[b] = *(const double *)((const char *)&w->blocks[b] + offsets[i]);
+        s->values[i] = series;
+    }
+    /* a null control against its reference's same statistic (eqs. 3, 4
+     * denominators) */
+    static const size_t reference_offsets[NULL_PAIR_COUNT] = {
+        [NULL_COMM] = offsetof(block_stats, comm_local),
+        [NULL_COMP] = offsetof(block_stats, comp_local),
+    };
+    for (int p = 0; p < NULL_PAIR_COUNT; p++) {
+        double *null = values + (size_t)(SERIES_COUNT + 2 * p) * n, *reference = null + n;
+        size_t k = 0;
+        for (size_t b = 0; b < n; b++) {
+            if (isnan(w->blocks[b].null_local[p]))
+                continue;
+            null[k] = w->blocks[b].null_local[p];
+            reference[k++] = *(const double *)((const char *)&w->blocks[b] + reference_offsets[p]);
+        }
+        s->null_n[p] = k;
+        s->null_values[p][0] = null;
+        s->null_values[p][1] = reference;
+    }
+}
+
 /* The definitions of README.md ("How the metrics are computed"): per block
  * spans and slowest-local times, the median over blocks of each, then every
  * ratio is a ratio of medians (the paper's estimand, section 5.1) whose
@@ -232,41 +298,37 @@ static double median_field(const cell_work *w, size_t offset, double *scratch)
  *   r_comm          (eq. 4) = median slowest local (t2-t1)+(t4-t3) in
  *                   overlap / median slowest local t4-t1 in comm_ref;
  *   r_comp_slowdown (eq. 3) = median slowest local t3-t2 in overlap /
- *                   median slowest local t3-t2 in comp_ref. */
-static void cell_ratios(cell_metrics *c, const cell_work *w, double *scratch)
+ *                   median slowest local t3-t2 in comp_ref.
+ * cell_quantities (intervals.c) holds the formulas, so the bootstrap
+ * resamples the very same function. */
+static void cell_ratios(cell_metrics *c, const cell_work *w, const cell_series *s, double *scratch,
+                        double estimate[Q_COUNT])
 {
-    c->t_comm_ref = MEDIAN_OF(w, comm_span, scratch);
-    c->t_comp_ref = MEDIAN_OF(w, comp_span, scratch);
-    c->t_measured = MEDIAN_OF(w, measured_span, scratch);
-    c->t_comm_ref_local = MEDIAN_OF(w, comm_local, scratch);
-    c->t_comp_ref_local = MEDIAN_OF(w, comp_local, scratch);
-    c->t_mpi = MEDIAN_OF(w, mpi_local, scratch);
+    double median[SERIES_COUNT], mean_measured = 0;
+    for (int i = 0; i < SERIES_COUNT; i++) {
+        memcpy(scratch, s->values[i], s->n * sizeof *scratch);
+        median[i] = stats_median(scratch, s->n);
+    }
+    for (size_t b = 0; b < s->n; b++)
+        mean_measured += s->values[SERIES_MEASURED_SPAN][b] / (double)s->n;
+    cell_quantities(median, mean_measured, c->comm_target_s, c->comp_target_s, estimate);
+    c->t_comm_ref = median[SERIES_COMM_SPAN];
+    c->t_comp_ref = median[SERIES_COMP_SPAN];
+    c->t_measured = median[SERIES_MEASURED_SPAN];
+    c->t_comm_ref_local = median[SERIES_COMM_LOCAL];
+    c->t_comp_ref_local = median[SERIES_COMP_LOCAL];
+    c->t_mpi = median[SERIES_MPI_LOCAL];
+    c->t_comp = median[SERIES_COMP_OVERLAP_LOCAL];
     c->t_call = MEDIAN_OF(w, call, scratch);
     c->t_wait = MEDIAN_OF(w, wait, scratch);
-    c->t_comp = MEDIAN_OF(w, comp_overlap_local, scratch);
     c->t_measured_local = MEDIAN_OF(w, measured_local, scratch);
     c->start_skew_s = MEDIAN_OF(w, start_skew, scratch);
-
-    double longer = fmax(c->t_comm_ref, c->t_comp_ref),
-           shorter = fmin(c->t_comm_ref, c->t_comp_ref);
-    c->r_overhead = (c->t_measured - longer) / shorter;   /* eq. 1 */
-    c->r_comm = c->t_mpi / c->t_comm_ref_local;           /* eq. 4 */
-    c->r_comp_slowdown = c->t_comp / c->t_comp_ref_local; /* eq. 3 */
-    /* spread of the overlap span over blocks, in eq. 1's units */
-    for (size_t i = 0; i < w->block_count; i++)
-        scratch[i] = (w->blocks[i].measured_span - longer) / shorter;
-    stats_sort(scratch, w->block_count);
-    c->r_overhead_iqr = stats_quantile_sorted(scratch, w->block_count, 0.75) -
-                        stats_quantile_sorted(scratch, w->block_count, 0.25);
-
-    /* MPI time beyond what perfect overlap leaves (the part of the
-     * collective longer than the computation), over the part the
-     * computation could hide: 0 perfect progress, 1 none (section 3.3) */
-    double hideable = fmin(c->t_comm_ref_local, c->t_comp);
-    c->comm_unhidden_share =
-        hideable > 0 ? (c->t_mpi - fmax(0.0, c->t_comm_ref_local - c->t_comp)) / hideable : NAN;
-    c->comm_target_error = c->t_comm_ref / c->comm_target_s - 1;
-    c->comp_target_error = c->t_comp_ref / c->comp_target_s - 1;
+    c->r_overhead = estimate[Q_R_OVERHEAD];
+    c->r_comm = estimate[Q_R_COMM];
+    c->r_comp_slowdown = estimate[Q_R_COMP_SLOWDOWN];
+    c->comm_unhidden_share = estimate[Q_COMM_UNHIDDEN];
+    c->comm_target_error = estimate[Q_COMM_TARGET_ERROR];
+    c->comp_target_error = estimate[Q_COMP_TARGET_ERROR];
 
     /* The peers' percentages on one statistic, the slowest local times (the
      * peers average local times over ranks): t_pure = t_comm_ref_local,
@@ -385,9 +447,35 @@ static cell_metrics empty_cell(long number, const char *collective, double comm_
         &c.comm_target_error,
         &c.comp_target_error,
         &c.comm_unhidden_share,
+        &c.r_overhead_ci.lo,
+        &c.r_overhead_ci.hi,
+        &c.r_comm_ci.lo,
+        &c.r_comm_ci.hi,
+        &c.r_comp_slowdown_ci.lo,
+        &c.r_comp_slowdown_ci.hi,
+        &c.r_overhead_sim.lo,
+        &c.r_overhead_sim.hi,
+        &c.r_comm_sim.lo,
+        &c.r_comm_sim.hi,
+        &c.r_comp_slowdown_sim.lo,
+        &c.r_comp_slowdown_sim.hi,
+        &c.diagnosis_confidence,
+        &c.r_overhead_mean,
+        &c.r_overhead_mean_ci.lo,
+        &c.r_overhead_mean_ci.hi,
+        &c.r_overhead_p90,
+        &c.r_overhead_outlier_share,
+        &c.r_overhead_bimodality,
+        &c.comm_null_ratio,
+        &c.comm_null_ci.lo,
+        &c.comm_null_ci.hi,
+        &c.comp_null_ratio,
+        &c.comp_null_ci.lo,
+        &c.comp_null_ci.hi,
     };
     for (size_t i = 0; i < sizeof undefined / sizeof *undefined; i++)
         *undefined[i] = NAN;
+    c.diagnosis = c.diagnosis_point = DIAG_INVALID;
     snprintf(c.collective, sizeof c.collective, "%s", collective);
     return c;
 }
@@ -488,12 +576,41 @@ typedef struct run_counts {
     size_t incomplete_blocks;
 } run_counts;
 
+/* Where a cell's outputs go: its row, its ranks' rows, its blocks, its
+ * estimates and intervals. */
+typedef struct cell_outputs {
+    cell_table *table;
+    size_t rank_capacity;
+    size_t block_capacity;
+    cell_uncertainty *uncertainty; /* one per cell of the table */
+} cell_outputs;
+
+static int add_block_values(const cell_work *w, size_t cell_index, cell_outputs *out,
+                            analysis_error *err)
+{
+    cell_table *t = out->table;
+    for (size_t b = 0; b < w->block_count; b++) {
+        int status = analysis_grow((void **)&t->blocks, &out->block_capacity, t->block_count,
+                                   sizeof *t->blocks, err);
+        if (status != ANALYSIS_OK)
+            return status;
+        t->blocks[t->block_count++] = (block_values){
+            .cell_index = cell_index,
+            .block = w->block_numbers[b],
+            .comm_span = w->blocks[b].comm_span,
+            .comp_span = w->blocks[b].comp_span,
+            .measured_span = w->blocks[b].measured_span,
+        };
+    }
+    return ANALYSIS_OK;
+}
+
 static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row *rows, size_t n,
                         long expected_ranks, const cell_rules *rules, size_t cell_index,
-                        cell_table *out, size_t *rank_capacity, run_counts *counts,
-                        analysis_error *err)
+                        cell_outputs *out, run_counts *counts, analysis_error *err)
 {
-    cell_metrics *cell = &out->cells[cell_index];
+    cell_metrics *cell = &out->table->cells[cell_index];
+    cell_uncertainty *u = &out->uncertainty[cell_index];
     *cell = empty_cell(raw->cell, raw->collective, raw->comm_target_s, raw->comp_target_s,
                        raw->bytes, raw->matrix_n);
     lateness_judge judge;
@@ -503,8 +620,12 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
         status = collect_blocks(rows, n, &judge, expected_ranks, &w, err);
     if (status != ANALYSIS_OK)
         return status;
-    double *scratch = malloc((w.block_count ? w.block_count : 1) * sizeof *scratch);
-    if (!scratch) {
+    size_t blocks = w.block_count ? w.block_count : 1;
+    double *scratch = malloc(blocks * sizeof *scratch);
+    double *series_values = malloc((SERIES_COUNT + 2 * NULL_PAIR_COUNT) * blocks * sizeof *scratch);
+    if (!scratch || !series_values) {
+        free(scratch);
+        free(series_values);
         work_free(&w);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu blocks)", w.block_count);
     }
@@ -520,16 +641,21 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     cell->invalid_reasons = calibration_reasons(in, raw);
     if (w.late_blocks || w.warmup_late)
         cell->invalid_reasons |= INVALID_LATE;
+    cell_series series;
+    cell_series_of(&w, series_values, &series);
     if (w.block_count)
-        cell_ratios(cell, &w, scratch);
+        cell_ratios(cell, &w, &series, scratch, u->estimate);
     if (!(cell->t_comm_ref > 0 && cell->t_comp_ref > 0 && cell->t_comm_ref_local > 0 &&
           cell->t_comp_ref_local > 0))
         cell->invalid_reasons |= INVALID_NO_BLOCKS;
     cell->valid = cell->invalid_reasons == 0;
-    diagnosis_input input = analysis_diagnosis_point(cell);
-    cell->diagnosis = analysis_diagnose(&input, &rules->thresholds);
-    status = rank_metrics_of(&w, cell_index, out, rank_capacity, err);
+    status = cell_intervals(&series, &rules->uncertainty, cell, u, err);
+    if (status == ANALYSIS_OK)
+        status = rank_metrics_of(&w, cell_index, out->table, &out->rank_capacity, err);
+    if (status == ANALYSIS_OK)
+        status = add_block_values(&w, cell_index, out, err);
     free(scratch);
+    free(series_values);
     work_free(&w);
     return status;
 }
@@ -694,6 +820,12 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
         return analysis_fail(err, ANALYSIS_ERR_INPUT,
                              "--late-tolerance: %g is not allowed (a number >= 0)",
                              rules->late_tolerance);
+    const uncertainty_rules *u = &rules->uncertainty;
+    if (u->resamples < 1 || !(u->confidence > 0 && u->confidence < 1) || u->seed < 0)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "bootstrap: %ld resamples, confidence %g, seed %lld are not allowed "
+                             "(resamples >= 1, 0 < confidence < 1, seed >= 0)",
+                             u->resamples, u->confidence, u->seed);
     if (!isnan(rules->late_tolerance) && isnan(in->meta.barrier_precision_ns))
         return analysis_fail(err, ANALYSIS_ERR_INPUT,
                              "--late-tolerance needs meta.json's key 'barrier_precision_ns' (the "
@@ -721,9 +853,16 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
         row_start[c] = r;
     }
     long expected_ranks = expected_ranks_of(in);
-    size_t rank_capacity = 0;
+    cell_outputs outputs = {.table = out, .uncertainty = malloc(count * sizeof(cell_uncertainty))};
+    if (!outputs.uncertainty)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", count);
     run_counts counts = {0};
     for (size_t k = 0; status == ANALYSIS_OK && k < count; k++) {
+        cell_uncertainty *u = &outputs.uncertainty[k];
+        for (int q = 0; q < Q_COUNT; q++) {
+            u->estimate[q] = NAN;
+            u->interval[q] = (boot_summary){{NAN, NAN}, NAN};
+        }
         if (!plan[k].raw) {
             out->cells[k] = unmeasured_cell(in, &plan[k]);
             continue;
@@ -731,8 +870,11 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
         size_t c = plan[k].raw_index;
         status =
             compute_cell(in, plan[k].raw, raw->rows + row_start[c], row_start[c + 1] - row_start[c],
-                         expected_ranks, rules, k, out, &rank_capacity, &counts, err);
+                         expected_ranks, rules, k, &outputs, &counts, err);
     }
+    if (status == ANALYSIS_OK)
+        diagnose_run(out, outputs.uncertainty, rules);
+    free(outputs.uncertainty);
     free(plan);
     free(row_start);
     if (status != ANALYSIS_OK) {
@@ -757,5 +899,6 @@ void analysis_cell_table_free(cell_table *cells)
 {
     free(cells->cells);
     free(cells->ranks);
+    free(cells->blocks);
     *cells = (cell_table){0};
 }

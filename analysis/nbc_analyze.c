@@ -4,10 +4,63 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-enum { OPT_LATE_TOLERANCE = 1000 };
+enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES };
+
+/* An integer option within [lowest, highest]; the message names the option. */
+static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
+                         const char *meaning, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || value < lowest || value > highest) {
+        fprintf(stderr, "nbc-analyze: %s: '%s' is not allowed (an integer from %lld to %lld: %s)\n",
+                option, text, lowest, highest, meaning);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+/* --ecdf=CELL[,CELL...]: cell numbers (the column `cell` of cells.csv). */
+static int parse_ecdf(const char *text, long **cells, size_t *count)
+{
+    enum { MOST = 64 };
+    static long numbers[MOST];
+    size_t n = 0;
+    char copy[1024];
+    if (strlen(text) >= sizeof copy) {
+        fprintf(stderr, "nbc-analyze: --ecdf: the list is too long (at most %d cells)\n", MOST);
+        return -1;
+    }
+    snprintf(copy, sizeof copy, "%s", text);
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        long long value;
+        if (n == MOST) {
+            fprintf(stderr, "nbc-analyze: --ecdf: more than %d cells\n", MOST);
+            return -1;
+        }
+        if (parse_integer("--ecdf", item, 0, LONG_MAX,
+                          "cell numbers, the column `cell` of cells.csv, separated by commas, "
+                          "e.g. --ecdf=0,12",
+                          &value) != 0)
+            return -1;
+        numbers[n++] = (long)value;
+    }
+    if (n == 0) {
+        fprintf(stderr, "nbc-analyze: --ecdf: no cell given (e.g. --ecdf=0,12)\n");
+        return -1;
+    }
+    *cells = numbers;
+    *count = n;
+    return 0;
+}
 
 /* --late-tolerance: a share of the shorter calibrated time. */
 static int parse_late_tolerance(const char *text, double *out)
@@ -37,7 +90,13 @@ static void usage(FILE *out)
           "  --late-tolerance=EPS judge every measured attempt again from raw.csv: late when a\n"
           "                       rank left the window barrier more than max(EPS * min(t_comm_s,\n"
           "                       t_comp_s), meta.json barrier_precision_ns) after its deadline\n"
-          "                       (default: raw.csv's late column, the driver's decision)\n",
+          "                       (default: raw.csv's late column, the driver's decision)\n"
+          "  --ecdf=CELL[,CELL..] also draw the distribution over blocks of these cells\n"
+          "                       (numbers of the column `cell` of cells.csv) into\n"
+          "                       plots/ecdf_cell_CELL.{png,svg,pdf}\n"
+          "  --seed=N             seed of the bootstrap (default 1; written to summary.txt\n"
+          "                       and cells.csv)\n"
+          "  --resamples=B        bootstrap resamples per cell (default 2000)\n",
           out);
     fputs(cli_common_help(), out);
     fputs("Exit status: 0 done, 1 system failure, 2 bad input.\n", out);
@@ -50,10 +109,15 @@ int main(int argc, char **argv)
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
         {"quiet", no_argument, NULL, 'q'},
         {"late-tolerance", required_argument, NULL, OPT_LATE_TOLERANCE},
+        {"ecdf", required_argument, NULL, OPT_ECDF},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"resamples", required_argument, NULL, OPT_RESAMPLES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     analysis_options options = analysis_default_options();
+    long *ecdf_cells = NULL;
+    long long value;
     int opt;
     while ((opt = getopt_long(argc, argv, "qh", long_options, NULL)) != -1) {
         int common = cli_common_option("nbc-analyze", opt, optarg, &options);
@@ -68,6 +132,23 @@ int main(int argc, char **argv)
         case OPT_LATE_TOLERANCE:
             if (parse_late_tolerance(optarg, &options.rules.late_tolerance) != 0)
                 return ANALYSIS_ERR_INPUT;
+            break;
+        case OPT_ECDF:
+            if (parse_ecdf(optarg, &ecdf_cells, &options.ecdf_count) != 0)
+                return ANALYSIS_ERR_INPUT;
+            options.ecdf_cells = ecdf_cells;
+            break;
+        case OPT_SEED:
+            if (parse_integer("--seed", optarg, 0, LLONG_MAX, "the bootstrap's seed", &value) != 0)
+                return ANALYSIS_ERR_INPUT;
+            options.rules.uncertainty.seed = value;
+            break;
+        case OPT_RESAMPLES:
+            /* fewer leave the intervals' 2 % tails a handful of replicates */
+            if (parse_integer("--resamples", optarg, 200, 1000000, "bootstrap resamples per cell",
+                              &value) != 0)
+                return ANALYSIS_ERR_INPUT;
+            options.rules.uncertainty.resamples = (long)value;
             break;
         case 'h':
             usage(stdout);

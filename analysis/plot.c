@@ -147,7 +147,7 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
                     analysis_error *err)
 {
     strbuf sb = {0};
-    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour\n"
+    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour uncertain\n"
                        "# x, y: log2 of the target times in ms; one line per cell\n");
     for (size_t i = 0; i < n; i++) {
         const heat_value *v = &values[i];
@@ -164,10 +164,13 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
             format_value(v->value, label, sizeof label);
         else
             snprintf(label, sizeof label, "%s", v->invalid_label ? v->invalid_label : "invalid");
-        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u\n",
+        bool uncertain = shown && v->uncertain;
+        if (uncertain)
+            strncat(label, "?", sizeof label - strlen(label) - 1);
+        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d\n",
                       axis_position(v->comm_target_s), axis_position(v->comp_target_s), xlo, xhi,
                       ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
-                      shown ? label_colour(scale, v->value) : 0u);
+                      shown ? label_colour(scale, v->value) : 0u, uncertain ? 1 : 0);
     }
     if (!sb.ok) {
         strbuf_free(&sb);
@@ -242,6 +245,16 @@ static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
         quoted_file, quoted_file);
 }
 
+/* Uncertain cells (README.md, "Uncertainty"): hatched the other way than
+ * invalid ones, over their colour, which stays readable. */
+static void emit_uncertain_layer(strbuf *sb, const char *quoted_file)
+{
+    strbuf_printf(sb,
+                  ", \\\n        \"%s\" using ($11==1?$1:NaN):2:3:4:5:6 with boxxyerror fs "
+                  "transparent pattern 7 noborder lc rgb '#404040' notitle",
+                  quoted_file);
+}
+
 /* A one-panel multiplot: its title is centred on the page, not on the
  * (narrow, square-celled) plot area, so long titles are not cut. */
 void plot_emit_canvas_title(strbuf *sb, const char *title)
@@ -269,6 +282,7 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "border lc rgb 'white' lc palette notitle",
                   file);
     emit_invalid_layers(sb, file);
+    emit_uncertain_layer(sb, file);
     strbuf_printf(
         sb,
         ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
@@ -345,6 +359,8 @@ static const char best_to_worst_palette[] =
 static const double best_to_worst_dark = 0.2; /* its dark blue and red ends */
 static const double r_comm_max = 1.5;         /* > 1: slower than the reference (eq. 4) */
 static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
+/* an interval as wide as serialized is from perfect overlap says nothing */
+static const double interval_width_max = 1.0;
 
 /* Diagnosis colours, short labels (for grey printing) and label colours. */
 static const struct {
@@ -360,6 +376,7 @@ static const struct {
     [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
     [DIAG_OFF_TARGET] = {"#8c6d31", "OT", 0xffffffu},
     [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
+    [DIAG_UNCERTAIN] = {"#737373", "?", 0x000000u},
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
 
@@ -416,6 +433,18 @@ static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t ou
     return analysis_path(out, out_size, ctx->plots_dir, name, err);
 }
 
+/* A figure's data into plots/name; the buffer is freed. */
+static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, analysis_error *err)
+{
+    char path[4200];
+    int status = data->ok ? plot_path(ctx, name, path, sizeof path, err)
+                          : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, data->data, data->len, err);
+    strbuf_free(data);
+    return status;
+}
+
 static int write_script(const plot_ctx *ctx, const char *base, const char *comment, int width_px,
                         int height_px, strbuf *body, analysis_error *err)
 {
@@ -461,6 +490,10 @@ static double value_r_comp_slowdown(const cell_metrics *c)
 {
     return c->r_comp_slowdown;
 }
+static double value_r_overhead_width(const cell_metrics *c)
+{
+    return c->r_overhead_ci.hi - c->r_overhead_ci.lo;
+}
 
 static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
                            const heat_scale *scale, analysis_error *err)
@@ -470,9 +503,12 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
     if (!values)
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (heatmap)");
     for (size_t i = 0; i < cells->count; i++)
-        values[i] = (heat_value){cells->cells[i].comm_target_s, cells->cells[i].comp_target_s,
-                                 value(&cells->cells[i]), cells->cells[i].valid,
-                                 plot_invalid_label(&cells->cells[i])};
+        values[i] = (heat_value){cells->cells[i].comm_target_s,
+                                 cells->cells[i].comp_target_s,
+                                 value(&cells->cells[i]),
+                                 cells->cells[i].valid,
+                                 plot_invalid_label(&cells->cells[i]),
+                                 cells->cells[i].diagnosis == DIAG_UNCERTAIN};
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)
@@ -489,24 +525,52 @@ static const char *run_collective(const run_meta *meta, const cell_table *cells)
     return cells->count ? cells->cells[0].collective : "?";
 }
 
+/* The third title line of the value maps: what the hatching means. */
+static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
+{
+    const uncertainty_summary *u = &ctx->cells->uncertainty;
+    snprintf(out, out_size,
+             "hatched, '?': uncertain (intervals across two classes, Bonferroni over %ld cells; "
+             "or under %ld blocks)",
+             u->family_cells, u->min_blocks);
+}
+
+/* Section 5.2's r_overhead map, and beside it the width of each cell's 95 %
+ * interval: a value is read with its uncertainty. */
 static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
                          analysis_error *err)
 {
-    char title[700], label[100], palette[200];
-    snprintf(title, sizeof title, "%s: overhead ratio r_overhead (0 overlap, 1 serialized)\n%s",
-             run_collective(meta, ctx->cells), ctx->title_tail);
+    char title[900], label[100], palette[200], note[300];
+    uncertainty_note(ctx, note, sizeof note);
+    snprintf(title, sizeof title,
+             "%s: overhead ratio r_overhead (0 overlap, 1 serialized) and its interval\n%s\n%s",
+             run_collective(meta, ctx->cells), ctx->title_tail, note);
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", r_max);
     plot_overhead_palette(r_max, palette, sizeof palette);
     heat_scale scale = {label, -1, r_max, palette, 0};
+    char width_label[100];
+    snprintf(width_label, sizeof width_label, "%.0f %% interval width (saturates at %g)",
+             100 * ctx->cells->uncertainty.rules.confidence, interval_width_max);
+    heat_scale width = {width_label, 0, interval_width_max, best_to_worst_palette,
+                        best_to_worst_dark};
     int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
+    if (status == ANALYSIS_OK)
+        status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
     if (status != ANALYSIS_OK)
         return status;
+    char quoted[1000];
+    plot_quote(title, quoted, sizeof quoted);
     strbuf body = {0};
-    plot_emit_canvas_title(&body, title);
-    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, "");
+    strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
+    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, "r_overhead");
+    heat_emit_panel(&body, "overhead_ci_width.dat", &ctx->x_axis, &ctx->y_axis, &width,
+                    "r_overhead_ci_hi - r_overhead_ci_lo");
     strbuf_printf(&body, "    unset multiplot\n");
-    status = write_script(ctx, "overhead", "Overhead ratio heatmap (paper eq. 1, section 5.2)",
-                          ctx->width_px, ctx->height_px, &body, err);
+    status =
+        write_script(ctx, "overhead",
+                     "Overhead ratio heatmap (paper eq. 1, section 5.2) and the width of "
+                     "its interval",
+                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 70, &body, err);
     strbuf_free(&body);
     return status;
 }
@@ -521,12 +585,13 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
         status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
-    char title[700], left[120], right[120];
-    snprintf(title, sizeof title, "%s: concurrency ratios\n%s", run_collective(meta, ctx->cells),
-             ctx->title_tail);
+    char title[900], left[120], right[120], note[300];
+    uncertainty_note(ctx, note, sizeof note);
+    snprintf(title, sizeof title, "%s: concurrency ratios\n%s\n%s",
+             run_collective(meta, ctx->cells), ctx->title_tail, note);
     snprintf(left, sizeof left, "r_comm (0 best, >1 slower)");
     snprintf(right, sizeof right, "r_comp_slowdown (1 best)");
-    char quoted[800];
+    char quoted[1000];
     plot_quote(title, quoted, sizeof quoted);
     strbuf body = {0};
     strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
@@ -537,7 +602,7 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
         write_script(ctx, "concurrency",
                      "Concurrency ratios r_comm (eq. 4, left) and r_comp_slowdown (eq. 3, "
                      "right), section 5.2",
-                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 40, &body, err);
+                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 70, &body, err);
     strbuf_free(&body);
     return status;
 }
@@ -572,18 +637,18 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                           diagnosis_style[d].label_colour);
         }
     }
-    char path[4200];
-    int status = data.ok ? plot_path(ctx, "diagnosis.dat", path, sizeof path, err)
-                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (diagnosis)");
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, data.data, data.len, err);
-    strbuf_free(&data);
+    int status = write_plot_data(ctx, "diagnosis.dat", &data, err);
     if (status != ANALYSIS_OK)
         return status;
 
-    char title[700];
-    snprintf(title, sizeof title, "%s: diagnosis (section 3.3)\n%s", run_collective(meta, cells),
-             ctx->title_tail);
+    char title[900];
+    const uncertainty_summary *u = &cells->uncertainty;
+    snprintf(title, sizeof title,
+             "%s: diagnosis (section 3.3)\n%s\nclasses on simultaneous %.0f %% intervals "
+             "(Bonferroni over %ld cells x %d quantities)\nuncertain (?): across two classes, "
+             "or under %ld blocks",
+             run_collective(meta, cells), ctx->title_tail, 100 * u->rules.confidence,
+             u->family_cells, Q_DIAGNOSED, u->min_blocks);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
@@ -596,8 +661,10 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     for (int d = 0; d < DIAG_COUNT; d++) {
         if (present[d] < 0)
             continue;
-        const char *fill = d == DIAG_INVALID ? "fs pattern 4 border lc rgb 'white'"
-                                             : "fs solid 1.0 border lc rgb 'white'";
+        /* invalid and uncertain cells are hatched (two ways), never a colour */
+        const char *fill = d == DIAG_INVALID     ? "fs pattern 4 border lc rgb 'white'"
+                           : d == DIAG_UNCERTAIN ? "fs pattern 1 border lc rgb 'white'"
+                                                 : "fs solid 1.0 border lc rgb 'white'";
         strbuf_printf(&body,
                       "%s'diagnosis.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
                       "'%s' title '%s (%s)'",
@@ -613,7 +680,124 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                   separator, blocks ? blocks - 1 : 0, label_font_pt(&ctx->x_axis, &ctx->y_axis));
     strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
-                          ctx->width_px, ctx->height_px + 70, &body, err);
+                          ctx->width_px, ctx->height_px + 120, &body, err);
+    strbuf_free(&body);
+    return status;
+}
+
+/* ---- Distribution of one cell (--ecdf) ------------------------------------------ */
+
+static void ecdf_block(strbuf *data, const char *name, double *values, size_t n, double scale)
+{
+    stats_sort(values, n);
+    strbuf_printf(data, "# %s\n%.9g 0\n", name, values[0] * scale);
+    for (size_t k = 0; k < n; k++)
+        strbuf_printf(data, "%.9g %.6f\n", values[k] * scale, (double)(k + 1) / (double)n);
+    strbuf_printf(data, "\n\n");
+}
+
+/* The empirical distribution over blocks of eq. 1 (with the median
+ * references, as r_overhead_iqr) beside those of the three spans: what the
+ * median and its interval summarize. */
+static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number,
+                     analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    size_t index = 0;
+    while (index < cells->count && cells->cells[index].cell != cell_number)
+        index++;
+    if (index == cells->count)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "--ecdf: no cell %ld", cell_number);
+    const cell_metrics *c = &cells->cells[index];
+    size_t n = 0;
+    for (size_t b = 0; b < cells->block_count; b++)
+        n += cells->blocks[b].cell_index == index;
+    enum { OVERHEAD, COMM, COMP, MEASURED, SERIES };
+    double *values = malloc((n ? n : 1) * SERIES * sizeof *values);
+    if (!values)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (ecdf)");
+    double longer = fmax(c->t_comm_ref, c->t_comp_ref),
+           shorter = fmin(c->t_comm_ref, c->t_comp_ref);
+    size_t k = 0;
+    for (size_t b = 0; b < cells->block_count; b++) {
+        const block_values *v = &cells->blocks[b];
+        if (v->cell_index != index)
+            continue;
+        values[OVERHEAD * n + k] = (v->measured_span - longer) / shorter;
+        values[COMM * n + k] = v->comm_span;
+        values[COMP * n + k] = v->comp_span;
+        values[MEASURED * n + k] = v->measured_span;
+        k++;
+    }
+    strbuf data = {0};
+    strbuf_printf(&data,
+                  "# cell %ld: value cumulative_share; blocks (gnuplot index): eq. 1 per "
+                  "block, comm_ref, comp_ref and overlap spans (ms)\n",
+                  cell_number);
+    static const char *const names[SERIES] = {"r_overhead per block", "comm_ref span (ms)",
+                                              "comp_ref span (ms)", "overlap span (ms)"};
+    for (int i = 0; i < SERIES && n > 0; i++)
+        ecdf_block(&data, names[i], values + (size_t)i * n, n, i == OVERHEAD ? 1 : 1e3);
+    free(values);
+    char name[64], data_name[80];
+    snprintf(name, sizeof name, "ecdf_cell_%ld", cell_number);
+    snprintf(data_name, sizeof data_name, "%s.dat", name);
+    int status = write_plot_data(ctx, data_name, &data, err);
+    if (status != ANALYSIS_OK)
+        return status;
+
+    char title[900], quoted[1000];
+    snprintf(title, sizeof title,
+             "%s, cell %ld: communication %g ms x computation %g ms, %ld blocks, diagnosis %s\n%s",
+             run_collective(meta, cells), cell_number, c->comm_target_s * 1e3,
+             c->comp_target_s * 1e3, c->blocks, analysis_diagnosis_name(c->diagnosis),
+             ctx->title_tail);
+    plot_quote(title, quoted, sizeof quoted);
+    char left[400];
+    snprintf(left, sizeof left,
+             "r_overhead %.3g, %.0f %% interval [%.3g, %.3g] (dashed); mean %.3g (dotted), "
+             "p90 %.3g\noutside Tukey's fences %.0f %%, bimodality coefficient %.2f%s",
+             c->r_overhead, 100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo,
+             c->r_overhead_ci.hi, c->r_overhead_mean, c->r_overhead_p90,
+             100 * c->r_overhead_outlier_share, c->r_overhead_bimodality,
+             c->r_overhead_bimodal ? " (bimodal)" : "");
+    char left_quoted[500];
+    plot_quote(left, left_quoted, sizeof left_quoted);
+    strbuf body = {0};
+    strbuf_printf(&body,
+                  "    set multiplot layout 1,2 title \"%s\"\n"
+                  "    set key bottom right\n"
+                  "    set grid\n"
+                  "    set yrange [0:1]\n"
+                  "    set ylabel 'share of blocks'\n"
+                  "    set xlabel 'r_overhead of one block (eq. 1, median references)'\n"
+                  "    set title \"%s\" font ',11'\n",
+                  quoted, left_quoted);
+    const double lines[] = {c->r_overhead, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
+                            c->r_overhead_mean};
+    static const char *const styles[] = {"lw 2 lc rgb '#d73027'", "lw 1.5 dt 2 lc rgb '#d73027'",
+                                         "lw 1.5 dt 2 lc rgb '#d73027'",
+                                         "lw 1.5 dt 3 lc rgb '#4575b4'"};
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        if (isfinite(lines[i]))
+            strbuf_printf(&body, "    set arrow from %.9g, graph 0 to %.9g, graph 1 nohead %s\n",
+                          lines[i], lines[i], styles[i]);
+    strbuf_printf(&body,
+                  "    plot '%s' index 0 using 1:2 with steps lw 2 lc rgb '#303030' title "
+                  "'blocks'\n"
+                  "    unset arrow\n"
+                  "    set title 'the three kinds, span of each block' font ',11'\n"
+                  "    set xlabel 'duration (ms)'\n"
+                  "    set logscale x 2\n"
+                  "    plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#4575b4' title "
+                  "'comm_ref', '%s' index 2 using 1:2 with steps lw 2 lc rgb '#1a9850' title "
+                  "'comp_ref', '%s' index 3 using 1:2 with steps lw 2 lc rgb '#d73027' title "
+                  "'overlap'\n"
+                  "    unset logscale x\n"
+                  "    unset multiplot\n",
+                  data_name, data_name, data_name, data_name);
+    status = write_script(ctx, name, "Distribution over blocks of one cell (nbc-analyze --ecdf)",
+                          1500, 620, &body, err);
     strbuf_free(&body);
     return status;
 }
@@ -667,12 +851,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
             highest = fmax(highest, r->r_mpi_impact);
         }
     }
-    char path[4200];
-    status = data.ok ? plot_path(ctx, "impact.dat", path, sizeof path, err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, data.data, data.len, err);
-    strbuf_free(&data);
+    status = write_plot_data(ctx, "impact.dat", &data, err);
 
     char title[700], quoted[800];
     snprintf(title, sizeof title,
@@ -778,6 +957,8 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     bool with_impact = impact && impact->count > 0;
     if (status == ANALYSIS_OK && with_impact)
         status = plot_impact(&ctx, impact, err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++)
+        status = plot_ecdf(&ctx, meta, options->ecdf_cells[i], err);
     heat_axis_free(&ctx.x_axis);
     heat_axis_free(&ctx.y_axis);
     if (status != ANALYSIS_OK || !options->plots)
@@ -788,9 +969,16 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     size_t script_count = with_impact ? 4 : 3;
     for (size_t i = 0; status == ANALYSIS_OK && i < script_count; i++)
         status = plot_run_gnuplot(plots_dir, scripts[i], err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++) {
+        char script[64];
+        snprintf(script, sizeof script, "ecdf_cell_%ld.gp", options->ecdf_cells[i]);
+        status = plot_run_gnuplot(plots_dir, script, err);
+    }
     if (status == ANALYSIS_OK && options->report)
         fprintf(options->report,
-                "figures: %s/{overhead,concurrency,diagnosis%s}.{png,svg,pdf} (%zu cells each)\n",
-                plots_dir, with_impact ? ",impact" : "", cells->count);
+                "figures: %s/{overhead,concurrency,diagnosis%s}.{png,svg,pdf} (%zu cells "
+                "each)%s\n",
+                plots_dir, with_impact ? ",impact" : "", cells->count,
+                options->ecdf_count ? ", ecdf_cell_N.{png,svg,pdf} (--ecdf)" : "");
     return status;
 }

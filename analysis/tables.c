@@ -14,6 +14,7 @@ enum column_type {
     COL_TARGET,    /* double, targets to 9 digits */
     COL_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
     COL_RATIO,     /* double, 6 digits */
+    COL_LEVEL,     /* double, 9 digits: a confidence level near 1 */
     COL_LONG,      /* long */
     COL_LLONG,     /* long long */
     COL_BOOL,      /* bool as 0 or 1 */
@@ -69,12 +70,43 @@ static const column cells_columns[] = {
     CELL_COLUMN("comm_target_error", COL_RATIO, comm_target_error),
     CELL_COLUMN("comp_target_error", COL_RATIO, comp_target_error),
     CELL_COLUMN("comm_unhidden_share", COL_RATIO, comm_unhidden_share),
+    CELL_COLUMN("r_overhead_ci_lo", COL_RATIO, r_overhead_ci.lo),
+    CELL_COLUMN("r_overhead_ci_hi", COL_RATIO, r_overhead_ci.hi),
+    CELL_COLUMN("r_comm_ci_lo", COL_RATIO, r_comm_ci.lo),
+    CELL_COLUMN("r_comm_ci_hi", COL_RATIO, r_comm_ci.hi),
+    CELL_COLUMN("r_comp_slowdown_ci_lo", COL_RATIO, r_comp_slowdown_ci.lo),
+    CELL_COLUMN("r_comp_slowdown_ci_hi", COL_RATIO, r_comp_slowdown_ci.hi),
+    CELL_COLUMN("r_overhead_sim_lo", COL_RATIO, r_overhead_sim.lo),
+    CELL_COLUMN("r_overhead_sim_hi", COL_RATIO, r_overhead_sim.hi),
+    CELL_COLUMN("r_comm_sim_lo", COL_RATIO, r_comm_sim.lo),
+    CELL_COLUMN("r_comm_sim_hi", COL_RATIO, r_comm_sim.hi),
+    CELL_COLUMN("r_comp_slowdown_sim_lo", COL_RATIO, r_comp_slowdown_sim.lo),
+    CELL_COLUMN("r_comp_slowdown_sim_hi", COL_RATIO, r_comp_slowdown_sim.hi),
+    CELL_COLUMN("diagnosis_confidence", COL_LEVEL, diagnosis_confidence),
+    CELL_COLUMN("diagnosis_point", COL_DIAGNOSIS, diagnosis_point),
+    CELL_COLUMN("r_overhead_mean", COL_RATIO, r_overhead_mean),
+    CELL_COLUMN("r_overhead_mean_ci_lo", COL_RATIO, r_overhead_mean_ci.lo),
+    CELL_COLUMN("r_overhead_mean_ci_hi", COL_RATIO, r_overhead_mean_ci.hi),
+    CELL_COLUMN("r_overhead_p90", COL_RATIO, r_overhead_p90),
+    CELL_COLUMN("r_overhead_outlier_share", COL_RATIO, r_overhead_outlier_share),
+    CELL_COLUMN("r_overhead_bimodality", COL_RATIO, r_overhead_bimodality),
+    CELL_COLUMN("r_overhead_bimodal", COL_BOOL, r_overhead_bimodal),
+    CELL_COLUMN("comm_null_blocks", COL_LONG, comm_null_blocks),
+    CELL_COLUMN("comm_null_ratio", COL_RATIO, comm_null_ratio),
+    CELL_COLUMN("comm_null_ci_lo", COL_RATIO, comm_null_ci.lo),
+    CELL_COLUMN("comm_null_ci_hi", COL_RATIO, comm_null_ci.hi),
+    CELL_COLUMN("comp_null_blocks", COL_LONG, comp_null_blocks),
+    CELL_COLUMN("comp_null_ratio", COL_RATIO, comp_null_ratio),
+    CELL_COLUMN("comp_null_ci_lo", COL_RATIO, comp_null_ci.lo),
+    CELL_COLUMN("comp_null_ci_hi", COL_RATIO, comp_null_ci.hi),
+    CELL_COLUMN("bootstrap_seed", COL_LLONG, bootstrap_seed),
 };
 enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
- * late_retries). */
-static const char *const cells_new_columns[] = {"blocks", "late_attempts", "attempts", NULL};
+ * late_retries; then it had no intervals). */
+static const char *const cells_new_columns[] = {"blocks", "late_attempts", "attempts",
+                                                "r_overhead_ci_lo", NULL};
 
 static const char by_rank_header[] =
     "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"
@@ -125,6 +157,9 @@ static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
         break;
     case COL_RATIO:
         strbuf_printf(sb, "%.6g", *(const double *)field);
+        break;
+    case COL_LEVEL:
+        strbuf_printf(sb, "%.9g", *(const double *)field);
         break;
     case COL_LONG:
         strbuf_printf(sb, "%ld", *(const long *)field);
@@ -240,6 +275,7 @@ static int read_field(const csv_record *record, size_t index, cell_metrics *c, a
         return csv_double(record, index, false, field, err);
     case COL_TIME:
     case COL_RATIO:
+    case COL_LEVEL:
         return csv_double(record, index, true, field, err);
     case COL_LONG:
         status = csv_long(record, index, LONG_MIN, LONG_MAX, &value, err);
@@ -256,7 +292,8 @@ static int read_field(const csv_record *record, size_t index, cell_metrics *c, a
             return bad_word(
                 record, index,
                 "a diagnosis (allowed: overlap, no_progress, comp_slowdown, "
-                "contention, comm_slowed, imprecision, off_target, unexplained, invalid)",
+                "contention, comm_slowed, imprecision, off_target, unexplained, uncertain, "
+                "invalid)",
                 err);
         return ANALYSIS_OK;
     case COL_REASONS:

@@ -14,10 +14,15 @@
 #                      shares the core and the answer lies between
 #                      1 + min(d, t_comp_ref)/t_comp_ref and that.
 # Every cell must hold its answer (invalid cells count as failures): one run,
-# no second chance. Prints the per-cell table and the worst cell.
+# no second chance. A cell the analysis calls `uncertain` (its simultaneous
+# intervals span two classes) is not confidently wrong: it passes when the
+# class of its estimates (diagnosis_point) is the answer, and is counted.
+# Prints the per-cell table and the worst cell.
 #
 #   scripts/validate.sh [--quick] [--mpi auto|PROFILE] [--results DIR]
 # --quick: a 2 x 2 grid (the version `make check` runs); default 3 x 3, 2 to 8 ms.
+# 12 blocks a cell: the analysis calls a cell of fewer than 10 `uncertain`
+# (analysis/README.md, "Uncertainty").
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -79,6 +84,7 @@ check_collective() {
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         {
             r = $col["r_overhead"]; d = $col["diagnosis"]; s = $col["r_comp_slowdown"]
+            unsure = d == "uncertain" && $col["diagnosis_point"] == diag
             n++
             predicted = "-"
             if (want == "-") {
@@ -93,17 +99,18 @@ check_collective() {
                 err = r - want; if (err < 0) err = -err
                 ok_value = err <= 0.15
             }
-            ok_diag = d == diag
+            ok_diag = d == diag || unsure
+            uncertain += unsure
             if (!ok_value) bad_value++
             if (!ok_diag) bad_diag++
             if (err > worst || worst_cell == "") { worst = err; worst_cell = $col["comm_target_s"] * 1e3 " ms x " $col["comp_target_s"] * 1e3 " ms" }
             printf "%-18s %9.3g %9.3g %10.3f %8.3f %9.3f %9s %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
                 $col["comp_target_s"] * 1e3, r, err, s, predicted == "-" ? "-" : sprintf("%.3f", predicted), d,
-                (ok_value && ok_diag) ? "ok" : (ok_value ? "diagnosis" : "WRONG")
+                (ok_value && ok_diag) ? (unsure ? "ok, uncertain" : "ok") : (ok_value ? "diagnosis" : "WRONG")
         }
         END {
-            printf "%s: %d cells, %s within bound on %d, expected diagnosis on %d", coll, n,
-                want == "-" ? "r_comp_slowdown" : "r_overhead", n - bad_value, n - bad_diag
+            printf "%s: %d cells, %s within bound on %d, expected diagnosis on %d (%d uncertain, their estimates right)", coll, n,
+                want == "-" ? "r_comp_slowdown" : "r_overhead", n - bad_value, n - bad_diag, uncertain
             if (worst_cell != "") printf ", worst cell %s (error %.3f)", worst_cell, worst
             printf "\n"
             exit (n == 0 || bad_value > 0 || bad_diag > 0)

@@ -73,6 +73,10 @@ expect_bad "calib_comm.csv with a non-numeric flag" "calib_comm.csv:2: column 6 
 run=$(fresh_run option)
 expect_bad "a bad --overhead-max" "--overhead-max: '0.5' is not allowed" --overhead-max=0.5 "$run"
 expect_bad "a bad --late-tolerance" "--late-tolerance: '-0.1' is not allowed (a number from 0 to 1" --late-tolerance=-0.1 "$run"
+expect_bad "an --ecdf cell that is not a number" "--ecdf: 'x' is not allowed" --ecdf=1,x "$run"
+expect_bad "an --ecdf cell without blocks" "--ecdf: cell 999 has no usable block" --ecdf=999 "$run"
+expect_bad "a negative --seed" "--seed: '-1' is not allowed" --seed=-1 "$run"
+expect_bad "too few --resamples" "--resamples: '10' is not allowed (an integer from 200" --resamples=10 "$run"
 sed -i '/barrier_precision_ns/d' "$run/meta.json"
 expect_bad "--late-tolerance without the barrier's precision" "needs meta.json's key 'barrier_precision_ns'" --late-tolerance=0.02 "$run"
 
@@ -84,4 +88,4 @@ grep -q "compute_ref.csv is missing" "$SCRATCH/err" || fail "missing compute_ref
 [ -s "$run/cells.csv" ] || fail "no cells.csv without compute_ref.csv"
 [ ! -e "$run/impact.csv" ] || fail "an impact.csv without compute_ref.csv"
 [ ! -e "$run/plots/impact.gp" ] || fail "an impact figure without compute_ref.csv"
-figure "bad input: 15 malformed inputs rejected with exit status 2"
+figure "bad input: 19 malformed inputs rejected with exit status 2"

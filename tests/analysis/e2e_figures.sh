@@ -22,7 +22,13 @@ expected_header="collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,va
 t_comp_ref,t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,\
 overlap_osu_pct,overlap_imb_pct,diagnosis,late_attempts,invalid_reason,cell,ranks,start_skew_s,\
 attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,t_comp_ref_local,t_measured_local,\
-comm_target_error,comp_target_error,comm_unhidden_share"
+comm_target_error,comp_target_error,comm_unhidden_share,r_overhead_ci_lo,r_overhead_ci_hi,\
+r_comm_ci_lo,r_comm_ci_hi,r_comp_slowdown_ci_lo,r_comp_slowdown_ci_hi,r_overhead_sim_lo,\
+r_overhead_sim_hi,r_comm_sim_lo,r_comm_sim_hi,r_comp_slowdown_sim_lo,r_comp_slowdown_sim_hi,\
+diagnosis_confidence,diagnosis_point,r_overhead_mean,r_overhead_mean_ci_lo,r_overhead_mean_ci_hi,\
+r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,r_overhead_bimodal,comm_null_blocks,\
+comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio,comp_null_ci_lo,\
+comp_null_ci_hi,bootstrap_seed"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))
@@ -38,11 +44,23 @@ impact=$(($(wc -l <"$run/impact.csv") - 1))
 invalid=$(awk -F, 'NR > 1 && $7 == 0 && $20 == "invalid" && $22 == "unreachable"' "$run/cells.csv" | wc -l)
 [ "$invalid" -eq 6 ] || fail "$invalid unreachable cells, expected 6"
 awk -F, 'NR > 1 && $2 == 0.002 && $7 != 0 { exit 1 }' "$run/cells.csv" || fail "a 2 ms cell is valid"
-# the converted example's contention cells (slowed computation, r_comm ~ 1)
-# are not section 3.3's contention (r_comm > 1): unexplained
+# 3 blocks a cell, fewer than the 10 an interval needs: every valid cell is
+# uncertain on the map, and its estimates alone give the classes; the
+# converted example's contention cells (slowed computation, r_comm ~ 1) are
+# not section 3.3's contention (r_comm > 1): unexplained
+column() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i }' "$run/cells.csv"; }
+diagnosis=$(column diagnosis)
+point=$(column diagnosis_point)
+uncertain=$(awk -F, -v d="$diagnosis" 'NR > 1 && $7 == 1 && $d == "uncertain"' "$run/cells.csv" | wc -l)
+[ "$uncertain" -eq 30 ] || fail "$uncertain of the 30 valid cells uncertain, expected all (3 blocks)"
 for class in overlap no_progress comp_slowdown imprecision unexplained invalid; do
-    grep -q ",$class," "$run/cells.csv" || fail "no cell diagnosed $class in the mixed example"
+    awk -F, -v p="$point" -v c="$class" 'NR > 1 && $p == c { found = 1 } END { exit !found }' \
+        "$run/cells.csv" || fail "no cell whose estimates say $class in the mixed example"
 done
+grep -q '^uncertain: 30 of 30 valid cells (30 for fewer than 10 blocks)$' "$run/summary.txt" ||
+    fail "summary.txt does not count the uncertain cells: $(cat "$run/summary.txt")"
+[ "$(grep -c '^null-control coverage: none' "$run/summary.txt")" -eq 2 ] ||
+    fail "the example has no null controls: summary.txt should say so twice"
 
 is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 is_pdf() { [ "$(head -c 5 "$1")" = "%PDF-" ]; }
@@ -57,10 +75,17 @@ for figure in overhead concurrency diagnosis impact; do
     is_svg "$run/plots/$figure.svg" || fail "plots/$figure.svg is not SVG"
 done
 data_rows() { grep -cv -e '^#' -e '^$' "$1"; }
-for data in overhead r_comm r_comp_slowdown diagnosis; do
+for data in overhead overhead_ci_width r_comm r_comp_slowdown diagnosis; do
     rows=$(data_rows "$run/plots/$data.dat")
     [ "$rows" -eq "$cells" ] || fail "plots/$data.dat has $rows cells, expected $cells"
 done
+# uncertain cells are marked on every value map: hatched (column 11) and '?'
+for data in overhead overhead_ci_width r_comm r_comp_slowdown; do
+    marked=$(grep -v '^#' "$run/plots/$data.dat" | awk 'NF && $11 == 1 && $9 ~ /\?"$/' | wc -l)
+    [ "$marked" -eq 30 ] || fail "plots/$data.dat marks $marked cells uncertain, expected 30"
+done
+grep -q 'fs transparent pattern 7' "$run/plots/overhead.gp" || fail "uncertain cells are not hatched"
+grep -q "title 'uncertain (?)'" "$run/plots/diagnosis.gp" || fail "no uncertain class on the diagnosis map"
 drawn_invalid=$(grep -v '^#' "$run/plots/overhead.dat" | awk 'NF && $8 == 0 && $9 == "\"unreach.\""' | wc -l)
 [ "$drawn_invalid" -eq 6 ] || fail "overhead.dat marks $drawn_invalid cells unreachable, expected 6"
 grep -q "fs transparent pattern 4" "$run/plots/overhead.gp" || fail "invalid cells are not hatched"

@@ -19,7 +19,10 @@
  * warm-up block and --blocks measured blocks whose three kinds rotate; with
  * --late-share X an attempt is late (rank 1 leaves the window barrier 3
  * tolerances late) with probability X and is redone. Cells of an unconverged
- * communication target (--unconverged-comm-ms) are not measured.
+ * communication target (--unconverged-comm-ms) are not measured. With
+ * --null-share X that share of the measured blocks (spread evenly, as the
+ * driver does) also measures the null controls comm_null and comp_null at
+ * random places: copies of the references, so null / reference is 1.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -53,8 +56,10 @@ static const struct {
     {"unexplained", MODEL_UNEXPLAINED},
 };
 
-enum { MAX_TARGETS = 16, KINDS = 3 };
-static const char *const kind_names[KINDS] = {"comm_ref", "comp_ref", "overlap"};
+enum { MAX_TARGETS = 16, KINDS = 3, ALL_KINDS = 5 };
+enum { KIND_COMM_NULL = 3, KIND_COMP_NULL = 4 };
+static const char *const kind_names[ALL_KINDS] = {"comm_ref", "comp_ref", "overlap", "comm_null",
+                                                  "comp_null"};
 
 typedef struct synth_config {
     const char *out_dir;
@@ -68,6 +73,7 @@ typedef struct synth_config {
     int scenario;
     double unconverged_comm_ms; /* 0: every calibration converged */
     double late_share;
+    double null_share;
     bool compute_ref;
     const char *mpi;
     const char *deployment;
@@ -175,6 +181,8 @@ static void rank_times(const cell_plan *c, int kind, int rank, double start, uin
     double comm_s = c->comm_ms * 1e-3, comp_s = c->comp_ms * 1e-3;
     double skew = 1e-6 * rank; /* ranks leave the window barrier 1 us apart */
     t[0] = start + skew;
+    if (kind == KIND_COMM_NULL || kind == KIND_COMP_NULL)
+        kind -= KIND_COMM_NULL; /* a null control is its reference again */
     if (kind == 0) {
         t[1] = t[2] = t[0] + call_s;
         t[3] = t[0] + comm_s * jitter(rng, 0.01) - skew;
@@ -232,12 +240,21 @@ static void write_cell(sweep_state *s, const synth_config *cfg, const cell_plan 
     long long tolerance_ns =
         llround(fmax(late_tolerance * fmin(c->comm_ms, c->comp_ms) * 1e6, barrier_precision_ns));
     for (int block = 0; block <= cfg->blocks; block++) {
-        const int *order = kind_orders[(c->cell + (size_t)block) % 6];
-        for (int k = 0; k < KINDS; k++) {
+        int sequence[ALL_KINDS], count = KINDS;
+        memcpy(sequence, kind_orders[(c->cell + (size_t)block) % 6], sizeof(int) * KINDS);
+        bool null_block =
+            block >= 1 && floor(block * cfg->null_share) > floor((block - 1) * cfg->null_share);
+        for (int null = KIND_COMM_NULL; null_block && null <= KIND_COMP_NULL; null++) {
+            int at = (int)(unit_random(&s->rng) * (count + 1));
+            memmove(sequence + at + 1, sequence + at, sizeof(int) * (size_t)(count - at));
+            sequence[at] = null;
+            count++;
+        }
+        for (int k = 0; k < count; k++) {
             int attempt = 0;
             while (block > 0 && unit_random(&s->rng) < cfg->late_share)
-                write_attempt(s, cfg, c, block, order[k], attempt++, true, tolerance_ns);
-            write_attempt(s, cfg, c, block, order[k], attempt, false, tolerance_ns);
+                write_attempt(s, cfg, c, block, sequence[k], attempt++, true, tolerance_ns);
+            write_attempt(s, cfg, c, block, sequence[k], attempt, false, tolerance_ns);
         }
     }
 }
@@ -368,7 +385,7 @@ static void usage(FILE *out)
     fputs("usage: synth_run --out DIR [--comm-ms LIST] [--comp-ms LIST] [--ranks N]\n"
           "                 [--blocks N] [--scenario mixed|overlap|no_progress|comp_slowdown|\n"
           "                 contention|comm_slowed|unexplained] [--unconverged-comm-ms X]\n"
-          "                 [--late-share X] [--no-compute-ref] [--mpi NAME]\n"
+          "                 [--late-share X] [--null-share X] [--no-compute-ref] [--mpi NAME]\n"
           "                 [--deployment NAME] [--seed N]\n",
           out);
 }
@@ -384,6 +401,7 @@ int main(int argc, char **argv)
         {"scenario", required_argument, NULL, 's'},
         {"unconverged-comm-ms", required_argument, NULL, 'u'},
         {"late-share", required_argument, NULL, 'l'},
+        {"null-share", required_argument, NULL, 'N'},
         {"no-compute-ref", no_argument, NULL, 'R'},
         {"mpi", required_argument, NULL, 'm'},
         {"deployment", required_argument, NULL, 'd'},
@@ -437,6 +455,10 @@ int main(int argc, char **argv)
         case 'l':
             cfg.late_share = atof(optarg);
             bad = !(cfg.late_share >= 0 && cfg.late_share < 0.9);
+            break;
+        case 'N':
+            cfg.null_share = atof(optarg);
+            bad = !(cfg.null_share >= 0 && cfg.null_share <= 1);
             break;
         case 'R':
             cfg.compute_ref = false;

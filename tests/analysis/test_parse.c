@@ -85,6 +85,20 @@ static void test_valid_and_sorted(void **state)
         crlf[o++] = *p;
     }
     assert_int_equal(parse(crlf, o - 2, &err), 0);
+
+    /* the null controls are read (never used in the metrics) */
+    static const char with_nulls[] = RAW_HEADER
+        "0,ibcast,0.01,0.02,1024,100,1,measure,comm_null,0,0,1.5,0,0,5000,5000,11000000,0,0,"
+        "100000,0\n"
+        "0,ibcast,0.01,0.02,1024,100,1,measure,comp_null,0,1,1.5,0,0,0,21000000,21000000,0,0,"
+        "100000,0\n";
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", valid_raw, with_nulls + strlen(RAW_HEADER));
+    assert_int_equal(analysis_parse_raw(text, strlen(text), "raw.csv", &table, &err), 0);
+    assert_int_equal(table.row_count, 8);
+    assert_int_equal(table.rows[3].kind, RAW_KIND_COMM_NULL);
+    assert_int_equal(table.rows[4].kind, RAW_KIND_COMP_NULL);
+    analysis_raw_table_free(&table);
 }
 
 /* Line 2 of valid_raw with one field replaced: "F=value". */
@@ -110,7 +124,8 @@ static const struct {
      {"raw.csv:2:", "column 3 (comm_target_s)", "'fast' is not a number"}},
     {2,
      LINE2_PREFIX "comm_reff,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
-     {"raw.csv:2:", "column 9 (kind)", "allowed: comm_ref, comp_ref, overlap"}},
+     {"raw.csv:2:", "column 9 (kind)",
+      "allowed: comm_ref, comp_ref, overlap, comm_null, comp_null"}},
     {2,
      "0,ibcast,0.01,0.02,1024,100,1,warm,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:2:", "column 8 (role)", "allowed: warmup, measure"}},
@@ -291,7 +306,13 @@ static void test_cells_round_trip(void **state)
         "r_overhead_iqr,overlap_osu_pct,overlap_imb_pct,diagnosis,late_attempts,invalid_reason,"
         "cell,ranks,start_skew_s,attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,"
         "t_comp_ref_local,t_measured_local,comm_target_error,comp_target_error,"
-        "comm_unhidden_share\n";
+        "comm_unhidden_share,r_overhead_ci_lo,r_overhead_ci_hi,r_comm_ci_lo,r_comm_ci_hi,"
+        "r_comp_slowdown_ci_lo,r_comp_slowdown_ci_hi,r_overhead_sim_lo,r_overhead_sim_hi,"
+        "r_comm_sim_lo,r_comm_sim_hi,r_comp_slowdown_sim_lo,r_comp_slowdown_sim_hi,"
+        "diagnosis_confidence,diagnosis_point,r_overhead_mean,r_overhead_mean_ci_lo,"
+        "r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,"
+        "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
+        "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -308,15 +329,24 @@ static void test_cells_round_trip(void **state)
         assert_int_equal(b->blocks, a->blocks);
         assert_int_equal(b->attempts, a->attempts);
         assert_int_equal(b->cell, a->cell);
+        assert_int_equal(b->diagnosis_point, a->diagnosis_point);
+        assert_true(fabs(b->diagnosis_confidence - a->diagnosis_confidence) < 1e-9);
+        assert_int_equal(b->bootstrap_seed, a->bootstrap_seed);
+        assert_int_equal(b->comm_null_blocks, a->comm_null_blocks);
     }
-    assert_int_equal(back.cells[0].diagnosis, DIAG_NO_PROGRESS);
-    assert_int_equal(back.cells[1].diagnosis, DIAG_OVERLAP);
+    /* one block each: the estimates' classes, uncertain on the map */
+    assert_int_equal(back.cells[0].diagnosis_point, DIAG_NO_PROGRESS);
+    assert_int_equal(back.cells[1].diagnosis_point, DIAG_OVERLAP);
+    assert_int_equal(back.cells[0].diagnosis, DIAG_UNCERTAIN);
+    assert_true(isnan(back.cells[0].r_overhead_ci.lo)); /* one block: no interval */
     analysis_cell_table_free(&back);
 
     /* an invalid cell's reasons and nan values read back */
     cells.cells[0].valid = false;
     cells.cells[0].invalid_reasons = INVALID_LATE | INVALID_UNREACHABLE;
     cells.cells[0].r_comm = NAN;
+    cells.cells[0].r_comm_ci = (metric_bounds){0.5, 1.25};
+    cells.cells[0].r_overhead_bimodal = true;
     assert_int_equal(analysis_write_tables(dir, &cells, NULL, &err), 0);
     f = fopen(path, "r");
     assert_non_null(f);
@@ -325,6 +355,8 @@ static void test_cells_round_trip(void **state)
     assert_int_equal(analysis_parse_cells(text, len, path, &back, &err), 0);
     assert_int_equal(back.cells[0].invalid_reasons, INVALID_LATE | INVALID_UNREACHABLE);
     assert_true(isnan(back.cells[0].r_comm));
+    assert_true(back.cells[0].r_comm_ci.lo == 0.5 && back.cells[0].r_comm_ci.hi == 1.25);
+    assert_true(back.cells[0].r_overhead_bimodal);
     analysis_cell_table_free(&back);
     analysis_cell_table_free(&cells);
     analysis_run_inputs_free(&in);
