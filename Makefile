@@ -31,7 +31,7 @@ endif
 MPICC ?= mpicc
 # Goals that need no MPI library skip the configure step; those that only
 # print leave the build folder as it is.
-NO_MPI_GOALS   := clean help format format-check
+NO_MPI_GOALS   := clean help format format-check blas-config
 PRINTING_GOALS := $(NO_MPI_GOALS) print-build-dir print-mpiexec print-mpi-profile
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NO_MPI_GOALS),$(MAKECMDGOALS)),)
@@ -151,7 +151,7 @@ deps:
 # which remakes its included files before anything else, reads them all again
 # (also once after the file is first created).
 DEPS_INSTALLED := build/deps-installed.mk
-ifneq ($(filter-out clean help format format-check print-% fuzz fuzz-toolchain,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean help format format-check print-% blas-config fuzz fuzz-toolchain,$(or $(MAKECMDGOALS),all)),)
 include $(DEPS_INSTALLED)
 endif
 $(DEPS_INSTALLED): deps

@@ -358,12 +358,6 @@ int analysis_parse_raw(const char *buf, size_t len, const char *file_name, raw_t
     raw_parse_ctx ctx = {.table = table};
     int status = csv_parse(buf, len, file_name, &schema, raw_row_fn, &ctx, err);
     free(ctx.slots);
-    if (status == ANALYSIS_OK && table->row_count == 0)
-        status =
-            analysis_fail(err, ANALYSIS_ERR_INPUT,
-                          "%s: no measurement rows (the run stopped before its first cell, or no "
-                          "cell's calibration reached its target?)",
-                          file_name);
     if (status == ANALYSIS_OK)
         status = raw_finish(table, file_name, err);
     if (status != ANALYSIS_OK)

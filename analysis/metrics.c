@@ -735,12 +735,21 @@ static void plan_unmeasured(const run_inputs *in, const double *comm, size_t com
                       misplaced);
 }
 
+/* The run's collective: raw.csv's, or calib_comm.csv's when no cell was
+ * measured (every target unreachable); NULL when neither says. */
+static const char *run_collective(const run_inputs *in)
+{
+    if (in->raw.cell_count > 0)
+        return in->raw.cells[0].collective;
+    return in->have_calib_comm && in->calib_comm_count > 0 ? in->calib_comm[0].collective : NULL;
+}
+
 /* A grid cell without rows: unreachable when a calibration did not reach
  * its target (the driver does not measure those), else not measured (a run
  * cut short). */
 static cell_metrics unmeasured_cell(const run_inputs *in, const planned_cell *p)
 {
-    const char *collective = in->raw.cells[0].collective;
+    const char *collective = run_collective(in);
     const calib_comm_row *comm = find_calib_comm(in, collective, p->comm_target_s);
     const calib_comp_row *comp = find_calib_comp(in, p->comp_target_s);
     cell_metrics c = empty_cell(p->cell, collective, p->comm_target_s, p->comp_target_s,
@@ -756,7 +765,8 @@ static int plan_cells(const run_inputs *in, planned_cell **plan_out, size_t *cou
                       analysis_error *err)
 {
     const raw_table *raw = &in->raw;
-    bool grid = in->have_calib_comm && in->have_calib_comp && raw->cell_count > 0;
+    const char *collective = run_collective(in);
+    bool grid = in->have_calib_comm && in->have_calib_comp && collective != NULL;
     size_t comm_count = grid ? in->calib_comm_count : 0;
     size_t comp_count = grid ? in->calib_comp_count : 0;
     double *comm = malloc((comm_count + 1) * sizeof *comm);
@@ -765,7 +775,7 @@ static int plan_cells(const run_inputs *in, planned_cell **plan_out, size_t *cou
     if (comm && comp) {
         size_t c = 0;
         for (size_t i = 0; i < comm_count; i++)
-            if (strcmp(in->calib_comm[i].collective, raw->cells[0].collective) == 0)
+            if (strcmp(in->calib_comm[i].collective, collective) == 0)
                 comm[c++] = in->calib_comm[i].comm_target_s;
         comm_count = distinct_sorted(comm, c);
         for (size_t i = 0; i < comp_count; i++)

@@ -22,7 +22,7 @@ if ldd "$REF" | grep -q libhwloc; then fail "HWLOC=0 build loads libhwloc"; fi
 # end) chooses: one per allowed core.
 threads_of() {
     "$@" --sizes 16 --reps 1 2>"$SCRATCH/err" >"$SCRATCH/out" || fail "$*: $(cat "$SCRATCH/err")"
-    tail -n 1 "$SCRATCH/out" | cut -d, -f2
+    tail -n 1 "$SCRATCH/out" | cut -d, -f4
 }
 allowed=$(taskset -pc $$ | sed 's/.*: //')
 mapfile -t cpus < <(tr ',' '\n' <<<"$allowed" | awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }')

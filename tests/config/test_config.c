@@ -116,7 +116,11 @@ static void defaults_are_the_documented_ones(void **state)
     assert_int_equal(cfg.run.deployment, NBC_DEPLOYMENT_BASIC);
     assert_string_equal(cfg.run.mpi, "auto");
     assert_int_equal(cfg.run.threads, 0);
-    assert_int_equal(cfg.run.repetitions, 5);
+    assert_int_equal(cfg.run.repetitions, 6);
+    assert_true(cfg.run.late_tolerance == 0.01);
+    assert_int_equal(cfg.run.max_retries, 20);
+    assert_int_equal(cfg.run.seed, 0);
+    assert_true(cfg.run.null_share == 0.5);
     assert_int_equal(cfg.run.max_cells, 400);
     assert_false(cfg.run.force);
     assert_false(cfg.run.check);
@@ -374,6 +378,10 @@ static void help_lists_every_key(void **state)
         "run.results_dir",
         "run.threads",
         "run.repetitions",
+        "run.late_tolerance",
+        "run.max_retries",
+        "run.null_share",
+        "run.seed",
         "run.max_cells",
         "run.force",
         "run.check",
@@ -614,6 +622,11 @@ static const bad_input bad_inputs[] = {
      NULL,
      {"run.repetitions=-2"},
      {"run.repetitions", "is negative", ">= 1"}},
+    {"late tolerance 0", NULL, {"run.late_tolerance=0"}, {"run.late_tolerance", "\"0\""}},
+    {"late tolerance 1", NULL, {"run.late_tolerance=1"}, {"run.late_tolerance", "\"1\""}},
+    {"null share above 1", NULL, {"run.null_share=1.5"}, {"run.null_share", "\"1.5\""}},
+    {"max retries negative", NULL, {"run.max_retries=-1"}, {"run.max_retries", "is negative"}},
+    {"seed not a number", NULL, {"run.seed=abc"}, {"run.seed", "\"abc\""}},
     {"threads > cores", NULL, {"run.threads=3"}, {"run.threads", "\"3\"", "2 cores", "1 to 2"}},
     {"threads negative", NULL, {"run.threads=-1"}, {"run.threads", "is negative", ">= 0"}},
     {"dedicated with every core computing",

@@ -64,18 +64,21 @@ tiny_study 2ms,4ms,2 1 "$nodes_sh" run
 rx=$(($("$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/rx_bytes) - rx_before))
 dir=$(sed -n 's/^run folder: //p' <<<"$out")
 [ -d "$dir" ] || fail "no run folder printed"
-grep -q '"nodes":2' "$dir/meta.json" || fail "meta.json does not record 2 nodes"
-grep -q '"status":"complete"' "$dir/meta.json" || fail "the run is not complete"
-# 2 x 2 cells x 3 kinds x 1 repetition x 2 ranks.
-[ "$(data_rows "$dir/raw.csv")" -eq 24 ] || fail "raw.csv: expected 24 rows"
-grep -q ",overlap,1," "$dir/raw.csv" || fail "raw.csv has no row of rank 1"
+[ "$(json "$dir/meta.json" .nodes)" = 2 ] || fail "meta.json does not record 2 nodes"
+[ "$(json "$dir/meta.json" .status)" = complete ] || fail "the run is not complete"
+# 2 x 2 cells x (warm-up + 1 block) x 3 kinds x 2 ranks.
+[ "$(kept_rows "$dir/raw.csv")" -eq 48 ] || fail "raw.csv: expected 48 kept rows"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["rank"] == 1 { found = 1 }
+    END { exit !found }' "$dir/raw.csv" || fail "raw.csv has no row of rank 1"
 for node in 1 2; do
-    grep -q "^$NBC_NETNS_PREFIX-node$node,1," "$dir/compute_ref.csv" ||
-        fail "compute_ref.csv has no 1-thread row of node $node: $(cat "$dir/compute_ref.csv")"
+    awk -F, -v host="$NBC_NETNS_PREFIX-node$node" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["host"] == host && $c["procs"] == 1 { found = 1 } END { exit !found }' "$dir/compute_ref.csv" ||
+        fail "compute_ref.csv has no row of node $node's one rank: $(cat "$dir/compute_ref.csv")"
 done
-# Every overlap and comm_ref repetition broadcasts its bytes to node 2, and the
+# Every overlap and comm_ref attempt broadcasts its bytes to node 2, and the
 # communication calibration tried megabytes: all of it crossed node 2's eth0.
-min_bytes=$(awk -F, 'NR > 1 && $8 != "comp_ref" && $9 == 1 { s += $5 } END { printf "%d", s }' "$dir/raw.csv")
+min_bytes=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["kind"] !~ /^comp_/ && $c["rank"] == 1 { s += $c["bytes"] } END { printf "%d", s }' "$dir/raw.csv")
 [ "$rx" -ge "$min_bytes" ] || fail "node 2 received $rx bytes on eth0, the sweep alone broadcast $min_bytes"
 [ "$rx" -ge 1000000 ] || fail "node 2 received only $rx bytes on eth0: the ranks did not talk over TCP"
 hung=""

@@ -61,12 +61,10 @@ for dep in basic progress dedicated manual; do
     fi
     out=$(in_job "$SCRATCH/bin:" "$template" --dry-run "${lib_args[@]}" 2>"$SCRATCH/stderr") ||
         fail "$template --dry-run: status $?: $(cat "$SCRATCH/stderr")"
-    threads=8
-    [ "$dep" = dedicated ] && threads=7
     for coll in ibcast ireduce iallgather ialltoall; do
         run_dir="$R/results/YYYYmmdd-HHMMSS-$lib-$coll-$dep"
         expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=$(field "$lib" srun_mpi) $build/bench_nbc -c $R/configs/paper.conf --set run.collective=$coll --set run.deployment=$dep --set run.mpi=$lib"
-        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 $build/compute_ref --threads $threads --sizes-from $run_dir/calib_comp.csv -o $run_dir/compute_ref.csv"
+        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 $build/compute_ref --run $run_dir"
         expect "\+ $R/build/nbc-analyze $run_dir"
     done
     expect "\+ $R/build/nbc-compare( $R/results/YYYYmmdd-HHMMSS-$lib-[a-z]+-$dep){4} -o $R/results/[0-9-]{15}-compare"
@@ -89,7 +87,7 @@ if ! command -v srun >/dev/null; then
     root_flag=""
     [ "$(id -u)" -eq 0 ] && root_flag="--allow-run-as-root "
     expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/bench_nbc -c $R/configs/paper.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
-    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/compute_ref --threads 8 .*"
+    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/compute_ref --run .*"
 fi
 
 # Open MPI has no progress thread: the progress template refuses it (exit 2).

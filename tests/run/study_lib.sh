@@ -3,7 +3,8 @@
 
 # tiny_study GRID REPS [PREFIX...]: nbc-run on ibcast with this build (its
 # library profile, $MPI), GRID on both
-# axes, REPS repetitions, quick calibrations, into $SCRATCH; PREFIX runs it
+# axes, REPS repetitions, quick and loose calibrations (every target reached,
+# so the cells to expect are known), into $SCRATCH; PREFIX runs it
 # (e.g. on the namespace nodes). Sets out (its standard output, also shown),
 # status and secs (wall time); its standard error goes to $SCRATCH/stderr.
 tiny_study() {
@@ -13,7 +14,8 @@ tiny_study() {
         --mpi "$MPI" --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
         --set run.results_dir="$SCRATCH" --set grid.comm_times="$grid" --set grid.comp_times="$grid" \
         --set run.repetitions="$reps" --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
-        --set calibration.runs_per_point=3 --set calibration.max_iterations=8 2>"$SCRATCH/stderr")
+        --set calibration.runs_per_point=3 --set calibration.max_iterations=8 \
+        --set calibration.tolerance=0.5 2>"$SCRATCH/stderr")
     status=$?
     secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
     echo "$out"
@@ -21,3 +23,12 @@ tiny_study() {
 
 # data_rows FILE: the lines of a CSV file after its header.
 data_rows() { echo $(($(wc -l <"$1") - 1)); }
+
+# kept_rows RAW_CSV: rows of kept attempts (late = 0) of the three main kinds.
+kept_rows() {
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             $c["late"] == 0 && $c["kind"] !~ /_null$/ { n++ } END { print n + 0 }' "$1"
+}
+
+# json FILE FILTER: a value of a JSON file, read with jq.
+json() { jq -r "$2" "$1"; }

@@ -23,16 +23,18 @@ grep -qx "run folder: $dir" <<<"$out" || fail "the run folder is not printed at 
 for f in meta.json config.ini raw.csv calib_comp.csv calib_comm.csv passive.csv compute_ref.csv nbc-run.log; do
     [ -s "$dir/$f" ] || fail "$dir/$f is missing or empty"
 done
-grep -q '"status":"complete"' "$dir/meta.json" || fail "meta.json status is not complete"
-grep -q '"deployment":"basic"' "$dir/meta.json" || fail "meta.json: deployment is not basic"
-# 2 x 2 cells x 3 kinds x 2 repetitions x 2 ranks, plus the header.
-rows=$(data_rows "$dir/raw.csv")
-[ "$rows" -eq 48 ] || fail "raw.csv has $rows rows, expected 48"
-threads=$(sed -n 's/^ *"threads_per_rank": *\([0-9]*\).*/\1/p' "$dir/meta.json")
-# compute_ref: one row per matrix size of calib_comp.csv, with the run's threads.
-[ "$(data_rows "$dir/compute_ref.csv")" -eq 2 ] || fail "compute_ref.csv: expected 2 rows: $(cat "$dir/compute_ref.csv")"
-awk -F, -v t="$threads" 'NR > 1 && $2 != t { exit 1 }' "$dir/compute_ref.csv" ||
-    fail "compute_ref ran with other threads than the run's $threads: $(cat "$dir/compute_ref.csv")"
+[ "$(json "$dir/meta.json" .status)" = complete ] || fail "meta.json status is not complete"
+[ "$(json "$dir/meta.json" .deployment)" = basic ] || fail "meta.json: deployment is not basic"
+# 2 x 2 cells x (warm-up + 2 blocks) x 3 kinds x 2 ranks.
+rows=$(kept_rows "$dir/raw.csv")
+[ "$rows" -eq 72 ] || fail "raw.csv has $rows kept rows, expected 72"
+# compute_ref --run: one row per matrix size and rank of this host, each on
+# the rank's threads.
+threads=$(json "$dir/meta.json" .threads_per_rank)
+[ "$(data_rows "$dir/compute_ref.csv")" -eq 4 ] || fail "compute_ref.csv: expected 4 rows: $(cat "$dir/compute_ref.csv")"
+awk -F, -v t="$threads" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["threads"] != t || $c["procs"] != 2 { exit 1 }' "$dir/compute_ref.csv" ||
+    fail "compute_ref ran otherwise than the run's 2 ranks of $threads threads: $(cat "$dir/compute_ref.csv")"
 grep -q "bench_nbc -c $BENCH_NBC_ROOT/configs/default.conf" "$dir/nbc-run.log" || fail "nbc-run.log lacks the launch command"
 
 if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
