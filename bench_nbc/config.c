@@ -115,7 +115,7 @@ static const key_desc keys[] = {
     {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
      .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
              "one for deployment dedicated."},
-    {KEY("run", "repetitions", TYPE_INT, NULL, "6", run.repetitions), AT_LEAST(1), BELOW(100000),
+    {KEY("run", "repetitions", TYPE_INT, NULL, "12", run.repetitions), AT_LEAST(1), BELOW(100000),
      .help = "Blocks per cell, each measuring the three kinds (comm_ref, comp_ref, overlap) "
              "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
              "carry-over), after one warm-up block that is recorded and not used; the "

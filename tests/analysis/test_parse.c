@@ -31,16 +31,27 @@ static const char valid_raw[] = RAW_HEADER
     "1,ibcast,0.02,0.02,2048,100,1,measure,overlap,0,5,1.5,0,0,5000,20005000,20010000,0,0,100000,"
     "0\n";
 
-static int parse(const char *text, size_t len, analysis_error *err)
+/* Parses; *rows (may be NULL) gets the row count of an accepted file. */
+static int parse_rows(const char *text, size_t len, analysis_error *err, size_t *rows)
 {
     raw_table table;
     int status = analysis_parse_raw(text, len, "raw.csv", &table, err);
     if (status == ANALYSIS_OK) {
-        assert_true(table.row_count > 0);
+        if (rows)
+            *rows = table.row_count;
         analysis_raw_table_free(&table);
     } else {
         assert_null(table.rows);
     }
+    return status;
+}
+
+static int parse(const char *text, size_t len, analysis_error *err)
+{
+    size_t rows = 0;
+    int status = parse_rows(text, len, err, &rows);
+    if (status == ANALYSIS_OK)
+        assert_true(rows > 0);
     return status;
 }
 
@@ -196,9 +207,12 @@ static void test_empty_and_odd_buffers(void **state)
     analysis_error err;
     assert_int_equal(parse("", 0, &err), ANALYSIS_ERR_INPUT);
     assert_non_null(strstr(err.text, "no header line"));
+    /* A run whose every target was unreachable measured nothing: its grid is
+     * still listed (from the calibration files), so the file is accepted. */
     const char header_only[] = RAW_HEADER;
-    assert_int_equal(parse(header_only, strlen(header_only), &err), ANALYSIS_ERR_INPUT);
-    assert_non_null(strstr(err.text, "no measurement rows"));
+    size_t rows = 1;
+    assert_int_equal(parse_rows(header_only, strlen(header_only), &err, &rows), ANALYSIS_OK);
+    assert_int_equal(rows, 0);
     char with_nul[sizeof valid_raw];
     memcpy(with_nul, valid_raw, sizeof valid_raw);
     with_nul[strlen(header_only) + 5] = '\0';
