@@ -192,7 +192,7 @@ bool nbc_calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_
             fprintf(stderr,
                     "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s%s, %d sizes tried)\n",
                     comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
-                    comm[i].converged ? "converged" : "NOT converged: cells invalid",
+                    comm[i].converged ? "converged" : "NOT converged: its cells are not measured",
                     i < done ? ", kept" : "", comm[i].iterations);
     }
     bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
