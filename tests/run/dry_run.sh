@@ -52,7 +52,7 @@ for coll in ibcast iallreduce; do
     expect "\+ $R/build/nbc-analyze $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic"
 done
 expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
-[ "$(count bench_nbc)" = 2 ] || fail "2 bench_nbc runs expected"
+[ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected"
 
 # Basic vs progress on MPICH, one collective: one comparison of the two.
 dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
@@ -75,7 +75,7 @@ expect "\+ $OX ${root_flag}--oversubscribe -n $((cores + 1)) .*"
 
 # Two libraries x progress: Open MPI has no progress thread, skipped with the reason.
 dry configs/default.conf --mpi mpich,openmpi --deployments basic,progress --no-deps --no-build
-[ "$(count bench_nbc)" = 3 ] || fail "3 runs expected (openmpi-progress skipped)"
+[ "$(count "/bench_nbc -c ")" = 3 ] || fail "3 runs expected (openmpi-progress skipped)"
 grep -q "skipping openmpi-ibcast-progress: Open MPI has no asynchronous progress thread" "$SCRATCH/stderr" ||
     fail "no reason given for skipping openmpi progress: $(cat "$SCRATCH/stderr")"
 expect "\+ $R/build/nbc-compare .*mpich-ibcast-basic .*mpich-ibcast-progress .*openmpi-ibcast-basic -o .*-compare-ibcast"
