@@ -104,7 +104,7 @@ for task in 0 1 2 3; do
     coll=$(sed -n "s|.*/bench_nbc -c $R/configs/paper.conf --set run.collective=\([a-z_]*\) .*|\1|p" <<<"$out")
     want=$(sed -n 's/^collectives=(\(.*\))$/\1/p' "$R/$template" | cut -d' ' -f$((task + 1)))
     { [ -n "$coll" ] && [ "$coll" = "$want" ]; } || fail "$template task $task ran '$coll', expected '$want'"
-    [ "$(grep -c '/bench_nbc ' <<<"$out")" = 1 ] || fail "$template task $task: one bench_nbc run expected"
+    [ "$(grep -c '/bench_nbc -c ' <<<"$out")" = 1 ] || fail "$template task $task: one bench_nbc run expected"
     tasks=$((tasks + 1))
 done
 SLURM_ARRAY_TASK_ID=9 in_job "$SCRATCH/bin:" "$template" --dry-run >"$SCRATCH/out" 2>&1
