@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void write_calib_comp(nbc_run *run, const compute_calib_result *r)
 {
@@ -26,6 +27,21 @@ static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
                 r->iterations, r->converged);
 }
 
+/* A barrier that does not burn the CPU while it waits: a rank that ends its
+ * steps first would otherwise busy-poll (MPICH, Open MPI) next to a rank
+ * still computing, and on cores that share a physical one (SMT, virtual
+ * CPUs) slow it; compute_ref's processes wait asleep. */
+static int quiet_barrier(MPI_Comm comm)
+{
+    MPI_Request request;
+    int done = 0, rc = MPI_Ibarrier(comm, &request);
+    while (rc == MPI_SUCCESS && !(rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE)) && !done) {
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 200000};
+        nanosleep(&pause, NULL);
+    }
+    return rc;
+}
+
 /* t_comp_passive_mpi (equation 2): the GEMM step inside MPI with no
  * communication in flight, on every rank at the same time. The no-MPI
  * reference (compute_ref) runs the same way: as many processes per host,
@@ -40,12 +56,13 @@ void nbc_measure_passive(nbc_run *run, const placement *place, const compute_cal
         compute_step_timing timing;
         int failed = 0;
         /* Ranks start each size together, as compute_ref's processes do. */
-        NBC_CHECK_MPI(MPI_Barrier(run->comm));
+        NBC_CHECK_MPI(quiet_barrier(run->comm));
         for (int i = -NBC_PASSIVE_WARMUP_STEPS; i < reps && !failed; i++) {
             failed = compute_step(run->team, comp[j].matrix_n, &timing) != 0;
             if (i >= 0)
                 t[i] = timing.step_s;
         }
+        NBC_CHECK_MPI(quiet_barrier(run->comm)); /* nobody polls while others compute */
         nbc_exit_if_any_failed(failed, compute_team_error(run->team), 1);
         double median = nbc_median(t, reps);
         double *all = run->rank == 0 ? malloc((size_t)run->ranks * sizeof *all) : NULL;
