@@ -31,4 +31,4 @@ values=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf
 for r in $values; do
     check_float "$r > 0.67 && $r < 1.5" || fail "r_MPI_impact $values: a factor of 1.5 without progress thread"
 done
-figure "r_MPI_impact without progress thread (MPICH basic, 1 thread per rank): $values"
+figure "r_MPI_impact without progress thread ($MPI basic, 1 thread per rank): $values"
