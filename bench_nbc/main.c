@@ -235,6 +235,30 @@ static size_t report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan,
     return unreachable;
 }
 
+/* The lateness tolerance is floored at the barrier precision measured here:
+ * on a busy node that floor can exceed the share of the shortest references
+ * the rule asks for, and the cells concerned then accept more lateness (their
+ * tolerance_ns in raw.csv says how much). Said once, on rank 0. */
+static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *comm,
+                               const compute_calib_result *comp)
+{
+    const nbc_config *cfg = run->cfg;
+    double shortest_s = INFINITY;
+    for (size_t i = 0; i < cfg->grid.comm_count; i++)
+        shortest_s = fmin(shortest_s, comm[i].t_s > 0 ? comm[i].t_s : INFINITY);
+    for (size_t j = 0; j < cfg->grid.comp_count; j++)
+        shortest_s = fmin(shortest_s, comp[j].t_s > 0 ? comp[j].t_s : INFINITY);
+    double share_ns = cfg->run.late_tolerance * shortest_s * 1e9;
+    if (run->rank == 0 && isfinite(share_ns) && (double)run->barrier_precision_ns > share_ns)
+        fprintf(stderr,
+                "bench_nbc: warning: the window barrier's precision here (%.1f us, 90th "
+                "percentile) exceeds run.late_tolerance x the shortest reference (%.1f us): "
+                "cells that short tolerate up to %.1f us of lateness (raw.csv tolerance_ns); "
+                "is the node busy?\n",
+                (double)run->barrier_precision_ns * 1e-3, share_ns * 1e-3,
+                (double)run->barrier_precision_ns * 1e-3);
+}
+
 /* meta.json's record of how the sweep measured (docs/formats.md). */
 static json_object *measurement_json(const nbc_run *run, unsigned seed,
                                      const nbc_sweep_record *record, size_t unreachable,
@@ -494,8 +518,10 @@ int main(int argc, char **argv)
     if (calibrated)
         NBC_CHECK_MPI(clocksync_prepare_realtime(run.sync));
     calibrated = calibrated && nbc_calibrate_communication(&run, comm, prior.comm_done);
-    if (calibrated)
+    if (calibrated) {
         NBC_CHECK_MPI(nbc_measure_barrier_precision(&run, 100, &run.barrier_precision_ns));
+        warn_loose_barrier(&run, comm, comp);
+    }
     run.next_seq = prior.next_seq;
     meta.calibration_s = (double)(clocksync_now_local_ns(run.sync) - calibration_start_ns) * 1e-9;
 

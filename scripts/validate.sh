@@ -11,8 +11,8 @@
 #                      slowest rank's stolen CPU time (its helper runs
 #                      SCHED_FIFO and takes all of it from the computation);
 #                      without real-time priority (not root) the scheduler
-#                      shares the core and the answer lies between
-#                      1 + min(d, t_comp_ref)/t_comp_ref and that.
+#                      decides how much of d the computation loses: the
+#                      answer then lies between 1 and that.
 # Every cell must hold its answer (invalid cells count as failures): one run,
 # no second chance. A cell the analysis flags (`uncertain`: its simultaneous
 # intervals span two classes; `off_target`: a reference more than 25 % from
@@ -98,7 +98,10 @@ check_collective() {
                 stolen = $col["bytes"] * (1 + ($col["ranks"] - 1) / 10) * 1e-9
                 c = $col["t_comp_ref"]
                 predicted = 1 + stolen / c
-                lowest = realtime ? predicted : 1 + (stolen < c ? stolen : c) / c
+                # without real-time priority the scheduler decides how much of
+                # the stolen time lands in the computation (EEVDF may let it
+                # finish first): only "slower, and not beyond the prediction"
+                lowest = realtime ? predicted : 1
                 err = s < lowest ? lowest - s : (s > predicted ? s - predicted : 0)
                 ok_value = err <= 0.1
                 # a flagged cell is right when its 95 % interval reaches the answer
