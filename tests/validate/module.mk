@@ -1,4 +1,4 @@
-# Validation against known answers (issue 8): `make validate` runs the full
+# Validation against known answers: `make validate` runs the full
 # check; `make check` runs its quick version.
 .PHONY: validate
 validate: programs
