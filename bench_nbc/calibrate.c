@@ -40,19 +40,9 @@ static int measure_comm(nbc_run *run, size_t bytes, double expected_s, double *m
                         size_t *used_bytes)
 {
     coll_instance inst;
-    char err[256];
-    int failed = coll_instance_prepare(&inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
-    int any_failed;
-    int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
+    int rc = nbc_prepare_instance(run, bytes, &inst);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (any_failed) {
-        if (failed)
-            fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, err);
-        if (!failed)
-            coll_instance_release(&inst);
-        return MPI_ERR_NO_MEM;
-    }
     int runs = run->cfg->calibration.runs_per_point;
     double spans[runs];
     for (int i = 0; i < runs && rc == MPI_SUCCESS; i++) {

@@ -127,6 +127,9 @@ int64_t nbc_lateness_tolerance_ns(double late_tolerance, double t_comm_s, double
  * window barriers of the latest rank's exit lateness (ns, at least 1 us). */
 int nbc_measure_barrier_precision(nbc_run *run, int count, int64_t *precision_ns);
 void nbc_attempt_log_free(nbc_attempt_log *log);
+/* Allocates the buffers of a message size on every rank; MPI_ERR_NO_MEM on
+ * all of them when any rank could not (it prints why). Collective. */
+int nbc_prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst);
 /* max(end) - min(start) over ranks in global time (extrapolated: for
  * calibration decisions, identical on every rank). Collective. */
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);

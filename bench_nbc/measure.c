@@ -250,6 +250,24 @@ int nbc_measure_barrier_precision(nbc_run *run, int count, int64_t *precision_ns
     return err;
 }
 
+/* Collective: allocates the buffers of a message size; every rank learns
+ * whether any could not. */
+int nbc_prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst)
+{
+    char err[256];
+    int failed = coll_instance_prepare(inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
+    int any_failed;
+    int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
+    if (rc == MPI_SUCCESS && any_failed) {
+        if (failed)
+            fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, err);
+        else
+            coll_instance_release(inst);
+        rc = MPI_ERR_NO_MEM;
+    }
+    return rc;
+}
+
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s)
 {
     const clocksync_model *model = clocksync_get_model(run->sync);

@@ -261,24 +261,6 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     return rc;
 }
 
-/* Collective: allocates the buffers of a message size; every rank learns
- * whether any could not. */
-static int prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst)
-{
-    char err[256];
-    int failed = coll_instance_prepare(inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
-    int any_failed;
-    int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
-    if (rc == MPI_SUCCESS && any_failed) {
-        if (failed)
-            fprintf(stderr, "bench_nbc: rank %d: %s\n", run->rank, err);
-        else
-            coll_instance_release(inst);
-        rc = MPI_ERR_NO_MEM;
-    }
-    return rc;
-}
-
 int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record, bool *interrupted)
 {
     *interrupted = false;
@@ -305,7 +287,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
          * takes the first touches. */
         coll_instance inst;
         if (rc == MPI_SUCCESS)
-            rc = prepare_instance(run, plan->comm[cell / plan->comp_count].bytes, &inst);
+            rc = nbc_prepare_instance(run, plan->comm[cell / plan->comp_count].bytes, &inst);
         if (rc != MPI_SUCCESS)
             break;
         run->fault_hang = run->fault_hang_cell == (int)cell;
