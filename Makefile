@@ -157,9 +157,11 @@ endif
 $(DEPS_INSTALLED): deps
 	@mkdir -p $(@D) && [ -e $@ ] || echo '# make reads its files again when scripts/deps.sh rewrites this' >$@
 
+# make check TESTS="tests/driver/e2e_sweep.sh build/.../test_x": only these.
+TESTS ?= $(UNIT_TESTS) $(E2E_TESTS)
 check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI_PROFILE=$(MPI_PROFILE) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
-	    tests/run.sh $(UNIT_TESTS) $(E2E_TESTS)
+	    tests/run.sh $(TESTS)
 
 # The default study (configs/study-default.conf: ibcast and iallreduce, basic,
 # 2 ranks here): packages, build, runs, analysis; prints the run folders and
