@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct coll_instance coll_instance;
 
@@ -80,6 +81,17 @@ static inline int coll_instance_wait(coll_instance *inst, MPI_Request *request)
  * duration in nanoseconds). */
 int synthetic_prepare(coll_instance *inst, bool with_thread);
 void synthetic_release(coll_instance *inst);
+/* With the sleep kernel (run.kernel = sleep) a helper spinning on a core
+ * takes nothing from a sleeping computation: synthetic_steal then gives its
+ * duration to the computation's running step through this sink instead
+ * (the driver wires it to compute_team_add_stolen_ns), which is what the
+ * spinning helper does to a dgemm at real-time priority. */
+typedef struct synthetic_steal_sink {
+    void *context;
+    void (*add_ns)(void *context, int64_t stolen_ns);
+    void (*clear)(void *context); /* the operation ended: drop what no step took */
+} synthetic_steal_sink;
+void synthetic_model_steal(coll_instance *inst, const synthetic_steal_sink *sink);
 int synthetic_start_perfect(coll_instance *inst, MPI_Request *request);
 int synthetic_wait_perfect(coll_instance *inst, MPI_Request *request);
 int synthetic_start_serial(coll_instance *inst, MPI_Request *request);

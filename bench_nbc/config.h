@@ -11,6 +11,8 @@
 #ifndef BENCH_NBC_CONFIG_H
 #define BENCH_NBC_CONFIG_H
 
+#include "compute/compute.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,6 +56,7 @@ typedef struct {
         char *mpi;
         char *results_dir;
         int threads;           /* as configured: 0 = all; see nbc_config_compute_threads */
+        compute_kernel kernel; /* gemm, or sleep (known answers) */
         int repetitions;       /* measured blocks per cell (plus one warm-up block) */
         double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;

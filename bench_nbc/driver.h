@@ -298,7 +298,8 @@ typedef struct placement {
     int cpu_count;
     int local_rank, local_ranks;
     char host[256];
-    bool split; /* the ranks of this host shared one CPU set and were given slices */
+    bool split;           /* the ranks of this host shared one CPU set and were given slices */
+    bool may_share_cores; /* in: ranks may outnumber cores (run.kernel = sleep) */
 } placement;
 
 /* Collective: this rank's cores (its allowed set, or its slice of it when the
@@ -334,6 +335,9 @@ int nbc_library_prepare(const nbc_config *cfg);
 /* After nbc_library_prepare: the library runs its own progress thread for
  * the deployment (else dedicated's free core gets the benchmark's). */
 bool nbc_library_drives_progress(void);
+/* The library's ranks spin while they wait (its profile's busy_polls; true
+ * for an unknown library): never more ranks than cores. */
+bool nbc_library_busy_polls(void);
 /* What rank 0 prints once MPI runs (workarounds, warnings), or NULL. */
 const char *nbc_library_note(void);
 /* The values run.mpi accepts: auto, every profile, generic. */

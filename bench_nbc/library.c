@@ -185,6 +185,12 @@ bool nbc_library_drives_progress(void)
     return library.applied && library.applied->env.count > 0;
 }
 
+bool nbc_library_busy_polls(void)
+{
+    /* an unknown library may spin: assume it does */
+    return !library.profile || library.profile->busy_polls;
+}
+
 const char *nbc_library_note(void)
 {
     return library.note[0] ? library.note : NULL;

@@ -338,7 +338,11 @@ int main(int argc, char **argv)
     /* Parsing is deterministic, but a rank may still fail alone (memory). */
     nbc_exit_if_any_failed(bad, err, 2);
 
-    placement place = {0};
+    /* Only a computation that needs no CPU, beside ranks that yield it while
+     * they wait, can share cores without measuring the sharing. */
+    placement place = {
+        .may_share_cores = cfg.run.kernel == COMPUTE_KERNEL_SLEEP && !nbc_library_busy_polls(),
+    };
     nbc_exit_if_any_failed(nbc_place_rank(&place, err, sizeof err) != 0, err, 2);
     size_t n_names, n_profiles;
     const char *const *names = nbc_collective_names(&n_names);
@@ -389,7 +393,12 @@ int main(int argc, char **argv)
     nbc_exit_if_any_failed(cfg.run.check && nbc_datacheck_supports(coll, err, sizeof err) != 0, err,
                            2);
 
-    compute_options copt = {.threads = threads, .cpu_ids = place.cpus};
+    compute_options copt = {
+        .threads = threads,
+        .cpu_ids = place.cpus,
+        .kernel = cfg.run.kernel,
+        .sleep_scale = 1.0 + rank / 10.0, /* rank k works (1 + k/10) T, like the synthetic rows */
+    };
     compute_team *team = compute_team_create(&copt, err, sizeof err);
     nbc_exit_if_any_failed(team == NULL, err, 2);
     int free_cpu = threads < place.cpu_count ? place.cpus[threads] : -1;

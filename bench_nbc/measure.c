@@ -250,12 +250,26 @@ int nbc_measure_barrier_precision(nbc_run *run, int count, int64_t *precision_ns
     return err;
 }
 
+static void team_add_stolen_ns(void *team, int64_t stolen_ns)
+{
+    compute_team_add_stolen_ns(team, stolen_ns);
+}
+
+static void team_clear_stolen(void *team)
+{
+    compute_team_clear_stolen(team);
+}
+
 /* Collective: allocates the buffers of a message size; every rank learns
  * whether any could not. */
 int nbc_prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst)
 {
     char err[256];
     int failed = coll_instance_prepare(inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
+    if (!failed && run->coll->synthetic && compute_team_kernel(run->team) == COMPUTE_KERNEL_SLEEP)
+        synthetic_model_steal(inst, &(synthetic_steal_sink){.context = run->team,
+                                                            .add_ns = team_add_stolen_ns,
+                                                            .clear = team_clear_stolen});
     int any_failed;
     int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
     if (rc == MPI_SUCCESS && any_failed) {

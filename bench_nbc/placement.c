@@ -36,10 +36,18 @@ int nbc_place_rank(placement *p, char *err, size_t errlen)
     p->cpu_count = count;
     if (p->local_ranks > 1 && lo[0] == hi[0] && lo[1] == hi[1]) {
         int per_rank = count / p->local_ranks;
+        if (per_rank < 1 && p->may_share_cores && count > 0) {
+            /* The sleep kernel computes without a CPU: ranks take turns. */
+            p->cpus[0] = p->cpus[p->local_rank % count];
+            p->cpu_count = 1;
+            p->split = true;
+            return 0;
+        }
         if (per_rank < 1) {
             snprintf(err, errlen,
                      "%d ranks on host %s share %d cores: at most one rank per core (MPI "
-                     "libraries that busy-poll slow down by orders of magnitude otherwise)",
+                     "libraries that busy-poll slow down by orders of magnitude otherwise; "
+                     "run.kernel = sleep may share them with a library that yields)",
                      p->local_ranks, p->host, count);
             return -1;
         }

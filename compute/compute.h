@@ -90,9 +90,28 @@ uint64_t compute_matrix_bytes(int threads, size_t matrix_n);
 
 /* ---- The team ---------------------------------------------------------- */
 
+/* What a compute step runs. */
+typedef enum compute_kernel {
+    /* C = A * B with the BLAS: the paper's computation. */
+    COMPUTE_KERNEL_GEMM,
+    /* A known answer for tests: each thread sleeps as long as its dgemm would
+     * take at COMPUTE_SLEEP_FLOPS_PER_S, times options.sleep_scale, without
+     * using a CPU. Many ranks can share few cores without disturbing each
+     * other, so the statistics over ranks can be checked exactly; CPU time
+     * a progress engine takes is modelled with compute_team_add_stolen_ns. */
+    COMPUTE_KERNEL_SLEEP,
+} compute_kernel;
+
+/* The sleep kernel's pace: 1 GFLOP/s, so n = 100 sleeps 2 ms. */
+#define COMPUTE_SLEEP_FLOPS_PER_S 1e9
+
 typedef struct compute_options {
     /* OpenMP threads computing, >= 1. */
     int threads;
+    compute_kernel kernel;
+    /* COMPUTE_KERNEL_SLEEP: its sleeps are this many times as long (e.g.
+     * 1 + rank/10 to skew the ranks); 0 means 1. */
+    double sleep_scale;
     /* CPU for each thread, [threads], distinct; NULL: the first `threads`
      * CPUs of compute_allowed_cpus() (so n-1 threads leave the last core
      * free for a progress thread). */
@@ -147,6 +166,15 @@ typedef struct compute_step_timing {
 /* One compute step: every thread runs C = A * B, n x n x n (2 n^3 flops per
  * thread). n <= the reserved size. 0, or -1 (compute_team_error). */
 int compute_step(compute_team *team, size_t matrix_n, compute_step_timing *timing);
+
+compute_kernel compute_team_kernel(const compute_team *team);
+
+/* Sleep kernel only: thread 0's running step, or else its next one, lasts
+ * stolen_ns longer: the CPU time a progress engine pinned to its core (at a
+ * higher priority) would take from it. compute_team_clear_stolen drops what
+ * no step took (the operation ended while nothing computed). */
+void compute_team_add_stolen_ns(compute_team *team, int64_t stolen_ns);
+void compute_team_clear_stolen(compute_team *team);
 
 /* Called by thread 0 between its chunks (e.g. to call MPI_Test). */
 typedef void (*compute_between_chunks_fn)(void *context);

@@ -450,6 +450,8 @@ static size_t calibrate_target(compute_team *team, const settings *s, double tar
 typedef struct host_rank {
     int cpu_ids[COMPUTE_MAX_CPUS];
     int cpu_count;
+    int rank;              /* in the run */
+    compute_kernel kernel; /* the run's run.kernel */
 } host_rank;
 
 /* "0,1 free:2" (meta.json binding): the computing CPUs before the space. */
@@ -479,6 +481,15 @@ static int read_host_ranks(const char *run_dir, const char *host, host_rank *ran
         !json_object_object_get_ex(meta, "binding", &binding) ||
         json_object_array_length(hosts) != json_object_array_length(binding))
         bad_usage("--run: %s has no hosts and binding of every rank", path);
+    /* A run of the sleep kernel (known answers) is compared with the same
+     * sleeps, rank k's (1 + k/10) times as long. */
+    json_object *config, *run_section, *kernel;
+    compute_kernel run_kernel = COMPUTE_KERNEL_GEMM;
+    if (json_object_object_get_ex(meta, "config", &config) &&
+        json_object_object_get_ex(config, "run", &run_section) &&
+        json_object_object_get_ex(run_section, "kernel", &kernel) &&
+        strcmp(json_object_get_string(kernel), "sleep") == 0)
+        run_kernel = COMPUTE_KERNEL_SLEEP;
     int count = 0;
     for (size_t r = 0; r < json_object_array_length(hosts); r++) {
         if (strcmp(json_object_get_string(json_object_array_get_idx(hosts, r)), host) != 0)
@@ -487,6 +498,8 @@ static int read_host_ranks(const char *run_dir, const char *host, host_rank *ran
             bad_usage("--run: more than %d ranks on host %s", capacity, host);
         const char *cpus = json_object_get_string(json_object_array_get_idx(binding, r));
         ranks[count].cpu_count = parse_binding(cpus ? cpus : "", ranks[count].cpu_ids);
+        ranks[count].rank = (int)r;
+        ranks[count].kernel = run_kernel;
         if (ranks[count].cpu_count <= 0)
             bad_usage("--run: %s: rank %zu's binding '%s' is not a CPU list", path, r,
                       cpus ? cpus : "");
@@ -546,7 +559,12 @@ static void run_process(const settings *s, const host_rank *rank, shared_state *
     char message[2048], error[512];
     if (compute_blas_check(message, sizeof message) != 0)
         fail("refusing to run: %s", message);
-    compute_options options = {.threads = rank->cpu_count, .cpu_ids = rank->cpu_ids};
+    compute_options options = {
+        .threads = rank->cpu_count,
+        .cpu_ids = rank->cpu_ids,
+        .kernel = rank->kernel,
+        .sleep_scale = 1.0 + rank->rank / 10.0,
+    };
     compute_team *team = compute_team_create(&options, error, sizeof error);
     if (!team)
         fail("process %d: %s", proc, error);

@@ -9,9 +9,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +34,9 @@ typedef struct thread_slot {
 
 struct compute_team {
     int threads;
+    compute_kernel kernel;
+    double sleep_scale;
+    _Atomic int64_t stolen_ns; /* sleep kernel: still to add to thread 0's step */
     bool bound;
     uint64_t memory_limit_bytes; /* 0: half of what is available */
     size_t capacity_n;           /* every thread holds at least this */
@@ -159,6 +164,8 @@ compute_team *compute_team_create(const compute_options *options, char *error, s
         return NULL;
     }
     team->threads = options->threads;
+    team->kernel = options->kernel;
+    team->sleep_scale = options->sleep_scale > 0 ? options->sleep_scale : 1.0;
     team->bound = !options->no_binding;
     team->memory_limit_bytes = options->memory_limit_bytes;
     team->slots = aligned_alloc(64, sizeof(thread_slot) * (size_t)team->threads);
@@ -384,6 +391,37 @@ static void multiply_columns(thread_slot *slot, size_t matrix_n, size_t first, s
                 n, slot->b + first * matrix_n, n, 0.0, slot->c + first * matrix_n, n);
 }
 
+static void sleep_until_ns(int64_t until_ns)
+{
+    for (int64_t left_ns; (left_ns = until_ns - compute_now_ns()) > 0;) {
+        struct timespec ts = {.tv_sec = left_ns / 1000000000, .tv_nsec = left_ns % 1000000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The sleep kernel's stand-in for multiply_columns: as long as those
+ * columns' 2 n^2 (end - first) flops would take at its pace. */
+static int64_t sleep_columns_ns(const compute_team *team, size_t matrix_n, size_t first, size_t end)
+{
+    double flops = 2.0 * (double)matrix_n * (double)matrix_n * (double)(end - first);
+    return (int64_t)(flops / COMPUTE_SLEEP_FLOPS_PER_S * 1e9 * team->sleep_scale);
+}
+
+compute_kernel compute_team_kernel(const compute_team *team)
+{
+    return team->kernel;
+}
+
+void compute_team_add_stolen_ns(compute_team *team, int64_t stolen_ns)
+{
+    atomic_fetch_add(&team->stolen_ns, stolen_ns);
+}
+
+void compute_team_clear_stolen(compute_team *team)
+{
+    atomic_store(&team->stolen_ns, 0);
+}
+
 static void run_thread(compute_team *team, size_t matrix_n, int chunks,
                        compute_between_chunks_fn between_chunks, void *context)
 {
@@ -392,13 +430,30 @@ static void run_thread(compute_team *team, size_t matrix_n, int chunks,
     slot->rebound = !binding_holds(team, slot);
     if (slot->rebound)
         bind_current_thread(team, slot);
+    bool sleeping = team->kernel == COMPUTE_KERNEL_SLEEP;
+    /* The sleep kernel sleeps to deadlines from the step's start, so a step
+     * overshoots once (the timer slack at its minimum), however it is split. */
+    if (sleeping)
+        prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     int64_t start_ns = compute_now_ns();
+    int64_t due_ns = start_ns;
     for (int chunk = 0; chunk < chunks; chunk++) {
         size_t first = matrix_n * (size_t)chunk / (size_t)chunks;
         size_t end = matrix_n * (size_t)(chunk + 1) / (size_t)chunks;
-        multiply_columns(slot, matrix_n, first, end);
+        if (sleeping) {
+            due_ns += sleep_columns_ns(team, matrix_n, first, end);
+            sleep_until_ns(due_ns);
+        } else {
+            multiply_columns(slot, matrix_n, first, end);
+        }
         if (thread == 0 && between_chunks != NULL && chunk + 1 < chunks)
             between_chunks(context);
+    }
+    /* A modelled steal: the core was taken for that long during the step. */
+    for (int64_t stolen_ns;
+         thread == 0 && sleeping && (stolen_ns = atomic_exchange(&team->stolen_ns, 0)) > 0;) {
+        due_ns += stolen_ns;
+        sleep_until_ns(due_ns);
     }
     slot->step_s = (double)(compute_now_ns() - start_ns) / 1e9;
 }

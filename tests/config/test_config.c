@@ -377,6 +377,7 @@ static void help_lists_every_key(void **state)
         "run.mpi",
         "run.results_dir",
         "run.threads",
+        "run.kernel",
         "run.repetitions",
         "run.late_tolerance",
         "run.max_retries",
