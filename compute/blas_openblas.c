@@ -1,6 +1,9 @@
 /* OpenBLAS: the serial build runs one thread per call; a pthreads or OpenMP
  * build is held to one by openblas_set_num_threads(1), a process-wide
- * setting, and confirmed with openblas_get_num_threads(). */
+ * setting, and confirmed with openblas_get_num_threads(). Debian's serial
+ * build lacks USE_LOCKING: several compute threads calling it at once get
+ * wrong products (the team checks: compute/team.c), so make defaults to
+ * Debian's pthreads build. */
 #include "compute/blas_backend.h"
 
 #include <cblas.h>
@@ -36,8 +39,8 @@ static int openblas_limit(char *how, size_t how_size)
 
 const blas_backend compute_blas_backend = {
     .name = "openblas",
-    .fix = "link the serial OpenBLAS (Debian: libopenblas-serial-dev, the default of make "
-           "BLAS=openblas) or set OPENBLAS_NUM_THREADS=1",
+    .fix = "set OPENBLAS_NUM_THREADS=1, or link a serial OpenBLAS built with USE_LOCKING=1 "
+           "(Spack: openblas threads=none +locking)",
     .version = openblas_version,
     .limit_to_one_thread = openblas_limit,
     .limit_calling_thread = NULL,

@@ -13,8 +13,10 @@
 #   openmpi-module    Open MPI reached only through a module-like folder that puts
 #                     mpicc and mpiexec first on PATH (no MPI= given)
 #   blis              BLIS, serial build (BLAS=blis)
-#   openblas-pthread  OpenBLAS's pthreads build (BLAS=openblas-pthread), run with
-#                     OPENBLAS_NUM_THREADS=2: the suite must bring it to 1
+#   openblas-pthread  OpenBLAS's pthreads build (the default; BLAS=openblas-pthread),
+#                     run with OPENBLAS_NUM_THREADS=2: the suite must bring it to 1
+#   openblas-serial   Debian's serial OpenBLAS (BLAS=openblas-serial): one
+#                     computing thread per rank here, so never called at once
 #   netlib            the netlib reference CBLAS (BLAS=generic)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -38,6 +40,7 @@ rows=(
     "openmpi-module|||openmpi-bin libopenmpi-dev"
     "blis|MPI=mpich BLAS=blis||libblis-serial-dev"
     "openblas-pthread|MPI=mpich BLAS=openblas-pthread|OPENBLAS_NUM_THREADS=2|libopenblas-pthread-dev"
+    "openblas-serial|MPI=mpich BLAS=openblas-serial||libopenblas-serial-dev"
     "netlib|MPI=mpich BLAS=generic||libblas-dev"
 )
 

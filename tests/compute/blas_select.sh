@@ -32,11 +32,12 @@ expect_error() { # PATTERN ARGS...
     grep -q -- "$pattern" "$SCRATCH/config" || fail "make $*: message '$(cat "$SCRATCH/config")' lacks '$pattern'"
 }
 
-# The default: Debian's serial OpenBLAS when installed (today's build).
-serial=/usr/lib/$MULTIARCH/openblas-serial
-if [ -e "$serial/libopenblas.so" ]; then
-    expect_config BLAS_LIBS "-L$serial -lopenblas -Wl,-rpath,$serial"
-    expect_config BLAS_CFLAGS "-isystem /usr/include/$MULTIARCH/openblas-serial"
+# The default: Debian's pthreads OpenBLAS when installed (held to one thread
+# per call; its serial build is not safe for calls from several threads).
+pthread=/usr/lib/$MULTIARCH/openblas-pthread
+if [ -e "$pthread/libopenblas.so" ]; then
+    expect_config BLAS_LIBS "-L$pthread -lopenblas -Wl,-rpath,$pthread"
+    expect_config BLAS_CFLAGS "-isystem /usr/include/$MULTIARCH/openblas-pthread"
 fi
 
 # A module's prefix (OPENBLAS_ROOT, MKLROOT, BLIS_ROOT) wins over Debian's folder.

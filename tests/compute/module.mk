@@ -1,7 +1,8 @@
 # Tests of compute/: cmocka unit tests (linked without MPI) and scripts.
 
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
-compute_unit_tests := $(BUILD)/tests/compute/test_team $(BUILD)/tests/compute/test_calibrate
+compute_unit_tests := $(BUILD)/tests/compute/test_team $(BUILD)/tests/compute/test_calibrate \
+                      $(BUILD)/tests/compute/test_blas_concurrency
 
 $(compute_unit_tests): $(BUILD)/tests/compute/%: $(BUILD)/nompi/tests/compute/%.o $(BUILD)/libcompute.a
 	@mkdir -p $(@D)

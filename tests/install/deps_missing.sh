@@ -41,7 +41,7 @@ expect_missing() {
 
 status=0
 deps_make BLAS_LIBS=-lno_such_blas || status=$?
-expect_missing blas libopenblas-serial-dev openblas-devel openblas-devel openblas
+expect_missing blas libopenblas-pthread-dev openblas-devel openblas-devel openblas
 grep -q '^bench_nbc: missing blas: .*no_such_blas' "$SCRATCH/err" || fail "the reason (no_such_blas) is not given"
 
 mkdir -p "$SCRATCH/hidden/json-c" "$SCRATCH/no-pc"

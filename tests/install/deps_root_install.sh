@@ -30,14 +30,14 @@ chmod 755 "$SCRATCH/fake/apt-get" "$SCRATCH/fake/dnf"
 PATH=$SCRATCH/fake:$PATH
 printf 'ID=debian\n' >"$SCRATCH/debian-release"
 printf 'NAME="Rocky Linux"\nID="rocky"\nID_LIKE="rhel centos fedora"\n' >"$SCRATCH/rocky-release"
-apt_install="apt-get install -y -q --no-install-recommends libopenblas-serial-dev libopenblas0-serial"
+apt_install="apt-get install -y -q --no-install-recommends libopenblas-pthread-dev libopenblas0-pthread"
 
 status=0
 BENCH_NBC_OS_RELEASE=$SCRATCH/debian-release deps_make BLAS_LIBS=-lno_such_blas || status=$?
 [ $status -ne 0 ] || fail "make deps succeeded although the BLAS library is still missing"
 expected=$(printf '%s\n' "$apt_install" "apt-get update -q" "$apt_install")
 [ "$(cat "$SCRATCH/calls")" = "$expected" ] || fail "apt-get calls: $(cat "$SCRATCH/calls"), expected: $expected"
-grep -q '^bench_nbc: installing libopenblas-serial-dev libopenblas0-serial$' "$SCRATCH/err" ||
+grep -q '^bench_nbc: installing libopenblas-pthread-dev libopenblas0-pthread$' "$SCRATCH/err" ||
     fail "the installation is not announced: $(cat "$SCRATCH/err")"
 grep -q '^bench_nbc: missing blas: .*no_such_blas' "$SCRATCH/err" ||
     fail "what is still missing after the installation is not named: $(cat "$SCRATCH/err")"
