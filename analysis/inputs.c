@@ -322,7 +322,8 @@ static int raw_finish(raw_table *table, const char *file_name, analysis_error *e
     }
     for (size_t i = 0; i < n; i++)
         old_numbers[i] = table->cells[i].cell;
-    qsort(table->cells, n, sizeof *table->cells, compare_cells);
+    if (n > 0) /* qsort of NULL is undefined, even for no element */
+        qsort(table->cells, n, sizeof *table->cells, compare_cells);
     /* cell numbers are distinct: binary search maps old index to new one */
     for (size_t i = 0; i < n; i++) {
         size_t lo = 0, hi = n;
@@ -339,7 +340,8 @@ static int raw_finish(raw_table *table, const char *file_name, analysis_error *e
         table->rows[r].cell_index = new_index[table->rows[r].cell_index];
     free(old_numbers);
     free(new_index);
-    qsort(table->rows, table->row_count, sizeof *table->rows, compare_rows);
+    if (table->row_count > 0)
+        qsort(table->rows, table->row_count, sizeof *table->rows, compare_rows);
     for (size_t r = 1; r < table->row_count; r++) {
         int status =
             raw_check_neighbours(table, &table->rows[r - 1], &table->rows[r], file_name, err);

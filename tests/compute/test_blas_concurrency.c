@@ -73,8 +73,8 @@ static void test_one_thread_is_not_checked(void **state)
     (void)state;
     char error[1024] = "";
     racy = true; /* one thread never calls the BLAS concurrently */
-    compute_team *team = compute_team_create(
-        &(compute_options){.threads = 1, .no_binding = true}, error, sizeof error);
+    compute_team *team = compute_team_create(&(compute_options){.threads = 1, .no_binding = true},
+                                             error, sizeof error);
     assert_non_null(team);
     compute_team_destroy(team);
 }

@@ -26,7 +26,7 @@ ln -s "$(command -v mpicc.openmpi)" "$modules/mpicc"
 ln -s "$(command -v mpiexec.openmpi)" "$modules/mpiexec"
 # m ARGS...: make in the copy, as a user with the module loaded (nothing of
 # the make that runs the tests).
-m() { (cd "$src" && env -u MPI -u MPICC -u MPIEXEC -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+m() { (cd "$src" && env -u MPI -u MPICC -u MPIEXEC -u SAN -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
     PATH="$modules:$PATH" nice make --no-print-directory "$@"); }
 compiles() { grep -c -- ' -c ' <<<"$1" || true; }
 
