@@ -81,7 +81,7 @@ static inline int coll_instance_wait(coll_instance *inst, MPI_Request *request)
  * duration in nanoseconds). */
 int synthetic_prepare(coll_instance *inst, bool with_thread);
 void synthetic_release(coll_instance *inst);
-/* With the sleep kernel (run.kernel = sleep) a helper spinning on a core
+/* With the sleep kernel (compute.kernel = sleep) a helper spinning on a core
  * takes nothing from a sleeping computation: synthetic_steal then gives its
  * duration to the computation's running step through this sink instead
  * (the driver wires it to compute_team_add_stolen_ns), which is what the

@@ -78,10 +78,7 @@ static const char *const deployment_names[] = {
     [NBC_DEPLOYMENT_MANUAL] = "manual",
 };
 
-static const char *const kernel_names[] = {
-    [COMPUTE_KERNEL_GEMM] = "gemm",
-    [COMPUTE_KERNEL_SLEEP] = "sleep",
-};
+static const char *const kernel_names[] = COMPUTE_KERNEL_NAMES;
 
 static const char *const progress_mode_names[] = {
     [NBC_PROGRESS_NONE] = "none",
@@ -120,11 +117,6 @@ static const key_desc keys[] = {
     {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
      .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
              "one for deployment dedicated."},
-    {KEY("run", "kernel", TYPE_ENUM, NULL, "gemm", run.kernel), CHOICES(kernel_names),
-     .help = "The computation: gemm = dgemm with the BLAS (the paper's); sleep = a known-answer "
-             "stand-in for tests: each step sleeps as long as a dgemm at 1 GFLOP/s per thread, "
-             "rank k (1 + k/10) times as long, without using a CPU, so many ranks can share "
-             "few cores; synthetic_steal adds its stolen time to the step."},
     {KEY("run", "repetitions", TYPE_INT, NULL, "12", run.repetitions), AT_LEAST(1), BELOW(100000),
      .help = "Blocks per cell, each measuring the three kinds (comm_ref, comp_ref, overlap) "
              "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
@@ -153,6 +145,13 @@ static const key_desc keys[] = {
      .help = "Accept a grid of more than run.max_cells cells."},
     {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),
      .help = "Check the data every collective delivers into its receive buffers."},
+    {KEY("compute", "kernel", TYPE_ENUM, NULL, "gemm", compute.kernel), CHOICES(kernel_names),
+     .help = "The computation (fixed work per step, calibrated alike): gemm = dgemm with the "
+             "BLAS (the paper's); triad = a[i] = b[i] + s c[i] streaming through 96 MiB per "
+             "thread, memory-bound (does progress hurt memory-bound work?); sleep = a "
+             "known-answer stand-in for tests: each step sleeps as long as a dgemm at 1 GFLOP/s "
+             "per thread, rank k (1 + k/10) times as long, without using a CPU, so many ranks "
+             "can share few cores; synthetic_steal adds its stolen time to the step."},
     {KEY("grid", "comm_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comm_times_s),
      .offset2 = FIELD(grid.comm_count),
      .help = "Target durations of the collective: the X axis of the heatmaps."},

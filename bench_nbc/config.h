@@ -56,7 +56,6 @@ typedef struct {
         char *mpi;
         char *results_dir;
         int threads;           /* as configured: 0 = all; see nbc_config_compute_threads */
-        compute_kernel kernel; /* gemm, or sleep (known answers) */
         int repetitions;       /* measured blocks per cell (plus one warm-up block) */
         double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
@@ -66,6 +65,9 @@ typedef struct {
         bool force; /* allow more than max_cells cells */
         bool check; /* check the received data */
     } run;
+    struct {
+        compute_kernel kernel; /* gemm, or sleep (known answers) */
+    } compute;
     struct {
         double *comm_times_s; /* ascending target times of the X axis */
         size_t comm_count;

@@ -299,7 +299,7 @@ typedef struct placement {
     int local_rank, local_ranks;
     char host[256];
     bool split;           /* the ranks of this host shared one CPU set and were given slices */
-    bool may_share_cores; /* in: ranks may outnumber cores (run.kernel = sleep) */
+    bool may_share_cores; /* in: ranks may outnumber cores (compute.kernel = sleep) */
 } placement;
 
 /* Collective: this rank's cores (its allowed set, or its slice of it when the

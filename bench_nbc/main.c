@@ -341,7 +341,7 @@ int main(int argc, char **argv)
     /* Only a computation that needs no CPU, beside ranks that yield it while
      * they wait, can share cores without measuring the sharing. */
     placement place = {
-        .may_share_cores = cfg.run.kernel == COMPUTE_KERNEL_SLEEP && !nbc_library_busy_polls(),
+        .may_share_cores = cfg.compute.kernel == COMPUTE_KERNEL_SLEEP && !nbc_library_busy_polls(),
     };
     nbc_exit_if_any_failed(nbc_place_rank(&place, err, sizeof err) != 0, err, 2);
     size_t n_names, n_profiles;
@@ -396,7 +396,7 @@ int main(int argc, char **argv)
     compute_options copt = {
         .threads = threads,
         .cpu_ids = place.cpus,
-        .kernel = cfg.run.kernel,
+        .kernel = cfg.compute.kernel,
         .sleep_scale = 1.0 + rank / 10.0, /* rank k works (1 + k/10) T, like the synthetic rows */
     };
     compute_team *team = compute_team_create(&copt, err, sizeof err);

@@ -47,7 +47,7 @@ int nbc_place_rank(placement *p, char *err, size_t errlen)
             snprintf(err, errlen,
                      "%d ranks on host %s share %d cores: at most one rank per core (MPI "
                      "libraries that busy-poll slow down by orders of magnitude otherwise; "
-                     "run.kernel = sleep may share them with a library that yields)",
+                     "compute.kernel = sleep may share them with a library that yields)",
                      p->local_ranks, p->host, count);
             return -1;
         }

@@ -90,10 +90,17 @@ uint64_t compute_matrix_bytes(int threads, size_t matrix_n);
 
 /* ---- The team ---------------------------------------------------------- */
 
-/* What a compute step runs. */
+/* What a compute step runs. Each does fixed work for a size n, time growing
+ * like n^3, so the same calibration finds n for a target time. */
 typedef enum compute_kernel {
-    /* C = A * B with the BLAS: the paper's computation. */
+    /* C = A * B with the BLAS, n x n: the paper's computation. */
     COMPUTE_KERNEL_GEMM,
+    /* A STREAM-triad-like memory-bound kernel: a[i] = b[i] + s c[i] over
+     * n^3 / 8 elements, streaming on through arrays of
+     * COMPUTE_TRIAD_ELEMENTS per thread (far beyond a last-level cache), so
+     * every step reads and writes memory whatever n: it shows whether
+     * progress hurts a memory-bound computation, which dgemm hides. */
+    COMPUTE_KERNEL_TRIAD,
     /* A known answer for tests: each thread sleeps as long as its dgemm would
      * take at COMPUTE_SLEEP_FLOPS_PER_S, times options.sleep_scale, without
      * using a CPU. Many ranks can share few cores without disturbing each
@@ -102,8 +109,16 @@ typedef enum compute_kernel {
     COMPUTE_KERNEL_SLEEP,
 } compute_kernel;
 
+/* Their names, indexed by compute_kernel (configuration, meta.json). */
+#define COMPUTE_KERNEL_NAMES                                                                       \
+    {                                                                                              \
+        "gemm", "triad", "sleep"                                                                   \
+    }
+
 /* The sleep kernel's pace: 1 GFLOP/s, so n = 100 sleeps 2 ms. */
 #define COMPUTE_SLEEP_FLOPS_PER_S 1e9
+/* The triad kernel's arrays: 3 x 32 MiB per thread. */
+#define COMPUTE_TRIAD_ELEMENTS ((size_t)4 << 20)
 
 typedef struct compute_options {
     /* OpenMP threads computing, >= 1. */

@@ -451,7 +451,7 @@ typedef struct host_rank {
     int cpu_ids[COMPUTE_MAX_CPUS];
     int cpu_count;
     int rank;              /* in the run */
-    compute_kernel kernel; /* the run's run.kernel */
+    compute_kernel kernel; /* the run's compute.kernel */
 } host_rank;
 
 /* "0,1 free:2" (meta.json binding): the computing CPUs before the space. */
@@ -481,15 +481,22 @@ static int read_host_ranks(const char *run_dir, const char *host, host_rank *ran
         !json_object_object_get_ex(meta, "binding", &binding) ||
         json_object_array_length(hosts) != json_object_array_length(binding))
         bad_usage("--run: %s has no hosts and binding of every rank", path);
-    /* A run of the sleep kernel (known answers) is compared with the same
-     * sleeps, rank k's (1 + k/10) times as long. */
-    json_object *config, *run_section, *kernel;
+    /* The run's kernel (the sleep kernel's sleeps are rank k's (1 + k/10)
+     * times as long); a run of an older bench_nbc computed dgemm. */
+    static const char *const kernel_names[] = COMPUTE_KERNEL_NAMES;
+    json_object *config, *compute_section, *kernel;
     compute_kernel run_kernel = COMPUTE_KERNEL_GEMM;
     if (json_object_object_get_ex(meta, "config", &config) &&
-        json_object_object_get_ex(config, "run", &run_section) &&
-        json_object_object_get_ex(run_section, "kernel", &kernel) &&
-        strcmp(json_object_get_string(kernel), "sleep") == 0)
-        run_kernel = COMPUTE_KERNEL_SLEEP;
+        json_object_object_get_ex(config, "compute", &compute_section) &&
+        json_object_object_get_ex(compute_section, "kernel", &kernel)) {
+        size_t k = 0, count = sizeof kernel_names / sizeof *kernel_names;
+        while (k < count && strcmp(json_object_get_string(kernel), kernel_names[k]) != 0)
+            k++;
+        if (k == count)
+            bad_usage("--run: %s: compute.kernel '%s' is not one of this compute_ref's", path,
+                      json_object_get_string(kernel));
+        run_kernel = (compute_kernel)k;
+    }
     int count = 0;
     for (size_t r = 0; r < json_object_array_length(hosts); r++) {
         if (strcmp(json_object_get_string(json_object_array_get_idx(hosts, r)), host) != 0)

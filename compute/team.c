@@ -24,11 +24,13 @@ typedef struct thread_slot {
     double *b;
     double *c;
     size_t capacity_n;
-    pid_t tid;       /* the OS thread that was bound to cpu */
-    int cpu;         /* -1 when not bound */
-    int bind_error;  /* errno of the last binding, 0 when fine */
-    int alloc_error; /* errno of the last growth, 0 when fine */
-    bool rebound;    /* bound again at the start of the last step */
+    size_t elements;   /* of each of a, b, c */
+    size_t triad_next; /* the triad kernel streams on from here */
+    pid_t tid;         /* the OS thread that was bound to cpu */
+    int cpu;           /* -1 when not bound */
+    int bind_error;    /* errno of the last binding, 0 when fine */
+    int alloc_error;   /* errno of the last growth, 0 when fine */
+    bool rebound;      /* bound again at the start of the last step */
     double step_s;
 } thread_slot;
 
@@ -348,6 +350,8 @@ static uint64_t memory_limit_bytes(const compute_team *team)
 
 size_t compute_team_max_matrix_n(const compute_team *team)
 {
+    if (team->kernel != COMPUTE_KERNEL_GEMM) /* fixed memory whatever n */
+        return (size_t)1 << 20;
     uint64_t per_n_squared = compute_matrix_bytes(team->threads, 1);
     uint64_t most_n_squared = memory_limit_bytes(team) / per_n_squared;
     size_t n = (size_t)sqrt((double)most_n_squared);
@@ -370,10 +374,23 @@ static void first_touch(thread_slot *slot, size_t elements, int thread)
     }
 }
 
-/* Runs in the thread that owns the slot, so the pages land on its NUMA node. */
-static void grow_slot(thread_slot *slot, size_t matrix_n, int thread)
+/* Elements of each of A, B, C a thread needs for size n: the matrices, the
+ * triad's fixed arrays, or one element for the sleep kernel. */
+static size_t slot_elements(compute_kernel kernel, size_t matrix_n)
 {
-    size_t elements = matrix_n * matrix_n;
+    return kernel == COMPUTE_KERNEL_GEMM    ? matrix_n * matrix_n
+           : kernel == COMPUTE_KERNEL_TRIAD ? COMPUTE_TRIAD_ELEMENTS
+                                            : 1;
+}
+
+/* Runs in the thread that owns the slot, so the pages land on its NUMA node. */
+static void grow_slot(thread_slot *slot, compute_kernel kernel, size_t matrix_n, int thread)
+{
+    size_t elements = slot_elements(kernel, matrix_n);
+    if (elements <= slot->elements) { /* the triad and sleep kernels: any n */
+        slot->capacity_n = matrix_n;
+        return;
+    }
     size_t bytes = (elements * sizeof(double) + 63) / 64 * 64; /* aligned_alloc wants a multiple */
     double *a = aligned_alloc(64, bytes);
     double *b = aligned_alloc(64, bytes);
@@ -392,6 +409,8 @@ static void grow_slot(thread_slot *slot, size_t matrix_n, int thread)
     slot->b = b;
     slot->c = c;
     slot->capacity_n = matrix_n;
+    slot->elements = elements;
+    slot->triad_next = 0;
     first_touch(slot, elements, thread);
 }
 
@@ -408,7 +427,8 @@ int compute_team_reserve(compute_team *team, size_t matrix_n)
     }
     if (matrix_n <= team->capacity_n)
         return 0;
-    uint64_t needed = compute_matrix_bytes(team->threads, matrix_n);
+    uint64_t needed =
+        (uint64_t)team->threads * 3u * slot_elements(team->kernel, matrix_n) * sizeof(double);
     uint64_t limit = memory_limit_bytes(team);
     if (needed > limit) {
         set_error(team,
@@ -426,7 +446,7 @@ int compute_team_reserve(compute_team *team, size_t matrix_n)
             bind_current_thread(team, slot);
         slot->alloc_error = 0;
         if (slot->capacity_n < matrix_n)
-            grow_slot(slot, matrix_n, thread);
+            grow_slot(slot, team->kernel, matrix_n, thread);
     }
     size_t capacity_n = matrix_n;
     int failed_thread = -1;
@@ -459,6 +479,26 @@ static void multiply_columns(thread_slot *slot, size_t matrix_n, size_t first, s
     int n = (int)matrix_n;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, (int)(end - first), n, 1.0, slot->a,
                 n, slot->b + first * matrix_n, n, 0.0, slot->c + first * matrix_n, n);
+}
+
+/* The triad kernel's share of a step for columns [first, end) of n: the
+ * step's n^3 / 8 element updates split like the dgemm's columns, streaming
+ * on through the thread's arrays from where its last step stopped. */
+static void triad_columns(thread_slot *slot, size_t matrix_n, size_t first, size_t end)
+{
+    size_t updates = matrix_n * matrix_n * (end - first) / 8;
+    const double scale = 0.5;
+    size_t at = slot->triad_next;
+    while (updates > 0) {
+        size_t run = slot->elements - at < updates ? slot->elements - at : updates;
+        double *restrict a = slot->a + at;
+        const double *restrict b = slot->b + at, *restrict c = slot->c + at;
+        for (size_t i = 0; i < run; i++)
+            a[i] = b[i] + scale * c[i];
+        updates -= run;
+        at = (at + run) % slot->elements;
+    }
+    slot->triad_next = at;
 }
 
 static void sleep_until_ns(int64_t until_ns)
@@ -513,6 +553,8 @@ static void run_thread(compute_team *team, size_t matrix_n, int chunks,
         if (sleeping) {
             due_ns += sleep_columns_ns(team, matrix_n, first, end);
             sleep_until_ns(due_ns);
+        } else if (team->kernel == COMPUTE_KERNEL_TRIAD) {
+            triad_columns(slot, matrix_n, first, end);
         } else {
             multiply_columns(slot, matrix_n, first, end);
         }

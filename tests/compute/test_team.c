@@ -349,6 +349,38 @@ static void test_chunked_step(void **state)
 
 /* The memory limit is checked before allocating; a refused growth keeps the
  * old matrices usable. */
+/* The triad kernel: a step at n updates a[i] = b[i] + c[i] / 2 for n^3 / 8
+ * elements (c starts at 0: a becomes b), and the next step streams on from
+ * there, split into chunks or not; its arrays do not grow with n. */
+static void test_triad_streams_on(void **state)
+{
+    (void)state;
+    char error[512];
+    compute_team *team = compute_team_create(
+        &(compute_options){.threads = 1, .no_binding = true, .kernel = COMPUTE_KERNEL_TRIAD}, error,
+        sizeof error);
+    assert_non_null(team);
+    const size_t n = 64, per_step = n * n * n / 8;
+    assert_int_equal(compute_team_reserve(team, n), 0);
+    const double *a, *b, *c;
+    compute_team_matrices(team, 0, &a, &b, &c);
+    compute_step_timing timing;
+    assert_int_equal(compute_step(team, n, &timing), 0);
+    for (size_t i = 0; i < per_step; i++)
+        assert_true(a[i] == b[i] + 0.5 * c[i]);
+    assert_true(a[per_step] != b[per_step]); /* not yet reached */
+    assert_int_equal(compute_step_chunked(team, n, 7, NULL, NULL, &timing), 0);
+    for (size_t i = per_step; i < 2 * per_step; i++)
+        assert_true(a[i] == b[i] + 0.5 * c[i]);
+    assert_true(a[2 * per_step] != b[2 * per_step]);
+    /* a larger n needs no more memory */
+    assert_int_equal(compute_team_reserve(team, 4096), 0);
+    const double *a2, *b2, *c2;
+    compute_team_matrices(team, 0, &a2, &b2, &c2);
+    assert_ptr_equal(a2, a);
+    compute_team_destroy(team);
+}
+
 static void test_memory_limit(void **state)
 {
     (void)state;
@@ -393,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_step_time_is_the_slowest_thread),
         cmocka_unit_test(test_chunked_step),
         cmocka_unit_test(test_memory_limit),
+        cmocka_unit_test(test_triad_streams_on),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

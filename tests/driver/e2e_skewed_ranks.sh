@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Known answers on 4 ranks whose work is skewed: rank k computes and
-# communicates (1 + k/10) times as long (run.kernel = sleep, the synthetic
+# communicates (1 + k/10) times as long (compute.kernel = sleep, the synthetic
 # collectives), so the slowest rank and every rank's own time differ, and a
 # statistic that mixed a span over ranks with one rank's time would show it.
 #   synthetic_perfect: nothing disturbs the computation: r_comp_slowdown
@@ -25,7 +25,7 @@ fi
 run_case() {
     local out
     out=$(mpi_launch -n $ranks "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
-        --set run.kernel=sleep --set run.collective="$1" --set grid.comm_times=2ms,4ms,2 \
+        --set compute.kernel=sleep --set run.collective="$1" --set grid.comm_times=2ms,4ms,2 \
         --set grid.comp_times=4ms,8ms,2 --set run.repetitions=12 2>&1) || {
         echo "$out"
         fail "$1 on $ranks ranks failed"

@@ -3,7 +3,7 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
              tests/driver/e2e_bad_input.sh tests/driver/e2e_interrupt_resume.sh \
              tests/driver/e2e_progress_modes.sh tests/driver/e2e_watchdog.sh \
              tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \
-             tests/driver/e2e_skewed_ranks.sh
+             tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh
 
 # The message size search (bench_nbc/size_search.c): a cmocka unit test,
 # linked without MPI against the plain-gcc object.
