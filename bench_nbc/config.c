@@ -72,10 +72,9 @@ typedef struct {
 } key_desc;
 
 static const char *const deployment_names[] = {
-    [NBC_DEPLOYMENT_BASIC] = "basic",
-    [NBC_DEPLOYMENT_PROGRESS] = "progress",
-    [NBC_DEPLOYMENT_DEDICATED] = "dedicated",
-    [NBC_DEPLOYMENT_MANUAL] = "manual",
+    [NBC_DEPLOYMENT_BASIC] = "basic",         [NBC_DEPLOYMENT_PROGRESS] = "progress",
+    [NBC_DEPLOYMENT_DEDICATED] = "dedicated", [NBC_DEPLOYMENT_MANUAL] = "manual",
+    [NBC_DEPLOYMENT_THREAD] = "thread",
 };
 
 static const char *const kernel_names[] = COMPUTE_KERNEL_NAMES;
@@ -102,10 +101,12 @@ static const key_desc keys[] = {
      .help = "The nonblocking collective the sweep measures (one per run; the study runner "
              "loops over several)."},
     {KEY("run", "deployment", TYPE_ENUM, NULL, "basic", run.deployment), CHOICES(deployment_names),
-     .help = "How the cores are used (paper section 7): basic = all cores compute, library "
-             "defaults; progress = the same with the library's asynchronous progress on; "
-             "dedicated = one core left free for progress; manual = the compute step polls "
-             "with MPI_Test (progress.test_chunks)."},
+     .help = "Where every thread runs (paper section 7; bench_nbc --plan shows it): basic = all "
+             "cores compute, library defaults; progress = the same with the library's "
+             "asynchronous progress thread on, sharing the compute cores; dedicated = the "
+             "library's progress thread bound to one core per rank left free; manual = the "
+             "compute step polls with MPI_Test (progress.test_chunks); thread = the suite's own "
+             "progress thread on one core per rank left free."},
     {KEY("run", "mpi", TYPE_NAME, NULL, "auto", run.mpi), .names = NAMES_MPI_PROFILES,
      .names_help = "auto or a library profile of configs/mpi/ (mpich, openmpi, ...)",
      .help = "MPI library profile of the run: auto (the library the driver runs with, "
@@ -116,7 +117,7 @@ static const key_desc keys[] = {
              "parent exists."},
     {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
      .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
-             "one for deployment dedicated."},
+             "the one dedicated and thread leave free for progress."},
     {KEY("run", "repetitions", TYPE_INT, NULL, "12", run.repetitions), AT_LEAST(1), BELOW(100000),
      .help = "Blocks per cell, each measuring the three kinds (comm_ref, comp_ref, overlap) "
              "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
@@ -187,10 +188,17 @@ static const key_desc keys[] = {
     {KEY("progress", "mode", TYPE_PROGRESS, NULL, "none", progress.mode),
      .offset2 = FIELD(progress.test_count),
      .help = "none = Algorithm 1 as in the paper, no MPI_Test; test:K = the compute step in K "
-             "chunks with an MPI_Test between chunks; thread = a benchmark thread calls "
-             "MPI_Test on the request (needs MPI_THREAD_MULTIPLE)."},
+             "chunks with an MPI_Test between chunks. The suite's own progress thread is a "
+             "deployment of its own: run.deployment=thread."},
     {KEY("progress", "test_chunks", TYPE_INT, "chunks", "16", progress.test_chunks), AT_LEAST(1),
      .help = "K used by deployment manual when progress.mode is none."},
+    {KEY("progress", "unconfirmed_ok", TYPE_BOOL, NULL, "false", progress.unconfirmed_ok),
+     .help = "Deployment dedicated: when the binding of the library's progress thread to the "
+             "free core cannot be confirmed from its allowed CPUs, run anyway and mark the run "
+             "unconfirmed in meta.json (false: refuse, exit 2)."},
+    {KEY("progress", "oversubscribe", TYPE_BOOL, NULL, "false", progress.oversubscribe),
+     .help = "Deployment thread on a rank with no core to spare: let the suite's progress "
+             "thread share the compute cores (false: refuse, exit 2)."},
     {KEY("watchdog", "factor", TYPE_DOUBLE, NULL, "20", watchdog.factor), AT_LEAST(2),
      .help = "A call taking more than factor x its expected time, and more than "
              "watchdog.floor_s, aborts the run cleanly."},
@@ -862,9 +870,11 @@ static int store_progress(const key_desc *key, const char *text, nbc_config *cfg
     int mode = -1, test_count = 0;
     if (strcmp(text, progress_mode_names[NBC_PROGRESS_NONE]) == 0)
         mode = NBC_PROGRESS_NONE;
-    else if (strcmp(text, progress_mode_names[NBC_PROGRESS_THREAD]) == 0)
-        mode = NBC_PROGRESS_THREAD;
-    else if (strncmp(text, "test:", 5) == 0 && parse_int(text + 5, &test_count) && test_count >= 1)
+    else if (strcmp(text, progress_mode_names[NBC_PROGRESS_THREAD]) == 0) {
+        snprintf(why, whylen, "is a deployment now: run.deployment=thread");
+        return -1;
+    } else if (strncmp(text, "test:", 5) == 0 && parse_int(text + 5, &test_count) &&
+               test_count >= 1)
         mode = NBC_PROGRESS_TEST;
     if (mode < 0) {
         snprintf(why, whylen, "is not a progress mode");
@@ -942,7 +952,7 @@ static const type_ops types[TYPE_COUNT] = {
     [TYPE_PROGRESS] = {.name = "progress mode",
                        .store = store_progress,
                        .to_json = json_progress,
-                       .allowed = "none, test:K with an integer K >= 1, thread"},
+                       .allowed = "none, test:K with an integer K >= 1"},
 };
 
 static void describe_bound(const bound *b, bool is_lower, char *buf, size_t len, bool *first)
@@ -1374,36 +1384,19 @@ static int rule_grid_cells(const nbc_config *cfg, const nbc_config_limits *limit
                 cfg->grid.comp_count, cells, cfg->run.max_cells, cfg->run.max_cells);
 }
 
+/* Whether a core is left free for progress is the deployment plan's
+ * decision (deploy/plan.h); here only the cores there are. */
 static int rule_threads(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen)
 {
     int cores = limits->available_cores;
-    if (cores <= 0)
+    if (cores <= 0 || cfg->run.threads <= cores)
         return 0;
-    bool dedicated = cfg->run.deployment == NBC_DEPLOYMENT_DEDICATED;
     size_t threads_index = key_index("run", "threads");
-    const key_desc *threads_key = &keys[threads_index];
     char problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
-
-    if (dedicated && cores < 2) {
-        size_t index = key_index("run", "deployment");
-        snprintf(problem, sizeof problem,
-                 "leaves a core free for progress, but this rank has only %d core", cores);
-        return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
-                        problem, "basic, progress, manual on this rank");
-    }
-    int usable = dedicated ? cores - 1 : cores;
-    if (cfg->run.threads <= usable)
-        return 0;
-    if (dedicated)
-        snprintf(problem, sizeof problem,
-                 "leaves no core free for deployment dedicated on this rank's %d cores", cores);
-    else
-        snprintf(problem, sizeof problem, "is more than the %d cores available to this rank",
-                 cores);
-    snprintf(allowed, sizeof allowed, "0 = all cores%s, or 1 to %d", dedicated ? " but one" : "",
-             usable);
-    return key_fail(err, errlen, key_where(cfg, threads_index), threads_key,
+    snprintf(problem, sizeof problem, "is more than the %d cores available to this rank", cores);
+    snprintf(allowed, sizeof allowed, "0 = all cores, or 1 to %d", cores);
+    return key_fail(err, errlen, key_where(cfg, threads_index), &keys[threads_index],
                     cfg->values->text[threads_index], problem, allowed);
 }
 
@@ -1450,16 +1443,6 @@ int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, 
         if (keys[i].type == TYPE_PATH && check_directory(cfg, i, err, errlen) != 0)
             return -1;
     return 0;
-}
-
-int nbc_config_compute_threads(const nbc_config *cfg, int available_cores)
-{
-    if (cfg->run.threads > 0)
-        return cfg->run.threads;
-    int threads = available_cores;
-    if (cfg->run.deployment == NBC_DEPLOYMENT_DEDICATED)
-        threads--;
-    return threads > 0 ? threads : 1;
 }
 
 /* ----------------------------------------------------------------- output */

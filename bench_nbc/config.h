@@ -27,12 +27,14 @@ typedef enum {
     NBC_DEPLOYMENT_PROGRESS,  /* all cores compute, library async progress on */
     NBC_DEPLOYMENT_DEDICATED, /* one core left free for progress */
     NBC_DEPLOYMENT_MANUAL,    /* compute step split with MPI_Test between chunks */
+    NBC_DEPLOYMENT_THREAD,    /* the suite's own progress thread, on a free core */
+    NBC_DEPLOYMENT_COUNT
 } nbc_deployment;
 
 typedef enum {
     NBC_PROGRESS_NONE,   /* Algorithm 1 as in the paper: no MPI_Test */
     NBC_PROGRESS_TEST,   /* compute step in test_count chunks, MPI_Test between */
-    NBC_PROGRESS_THREAD, /* a benchmark thread calls MPI_Test on the request */
+    NBC_PROGRESS_THREAD, /* the suite's thread polls MPI (deployment thread only) */
 } nbc_progress_mode;
 
 /* Everything the caller knows of the machine and the driver. A count or size
@@ -55,7 +57,7 @@ typedef struct {
         nbc_deployment deployment;
         char *mpi;
         char *results_dir;
-        int threads;           /* as configured: 0 = all; see nbc_config_compute_threads */
+        int threads;           /* as configured: 0 = all (deploy/plan.h decides the cores) */
         int repetitions;       /* measured blocks per cell (plus one warm-up block) */
         double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
@@ -88,8 +90,11 @@ typedef struct {
     } clocksync;
     struct {
         nbc_progress_mode mode;
-        int test_count;  /* K of mode test:K, else 0 */
-        int test_chunks; /* K used by deployment manual when mode is none */
+        int test_count;      /* K of mode test:K, else 0 */
+        int test_chunks;     /* K used by deployment manual when mode is none */
+        bool unconfirmed_ok; /* dedicated: run (marked unconfirmed) when the binding of the
+                              * library's progress thread cannot be confirmed */
+        bool oversubscribe;  /* thread: the suite's thread may share the compute cores */
     } progress;
     struct {
         double factor;
@@ -118,10 +123,6 @@ int nbc_config_set(nbc_config *cfg, const char *assignment, char *err, size_t er
  * does not (last, so only for an otherwise valid configuration). */
 int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen);
-
-/* OpenMP threads that compute on a rank with available_cores cores: threads,
- * or when it is 0 all cores, minus one for deployment dedicated (at least 1). */
-int nbc_config_compute_threads(const nbc_config *cfg, int available_cores);
 
 /* Every key: section, type, unit, default, allowed values and help text. */
 void nbc_config_print_help(FILE *out);

@@ -6,6 +6,8 @@
  *   placement.c     which cores a rank computes on
  *   meta.c          meta.json
  *   library.c       the MPI library: its profile, settings, checks
+ *   deployment.c    the deployment plan (deploy/plan.h) carried out: its
+ *                   environment, the threads MPI_Init created bound, the record
  *   errors.c        failing together on every rank
  *   collectives.c   the table of operations and their buffers
  *   measure.c       one timed measurement of a kind (Algorithm 1 and the
@@ -30,6 +32,9 @@
 #include "bench_nbc/config.h"
 #include "clocksync/clocksync.h"
 #include "compute/compute.h"
+#include "deploy/plan.h"
+
+#include <sys/types.h>
 
 /* Kinds of measurement in a cell (each block runs them in one of the orders
  * of a Williams design, sweep.c). */
@@ -169,12 +174,15 @@ void watchdog_disarm(watchdog *w);
 int watchdog_stop(watchdog *w);
 
 /* ---- progress.c ---- */
-/* Starts a thread bound to `cpu` (-1: unbound) that drives MPI progress while
- * active; needs MPI_THREAD_MULTIPLE. NULL with a message on failure. */
+/* Starts a thread bound to `cpu` (-1: the caller's CPUs) that drives MPI
+ * progress while active (deployment thread); needs MPI_THREAD_MULTIPLE.
+ * NULL with a message on failure. */
 progress_thread *progress_thread_start(MPI_Comm comm, int cpu, char *err, size_t errlen);
 void progress_thread_activate(progress_thread *pt);
 void progress_thread_deactivate(progress_thread *pt);
 int progress_thread_stop(progress_thread *pt);
+/* The thread's id in the kernel (/proc/self/task/<tid>); 0 for NULL. */
+pid_t progress_thread_tid(const progress_thread *pt);
 
 /* ---- calibrate.c ---- */
 typedef struct nbc_comm_calibration {
@@ -317,6 +325,7 @@ typedef struct meta_info {
     struct json_object *binding;     /* per rank: cpu list */
     struct json_object *clocksync;   /* filled at the end */
     struct json_object *measurement; /* how the sweep measured: top-level keys (docs/formats.md) */
+    struct json_object *deployment;  /* the plan and its threads: top-level keys */
     int nodes, threads;
     int cells_total, cells_done;
     double calibration_s, sweep_s;
@@ -328,21 +337,19 @@ typedef struct meta_info {
  * library against the profiles of configs/mpi/ (mpiprofile/); the generic
  * profile, with a warning, when none matches. Called again, does nothing. */
 void nbc_library_identify(void);
-/* Before MPI_Init: sets the environment the profile gives the run's
- * deployment and collective (workarounds of known bugs) and returns the
- * thread level the deployment needs from the library. */
-int nbc_library_prepare(const nbc_config *cfg);
-/* After nbc_library_prepare: the library runs its own progress thread for
- * the deployment (else dedicated's free core gets the benchmark's). */
-bool nbc_library_drives_progress(void);
-/* The library's ranks spin while they wait (its profile's busy_polls; true
- * for an unknown library): never more ranks than cores. */
-bool nbc_library_busy_polls(void);
+/* The profile and version identified (the generic profile when none). */
+const mpiprofile *nbc_library_profile(void);
+const char *nbc_library_version(void);
+/* Records a setting of the deployment plan for meta.json's mpi_library
+ * (applied: set by bench_nbc; user_value: what the environment had). */
+void nbc_library_record_setting(const char *name, const char *value, const char *source,
+                                const char *user_value, bool applied);
 /* What rank 0 prints once MPI runs (workarounds, warnings), or NULL. */
 const char *nbc_library_note(void);
 /* The values run.mpi accepts: auto, every profile, generic. */
 const char *const *nbc_library_profile_names(size_t *count);
-/* run.mpi and run.deployment against the library: 0, or -1 with a message. */
+/* run.mpi against the library (and its profiles readable): 0, or -1 with a
+ * message. What a deployment needs of the library is the plan's. */
 int nbc_library_check(const nbc_config *cfg, char *err, size_t errlen);
 /* meta.json's "mpi_library": profile, version, file, settings, workarounds,
  * warnings (a new reference). */
@@ -350,6 +357,66 @@ struct json_object *nbc_library_json(void);
 /* The profile name of the library this process runs with (e.g. "mpich";
  * the run folder's and meta.json's "mpi"). */
 const char *nbc_compiled_mpi(void);
+
+/* ---- deployment.c ---- */
+enum { NBC_MAX_TRACKED_THREADS = 256 };
+/* A thread whose place the deployment decides. */
+typedef struct nbc_tracked_thread {
+    pid_t tid;
+    char name[32];
+    char cpus_before[256];              /* allowed CPUs as MPI_Init left them */
+    char cpus[256];                     /* allowed CPUs once bound */
+    char bound_by[96];                  /* the library's setting, sched_setaffinity, ... */
+    bool confirmed;                     /* allowed only the plan's CPUs */
+    int64_t cpu_ns_start, cpu_ns_sweep; /* on-CPU time, at the sweep's start and over it */
+} nbc_tracked_thread;
+
+typedef struct nbc_deployment_state {
+    bool planned;
+    deploy_plan plan;
+    struct json_object *plan_json;
+    int cpus[COMPUTE_MAX_CPUS]; /* the placement the plan was made for */
+    int cpu_count;
+    char placement_source[160];
+    pid_t before[NBC_MAX_TRACKED_THREADS]; /* threads before MPI_Init */
+    int before_count;
+    nbc_tracked_thread library[NBC_MAX_TRACKED_THREADS]; /* created by MPI_Init */
+    int library_count;
+    nbc_tracked_thread suite; /* tid 0: none */
+    const char *binding;      /* "confirmed", "unconfirmed", "not required" */
+} nbc_deployment_state;
+
+/* Before MPI_Init: the plan for the placement guessed from the allowed CPUs
+ * and the launcher's local rank count. 0, or -1 with the refusal in err. */
+int nbc_deployment_plan_before_init(nbc_deployment_state *st, const nbc_config *cfg, char *err,
+                                    size_t errlen);
+/* The MPI constant of the plan's thread level (funneled when no plan). */
+int nbc_deployment_thread_level(const nbc_deployment_state *st);
+/* Sets the plan's environment (recorded in mpi_library.settings); when the
+ * OpenMP wait policy was not the plan's, starts the program again (execv)
+ * so the OpenMP runtime reads it. -1 when that failed. */
+int nbc_deployment_apply_env(nbc_deployment_state *st, char **argv);
+/* The threads just before MPI_Init, then those MPI_Init created. */
+void nbc_deployment_before_init_threads(nbc_deployment_state *st);
+int nbc_deployment_after_init_threads(nbc_deployment_state *st);
+/* After placing the rank: the plan again, for its real cores. */
+int nbc_deployment_plan_rank(nbc_deployment_state *st, const nbc_config *cfg,
+                             const placement *place, char *err, size_t errlen);
+/* Binds every thread MPI_Init created to the plan's library CPUs and, for
+ * dedicated, confirms it from their allowed CPUs: -1 with a message when not
+ * confirmed and progress.unconfirmed_ok is false. */
+int nbc_deployment_bind_library_threads(nbc_deployment_state *st, char *err, size_t errlen);
+/* The suite's progress thread, for the record (tid 0: none). */
+void nbc_deployment_track_suite_thread(nbc_deployment_state *st, pid_t tid);
+/* On-CPU time of the tracked threads at the sweep's start (end = false) and
+ * over it (end = true). */
+void nbc_deployment_sweep_mark(nbc_deployment_state *st, bool end);
+/* A thread's on-CPU time (ns) from /proc/self/task/<tid>/schedstat; -1. */
+int64_t nbc_thread_cpu_ns(pid_t tid);
+/* This rank's record: its binding verdict and tracked threads. */
+struct json_object *nbc_deployment_rank_json(const nbc_deployment_state *st, int rank);
+void nbc_deployment_free(nbc_deployment_state *st);
+
 void nbc_iso_time_now(char *buf, size_t size);
 int nbc_meta_write(nbc_run *run, const meta_info *m);
 /* Collective: the clock sync summary of every rank (NULL except on rank 0). */

@@ -54,17 +54,20 @@ typedef struct cli {
     const char *resume_dir;
     const char **sets;
     int set_count;
-    bool help, list;
+    bool help, list, plan;
 } cli;
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: mpiexec -n P bench_nbc [-c FILE] [--set section.key=value]...\n"
                  "       mpiexec -n P bench_nbc --resume RUN_DIR\n"
+                 "       bench_nbc --plan [-c FILE] [--set section.key=value]...\n"
                  "  -c, --config FILE     configuration (INI); defaults apply to keys it omits\n"
                  "  -s, --set KEY=VALUE   override one key, e.g. --set grid.comm_times=1ms,8ms,2\n"
                  "  -r, --resume RUN_DIR  continue an interrupted run in its folder\n"
                  "  -l, --list            list the collectives and what their byte size means\n"
+                 "  -p, --plan            print the deployment plan as JSON (environment, thread\n"
+                 "                        level, progress thread, cores) without starting MPI\n"
                  "  -h, --help            this text and every configuration key\n"
                  "Writes a new folder under run.results_dir; see docs/formats.md.\n\n");
 }
@@ -73,9 +76,13 @@ static void usage(FILE *out)
 static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
 {
     static const struct option longopts[] = {
-        {"config", required_argument, NULL, 'c'}, {"set", required_argument, NULL, 's'},
-        {"resume", required_argument, NULL, 'r'}, {"list", no_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"config", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 's'},
+        {"resume", required_argument, NULL, 'r'},
+        {"list", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"plan", no_argument, NULL, 'p'},
+        {NULL, 0, NULL, 0},
     };
     *c = (cli){0};
     c->sets = calloc((size_t)argc, sizeof *c->sets);
@@ -86,7 +93,7 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
     opterr = 0;
     optind = 1;
     int opt;
-    while ((opt = getopt_long(argc, argv, ":c:s:r:lh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:s:r:lhp", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c':
             c->config_path = optarg;
@@ -103,13 +110,16 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
         case 'h':
             c->help = true;
             break;
+        case 'p':
+            c->plan = true;
+            break;
         case ':':
             snprintf(err, errlen, "option %s needs a value; see --help", argv[optind - 1]);
             return 2;
         default:
             snprintf(err, errlen,
                      "unknown option %s (allowed: --config, --set, --resume, "
-                     "--list, --help)",
+                     "--list, --plan, --help)",
                      argv[optind - 1]);
             return 2;
         }
@@ -173,40 +183,50 @@ static int read_config_text(const cli *c, int rank, char **text, char *err, size
 }
 
 /* Pre-MPI_Init look at the configuration (file readable here, --set): the
- * library identifies itself (MPI_Get_library_version) and its profile's
- * settings for the run's deployment and collective go into the environment,
- * which the library reads in MPI_Init; the thread level follows. The real
- * validation comes after. */
-static void configure_before_init(const cli *c, int *thread_level, const char **note)
+ * library identifies itself (MPI_Get_library_version) and the deployment
+ * plan (deploy/plan.h) gives the environment the library reads in MPI_Init
+ * and the thread level. 0; 2 with a message for bad input (a refused plan);
+ * the real validation of the configuration comes after MPI_Init. */
+static int configure_before_init(const cli *c, nbc_deployment_state *dep, char *err, size_t errlen)
 {
     nbc_config cfg;
-    char err[512], *text = NULL;
-    *thread_level = MPI_THREAD_FUNNELED;
+    char *text = NULL;
     nbc_library_identify();
-    if (nbc_config_init(&cfg, err, sizeof err) != 0)
-        return;
+    if (nbc_config_init(&cfg, err, errlen) != 0)
+        return 2;
     const char *path = c->config_path;
     char resume_path[PATH_MAX];
     if (c->resume_dir) {
         snprintf(resume_path, sizeof resume_path, "%s/config.ini", c->resume_dir);
         path = resume_path;
     }
-    bool ok = true;
-    if (path && nbc_config_read_file(path, &text, err, sizeof err) == 0)
-        ok = nbc_config_parse_text(&cfg, text, path, err, sizeof err) == 0;
-    for (int i = 0; ok && i < c->set_count; i++)
-        ok = nbc_config_set(&cfg, c->sets[i], err, sizeof err) == 0;
+    int status = path && nbc_config_read_file(path, &text, err, errlen) != 0 ? 2 : 0;
+    if (status == 0 && text)
+        status = nbc_config_parse_text(&cfg, text, path, err, errlen) != 0 ? 2 : 0;
+    for (int i = 0; status == 0 && i < c->set_count; i++)
+        status = nbc_config_set(&cfg, c->sets[i], err, errlen) != 0 ? 2 : 0;
     free(text);
-    if (ok) {
-        *thread_level = nbc_library_prepare(&cfg);
-        /* The benchmark's own progress thread: progress.mode=thread, or
-         * dedicated's free core when the library has no thread of its own. */
-        if (cfg.progress.mode == NBC_PROGRESS_THREAD ||
-            (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && !nbc_library_drives_progress()))
-            *thread_level = MPI_THREAD_MULTIPLE;
-    }
-    *note = nbc_library_note();
+    /* A file that cannot be read is reported after MPI_Init, by every rank;
+     * --plan reports it here. */
+    if (status == 0)
+        status = nbc_deployment_plan_before_init(dep, &cfg, err, errlen) != 0 ? 2 : 0;
+    else if (!c->plan)
+        status = 0;
     nbc_config_free(&cfg);
+    return status;
+}
+
+/* bench_nbc --plan: the plan as JSON on stdout, without MPI_Init. */
+static int print_plan(const nbc_deployment_state *dep, int status, const char *err)
+{
+    if (!dep->plan_json) {
+        fprintf(stderr, "bench_nbc: %s\n", err);
+        return status ? status : 1;
+    }
+    printf("%s\n", json_object_to_json_string_ext(dep->plan_json, JSON_C_TO_STRING_PRETTY));
+    if (status)
+        fprintf(stderr, "bench_nbc: %s\n", err);
+    return status;
 }
 
 /* Cells whose targets calibration could not reach are not measured: said
@@ -259,6 +279,51 @@ static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *c
                 (double)run->barrier_precision_ns * 1e-3);
 }
 
+/* Collective: meta.json's record of the deployment (docs/formats.md):
+ * rank 0's plan, every rank's verdict on the binding and its tracked
+ * threads; NULL except on rank 0. */
+static json_object *deployment_json(nbc_run *run, const nbc_deployment_state *dep)
+{
+    json_object *mine = nbc_deployment_rank_json(dep, run->rank);
+    const char *text = json_object_to_json_string(mine);
+    int len = (int)strlen(text) + 1;
+    int *lens = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *lens) : NULL;
+    int *offsets = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *offsets) : NULL;
+    NBC_CHECK_MPI(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, run->comm));
+    size_t total = 0;
+    for (int r = 0; lens && offsets && r < run->ranks; r++) {
+        offsets[r] = (int)total;
+        total += (size_t)lens[r];
+    }
+    char *all = run->rank == 0 ? malloc(total + 1) : NULL;
+    nbc_exit_if_any_failed(run->rank == 0 && (!lens || !offsets || !all),
+                           "out of memory for the deployment record", 1);
+    NBC_CHECK_MPI(MPI_Gatherv(text, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, run->comm));
+    json_object_put(mine);
+    json_object *o = NULL;
+    if (run->rank == 0) {
+        o = json_object_new_object();
+        json_object *ranks = json_object_new_array();
+        const char *binding = "not required";
+        for (int r = 0; r < run->ranks; r++) {
+            json_object *one = json_tokener_parse(all + offsets[r]), *b;
+            if (one && json_object_object_get_ex(one, "binding", &b) &&
+                strcmp(json_object_get_string(b), "not required") != 0 &&
+                strcmp(binding, "unconfirmed") != 0)
+                binding = strcmp(json_object_get_string(b), "confirmed") == 0 ? "confirmed"
+                                                                              : "unconfirmed";
+            json_object_array_add(ranks, one);
+        }
+        json_object_object_add(o, "deployment_plan", json_object_get(dep->plan_json));
+        json_object_object_add(o, "progress_binding", json_object_new_string(binding));
+        json_object_object_add(o, "deployment_threads", ranks);
+    }
+    free(lens);
+    free(offsets);
+    free(all);
+    return o;
+}
+
 /* meta.json's record of how the sweep measured (docs/formats.md). */
 static json_object *measurement_json(const nbc_run *run, unsigned seed,
                                      const nbc_sweep_record *record, size_t unreachable,
@@ -286,16 +351,28 @@ int main(int argc, char **argv)
     char err[1024] = "";
     cli c;
     int cli_status = parse_cli(argc, argv, &c, err, sizeof err);
-    int thread_level = MPI_THREAD_FUNNELED, provided;
-    const char *note = NULL; /* printed by rank 0 once MPI runs */
-    if (cli_status == 0)
-        configure_before_init(&c, &thread_level, &note);
+    int provided;
+    static nbc_deployment_state dep; /* large: the plan's CPU lists */
+    int plan_status = 0;
+    if (cli_status == 0 && !c.help && !c.list)
+        plan_status = configure_before_init(&c, &dep, err, sizeof err);
+    if (cli_status == 0 && c.plan) {
+        int status = print_plan(&dep, plan_status, err);
+        nbc_deployment_free(&dep);
+        free(c.sets);
+        return status;
+    }
+    if (plan_status == 0 && dep.planned && nbc_deployment_apply_env(&dep, argv) != 0)
+        return 1;
+    const char *note = nbc_library_note(); /* printed by rank 0 once MPI runs */
     /* The BLAS check counts every thread of the process: it measures before
      * MPI starts its own (MPICH's progress thread), and the call after
      * MPI_Init reports this result. */
     char blas_message[2048];
     (void)compute_blas_check(blas_message, sizeof blas_message);
-    if (MPI_Init_thread(&argc, &argv, thread_level, &provided) != MPI_SUCCESS) {
+    nbc_deployment_before_init_threads(&dep);
+    if (MPI_Init_thread(&argc, &argv, nbc_deployment_thread_level(&dep), &provided) !=
+        MPI_SUCCESS) {
         fprintf(stderr, "bench_nbc: MPI_Init_thread failed\n");
         return 1;
     }
@@ -303,7 +380,8 @@ int main(int argc, char **argv)
     int rank, ranks;
     NBC_CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     NBC_CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &ranks));
-    nbc_exit_if_any_failed(cli_status != 0, err, 2);
+    nbc_deployment_after_init_threads(&dep);
+    nbc_exit_if_any_failed(cli_status != 0 || plan_status != 0, err, 2);
     if (note && rank == 0)
         fprintf(stderr, "bench_nbc: %s\n", note);
     if (c.help || c.list) {
@@ -341,7 +419,9 @@ int main(int argc, char **argv)
     /* Only a computation that needs no CPU, beside ranks that yield it while
      * they wait, can share cores without measuring the sharing. */
     placement place = {
-        .may_share_cores = cfg.compute.kernel == COMPUTE_KERNEL_SLEEP && !nbc_library_busy_polls(),
+        .may_share_cores = cfg.compute.kernel == COMPUTE_KERNEL_SLEEP &&
+                           !nbc_library_profile()->busy_polls &&
+                           strcmp(nbc_library_profile()->name, MPIPROFILE_GENERIC) != 0,
     };
     nbc_exit_if_any_failed(nbc_place_rank(&place, err, sizeof err) != 0, err, 2);
     size_t n_names, n_profiles;
@@ -356,17 +436,19 @@ int main(int argc, char **argv)
         .available_memory_bytes = compute_available_memory_bytes() / (uint64_t)place.local_ranks,
     };
     bad = nbc_config_validate(&cfg, &limits, err, sizeof err) != 0;
-    /* run.mpi and run.deployment against the library and its profile. */
+    /* run.mpi against the library; the deployment, for this rank's cores. */
     bad = bad || nbc_library_check(&cfg, err, sizeof err) != 0;
-    int threads = nbc_config_compute_threads(&cfg, place.cpu_count);
-    if (!bad && cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && place.cpu_count < 2) {
-        snprintf(err, sizeof err,
-                 "config: run.deployment: \"dedicated\" leaves one core free for progress, but "
-                 "this rank has %d core(s) (host %s, %d rank(s) there)",
-                 place.cpu_count, place.host, place.local_ranks);
-        bad = true;
-    }
+    bad = bad || nbc_deployment_plan_rank(&dep, &cfg, &place, err, sizeof err) != 0;
     nbc_exit_if_any_failed(bad, err, 2);
+    const deploy_plan *deploy = &dep.plan;
+    int threads = deploy->compute_count;
+    /* Every thread MPI_Init created goes where the plan says; dedicated's
+     * binding is confirmed before anything is measured. */
+    bad = nbc_deployment_bind_library_threads(&dep, err, sizeof err) != 0;
+    nbc_exit_if_any_failed(bad, err, 2);
+    if (strcmp(dep.binding, "unconfirmed") == 0)
+        fprintf(stderr, "bench_nbc: rank %d: warning: %s; the run is marked unconfirmed\n", rank,
+                err);
 
     /* The seed of the sweep's orders: chosen once, written into config.ini
      * so a resumed or repeated run can use it again. */
@@ -379,23 +461,13 @@ int main(int argc, char **argv)
     nbc_exit_if_any_failed(nbc_config_set(&cfg, seed_assignment, err, sizeof err) != 0, err, 2);
 
     const nbc_collective *coll = nbc_collective_find(cfg.run.collective);
-    nbc_progress_mode progress = cfg.progress.mode;
-    int test_chunks = cfg.progress.test_count;
-    if (cfg.run.deployment == NBC_DEPLOYMENT_MANUAL && progress == NBC_PROGRESS_NONE) {
-        progress = NBC_PROGRESS_TEST;
-        test_chunks = cfg.progress.test_chunks;
-    }
-    /* Dedicated without a library progress thread: ours, on the free core. */
-    if (cfg.run.deployment == NBC_DEPLOYMENT_DEDICATED && progress == NBC_PROGRESS_NONE &&
-        !nbc_library_drives_progress())
-        progress = NBC_PROGRESS_THREAD;
     nbc_exit_if_any_failed(compute_blas_check(err, sizeof err) != 0, err, 2);
     nbc_exit_if_any_failed(cfg.run.check && nbc_datacheck_supports(coll, err, sizeof err) != 0, err,
                            2);
 
     compute_options copt = {
         .threads = threads,
-        .cpu_ids = place.cpus,
+        .cpu_ids = deploy->compute_cpus,
         .kernel = cfg.compute.kernel,
         .sleep_scale = 1.0 + rank / 10.0, /* rank k works (1 + k/10) T, like the synthetic rows */
     };
@@ -410,15 +482,18 @@ int main(int argc, char **argv)
         .cfg = &cfg,
         .coll = coll,
         .team = team,
-        .progress = progress,
-        .test_chunks = test_chunks,
+        .progress = deploy->progress_mode,
+        .test_chunks = deploy->test_chunks,
         .stop_signal = &stop_signal,
         .max_retries = cfg.run.max_retries,
         .check = cfg.run.check,
     };
-    if (progress == NBC_PROGRESS_THREAD) {
-        run.progress_thread = progress_thread_start(MPI_COMM_WORLD, free_cpu, err, sizeof err);
+    if (deploy->progress_thread == DEPLOY_PROGRESS_SUITE) {
+        /* Oversubscribed, it inherits the compute team's first core. */
+        int cpu = deploy->oversubscribed ? -1 : deploy->progress_cpus[0];
+        run.progress_thread = progress_thread_start(MPI_COMM_WORLD, cpu, err, sizeof err);
         nbc_exit_if_any_failed(run.progress_thread == NULL, err, 2);
+        nbc_deployment_track_suite_thread(&dep, progress_thread_tid(run.progress_thread));
     }
 
     /* ---- the run folder ---- */
@@ -430,6 +505,7 @@ int main(int argc, char **argv)
     nbc_exit_if_any_failed(rank == 0 && run.out == NULL, err, 2);
 
     meta_info meta = {.status = "running", .threads = threads};
+    meta.deployment = deployment_json(&run, &dep);
     nbc_iso_time_now(meta.start_time, sizeof meta.start_time);
     int len;
     NBC_CHECK_MPI(MPI_Get_library_version(meta.library_version, &len));
@@ -551,7 +627,9 @@ int main(int argc, char **argv)
     long raw_keep_bytes = prior.raw_keep_bytes;
     bool interrupted = !calibrated;
     int64_t sweep_start_ns = clocksync_now_local_ns(run.sync);
+    nbc_deployment_sweep_mark(&dep, false);
     int rc = calibrated ? nbc_sweep(&run, &plan, &record, &interrupted) : MPI_SUCCESS;
+    nbc_deployment_sweep_mark(&dep, true);
     meta.sweep_s = (double)(clocksync_now_local_ns(run.sync) - sweep_start_ns) * 1e-9;
     for (size_t cell = 0; cell < cells; cell++)
         meta.cells_done += record.measured[cell] || prior.cell_done[cell];
@@ -574,6 +652,10 @@ int main(int argc, char **argv)
     if (rc == MPI_SUCCESS && !interrupted)
         nbc_measure_passive(&run, &place, comp, cfg.grid.comp_count, "after");
     meta.clocksync = rc == MPI_SUCCESS ? nbc_meta_clocksync_json(&run) : NULL;
+    if (rc == MPI_SUCCESS) {
+        json_object_put(meta.deployment);
+        meta.deployment = deployment_json(&run, &dep);
+    }
     meta.status = rc != MPI_SUCCESS ? "failed" : interrupted ? "interrupted" : "complete";
     nbc_iso_time_now(meta.end_time, sizeof meta.end_time);
     if (rank == 0) {
@@ -591,6 +673,8 @@ int main(int argc, char **argv)
     json_object_put(meta.binding);
     json_object_put(meta.clocksync);
     json_object_put(meta.measurement);
+    json_object_put(meta.deployment);
+    nbc_deployment_free(&dep);
     nbc_sweep_record_free(&record);
     nbc_resume_free(&prior);
     if (progress_thread_stop(run.progress_thread) != MPI_SUCCESS)

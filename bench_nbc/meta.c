@@ -125,6 +125,10 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
+    if (m->deployment) {
+        json_object_object_foreach(m->deployment, key, value)
+            json_object_object_add(o, key, json_object_get(value));
+    }
     if (m->measurement) {
         json_object_object_foreach(m->measurement, key, value)
             json_object_object_add(o, key, json_object_get(value));

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct progress_thread {
     pthread_t thread;
@@ -21,6 +23,7 @@ struct progress_thread {
     atomic_int active;
     bool quit;
     int cpu;
+    _Atomic pid_t tid; /* set by the thread itself */
     MPI_Comm comm;
     int error;
 };
@@ -28,6 +31,7 @@ struct progress_thread {
 static void *progress_main(void *arg)
 {
     progress_thread *pt = arg;
+    atomic_store(&pt->tid, (pid_t)syscall(SYS_gettid));
     if (pt->cpu >= 0) {
         cpu_set_t set;
         CPU_ZERO(&set);
@@ -85,6 +89,17 @@ progress_thread *progress_thread_start(MPI_Comm comm, int cpu, char *err, size_t
         return NULL;
     }
     return pt;
+}
+
+pid_t progress_thread_tid(const progress_thread *pt)
+{
+    if (!pt)
+        return 0;
+    /* The thread records its id first thing; wait for it (microseconds). */
+    pid_t tid;
+    while ((tid = atomic_load(&((progress_thread *)pt)->tid)) == 0)
+        sched_yield();
+    return tid;
 }
 
 void progress_thread_activate(progress_thread *pt)

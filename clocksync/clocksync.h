@@ -136,11 +136,14 @@ typedef struct clocksync_barrier_result {
 
 /* Collective. Ranks agree on a deadline a margin ahead in global time (the
  * latest of the ranks' proposals, so a rank that arrives late pushes it back),
- * then each busy-waits until its local clock reaches the deadline converted
- * to local time. All ranks leave at the same global instant, unlike
- * MPI_Barrier. A rank that leaves more than exit_tolerance_ns after the
- * deadline (it arrived after it, or was descheduled while spinning) is late:
- * choose the tolerance small next to the duration about to be measured. */
+ * then each sleeps until shortly (60 us) before its local clock reaches the
+ * deadline converted to local time and busy-waits the rest: a rank spinning
+ * for the whole margin next to another busy thread on its core (an MPI
+ * progress thread) can lose the core across the deadline for a whole time
+ * slice; one that slept gets it back when it wakes. All ranks leave at the same global instant,
+ * unlike MPI_Barrier. A rank that leaves more than exit_tolerance_ns after the deadline (it arrived
+ * after it, or was descheduled while spinning) is late: choose the tolerance small next to the
+ * duration about to be measured. */
 int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
                              clocksync_barrier_result *result);
 

@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 
 enum { TAG_PING = 7101, TAG_PONG = 7102 };
@@ -15,6 +18,55 @@ enum { TAG_PING = 7101, TAG_PONG = 7102 };
  * this: a barrier a second ahead means something else is wrong. */
 static const double barrier_margin_max_s = 1.0;
 static const double barrier_margin_shrink = 0.95;
+/* The window barrier sleeps until this long before its deadline, then
+ * spins: a rank spinning for the whole margin shares its core with
+ * whatever else is runnable there (an MPI progress thread that busy-polls)
+ * and the scheduler may hand the core away across the deadline, for a
+ * whole time slice (milliseconds); a rank that slept is given the core back
+ * when it wakes, and spins for too short a time to lose it. */
+static const int64_t barrier_spin_ns = 60000;
+/* The time slice the barrier asks of the scheduler while it waits (Linux
+ * >= 6.12, EEVDF: a task asking a shorter slice preempts the running one
+ * when it wakes; CFS and older kernels ignore it, their wake-up placement
+ * already favours a sleeper). Restored once the barrier is left. */
+static const uint64_t barrier_slice_ns = 100000;
+
+/* struct sched_attr of sched_setattr(2), declared by the C library only
+ * from glibc 2.41. */
+typedef struct sched_attr_v1 {
+    uint32_t size, sched_policy;
+    uint64_t sched_flags;
+    int32_t sched_nice;
+    uint32_t sched_priority;
+    uint64_t sched_runtime, sched_deadline, sched_period;
+} sched_attr_v1;
+
+/* Asks a short slice for the calling thread when it is a normal
+ * (SCHED_OTHER) thread; false when nothing was changed. */
+static bool ask_short_slice(sched_attr_v1 *saved)
+{
+#if defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
+    if (syscall(SYS_sched_getattr, 0, saved, sizeof *saved, 0) != 0 || saved->sched_policy != 0)
+        return false;
+    sched_attr_v1 shorter = *saved;
+    shorter.size = sizeof shorter;
+    shorter.sched_runtime = barrier_slice_ns;
+    return syscall(SYS_sched_setattr, 0, &shorter, 0) == 0;
+#else
+    (void)saved;
+    return false;
+#endif
+}
+
+static void restore_slice(sched_attr_v1 *saved)
+{
+#if defined(SYS_sched_setattr)
+    saved->size = sizeof *saved;
+    (void)syscall(SYS_sched_setattr, 0, saved, 0);
+#else
+    (void)saved;
+#endif
+}
 
 struct clocksync_ctx {
     MPI_Comm comm;
@@ -135,6 +187,9 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
     ctx->clock = clock ? *clock : clocksync_monotonic_clock();
     ctx->margin_s = options->barrier_margin_s;
     clocksync_model_init(&ctx->model);
+    /* The barrier's sleep ends when asked, not up to 50 us later (the
+     * default timer slack of a thread). */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     int err = MPI_Comm_rank(comm, &ctx->rank);
     if (err == MPI_SUCCESS)
         err = MPI_Comm_size(comm, &ctx->size);
@@ -166,7 +221,7 @@ int clocksync_calibrate(clocksync_ctx *ctx)
 static void sleep_ns(int64_t ns)
 {
     struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
         ;
 }
 
@@ -236,8 +291,19 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
     int64_t local_deadline = clocksync_model_to_local(&ctx->model, deadline);
     int64_t now = clocksync_clock_now_ns(&ctx->clock);
     result->arrived_in_time = now <= local_deadline;
+    sched_attr_v1 saved;
+    bool slice_changed = false;
+    if (local_deadline - now > barrier_spin_ns) {
+        slice_changed = ask_short_slice(&saved);
+        /* Relative: the clock may be any clocksync_clock; the spin below
+         * ends on it. */
+        sleep_ns(local_deadline - now - barrier_spin_ns);
+        now = clocksync_clock_now_ns(&ctx->clock);
+    }
     while (now < local_deadline)
         now = clocksync_clock_now_ns(&ctx->clock);
+    if (slice_changed)
+        restore_slice(&saved);
     /* One rule whatever the cause: a rank that arrived after the deadline,
      * or was descheduled while it spun, starts the measurement skewed by
      * its exit lateness. */

@@ -39,6 +39,12 @@ typedef struct {
     mpiprofile_list env; /* NAME=VALUE, set before MPI_Init */
     char *thread_level;  /* single|funneled|serialized|multiple, NULL: funneled */
     char *unsupported;   /* why the library cannot run it; NULL: it can */
+    /* The library's own setting that places its progress thread (NAME=VALUE,
+     * VALUE with {free_cpus} or {free_cpus*}, see docs/mpi-profiles.md), in
+     * the versions bind_versions allows; none: bench_nbc binds the thread
+     * after MPI_Init. */
+    mpiprofile_list bind;
+    char *bind_versions;
 } mpiprofile_deployment;
 
 /* [workaround.<name>]: a known bug avoided by a setting, in some versions. */
@@ -58,6 +64,9 @@ typedef struct {
     mpiprofile_list header_macros; /* macros of mpi.h that all name it (fallback) */
     char *header_version;          /* the version from those macros, e.g. A.B.C */
     bool busy_polls;               /* ranks spin while they wait: never more ranks than cores */
+    /* Variables that turn the library's progress thread on: refused in a
+     * deployment that does not want it. */
+    mpiprofile_list progress_switches;
     struct {
         char *command;                 /* e.g. mpiexec, srun */
         mpiprofile_list flags;         /* always given */

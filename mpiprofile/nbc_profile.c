@@ -200,7 +200,7 @@ static void print_shell(const mpiprofile *p, const build_info *build, const char
     put_scalar("srun_mpi", p->launcher.srun_mpi ? p->launcher.srun_mpi : "pmi2");
     put_scalar("busy_polls", p->busy_polls ? "1" : "0");
     /* unsupported_<deployment>: why the library cannot run it, empty when it can. */
-    for (int d = NBC_DEPLOYMENT_BASIC; d <= NBC_DEPLOYMENT_MANUAL; d++) {
+    for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++) {
         const char *name = nbc_deployment_name((nbc_deployment)d);
         const mpiprofile_deployment *dep = mpiprofile_deployment_find(p, name);
         char var[64];
@@ -224,8 +224,8 @@ static void print_env(const mpiprofile *p, const char *version, const char *depl
 
 static int load(mpiprofile_set *set, const char *dir)
 {
-    const char *names[NBC_DEPLOYMENT_MANUAL + 1];
-    for (int d = NBC_DEPLOYMENT_BASIC; d <= NBC_DEPLOYMENT_MANUAL; d++)
+    const char *names[NBC_DEPLOYMENT_COUNT];
+    for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++)
         names[d] = nbc_deployment_name((nbc_deployment)d);
     char buf[PATH_MAX], err[1024];
     if (!dir)

@@ -61,6 +61,7 @@ static const key_desc keys[] = {
     {SECTION_LIBRARY, "header_macros", VALUE_WORDS, PROFILE(header_macros)},
     {SECTION_LIBRARY, "header_version", VALUE_TEXT, PROFILE(header_version)},
     {SECTION_LIBRARY, "busy_polls", VALUE_BOOL, PROFILE(busy_polls)},
+    {SECTION_LIBRARY, "progress_switches", VALUE_WORDS, PROFILE(progress_switches)},
     {SECTION_LAUNCHER, "command", VALUE_TEXT, PROFILE(launcher.command)},
     {SECTION_LAUNCHER, "flags", VALUE_WORDS, PROFILE(launcher.flags)},
     {SECTION_LAUNCHER, "as_root", VALUE_WORDS, PROFILE(launcher.as_root)},
@@ -73,6 +74,8 @@ static const key_desc keys[] = {
     {SECTION_DEPLOYMENT, "env", VALUE_SETTINGS, DEPLOYMENT(env)},
     {SECTION_DEPLOYMENT, "thread_level", VALUE_THREAD_LEVEL, DEPLOYMENT(thread_level)},
     {SECTION_DEPLOYMENT, "unsupported", VALUE_TEXT, DEPLOYMENT(unsupported)},
+    {SECTION_DEPLOYMENT, "bind", VALUE_SETTINGS, DEPLOYMENT(bind)},
+    {SECTION_DEPLOYMENT, "bind_versions", VALUE_VERSIONS, DEPLOYMENT(bind_versions)},
     {SECTION_WORKAROUND, "versions", VALUE_VERSIONS, WORKAROUND(versions)},
     {SECTION_WORKAROUND, "collectives", VALUE_WORDS, WORKAROUND(collectives)},
     {SECTION_WORKAROUND, "env", VALUE_SETTINGS, WORKAROUND(env)},
@@ -323,7 +326,7 @@ static int set_value(parse_state *st, const key_desc *key, void *target, const c
         if (key->kind == VALUE_VERSIONS) {
             char why[MESSAGE_MAX];
             if (mpiprofile_versions_match(value, "0", why, sizeof why) < 0)
-                return fail(st->err, st->errlen, "[%s] versions: %s", section, why);
+                return fail(st->err, st->errlen, "[%s] %s: %s", section, key->name, why);
         }
         *text = strdup(value);
         return *text ? 0 : fail(st->err, st->errlen, "out of memory");
@@ -395,6 +398,7 @@ static void profile_free(mpiprofile *p)
     free(p->display_name);
     list_free(&p->match);
     list_free(&p->header_macros);
+    list_free(&p->progress_switches);
     free(p->header_version);
     free(p->launcher.command);
     mpiprofile_list *lists[] = {
@@ -409,6 +413,8 @@ static void profile_free(mpiprofile *p)
         list_free(&p->deployments[i].env);
         free(p->deployments[i].thread_level);
         free(p->deployments[i].unsupported);
+        list_free(&p->deployments[i].bind);
+        free(p->deployments[i].bind_versions);
     }
     free(p->deployments);
     for (size_t i = 0; i < p->workaround_count; i++) {
@@ -432,6 +438,10 @@ static int check_profile(const mpiprofile *p, char *err, size_t errlen)
         return fail(err, errlen,
                     "[library] match is missing: a substring of the library's "
                     "MPI_Get_library_version text (e.g. match = MPICH Version:)");
+    for (size_t i = 0; i < p->deployment_count; i++)
+        if (p->deployments[i].bind.count > 1)
+            return fail(err, errlen, "[deployment.%s] bind: one NAME=VALUE setting, not %zu",
+                        p->deployments[i].name, p->deployments[i].bind.count);
     for (size_t i = 0; i < p->workaround_count; i++)
         if (p->workarounds[i].env.count == 0 || !p->workarounds[i].reason)
             return fail(err, errlen, "[workaround.%s] needs env (NAME=VALUE) and reason",

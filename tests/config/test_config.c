@@ -199,9 +199,14 @@ static void set_overrides_the_file(void **state)
     assert_true(cfg.calibration.max_bytes == 1ull << 30);
     assert_true(cfg.clocksync.resync_interval_s == 0);
     assert_int_equal(cfg.run.deployment, NBC_DEPLOYMENT_DEDICATED);
-    set_ok(&cfg, "progress.mode=thread");
-    assert_int_equal(cfg.progress.mode, NBC_PROGRESS_THREAD);
+    set_ok(&cfg, "progress.mode=none");
+    assert_int_equal(cfg.progress.mode, NBC_PROGRESS_NONE);
     assert_int_equal(cfg.progress.test_count, 0);
+    set_ok(&cfg, "run.deployment=thread");
+    set_ok(&cfg, "progress.oversubscribe=true");
+    set_ok(&cfg, "progress.unconfirmed_ok=true");
+    assert_int_equal(cfg.run.deployment, NBC_DEPLOYMENT_THREAD);
+    assert_true(cfg.progress.oversubscribe && cfg.progress.unconfirmed_ok);
     nbc_config_free(&cfg);
 }
 
@@ -398,6 +403,8 @@ static void help_lists_every_key(void **state)
         "clocksync.barrier_margin_us",
         "progress.mode",
         "progress.test_chunks",
+        "progress.unconfirmed_ok",
+        "progress.oversubscribe",
         "watchdog.factor",
         "watchdog.floor_s",
     };
@@ -415,9 +422,9 @@ static void help_lists_every_key(void **state)
     }
     /* Type, unit, default and allowed values are shown. */
     assert_non_null(strstr(text, "grid.comm_times  (duration grid, unit s, default 1ms,64ms,2)"));
-    assert_non_null(strstr(text, "allowed: basic, progress, dedicated, manual"));
+    assert_non_null(strstr(text, "allowed: basic, progress, dedicated, manual, thread"));
     assert_non_null(strstr(text, "allowed: a number > 0 and < 1"));
-    assert_non_null(strstr(text, "allowed: none, test:K with an integer K >= 1, thread"));
+    assert_non_null(strstr(text, "allowed: none, test:K with an integer K >= 1"));
     /* Every key, and only them: the dump of the defaults has as many lines. */
     nbc_config cfg;
     init_config(&cfg);
@@ -431,17 +438,14 @@ static void help_lists_every_key(void **state)
     free(text);
 }
 
-static void compute_threads_follow_deployment(void **state)
+static void deployment_names(void **state)
 {
     (void)state;
     nbc_config cfg;
     init_config(&cfg);
-    assert_int_equal(nbc_config_compute_threads(&cfg, 8), 8);
     set_ok(&cfg, "run.deployment=dedicated");
-    assert_int_equal(nbc_config_compute_threads(&cfg, 8), 7);
-    set_ok(&cfg, "run.threads=3");
-    assert_int_equal(nbc_config_compute_threads(&cfg, 8), 3);
     assert_string_equal(nbc_deployment_name(cfg.run.deployment), "dedicated");
+    assert_string_equal(nbc_deployment_name(NBC_DEPLOYMENT_THREAD), "thread");
     assert_string_equal(nbc_progress_mode_name(NBC_PROGRESS_TEST), "test");
     nbc_config_free(&cfg);
 }
@@ -541,7 +545,7 @@ static const bad_input bad_inputs[] = {
     {"unknown deployment",
      NULL,
      {"run.deployment=dedicate"},
-     {"run.deployment", "\"dedicate\"", "basic, progress, dedicated, manual"}},
+     {"run.deployment", "\"dedicate\"", "basic, progress, dedicated, manual, thread"}},
     {"unknown mpi profile",
      NULL,
      {"run.mpi=intelmpi"},
@@ -630,10 +634,10 @@ static const bad_input bad_inputs[] = {
     {"seed not a number", NULL, {"run.seed=abc"}, {"run.seed", "\"abc\""}},
     {"threads > cores", NULL, {"run.threads=3"}, {"run.threads", "\"3\"", "2 cores", "1 to 2"}},
     {"threads negative", NULL, {"run.threads=-1"}, {"run.threads", "is negative", ">= 0"}},
-    {"dedicated with every core computing",
+    {"progress thread as a mode",
      NULL,
-     {"run.deployment=dedicated", "run.threads=2"},
-     {"run.threads", "dedicated", "1 to 1"}},
+     {"progress.mode=thread"},
+     {"progress.mode", "run.deployment=thread"}},
     {"max_bytes too big for memory",
      NULL,
      {"calibration.max_bytes=8GiB"},
@@ -681,8 +685,7 @@ static const bad_input bad_inputs[] = {
     {"progress test:0",
      NULL,
      {"progress.mode=test:0"},
-     {"progress.mode", "\"test:0\" is not a progress mode",
-      "none, test:K with an integer K >= 1, thread"}},
+     {"progress.mode", "\"test:0\" is not a progress mode", "none, test:K with an integer K >= 1"}},
     {"progress test:x", NULL, {"progress.mode=test:x"}, {"progress.mode", "\"test:x\"", "test:K"}},
     {"progress poll", NULL, {"progress.mode=poll"}, {"progress.mode", "\"poll\"", "none, test:K"}},
     {"test_chunks 0", NULL, {"progress.test_chunks=0"}, {"progress.test_chunks", ">= 1"}},
@@ -798,7 +801,7 @@ int main(void)
         cmocka_unit_test(dump_ini_parses_back_to_the_same_configuration),
         cmocka_unit_test(json_has_typed_values),
         cmocka_unit_test(help_lists_every_key),
-        cmocka_unit_test(compute_threads_follow_deployment),
+        cmocka_unit_test(deployment_names),
         cmocka_unit_test(too_many_cells_accepted_with_force),
         cmocka_unit_test(results_dir_is_created_under_an_existing_parent),
         cmocka_unit_test(messages_name_the_file_and_line),

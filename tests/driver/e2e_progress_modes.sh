@@ -34,8 +34,9 @@ run_mode manual --set run.deployment=manual --set progress.test_chunks=8
 check_raw "$DIR" 24 # (warm-up + 3 blocks) x 3 kinds x 2 ranks
 [ "$(meta_value "$DIR" progress)" = test:8 ] || fail "manual: progress is $(meta_value "$DIR" progress)"
 
-run_mode thread --set progress.mode=thread
-# The suite's thread shares the rank's only core here: like MPICH's below,
+run_mode thread --set run.deployment=thread --set progress.oversubscribe=true
+# The suite's thread shares the rank's only core here (2 ranks on 2 cores:
+# no core to spare, hence progress.oversubscribe): like MPICH's below,
 # the cell holds every block or stopped when an attempt ran out of retries.
 cells_whole "$DIR" 4 2 >/dev/null || fail "thread: the cell is neither whole nor stopped late"
 [ "$(meta_value "$DIR" progress)" = thread ] || fail "thread: progress is $(meta_value "$DIR" progress)"

@@ -1,0 +1,451 @@
+/* The deployment plan (plan.h): one table of what each deployment means,
+ * applied to a library profile, a rank's cores and the user's environment. */
+#include "deploy/plan.h"
+
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* What each deployment asks for. */
+typedef struct deployment_rule {
+    deploy_progress_thread thread;
+    bool free_core;      /* a core per rank left out of the compute team for progress */
+    const char *meaning; /* for messages */
+} deployment_rule;
+
+static const deployment_rule rules[NBC_DEPLOYMENT_COUNT] = {
+    [NBC_DEPLOYMENT_BASIC] = {DEPLOY_PROGRESS_NONE, false, "all cores compute, library defaults"},
+    [NBC_DEPLOYMENT_PROGRESS] = {DEPLOY_PROGRESS_LIBRARY, false,
+                                 "all cores compute, the library's progress thread sharing them"},
+    [NBC_DEPLOYMENT_DEDICATED] = {DEPLOY_PROGRESS_LIBRARY, true,
+                                  "the library's progress thread on the core left free"},
+    [NBC_DEPLOYMENT_MANUAL] = {DEPLOY_PROGRESS_NONE, false,
+                               "all cores compute, MPI_Test between compute chunks"},
+    [NBC_DEPLOYMENT_THREAD] = {DEPLOY_PROGRESS_SUITE, true,
+                               "the suite's own progress thread on the core left free"},
+};
+
+static const char *const thread_level_names[] = {"single", "funneled", "serialized", "multiple"};
+static const char *const progress_thread_names[] = {"none", "library", "suite"};
+static const char *const bind_names[] = {"shared", "library_setting", "after_init", "suite"};
+
+/* Values that leave a library's switch off (MPICH, Intel MPI, MVAPICH). */
+static bool value_is_off(const char *value)
+{
+    static const char *const off[] = {"", "0", "no", "off", "disable", "false"};
+    for (size_t i = 0; i < ARRAY_SIZE(off); i++)
+        if (strcasecmp(value, off[i]) == 0)
+            return true;
+    return false;
+}
+
+static int refuse(deploy_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse(deploy_plan *plan, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->refusal, sizeof plan->refusal, fmt, ap);
+    va_end(ap);
+    plan->refused = true;
+    return -1;
+}
+
+/* The environment's value of NAME, or NULL. */
+static const char *user_value(const deploy_input *in, const char *name, size_t name_len)
+{
+    for (const char *const *e = in->environment; e && *e; e++)
+        if (strncmp(*e, name, name_len) == 0 && (*e)[name_len] == '=')
+            return *e + name_len + 1;
+    return NULL;
+}
+
+void deploy_cpu_list(const int *cpus, int count, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%d", i ? "," : "", cpus[i]);
+    }
+}
+
+/* Appends NAME=VALUE (value given apart: it may be expanded). A user value
+ * that differs is a refusal: the deployment would not be what it says. */
+static int add_setting(const deploy_input *in, deploy_plan *plan, const char *name, size_t name_len,
+                       const char *value, const char *source)
+{
+    if (plan->env_count == DEPLOY_MAX_SETTINGS)
+        return refuse(plan, "deployment plan: more than %d settings", DEPLOY_MAX_SETTINGS);
+    deploy_setting *s = &plan->env[plan->env_count++];
+    *s = (deploy_setting){.name = strndup(name, name_len), .value = strdup(value)};
+    snprintf(s->source, sizeof s->source, "%s", source);
+    const char *had = user_value(in, name, name_len);
+    if (had && !(s->user_value = strdup(had)))
+        return refuse(plan, "out of memory");
+    if (!s->name || !s->value)
+        return refuse(plan, "out of memory");
+    if (had && strcmp(had, value) != 0)
+        return refuse(plan,
+                      "config: run.deployment: \"%s\" sets %s=%s (%s), but the environment sets "
+                      "%s=%s (unset it, or choose the deployment it means)",
+                      nbc_deployment_name(plan->deployment), s->name, s->value, source, s->name,
+                      had);
+    return 0;
+}
+
+static int add_assignment(const deploy_input *in, deploy_plan *plan, const char *assignment,
+                          const char *source)
+{
+    const char *eq = strchr(assignment, '=');
+    return add_setting(in, plan, assignment, (size_t)(eq - assignment), eq + 1, source);
+}
+
+/* The bind setting's value: {free_cpus} is the free cores, {free_cpus*} the
+ * same repeated once per possible local rank (the library indexes its list
+ * by local rank, unknown before MPI_Init). NULL when out of memory. */
+static char *expand_bind(const char *value, const deploy_plan *plan, int machine_cpus)
+{
+    char cpus[8 * 64];
+    deploy_cpu_list(plan->progress_cpus, plan->progress_cpu_count, cpus, sizeof cpus);
+    const char *star = strstr(value, "{free_cpus*}"), *plain = strstr(value, "{free_cpus}");
+    const char *at = star ? star : plain;
+    if (!at)
+        return strdup(value);
+    int repeat = star ? (machine_cpus > 0 ? machine_cpus : 1) : 1;
+    size_t len = strlen(value) + (size_t)repeat * (strlen(cpus) + 1) + 1;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    snprintf(out, len, "%.*s", (int)(at - value), value);
+    for (int i = 0; i < repeat; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? "," : "", cpus);
+    snprintf(out + strlen(out), len - strlen(out), "%s",
+             at + strlen(star ? "{free_cpus*}" : "{free_cpus}"));
+    return out;
+}
+
+static deploy_thread_level level_of(const char *name)
+{
+    for (size_t i = 0; name && i < ARRAY_SIZE(thread_level_names); i++)
+        if (strcmp(name, thread_level_names[i]) == 0)
+            return (deploy_thread_level)i;
+    return DEPLOY_THREAD_FUNNELED;
+}
+
+/* The deployments this library can run, for messages. */
+static void runnable(const deploy_input *in, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int d = 0; d < NBC_DEPLOYMENT_COUNT; d++) {
+        const mpiprofile_deployment *dep =
+            mpiprofile_deployment_find(in->profile, nbc_deployment_name((nbc_deployment)d));
+        bool runs = !(dep && dep->unsupported) &&
+                    (rules[d].thread != DEPLOY_PROGRESS_LIBRARY || (dep && dep->env.count > 0));
+        if (runs)
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "",
+                     nbc_deployment_name((nbc_deployment)d));
+    }
+}
+
+/* The library's support for the deployment, from its profile. */
+static int check_library(const deploy_input *in, deploy_plan *plan,
+                         const mpiprofile_deployment *dep)
+{
+    const mpiprofile *p = in->profile;
+    const char *name = nbc_deployment_name(plan->deployment);
+    char allowed[256];
+    runnable(in, allowed, sizeof allowed);
+    const char *suggest =
+        rules[plan->deployment].free_core && plan->deployment != NBC_DEPLOYMENT_THREAD
+            ? "; the suite's own progress thread on the free core is "
+              "run.deployment=thread"
+            : "";
+    if (dep && dep->unsupported)
+        return refuse(plan,
+                      "config: run.deployment: \"%s\" cannot run with %s %s: %s (allowed with "
+                      "%s: %s%s)",
+                      name, p->display_name, in->version, dep->unsupported, p->name, allowed,
+                      suggest);
+    if (rules[plan->deployment].thread == DEPLOY_PROGRESS_LIBRARY && !(dep && dep->env.count > 0))
+        return refuse(plan,
+                      "config: run.deployment: \"%s\" needs the library's asynchronous progress "
+                      "thread, but %s %s (profile %s, %s) has no setting that turns one on "
+                      "(allowed with %s: %s%s)",
+                      name, p->display_name, in->version, p->name, p->path ? p->path : "built in",
+                      p->name, allowed, suggest);
+    return 0;
+}
+
+/* A progress switch the user turned on where the deployment has no library
+ * thread, or off where it needs one. */
+static int check_switches(const deploy_input *in, deploy_plan *plan)
+{
+    bool wanted = plan->progress_thread == DEPLOY_PROGRESS_LIBRARY;
+    const mpiprofile_list *switches = &in->profile->progress_switches;
+    for (size_t i = 0; i < switches->count; i++) {
+        const char *name = switches->items[i];
+        const char *had = user_value(in, name, strlen(name));
+        if (!had || value_is_off(had) != wanted)
+            continue;
+        if (!wanted)
+            return refuse(plan,
+                          "config: run.deployment: \"%s\" means no library progress thread, but "
+                          "the environment sets %s=%s, which turns %s's on (use "
+                          "run.deployment=progress or dedicated, or unset it)",
+                          nbc_deployment_name(plan->deployment), name, had,
+                          in->profile->display_name);
+        return refuse(plan,
+                      "config: run.deployment: \"%s\" turns %s's progress thread on, but the "
+                      "environment sets %s=%s, which turns it off (unset it)",
+                      nbc_deployment_name(plan->deployment), in->profile->display_name, name, had);
+    }
+    return 0;
+}
+
+/* Compute cores, free cores and where each thread goes. */
+static int place_threads(const deploy_input *in, deploy_plan *plan)
+{
+    const nbc_config *cfg = in->cfg;
+    const char *name = nbc_deployment_name(plan->deployment);
+    int cores = in->cpu_count;
+    bool free_core = rules[plan->deployment].free_core;
+    if (plan->deployment == NBC_DEPLOYMENT_THREAD && cores < 2 && cfg->progress.oversubscribe) {
+        free_core = false;
+        plan->oversubscribed = true;
+    }
+    if (free_core && cores < 2)
+        return refuse(plan,
+                      "config: run.deployment: \"%s\" leaves one core free for progress, but this "
+                      "rank has %d core (allowed on this rank: basic, progress, manual%s; more "
+                      "cores per rank: fewer ranks per node)",
+                      name, cores,
+                      plan->deployment == NBC_DEPLOYMENT_THREAD
+                          ? ", or thread with progress.oversubscribe=true"
+                          : "");
+    int usable = free_core ? cores - 1 : cores;
+    int threads = cfg->run.threads > 0 ? cfg->run.threads : usable;
+    if (threads > usable)
+        return refuse(plan,
+                      "config: run.threads: \"%d\" leaves no core free for deployment %s on this "
+                      "rank's %d cores (allowed: 0 = all cores but one, or 1 to %d)",
+                      cfg->run.threads, name, cores, usable);
+    plan->compute_count = threads;
+    memcpy(plan->compute_cpus, in->cpus, (size_t)threads * sizeof *in->cpus);
+    /* The cores no compute thread takes are the progress thread's. */
+    plan->library_cpu_count = cores;
+    memcpy(plan->library_cpus, in->cpus, (size_t)cores * sizeof *in->cpus);
+    if (free_core) {
+        plan->progress_cpu_count = cores - threads;
+        memcpy(plan->progress_cpus, in->cpus + threads,
+               (size_t)plan->progress_cpu_count * sizeof *in->cpus);
+    } else {
+        plan->progress_cpu_count = threads;
+        memcpy(plan->progress_cpus, in->cpus, (size_t)threads * sizeof *in->cpus);
+    }
+    if (plan->deployment == NBC_DEPLOYMENT_DEDICATED) {
+        plan->library_cpu_count = plan->progress_cpu_count;
+        memcpy(plan->library_cpus, plan->progress_cpus,
+               (size_t)plan->progress_cpu_count * sizeof *in->cpus);
+    }
+    return 0;
+}
+
+/* The deployment's settings, the bind setting, the workarounds of known
+ * bugs for this version and collective, the OpenMP wait policy. */
+static int add_settings(const deploy_input *in, deploy_plan *plan, const mpiprofile_deployment *dep)
+{
+    const mpiprofile *p = in->profile;
+    char source[160];
+    snprintf(source, sizeof source, "profile %.64s, deployment %.32s", p->name,
+             nbc_deployment_name(plan->deployment));
+    bool library_thread = plan->progress_thread == DEPLOY_PROGRESS_LIBRARY;
+    for (size_t i = 0; library_thread && dep && i < dep->env.count; i++)
+        if (add_assignment(in, plan, dep->env.items[i], source) != 0)
+            return -1;
+    if (plan->bind == DEPLOY_BIND_LIBRARY_SETTING) {
+        const char *assignment = dep->bind.items[0], *eq = strchr(assignment, '=');
+        char *value = expand_bind(eq + 1, plan, in->machine_cpus);
+        if (!value)
+            return refuse(plan, "out of memory");
+        int rc = add_setting(in, plan, assignment, (size_t)(eq - assignment), value, source);
+        free(value);
+        if (rc != 0)
+            return -1;
+        plan->bind_setting = plan->env[plan->env_count - 1].name;
+    }
+    for (size_t i = 0; i < p->workaround_count; i++) {
+        const mpiprofile_workaround *w = &p->workarounds[i];
+        if (!mpiprofile_workaround_applies(w, in->version, in->cfg->run.collective))
+            continue;
+        snprintf(source, sizeof source, "profile %.64s, workaround %.64s", p->name, w->name);
+        for (size_t j = 0; j < w->env.count; j++)
+            if (add_assignment(in, plan, w->env.items[j], source) != 0)
+                return -1;
+    }
+    bool shared = strcmp(plan->wait_policy, "passive") == 0;
+    return add_setting(in, plan, "OMP_WAIT_POLICY", strlen("OMP_WAIT_POLICY"), plan->wait_policy,
+                       shared ? "OpenMP wait policy: a progress thread shares the compute cores"
+                              : "OpenMP wait policy: the compute cores are the team's alone");
+}
+
+int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
+{
+    const nbc_config *cfg = in->cfg;
+    *plan = (deploy_plan){.deployment = cfg->run.deployment};
+    if ((unsigned)plan->deployment >= NBC_DEPLOYMENT_COUNT)
+        return refuse(plan, "config: run.deployment: unknown deployment %d", plan->deployment);
+    const deployment_rule *rule = &rules[plan->deployment];
+    const mpiprofile_deployment *dep =
+        mpiprofile_deployment_find(in->profile, nbc_deployment_name(plan->deployment));
+    plan->progress_thread = rule->thread;
+    plan->confirm = plan->deployment == NBC_DEPLOYMENT_DEDICATED;
+    plan->unconfirmed_ok = cfg->progress.unconfirmed_ok;
+    plan->bind =
+        plan->progress_thread == DEPLOY_PROGRESS_SUITE ? DEPLOY_BIND_SUITE : DEPLOY_BIND_SHARED;
+    plan->progress_mode = cfg->progress.mode;
+    plan->test_chunks = cfg->progress.test_count;
+    if (plan->deployment == NBC_DEPLOYMENT_MANUAL && plan->progress_mode == NBC_PROGRESS_NONE) {
+        plan->progress_mode = NBC_PROGRESS_TEST;
+        plan->test_chunks = cfg->progress.test_chunks;
+    }
+    if (plan->deployment == NBC_DEPLOYMENT_THREAD) {
+        if (plan->progress_mode == NBC_PROGRESS_TEST)
+            return refuse(plan,
+                          "config: progress.mode: \"test:%d\" and run.deployment=thread are two "
+                          "ways of driving progress; a run measures one (allowed with thread: "
+                          "none)",
+                          plan->test_chunks);
+        plan->progress_mode = NBC_PROGRESS_THREAD;
+    }
+    if (check_library(in, plan, dep) != 0 || check_switches(in, plan) != 0 ||
+        place_threads(in, plan) != 0)
+        return -1;
+    if (plan->oversubscribed)
+        plan->bind = DEPLOY_BIND_SHARED;
+    if (plan->deployment == NBC_DEPLOYMENT_DEDICATED) {
+        /* The library's own setting where this version has one; else the
+         * thread is found and bound after MPI_Init. */
+        char why[256];
+        bool has_bind =
+            dep && dep->bind.count == 1 &&
+            mpiprofile_versions_match(dep->bind_versions, in->version, why, sizeof why) == 1;
+        plan->bind = has_bind ? DEPLOY_BIND_LIBRARY_SETTING : DEPLOY_BIND_AFTER_INIT;
+    }
+    /* Workers that spin between parallel regions take the core from a
+     * progress thread that shares it; on cores of their own they may spin. */
+    bool shared = plan->progress_thread != DEPLOY_PROGRESS_NONE && plan->bind == DEPLOY_BIND_SHARED;
+    plan->wait_policy = shared ? "passive" : "active";
+    plan->thread_level = DEPLOY_THREAD_FUNNELED;
+    if (plan->progress_thread == DEPLOY_PROGRESS_LIBRARY && dep)
+        plan->thread_level = level_of(dep->thread_level);
+    if (plan->progress_thread == DEPLOY_PROGRESS_SUITE)
+        plan->thread_level = DEPLOY_THREAD_MULTIPLE; /* two threads call MPI */
+    return add_settings(in, plan, dep);
+}
+
+void deploy_plan_free(deploy_plan *plan)
+{
+    for (size_t i = 0; i < plan->env_count; i++) {
+        free(plan->env[i].name);
+        free(plan->env[i].value);
+        free(plan->env[i].user_value);
+    }
+    plan->env_count = 0;
+    plan->bind_setting = NULL;
+}
+
+const char *deploy_progress_thread_name(deploy_progress_thread thread)
+{
+    return (unsigned)thread < ARRAY_SIZE(progress_thread_names) ? progress_thread_names[thread]
+                                                                : "unknown";
+}
+
+const char *deploy_bind_name(deploy_bind bind)
+{
+    return (unsigned)bind < ARRAY_SIZE(bind_names) ? bind_names[bind] : "unknown";
+}
+
+const char *deploy_thread_level_name(deploy_thread_level level)
+{
+    return (unsigned)level < ARRAY_SIZE(thread_level_names) ? thread_level_names[level] : "unknown";
+}
+
+static json_object *cpus_json(const int *cpus, int count)
+{
+    json_object *a = json_object_new_array();
+    for (int i = 0; a && i < count; i++)
+        json_object_array_add(a, json_object_new_int(cpus[i]));
+    return a;
+}
+
+json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
+{
+    json_object *o = json_object_new_object();
+    if (!o)
+        return NULL;
+    const char *name = nbc_deployment_name(plan->deployment);
+    json_object_object_add(o, "deployment", json_object_new_string(name));
+    if ((unsigned)plan->deployment < NBC_DEPLOYMENT_COUNT)
+        json_object_object_add(o, "meaning",
+                               json_object_new_string(rules[plan->deployment].meaning));
+    json_object_object_add(o, "status", json_object_new_string(plan->refused ? "refused" : "ok"));
+    if (plan->refused)
+        json_object_object_add(o, "refusal", json_object_new_string(plan->refusal));
+    json_object *lib = json_object_new_object();
+    json_object_object_add(lib, "profile", json_object_new_string(in->profile->name));
+    json_object_object_add(lib, "version", json_object_new_string(in->version));
+    json_object_object_add(o, "mpi_library", lib);
+    json_object *place = json_object_new_object();
+    json_object_object_add(place, "cpus", cpus_json(in->cpus, in->cpu_count));
+    json_object_object_add(
+        place, "source",
+        json_object_new_string(in->placement_source ? in->placement_source : "given"));
+    json_object_object_add(o, "placement", place);
+    if (plan->refused)
+        return o;
+    json_object *env = json_object_new_array();
+    for (size_t i = 0; i < plan->env_count; i++) {
+        const deploy_setting *s = &plan->env[i];
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(s->name));
+        json_object_object_add(e, "value", json_object_new_string(s->value));
+        json_object_object_add(e, "source", json_object_new_string(s->source));
+        if (s->user_value)
+            json_object_object_add(e, "environment_had", json_object_new_string(s->user_value));
+        json_object_array_add(env, e);
+    }
+    json_object_object_add(o, "environment", env);
+    json_object_object_add(o, "thread_level",
+                           json_object_new_string(deploy_thread_level_name(plan->thread_level)));
+    json_object *pt = json_object_new_object();
+    json_object_object_add(
+        pt, "kind", json_object_new_string(deploy_progress_thread_name(plan->progress_thread)));
+    if (plan->progress_thread != DEPLOY_PROGRESS_NONE) {
+        json_object_object_add(pt, "cpus",
+                               cpus_json(plan->progress_cpus, plan->progress_cpu_count));
+        json_object_object_add(pt, "binding", json_object_new_string(deploy_bind_name(plan->bind)));
+        if (plan->bind_setting)
+            json_object_object_add(pt, "bind_setting", json_object_new_string(plan->bind_setting));
+        json_object_object_add(pt, "confirm", json_object_new_boolean(plan->confirm));
+        json_object_object_add(pt, "unconfirmed_ok", json_object_new_boolean(plan->unconfirmed_ok));
+        json_object_object_add(pt, "oversubscribed", json_object_new_boolean(plan->oversubscribed));
+    }
+    json_object_object_add(o, "progress_thread", pt);
+    json_object_object_add(o, "library_thread_cpus",
+                           cpus_json(plan->library_cpus, plan->library_cpu_count));
+    json_object *compute = json_object_new_object();
+    json_object_object_add(compute, "threads", json_object_new_int(plan->compute_count));
+    json_object_object_add(compute, "cpus", cpus_json(plan->compute_cpus, plan->compute_count));
+    json_object_object_add(compute, "omp_wait_policy", json_object_new_string(plan->wait_policy));
+    json_object_object_add(o, "compute", compute);
+    char mode[32];
+    snprintf(mode, sizeof mode, "%s", nbc_progress_mode_name(plan->progress_mode));
+    if (plan->progress_mode == NBC_PROGRESS_TEST)
+        snprintf(mode, sizeof mode, "test:%d", plan->test_chunks);
+    json_object_object_add(o, "progress_mode", json_object_new_string(mode));
+    return o;
+}

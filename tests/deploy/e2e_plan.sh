@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# bench_nbc --plan for every deployment, read with jq: what each means on
+# this build's library and this machine's cores, without MPI (no launcher);
+# then runs that hold a plan to what it said: the thread level the progress
+# deployment requires, the suite's own thread on the free core (its tid,
+# CPUs and CPU time in meta.json), dedicated's library thread confirmed on
+# the free core (MPICH, one rank with 2 cores).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/driver/lib_driver.sh
+source "$(dirname "$0")/../driver/lib_driver.sh"
+command -v jq >/dev/null || skip "jq is not installed"
+make_scratch
+
+# plan ARGS...: the plan's JSON in PLAN, bench_nbc's status in STATUS.
+plan() {
+    STATUS=0
+    PLAN=$(env -u MPICH_ASYNC_PROGRESS -u OMP_WAIT_POLICY "$BENCH" --plan "$@" 2>"$SCRATCH/plan.err") || STATUS=$?
+    jq -e . >/dev/null <<<"$PLAN" || fail "--plan $*: not JSON: $PLAN $(cat "$SCRATCH/plan.err")"
+}
+field() { jq -r "$1" <<<"$PLAN"; }
+
+cores=$(taskset -c 0,1 "$BENCH" --plan | jq '.placement.cpus | length')
+[ "$cores" -ge 2 ] || skip "this machine has fewer than 2 cores"
+for d in basic progress dedicated manual thread; do
+    plan --set run.deployment=$d
+    [ "$(field .deployment)" = "$d" ] || fail "$d: deployment $(field .deployment)"
+    [ "$(field .mpi_library.profile)" = "$MPI" ] || fail "$d: library $(field .mpi_library.profile)"
+    if [ "$(field .status)" = refused ]; then
+        [ "$STATUS" -eq 2 ] || fail "$d refused with status $STATUS"
+        grep -q "run.deployment" "$SCRATCH/plan.err" || fail "$d: refusal not on stderr"
+        echo "$d: refused: $(field .refusal)"
+        continue
+    fi
+    [ "$STATUS" -eq 0 ] || fail "$d planned, status $STATUS"
+    echo "$d: progress thread $(field .progress_thread.kind) on $(field '.progress_thread.cpus // [] | join(",")'), compute $(field '.compute.cpus | join(",")'), $(field .thread_level), OMP_WAIT_POLICY=$(field .compute.omp_wait_policy)"
+    # One thread per core: the progress thread's own cores never compute.
+    if [ "$(field .progress_thread.binding)" != shared ] && [ "$(field .progress_thread.kind)" != none ]; then
+        [ "$(field '[.progress_thread.cpus[], .compute.cpus[]] | (length == (unique | length))')" = true ] ||
+            fail "$d: progress and compute cores overlap: $PLAN"
+    fi
+done
+
+# What each deployment must say here, library by library.
+plan --set run.deployment=basic
+[ "$(field .progress_thread.kind)/$(field .thread_level)/$(field .compute.omp_wait_policy)" = none/funneled/active ] ||
+    fail "basic: $PLAN"
+plan --set run.deployment=thread
+[ "$(field .progress_thread.kind)/$(field .thread_level)" = suite/multiple ] || fail "thread: $PLAN"
+[ "$(field '.compute.cpus | length')" -eq $((cores - 1)) ] || fail "thread: compute cores $PLAN"
+plan --set run.deployment=dedicated
+if [ "$MPI" = mpich ]; then
+    [ "$(field .progress_thread.binding)/$(field .progress_thread.bind_setting)" = library_setting/MPIR_CVAR_PROGRESS_THREAD_AFFINITY ] ||
+        fail "dedicated with MPICH: $PLAN"
+    plan --set run.deployment=progress
+    [ "$(field .thread_level)/$(field .compute.omp_wait_policy)" = multiple/passive ] ||
+        fail "progress with MPICH: $PLAN"
+    [ "$(field '.environment[] | select(.name == "MPICH_ASYNC_PROGRESS") | .value')" = 1 ] ||
+        fail "progress with MPICH: no MPICH_ASYNC_PROGRESS=1: $PLAN"
+else
+    { [ "$(field .status)" = refused ] && grep -q "run.deployment=thread" <<<"$(field .refusal)"; } ||
+        fail "dedicated with $MPI: not refused with the suite's deployment suggested: $PLAN"
+fi
+# Bad input: no free core, a user's switch against the deployment.
+STATUS=0
+taskset -c 0 "$BENCH" --plan --set run.deployment=thread >"$SCRATCH/one.json" 2>"$SCRATCH/one.err" || STATUS=$?
+{ [ "$STATUS" -eq 2 ] && grep -q "progress.oversubscribe=true" "$SCRATCH/one.err"; } ||
+    fail "thread on one core: status $STATUS, $(cat "$SCRATCH/one.err")"
+if [ "$MPI" = mpich ]; then
+    STATUS=0
+    MPICH_ASYNC_PROGRESS=1 "$BENCH" --plan --set run.deployment=basic >/dev/null 2>"$SCRATCH/sw.err" || STATUS=$?
+    { [ "$STATUS" -eq 2 ] && grep -q "MPICH_ASYNC_PROGRESS=1" "$SCRATCH/sw.err"; } ||
+        fail "basic with MPICH_ASYNC_PROGRESS=1 not refused: $(cat "$SCRATCH/sw.err")"
+fi
+
+# Runs (one cell each) hold the plan.
+cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=2ms --set grid.comp_times=4ms
+      --set run.repetitions=2 --set calibration.tolerance=0.5)
+if [ "$MPI" = mpich ]; then
+    # progress requires MPI_THREAD_MULTIPLE: asked, provided and recorded.
+    out=$(mpi_launch -n 2 env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" \
+        --set run.deployment=progress 2>&1) || fail "progress failed: $out"
+    DIR=$(run_folder "$out")
+    [ "$(jq -r .deployment_plan.thread_level "$DIR/meta.json")" = multiple ] || fail "progress: plan's level"
+    [ "$(meta_value "$DIR" mpi_thread_level)" = multiple ] ||
+        fail "progress: provided $(meta_value "$DIR" mpi_thread_level), the plan requires multiple"
+    [ "$(jq -r .environment.OMP_WAIT_POLICY "$DIR/meta.json")" = passive ] || fail "progress: wait policy"
+fi
+
+# The suite's own thread, 1 rank on 2 cores: on the free core, alone there.
+out=$(taskset -c 0,1 "$MPIEXEC" -n 1 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=thread 2>&1) ||
+    fail "thread failed: $out"
+DIR=$(run_folder "$out")
+free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
+suite=$(jq -c '.deployment_threads[0].threads[] | select(.role == "suite progress thread")' "$DIR/meta.json")
+[ -n "$suite" ] || fail "thread: no suite thread in meta.json"
+[ "$(jq -r .cpus <<<"$suite")" = "$free" ] || fail "thread: suite thread on $(jq -r .cpus <<<"$suite"), free core $free"
+[ "$(jq -r '.tid > 0 and .cpu_s_sweep != null' <<<"$suite")" = true ] || fail "thread: tid or CPU time missing: $suite"
+[ "$(meta_value "$DIR" progress)" = thread ] || fail "thread: progress $(meta_value "$DIR" progress)"
+figure "suite progress thread on CPU $free: $(jq -r .cpu_s_sweep <<<"$suite") s of CPU over the sweep"
+
+if [ "$MPI" = mpich ]; then
+    # dedicated: MPICH's progress thread (and every thread MPI_Init made)
+    # allowed only the free core, confirmed from the kernel's affinity.
+    out=$(taskset -c 0,1 "$MPIEXEC" -n 1 env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" \
+        --set run.deployment=dedicated 2>&1) || fail "dedicated failed: $out"
+    DIR=$(run_folder "$out")
+    [ "$(meta_value "$DIR" progress_binding)" = confirmed ] || fail "dedicated: binding $(meta_value "$DIR" progress_binding)"
+    free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
+    jq -e --arg f "$free" '[.deployment_threads[0].threads[] | select(.role == "created by MPI_Init") | .cpus == $f] | length > 0 and all' \
+        "$DIR/meta.json" >/dev/null || fail "dedicated: a library thread not only on $free: $(jq -c .deployment_threads "$DIR/meta.json")"
+    jq -e '[.deployment_threads[0].threads[] | select(.bound_by == "MPIR_CVAR_PROGRESS_THREAD_AFFINITY")] | length == 1' \
+        "$DIR/meta.json" >/dev/null || fail "dedicated: MPICH's affinity setting did not place its thread"
+fi
+echo "plans read for 5 deployments; runs held them"
