@@ -477,6 +477,7 @@ static cell_metrics empty_cell(long number, const char *collective, double comm_
         *undefined[i] = NAN;
     c.diagnosis = c.diagnosis_point = DIAG_INVALID;
     snprintf(c.collective, sizeof c.collective, "%s", collective);
+    snprintf(c.stop, sizeof c.stop, "none");
     return c;
 }
 
@@ -639,6 +640,10 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     cell->late_share = w.attempts ? (double)w.late_attempts / (double)w.attempts : NAN;
     cell->tolerance_ns = judge.again ? judge.tolerance_ns : (double)w.driver_tolerance_ns;
     cell->invalid_reasons = calibration_reasons(in, raw);
+    snprintf(cell->stop, sizeof cell->stop, "unknown");
+    for (size_t i = 0; i < in->sweep_count; i++)
+        if (in->sweep[i].cell == raw->cell)
+            snprintf(cell->stop, sizeof cell->stop, "%s", in->sweep[i].stop);
     if (w.late_blocks || w.warmup_late)
         cell->invalid_reasons |= INVALID_LATE;
     cell_series series;
