@@ -14,6 +14,7 @@
  *   watchdog.c      ends a hung job with a message naming cell, rank, call
  *   calibrate.c     message and matrix sizes for target times
  *   size_search.c   the message size search (no MPI, size_search.h)
+ *   stopping.c      when a cell has blocks enough (no MPI, stopping.h)
  *   sweep.c         the grid of cells, repetitions, raw records
  *   resume.c        what an interrupted run folder already holds
  *   output.c        the run folder: CSV files and meta.json */
