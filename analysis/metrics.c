@@ -60,6 +60,7 @@ typedef struct block_stats {
     double mpi_local;          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
     double call;               /* ... its t2 - t1 */
     double wait;               /* ... its t4 - t3 */
+    double comp_of_mpi_rank;   /* ... its t3 - t2 */
     double comp_overlap_local; /* overlap: slowest local t3 - t2 */
     double measured_local;     /* overlap: slowest local t4 - t1 */
     double start_skew;         /* overlap: max(t1) - min(t1) */
@@ -118,6 +119,7 @@ static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ra
             b.mpi_local = call + wait;
             b.call = call;
             b.wait = wait;
+            b.comp_of_mpi_rank = ns_between_s(t[1], t[2]);
         }
         b.comp_overlap_local = fmax(b.comp_overlap_local, ns_between_s(t[1], t[2]));
     }
@@ -260,6 +262,7 @@ static void cell_series_of(const cell_work *w, double *values, cell_series *s)
         [SERIES_COMP_LOCAL] = offsetof(block_stats, comp_local),
         [SERIES_MPI_LOCAL] = offsetof(block_stats, mpi_local),
         [SERIES_COMP_OVERLAP_LOCAL] = offsetof(block_stats, comp_overlap_local),
+        [SERIES_COMP_OF_MPI_RANK] = offsetof(block_stats, comp_of_mpi_rank),
     };
     *s = (cell_series){.n = n};
     for (int i = 0; i < SERIES_COUNT; i++) {
