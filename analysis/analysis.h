@@ -159,6 +159,16 @@ int analysis_parse_passive(const char *buf, size_t len, const char *file_name, p
 int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
                                compute_ref_row **rows, size_t *count, analysis_error *err);
 
+/* sweep.csv: how many blocks the driver ran in a cell and why it stopped. */
+typedef struct sweep_row {
+    long cell;
+    long blocks;
+    char stop[ANALYSIS_NAME_MAX]; /* fixed, precision, max, budget, late */
+} sweep_row;
+
+int analysis_parse_sweep(const char *buf, size_t len, const char *file_name, sweep_row **rows,
+                         size_t *count, analysis_error *err);
+
 /* meta.json: the keys the analysis reads (docs/formats.md). */
 typedef struct run_meta {
     bool present;
@@ -197,6 +207,9 @@ typedef struct run_inputs {
     compute_ref_row *compute_ref;
     size_t compute_ref_count;
     bool have_compute_ref;
+    sweep_row *sweep;
+    size_t sweep_count;
+    bool have_sweep;
 } run_inputs;
 
 int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err);
@@ -351,6 +364,9 @@ typedef struct cell_metrics {
     double comp_null_ratio;
     metric_bounds comp_null_ci;
     long long bootstrap_seed;
+    /* sweep.csv: why the driver stopped the cell; "unknown" without a row,
+     * "none" for a cell not measured */
+    char stop[ANALYSIS_NAME_MAX];
 } cell_metrics;
 
 /* One row of cells_by_rank.csv: a rank's own medians. */

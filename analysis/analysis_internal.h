@@ -200,6 +200,7 @@ enum block_series {
     SERIES_COMP_LOCAL,         /* comp_ref: slowest local t3 - t2 */
     SERIES_MPI_LOCAL,          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
     SERIES_COMP_OVERLAP_LOCAL, /* overlap: slowest local t3 - t2 */
+    SERIES_COMP_OF_MPI_RANK,   /* overlap: t3 - t2 of the rank of SERIES_MPI_LOCAL */
     SERIES_COUNT
 };
 

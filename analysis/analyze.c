@@ -54,6 +54,35 @@ static void null_coverage_text(strbuf *sb, const cell_table *cells, const char *
     }
 }
 
+/* Blocks per measured cell and why the driver stopped each (sweep.csv,
+ * adaptive repetitions): "blocks: 12 to 40 a cell; stopped: max 3, ...". */
+static void blocks_text(strbuf *sb, const cell_table *cells)
+{
+    long least = -1, most = -1;
+    const char *reasons[8];
+    size_t counts[8] = {0}, kinds = 0;
+    for (size_t i = 0; i < cells->count; i++) {
+        const cell_metrics *c = &cells->cells[i];
+        if (strcmp(c->stop, "none") == 0)
+            continue; /* not measured */
+        least = least < 0 || c->blocks < least ? c->blocks : least;
+        most = c->blocks > most ? c->blocks : most;
+        size_t k = 0;
+        while (k < kinds && strcmp(reasons[k], c->stop) != 0)
+            k++;
+        if (k == kinds && kinds < sizeof reasons / sizeof *reasons)
+            reasons[kinds++] = c->stop;
+        if (k < kinds)
+            counts[k]++;
+    }
+    if (least < 0)
+        return;
+    strbuf_printf(sb, "blocks: %ld to %ld usable a cell; stopped:", least, most);
+    for (size_t k = 0; k < kinds; k++)
+        strbuf_printf(sb, "%s %s %zu", k ? "," : "", reasons[k], counts[k]);
+    strbuf_printf(sb, "\n");
+}
+
 static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cells,
                          const cell_rules *rules, bool impact)
 {
@@ -85,6 +114,7 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                   Q_DIAGNOSED, 100 * u->family_cell_level, u->min_blocks, u->uncertain_cells, valid,
                   u->few_blocks_cells, u->min_blocks);
     null_coverage_text(sb, cells, "");
+    blocks_text(sb, cells);
     strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,
                   attempts, attempts ? 100.0 * (double)late / (double)attempts : 0.0,
                   isnan(rules->late_tolerance) ? "by the driver (raw.csv column late)"

@@ -706,6 +706,12 @@ static int parse_compute_ref_any(const char *b, size_t l, const char *f, void **
     return analysis_parse_compute_ref(b, l, f, (compute_ref_row **)r, c, e);
 }
 
+static int parse_sweep_any(const char *b, size_t l, const char *f, void **r, size_t *c,
+                           analysis_error *e)
+{
+    return analysis_parse_sweep(b, l, f, (sweep_row **)r, c, e);
+}
+
 static int load_meta(run_inputs *in, analysis_error *err)
 {
     char path[4200];
@@ -778,6 +784,10 @@ int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
             load_optional(run_dir, "compute_ref.csv", parse_compute_ref_any,
                           (void **)&in->compute_ref, &in->compute_ref_count, &in->have_compute_ref,
                           "no MPI impact outputs (run compute_ref on each node to get them)", err);
+    if (status == ANALYSIS_OK)
+        status = load_optional(run_dir, "sweep.csv", parse_sweep_any, (void **)&in->sweep,
+                               &in->sweep_count, &in->have_sweep,
+                               "cells.csv's stop column says unknown", err);
     if (status != ANALYSIS_OK)
         analysis_run_inputs_free(in);
     return status;
@@ -790,5 +800,32 @@ void analysis_run_inputs_free(run_inputs *in)
     free(in->calib_comp);
     free(in->passive);
     free(in->compute_ref);
+    free(in->sweep);
     *in = (run_inputs){0};
+}
+
+/* ---- sweep.csv ------------------------------------------------------------ */
+
+static const char *const sweep_columns[] = {"cell", "blocks", "stop"};
+
+static int sweep_fn(const csv_record *record, void *ctx, analysis_error *err)
+{
+    sweep_row row = {0};
+    long long cell, blocks;
+    int status;
+    if ((status = csv_long(record, 0, 0, raw_max_cells, &cell, err)) ||
+        (status = csv_long(record, 1, 0, INT_MAX, &blocks, err)) ||
+        (status = csv_string(record, 2, row.stop, sizeof row.stop, err)))
+        return status;
+    row.cell = (long)cell;
+    row.blocks = (long)blocks;
+    return csv_push(ctx, &row, err);
+}
+
+int analysis_parse_sweep(const char *buf, size_t len, const char *file_name, sweep_row **rows,
+                         size_t *count, analysis_error *err)
+{
+    static const csv_schema schema = {sweep_columns, 3, false, NULL, "bench_nbc"};
+    return csv_parse_rows(buf, len, file_name, &schema, sweep_fn, sizeof **rows, (void **)rows,
+                          count, err);
 }

@@ -23,9 +23,15 @@ void cell_quantities(const double median[SERIES_COUNT], double mean_measured_spa
     q[Q_R_COMP_SLOWDOWN] = comp / comp_local;                            /* eq. 3 */
     /* MPI time beyond what perfect overlap leaves (the part of the
      * collective longer than the computation), over the part the
-     * computation could hide: 0 perfect progress, 1 none (section 3.3) */
-    double hideable = fmin(comm_local, comp);
-    q[Q_COMM_UNHIDDEN] = hideable > 0 ? (mpi - fmax(0.0, comm_local - comp)) / hideable : NAN;
+     * computation could hide: 0 perfect progress, 1 none (section 3.3).
+     * The computation is that of the rank whose MPI time it is: a rank
+     * that computed faster than the slowest (a core shared with another
+     * process slows one rank) waits longer for the same collective, which
+     * is no lack of progress. */
+    double mpi_rank_comp = median[SERIES_COMP_OF_MPI_RANK];
+    double hideable = fmin(comm_local, mpi_rank_comp);
+    q[Q_COMM_UNHIDDEN] =
+        hideable > 0 ? (mpi - fmax(0.0, comm_local - mpi_rank_comp)) / hideable : NAN;
     q[Q_COMP_EXTRA] = (comp - comp_local) / shorter;
     q[Q_COMM_TARGET_ERROR] = comm_span / comm_target_s - 1;
     q[Q_COMP_TARGET_ERROR] = comp_span / comp_target_s - 1;

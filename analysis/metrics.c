@@ -60,6 +60,7 @@ typedef struct block_stats {
     double mpi_local;          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
     double call;               /* ... its t2 - t1 */
     double wait;               /* ... its t4 - t3 */
+    double comp_of_mpi_rank;   /* ... its t3 - t2 */
     double comp_overlap_local; /* overlap: slowest local t3 - t2 */
     double measured_local;     /* overlap: slowest local t4 - t1 */
     double start_skew;         /* overlap: max(t1) - min(t1) */
@@ -118,6 +119,7 @@ static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ra
             b.mpi_local = call + wait;
             b.call = call;
             b.wait = wait;
+            b.comp_of_mpi_rank = ns_between_s(t[1], t[2]);
         }
         b.comp_overlap_local = fmax(b.comp_overlap_local, ns_between_s(t[1], t[2]));
     }
@@ -260,6 +262,7 @@ static void cell_series_of(const cell_work *w, double *values, cell_series *s)
         [SERIES_COMP_LOCAL] = offsetof(block_stats, comp_local),
         [SERIES_MPI_LOCAL] = offsetof(block_stats, mpi_local),
         [SERIES_COMP_OVERLAP_LOCAL] = offsetof(block_stats, comp_overlap_local),
+        [SERIES_COMP_OF_MPI_RANK] = offsetof(block_stats, comp_of_mpi_rank),
     };
     *s = (cell_series){.n = n};
     for (int i = 0; i < SERIES_COUNT; i++) {
@@ -477,6 +480,7 @@ static cell_metrics empty_cell(long number, const char *collective, double comm_
         *undefined[i] = NAN;
     c.diagnosis = c.diagnosis_point = DIAG_INVALID;
     snprintf(c.collective, sizeof c.collective, "%s", collective);
+    snprintf(c.stop, sizeof c.stop, "none");
     return c;
 }
 
@@ -639,6 +643,10 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     cell->late_share = w.attempts ? (double)w.late_attempts / (double)w.attempts : NAN;
     cell->tolerance_ns = judge.again ? judge.tolerance_ns : (double)w.driver_tolerance_ns;
     cell->invalid_reasons = calibration_reasons(in, raw);
+    snprintf(cell->stop, sizeof cell->stop, "unknown");
+    for (size_t i = 0; i < in->sweep_count; i++)
+        if (in->sweep[i].cell == raw->cell)
+            snprintf(cell->stop, sizeof cell->stop, "%s", in->sweep[i].stop);
     if (w.late_blocks || w.warmup_late)
         cell->invalid_reasons |= INVALID_LATE;
     cell_series series;

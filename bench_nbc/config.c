@@ -122,7 +122,20 @@ static const key_desc keys[] = {
      .help = "Blocks per cell, each measuring the three kinds (comm_ref, comp_ref, overlap) "
              "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
              "carry-over), after one warm-up block that is recorded and not used; the "
-             "analysis keeps medians."},
+             "analysis keeps medians. With run.half_width > 0 the least blocks a cell runs "
+             "(more follow until its interval is narrow enough)."},
+    {KEY("run", "max_repetitions", TYPE_INT, NULL, "40", run.max_repetitions), AT_LEAST(1),
+     BELOW(100000),
+     .help = "With run.half_width > 0: the most blocks a cell runs (at least run.repetitions)."},
+    {KEY("run", "half_width", TYPE_DOUBLE, NULL, "0", run.half_width), AT_LEAST(0),
+     .help = "Adaptive repetitions: after run.repetitions blocks a cell runs one more block at a "
+             "time until the 95 % interval of its r_overhead (the analysis's block bootstrap) "
+             "is at most this half-width (absolute, units of r_overhead), or "
+             "run.max_repetitions or run.cell_budget_s is reached. Only the interval's width "
+             "decides, never the estimate. 0 = a fixed run.repetitions blocks per cell."},
+    {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
+     .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
+             "of its block, once it has run.repetitions blocks; 0 = no budget."},
     {KEY("run", "late_tolerance", TYPE_DOUBLE, NULL, "0.01", run.late_tolerance), ABOVE(0),
      BELOW(1),
      .help = "An attempt is redone when a rank left the window barrier later than this share of "
@@ -1421,7 +1434,25 @@ static int rule_max_bytes_memory(const nbc_config *cfg, const nbc_config_limits 
                     problem, allowed);
 }
 
-static const cross_rule cross_rules[] = {rule_grid_cells, rule_threads, rule_max_bytes_memory};
+/* Adaptive repetitions: the cap cannot be below the blocks always run. */
+static int rule_max_repetitions(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                                size_t errlen)
+{
+    (void)limits;
+    if (cfg->run.half_width == 0 || cfg->run.max_repetitions >= cfg->run.repetitions)
+        return 0;
+    size_t index = key_index("run", "max_repetitions");
+    char problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
+    snprintf(problem, sizeof problem, "is below run.repetitions = %d (the blocks always run)",
+             cfg->run.repetitions);
+    snprintf(allowed, sizeof allowed, "an integer >= %d, or run.half_width = 0 (fixed count)",
+             cfg->run.repetitions);
+    return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
+                    problem, allowed);
+}
+
+static const cross_rule cross_rules[] = {rule_grid_cells, rule_threads, rule_max_bytes_memory,
+                                         rule_max_repetitions};
 
 int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen)

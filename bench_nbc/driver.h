@@ -16,6 +16,7 @@
  *   watchdog.c      ends a hung job with a message naming cell, rank, call
  *   calibrate.c     message and matrix sizes for target times
  *   size_search.c   the message size search (no MPI, size_search.h)
+ *   stopping.c      when a cell has blocks enough (no MPI, stopping.h)
  *   sweep.c         the grid of cells, repetitions, raw records
  *   resume.c        what an interrupted run folder already holds
  *   output.c        the run folder: CSV files and meta.json */
@@ -30,6 +31,7 @@
 
 #include "bench_nbc/collectives.h"
 #include "bench_nbc/config.h"
+#include "bench_nbc/stopping.h"
 #include "clocksync/clocksync.h"
 #include "compute/compute.h"
 #include "deploy/plan.h"
@@ -218,12 +220,21 @@ bool nbc_null_block(double null_share, int block);
  * collective without a size is measured at the time it takes. */
 bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell);
 
+/* How many blocks a cell ran and why it stopped (sweep.csv, docs/formats.md). */
+typedef struct nbc_cell_stop {
+    int blocks; /* measured blocks run (for late: the block it stopped in included) */
+    nbc_stop_reason reason;
+    double half_width; /* of r_overhead's 95 % interval when it stopped; NAN: not computed */
+    double elapsed_s;  /* the cell's time, its warm-up included */
+} nbc_cell_stop;
+
 /* What this session measured, kept in local time so the raw records can be
  * converted again once the end calibration is known (interpolation). */
 typedef struct nbc_sweep_record {
     size_t cells;          /* comm_count * comp_count */
     bool *measured;        /* [cells]: measured in this session */
     nbc_attempt_log *logs; /* [cells] */
+    nbc_cell_stop *stops;  /* [cells] */
     size_t *order;         /* [cells]: cells in the order they ran */
     size_t order_count;
 } nbc_sweep_record;
@@ -250,10 +261,11 @@ typedef struct nbc_resume {
     size_t comp_done;
     nbc_comm_calibration *comm; /* [comm_count], the first comm_done valid */
     size_t comm_done;
-    bool passive_done;   /* passive.csv holds every size of every rank, before the sweep */
-    bool *cell_done;     /* [cells]: whole in raw.csv */
-    long raw_keep_bytes; /* raw.csv up to the last whole cell */
-    int64_t next_seq;    /* after the last attempt kept in raw.csv */
+    bool passive_done;     /* passive.csv holds every size of every rank, before the sweep */
+    bool *cell_done;       /* [cells]: whole in raw.csv, with its row in sweep.csv */
+    long raw_keep_bytes;   /* raw.csv up to the last whole cell */
+    long sweep_keep_bytes; /* sweep.csv up to the row of that cell */
+    int64_t next_seq;      /* after the last attempt kept in raw.csv */
 } nbc_resume;
 
 int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
@@ -261,7 +273,15 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
 void nbc_resume_free(nbc_resume *state);
 
 /* ---- output.c (rank 0) ---- */
-typedef enum { OUT_RAW, OUT_CALIB_COMM, OUT_CALIB_COMP, OUT_PASSIVE, OUT_FILE_COUNT } out_file;
+/* OUT_SWEEP last: a cell's sweep.csv row is flushed after its raw.csv rows. */
+typedef enum {
+    OUT_RAW,
+    OUT_CALIB_COMM,
+    OUT_CALIB_COMP,
+    OUT_PASSIVE,
+    OUT_SWEEP,
+    OUT_FILE_COUNT
+} out_file;
 
 /* Creates a new run folder under results_dir, named
  * <date>-<time>-<mpi_profile>-<collective>-<deployment> (never reusing a
@@ -273,6 +293,9 @@ run_output *run_output_open(const char *run_dir, char *err, size_t errlen);
 const char *run_output_dir(const run_output *out);
 /* The CSV file of a kind (header written when the file is new). */
 FILE *run_output_file(run_output *out, out_file which);
+/* Its file name and header line (no newline). */
+const char *run_output_name(out_file which);
+const char *run_output_header(out_file which);
 /* Flushes every file; -1 on an I/O error (message on stderr). */
 int run_output_flush(run_output *out);
 /* Writes path (relative to the run folder) atomically: temporary + rename. */

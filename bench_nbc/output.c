@@ -27,7 +27,18 @@ static const struct {
                         "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
     [OUT_PASSIVE] = {"passive.csv", "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,"
                                     "reps,t_comp_s"},
+    [OUT_SWEEP] = {"sweep.csv", "cell,blocks,stop,half_width,elapsed_s"},
 };
+
+const char *run_output_name(out_file which)
+{
+    return csv_files[which].name;
+}
+
+const char *run_output_header(out_file which)
+{
+    return csv_files[which].header;
+}
 
 struct run_output {
     char dir[PATH_MAX];

@@ -124,17 +124,50 @@ static bool count_before_row(char **f, int n, void *p)
     return true;
 }
 
+/* sweep.csv: how many blocks each recorded cell ran (-1: no row). */
+typedef struct sweep_ctx {
+    int *blocks; /* [cells] */
+    size_t cells;
+    const bool *cell_done; /* trimming: rows are kept while their cell is done */
+} sweep_ctx;
+
+static bool sweep_row(char **f, int n, void *p)
+{
+    sweep_ctx *c = p;
+    char *end;
+    long cell = strtol(f[0], &end, 10);
+    if (n != 5 || *end != '\0' || cell < 0 || (size_t)cell >= c->cells)
+        return false;
+    if (c->cell_done)
+        return c->cell_done[cell];
+    c->blocks[cell] = atoi(f[1]);
+    return true;
+}
+
+/* Kept rows of a whole cell of `blocks` measured blocks: the warm-up and
+ * each block's three kinds, the null controls of its null blocks, on every
+ * rank. */
+static size_t kept_rows(const nbc_config *cfg, int blocks, int ranks)
+{
+    size_t kept = (size_t)(blocks + 1) * KIND_MAIN_COUNT;
+    for (int block = 1; block <= blocks; block++)
+        kept += nbc_null_block(cfg->run.null_share, block) ? 2 : 0;
+    return kept * (size_t)ranks;
+}
+
 /* raw.csv columns the scan reads, found by name in its header. */
 enum { RAW_CELL, RAW_BLOCK, RAW_KIND, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
 static const char *const raw_columns[RAW_COLUMNS] = {"cell",    "block", "kind",
                                                      "attempt", "seq",   "late"};
 
 /* Finds the whole cells of raw.csv and the byte length they take. A cell's
- * rows are written at once when it ends; it is whole when each of its
- * (block, kind) was kept on every rank, or when one ran out of retries
- * (the cell stopped there). */
-static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state,
-                    size_t cells, char *err, size_t errlen)
+ * rows are written at once when it ends, then its row of sweep.csv; it is
+ * whole when it has that row and each (block, kind) of the blocks it says
+ * was kept on every rank, or when one ran out of retries (the cell stopped
+ * there). blocks[cell]: sweep.csv's count, -1 without a row; NULL without
+ * sweep.csv (an older bench_nbc: run.repetitions blocks a cell). */
+static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int *blocks,
+                    nbc_resume *state, size_t cells, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/raw.csv", dir);
@@ -147,13 +180,9 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
-    size_t kept_per_cell = (size_t)(cfg->run.repetitions + 1) * KIND_MAIN_COUNT;
-    for (int block = 1; block <= cfg->run.repetitions; block++)
-        kept_per_cell += nbc_null_block(cfg->run.null_share, block) ? 2 : 0;
-    kept_per_cell *= (size_t)ranks;
     int column[RAW_COLUMNS];
     char *line = NULL;
-    size_t cap = 0, kept = 0, exhausted = 0;
+    size_t cap = 0, kept = 0, exhausted = 0, kept_per_cell = 0;
     ssize_t len;
     long offset = 0, cell = -1;
     int64_t seq_max = -1, cell_seq_max = -1;
@@ -191,8 +220,11 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
         if (this_cell != cell) {
             if (cell >= 0)
                 break; /* the previous cell was not whole: stop before it */
+            if (blocks && blocks[this_cell] < 0)
+                break; /* no row in sweep.csv: cut before it was written */
             cell = this_cell;
             kept = exhausted = 0;
+            kept_per_cell = kept_rows(cfg, blocks ? blocks[cell] : cfg->run.repetitions, ranks);
         }
         int64_t seq = strtoll(fields[column[RAW_SEQ]], NULL, 10);
         cell_seq_max = seq > cell_seq_max ? seq : cell_seq_max;
@@ -235,7 +267,28 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
                  errlen) != 0)
         return -1;
     state->passive_done = passive_rows == cfg->grid.comp_count * (size_t)ranks;
-    if (scan_raw(dir, cfg, ranks, state, cells, err, errlen) != 0)
+    int *blocks = malloc(cells * sizeof *blocks);
+    if (!blocks) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t c = 0; c < cells; c++)
+        blocks[c] = -1;
+    sweep_ctx sweep = {.blocks = blocks, .cells = cells};
+    char sweep_path[PATH_MAX + 64];
+    snprintf(sweep_path, sizeof sweep_path, "%s/sweep.csv", dir);
+    bool have_sweep = access(sweep_path, F_OK) == 0;
+    int status =
+        each_row(dir, "sweep.csv", sweep_row, &sweep, &state->sweep_keep_bytes, err, errlen);
+    if (status == 0)
+        status = scan_raw(dir, cfg, ranks, have_sweep ? blocks : NULL, state, cells, err, errlen);
+    free(blocks);
+    /* sweep.csv keeps the rows of the cells kept in raw.csv (the same order) */
+    sweep.cell_done = state->cell_done;
+    if (status == 0 && have_sweep)
+        status =
+            each_row(dir, "sweep.csv", sweep_row, &sweep, &state->sweep_keep_bytes, err, errlen);
+    if (status != 0)
         return -1;
     /* Drop what will be redone, so new rows never follow a cut line. A
      * file without even its header is removed and written anew. */
@@ -245,7 +298,8 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
     } cuts[] = {{"calib_comp.csv", comp_bytes},
                 {"calib_comm.csv", comm_bytes},
                 {"passive.csv", state->passive_done ? passive_bytes : 0},
-                {"raw.csv", state->raw_keep_bytes}};
+                {"raw.csv", state->raw_keep_bytes},
+                {"sweep.csv", state->sweep_keep_bytes}};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/%s", dir, cuts[i].name);

@@ -1,5 +1,6 @@
 /* The sweep (Algorithm 1 over the grid). Each cell runs a warm-up block,
- * recorded and not used, then run.repetitions blocks; a block measures the
+ * recorded and not used, then run.repetitions blocks (with run.half_width,
+ * more until its interval is narrow enough: stopping.h); a block measures the
  * three kinds once each, in one of the 6 orders of a Williams design, so
  * that over 6 blocks every kind is preceded equally often by each other
  * kind (warm caches, a buffer that flushed them, a frequency step carry over
@@ -95,8 +96,9 @@ int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells)
         .measured = calloc(cells, sizeof(bool)),
         .logs = calloc(cells, sizeof(nbc_attempt_log)),
         .order = calloc(cells, sizeof(size_t)),
+        .stops = calloc(cells, sizeof(nbc_cell_stop)),
     };
-    if (!record->measured || !record->logs || !record->order) {
+    if (!record->measured || !record->logs || !record->order || !record->stops) {
         nbc_sweep_record_free(record);
         return -1;
     }
@@ -110,25 +112,24 @@ void nbc_sweep_record_free(nbc_sweep_record *record)
     free(record->measured);
     free(record->logs);
     free(record->order);
+    free(record->stops);
     *record = (nbc_sweep_record){0};
 }
 
 /* Per attempt and rank, what raw.csv holds besides the cell's columns. */
 enum { ROW_T1, ROW_T4 = ROW_T1 + 3, ROW_WALL, ROW_DEADLINE, ROW_LATE, ROW_FIELDS };
 
-/* Converts one cell's attempts of this rank to global time, gathers them on
- * rank 0 and writes the cell's rows to `f` (rank 0). Every rank made the
- * same attempts (they are collective), so the logs line up. Collective. */
-static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_record *record,
-                      size_t cell, FILE *f)
+/* Converts one cell's attempts of this rank to global time and gathers them
+ * on rank 0: *all holds log->count rows of ROW_FIELDS per rank, rank after
+ * rank (NULL on the other ranks). Every rank made the same attempts (they
+ * are collective), so the logs line up. Collective. */
+static int gather_cell(nbc_run *run, const nbc_attempt_log *log, int64_t **all)
 {
-    const nbc_attempt_log *log = &record->logs[cell];
     size_t per_rank = log->count * ROW_FIELDS;
     const clocksync_model *model = clocksync_get_model(run->sync);
     int64_t *mine = malloc((per_rank ? per_rank : 1) * sizeof *mine);
-    int64_t *all =
-        run->rank == 0 ? malloc((per_rank ? per_rank : 1) * run->ranks * sizeof *all) : NULL;
-    int rc = mine && (run->rank != 0 || all) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    *all = run->rank == 0 ? malloc((per_rank ? per_rank : 1) * run->ranks * sizeof **all) : NULL;
+    int rc = mine && (run->rank != 0 || *all) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     for (size_t i = 0; rc == MPI_SUCCESS && i < log->count; i++) {
         const nbc_attempt *a = &log->items[i];
         int64_t *row = &mine[i * ROW_FIELDS];
@@ -140,38 +141,125 @@ static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_
         row[ROW_LATE] = a->exit_late_ns;
     }
     if (rc == MPI_SUCCESS && per_rank > 0)
-        rc = MPI_Gather(mine, (int)per_rank, MPI_INT64_T, all, (int)per_rank, MPI_INT64_T, 0,
+        rc = MPI_Gather(mine, (int)per_rank, MPI_INT64_T, *all, (int)per_rank, MPI_INT64_T, 0,
                         run->comm);
-    if (rc == MPI_SUCCESS && run->rank == 0) {
-        size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
-        const nbc_comm_calibration *comm = &plan->comm[ci];
-        const compute_calib_result *comp = &plan->comp[cj];
-        for (size_t i = 0; i < log->count; i++) {
-            const nbc_attempt *a = &log->items[i];
-            for (int r = 0; r < run->ranks; r++) {
-                const int64_t *t = &all[r * per_rank + i * ROW_FIELDS];
-                if (fprintf(f,
-                            "%zu,%s,%.9g,%.9g,%zu,%zu,%d,%s,%s,%d,%" PRId64 ",%" PRId64
-                            ".%06" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                            ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%d\n",
-                            cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
-                            comp->matrix_n, a->block, a->block == 0 ? "warmup" : "measure",
-                            nbc_kind_names[a->kind], a->attempt, a->seq, t[ROW_WALL] / 1000000000,
-                            (t[ROW_WALL] % 1000000000) / 1000, r, t[ROW_T1], t[ROW_T1 + 1],
-                            t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE], t[ROW_LATE], a->tolerance_ns,
-                            a->late) < 0)
-                    rc = MPI_ERR_IO;
-            }
+    free(mine);
+    if (rc != MPI_SUCCESS) {
+        free(*all);
+        *all = NULL;
+    }
+    return rc;
+}
+
+/* raw.csv's rows of one cell from what gather_cell gathered (rank 0). */
+static int print_cell(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
+                      const nbc_attempt_log *log, const int64_t *all, FILE *f)
+{
+    size_t per_rank = log->count * ROW_FIELDS;
+    const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
+    const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < log->count; i++) {
+        const nbc_attempt *a = &log->items[i];
+        for (int r = 0; r < run->ranks; r++) {
+            const int64_t *t = &all[r * per_rank + i * ROW_FIELDS];
+            if (fprintf(f,
+                        "%zu,%s,%.9g,%.9g,%zu,%zu,%d,%s,%s,%d,%" PRId64 ",%" PRId64 ".%06" PRId64
+                        ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                        ",%" PRId64 ",%d\n",
+                        cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
+                        comp->matrix_n, a->block, a->block == 0 ? "warmup" : "measure",
+                        nbc_kind_names[a->kind], a->attempt, a->seq, t[ROW_WALL] / 1000000000,
+                        (t[ROW_WALL] % 1000000000) / 1000, r, t[ROW_T1], t[ROW_T1 + 1],
+                        t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE], t[ROW_LATE], a->tolerance_ns,
+                        a->late) < 0)
+                rc = MPI_ERR_IO;
         }
     }
-    free(mine);
+    return rc;
+}
+
+/* Gathers one cell's rows and writes them to `f` (rank 0). Collective. */
+static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_record *record,
+                      size_t cell, FILE *f)
+{
+    int64_t *all;
+    int rc = gather_cell(run, &record->logs[cell], &all);
+    if (rc == MPI_SUCCESS && run->rank == 0)
+        rc = print_cell(run, plan, cell, &record->logs[cell], all, f);
     free(all);
     return rc;
 }
 
+/* Rank 0: the 95 % interval of r_overhead of the cell so far, from the rows
+ * raw.csv will hold, by the analysis's estimator (stopping.h). */
+static int cell_interval(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
+                         const nbc_attempt_log *log, const int64_t *all, double *lo, double *hi)
+{
+    char *text = NULL, err[1024];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return MPI_ERR_NO_MEM;
+    int rc = fprintf(f, "%s\n", run_output_header(OUT_RAW)) < 0 ? MPI_ERR_IO : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        rc = print_cell(run, plan, cell, log, all, f);
+    if (fclose(f) != 0 && rc == MPI_SUCCESS)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS &&
+        nbc_stop_interval(text, len, run->ranks, lo, hi, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_nbc: cell %zu: %s\n", cell, err);
+        rc = MPI_ERR_OTHER;
+    }
+    free(text);
+    return rc;
+}
+
+/* After a complete measured block: whether the cell stops and why
+ * (stopping.h). The interval is computed once the cell has its least
+ * blocks and only when run.half_width asks for one; rank 0 decides, every
+ * rank receives its answer. Collective. */
+static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
+                       const nbc_attempt_log *log, int blocks, int64_t start_ns,
+                       nbc_cell_stop *stop)
+{
+    const nbc_config *cfg = run->cfg;
+    nbc_stop_rule rule = {.min_blocks = cfg->run.repetitions,
+                          .max_blocks = cfg->run.max_repetitions,
+                          .half_width = cfg->run.half_width,
+                          .cell_budget_s = cfg->run.cell_budget_s};
+    nbc_stop_state state = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN};
+    int rc = MPI_SUCCESS;
+    if (blocks >= rule.min_blocks && rule.half_width > 0) {
+        int64_t *all;
+        rc = gather_cell(run, log, &all);
+        if (rc == MPI_SUCCESS && run->rank == 0)
+            rc = cell_interval(run, plan, cell, log, all, &state.ci_lo, &state.ci_hi);
+        free(all);
+    }
+    /* failed, reason, half-width, elapsed: rank 0's, for every rank */
+    double answer[4] = {rc != MPI_SUCCESS, NBC_STOP_CONTINUE, NAN, 0};
+    if (run->rank == 0 && rc == MPI_SUCCESS) {
+        state.elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+        answer[1] = nbc_stop_decide(&rule, &state);
+        answer[2] = (state.ci_hi - state.ci_lo) / 2;
+        answer[3] = state.elapsed_s;
+    }
+    int brc = MPI_Bcast(answer, 4, MPI_DOUBLE, 0, run->comm);
+    if (brc != MPI_SUCCESS)
+        return brc;
+    if (answer[0] != 0)
+        return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
+    *stop = (nbc_cell_stop){.blocks = blocks,
+                            .reason = (nbc_stop_reason)answer[1],
+                            .half_width = answer[2],
+                            .elapsed_s = answer[3]};
+    return MPI_SUCCESS;
+}
+
 /* One line per cell on stderr from rank 0 (rewritten in place on a terminal). */
-static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell, int done,
-                            int total, double elapsed_s)
+static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
+                            const nbc_cell_stop *stop, int done, int total, double elapsed_s)
 {
     if (run->rank != 0)
         return;
@@ -181,10 +269,10 @@ static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size
     bool tty = isatty(STDERR_FILENO);
     fprintf(stderr,
             "%sbench_nbc: cell %d/%d  comm %.3g ms (%zu B) x comp %.3g ms (n=%zu)  "
-            "elapsed %.0f s, about %.0f s left%s",
+            "%d blocks (%s)  elapsed %.0f s, about %.0f s left%s",
             tty ? "\r\033[K" : "", done, total, comm->target_s * 1e3, comm->bytes,
-            comp->target_s * 1e3, comp->matrix_n, elapsed_s, left_s,
-            tty && done < total ? "" : "\n");
+            comp->target_s * 1e3, comp->matrix_n, stop->blocks, nbc_stop_reason_name(stop->reason),
+            elapsed_s, left_s, tty && done < total ? "" : "\n");
     fflush(stderr);
 }
 
@@ -204,11 +292,13 @@ static int maybe_resync(nbc_run *run)
     return rc == MPI_SUCCESS && due ? clocksync_calibrate(run->sync) : rc;
 }
 
-/* One cell: the warm-up block and the measured blocks, each in its order.
- * Stops early (with *kept false) when an attempt ran out of retries: the
- * cell is then invalid, and measuring the rest would be time lost. */
+/* One cell: the warm-up block and the measured blocks, each in its order,
+ * until the stopping rule says so (*stop: how many, why). Stops early
+ * (reason late) when an attempt ran out of retries: the cell is then
+ * invalid, and measuring the rest would be time lost. */
 static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, coll_instance *inst,
-                        nbc_attempt_log *log, uint64_t *random_state, bool *interrupted)
+                        nbc_attempt_log *log, uint64_t *random_state, bool *interrupted,
+                        nbc_cell_stop *stop)
 {
     size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
     const nbc_comm_calibration *comm = &plan->comm[ci];
@@ -230,8 +320,10 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     };
     int rc = MPI_SUCCESS;
     bool kept = true;
-    int blocks = run->cfg->run.repetitions + 1;
-    for (int block = 0; block < blocks && rc == MPI_SUCCESS && kept && !*interrupted; block++) {
+    int64_t start_ns = clocksync_now_local_ns(run->sync);
+    *stop = (nbc_cell_stop){.reason = NBC_STOP_CONTINUE, .half_width = NAN};
+    for (int block = 0;
+         stop->reason == NBC_STOP_CONTINUE && rc == MPI_SUCCESS && kept && !*interrupted; block++) {
         const nbc_kind *order =
             williams_orders[orders[block == 0 ? ORDER_COUNT - 1
                                               : (size_t)(block - 1) % ORDER_COUNT]];
@@ -252,6 +344,14 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
         }
         if (rc == MPI_SUCCESS)
             *interrupted = nbc_stop_requested(run);
+        if (rc == MPI_SUCCESS && kept && !*interrupted && block >= 1)
+            rc = decide_stop(run, plan, cell, log, block, start_ns, stop);
+        if (!kept)
+            *stop = (nbc_cell_stop){
+                .blocks = block,
+                .reason = NBC_STOP_LATE,
+                .half_width = NAN,
+                .elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9};
     }
     if (rc == MPI_SUCCESS && !kept && run->rank == 0)
         fprintf(stderr,
@@ -259,6 +359,16 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
                 "%.3g us: cell stopped, invalid (late)\n",
                 cell, run->max_retries + 1, (double)spec.tolerance_ns * 1e-3);
     return rc;
+}
+
+/* The cell's row of sweep.csv (rank 0), after its rows of raw.csv. */
+static int write_stop(run_output *out, size_t cell, const nbc_cell_stop *stop)
+{
+    FILE *f = run_output_file(out, OUT_SWEEP);
+    if (!f || fprintf(f, "%zu,%d,%s,%.6g,%.3f\n", cell, stop->blocks,
+                      nbc_stop_reason_name(stop->reason), stop->half_width, stop->elapsed_s) < 0)
+        return MPI_ERR_IO;
+    return MPI_SUCCESS;
 }
 
 int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record, bool *interrupted)
@@ -294,7 +404,8 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         run->fault_late = run->fault_late_cell == (int)cell;
         int64_t seq_before = run->next_seq;
         size_t attempts_before = record->logs[cell].count;
-        rc = measure_cell(run, plan, cell, &inst, &record->logs[cell], &random_state, interrupted);
+        rc = measure_cell(run, plan, cell, &inst, &record->logs[cell], &random_state, interrupted,
+                          &record->stops[cell]);
         coll_instance_release(&inst);
         if (rc != MPI_SUCCESS || *interrupted) {
             /* a cell cut short is not written: it is redone on --resume */
@@ -305,6 +416,8 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         record->measured[cell] = true;
         record->order[record->order_count++] = cell;
         rc = write_cell(run, plan, record, cell, raw);
+        if (rc == MPI_SUCCESS && run->rank == 0)
+            rc = write_stop(run->out, cell, &record->stops[cell]);
         if (rc == MPI_SUCCESS && run->rank == 0 && run_output_flush(run->out) != 0)
             rc = MPI_ERR_IO;
         /* Every rank learns of a write failure on rank 0. */
@@ -313,7 +426,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             int brc = MPI_Allreduce(&failed_here, &failed_any, 1, MPI_INT, MPI_MAX, run->comm);
             rc = brc != MPI_SUCCESS ? brc : (failed_any ? MPI_ERR_IO : MPI_SUCCESS);
         }
-        report_progress(run, plan, cell, (int)done + 1, (int)total,
+        report_progress(run, plan, cell, &record->stops[cell], (int)done + 1, (int)total,
                         (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9);
     }
     free(order);

@@ -211,6 +211,35 @@ static void test_longer_collective_overlapped(void **state)
     release(&c);
 }
 
+/* Perfect overlap beside a CPU-bound process on rank 0's core: the step was
+ * sized on the slowed rank (comp 10 ms there), rank 1 computes it in 5 ms
+ * and waits the rest of the 10 ms collective. The slowest rank's MPI time
+ * (rank 1's 5 ms wait) is set against rank 1's own computation, not rank
+ * 0's: nothing is left unhidden, and the class is overlap, not
+ * no_progress. */
+static void test_faster_rank_waits_is_overlap(void **state)
+{
+    (void)state;
+    raw_text raw;
+    raw_begin(&raw);
+    const cell_id c10 = {0, "0.01", "0.01"};
+    for (int rank = 0; rank < 2; rank++) {
+        long long comp = rank == 0 ? 10 * MS : 5 * MS;
+        row_of(&raw, &c10, 1, "comm_ref", 0, rank, 0, 5 * US, 5 * US, 10 * MS, 0, 0);
+        row_of(&raw, &c10, 1, "comp_ref", 0, rank, 20 * MS, 20 * MS, 30 * MS, 30 * MS, 0, 0);
+        row_of(&raw, &c10, 1, "overlap", 0, rank, 40 * MS, 40 * MS + 5 * US,
+               40 * MS + 5 * US + comp, 50 * MS + 10 * US, 0, 0);
+    }
+    computed c;
+    compute(&c, &raw);
+    const cell_metrics *m = &c.cells.cells[0];
+    assert_close(m->r_overhead, 1e-3, 1e-9);         /* 10 us over 10 ms */
+    assert_close(m->r_comm, 0.501, 1e-9);            /* rank 1's wait and call */
+    assert_close(m->comm_unhidden_share, 0.0, 2e-3); /* 10 us of 5 ms */
+    assert_point_class(m, DIAG_OVERLAP);
+    release(&c);
+}
+
 /* One rank, references 10 ms (comm) and 20 ms (comp), the overlap step
  * from its computation and wait durations (the call takes 5 us). */
 static void test_one_rank_behaviours(void **state)
@@ -1211,6 +1240,7 @@ int main(void)
         cmocka_unit_test(test_serialized_is_one),
         cmocka_unit_test(test_perfect_overlap_is_zero),
         cmocka_unit_test(test_longer_collective_overlapped),
+        cmocka_unit_test(test_faster_rank_waits_is_overlap),
         cmocka_unit_test(test_one_rank_behaviours),
         cmocka_unit_test(test_multi_rank_spans_and_slowest_locals),
         cmocka_unit_test(test_ratio_of_medians),

@@ -326,7 +326,7 @@ static void test_cells_round_trip(void **state)
         "diagnosis_confidence,diagnosis_point,r_overhead_mean,r_overhead_mean_ci_lo,"
         "r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,"
         "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
-        "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed\n";
+        "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -342,6 +342,7 @@ static void test_cells_round_trip(void **state)
         assert_int_equal(b->invalid_reasons, a->invalid_reasons);
         assert_int_equal(b->blocks, a->blocks);
         assert_int_equal(b->attempts, a->attempts);
+        assert_string_equal(b->stop, a->stop);
         assert_int_equal(b->cell, a->cell);
         assert_int_equal(b->diagnosis_point, a->diagnosis_point);
         assert_true(fabs(b->diagnosis_confidence - a->diagnosis_confidence) < 1e-9);

@@ -2,7 +2,9 @@
 # A run stopped by SIGTERM (what Slurm sends at the time limit) keeps every
 # finished cell, says "interrupted" and exits 3; one killed by SIGKILL keeps
 # its finished cells too. --resume finishes both, and the result holds every
-# cell once, the cells measured before the stop unchanged.
+# cell once, the cells measured before the stop unchanged. The cells run
+# adaptive repetitions whose count varies from cell to cell (a budget that
+# the larger cells spend sooner), as sweep.csv records.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -10,11 +12,12 @@ source "$(dirname "$0")/lib_driver.sh"
 make_scratch
 reps=3
 sweep=("${QUICK[@]}" --set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,4ms,2"
-       --set "grid.comp_times=1ms,4ms,2" --set "run.repetitions=$reps")
+       --set "grid.comp_times=1ms,4ms,2" --set "run.repetitions=$reps"
+       --set run.half_width=1e-9 --set run.max_repetitions=12 --set run.cell_budget_s=0.15s)
 
 # whole_cells FOLDER: prints how many cells raw.csv holds, failing when one
 # of them is not whole or a line is cut.
-whole_cells() { cells_whole "$1" $((reps + 1)) 2; }
+whole_cells() { cells_whole "$1" sweep 2; }
 # first_cell_rows FOLDER: the rows of the cell that ran first.
 first_cell_rows() { awk -F, 'NR == 2 { first = $1 } NR > 1 && $1 == first' "$1/raw.csv"; }
 
@@ -72,4 +75,5 @@ if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
     [ "$(($(wc -l <"$RUN_DIR/cells.csv") - 1))" -eq 9 ] || fail "cells.csv rows"
 fi
 no_leftovers "$SCRATCH"
-figure "SIGTERM kept $term_kept whole cells (0 lost), SIGKILL then --resume: $cells of $cells cells, finished cells unchanged"
+counts=$(awk -F, 'FNR > 1 { print $2 }' "$RUN_DIR/sweep.csv" | sort -n | uniq | paste -sd,)
+figure "SIGTERM kept $term_kept whole cells (0 lost), SIGKILL then --resume: $cells of $cells cells, finished cells unchanged; blocks per cell $counts"

@@ -20,7 +20,7 @@ ranks=2 reps=2 max_retries=3 fault_rank=1 fault_cell=2
 out=$(BENCH_NBC_FAULT=late:$fault_rank:$fault_cell mpi_launch -n $ranks "$BENCH" \
     -c configs/default.conf "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set calibration.tolerance=0.3 \
-    --set run.repetitions=$reps --set run.max_retries=$max_retries 2>&1) ||
+    --set run.repetitions=$reps --set run.half_width=0 --set run.max_retries=$max_retries 2>&1) ||
     fail "the run failed: $out"
 echo "$out"
 dir=$(run_folder "$out")

@@ -9,7 +9,8 @@ source "$(dirname "$0")/lib_driver.sh"
 make_scratch
 start=$EPOCHREALTIME
 out=$(mpi_launch -n 2 "$BENCH" -c configs/default.conf --set run.results_dir="$SCRATCH" \
-    --set grid.comm_times=1ms,8ms,2 --set grid.comp_times=1ms,8ms,2 --set run.repetitions=3 2>&1) ||
+    --set grid.comm_times=1ms,8ms,2 --set grid.comp_times=1ms,8ms,2 --set run.repetitions=3 \
+    --set run.half_width=0 2>&1) ||
     fail "sweep failed: $out"
 wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 echo "$out"

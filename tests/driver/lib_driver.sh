@@ -34,21 +34,30 @@ check_raw() {
 
 # cells_whole FOLDER BLOCKS RANKS: how many cells raw.csv holds, failing when
 # a cell lacks a kept attempt of some (block, main kind) on some rank, unless
-# it ran out of retries (an attempt at run.max_retries, late).
+# it ran out of retries (an attempt at run.max_retries, late). BLOCKS counts
+# the warm-up; BLOCKS "sweep": each cell's measured blocks from sweep.csv
+# (adaptive repetitions), plus the warm-up, and one row there per cell.
 cells_whole() {
     local retries
     retries=$(meta_value "$1" max_retries)
     awk -F, -v blocks="$2" -v ranks="$3" -v retries="$retries" '
-        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        FILENAME ~ /sweep.csv$/ { if (FNR > 1) { if ($1 in runs) bad = 1; runs[$1] = $2 + 1 }; next }
+        FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         NF != 21 { bad = 1 }
         { cell[$c["cell"]] = 1 }
         $c["late"] == 0 && $c["kind"] !~ /_null$/ { kept[$c["cell"]]++ }
         $c["late"] == 1 && $c["attempt"] == retries { stopped[$c["cell"]] = 1 }
         END {
-            for (x in cell) { if (kept[x] != blocks * 3 * ranks && !stopped[x]) bad = 1; k++ }
+            for (x in cell) {
+                want = blocks == "sweep" ? runs[x] : blocks
+                if (blocks == "sweep" && !(x in runs)) bad = 1
+                if (kept[x] != want * 3 * ranks && !stopped[x]) bad = 1
+                k++
+            }
+            if (blocks == "sweep") for (x in runs) if (!(x in cell)) bad = 1
             if (bad) exit 1
             print k + 0
-        }' "$1/raw.csv"
+        }' "$1/sweep.csv" "$1/raw.csv"
 }
 
 # no_leftovers: no bench_nbc process of this test's results folder remains.

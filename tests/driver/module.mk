@@ -3,7 +3,8 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
              tests/driver/e2e_bad_input.sh tests/driver/e2e_interrupt_resume.sh \
              tests/driver/e2e_progress_modes.sh tests/driver/e2e_watchdog.sh \
              tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \
-             tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh
+             tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh \
+             tests/driver/e2e_adaptive.sh
 
 # The message size search (bench_nbc/size_search.c): a cmocka unit test,
 # linked without MPI against the plain-gcc object.
@@ -13,3 +14,12 @@ $(BUILD)/tests/driver/test_size_search: $(BUILD)/nompi/tests/driver/test_size_se
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_size_search
+
+# The stopping rule of adaptive repetitions (bench_nbc/stopping.c), with the
+# analysis library whose estimator it reads: a cmocka unit test without MPI.
+$(BUILD)/tests/driver/test_stopping: $(BUILD)/nompi/tests/driver/test_stopping.o \
+                                     $(BUILD)/nompi/bench_nbc/stopping.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ANALYSIS_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/driver/test_stopping

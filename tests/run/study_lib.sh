@@ -3,7 +3,7 @@
 
 # tiny_study GRID REPS [PREFIX...]: nbc-run on ibcast with this build (its
 # library profile, $MPI), GRID on both
-# axes, REPS repetitions, quick and loose calibrations (every target reached,
+# axes, REPS repetitions (a fixed count), quick and loose calibrations (every target reached,
 # so the cells to expect are known), into $SCRATCH; PREFIX runs it
 # (e.g. on the namespace nodes). Sets out (its standard output, also shown),
 # status and secs (wall time); its standard error goes to $SCRATCH/stderr.
@@ -13,7 +13,7 @@ tiny_study() {
     out=$(timeout -k 5 "${MPI_TIMEOUT_S:-240}" "$@" ./nbc-run configs/default.conf --collectives ibcast \
         --mpi "$MPI" --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
         --set run.results_dir="$SCRATCH" --set grid.comm_times="$grid" --set grid.comp_times="$grid" \
-        --set run.repetitions="$reps" --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
+        --set run.repetitions="$reps" --set run.half_width=0 --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
         --set calibration.runs_per_point=3 --set calibration.max_iterations=8 \
         --set calibration.tolerance=0.5 2>"$SCRATCH/stderr")
     status=$?
