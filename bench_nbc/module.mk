@@ -3,14 +3,15 @@
 BENCH_NBC_REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o measure.o \
                        progress.o calibrate.o sweep.o output.o synthetic.o resume.o datacheck.o watchdog.o \
-                       errors.o meta.o placement.o stages.o library.o deployment.o) $(BUILD)/nompi/bench_nbc/config.o \
+                       errors.o meta.o placement.o stages.o library.o deployment.o node_record.o mpit.o) $(BUILD)/nompi/bench_nbc/config.o \
                        $(BUILD)/nompi/deploy/plan.o \
                        $(BUILD)/nompi/bench_nbc/size_search.o $(BUILD)/nompi/mpiprofile/profile.o
 BENCH_NBC_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) -lpthread
 
 $(BUILD)/mpi/bench_nbc/meta.o: CFLAGS += -DBENCH_NBC_REVISION='"$(BENCH_NBC_REVISION)"'
 
-$(BUILD)/bench_nbc: $(bench_nbc_objects) $(BUILD)/libclocksync.a $(BUILD)/libcompute.a
+$(BUILD)/bench_nbc: $(bench_nbc_objects) $(BUILD)/libclocksync.a $(BUILD)/libcompute.a \
+                    $(BUILD)/libprovenance.a
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(BLAS_LIBS) $(COMPUTE_LIBS) $(BENCH_NBC_LIBS) $(LDLIBS)
 
