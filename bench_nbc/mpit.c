@@ -21,10 +21,14 @@ typedef struct named_int {
 } named_int;
 
 static const named_int verbosities[] = {
-    {MPI_T_VERBOSITY_USER_BASIC, "user_basic"},     {MPI_T_VERBOSITY_USER_DETAIL, "user_detail"},
-    {MPI_T_VERBOSITY_USER_ALL, "user_all"},         {MPI_T_VERBOSITY_TUNER_BASIC, "tuner_basic"},
-    {MPI_T_VERBOSITY_TUNER_DETAIL, "tuner_detail"}, {MPI_T_VERBOSITY_TUNER_ALL, "tuner_all"},
-    {MPI_T_VERBOSITY_MPIDEV_BASIC, "mpidev_basic"}, {MPI_T_VERBOSITY_MPIDEV_DETAIL, "mpidev_detail"},
+    {MPI_T_VERBOSITY_USER_BASIC, "user_basic"},
+    {MPI_T_VERBOSITY_USER_DETAIL, "user_detail"},
+    {MPI_T_VERBOSITY_USER_ALL, "user_all"},
+    {MPI_T_VERBOSITY_TUNER_BASIC, "tuner_basic"},
+    {MPI_T_VERBOSITY_TUNER_DETAIL, "tuner_detail"},
+    {MPI_T_VERBOSITY_TUNER_ALL, "tuner_all"},
+    {MPI_T_VERBOSITY_MPIDEV_BASIC, "mpidev_basic"},
+    {MPI_T_VERBOSITY_MPIDEV_DETAIL, "mpidev_detail"},
     {MPI_T_VERBOSITY_MPIDEV_ALL, "mpidev_all"},
 };
 static const named_int scopes[] = {
@@ -34,11 +38,16 @@ static const named_int scopes[] = {
     {MPI_T_SCOPE_ALL_EQ, "all_eq"},
 };
 static const named_int bindings[] = {
-    {MPI_T_BIND_NO_OBJECT, "none"},     {MPI_T_BIND_MPI_COMM, "comm"},
-    {MPI_T_BIND_MPI_DATATYPE, "datatype"}, {MPI_T_BIND_MPI_ERRHANDLER, "errhandler"},
-    {MPI_T_BIND_MPI_FILE, "file"},      {MPI_T_BIND_MPI_GROUP, "group"},
-    {MPI_T_BIND_MPI_OP, "op"},          {MPI_T_BIND_MPI_REQUEST, "request"},
-    {MPI_T_BIND_MPI_WIN, "win"},        {MPI_T_BIND_MPI_MESSAGE, "message"},
+    {MPI_T_BIND_NO_OBJECT, "none"},
+    {MPI_T_BIND_MPI_COMM, "comm"},
+    {MPI_T_BIND_MPI_DATATYPE, "datatype"},
+    {MPI_T_BIND_MPI_ERRHANDLER, "errhandler"},
+    {MPI_T_BIND_MPI_FILE, "file"},
+    {MPI_T_BIND_MPI_GROUP, "group"},
+    {MPI_T_BIND_MPI_OP, "op"},
+    {MPI_T_BIND_MPI_REQUEST, "request"},
+    {MPI_T_BIND_MPI_WIN, "win"},
+    {MPI_T_BIND_MPI_MESSAGE, "message"},
     {MPI_T_BIND_MPI_INFO, "info"},
 };
 
@@ -52,11 +61,18 @@ static const char *int_name(const named_int *table, size_t n, int value)
 #define NAME_OF(table, value) int_name(table, sizeof table / sizeof *table, value)
 
 /* The datatypes a scalar variable may have (MPI 3.1, 14.3.5). */
-typedef enum { VALUE_INT, VALUE_UNSIGNED, VALUE_UNSIGNED_LONG, VALUE_UNSIGNED_LONG_LONG,
-               VALUE_COUNT, VALUE_DOUBLE, VALUE_CHAR, VALUE_OTHER } value_kind;
-static const char *const value_kind_names[] = {"int",    "unsigned", "unsigned_long",
-                                               "unsigned_long_long", "count", "double",
-                                               "char",   "other"};
+typedef enum {
+    VALUE_INT,
+    VALUE_UNSIGNED,
+    VALUE_UNSIGNED_LONG,
+    VALUE_UNSIGNED_LONG_LONG,
+    VALUE_COUNT,
+    VALUE_DOUBLE,
+    VALUE_CHAR,
+    VALUE_OTHER
+} value_kind;
+static const char *const value_kind_names[] = {
+    "int", "unsigned", "unsigned_long", "unsigned_long_long", "count", "double", "char", "other"};
 
 static value_kind kind_of(MPI_Datatype t)
 {
@@ -64,9 +80,12 @@ static value_kind kind_of(MPI_Datatype t)
         MPI_Datatype type;
         value_kind kind;
     } types[] = {
-        {MPI_INT, VALUE_INT},       {MPI_UNSIGNED, VALUE_UNSIGNED},
-        {MPI_UNSIGNED_LONG, VALUE_UNSIGNED_LONG}, {MPI_UNSIGNED_LONG_LONG, VALUE_UNSIGNED_LONG_LONG},
-        {MPI_COUNT, VALUE_COUNT},   {MPI_DOUBLE, VALUE_DOUBLE},
+        {MPI_INT, VALUE_INT},
+        {MPI_UNSIGNED, VALUE_UNSIGNED},
+        {MPI_UNSIGNED_LONG, VALUE_UNSIGNED_LONG},
+        {MPI_UNSIGNED_LONG_LONG, VALUE_UNSIGNED_LONG_LONG},
+        {MPI_COUNT, VALUE_COUNT},
+        {MPI_DOUBLE, VALUE_DOUBLE},
         {MPI_CHAR, VALUE_CHAR},
     };
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -140,8 +159,7 @@ static void cvar_value(int index, MPI_Datatype type, MPI_T_enum enumtype, int bi
                 for (int i = 0; i < items; i++) {
                     int item_value;
                     len = sizeof name;
-                    if (MPI_T_enum_get_item(enumtype, i, &item_value, name, &len) ==
-                            MPI_SUCCESS &&
+                    if (MPI_T_enum_get_item(enumtype, i, &item_value, name, &len) == MPI_SUCCESS &&
                         item_value == *(int *)buf)
                         snprintf(item, item_size, "%s", name);
                 }
@@ -163,8 +181,9 @@ static bool names_collective(const char *name, const char *collective)
     return false;
 }
 
-/* mpit_cvars.csv's text and the collective's settings (rank 0). */
-static char *cvars_csv(const char *collective, int *cvar_count, json_object *settings)
+/* mpit_cvars.csv's text and the collective's settings (rank 0); how many
+ * indices the library counts and how many of them it described. */
+static char *cvars_csv(const char *collective, int *indices, int *described, json_object *settings)
 {
     char *text = NULL;
     size_t len = 0;
@@ -175,7 +194,8 @@ static char *cvars_csv(const char *collective, int *cvar_count, json_object *set
     int count = 0;
     if (MPI_T_cvar_get_num(&count) != MPI_SUCCESS)
         count = 0;
-    *cvar_count = count;
+    *indices = count;
+    *described = 0;
     static char value[DESC_MAX_CHARS], description[DESC_MAX_CHARS];
     for (int i = 0; i < count; i++) {
         char name[NAME_MAX_CHARS], item[NAME_MAX_CHARS];
@@ -186,6 +206,7 @@ static char *cvars_csv(const char *collective, int *cvar_count, json_object *set
                                 &desc_len, &bind, &scope) != MPI_SUCCESS)
             continue;
         description[strcspn(description, "\n")] = '\0';
+        ++*described;
         cvar_value(i, type, enumtype, bind, value, sizeof value, item, sizeof item);
         fprintf(f, "%d,", i);
         put_escaped(f, name);
@@ -329,12 +350,14 @@ int nbc_mpit_start(nbc_run *run, meta_info *meta)
     }
     if (run->rank == 0) {
         json_object *settings = json_object_new_object();
-        int cvars = 0;
-        char *csv = cvars_csv(run->coll->name, &cvars, settings);
+        int indices = 0, cvars = 0;
+        char *csv = cvars_csv(run->coll->name, &indices, &cvars, settings);
         failed = !csv || run_output_write_atomic(run->out, "mpit_cvars.csv", csv) != 0;
         free(csv);
         json_object_object_add(info, "cvars_file", json_object_new_string("mpit_cvars.csv"));
         json_object_object_add(info, "cvars", json_object_new_int(cvars));
+        /* Open MPI counts variables of components it closed again: no info. */
+        json_object_object_add(info, "cvar_indices", json_object_new_int(indices));
         nbc_meta_add_system(meta, "collective_settings", settings);
     }
     /* Counters: only when every rank has the same ones (one gather per cell). */
@@ -354,8 +377,8 @@ int nbc_mpit_start(nbc_run *run, meta_info *meta)
         release_counters(m);
     else {
         m->deltas = calloc((size_t)m->count, sizeof *m->deltas);
-        m->all = run->rank == 0 ? calloc((size_t)m->count * (size_t)run->ranks, sizeof *m->all)
-                                : NULL;
+        m->all =
+            run->rank == 0 ? calloc((size_t)m->count * (size_t)run->ranks, sizeof *m->all) : NULL;
         nbc_exit_if_any_failed(!m->deltas || (run->rank == 0 && !m->all),
                                "out of memory for the MPI_T counters", 1);
         if (run->rank == 0) {
@@ -371,11 +394,11 @@ int nbc_mpit_start(nbc_run *run, meta_info *meta)
         json_object_object_add(info, "pvars", json_object_new_int(pvars));
         json_object_object_add(info, "pvar_counters", json_object_new_int(m->count));
         json_object_object_add(info, "pvars_skipped", unreadable_json());
-        json_object_object_add(info, "pvars_file", usable ? json_object_new_string("mpit_pvars.csv")
-                                                          : NULL);
+        json_object_object_add(info, "pvars_file",
+                               usable ? json_object_new_string("mpit_pvars.csv") : NULL);
         json_object_object_add(
             info, "status",
-            json_object_new_string(usable ? "counters read around each cell"
+            json_object_new_string(usable       ? "counters read around each cell"
                                    : pvars == 0 ? "the library exposes no performance variable"
                                                 : "no counter bound to no object readable on "
                                                   "every rank: no per-cell deltas"));
@@ -408,8 +431,8 @@ int nbc_mpit_cell_end(nbc_run *run, size_t cell)
             MPI_T_pvar_stop(m->session, c->handle);
         m->deltas[i] = read_counter(m->session, c, &after) ? after - c->before : 0;
     }
-    int rc = MPI_Gather(m->deltas, m->count, MPI_DOUBLE, m->all, m->count, MPI_DOUBLE, 0,
-                        run->comm);
+    int rc =
+        MPI_Gather(m->deltas, m->count, MPI_DOUBLE, m->all, m->count, MPI_DOUBLE, 0, run->comm);
     for (int r = 0; rc == MPI_SUCCESS && m->csv && r < run->ranks; r++)
         for (int i = 0; i < m->count; i++) {
             fprintf(m->csv, "%zu,%d,", cell, r);

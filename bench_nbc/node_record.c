@@ -98,8 +98,8 @@ static int write_records(nbc_run *run, meta_info *meta, const char *all, const i
             for (int j = 0; j < i; j++)
                 if (strcmp(json_object_get_string(json_object_array_get_idx(files, (size_t)j)),
                            name) == 0)
-                    snprintf(name, sizeof name, "topology-%s-%d.xml",
-                             json_object_get_string(host), i);
+                    snprintf(name, sizeof name, "topology-%s-%d.xml", json_object_get_string(host),
+                             i);
             file_safe(name);
             json_object_object_add(topology, "file", json_object_new_string(name));
             failed |= run_output_write_atomic(run->out, name, xml) != 0;
@@ -116,7 +116,8 @@ static int write_records(nbc_run *run, meta_info *meta, const char *all, const i
         json_object_put(w);
         json_object_array_add(records, node);
     }
-    const char *text = failed ? NULL : json_object_to_json_string_ext(records, JSON_C_TO_STRING_PRETTY);
+    const char *text =
+        failed ? NULL : json_object_to_json_string_ext(records, JSON_C_TO_STRING_PRETTY);
     char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
     if (with_newline) {
         sprintf(with_newline, "%s\n", text);
@@ -136,13 +137,13 @@ int nbc_provenance_record(nbc_run *run, meta_info *meta)
 {
     MPI_Comm node, leaders;
     int local_rank;
-    NBC_CHECK_MPI(MPI_Comm_split_type(run->comm, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL,
-                                      &node));
+    NBC_CHECK_MPI(
+        MPI_Comm_split_type(run->comm, MPI_COMM_TYPE_SHARED, run->rank, MPI_INFO_NULL, &node));
     NBC_CHECK_MPI(MPI_Comm_rank(node, &local_rank));
     int *cpus, count;
     NBC_CHECK_MPI(node_computing_cpus(run, node, &cpus, &count));
-    NBC_CHECK_MPI(MPI_Comm_split(run->comm, local_rank == 0 ? 0 : MPI_UNDEFINED, run->rank,
-                                 &leaders));
+    NBC_CHECK_MPI(
+        MPI_Comm_split(run->comm, local_rank == 0 ? 0 : MPI_UNDEFINED, run->rank, &leaders));
     int failed = 0;
     if (local_rank == 0) {
         /* The record, then the XML after its NUL: one message per node. */
@@ -160,8 +161,9 @@ int nbc_provenance_record(nbc_run *run, meta_info *meta)
         }
         char *all;
         int *lens, *offsets, nodes;
-        NBC_CHECK_MPI(gather_bytes(message ? message : "{}", message ? (int)(text_len + xml_len) : 3,
-                                   leaders, &all, &lens, &offsets));
+        NBC_CHECK_MPI(gather_bytes(message ? message : "{}",
+                                   message ? (int)(text_len + xml_len) : 3, leaders, &all, &lens,
+                                   &offsets));
         NBC_CHECK_MPI(MPI_Comm_size(leaders, &nodes));
         if (run->rank == 0)
             failed |= write_records(run, meta, all, lens, offsets, nodes) != 0;

@@ -41,10 +41,10 @@ enum { MAX_FILE_BYTES = 1 << 22 };
  * transports, OpenMP and the BLAS, or what is loaded (exact names end with
  * '='). */
 static const char *const recorded_env[] = {
-    "I_MPI_", "MV2_",     "MVP_",       "KMP_",     "MKL_",        "BLIS_",
-    "OPENBLAS_", "OMP_",  "GOMP_",      "PMIX_",    "PMI_",        "UCX_",
-    "FI_",    "OMPI_",    "MPICH_",     "MPIR_CVAR_", "HYDRA_",    "SLURM_",
-    "LD_PRELOAD=", "LD_LIBRARY_PATH=",
+    "I_MPI_",     "MV2_",      "MVP_",   "KMP_",        "MKL_",
+    "BLIS_",      "OPENBLAS_", "OMP_",   "GOMP_",       "PMIX_",
+    "PMI_",       "UCX_",      "FI_",    "OMPI_",       "MPICH_",
+    "MPIR_CVAR_", "HYDRA_",    "SLURM_", "LD_PRELOAD=", "LD_LIBRARY_PATH=",
 };
 
 /* Libraries whose real file matters (symlinks resolved): by the start of
@@ -52,11 +52,11 @@ static const char *const recorded_env[] = {
 static const struct {
     const char *role, *prefix;
 } key_libraries[] = {
-    {"mpi", "libmpi.so"},          {"mpi", "libmpich.so"},      {"mpi", "libmpi_"},
-    {"ucx", "libucp.so"},          {"ucx", "libucs.so"},        {"ucx", "libuct.so"},
-    {"libfabric", "libfabric.so"}, {"openmp", "libgomp.so"},    {"openmp", "libiomp5.so"},
-    {"openmp", "libomp.so"},       {"blas", "libopenblas"},     {"blas", "libblis"},
-    {"blas", "libmkl_"},           {"blas", "libblas.so"},      {"blas", "libcblas.so"},
+    {"mpi", "libmpi.so"},          {"mpi", "libmpich.so"},   {"mpi", "libmpi_"},
+    {"ucx", "libucp.so"},          {"ucx", "libucs.so"},     {"ucx", "libuct.so"},
+    {"libfabric", "libfabric.so"}, {"openmp", "libgomp.so"}, {"openmp", "libiomp5.so"},
+    {"openmp", "libomp.so"},       {"blas", "libopenblas"},  {"blas", "libblis"},
+    {"blas", "libmkl_"},           {"blas", "libblas.so"},   {"blas", "libcblas.so"},
     {"pmix", "libpmix.so"},        {"hwloc", "libhwloc.so"},
 };
 
@@ -119,7 +119,10 @@ static char *trim(char *s)
     return s;
 }
 
-static json_object *unavailable_string(void) { return json_object_new_string("unavailable"); }
+static json_object *unavailable_string(void)
+{
+    return json_object_new_string("unavailable");
+}
 
 /* A one-line sysfs file as a string, or "unavailable" (noted). */
 static json_object *file_string(reader *r, const char *fact, const char *path)
@@ -327,7 +330,8 @@ static json_object *kernel_json(reader *r)
         note_unavailable(r, "kernel.release", "uname(2)", strerror(errno));
         json_object_object_add(o, "release", unavailable_string());
     }
-    json_object_object_add(o, "proc_version", file_string(r, "kernel.proc_version", "/proc/version"));
+    json_object_object_add(o, "proc_version",
+                           file_string(r, "kernel.proc_version", "/proc/version"));
     char *cmdline = read_text(r, "kernel.cmdline", "/proc/cmdline");
     json_object_object_add(o, "cmdline",
                            cmdline ? provenance_parse_cmdline(cmdline) : unavailable_string());
@@ -349,11 +353,12 @@ static json_object *cpu_json(reader *r, const int *cpus, int count)
     char *text = read_text(r, "cpu", "/proc/cpuinfo");
     json_object *o = text ? provenance_parse_cpuinfo(text) : json_object_new_object();
     free(text);
-    json_object_object_add(o, "online", file_string(r, "cpu.online", "/sys/devices/system/cpu/online"));
+    json_object_object_add(o, "online",
+                           file_string(r, "cpu.online", "/sys/devices/system/cpu/online"));
     json_object_object_add(o, "smt_active",
                            file_string(r, "cpu.smt_active", "/sys/devices/system/cpu/smt/active"));
-    json_object_object_add(o, "smt_control",
-                           file_string(r, "cpu.smt_control", "/sys/devices/system/cpu/smt/control"));
+    json_object_object_add(
+        o, "smt_control", file_string(r, "cpu.smt_control", "/sys/devices/system/cpu/smt/control"));
     /* Each distinct sibling set once: the warnings look computing CPUs up in them. */
     json_object *siblings = json_object_new_array();
     for (int i = 0; i < count; i++) {
@@ -389,9 +394,8 @@ static void turbo_json(reader *r, json_object *o)
         char *text = read_text(r, NULL, sources[i].path);
         if (text) {
             bool one = strtol(text, NULL, 10) == 1;
-            json_object_object_add(o, "turbo",
-                                   json_object_new_string(one == sources[i].one_means_on ? "on"
-                                                                                         : "off"));
+            json_object_object_add(
+                o, "turbo", json_object_new_string(one == sources[i].one_means_on ? "on" : "off"));
             json_object_object_add(o, "turbo_source", json_object_new_string(sources[i].path));
             free(text);
             return;
@@ -423,7 +427,8 @@ static json_object *frequency_json(reader *r, const int *cpus, int count)
             if (text && f == 0)
                 json_object_object_add(one, keys[f], json_object_new_string(trim(text)));
             else if (text)
-                json_object_object_add(one, keys[f], json_object_new_int64(strtoll(text, NULL, 10)));
+                json_object_object_add(one, keys[f],
+                                       json_object_new_int64(strtoll(text, NULL, 10)));
             any |= text != NULL;
             free(text);
         }
@@ -533,11 +538,11 @@ static json_object *clocks_json(reader *r)
         json_object *c = json_object_new_object();
         json_object_object_add(c, "clock", json_object_new_string(clocks[i].name));
         json_object_object_add(c, "used_for", json_object_new_string(clocks[i].use));
-        json_object_object_add(c, "resolution_ns",
-                               clock_getres(clocks[i].id, &ts) == 0
-                                   ? json_object_new_int64((int64_t)ts.tv_sec * 1000000000 +
-                                                           ts.tv_nsec)
-                                   : NULL);
+        json_object_object_add(
+            c, "resolution_ns",
+            clock_getres(clocks[i].id, &ts) == 0
+                ? json_object_new_int64((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec)
+                : NULL);
         json_object_array_add(res, c);
     }
     json_object_object_add(o, "resolutions", res);
@@ -688,9 +693,8 @@ static json_object *topology_json(reader *r, const provenance_options *opt, char
         return unavailable_string();
     }
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "file", opt->topology_file
-                                          ? json_object_new_string(opt->topology_file)
-                                          : NULL);
+    json_object_object_add(o, "file",
+                           opt->topology_file ? json_object_new_string(opt->topology_file) : NULL);
     json_object_object_add(o, "format", json_object_new_string("hwloc XML"));
 #ifdef HAVE_HWLOC
     unsigned v = hwloc_get_api_version();
