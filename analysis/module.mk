@@ -4,7 +4,8 @@
 ANALYSIS_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o csv.o inputs.o metrics.o bootstrap.o \
-                     intervals.o diagnosis.o impact.o tables.o plot.o analyze.o compare.o)
+                     intervals.o diagnosis.o impact.o tables.o plot.o analyze.o compare.o \
+                     trace.o)
 ANALYSIS_LIB    := $(BUILD)/libanalysis.a
 
 $(BUILD)/nompi/analysis/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
@@ -21,4 +22,8 @@ $(TOOLS_DIR)/nbc-compare: $(BUILD)/nompi/analysis/nbc_compare.o $(ANALYSIS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ANALYSIS_LIBS) $(LDLIBS)
 
-PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare
+$(TOOLS_DIR)/nbc-trace: $(BUILD)/nompi/analysis/nbc_trace.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ANALYSIS_LIBS) $(LDLIBS)
+
+PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace

@@ -19,7 +19,10 @@
  *   stopping.c      when a cell has blocks enough (no MPI, stopping.h)
  *   sweep.c         the grid of cells, repetitions, raw records
  *   resume.c        what an interrupted run folder already holds
- *   output.c        the run folder: CSV files and meta.json */
+ *   output.c        the run folder: CSV files and meta.json
+ *   node_record.c   provenance.json: each node's facts (provenance/), warnings
+ *   mpit.c          the library seen through MPI_T: control variables,
+ *                   performance counters per cell */
 #ifndef BENCH_NBC_DRIVER_H
 #define BENCH_NBC_DRIVER_H
 
@@ -84,6 +87,7 @@ typedef struct nbc_attempt_log {
 typedef struct progress_thread progress_thread;
 typedef struct watchdog watchdog;
 typedef struct run_output run_output;
+typedef struct nbc_mpit nbc_mpit;
 
 /* Everything a stage needs, passed down explicitly. */
 typedef struct nbc_run {
@@ -108,6 +112,7 @@ typedef struct nbc_run {
     bool fault_hang;                    /* set by the sweep while in that cell */
     int fault_late_cell;                /* BENCH_NBC_FAULT: this rank is late in that cell */
     bool fault_late;                    /* set by the sweep while in that cell */
+    nbc_mpit *mpit;                     /* MPI_T counters read around each cell; or NULL */
 } nbc_run;
 
 /* ---- measure.c ---- */
@@ -349,6 +354,7 @@ typedef struct meta_info {
     struct json_object *clocksync;   /* filled at the end */
     struct json_object *measurement; /* how the sweep measured: top-level keys (docs/formats.md) */
     struct json_object *deployment;  /* the plan and its threads: top-level keys */
+    struct json_object *system;      /* provenance, warnings, MPI_T: top-level keys */
     int nodes, threads;
     int cells_total, cells_done;
     double calibration_s, sweep_s;
@@ -452,6 +458,31 @@ typedef struct watchdog_record {
 } watchdog_record;
 /* watchdog_fire_fn with a watchdog_record: rank 0 writes status "failed". */
 void nbc_meta_record_watchdog(void *context, const char *message);
+
+/* ---- node_record.c ---- */
+/* Adds a top-level key of meta.json to meta->system (takes the reference). */
+void nbc_meta_add_system(meta_info *meta, const char *key, struct json_object *value);
+/* Collective: provenance.json and topology-<host>.xml of every node written
+ * by rank 0, the warnings printed and added to meta (`provenance`,
+ * `warnings`). 0, or -1 on rank 0 when a file could not be written. */
+int nbc_provenance_record(nbc_run *run, meta_info *meta);
+/* Collective: nbc_provenance_record and nbc_mpit_start; every rank exits (1)
+ * when rank 0 could not write their files. */
+void nbc_record_system(nbc_run *run, meta_info *meta);
+
+/* ---- mpit.c ---- */
+/* Collective: MPI_T started; rank 0 writes mpit_cvars.csv and adds `mpi_t`
+ * and `collective_settings` to meta; the performance counters the library
+ * exposes are readied for the cells (run->mpit; NULL when none). 0, or -1
+ * on rank 0 when mpit_cvars.csv could not be written. */
+int nbc_mpit_start(nbc_run *run, meta_info *meta);
+/* Around one cell's measurements (sweep.c): the counters read before it,
+ * and after it their deltas appended to mpit_pvars.csv by rank 0
+ * (collective; MPI error code). Both do nothing for NULL. */
+void nbc_mpit_cell_begin(nbc_mpit *m);
+int nbc_mpit_cell_end(nbc_run *run, size_t cell);
+/* Sessions and MPI_T ended (before MPI_Finalize); accepts NULL. */
+void nbc_mpit_free(nbc_mpit *m);
 
 /* ---- stages.c ---- */
 /* What the run folder already holds (nothing for a new run), on every rank. */

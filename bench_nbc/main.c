@@ -541,6 +541,7 @@ int main(int argc, char **argv)
         free(hosts);
         free(all_cpus);
     }
+    nbc_record_system(&run, &meta); /* provenance.json, MPI_T: before meta.json names them */
     size_t cells = cfg.grid.comm_count * cfg.grid.comp_count;
     meta.cells_total = (int)cells;
     if (rank == 0) {
@@ -674,6 +675,8 @@ int main(int argc, char **argv)
     json_object_put(meta.clocksync);
     json_object_put(meta.measurement);
     json_object_put(meta.deployment);
+    json_object_put(meta.system);
+    nbc_mpit_free(run.mpit);
     nbc_deployment_free(&dep);
     nbc_sweep_record_free(&record);
     nbc_resume_free(&prior);

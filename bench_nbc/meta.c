@@ -80,6 +80,15 @@ static json_object *blas_json(void)
     return o;
 }
 
+/* The keys of `from` (NULL: none) as top-level keys of `to`. */
+static void merge_keys(json_object *to, json_object *from)
+{
+    if (!from)
+        return;
+    json_object_object_foreach(from, key, value)
+        json_object_object_add(to, key, json_object_get(value));
+}
+
 int nbc_meta_write(nbc_run *run, const meta_info *m)
 {
     const nbc_config *cfg = run->cfg;
@@ -125,14 +134,9 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
-    if (m->deployment) {
-        json_object_object_foreach(m->deployment, key, value)
-            json_object_object_add(o, key, json_object_get(value));
-    }
-    if (m->measurement) {
-        json_object_object_foreach(m->measurement, key, value)
-            json_object_object_add(o, key, json_object_get(value));
-    }
+    merge_keys(o, m->deployment);
+    merge_keys(o, m->measurement);
+    merge_keys(o, m->system);
     json_object_object_add(o, "revision", json_object_new_string(BENCH_NBC_REVISION));
     json_object_object_add(o, "start_time", json_object_new_string(m->start_time));
     json_object_object_add(o, "end_time", json_object_new_string(m->end_time));

@@ -3,7 +3,7 @@
 BENCH_NBC_REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o measure.o \
                        progress.o calibrate.o sweep.o output.o synthetic.o resume.o datacheck.o watchdog.o \
-                       errors.o meta.o placement.o stages.o library.o deployment.o) $(BUILD)/nompi/bench_nbc/config.o \
+                       errors.o meta.o placement.o stages.o library.o deployment.o node_record.o mpit.o) $(BUILD)/nompi/bench_nbc/config.o \
                        $(BUILD)/nompi/deploy/plan.o \
                        $(BUILD)/nompi/bench_nbc/size_search.o $(BUILD)/nompi/bench_nbc/stopping.o \
                        $(BUILD)/nompi/mpiprofile/profile.o
@@ -13,7 +13,8 @@ $(BUILD)/mpi/bench_nbc/meta.o: CFLAGS += -DBENCH_NBC_REVISION='"$(BENCH_NBC_REVI
 
 # The adaptive repetitions' interval is the analysis's own (bench_nbc/stopping.c):
 # the MPI-free analysis library is linked in.
-$(BUILD)/bench_nbc: $(bench_nbc_objects) $(BUILD)/libclocksync.a $(BUILD)/libcompute.a $(ANALYSIS_LIB)
+$(BUILD)/bench_nbc: $(bench_nbc_objects) $(BUILD)/libclocksync.a $(BUILD)/libcompute.a \
+                    $(BUILD)/libprovenance.a $(ANALYSIS_LIB)
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(BLAS_LIBS) $(COMPUTE_LIBS) $(BENCH_NBC_LIBS) $(LDLIBS)
 

@@ -404,8 +404,11 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         run->fault_late = run->fault_late_cell == (int)cell;
         int64_t seq_before = run->next_seq;
         size_t attempts_before = record->logs[cell].count;
+        nbc_mpit_cell_begin(run->mpit);
         rc = measure_cell(run, plan, cell, &inst, &record->logs[cell], &random_state, interrupted,
                           &record->stops[cell]);
+        if (rc == MPI_SUCCESS && !*interrupted)
+            rc = nbc_mpit_cell_end(run, cell);
         coll_instance_release(&inst);
         if (rc != MPI_SUCCESS || *interrupted) {
             /* a cell cut short is not written: it is redone on --resume */
