@@ -138,15 +138,15 @@ static clocksync_map pair_line(const local_rank *l, int sweeps, const cs_rank_st
         .offset_ns = 0.5 * (a->offset_ns + b->offset_ns),
     };
     if (state->has_pair && line.at_ns != state->pair.local_ns)
-        line.slope = (line.offset_ns - state->pair.offset_ns) /
-                     (double)(line.at_ns - state->pair.local_ns);
+        line.slope =
+            (line.offset_ns - state->pair.offset_ns) / (double)(line.at_ns - state->pair.local_ns);
     else if (b->local_ns != a->local_ns)
         line.slope = (b->offset_ns - a->offset_ns) / (double)(b->local_ns - a->local_ns);
     return line;
 }
 
-static int measure(const cs_method *method, const cs_transport *t, int roundtrips,
-                   local_rank *loc, cs_sample *samples)
+static int measure(const cs_method *method, const cs_transport *t, int roundtrips, local_rank *loc,
+                   cs_sample *samples)
 {
     int rounds = method->rounds(t->size);
     for (int sweep = 0; sweep < method->sweeps; sweep++) {
@@ -158,8 +158,8 @@ static int measure(const cs_method *method, const cs_transport *t, int roundtrip
                 int peer = method->peer(round, rank, t->size, &serves);
                 if (peer < 0)
                     continue;
-                int err = t->ops->pingpong(t->ctx, rank, serves ? peer : rank,
-                                           serves ? rank : peer, roundtrips, samples);
+                int err = t->ops->pingpong(t->ctx, rank, serves ? peer : rank, serves ? rank : peer,
+                                           roundtrips, samples);
                 if (err != MPI_SUCCESS)
                     return err;
                 if (serves)

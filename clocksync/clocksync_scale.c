@@ -99,12 +99,18 @@ static bool parse_number(const char *text, double lo, double hi, double *value)
 static int parse_options(int argc, char **argv, scale_options *opt)
 {
     static const struct option longopts[] = {
-        {"ranks", required_argument, NULL, 'r'},     {"methods", required_argument, NULL, 'm'},
-        {"roundtrips", required_argument, NULL, 'n'}, {"latency-ns", required_argument, NULL, 'l'},
-        {"offset-us", required_argument, NULL, 'o'}, {"drift-ppm", required_argument, NULL, 'd'},
-        {"gap-s", required_argument, NULL, 'g'},     {"horizon-s", required_argument, NULL, 'H'},
-        {"seed", required_argument, NULL, 's'},      {"check", no_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"ranks", required_argument, NULL, 'r'},
+        {"methods", required_argument, NULL, 'm'},
+        {"roundtrips", required_argument, NULL, 'n'},
+        {"latency-ns", required_argument, NULL, 'l'},
+        {"offset-us", required_argument, NULL, 'o'},
+        {"drift-ppm", required_argument, NULL, 'd'},
+        {"gap-s", required_argument, NULL, 'g'},
+        {"horizon-s", required_argument, NULL, 'H'},
+        {"seed", required_argument, NULL, 's'},
+        {"check", no_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     clocksync_sim_options_default(&opt->sim);
     static const int default_counts[] = {2, 4, 16, 64, 256, 1024, 4096};
@@ -215,8 +221,7 @@ int main(int argc, char **argv)
            "and %.0f ppm off rank 0's; errors |model - truth| over ranks >= 1, right after a "
            "synchronization (two calibrations %.0f s apart) and %.0f s later\n",
            opt.sim.roundtrips, opt.sim.latency_min_ns, opt.sim.latency_tail_ns,
-           opt.sim.max_offset_ns * 1e-3, opt.sim.max_drift_ppm, opt.sim.gap_s,
-           opt.sim.horizon_s);
+           opt.sim.max_offset_ns * 1e-3, opt.sim.max_drift_ppm, opt.sim.gap_s, opt.sim.horizon_s);
     printf("%-12s %6s %10s %10s", "method", "ranks", "messages", "critical");
     for (int i = 0; i < PRICED; i++)
         printf(" %10s", "sync_s@");
@@ -243,8 +248,7 @@ int main(int argc, char **argv)
             row rw = {.messages = res.messages, .critical = res.critical_messages};
             double worst_sync;
             summarize(res.error_sync_ns, so.ranks, &rw.sync_median_ns, &worst_sync);
-            summarize(res.error_horizon_ns, so.ranks, &rw.horizon_median_ns,
-                      &rw.horizon_worst_ns);
+            summarize(res.error_horizon_ns, so.ranks, &rw.horizon_median_ns, &rw.horizon_worst_ns);
             printf("%-12s %6d %10lld %10lld", clocksync_method_name(so.method), so.ranks,
                    (long long)rw.messages, (long long)rw.critical);
             for (int i = 0; i < PRICED; i++)

@@ -77,8 +77,8 @@ int cs_transport_mpi_make(cs_transport *transport, MPI_Comm comm, const clocksyn
         free(t);
         return err;
     }
-    *transport = (cs_transport){
-        .ops = &mpi_ops, .ctx = t, .size = size, .first_local = rank, .n_local = 1};
+    *transport =
+        (cs_transport){.ops = &mpi_ops, .ctx = t, .size = size, .first_local = rank, .n_local = 1};
     return MPI_SUCCESS;
 }
 

@@ -185,9 +185,8 @@ int clocksync_simulate(const clocksync_sim_options *o, clocksync_sim_result *res
         o->latency_tail_ns < 0 || !(fabs(o->max_drift_ppm) < 1e5) || o->gap_s < 0)
         return -1;
     int p = o->ranks;
-    sim s = {.latency_min_ns = o->latency_min_ns,
-             .latency_tail_ns = o->latency_tail_ns,
-             .rng = o->seed};
+    sim s = {
+        .latency_min_ns = o->latency_min_ns, .latency_tail_ns = o->latency_tail_ns, .rng = o->seed};
     s.ranks = calloc((size_t)p, sizeof *s.ranks);
     cs_rank_state *states = calloc((size_t)p, sizeof *states);
     clocksync_point *points = malloc((size_t)p * sizeof *points);
@@ -200,8 +199,7 @@ int clocksync_simulate(const clocksync_sim_options *o, clocksync_sim_result *res
                   ? 0
                   : -1;
     for (int r = 0; err == 0 && r < p; r++) {
-        double offset = o->offset_ns ? o->offset_ns[r]
-                                     : o->max_offset_ns * (2 * uniform(&s) - 1);
+        double offset = o->offset_ns ? o->offset_ns[r] : o->max_offset_ns * (2 * uniform(&s) - 1);
         double drift = o->drift_ppm ? o->drift_ppm[r] : o->max_drift_ppm * (2 * uniform(&s) - 1);
         s.ranks[r] = (sim_rank){.offset_ns = r ? offset : 0, .rate = 1 + (r ? drift : 0) * 1e-6};
     }
@@ -209,12 +207,14 @@ int clocksync_simulate(const clocksync_sim_options *o, clocksync_sim_result *res
     double second_start_ns = origin_ns + o->gap_s * 1e9;
     for (int pass = 0; pass < 2 && err == 0; pass++) {
         double start_ns = pass ? second_start_ns : origin_ns;
-        if (run_calibration(method, &t, &s, o->roundtrips, states, points, start_ns, result) !=
-            MPI_SUCCESS)
+        if (pass && start_ns < origin_ns + result->sync_s * 1e9)
+            err = -1; /* the second calibration would begin before the first ended */
+        else if (run_calibration(method, &t, &s, o->roundtrips, states, points, start_ns, result) !=
+                 MPI_SUCCESS)
             err = -1;
         for (int r = 0; err == 0 && r < p; r++)
             if (clocksync_model_add_point(&models[r], points[r]) != 0)
-                err = -1; /* the second calibration began before the first ended */
+                err = -1;
     }
     if (err == 0) {
         double sync_end_ns = second_start_ns + result->sync_s * 1e9;
