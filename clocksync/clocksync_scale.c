@@ -211,7 +211,7 @@ static void summarize(const double *errors, int p, double *median, double *worst
 
 int main(int argc, char **argv)
 {
-    scale_options opt;
+    scale_options opt = {0};
     int verdict = parse_options(argc, argv, &opt);
     if (verdict != 0)
         return verdict == 1 ? 0 : 2;
