@@ -79,6 +79,10 @@ static const char *const deployment_names[] = {
 
 static const char *const kernel_names[] = COMPUTE_KERNEL_NAMES;
 
+/* The rows of clocksync's method table, in its order (clocksync_method_name;
+ * tests/clocksync/test_methods.c checks they agree). */
+static const char *const clocksync_method_names[] = {"linear", "hierarchical"};
+
 static const char *const progress_mode_names[] = {
     [NBC_PROGRESS_NONE] = "none",
     [NBC_PROGRESS_TEST] = "test",
@@ -190,6 +194,11 @@ static const key_desc keys[] = {
     {KEY("clocksync", "roundtrips", TYPE_INT, NULL, "1000", clocksync.roundtrips), AT_LEAST(10),
      .help = "Round trips to rank 0 per rank and per clock calibration; the minimum-RTT "
              "samples are kept."},
+    {KEY("clocksync", "method", TYPE_ENUM, NULL, "linear", clocksync.method),
+     CHOICES(clocksync_method_names),
+     .help = "How the offsets to rank 0 are measured: linear = rank 0 measures every other rank "
+             "in turn (p - 1 rounds); hierarchical = along a binomial tree, ceil(log2 p) rounds "
+             "run twice, the lines composed down to rank 0 (for hundreds of ranks or more)."},
     {KEY("clocksync", "drift_gap_s", TYPE_DURATION, "s", "1s", clocksync.drift_gap_s), ABOVE(0),
      .help = "Minimum time between the two clock calibrations a drift estimate uses."},
     {KEY("clocksync", "resync_interval_s", TYPE_DURATION, "s", "300s", clocksync.resync_interval_s),

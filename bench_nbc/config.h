@@ -87,6 +87,7 @@ typedef struct {
         uint64_t max_bytes;
     } calibration;
     struct {
+        int method; /* row of clocksync's method table (clocksync_method_name) */
         int roundtrips;
         double drift_gap_s;
         double resync_interval_s; /* 0 = never */

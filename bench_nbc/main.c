@@ -576,6 +576,7 @@ int main(int argc, char **argv)
 
     /* ---- clocks ---- */
     clocksync_options sopt = {
+        .method = cfg.clocksync.method,
         .roundtrips = cfg.clocksync.roundtrips,
         .drift_gap_s = cfg.clocksync.drift_gap_s,
         .barrier_margin_s = cfg.clocksync.barrier_margin_us * 1e-6,

@@ -191,7 +191,8 @@ json_object *nbc_meta_clocksync_json(nbc_run *run)
         json_object_object_add(e, "calibrations", json_object_new_int((int)all[4 * r + 3]));
         json_object_array_add(ranks, e);
     }
-    json_object_object_add(o, "method", json_object_new_string("linear, min-RTT round trips"));
+    json_object_object_add(o, "method",
+                           json_object_new_string(clocksync_get_method_name(run->sync)));
     json_object_object_add(o, "roundtrips", json_object_new_int(run->cfg->clocksync.roundtrips));
     json_object_object_add(o, "ranks", ranks);
     free(all);

@@ -186,3 +186,20 @@ double clocksync_model_drift_ppm(const clocksync_model *model)
     /* d(global)/d(local) = 1 + slope, so local runs 1/(1 + slope) times as fast. */
     return -slope / (1.0 + slope) * 1e6;
 }
+
+double clocksync_map_offset_ns(const clocksync_map *map, int64_t from_ns)
+{
+    return map->offset_ns + map->slope * (double)(from_ns - map->at_ns);
+}
+
+clocksync_map clocksync_map_compose(const clocksync_map *outer, const clocksync_map *inner)
+{
+    /* y = x + o1 + s1 (x - a1), z = y + o2 + s2 (y - a2): at x = a1,
+     * z - x = o1 + o2 + s2 (a1 + o1 - a2); d(z - x)/dx = s1 + s2 (1 + s1). */
+    return (clocksync_map){
+        .at_ns = inner->at_ns,
+        .offset_ns = inner->offset_ns + outer->offset_ns +
+                     outer->slope * ((double)(inner->at_ns - outer->at_ns) + inner->offset_ns),
+        .slope = inner->slope + outer->slope * (1 + inner->slope),
+    };
+}

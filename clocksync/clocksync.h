@@ -2,7 +2,8 @@
  *
  * Section 4.2 of the BenchNBC paper. Rank 0's clock is the reference
  * ("global time"). Every other rank estimates its offset to rank 0 from many
- * round trips, keeping the fastest ones. Calibration points (offset at a local
+ * round trips, keeping the fastest ones: directly (method linear) or along a
+ * tree (method hierarchical). Calibration points (offset at a local
  * time) form a piecewise-linear clock model:
  *   - post-mortem, timestamps are *interpolated* between the points around them
  *     (start and end of a run, plus any resyncs);
@@ -86,10 +87,77 @@ double clocksync_model_offset_ns(const clocksync_model *model, int64_t local_ns)
  * last point: +100 means 100 ppm fast. 0 with fewer than two points. */
 double clocksync_model_drift_ppm(const clocksync_model *model);
 
+/* A clock against another over a short span, as a line:
+ *   to = from + offset_ns + slope (from - at_ns)
+ * slope is the drift as a fraction (1e-6 per ppm). A rank's relation to its
+ * parent and the parent's to rank 0 compose into the rank's to rank 0. */
+typedef struct clocksync_map {
+    int64_t at_ns;
+    double offset_ns;
+    double slope;
+} clocksync_map;
+
+/* The offset the map gives at `from_ns` (to minus from). */
+double clocksync_map_offset_ns(const clocksync_map *map, int64_t from_ns);
+/* outer after inner: from inner's clock to outer's "to" clock, anchored at
+ * inner's at_ns. */
+clocksync_map clocksync_map_compose(const clocksync_map *outer, const clocksync_map *inner);
+
+/* ---- Methods: how the offsets to rank 0 are measured --------------------- */
+
+/* linear: rank 0 does `roundtrips` round trips with every other rank in
+ * turn (O(p) rounds). hierarchical: ranks measure their parent in a binomial
+ * tree (ceil(log2 p) rounds, twice, the second time in reverse order, so
+ * every pair is centred on the same instant), and the parent-to-rank-0
+ * lines are composed down the tree (in the spirit of HCA3, Hunold and
+ * Carpen-Amarie). Both give each rank one point per calibration. */
+int clocksync_method_count(void);
+/* NULL when method is out of range. */
+const char *clocksync_method_name(int method);
+const char *clocksync_method_description(int method);
+/* The method's index, or -1 for an unknown name. */
+int clocksync_method_find(const char *name);
+
+/* ---- Simulation: the methods on virtual ranks, without MPI --------------- */
+
+/* Virtual ranks in one process, each with its own clock (offset and drift
+ * against rank 0's) and a one-way latency of min + an exponential tail,
+ * driving the same calibration code as the MPI ranks. Two calibrations
+ * gap_s apart (start to start), as the start and drift calibrations of a
+ * run, then each rank's model is checked against the truth. */
+typedef struct clocksync_sim_options {
+    int ranks;
+    int method;
+    int roundtrips;
+    double latency_min_ns, latency_tail_ns; /* tail: mean of the exponential part */
+    double max_offset_ns, max_drift_ppm;    /* ranks >= 1 drawn uniformly in +-these */
+    const double *offset_ns, *drift_ppm;    /* or given per rank (rank 0's ignored); may be NULL */
+    double gap_s;
+    double horizon_s; /* error checked this long after the second calibration */
+    uint64_t seed;
+} clocksync_sim_options;
+
+void clocksync_sim_options_default(clocksync_sim_options *options);
+
+typedef struct clocksync_sim_result {
+    int64_t messages;          /* of one calibration, all ranks */
+    int64_t critical_messages; /* on its longest chain of dependent messages */
+    double sync_s;             /* simulated duration of one calibration */
+    /* Per rank (rank 0: 0): model minus true global time, in ns. */
+    double *error_sync_ns;    /* right after the second calibration */
+    double *error_horizon_ns; /* horizon_s later (drift extrapolation) */
+    int *hops;                /* measurements between the rank and rank 0 */
+} clocksync_sim_result;
+
+/* Returns 0, or -1 for bad options or no memory. */
+int clocksync_simulate(const clocksync_sim_options *options, clocksync_sim_result *result);
+void clocksync_sim_result_free(clocksync_sim_result *result);
+
 /* ---- Synchronization across ranks (collective calls on `comm`) ---------- */
 
 typedef struct clocksync_options {
-    int roundtrips;          /* per rank and calibration; thousands in total */
+    int method;              /* index into the method table (clocksync_method_name) */
+    int roundtrips;          /* per rank, sweep and calibration; thousands in total */
     double drift_gap_s;      /* min time between the points of a drift estimate */
     double barrier_margin_s; /* initial window-barrier margin */
 } clocksync_options;
@@ -104,8 +172,8 @@ int clocksync_create(clocksync_ctx **ctx, MPI_Comm comm, const clocksync_options
                      const clocksync_clock *clock);
 void clocksync_free(clocksync_ctx *ctx);
 
-/* Collective. Measures every rank's offset to rank 0 now and appends it to
- * the model as a new point. */
+/* Collective. Measures every rank's offset to rank 0 now with the options'
+ * method and appends it to the model as a new point. */
 int clocksync_calibrate(clocksync_ctx *ctx);
 /* Collective. Makes real-time extrapolation trustworthy: when the last two
  * points are less than drift_gap_s apart (or there is only one), sleeps until
@@ -118,6 +186,8 @@ int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
                                double *predicted_offset_ns);
 
 const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx);
+/* The name of the context's method ("linear", "hierarchical"). */
+const char *clocksync_get_method_name(const clocksync_ctx *ctx);
 const clocksync_clock *clocksync_get_clock(const clocksync_ctx *ctx);
 int64_t clocksync_now_local_ns(const clocksync_ctx *ctx);
 /* Global time now, extrapolated from the model (real-time use). */

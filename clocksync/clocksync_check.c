@@ -38,6 +38,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mpiexec -n P clocksync_check [options]\n"
+            "  --method M            how offsets are measured: linear or hierarchical "
+            "(default linear)\n"
             "  --roundtrips N        round trips per rank and calibration (default 1000)\n"
             "  --barriers K          window barriers and MPI_Barriers measured (default 1000)\n"
             "  --wait-s T            seconds between the drift estimate and the residual check "
@@ -61,6 +63,7 @@ static bool parse_double(const char *text, double *value)
 static int parse_options(int argc, char **argv, check_options *opt, int rank)
 {
     static const struct option longopts[] = {
+        {"method", required_argument, NULL, 'M'},
         {"roundtrips", required_argument, NULL, 'r'},
         {"barriers", required_argument, NULL, 'b'},
         {"wait-s", required_argument, NULL, 'w'},
@@ -79,6 +82,11 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         double v = 0;
         const char *bad = NULL;
         switch (c) {
+        case 'M':
+            opt->sync.method = clocksync_method_find(optarg);
+            if (opt->sync.method < 0)
+                bad = "--method: needs linear or hierarchical";
+            break;
         case 'r':
             if (!parse_double(optarg, &v) || v < 10 || v > 1e7 || v != floor(v))
                 bad = "--roundtrips: needs an integer from 10 to 10000000";
@@ -307,15 +315,16 @@ int main(int argc, char **argv)
             snprintf(true_window, sizeof true_window, "na barrier_true_skew_p99_us=na");
             snprintf(true_mpi, sizeof true_mpi, "na mpi_barrier_true_skew_p99_us=na");
         }
-        printf("# %d ranks, %d barriers each; true skews need one machine and one time "
+        printf("# method %s; %d ranks, %d barriers each; true skews need one machine and one time "
                "namespace: %s\n",
-               size, k_count, shared_clock ? "yes" : "no");
+               clocksync_get_method_name(sync), size, k_count, shared_clock ? "yes" : "no");
         printf("barrier_skew_p50_us=%.3f barrier_skew_p99_us=%.3f mpi_barrier_skew_p50_us=%.3f "
                "offset_error_us=%.3f drift_ppm=%.3f mpi_barrier_skew_p99_us=%.3f "
                "barrier_true_skew_p50_us=%s mpi_barrier_true_skew_p50_us=%s late_barriers=%d "
-               "ranks=%d\n",
+               "ranks=%d method=%s\n",
                fig[0][0], fig[0][1], fig[2][0], fabs(reports[worst_residual].residual_us),
-               reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size);
+               reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size,
+               clocksync_get_method_name(sync));
         free(skew);
     }
     for (int i = 0; i < 4; i++)

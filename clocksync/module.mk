@@ -1,5 +1,6 @@
-# clocksync: global clock and window barrier (library + its measuring tool).
-CLOCKSYNC_OBJS := $(BUILD)/mpi/clocksync/clock_model.o $(BUILD)/mpi/clocksync/sync.o
+# clocksync: global clock and window barrier (library + its measuring tools).
+CLOCKSYNC_OBJS := $(addprefix $(BUILD)/mpi/clocksync/,clock_model.o sync.o calibration.o \
+                    method_linear.o method_hierarchical.o transport_mpi.o transport_sim.o)
 CLOCKSYNC_LIB  := $(BUILD)/libclocksync.a
 
 $(CLOCKSYNC_LIB): $(CLOCKSYNC_OBJS)
@@ -10,4 +11,10 @@ $(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(CLOCKSYNC_L
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-PROGRAMS += $(BUILD)/clocksync_check
+# The methods at scale on simulated ranks (no MPI run): `make bench` prints it.
+$(BUILD)/clocksync_scale: $(BUILD)/mpi/clocksync/clocksync_scale.o $(CLOCKSYNC_LIB)
+	@mkdir -p $(@D)
+	$(MPICC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+PROGRAMS   += $(BUILD)/clocksync_check $(BUILD)/clocksync_scale
+BENCHMARKS += $(BUILD)/clocksync_scale

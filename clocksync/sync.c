@@ -1,7 +1,7 @@
-/* Offset estimation against rank 0 and the window barrier (section 4.2 of the
- * paper). Calibration is a strategy in a table so a hierarchical method
- * (O(log p), like ReproMPI's HCA3) can be added next to the linear one. */
-#include "clocksync/clocksync.h"
+/* The global clock of a run over MPI and the window barrier (section 4.2 of
+ * the paper). The offsets are measured by the method the options choose
+ * (calibration.c and its method table), over MPI (transport_mpi.c). */
+#include "clocksync/method.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,8 +11,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
-
-enum { TAG_PING = 7101, TAG_PONG = 7102 };
 
 /* The margin never shrinks below the configured one and never grows past
  * this: a barrier a second ahead means something else is wrong. */
@@ -75,101 +73,22 @@ struct clocksync_ctx {
     clocksync_clock clock;
     clocksync_model model;
     double margin_s;
+    const cs_method *method;
+    cs_transport transport;
+    cs_rank_state state;
 };
 
-typedef struct roundtrip_sample {
-    double rtt_ns, offset_ns, midpoint_ns;
-} roundtrip_sample;
-
 /* One calibration: on each rank, its offset to rank 0 now. */
-typedef int (*calibration_method)(clocksync_ctx *ctx, clocksync_point *point);
-
-static int compare_rtt(const void *a, const void *b)
+static int calibrate_now(clocksync_ctx *ctx, bool commit, clocksync_point *point)
 {
-    double x = ((const roundtrip_sample *)a)->rtt_ns, y = ((const roundtrip_sample *)b)->rtt_ns;
-    return (x > y) - (x < y);
+    return cs_calibrate(ctx->method, &ctx->transport, ctx->options.roundtrips, &ctx->state, commit,
+                        point);
 }
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* From the round trips of one rank with rank 0, keep the fastest twentieth
- * (at least 5): their offsets are the least disturbed by queueing, and their
- * median resists the odd outlier. */
-static clocksync_point estimate_point(roundtrip_sample *samples, int n)
-{
-    qsort(samples, (size_t)n, sizeof *samples, compare_rtt);
-    int keep = n / 20 > 5 ? n / 20 : (n < 5 ? n : 5);
-    double offsets[keep > 0 ? keep : 1];
-    double midpoint_sum = 0;
-    for (int i = 0; i < keep; i++) {
-        offsets[i] = samples[i].offset_ns;
-        midpoint_sum += samples[i].midpoint_ns;
-    }
-    qsort(offsets, (size_t)keep, sizeof offsets[0], compare_double);
-    double median =
-        keep % 2 ? offsets[keep / 2] : 0.5 * (offsets[keep / 2 - 1] + offsets[keep / 2]);
-    return (clocksync_point){
-        .local_ns = (int64_t)llround(midpoint_sum / keep),
-        .offset_ns = median,
-        .latency_ns = samples[0].rtt_ns / 2,
-    };
-}
-
-/* Rank 0 serves every other rank in turn: O(p) rounds of round trips. */
-static int calibrate_linear(clocksync_ctx *ctx, clocksync_point *point)
-{
-    int n = ctx->options.roundtrips, err;
-    if (ctx->rank == 0) {
-        for (int peer = 1; peer < ctx->size; peer++) {
-            for (int i = 0; i < n; i++) {
-                err = MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_PING, ctx->comm, MPI_STATUS_IGNORE);
-                if (err != MPI_SUCCESS)
-                    return err;
-                int64_t t_ref = clocksync_clock_now_ns(&ctx->clock);
-                err = MPI_Send(&t_ref, 1, MPI_INT64_T, peer, TAG_PONG, ctx->comm);
-                if (err != MPI_SUCCESS)
-                    return err;
-            }
-        }
-        *point = (clocksync_point){.local_ns = clocksync_clock_now_ns(&ctx->clock)};
-        return MPI_SUCCESS;
-    }
-    roundtrip_sample *samples = malloc((size_t)n * sizeof *samples);
-    if (!samples)
-        return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++) {
-        int64_t t_ref, t_sent = clocksync_clock_now_ns(&ctx->clock);
-        err = MPI_Send(NULL, 0, MPI_BYTE, 0, TAG_PING, ctx->comm);
-        if (err == MPI_SUCCESS)
-            err = MPI_Recv(&t_ref, 1, MPI_INT64_T, 0, TAG_PONG, ctx->comm, MPI_STATUS_IGNORE);
-        if (err != MPI_SUCCESS) {
-            free(samples);
-            return err;
-        }
-        int64_t t_back = clocksync_clock_now_ns(&ctx->clock);
-        /* Rank 0 read its clock halfway through the round trip, assuming
-         * symmetric latency. */
-        double midpoint = (double)t_sent + 0.5 * (double)(t_back - t_sent);
-        samples[i] = (roundtrip_sample){
-            .rtt_ns = (double)(t_back - t_sent),
-            .offset_ns = (double)t_ref - midpoint,
-            .midpoint_ns = midpoint,
-        };
-    }
-    *point = estimate_point(samples, n);
-    free(samples);
-    return MPI_SUCCESS;
-}
-
-static const calibration_method calibrate_now = calibrate_linear;
 
 void clocksync_options_default(clocksync_options *options)
 {
     *options = (clocksync_options){
+        .method = 0,
         .roundtrips = 1000,
         .drift_gap_s = 1.0,
         .barrier_margin_s = 200e-6,
@@ -179,9 +98,12 @@ void clocksync_options_default(clocksync_options *options)
 int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
                      const clocksync_clock *clock)
 {
+    if (!cs_method_get(options->method))
+        return MPI_ERR_ARG;
     clocksync_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return MPI_ERR_NO_MEM;
+    ctx->method = cs_method_get(options->method);
     ctx->comm = comm;
     ctx->options = *options;
     ctx->clock = clock ? *clock : clocksync_monotonic_clock();
@@ -193,6 +115,8 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
     int err = MPI_Comm_rank(comm, &ctx->rank);
     if (err == MPI_SUCCESS)
         err = MPI_Comm_size(comm, &ctx->size);
+    if (err == MPI_SUCCESS)
+        err = cs_transport_mpi_make(&ctx->transport, comm, &ctx->clock);
     if (err != MPI_SUCCESS) {
         free(ctx);
         return err;
@@ -206,13 +130,14 @@ void clocksync_free(clocksync_ctx *ctx)
     if (!ctx)
         return;
     clocksync_model_free(&ctx->model);
+    cs_transport_mpi_free(&ctx->transport);
     free(ctx);
 }
 
 int clocksync_calibrate(clocksync_ctx *ctx)
 {
     clocksync_point point;
-    int err = calibrate_now(ctx, &point);
+    int err = calibrate_now(ctx, true, &point);
     if (err != MPI_SUCCESS)
         return err;
     return clocksync_model_add_point(&ctx->model, point) == 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
@@ -251,7 +176,7 @@ int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
                                double *predicted_offset_ns)
 {
     clocksync_point point;
-    int err = calibrate_now(ctx, &point);
+    int err = calibrate_now(ctx, false, &point);
     if (err != MPI_SUCCESS)
         return err;
     *measured_offset_ns = point.offset_ns;
@@ -263,6 +188,11 @@ int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
 const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx)
 {
     return &ctx->model;
+}
+
+const char *clocksync_get_method_name(const clocksync_ctx *ctx)
+{
+    return ctx->method->name;
 }
 
 const clocksync_clock *clocksync_get_clock(const clocksync_ctx *ctx)

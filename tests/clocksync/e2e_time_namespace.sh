@@ -19,3 +19,27 @@ last=$(tail -n 1 <<<"$out")
 [ "$(kv barrier_true_skew_p50_us "$last")" = na ] || fail "true skew claimed across time namespaces"
 figure "time namespace +5 s: offset error $(awk -v o="$offset" 'BEGIN { printf "%.3f", o + 5000000 }') us," \
     "estimated barrier skew p50 $(kv barrier_skew_p50_us "$last") us"
+
+# The same truth through the tree: 4 ranks, ranks 2 and 3 in time namespaces
+# 5 s ahead. Hierarchically rank 1 and rank 2 measure rank 0, rank 3
+# measures rank 2 (its offset is composed from 0 -> 2 -> 3): -5 s for ranks
+# 2 and 3, 0 for rank 1, each within 50 us. Busy-polling libraries need a
+# core per rank.
+if [ "$(nproc)" -lt 4 ] && [ "$(build_field busy_polls)" != 0 ]; then
+    echo "skip (tree part): $MPI busy-polls, 4 ranks on $(nproc) cores would measure its polling"
+    exit 0
+fi
+out=$(mpi_launch -n 2 "$prog" --method hierarchical --roundtrips 500 --barriers 10 --wait-s 1 : \
+    -n 2 unshare --time --fork --monotonic=5 "$prog" --method hierarchical --roundtrips 500 \
+    --barriers 10 --wait-s 1) || fail "clocksync_check --method hierarchical across time namespaces failed: $out"
+echo "$out"
+errors=()
+for r in 1 2 3; do
+    offset=$(grep "^rank=$r " <<<"$out" | grep -o 'offset_us=[^ ]*' | cut -d= -f2)
+    truth=$([ "$r" -ge 2 ] && echo -5000000 || echo 0)
+    check_float "$offset - ($truth) < 50 && $offset - ($truth) > -50" ||
+        fail "hierarchical: rank $r offset $offset us, truth $truth us"
+    errors+=("$(awk -v o="$offset" -v t="$truth" 'BEGIN { printf "%.3f", o - t }')")
+done
+figure "hierarchical, 4 ranks, ranks 2-3 in time namespaces +5 s: offset errors of ranks 1-3" \
+    "${errors[*]} us (rank 3 through rank 2)"

@@ -1,8 +1,16 @@
-# Tests of clocksync: the clock model (unit) and the global clock on real ranks.
+# Tests of clocksync: the clock model and the methods on simulated ranks
+# (unit), the global clock on real ranks and the scale targets (end to end).
 $(BUILD)/tests/test_clock_model: $(BUILD)/mpi/tests/clocksync/test_clock_model.o $(CLOCKSYNC_LIB)
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(LDLIBS)
 
-UNIT_TESTS += $(BUILD)/tests/test_clock_model
+# With the configuration module (plain gcc object), to check its key's choices.
+$(BUILD)/tests/test_clocksync_methods: $(BUILD)/mpi/tests/clocksync/test_methods.o \
+                                       $(BUILD)/nompi/bench_nbc/config.o $(CLOCKSYNC_LIB)
+	@mkdir -p $(@D)
+	$(MPICC) $(LDFLAGS) $^ -o $@ $(config_test_libs) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/test_clock_model $(BUILD)/tests/test_clocksync_methods
 E2E_TESTS  += tests/clocksync/e2e_clocksync.sh tests/clocksync/e2e_time_namespace.sh \
-              tests/clocksync/e2e_faketime.sh
+              tests/clocksync/e2e_faketime.sh tests/clocksync/e2e_hierarchical.sh \
+              tests/clocksync/scale_targets.sh

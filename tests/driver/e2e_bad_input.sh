@@ -42,6 +42,7 @@ cases=(
     "progress.mode|--set progress.mode=poll"
     "run.check|--set run.check=maybe"
     "clocksync.roundtrips|--set clocksync.roundtrips=5"
+    "clocksync.method|--set clocksync.method=ring"
     "run.deployment|--set run.deployment=dedicated"
     "run.results_dir|--set run.results_dir=$SCRATCH/a_file/sub"
     "no-such.conf|-c $SCRATCH/no-such.conf"
