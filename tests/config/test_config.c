@@ -401,6 +401,7 @@ static void help_lists_every_key(void **state)
         "calibration.runs_per_point",
         "calibration.max_bytes",
         "clocksync.roundtrips",
+        "clocksync.method",
         "clocksync.drift_gap_s",
         "clocksync.resync_interval_s",
         "clocksync.barrier_margin_us",
