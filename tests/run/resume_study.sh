@@ -10,9 +10,8 @@
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
 source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
-[ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (a busy-polling library would crawl)"
+study_needs
 command -v jq >/dev/null || skip "reads study.json with jq (apt-get install jq)"
-for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
 make_scratch
 
 # 3 x 3 cells (1, 2, 4 ms), enough repetitions that the sweep lasts seconds.

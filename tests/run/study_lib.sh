@@ -1,6 +1,15 @@
 # shellcheck shell=bash disable=SC2034 # out, status, secs, study_args are for the caller
 # Sourced by the tests of tests/run/ that run a real study (after tests/lib.sh).
 
+# study_needs: a study of 2 ranks here: skips without 2 cores (a
+# busy-polling library would crawl); fails when bench_nbc or compute_ref is
+# not built.
+study_needs() {
+    [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (a busy-polling library would crawl)"
+    local prog
+    for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
+}
+
 # tiny_args GRID REPS [NBC_RUN_OPTIONS...]: sets study_args, the arguments of
 # nbc-run on ibcast with this build (its library profile, $MPI), GRID on both
 # axes, REPS repetitions, quick and loose calibrations (every target reached,

@@ -11,8 +11,7 @@
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
 source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
-[ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (a busy-polling library would crawl)"
-for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
+study_needs
 make_scratch
 
 tiny_study 1ms,4ms,4 2
