@@ -72,16 +72,19 @@ fi
 for i in 0 1; do
     d=$(q ".runs[$i].run_dir")
     [ "$(json "$d/meta.json" .status)" = complete ] || fail "$d: meta.json status $(json "$d/meta.json" .status)"
-    [ "$(json "$d/meta.json" .cells_done)" = 9 ] || fail "$d: $(json "$d/meta.json" .cells_done) of 9 cells"
-    for phase in before after; do
-        [ "$(phase_rows "$d/compute_ref.csv" $phase)" -eq 6 ] ||
-            fail "$d/compute_ref.csv: expected 6 rows of phase $phase: $(cat "$d/compute_ref.csv")"
-    done
+    # (A target calibration did not reach leaves its cells out, in every run.)
+    measurable=$((9 - $(json "$d/meta.json" .cells_unreachable)))
+    [ "$(json "$d/meta.json" .cells_done)" = $measurable ] ||
+        fail "$d: $(json "$d/meta.json" .cells_done) of $measurable measurable cells"
+    # compute_ref before and after, never twice: each phase once per process and size.
+    both_phases "$d/compute_ref.csv"
+    [ $((2 * phase_count)) -eq "$(data_rows "$d/compute_ref.csv")" ] || fail "$d/compute_ref.csv: other rows than the two phases"
 done
 # No cell kept before the signal is lost, nor measured again; no new calibration.
 size=$(stat -c %s "$SCRATCH/raw-before.csv")
 cmp -s -n "$size" "$SCRATCH/raw-before.csv" "$dir/raw.csv" ||
     fail "raw.csv of the resumed run does not begin with the $kept cells kept before the signal"
 [ "$(md5sum <"$dir/calib_comp.csv")" = "$calibrations" ] || fail "the resumed run calibrated again"
-[ "$(kept_cells "$dir")" -eq 9 ] || fail "raw.csv of the resumed run holds $(kept_cells "$dir") cells"
-figure "study cut by SIGTERM after $kept of 9 cells of launch 1 (meta.json $meta), resumed: both launches complete, the $kept cells kept byte for byte"
+measurable=$(json "$dir/meta.json" .cells_done)
+[ "$(kept_cells "$dir")" -eq "$measurable" ] || fail "raw.csv of the resumed run holds $(kept_cells "$dir") cells"
+figure "study cut by SIGTERM after $kept of $measurable cells of launch 1 (meta.json $meta), resumed: both launches complete, the $kept cells kept byte for byte"

@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034 # out, status, secs, study_args are for the caller
+# shellcheck shell=bash disable=SC2034 # out, status, secs, study_args, phase_count are for the caller
 # Sourced by the tests of tests/run/ that run a real study (after tests/lib.sh).
 
 # study_needs: a study of 2 ranks here: skips without 2 cores (a
@@ -38,6 +38,20 @@ tiny_study() {
     status=$?
     secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
     echo "$out"
+}
+
+# both_phases CSV: compute_ref.csv or passive.csv holds rows of phase before
+# and rows of phase after for the same processes (or ranks) and sizes; fails
+# otherwise. Sets phase_count: how many rows each phase has.
+both_phases() {
+    local before after
+    before=$(awk -F, -v p=before 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["phase"] == p { print $2, $c["matrix_n"] }' "$1" | sort)
+    after=$(awk -F, -v p=after 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["phase"] == p { print $2, $c["matrix_n"] }' "$1" | sort)
+    [ -n "$before" ] || fail "$1: no row of phase before: $(cat "$1")"
+    [ "$before" = "$after" ] || fail "$1: the phases differ in processes or sizes: $(cat "$1")"
+    phase_count=$(wc -l <<<"$before")
 }
 
 # phase_rows CSV PHASE: the rows of compute_ref.csv or passive.csv of a phase.
