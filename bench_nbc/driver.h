@@ -305,6 +305,9 @@ const char *run_output_header(out_file which);
 int run_output_flush(run_output *out);
 /* Writes path (relative to the run folder) atomically: temporary + rename. */
 int run_output_write_atomic(run_output *out, const char *name, const char *text);
+/* --run-dir-file: writes the run folder's absolute path and a newline into
+ * file (temporary + rename), for the program that launched the run. */
+int run_output_publish_dir(const run_output *out, const char *file, char *err, size_t errlen);
 /* Replacing a CSV file atomically: begin copies its first keep_bytes (the
  * header included; 0: a fresh header) into a temporary file and returns it
  * for the caller to append to; commit renames

@@ -3,6 +3,8 @@
  *
  *   mpiexec -n P bench_nbc -c configs/default.conf [--set section.key=value]...
  *   mpiexec -n P bench_nbc --resume RUN_DIR
+ *   (--stop-after calibration: stop before the sweep, which --resume runs;
+ *   --run-dir-file FILE: the run folder's path for the program launching it)
  *
  * Stages, each writing files the next reads (docs/formats.md):
  *   configuration -> clock sync -> computation calibration -> passive
@@ -52,6 +54,8 @@ static void on_stop_signal(int signo)
 typedef struct cli {
     const char *config_path;
     const char *resume_dir;
+    const char *run_dir_file;
+    bool stop_after_calibration;
     const char **sets;
     int set_count;
     bool help, list, plan;
@@ -64,7 +68,13 @@ static void usage(FILE *out)
                  "       bench_nbc --plan [-c FILE] [--set section.key=value]...\n"
                  "  -c, --config FILE     configuration (INI); defaults apply to keys it omits\n"
                  "  -s, --set KEY=VALUE   override one key, e.g. --set grid.comm_times=1ms,8ms,2\n"
-                 "  -r, --resume RUN_DIR  continue an interrupted run in its folder\n"
+                 "  -r, --resume RUN_DIR  continue an interrupted or calibrated run\n"
+                 "      --stop-after calibration  stop before the sweep, once clock sync,\n"
+                 "                        calibrations and the passive step are written\n"
+                 "                        (meta.json status calibrated, exit 0); --resume\n"
+                 "                        RUN_DIR then runs the sweep\n"
+                 "      --run-dir-file FILE  rank 0 writes the run folder's absolute path\n"
+                 "                        into FILE (atomically) once the folder exists\n"
                  "  -l, --list            list the collectives and what their byte size means\n"
                  "  -p, --plan            print the deployment plan as JSON (environment, thread\n"
                  "                        level, progress thread, cores) without starting MPI\n"
@@ -82,6 +92,8 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
         {"list", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},
         {"plan", no_argument, NULL, 'p'},
+        {"stop-after", required_argument, NULL, 'A'},
+        {"run-dir-file", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     *c = (cli){0};
@@ -107,6 +119,16 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
         case 'l':
             c->list = true;
             break;
+        case 'A':
+            if (strcmp(optarg, "calibration") != 0) {
+                snprintf(err, errlen, "--stop-after: '%s' (allowed: calibration)", optarg);
+                return 2;
+            }
+            c->stop_after_calibration = true;
+            break;
+        case 'F':
+            c->run_dir_file = optarg;
+            break;
         case 'h':
             c->help = true;
             break;
@@ -119,7 +141,7 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
         default:
             snprintf(err, errlen,
                      "unknown option %s (allowed: --config, --set, --resume, "
-                     "--list, --plan, --help)",
+                     "--stop-after, --run-dir-file, --list, --plan, --help)",
                      argv[optind - 1]);
             return 2;
         }
@@ -559,6 +581,8 @@ int main(int argc, char **argv)
         bad = !ok;
         printf("bench_nbc: run folder %s\n", run_output_dir(run.out));
         fflush(stdout);
+        if (ok && c.run_dir_file)
+            bad = run_output_publish_dir(run.out, c.run_dir_file, err, sizeof err) != 0;
     }
     nbc_exit_if_any_failed(bad, err, 1);
 
@@ -623,6 +647,8 @@ int main(int argc, char **argv)
         .sizable = coll->sizable,
     };
     size_t unreachable = report_unreachable(&run, &plan, calibrated);
+    /* --stop-after calibration: no sweep and no end stages; --resume runs them. */
+    bool stopped = calibrated && c.stop_after_calibration;
     nbc_sweep_record record;
     nbc_exit_if_any_failed(nbc_sweep_record_init(&record, cells) != 0,
                            "out of memory for the sweep's records", 1);
@@ -630,7 +656,7 @@ int main(int argc, char **argv)
     bool interrupted = !calibrated;
     int64_t sweep_start_ns = clocksync_now_local_ns(run.sync);
     nbc_deployment_sweep_mark(&dep, false);
-    int rc = calibrated ? nbc_sweep(&run, &plan, &record, &interrupted) : MPI_SUCCESS;
+    int rc = calibrated && !stopped ? nbc_sweep(&run, &plan, &record, &interrupted) : MPI_SUCCESS;
     nbc_deployment_sweep_mark(&dep, true);
     meta.sweep_s = (double)(clocksync_now_local_ns(run.sync) - sweep_start_ns) * 1e-9;
     for (size_t cell = 0; cell < cells; cell++)
@@ -642,23 +668,26 @@ int main(int argc, char **argv)
     watchdog_context(run.watchdog, "the end of the run");
     watchdog_arm(run.watchdog, 0);
     watchdog_phase(run.watchdog, PHASE_CALIBRATION);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && !stopped)
         rc = clocksync_calibrate(run.sync);
     watchdog_disarm(run.watchdog);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS && !stopped)
         rc = nbc_sweep_rewrite_raw(&run, &plan, &record, raw_keep_bytes);
     /* The passive step again, so drift over the sweep shows in equation 2;
      * after raw.csv is rewritten and synced, so no write-back of the
      * sweep's records competes with it (rank 0 computed ~10 % slower
      * before that). */
-    if (rc == MPI_SUCCESS && !interrupted)
+    if (rc == MPI_SUCCESS && !interrupted && !stopped)
         nbc_measure_passive(&run, &place, comp, cfg.grid.comp_count, "after");
     meta.clocksync = rc == MPI_SUCCESS ? nbc_meta_clocksync_json(&run) : NULL;
     if (rc == MPI_SUCCESS) {
         json_object_put(meta.deployment);
         meta.deployment = deployment_json(&run, &dep);
     }
-    meta.status = rc != MPI_SUCCESS ? "failed" : interrupted ? "interrupted" : "complete";
+    meta.status = rc != MPI_SUCCESS ? "failed"
+                  : interrupted     ? "interrupted"
+                  : stopped         ? "calibrated"
+                                    : "complete";
     nbc_iso_time_now(meta.end_time, sizeof meta.end_time);
     if (rank == 0) {
         nbc_meta_write(&run, &meta);

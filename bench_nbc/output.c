@@ -151,10 +151,11 @@ static void sync_folder(const run_output *out)
     }
 }
 
-int run_output_write_atomic(run_output *out, const char *name, const char *text)
+/* Writes text into path: temporary file + rename, so readers see the old
+ * file or the whole new one. */
+static int write_file_atomic(const char *path, const char *text)
 {
-    char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
-    snprintf(path, sizeof path, "%s/%s", out->dir, name);
+    char tmp[PATH_MAX + 80];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (!f) {
@@ -169,7 +170,31 @@ int run_output_write_atomic(run_output *out, const char *name, const char *text)
         unlink(tmp);
         return -1;
     }
+    return 0;
+}
+
+int run_output_write_atomic(run_output *out, const char *name, const char *text)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", out->dir, name);
+    if (write_file_atomic(path, text) != 0)
+        return -1;
     sync_folder(out);
+    return 0;
+}
+
+int run_output_publish_dir(const run_output *out, const char *file, char *err, size_t errlen)
+{
+    char absolute[PATH_MAX], text[PATH_MAX + 2];
+    if (!realpath(out->dir, absolute)) {
+        snprintf(err, errlen, "--run-dir-file: cannot resolve %s: %s", out->dir, strerror(errno));
+        return -1;
+    }
+    snprintf(text, sizeof text, "%s\n", absolute);
+    if (write_file_atomic(file, text) != 0) {
+        snprintf(err, errlen, "--run-dir-file: cannot write %s", file);
+        return -1;
+    }
     return 0;
 }
 

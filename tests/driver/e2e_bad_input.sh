@@ -53,6 +53,7 @@ cases=(
     "--resume|--resume $SCRATCH/results"
     "cannot be combined|--resume $SCRATCH/results --set run.repetitions=2"
     "assignment|--set run.repetitions"
+    "--stop-after: 'sweep' (allowed: calibration)|--stop-after sweep"
 )
 for entry in "${cases[@]}"; do
     want=${entry%%|*}

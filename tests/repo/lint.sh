@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# The repository's own hygiene: every shell script passes shellcheck and every
-# C file is formatted with the repository's .clang-format.
+# The repository's own hygiene: every shell script passes shellcheck, nbc-run
+# (Python) parses (and passes pyflakes when it is installed), and every C file
+# is formatted with the repository's .clang-format.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 command -v shellcheck >/dev/null || skip "shellcheck is not installed (apt-get install shellcheck)"
 command -v clang-format >/dev/null || skip "clang-format is not installed (apt-get install clang-format)"
-mapfile -t scripts < <(git ls-files '*.sh' .ci/run nbc-run 2>/dev/null)
+mapfile -t scripts < <(git ls-files '*.sh' .ci/run 2>/dev/null)
 [ ${#scripts[@]} -gt 0 ] || fail "no shell scripts found (is this a git checkout?)"
 shellcheck -x "${scripts[@]}" || fail "shellcheck found problems"
+python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' nbc-run ||
+    fail "nbc-run does not parse as Python 3"
+python_lint="parses"
+if python3 -m pyflakes --version >/dev/null 2>&1; then
+    python3 -m pyflakes nbc-run || fail "pyflakes found problems in nbc-run"
+    python_lint="pyflakes clean"
+fi
 mapfile -t sources < <(git ls-files '*.c' '*.h')
 clang-format --dry-run -Werror "${sources[@]}" || fail "C files not formatted: run 'make format'"
-figure "lint: ${#scripts[@]} shell scripts, ${#sources[@]} C files clean"
+figure "lint: ${#scripts[@]} shell scripts, ${#sources[@]} C files clean; nbc-run $python_lint"

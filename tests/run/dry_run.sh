@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # nbc-run --dry-run prints the commands of a study (launcher and its flags per
-# library profile, one run per library x collective x deployment, compute_ref
-# with the run's threads, nbc-analyze, nbc-compare), skips what cannot run here
+# library profile, one run per library x collective x deployment and launch:
+# bench_nbc up to its calibration, compute_ref before, the sweep (--resume),
+# compute_ref after, nbc-analyze; nbc-compare), skips what cannot run here
 # with its reason, and refuses bad input with exit status 2. The build folders
 # and launchers are make's (print-build-dir, print-mpiexec): --mpi auto is the
 # library of the default wrapper, --mpi mpich|openmpi Debian's named ones.
@@ -46,10 +47,14 @@ echo "default build: $D ($P, $DX); MPICH: $M ($MX); Open MPI: $O ($OX)"
 dry configs/study-default.conf
 expect "\+ make -C $R deps"
 expect "\+ make -C $R programs"
+S=$R/results/YYYYmmdd-HHMMSS-study
 for coll in ibcast iallreduce; do
-    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=$P"
-    expect "\+ $D/compute_ref --run $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic"
-    expect "\+ $R/build/nbc-analyze $R/results/YYYYmmdd-HHMMSS-$P-$coll-basic"
+    run_dir=$R/results/YYYYmmdd-HHMMSS-$P-$coll-basic
+    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $S/run-00[12].path"
+    expect "\+ $D/compute_ref --run $run_dir --phase before"
+    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc --resume $run_dir"
+    expect "\+ $D/compute_ref --run $run_dir --phase after"
+    expect "\+ $R/build/nbc-analyze $run_dir"
 done
 expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
 [ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected"
@@ -57,7 +62,7 @@ expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/re
 # Basic vs progress on MPICH, one collective: one comparison of the two.
 dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
 [ "$(count '^\+ (scripts|make)')" = 0 ] || fail "--no-deps --no-build still printed deps or make"
-expect "\+ $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich"
+expect "\+ $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich --stop-after calibration --run-dir-file $PWD/out/YYYYmmdd-HHMMSS-study/run-002.path"
 expect "\+ $R/build/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
 # Its build: Debian's named wrapper.
 dry configs/default.conf --mpi mpich
@@ -66,8 +71,8 @@ expect "\+ make -C $R MPI=mpich programs"
 
 # Open MPI as root: --allow-run-as-root; one rank with all cores: --bind-to none.
 dry configs/default.conf --mpi openmpi --ranks 1 --no-deps --no-build --set grid.comm_times=1ms,2ms,2
-expect "\+ $OX ${root_flag}--bind-to none -n 1 $O/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
-expect "\+ $O/compute_ref --run .*"
+expect "\+ $OX ${root_flag}--bind-to none -n 1 $O/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi --stop-after .*"
+expect "\+ $O/compute_ref --run .* --phase before"
 # Open MPI above the core count: --oversubscribe (it yields, MPICH would not).
 dry configs/default.conf --mpi openmpi --ranks $((cores + 1)) --no-deps --no-build
 expect "\+ $OX ${root_flag}--oversubscribe -n $((cores + 1)) .*"
@@ -87,12 +92,14 @@ if [ "$cores" -lt 4 ]; then
         fail "dedicated not skipped with its reason: $(cat "$SCRATCH/stderr")"
 fi
 dry configs/default.conf --mpi mpich --deployments dedicated --ranks 1 --no-deps --no-build
-expect "\+ $M/compute_ref --run .*mpich-ibcast-dedicated.*"
+expect "\+ $M/compute_ref --run .*mpich-ibcast-dedicated --phase (before|after)"
 
 # Several hosts with an ssh stand-in: one rank per host, compute_ref once per host.
 dry configs/default.conf --mpi mpich --hosts h1,h2,h3 --rsh /bin/rsh-like --no-deps --no-build
 expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/bench_nbc .*"
-expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --run .*"
+expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --run .* --phase before"
+expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --run .* --phase after"
+expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/bench_nbc --resume .*"
 dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
 expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
 
@@ -112,7 +119,7 @@ studies=$((studies + 1))
 out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||
     fail "installed nbc-run --dry-run: $(cat "$SCRATCH/stderr")"
 echo "$out"
-expect "\+ $DX ${default_root_flag}-n 2 $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P"
+expect "\+ $DX ${default_root_flag}-n 2 $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-study/run-001.path"
 expect "\+ $prefix/bin/nbc-analyze $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
 [ "$(count '^\+ make')" = 0 ] || fail "an installed nbc-run ran make"
 
@@ -140,8 +147,12 @@ bad "option --mpi needs a value" configs/default.conf --mpi
 bad "no CONFIG given" --mpi mpich
 bad "CONFIG: cannot read 'no/such.conf'" no/such.conf
 bad "nothing to run" configs/default.conf --mpi openmpi --deployments progress
+bad "launches: '0' is not an integer >= 1" configs/default.conf --launches 0
+bad "launch_order: unknown value 'random' \(allowed: interleaved,shuffled\)" configs/default.conf --launch-order random
+bad "seed: 'x' is not an integer >= 0" configs/default.conf --seed x
+bad "--resume: $SCRATCH has no study.json" --resume "$SCRATCH"
 printf '[study]\nconfig = %s\nsizes = 1\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
-bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, ranks\)" "$SCRATCH/study.conf"
+bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, ranks, launches, launch_order, seed\)" "$SCRATCH/study.conf"
 printf '[study]\ncollectives = ibcast\n' >"$SCRATCH/study.conf"
 bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
 

@@ -50,6 +50,8 @@ O=$R/$(ask_make MPI=openmpi print-build-dir) OX=$(ask_make MPI=openmpi print-mpi
 M=$R/$(ask_make MPI=mpich print-build-dir)
 # field PROFILE NAME: a field of a library profile.
 field() { (eval "$("$TOOLS_DIR/nbc-profile" shell "$1")" && echo "${!2}"); }
+# What nbc-run adds to the first bench_nbc command of a run.
+stop_after="--stop-after calibration --run-dir-file $R/results/YYYYmmdd-HHMMSS-study/run-[0-9]{3}\.path"
 checked=0
 for dep in basic progress dedicated manual; do
     template=configs/slurm/$dep.sbatch
@@ -63,8 +65,12 @@ for dep in basic progress dedicated manual; do
         fail "$template --dry-run: status $?: $(cat "$SCRATCH/stderr")"
     for coll in ibcast ireduce iallgather ialltoall; do
         run_dir="$R/results/YYYYmmdd-HHMMSS-$lib-$coll-$dep"
-        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=$(field "$lib" srun_mpi) $build/bench_nbc -c $R/configs/paper.conf --set run.collective=$coll --set run.deployment=$dep --set run.mpi=$lib"
-        expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 $build/compute_ref --run $run_dir"
+        ranks="srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=$(field "$lib" srun_mpi)"
+        expect "\+ $ranks $build/bench_nbc -c $R/configs/paper.conf --set run.collective=$coll --set run.deployment=$dep --set run.mpi=$lib $stop_after"
+        expect "\+ $ranks $build/bench_nbc --resume $run_dir"
+        for phase in before after; do
+            expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 $build/compute_ref --run $run_dir --phase $phase"
+        done
         expect "\+ $R/build/nbc-analyze $run_dir"
     done
     expect "\+ $R/build/nbc-compare( $R/results/YYYYmmdd-HHMMSS-$lib-[a-z]+-$dep){4} -o $R/results/[0-9-]{15}-compare"
@@ -75,9 +81,9 @@ done
 # Open MPI (Debian's) under srun: its PMIx plugin; MPICH's: PMI-2.
 template=configs/slurm/manual.sbatch
 out=$(in_job "$SCRATCH/bin:" "$template" --dry-run --collectives iallreduce --mpi openmpi 2>&1) || fail "$template --mpi openmpi: $out"
-expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmix $O/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=openmpi"
+expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmix $O/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=openmpi $stop_after"
 out=$(in_job "$SCRATCH/bin:" "$template" --dry-run --collectives iallreduce --mpi mpich 2>&1) || fail "$template --mpi mpich: $out"
-expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmi2 $M/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=mpich"
+expect "\+ srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8 --mpi=pmi2 $M/bench_nbc -c $R/configs/paper.conf --set run.collective=iallreduce --set run.deployment=manual --set run.mpi=mpich $stop_after"
 
 # The library's launcher when the allocation has no srun on PATH (Hydra and
 # mpirun find the nodes from Slurm themselves).
@@ -86,8 +92,8 @@ if ! command -v srun >/dev/null; then
     out=$(in_job "" "$template" --dry-run --collectives ibcast --mpi openmpi 2>&1) || fail "$template without srun: $out"
     root_flag=""
     [ "$(id -u)" -eq 0 ] && root_flag="--allow-run-as-root "
-    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/bench_nbc -c $R/configs/paper.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi"
-    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/compute_ref --run .*"
+    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/bench_nbc -c $R/configs/paper.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi $stop_after"
+    expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/compute_ref --run .* --phase before"
 fi
 
 # Open MPI has no progress thread: the progress template refuses it (exit 2).

@@ -5,12 +5,13 @@
 # run folder must hold the driver's files, compute_ref.csv from compute_ref
 # with the run's threads, nbc-run.log, and, when the analysis tools are
 # built, cells.csv and the PNG figures, all listed at the end of the output.
+# compute_ref runs before the sweep (bench_nbc --stop-after calibration, then
+# --resume) and after it.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
 source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
-[ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (a busy-polling library would crawl)"
-for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
+study_needs
 make_scratch
 
 tiny_study 1ms,4ms,4 2
@@ -31,7 +32,12 @@ rows=$(kept_rows "$dir/raw.csv")
 # compute_ref --run: one row per matrix size and rank of this host, each on
 # the rank's threads.
 threads=$(json "$dir/meta.json" .threads_per_rank)
-[ "$(data_rows "$dir/compute_ref.csv")" -eq 4 ] || fail "compute_ref.csv: expected 4 rows: $(cat "$dir/compute_ref.csv")"
+# compute_ref ran before the sweep and after it: 2 sizes x 2 ranks each time.
+for phase in before after; do
+    [ "$(phase_rows "$dir/compute_ref.csv" $phase)" -eq 4 ] ||
+        fail "compute_ref.csv: expected 4 rows of phase $phase: $(cat "$dir/compute_ref.csv")"
+done
+[ "$(data_rows "$dir/compute_ref.csv")" -eq 8 ] || fail "compute_ref.csv: expected 8 rows: $(cat "$dir/compute_ref.csv")"
 awk -F, -v t="$threads" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     $c["threads"] != t || $c["procs"] != 2 { exit 1 }' "$dir/compute_ref.csv" ||
     fail "compute_ref ran otherwise than the run's 2 ranks of $threads threads: $(cat "$dir/compute_ref.csv")"
