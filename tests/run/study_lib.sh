@@ -1,24 +1,49 @@
-# shellcheck shell=bash disable=SC2034 # out, status, secs are for the caller
+# shellcheck shell=bash disable=SC2034 # out, status, secs, study_args are for the caller
 # Sourced by the tests of tests/run/ that run a real study (after tests/lib.sh).
 
-# tiny_study GRID REPS [PREFIX...]: nbc-run on ibcast with this build (its
-# library profile, $MPI), GRID on both
+# study_needs: a study of 2 ranks here: skips without 2 cores (a
+# busy-polling library would crawl); fails when bench_nbc or compute_ref is
+# not built.
+study_needs() {
+    [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (a busy-polling library would crawl)"
+    local prog
+    for prog in bench_nbc compute_ref; do [ -x "$BUILD/$prog" ] || fail "$BUILD/$prog is not built"; done
+}
+
+# tiny_args GRID REPS [NBC_RUN_OPTIONS...]: sets study_args, the arguments of
+# nbc-run on ibcast with this build (its library profile, $MPI), GRID on both
 # axes, REPS repetitions, quick and loose calibrations (every target reached,
-# so the cells to expect are known), into $SCRATCH; PREFIX runs it
-# (e.g. on the namespace nodes). Sets out (its standard output, also shown),
-# status and secs (wall time); its standard error goes to $SCRATCH/stderr.
+# so the cells to expect are known), into $SCRATCH, then the options given.
+tiny_args() {
+    local grid=$1 reps=$2
+    shift 2
+    study_args=(configs/default.conf --collectives ibcast --mpi "$MPI" --no-deps --no-build
+        --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" --set run.results_dir="$SCRATCH"
+        --set grid.comm_times="$grid" --set grid.comp_times="$grid" --set run.repetitions="$reps"
+        --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s
+        --set calibration.runs_per_point=3 --set calibration.max_iterations=8
+        --set calibration.tolerance=0.5 "$@")
+}
+
+# tiny_study GRID REPS [PREFIX...]: nbc-run with tiny_args GRID REPS and the
+# options of the array tiny_options (if set); PREFIX runs it (e.g. on the
+# namespace nodes). Sets out (its standard output, also shown), status and
+# secs (wall time); its standard error goes to $SCRATCH/stderr.
+tiny_options=()
 tiny_study() {
     local grid=$1 reps=$2 start=$EPOCHREALTIME
     shift 2
-    out=$(timeout -k 5 "${MPI_TIMEOUT_S:-240}" "$@" ./nbc-run configs/default.conf --collectives ibcast \
-        --mpi "$MPI" --no-deps --no-build --build-dir "$BUILD" --tools-dir "$TOOLS_DIR" \
-        --set run.results_dir="$SCRATCH" --set grid.comm_times="$grid" --set grid.comp_times="$grid" \
-        --set run.repetitions="$reps" --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s \
-        --set calibration.runs_per_point=3 --set calibration.max_iterations=8 \
-        --set calibration.tolerance=0.5 2>"$SCRATCH/stderr")
+    tiny_args "$grid" "$reps" "${tiny_options[@]}"
+    out=$(timeout -k 5 "${MPI_TIMEOUT_S:-240}" "$@" ./nbc-run "${study_args[@]}" 2>"$SCRATCH/stderr")
     status=$?
     secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
     echo "$out"
+}
+
+# phase_rows CSV PHASE: the rows of compute_ref.csv or passive.csv of a phase.
+phase_rows() {
+    awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["phase"] == p { n++ }
+        END { print n + 0 }' "$1"
 }
 
 # data_rows FILE: the lines of a CSV file after its header.
