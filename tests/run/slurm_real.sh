@@ -150,7 +150,11 @@ for coll in ibcast ireduce; do
     [ "$(json "$dir/meta.json" .status)" = complete ] || fail "$dir: meta.json status $(json "$dir/meta.json" .status)"
     [ "$(json "$dir/meta.json" .ranks)" = 2 ] ||
         fail "$dir: $(json "$dir/meta.json" .ranks) ranks, expected 2 (a PMI that starts each rank alone?)"
-    [ "$(json "$dir/meta.json" .cells_done)" = 4 ] || fail "$dir: $(json "$dir/meta.json" .cells_done) of 4 cells"
+    # (a cell whose calibration missed its target by far is unreachable)
+    cells=$((4 - $(json "$dir/meta.json" .cells_unreachable)))
+    [ $cells -ge 1 ] || fail "$dir: every cell unreachable: $(cat "$S"/job-*.out)"
+    [ "$(json "$dir/meta.json" .cells_done)" = $cells ] ||
+        fail "$dir: $(json "$dir/meta.json" .cells_done) of $cells cells: $(cat "$S"/job-*.out)"
     grep -q -- "--mpi=$plugin .*/bench_nbc " "$dir/nbc-run.log" || [ $launcher = mpiexec ] ||
         fail "$dir: bench_nbc was not started by srun --mpi=$plugin: $(cat "$dir/nbc-run.log")"
     [ -s "$dir/cells.csv" ] || fail "$dir: nbc-analyze wrote no cells.csv"
@@ -211,10 +215,12 @@ finish "$job" 60
 code=$(exit_code "$job")
 [ "$code" = 0 ] || fail "the resumed job: exit status $code: $(cat "$S/job-resume-$job.out")"
 [ "$(json "$dir/meta.json" .status)" = complete ] || fail "resumed run: meta.json status $(json "$dir/meta.json" .status)"
-[ "$(json "$dir/meta.json" .cells_done)" = 9 ] || fail "resumed run: $(json "$dir/meta.json" .cells_done) of 9 cells"
-[ "$(kept_cells "$dir")" -eq 9 ] || fail "raw.csv of the resumed run holds $(kept_cells "$dir") cells"
+cells=$((9 - $(json "$dir/meta.json" .cells_unreachable)))
+[ "$(json "$dir/meta.json" .cells_done)" = $cells ] ||
+    fail "resumed run: $(json "$dir/meta.json" .cells_done) of $cells cells: $(cat "$S/job-resume-$job.out")"
+[ "$(kept_cells "$dir")" -eq $cells ] || fail "raw.csv of the resumed run holds $(kept_cells "$dir") cells, expected $cells"
 size=$(stat -c %s "$SCRATCH/raw-before.csv")
 cmp -s -n "$size" "$SCRATCH/raw-before.csv" "$dir/raw.csv" ||
     fail "raw.csv of the resumed run does not begin with the $kept cells kept before the signal"
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-figure "real Slurm (2 slurmd x 1 core, ranks by $launcher${plugin:+ --mpi=$plugin}): array of 2 complete in ${array_s} s with $pngs PNGs; SIGTERM after $kept of 9 cells ($meta), $how: 9 of 9, kept cells unchanged; ${secs} s in all"
+figure "real Slurm (2 slurmd x 1 core, ranks by $launcher${plugin:+ --mpi=$plugin}): array of 2 complete in ${array_s} s with $pngs PNGs; SIGTERM after $kept of 9 cells ($meta), $how: $cells of $cells reachable, kept cells unchanged; ${secs} s in all"
