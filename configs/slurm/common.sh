@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by every template of configs/slurm/ (not run by itself): the
-# environment a bench_nbc job needs, then nbc-run from the repository root.
+# Sourced by the job template configs/slurm/bench_nbc.sbatch (not run by
+# itself): the environment a bench_nbc job needs, then nbc-run from the
+# repository root.
 #
 # Only the checkout (with build/ and results/) must be visible at the same
 # path on every node: nbc-run, bench_nbc and compute_ref share nothing through

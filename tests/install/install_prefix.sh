@@ -25,7 +25,7 @@ stage=$SCRATCH/stage/opt/bench_nbc
 for p in "${programs[@]}"; do [ -x "$stage/bin/$p" ] || fail "bin/$p is not installed"; done
 share=$stage/share/bench_nbc
 for f in README.md docs/running.md docs/formats.md analysis/README.md configs/default.conf \
-    configs/study-default.conf configs/mpi/mpich.ini configs/slurm/basic.sbatch configs/slurm/common.sh \
+    configs/study-default.conf configs/mpi/mpich.ini configs/slurm/bench_nbc.sbatch configs/slurm/common.sh \
     modulefiles/lmod/bench_nbc.lua modulefiles/tcl/bench_nbc; do
     [ -s "$share/$f" ] || fail "share/bench_nbc/$f is not installed"
 done

@@ -1,2 +1,3 @@
-# Repository-wide checks (lint, formatting).
-E2E_TESTS += tests/repo/lint.sh
+# Repository-wide checks (lint, formatting, every collective documented and
+# data-checked).
+E2E_TESTS += tests/repo/lint.sh tests/repo/collectives_documented.sh

@@ -1,5 +1,6 @@
 # Tests of the one-command run (nbc-run), the library profiles, the Slurm
-# templates and the multi-node run on network namespaces.
+# job template (dry runs, then a real private Slurm) and the multi-node run on
+# network namespaces.
 E2E_TESTS += tests/run/dry_run.sh tests/run/launches_dry_run.sh tests/run/slurm_templates.sh \
              tests/run/launcher_watch.sh tests/run/tiny_study.sh tests/run/launches_study.sh \
-             tests/run/resume_study.sh tests/run/netns_nodes.sh
+             tests/run/resume_study.sh tests/run/netns_nodes.sh tests/run/slurm_real.sh
