@@ -138,7 +138,7 @@ bad "unknown option '--bogus' \(allowed: --collectives" configs/default.conf --b
 bad "--mpi: unknown value 'lam' \(allowed: auto,craympich,intelmpi,mpich,mvapich,mvapich2,openmpi,generic\)" configs/default.conf --mpi lam
 # A profile whose library make does not find here: its build is another library's.
 bad "--mpi intelmpi: .* is built with .* \(profile $P\)" configs/default.conf --mpi intelmpi
-bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual\)" configs/default.conf --deployments basic,fast
+bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual,thread\)" configs/default.conf --deployments basic,fast
 bad "--ranks: 'two' is not an integer" configs/default.conf --ranks two
 bad "--set: 'grid' is not section.key=value" configs/default.conf --set grid
 bad "--launcher: unknown value 'ssh' \(allowed: auto,mpiexec,srun\)" configs/default.conf --launcher ssh
