@@ -44,6 +44,8 @@ typedef struct sched_attr_v1 {
 static bool ask_short_slice(sched_attr_v1 *saved)
 {
 #if defined(SYS_sched_getattr) && defined(SYS_sched_setattr)
+    /* defined even where a checker does not know what sched_getattr writes */
+    memset(saved, 0, sizeof *saved);
     if (syscall(SYS_sched_getattr, 0, saved, sizeof *saved, 0) != 0 || saved->sched_policy != 0)
         return false;
     sched_attr_v1 shorter = *saved;
