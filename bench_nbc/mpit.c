@@ -230,11 +230,13 @@ static char *cvars_csv(const char *collective, int *indices, int *described, jso
 
 /* ---- Performance counters around cells ---- */
 
-/* Performance variables that cannot be read safely, by library profile. */
+/* Performance variables that cannot be read safely, by the library that
+ * names them so (whatever profile identified it: a generic profile must not
+ * crash on them either). */
 static const struct {
-    const char *profile, *prefix, *reason;
+    const char *library, *prefix, *reason;
 } unreadable_pvars[] = {
-    {"openmpi", "mtl_psm2_",
+    {"Open MPI", "mtl_psm2_",
      "Open MPI 4.1 registers them whenever the psm2 MTL is opened, in use or not; "
      "MPI_T_pvar_handle_alloc then reads a queue psm2 never made (segmentation fault)"},
 };
@@ -242,20 +244,18 @@ static const struct {
 static bool unreadable(const char *name)
 {
     for (size_t i = 0; i < sizeof unreadable_pvars / sizeof *unreadable_pvars; i++)
-        if (strcmp(nbc_library_profile()->name, unreadable_pvars[i].profile) == 0 &&
-            strncmp(name, unreadable_pvars[i].prefix, strlen(unreadable_pvars[i].prefix)) == 0)
+        if (strncmp(name, unreadable_pvars[i].prefix, strlen(unreadable_pvars[i].prefix)) == 0)
             return true;
     return false;
 }
 
-/* meta.json's record of the variables skipped with this library. */
+/* meta.json's record of the variables skipped. */
 static json_object *unreadable_json(void)
 {
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < sizeof unreadable_pvars / sizeof *unreadable_pvars; i++) {
-        if (strcmp(nbc_library_profile()->name, unreadable_pvars[i].profile) != 0)
-            continue;
         json_object *e = json_object_new_object();
+        json_object_object_add(e, "library", json_object_new_string(unreadable_pvars[i].library));
         json_object_object_add(e, "prefix", json_object_new_string(unreadable_pvars[i].prefix));
         json_object_object_add(e, "reason", json_object_new_string(unreadable_pvars[i].reason));
         json_object_array_add(a, e);

@@ -88,7 +88,7 @@ if [ "$MPI" = mpich ]; then
 fi
 
 # The suite's own thread, 1 rank on 2 cores: on the free core, alone there.
-out=$(taskset -c 0,1 "$MPIEXEC" -n 1 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=thread 2>&1) ||
+out=$(mpi_launch -n 1 taskset -c 0,1 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=thread 2>&1) ||
     fail "thread failed: $out"
 DIR=$(run_folder "$out")
 free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
@@ -102,7 +102,7 @@ figure "suite progress thread on CPU $free: $(jq -r .cpu_s_sweep <<<"$suite") s 
 if [ "$MPI" = mpich ]; then
     # dedicated: MPICH's progress thread (and every thread MPI_Init made)
     # allowed only the free core, confirmed from the kernel's affinity.
-    out=$(taskset -c 0,1 "$MPIEXEC" -n 1 env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" \
+    out=$(mpi_launch -n 1 taskset -c 0,1 env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" \
         --set run.deployment=dedicated 2>&1) || fail "dedicated failed: $out"
     DIR=$(run_folder "$out")
     [ "$(meta_value "$DIR" progress_binding)" = confirmed ] || fail "dedicated: binding $(meta_value "$DIR" progress_binding)"

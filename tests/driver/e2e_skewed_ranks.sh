@@ -9,6 +9,9 @@
 #                      operation: r_comp_slowdown = 1 + d / t_comp_ref +- 0.05.
 # The sleep kernel needs no CPU, so 4 ranks fit on fewer cores when the
 # library yields the CPU while it waits (its profile's busy_polls = false).
+# Their exits from the window barrier are then scheduled, late by tens of
+# us: a looser lateness tolerance (10 %) keeps the cells, and lateness does
+# not bias r_comp_slowdown, which each rank times on its own clock (t2..t3).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -25,7 +28,8 @@ fi
 run_case() {
     local out
     out=$(mpi_launch -n $ranks "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
-        --set compute.kernel=sleep --set run.collective="$1" --set grid.comm_times=2ms,4ms,2 \
+        --set compute.kernel=sleep --set run.late_tolerance=0.1 --set run.max_retries=100 \
+        --set run.collective="$1" --set grid.comm_times=2ms,4ms,2 \
         --set grid.comp_times=4ms,8ms,2 --set run.repetitions=12 2>&1) || {
         echo "$out"
         fail "$1 on $ranks ranks failed"

@@ -39,6 +39,14 @@ check_raw() {
 # (adaptive repetitions), plus the warm-up, and one row there per cell.
 cells_whole() {
     local retries
+    # No cell measured because calibration could reach none (meta.json says
+    # so): nothing to be whole.
+    if [ ! -f "$1/raw.csv" ] && [ -n "$(meta_value "$1" cells_unreachable)" ] &&
+        [ "$(meta_value "$1" cells_unreachable)" = "$(meta_value "$1" cells_total)" ]; then
+        echo "$1: every cell unreachable, none measured" >&2
+        echo 0
+        return 0
+    fi
     retries=$(meta_value "$1" max_retries)
     awk -F, -v blocks="$2" -v ranks="$3" -v retries="$retries" '
         FILENAME ~ /sweep.csv$/ { if (FNR > 1) { if ($1 in runs) bad = 1; runs[$1] = $2 + 1 }; next }
