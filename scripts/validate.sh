@@ -19,8 +19,10 @@
 # (the analysis's block bootstrap), lies within the bound of the answer. A
 # cell the analysis flags (`uncertain`: its simultaneous intervals span two
 # classes; `off_target`: a reference more than 25 % from its target) is not
-# confidently wrong and is counted as flagged. A confident wrong class, or a
-# value whose interval misses the answer by more than the bound, fails.
+# confidently wrong: it is counted as flagged, and as `flagged, value off`
+# when its value misses too (shown, never hidden). An unflagged cell with a
+# wrong class, or a value whose interval misses the answer by more than the
+# bound, is wrong and fails: never a confident wrong answer.
 # Prints the per-cell table and the worst cell.
 #
 #   scripts/validate.sh [--quick] [--mpi auto|PROFILE] [--results DIR] [--hog [cpu:N]]
@@ -153,19 +155,20 @@ check_collective() {
                 if (!ok_value && lo - 0.15 <= want && hi + 0.15 >= want) ok_value = 1
             }
             ok_diag = d == diag || unsure
-            uncertain += unsure && ok_value
+            uncertain += unsure
+            off += unsure && !ok_value
             right += !unsure && ok_value && ok_diag
-            wrong += !(ok_value && ok_diag)
+            wrong += !unsure && !(ok_value && ok_diag)
             if (!ok_value) bad_value++
             if (!ok_diag) bad_diag++
             if (err > worst || worst_cell == "") { worst = err; worst_cell = $col["comm_target_s"] * 1e3 " ms x " $col["comp_target_s"] * 1e3 " ms" }
             printf "%-18s %9.3g %9.3g %10.3f %8.3f %9.3f %9s %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
                 $col["comp_target_s"] * 1e3, r, err, s, predicted == "-" ? "-" : sprintf("%.3f", predicted), d,
-                (ok_value && ok_diag) ? (unsure ? "ok, flagged" : "ok") : (ok_value ? "diagnosis" : "WRONG")
+                unsure ? (ok_value ? "ok, flagged" : "flagged, value off") : (ok_value && ok_diag) ? "ok" : (ok_value ? "diagnosis" : "WRONG")
         }
         END {
-            printf "%s: %d cells: right %d, uncertain %d, invalid %d, wrong %d; %s within bound on %d of %d valid, expected diagnosis or flagged on %d", coll, n,
-                right, uncertain, invalid, wrong, want == "-" ? "r_comp_slowdown" : "r_overhead", n - invalid - bad_value,
+            printf "%s: %d cells: right %d, uncertain %d (value off %d), invalid %d, wrong %d; %s within bound on %d of %d valid, expected diagnosis or flagged on %d", coll, n,
+                right, uncertain, off, invalid, wrong, want == "-" ? "r_comp_slowdown" : "r_overhead", n - invalid - bad_value,
                 n - invalid, n - invalid - bad_diag
             if (worst_cell != "") printf ", worst cell %s (error %.3f)", worst_cell, worst
             printf "\n"
