@@ -344,8 +344,9 @@ int main(int argc, char **argv)
         .may_share_cores = cfg.run.kernel == COMPUTE_KERNEL_SLEEP && !nbc_library_busy_polls(),
     };
     nbc_exit_if_any_failed(nbc_place_rank(&place, err, sizeof err) != 0, err, 2);
-    size_t n_names, n_profiles;
+    size_t n_names, n_profiles, n_datatypes;
     const char *const *names = nbc_collective_names(&n_names);
+    const char *const *datatypes = nbc_collective_datatype_names(&n_datatypes);
     const char *const *profiles = nbc_library_profile_names(&n_profiles);
     nbc_config_limits limits = {
         .collectives = names,
@@ -354,6 +355,11 @@ int main(int argc, char **argv)
         .mpi_profile_count = n_profiles,
         .available_cores = place.cpu_count,
         .available_memory_bytes = compute_available_memory_bytes() / (uint64_t)place.local_ranks,
+        .datatypes = datatypes,
+        .datatype_count = n_datatypes,
+        .buffer_bytes = nbc_config_buffer_bytes,
+        .ranks = ranks,
+        .local_ranks = place.local_ranks,
     };
     bad = nbc_config_validate(&cfg, &limits, err, sizeof err) != 0;
     /* run.mpi and run.deployment against the library and its profile. */
@@ -392,6 +398,9 @@ int main(int argc, char **argv)
     nbc_exit_if_any_failed(compute_blas_check(err, sizeof err) != 0, err, 2);
     nbc_exit_if_any_failed(cfg.run.check && nbc_datacheck_supports(coll, err, sizeof err) != 0, err,
                            2);
+    coll_options coll_opts = nbc_coll_options(&cfg);
+    nbc_exit_if_any_failed(
+        nbc_collective_check_options(coll, &coll_opts, ranks, err, sizeof err) != 0, err, 2);
 
     compute_options copt = {
         .threads = threads,
@@ -415,6 +424,7 @@ int main(int argc, char **argv)
         .stop_signal = &stop_signal,
         .max_retries = cfg.run.max_retries,
         .check = cfg.run.check,
+        .coll_options = coll_opts,
     };
     if (progress == NBC_PROGRESS_THREAD) {
         run.progress_thread = progress_thread_start(MPI_COMM_WORLD, free_cpu, err, sizeof err);
