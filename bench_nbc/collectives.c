@@ -578,7 +578,9 @@ static int set_counts(coll_instance *inst, char *err, size_t errlen)
         if (!inst->large) {
             inst->n.counts[j] = (int)count;
             inst->n.displs[j] = (int)((size_t)j * count);
-            inst->n.byte_displs[j] = (int)((size_t)j * inst->bytes);
+            /* Only ialltoallw's int byte displacements must fit (checked above). */
+            size_t byte_displ = (size_t)j * inst->bytes;
+            inst->n.byte_displs[j] = byte_displ <= INT_MAX ? (int)byte_displ : -1;
         }
     }
     return 0;

@@ -477,7 +477,8 @@ static int check_uniform_layout(const coll_instance *inst, char *err, size_t err
         bool int_right = inst->large ||
                          (inst->n.counts[r] == inst->n.count &&
                           inst->n.displs[r] == r * inst->n.count &&
-                          (size_t)inst->n.byte_displs[r] == (size_t)r * inst->bytes);
+                          (inst->n.byte_displs[r] < 0 ||
+                           (size_t)inst->n.byte_displs[r] == (size_t)r * inst->bytes));
         if (large_right && int_right)
             continue;
         snprintf(err, errlen,

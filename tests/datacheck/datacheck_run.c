@@ -240,7 +240,10 @@ static int run_size(const options *o, const nbc_collective *coll, size_t bytes, 
             if (mpi_err == MPI_SUCCESS)
                 mpi_err = coll_instance_wait(&inst, &request);
             if (mpi_err != MPI_SUCCESS) {
-                printf("rank %d: %s: MPI error %d\n", rank, coll->name, mpi_err);
+                char text[MPI_MAX_ERROR_STRING] = "";
+                int text_len;
+                MPI_Error_string(mpi_err, text, &text_len);
+                printf("rank %d: %s: MPI error %d: %s\n", rank, coll->name, mpi_err, text);
                 failed = 1;
             }
         }
