@@ -120,10 +120,12 @@ static int init_barrier(coll_instance *c)
 #define M_SCATTER   "bytes the root sends to each rank (the root sends ranks x S)"
 #define M_RS_BLOCK  "bytes of numbers each rank receives (sends ranks x S, MPI_SUM)"
 #define M_RS        "bytes of numbers each rank receives, as recvcounts (sends ranks x S, MPI_SUM)"
-#define M_NBR_SEND  "bytes each rank sends to its 4 neighbours on the periodic 2-D grid " \
+#define M_NBR_SEND  "bytes each rank sends to its 4 neighbours on the periodic 2-D grid of " \
+                    "MPI_Dims_create(ranks, 2) " \
                     "(receives 4 x S)"
 #define M_NBR_PEER  "bytes each rank sends to each of its 4 neighbours on the periodic 2-D " \
-                    "grid (send and receive: 4 x S)"
+                    "grid of MPI_Dims_create(ranks, 2) " \
+                    "(send and receive: 4 x S)"
 #define M_BARRIER   "none: a barrier moves no data, its time cannot be calibrated"
 #define PERSISTENT_NOTE " (persistent, MPI-4)"
 

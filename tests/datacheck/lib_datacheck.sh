@@ -25,7 +25,7 @@ known_bug() {
     "MPICH Version: 4.0."*"|ineighbor_alltoall"[vw] | "MPICH Version: 4.0."*"|neighbor_alltoall"[vw]"_init")
         echo "MPICH < 4.1 pairs the blocks of duplicate Cartesian neighbours in list order (pmodels/mpich#5777, ineighbor_alltoallv/w)" ;;
     "MPICH Version: 4.0."*"|ibcast_3GiB")
-        echo "MPICH 4.0's ibcast of 3 GiB ends in MPI_Wait with 'Invalid communicator' (MPI_Ibcast_c, and with a contiguous datatype too; every ibcast algorithm)" ;;
+        echo "MPICH 4.0's ibcast of 3 GiB ends in MPI_Wait with 'Invalid communicator' (with MPI_Ibcast_c and with a contiguous datatype; algorithms sched_binomial and sched_scatter_ring_allgather; tsp_tree crashes in UCX)" ;;
     "Open MPI v4."*"|ineighbor_alltoall"* | "Open MPI v5.0."*"|ineighbor_alltoall"*)
         echo "Open MPI's libnbc pairs the blocks of duplicate Cartesian neighbours in list order (open-mpi/ompi#14416)" ;;
     esac
