@@ -61,11 +61,11 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
                        nbc_comm_calibration *result)
 {
     const nbc_config *cfg = run->cfg;
-    size_t coll_max_bytes = nbc_collective_max_bytes(run->coll, run->ranks);
+    size_t coll_max_bytes = nbc_collective_max_bytes(run->coll, &run->coll_options, run->ranks);
     size_search_options options = {
         .target_s = target_s,
         .tolerance = cfg->calibration.tolerance,
-        .unit_bytes = run->coll->reduces ? sizeof(double) : 1,
+        .unit_bytes = nbc_collective_unit_bytes(run->coll, &run->coll_options),
         .max_bytes = cfg->calibration.max_bytes < coll_max_bytes
                          ? (size_t)cfg->calibration.max_bytes
                          : coll_max_bytes,

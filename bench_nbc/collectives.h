@@ -2,7 +2,23 @@
  *
  * A "message size" S (bytes) maps to buffers per descriptor; `size_meaning`
  * says what S is for each. Buffers of one size are allocated once, outside
- * timed regions, and touched before use. */
+ * timed regions, and touched before use.
+ *
+ * Options (run.root, run.datatype, run.in_place) apply to every descriptor
+ * that has a use for them: nbc_collective_check_options says which do.
+ *
+ * Neighbourhood collectives run on a periodic 2-D Cartesian grid over the
+ * ranks (MPI_Dims_create(ranks, 2), no reordering): each rank has
+ * COLL_GRID_NEIGHBORS neighbours, in MPI's order for Cartesian topologies
+ * (dimension 0 negative, dimension 0 positive, dimension 1 negative,
+ * dimension 1 positive); a neighbour may be the same rank twice, or the
+ * rank itself.
+ *
+ * Sizes: counts beyond an int use MPI-4's large-count calls (MPI_Ibcast_c,
+ * MPI_Bcast_init_c, ...) when the library has them (MPI_VERSION >= 4);
+ * otherwise a contiguous datatype of 2^k elements makes the int count fit
+ * (S is then rounded down to a multiple of 2^k elements; reductions sum with
+ * an operation of their own over that datatype). */
 #ifndef BENCH_NBC_COLLECTIVES_H
 #define BENCH_NBC_COLLECTIVES_H
 
@@ -13,39 +29,93 @@
 
 typedef struct coll_instance coll_instance;
 
+/* Element types of run.datatype. COLL_AUTO: bytes, or doubles when the
+ * operation reduces (MPI_SUM). */
+typedef enum { COLL_AUTO, COLL_BYTE, COLL_INT, COLL_DOUBLE, COLL_DATATYPE_COUNT } coll_datatype;
+
+/* Where MPI_IN_PLACE goes when the standard allows it. */
+typedef enum {
+    COLL_IN_PLACE_NEVER, /* not allowed (ibcast, ibarrier, neighbourhood collectives) */
+    COLL_IN_PLACE_SEND,  /* sendbuf: the input is taken from, and replaced in, the receive buffer */
+    COLL_IN_PLACE_RECV,  /* recvbuf at the root (iscatter): the root keeps its own block */
+} coll_in_place;
+
 typedef struct nbc_collective {
     const char *name;         /* as in the configuration, e.g. "ibcast" */
     const char *size_meaning; /* what the byte size S is, for --help and docs */
-    int send_blocks;          /* S-byte blocks in the send buffer: 0, 1, or COLL_P */
+    int send_blocks;          /* S-byte blocks in the send buffer: 0, 1, COLL_P, COLL_NEIGHBORS */
     int recv_blocks;          /* same for the receive buffer */
-    bool reduces;             /* data are doubles combined with MPI_SUM */
-    bool has_root;            /* rank 0 is the root */
+    bool reduces;             /* data are combined with MPI_SUM: numeric types only */
+    bool has_root;            /* rank run.root is the root */
     bool persistent;          /* MPI-4 persistent: initialized once per size, MPI_Start */
     bool sizable;             /* false: the size changes nothing (ibarrier) */
     bool synthetic;           /* a known-answer stand-in, not an MPI operation */
+    bool neighborhood;        /* runs on the periodic 2-D Cartesian grid */
+    bool byte_displacements;  /* the w-variants: displacements in bytes, one datatype per peer */
+    coll_in_place in_place;   /* run.in_place: where MPI_IN_PLACE goes, or never */
     /* Starts the operation on prepared buffers: a nonblocking call, or
      * MPI_Start of the persistent request made by `init`. */
     int (*start)(coll_instance *inst, MPI_Request *request);
+    /* The same with MPI-4 large counts (NULL: the library has none). */
+    int (*start_c)(coll_instance *inst, MPI_Request *request);
     /* Persistent collectives only: creates inst->persistent_request. */
     int (*init)(coll_instance *inst);
+    int (*init_c)(coll_instance *inst);
     /* Completes a started operation; NULL means MPI_Wait. */
     int (*wait)(coll_instance *inst, MPI_Request *request);
 } nbc_collective;
 
-/* A block count of COLL_P means one S-byte block per rank. */
-enum { COLL_P = -1 };
+/* A block count of COLL_P means one S-byte block per rank, COLL_NEIGHBORS
+ * one per neighbour on the grid. */
+enum { COLL_P = -1, COLL_NEIGHBORS = -2 };
+enum { COLL_GRID_DIMS = 2, COLL_GRID_NEIGHBORS = 2 * COLL_GRID_DIMS };
+
+typedef struct coll_options {
+    int root;               /* run.root: the root of rooted operations */
+    coll_datatype datatype; /* run.datatype */
+    bool in_place;          /* run.in_place */
+} coll_options;
+
+/* Counts and displacements (uniform: block j at j x count) as the int calls
+ * and as the large-count calls take them; arrays have one entry per peer. */
+typedef struct coll_counts {
+    int count;
+    int *counts, *displs, *byte_displs;
+} coll_counts;
+typedef struct coll_counts_c {
+    MPI_Count count;
+    MPI_Count *counts;
+    MPI_Aint *displs, *byte_displs;
+} coll_counts_c;
 
 /* Buffers and counts of one collective at one size on one communicator. */
 struct coll_instance {
     const nbc_collective *coll;
-    MPI_Comm comm;
+    coll_options options;
+    MPI_Comm comm;     /* the communicator the operation runs on */
+    MPI_Comm topology; /* the Cartesian grid this instance created, or MPI_COMM_NULL */
     int rank, ranks;
-    size_t bytes;          /* S, rounded to the element size */
-    int count;             /* elements per block */
-    MPI_Datatype datatype; /* MPI_BYTE, or MPI_DOUBLE when reducing */
-    void *send, *recv;
+    int root;                  /* options.root for rooted operations, else 0 */
+    size_t bytes;              /* S, rounded to the element (or unit) size: one block */
+    size_t elements;           /* elements of the element type per block */
+    size_t element_bytes;      /* size of the element type */
+    coll_datatype element;     /* the element type (never COLL_AUTO) */
+    MPI_Datatype datatype;     /* the element type, or a contiguous unit of it */
+    MPI_Datatype *datatypes;   /* w-variants: `datatype` once per peer */
+    MPI_Op op;                 /* MPI_SUM, or a sum over the unit datatype */
+    bool large;                /* counts beyond int: the _c calls are used */
+    bool in_place;             /* this rank passes MPI_IN_PLACE */
+    int send_blocks;           /* S-byte blocks allocated for sending (this rank) */
+    int recv_blocks;           /* and receiving, or the in-place buffer */
+    void *send, *recv;         /* the buffers */
+    void *send_arg, *recv_arg; /* what the call gets: the buffer or MPI_IN_PLACE */
     size_t send_bytes, recv_bytes;
-    int *counts, *displs; /* per rank, for the v-variants */
+    int peers;                          /* entries of the per-peer arrays: ranks or neighbours */
+    int neighbors[COLL_GRID_NEIGHBORS]; /* neighbourhood collectives: ranks of the neighbours */
+    coll_counts n;
+    coll_counts_c n_c;
+    MPI_Datatype unit_type; /* the contiguous unit this instance created, or MPI_DATATYPE_NULL */
+    MPI_Op unit_op;         /* the operation this instance created, or MPI_OP_NULL */
     MPI_Request persistent_request;
     struct synthetic_engine *synthetic; /* synthetic collectives only */
 };
@@ -56,20 +126,41 @@ const nbc_collective *nbc_collective_find(const char *name);
 /* Names of every descriptor (for the configuration's allowed values); the
  * array is static. */
 const char *const *nbc_collective_names(size_t *count);
+/* Names of run.datatype's values, indexed by coll_datatype; static. */
+const char *const *nbc_collective_datatype_names(size_t *count);
+/* The coll_datatype of a name, or -1. */
+int nbc_collective_datatype_find(const char *name);
 
-/* Largest S the descriptor can take on `ranks` ranks (MPI counts are int). */
-size_t nbc_collective_max_bytes(const nbc_collective *coll, int ranks);
-/* Bytes one rank allocates for size S. */
-size_t nbc_collective_buffer_bytes(const nbc_collective *coll, size_t bytes, int ranks);
+/* The options' problem with this collective on `ranks` ranks: -1 with one
+ * message naming the key, its value and what is allowed ("config: run.root:
+ * "2" is not a rank ... (allowed: 0 to 1)"), else 0. */
+int nbc_collective_check_options(const nbc_collective *coll, const coll_options *options, int ranks,
+                                 char *err, size_t errlen);
 
-/* Allocates and touches the buffers for size S. 0, or -1 with a message
- * (out of memory, or S too large for int counts). */
+/* Size of one element of the collective with these options (S is rounded
+ * down to a multiple of it). */
+size_t nbc_collective_unit_bytes(const nbc_collective *coll, const coll_options *options);
+/* Largest S the descriptor can take on `ranks` ranks (what MPI's counts and
+ * addresses can express; memory is the caller's rule). */
+size_t nbc_collective_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks);
+/* Bytes the rank that allocates most (the root, for rooted operations)
+ * allocates for size S: send and receive buffers (the data check verifies
+ * them in place and needs no other). */
+uint64_t nbc_collective_buffer_bytes(const nbc_collective *coll, const coll_options *options,
+                                     uint64_t bytes, int ranks);
+/* The same as a sum of blocks of S bytes ("send 1 + receive 4 blocks of S"). */
+void nbc_collective_describe_buffers(const nbc_collective *coll, const coll_options *options,
+                                     int ranks, char *out, size_t outlen);
+
+/* Allocates and touches the buffers for size S (options NULL: defaults).
+ * 0, or -1 with a message (out of memory, a failed MPI call). Collective
+ * over comm for neighbourhood collectives (the grid is created). */
 int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_Comm comm,
-                          size_t bytes, char *err, size_t errlen);
+                          size_t bytes, const coll_options *options, char *err, size_t errlen);
 void coll_instance_release(coll_instance *inst);
 static inline int coll_instance_start(coll_instance *inst, MPI_Request *request)
 {
-    return inst->coll->start(inst, request);
+    return inst->large ? inst->coll->start_c(inst, request) : inst->coll->start(inst, request);
 }
 static inline int coll_instance_wait(coll_instance *inst, MPI_Request *request)
 {

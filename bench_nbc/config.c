@@ -47,7 +47,7 @@ typedef enum {
     TYPE_COUNT
 } value_type;
 
-typedef enum { NAMES_COLLECTIVES, NAMES_MPI_PROFILES } names_source;
+typedef enum { NAMES_COLLECTIVES, NAMES_MPI_PROFILES, NAMES_DATATYPES } names_source;
 
 typedef struct {
     bool on;
@@ -163,6 +163,19 @@ static const key_desc keys[] = {
      .help = "Accept a grid of more than run.max_cells cells."},
     {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),
      .help = "Check the data every collective delivers into its receive buffers."},
+    /* The collective's options (bench_nbc/collectives.c checks them against it). */
+    {KEY("run", "root", TYPE_INT, "rank", "0", run.root), AT_LEAST(0),
+     .help = "Root of the rooted operations (ibcast, ireduce, igather(v), iscatter(v) and their "
+             "_init forms); refused when not below the number of ranks; others ignore it."},
+    {KEY("run", "datatype", TYPE_NAME, NULL, "auto", run.datatype), .names = NAMES_DATATYPES,
+     .names_help = "auto, byte, int, double",
+     .help = "Element type of the messages; S stays in bytes, rounded down to whole elements. "
+             "auto = byte, or double for reductions; reductions (MPI_SUM) take int or double "
+             "only."},
+    {KEY("run", "in_place", TYPE_BOOL, NULL, "false", run.in_place),
+     .help = "Pass MPI_IN_PLACE (the input is taken from the receive buffer; at the root only "
+             "for rooted operations); refused for operations the MPI standard gives no "
+             "MPI_IN_PLACE: ibcast, ibarrier, the neighbourhood collectives."},
     {KEY("compute", "kernel", TYPE_ENUM, NULL, "gemm", compute.kernel), CHOICES(kernel_names),
      .help = "The computation (fixed work per step, calibrated alike): gemm = dgemm with the "
              "BLAS (the paper's); triad = a[i] = b[i] + s c[i] streaming through 96 MiB per "
@@ -188,9 +201,10 @@ static const key_desc keys[] = {
      AT_LEAST(1), .help = "Runs of each candidate size; their median is kept."},
     {KEY("calibration", "max_bytes", TYPE_BYTES, "bytes", "256MiB", calibration.max_bytes),
      ABOVE(0),
-     .help = "Largest message size the communication calibration may try. 4 x max_bytes must "
-             "fit in the rank's memory: send and receive buffers, and the larger buffers of "
-             "the v-variants, bounded independently of the number of ranks."},
+     .help = "Largest message size S the communication calibration may try. The buffers of "
+             "the collective at S (send and receive, e.g. 2 x ranks x S for ialltoall; "
+             "bench_nbc --list says what S is) times the ranks on the node must fit in the "
+             "node's available memory, or the run is refused before it starts."},
     {KEY("clocksync", "roundtrips", TYPE_INT, NULL, "1000", clocksync.roundtrips), AT_LEAST(10),
      .help = "Round trips to rank 0 per rank and per clock calibration; the minimum-RTT "
              "samples are kept."},
@@ -986,6 +1000,23 @@ static void describe_bound(const bound *b, bool is_lower, char *buf, size_t len,
     *first = false;
 }
 
+/* The list of the limits a TYPE_NAME key takes its values from. */
+static const char *const *names_of(const key_desc *key, const nbc_config_limits *limits,
+                                   size_t *count)
+{
+    switch (key->names) {
+    case NAMES_COLLECTIVES:
+        *count = limits->collective_count;
+        return limits->collectives;
+    case NAMES_MPI_PROFILES:
+        *count = limits->mpi_profile_count;
+        return limits->mpi_profiles;
+    default:
+        *count = limits->datatype_count;
+        return limits->datatypes;
+    }
+}
+
 /* What the key accepts; limits (may be NULL) give the lists of TYPE_NAME keys. */
 static void describe_allowed(const key_desc *key, const nbc_config_limits *limits, char *buf,
                              size_t len)
@@ -996,15 +1027,8 @@ static void describe_allowed(const key_desc *key, const nbc_config_limits *limit
         return;
     }
     if (key->type == TYPE_NAME) {
-        const char *const *names = NULL;
         size_t count = 0;
-        if (limits && key->names == NAMES_COLLECTIVES) {
-            names = limits->collectives;
-            count = limits->collective_count;
-        } else if (limits && key->names == NAMES_MPI_PROFILES) {
-            names = limits->mpi_profiles;
-            count = limits->mpi_profile_count;
-        }
+        const char *const *names = limits ? names_of(key, limits, &count) : NULL;
         if (count > 0)
             join_names(names, count, buf, len);
         else
@@ -1321,10 +1345,8 @@ static int check_name(const nbc_config *cfg, size_t index, const nbc_config_limi
                       char *err, size_t errlen)
 {
     const key_desc *key = &keys[index];
-    const char *const *names =
-        key->names == NAMES_COLLECTIVES ? limits->collectives : limits->mpi_profiles;
-    size_t count =
-        key->names == NAMES_COLLECTIVES ? limits->collective_count : limits->mpi_profile_count;
+    size_t count;
+    const char *const *names = names_of(key, limits, &count);
     const char *value = *FIELD_CPTR(cfg, key->offset, char *);
     if (count == 0)
         return 0;
@@ -1335,7 +1357,9 @@ static int check_name(const nbc_config *cfg, size_t index, const nbc_config_limi
     describe_allowed(key, limits, allowed, sizeof allowed);
     const char *best = closest_name(value, names, count);
     snprintf(problem, sizeof problem, "is not a known %s%s%s%s",
-             key->names == NAMES_COLLECTIVES ? "collective" : "MPI library profile",
+             key->names == NAMES_COLLECTIVES ? "collective"
+             : key->names == NAMES_DATATYPES ? "datatype"
+                                             : "MPI library profile",
              best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
     return key_fail(err, errlen, key_where(cfg, index), key, value, problem, allowed);
 }
@@ -1422,23 +1446,38 @@ static int rule_threads(const nbc_config *cfg, const nbc_config_limits *limits, 
                     cfg->values->text[threads_index], problem, allowed);
 }
 
-/* The calibration's largest message needs send and receive buffers, and the
- * v-variants larger ones: 4 x max_bytes bounds them whatever the rank count. */
+/* The calibration's largest message S = max_bytes: the buffers of the
+ * collective at S (limits->buffer_bytes: exact for its options and the
+ * ranks; unknown: 4 x S), on every rank of the node, must fit in the node's
+ * available memory, so no cell is sized past it. */
 static int rule_max_bytes_memory(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                                  size_t errlen)
 {
     uint64_t memory = limits->available_memory_bytes;
     uint64_t max_bytes = cfg->calibration.max_bytes;
-    if (memory == 0 || max_bytes <= memory / 4)
+    int local_ranks = limits->local_ranks > 0 ? limits->local_ranks : 1;
+    char what[MESSAGE_MAX] = "4 blocks of S";
+    uint64_t per_rank = limits->buffer_bytes
+                            ? limits->buffer_bytes(cfg, max_bytes, limits->ranks, what, sizeof what)
+                            : 4 * max_bytes;
+    if (memory == 0 || per_rank <= memory)
         return 0;
+    /* The largest S that fits: the buffers grow linearly with S. */
+    uint64_t blocks = per_rank / max_bytes + (per_rank % max_bytes != 0);
+    uint64_t most = memory / (blocks ? blocks : 1);
     size_t index = key_index("calibration", "max_bytes");
-    char need[48], have[48], most[48], problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
+    char need[48], have[48], fits[48], problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
     format_bytes(max_bytes, need, sizeof need);
-    format_bytes(memory, have, sizeof have);
-    format_bytes(memory / 4, most, sizeof most);
+    format_bytes(memory * (uint64_t)local_ranks, have, sizeof have);
+    format_bytes(most, fits, sizeof fits);
     snprintf(problem, sizeof problem,
-             "cannot fit in memory: buffers take 4 x %s, more than the %s available", need, have);
-    snprintf(allowed, sizeof allowed, "at most %s on this rank", most);
+             "cannot fit in memory: %s at S = %s takes %s (%llu bytes) per rank, x %d rank(s) on "
+             "this node = %llu bytes, more than the %llu bytes (%s) available",
+             cfg->run.collective, need, what, (unsigned long long)per_rank, local_ranks,
+             (unsigned long long)per_rank * (unsigned long long)local_ranks,
+             (unsigned long long)memory * (unsigned long long)local_ranks, have);
+    snprintf(allowed, sizeof allowed, "at most %s (%llu bytes) here", fits,
+             (unsigned long long)most);
     return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
                     problem, allowed);
 }

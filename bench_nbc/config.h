@@ -37,6 +37,14 @@ typedef enum {
     NBC_PROGRESS_THREAD, /* the suite's thread polls MPI (deployment thread only) */
 } nbc_progress_mode;
 
+typedef struct nbc_config nbc_config;
+
+/* Bytes of buffers the rank that allocates most allocates for message size
+ * `bytes` with this configuration (its collective and options) on `ranks`
+ * ranks; `what` gets how they add up ("send 1 + receive 4 blocks of S"). */
+typedef uint64_t nbc_buffer_bytes_fn(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
+                                     size_t whatlen);
+
 /* Everything the caller knows of the machine and the driver. A count or size
  * of 0 means "not known" and skips the check that needs it (for tools that
  * only read a configuration); the driver fills every field. */
@@ -47,11 +55,17 @@ typedef struct {
     size_t mpi_profile_count;
     int available_cores;             /* cores in this rank's CPU set */
     uint64_t available_memory_bytes; /* memory this rank may use */
+    const char *const *datatypes;    /* run.datatype's names (the collectives table's) */
+    size_t datatype_count;
+    /* The collective's buffers (NULL: unknown, 4 x calibration.max_bytes is
+     * assumed); ranks in the run and on this node (0: unknown). */
+    nbc_buffer_bytes_fn *buffer_bytes;
+    int ranks, local_ranks;
 } nbc_config_limits;
 
 struct nbc_config_values; /* private: each key's text and where it was set */
 
-typedef struct {
+struct nbc_config {
     struct {
         char *collective;
         nbc_deployment deployment;
@@ -70,6 +84,10 @@ typedef struct {
         int max_cells;
         bool force; /* allow more than max_cells cells */
         bool check; /* check the received data */
+        /* The collective's options (collectives.h, coll_options). */
+        int root;       /* root of the rooted operations */
+        char *datatype; /* auto, byte, int, double */
+        bool in_place;  /* MPI_IN_PLACE */
     } run;
     struct {
         compute_kernel kernel; /* gemm, or sleep (known answers) */
@@ -106,7 +124,7 @@ typedef struct {
         double floor_s;
     } watchdog;
     struct nbc_config_values *values;
-} nbc_config;
+};
 
 /* Fills cfg with the defaults of every key. Fails only when out of memory. */
 int nbc_config_init(nbc_config *cfg, char *err, size_t errlen);

@@ -21,24 +21,30 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { ROOT = 0 };           /* collectives.h: "rank 0 is the root" */
-enum { RANK_WEIGHT = 1024 }; /* doubles: the rank term, above the index term */
+enum { RANK_WEIGHT = 1024 }; /* numbers: the rank term, above the index term */
+/* Never an integer sum of the patterns (all positive). */
 static const double poison_double = -0.5;
+static const int poison_int = -1;
 
 /* Ranks [*first, *end) whose send blocks feed result block j on this rank. */
 typedef void source_ranks(const coll_instance *inst, int j, int *first, int *end);
 
 static void root_rank(const coll_instance *inst, int j, int *first, int *end)
 {
-    (void)inst, (void)j;
-    *first = ROOT;
-    *end = ROOT + 1;
+    (void)j;
+    *first = inst->root;
+    *end = inst->root + 1;
 }
 static void rank_of_block(const coll_instance *inst, int j, int *first, int *end)
 {
     (void)inst;
     *first = j;
     *end = j + 1;
+}
+static void neighbor_of_block(const coll_instance *inst, int j, int *first, int *end)
+{
+    *first = inst->neighbors[j];
+    *end = inst->neighbors[j] + 1;
 }
 static void all_ranks(const coll_instance *inst, int j, int *first, int *end)
 {
@@ -69,67 +75,106 @@ static bool every_rank(const coll_instance *inst)
 }
 static bool root_only(const coll_instance *inst)
 {
-    return inst->rank == ROOT;
+    return inst->rank == inst->root;
 }
 static bool not_rank_0(const coll_instance *inst) /* MPI_Exscan leaves rank 0 undefined */
 {
     return inst->rank != 0;
 }
 
+/* Which send block of the source ranks feeds result block j. */
+typedef int source_block(const coll_instance *inst, int j);
+
+static int block_0(const coll_instance *inst, int j)
+{
+    (void)inst, (void)j;
+    return 0;
+}
+static int my_rank_block(const coll_instance *inst, int j)
+{
+    (void)j;
+    return inst->rank;
+}
+/* On the grid the block a rank receives from its neighbour in one
+ * direction is the one that neighbour sends in the opposite direction
+ * (blocks 2d and 2d + 1 of dimension d). */
+static int opposite_block(const coll_instance *inst, int j)
+{
+    (void)inst;
+    return j ^ 1;
+}
+
 typedef struct rule {
     source_ranks *sources; /* NULL: moves no data */
     bool sums;             /* MPI_SUM of the sources' blocks, else exactly one source */
-    bool my_block;         /* the sources' block number r (mine), else block 0 */
+    source_block *block;   /* the sources' block */
     defined_on *defined;
 } rule;
 
-static const rule bcast = {root_rank, false, false, every_rank};
-static const rule reduce = {all_ranks, true, false, root_only};
-static const rule allreduce = {all_ranks, true, false, every_rank};
-static const rule allgather = {rank_of_block, false, false, every_rank};
-static const rule alltoall = {rank_of_block, false, true, every_rank};
-static const rule gather = {rank_of_block, false, false, root_only};
-static const rule scatter = {root_rank, false, true, every_rank};
-static const rule reduce_scatter_block = {all_ranks, true, true, every_rank};
-static const rule scan = {ranks_up_to_me, true, false, every_rank};
-static const rule exscan = {ranks_before_me, true, false, not_rank_0};
-static const rule no_data = {NULL, false, false, every_rank};
+static const rule bcast = {root_rank, false, block_0, every_rank};
+static const rule reduce = {all_ranks, true, block_0, root_only};
+static const rule allreduce = {all_ranks, true, block_0, every_rank};
+static const rule allgather = {rank_of_block, false, block_0, every_rank};
+static const rule alltoall = {rank_of_block, false, my_rank_block, every_rank};
+static const rule gather = {rank_of_block, false, block_0, root_only};
+static const rule scatter = {root_rank, false, my_rank_block, every_rank};
+static const rule reduce_scatter_block = {all_ranks, true, my_rank_block, every_rank};
+static const rule scan = {ranks_up_to_me, true, block_0, every_rank};
+static const rule exscan = {ranks_before_me, true, block_0, not_rank_0};
+static const rule neighbor_allgather = {neighbor_of_block, false, block_0, every_rank};
+static const rule neighbor_alltoall = {neighbor_of_block, false, opposite_block, every_rank};
+static const rule no_data = {NULL, false, block_0, every_rank};
 
-/* Persistent rows share the rule of their nonblocking twin; the v-variants
- * that of their regular twin (their counts are uniform, checked below). */
+/* The rule of each operation, named without its "i" prefix or "_init"
+ * suffix: a persistent row shares the rule of its nonblocking twin; the v-
+ * and w-variants that of their regular twin (their counts are uniform,
+ * checked below), ireduce_scatter (uniform recvcounts) that of
+ * ireduce_scatter_block. */
 static const struct {
-    const char *name;
+    const char *operation;
     const rule *rule;
 } rules[] = {
-    {"ibcast", &bcast},
-    {"ireduce", &reduce},
-    {"iallreduce", &allreduce},
-    {"iallgather", &allgather},
-    {"ialltoall", &alltoall},
-    {"igather", &gather},
-    {"iscatter", &scatter},
-    {"ireduce_scatter_block", &reduce_scatter_block},
-    {"iscan", &scan},
-    {"iexscan", &exscan},
-    {"ibarrier", &no_data},
-    {"iallgatherv", &allgather},
-    {"ialltoallv", &alltoall},
-    {"igatherv", &gather},
-    {"iscatterv", &scatter},
-    {"bcast_init", &bcast},
-    {"reduce_init", &reduce},
-    {"allreduce_init", &allreduce},
-    {"allgather_init", &allgather},
-    {"alltoall_init", &alltoall},
-    {"barrier_init", &no_data},
+    {"bcast", &bcast},
+    {"reduce", &reduce},
+    {"allreduce", &allreduce},
+    {"allgather", &allgather},
+    {"alltoall", &alltoall},
+    {"gather", &gather},
+    {"scatter", &scatter},
+    {"reduce_scatter_block", &reduce_scatter_block},
+    {"scan", &scan},
+    {"exscan", &exscan},
+    {"barrier", &no_data},
+    {"allgatherv", &allgather},
+    {"alltoallv", &alltoall},
+    {"alltoallw", &alltoall},
+    {"gatherv", &gather},
+    {"scatterv", &scatter},
+    {"reduce_scatter", &reduce_scatter_block},
+    {"neighbor_allgather", &neighbor_allgather},
+    {"neighbor_allgatherv", &neighbor_allgather},
+    {"neighbor_alltoall", &neighbor_alltoall},
+    {"neighbor_alltoallv", &neighbor_alltoall},
+    {"neighbor_alltoallw", &neighbor_alltoall},
 };
 
 static const rule *rule_of(const nbc_collective *coll)
 {
     if (coll->synthetic)
         return &no_data; /* known-answer stand-ins move no data */
+    /* "ibcast" and "bcast_init" are the operation "bcast". */
+    static const char suffix[] = "_init";
+    const char *name = coll->name;
+    size_t length = strlen(name);
+    if (coll->persistent && length > strlen(suffix) &&
+        strcmp(name + length - strlen(suffix), suffix) == 0)
+        length -= strlen(suffix);
+    else if (!coll->persistent && name[0] == 'i')
+        name++, length--;
+    else
+        return NULL;
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (strcmp(rules[i].name, coll->name) == 0)
+        if (strlen(rules[i].operation) == length && strncmp(rules[i].operation, name, length) == 0)
             return rules[i].rule;
     return NULL;
 }
@@ -182,7 +227,7 @@ static double sum_value(int first, int end, int block, size_t index)
 typedef struct check_context {
     const coll_instance *inst;
     const rule *rule;
-    bool doubles;
+    bool numbers; /* typed sums (int, double), else bytes whatever the type */
 } check_context;
 
 /* One buffer, its blocks and what each element must hold. */
@@ -200,18 +245,24 @@ static bool result_in_send(const nbc_collective *coll)
 
 static int block_total(int block_count, int ranks)
 {
-    return block_count == COLL_P ? ranks : block_count;
+    if (block_count == COLL_P)
+        return ranks;
+    return block_count == COLL_NEIGHBORS ? COLL_GRID_NEIGHBORS : block_count;
 }
 
-/* The send buffer (this rank's contribution) and the result buffer. */
+/* The send buffer (this rank's contribution) and the result buffer. In
+ * place the receive buffer holds both (its result blocks are checked; the
+ * rest, e.g. reduce_scatter's other input blocks, is undefined after), or
+ * at iscatter's root only the send buffer is left. */
 static void views(const check_context *c, buffer_view *send, buffer_view *result)
 {
     const coll_instance *inst = c->inst;
     const nbc_collective *coll = inst->coll;
-    *send = (buffer_view){"send buffer", inst->send, block_total(coll->send_blocks, inst->ranks),
-                          false};
-    *result = (buffer_view){"receive buffer", inst->recv,
-                            block_total(coll->recv_blocks, inst->ranks), true};
+    int result_blocks = block_total(coll->recv_blocks, inst->ranks);
+    *send = (buffer_view){"send buffer", inst->send, inst->send_blocks, false};
+    *result =
+        (buffer_view){"receive buffer", inst->recv,
+                      result_blocks < inst->recv_blocks ? result_blocks : inst->recv_blocks, true};
     if (!c->rule->sources) {
         send->blocks = result->blocks = 0;
     } else if (result_in_send(coll)) {
@@ -233,7 +284,7 @@ static void origin_of(const check_context *c, const buffer_view *b, int j, int *
         return;
     }
     c->rule->sources(inst, j, first, end);
-    *block = c->rule->my_block ? inst->rank : 0;
+    *block = c->rule->block(inst, j);
 }
 
 /* Byte k of a word is bits 8k..8k+7 whatever the host's byte order (MPI_BYTE
@@ -267,20 +318,66 @@ static void write_bytes(unsigned char *d, size_t count, int rank, int block, boo
         d[i] = (unsigned char)(byte_at(rank, block, i) ^ (unsigned)flip);
 }
 
+static double load_number(const check_context *c, const void *data, size_t i)
+{
+    if (c->inst->element == COLL_INT)
+        return ((const int *)data)[i];
+    return ((const double *)data)[i];
+}
+
+static void store_number(const check_context *c, void *data, size_t i, double v)
+{
+    if (c->inst->element == COLL_INT)
+        ((int *)data)[i] = (int)v;
+    else
+        ((double *)data)[i] = v;
+}
+
+/* Elements of a block: bytes, or numbers. */
+static size_t block_length(const check_context *c)
+{
+    return c->numbers ? c->inst->elements : c->inst->bytes;
+}
+
+/* One block at `to`: the sum over ranks [first, end) of their block
+ * `block`, or the poison. */
+static void write_block(const check_context *c, void *to, int first, int end, int block,
+                        bool poison)
+{
+    size_t count = block_length(c);
+    if (!c->numbers) {
+        write_bytes(to, count, first, block, poison);
+        return;
+    }
+    double poison_value = c->inst->element == COLL_INT ? poison_int : poison_double;
+    for (size_t i = 0; i < count; i++)
+        store_number(c, to, i, poison ? poison_value : sum_value(first, end, block, i));
+}
+
+static void *block_address(const check_context *c, void *data, int j)
+{
+    return (unsigned char *)data + (size_t)j * c->inst->bytes;
+}
+
 static void write_view(const check_context *c, const buffer_view *b, bool poison)
 {
-    size_t count = (size_t)c->inst->count;
     for (int j = 0; j < b->blocks; j++) {
         int first, end, block;
         origin_of(c, b, j, &first, &end, &block);
-        if (!c->doubles) {
-            write_bytes((unsigned char *)b->data + (size_t)j * count, count, first, block, poison);
-            continue;
-        }
-        double *d = (double *)b->data + (size_t)j * count;
-        for (size_t i = 0; i < count; i++)
-            d[i] = poison ? poison_double : sum_value(first, end, block, i);
+        write_block(c, block_address(c, b->data, j), first, end, block, poison);
     }
+}
+
+/* In place the receive buffer starts with this rank's contribution: its
+ * send blocks at blocks 0.. (alltoall, reduce_scatter, the one-block
+ * reductions), or its one block at block `rank` (allgather, gather). */
+static void write_in_place_input(const check_context *c)
+{
+    const coll_instance *inst = c->inst;
+    int inputs = block_total(inst->coll->send_blocks, inst->ranks);
+    int at = inputs == 1 && block_total(inst->coll->recv_blocks, inst->ranks) > 1 ? inst->rank : 0;
+    for (int j = 0; j < inputs; j++)
+        write_block(c, block_address(c, inst->recv, at + j), inst->rank, inst->rank + 1, j, false);
 }
 
 /* The first wrong element of a view and how many are wrong. */
@@ -319,21 +416,20 @@ static void compare_bytes(const unsigned char *d, size_t count, int rank, int bl
 
 static bool find_mismatch(const check_context *c, const buffer_view *b, mismatch *m)
 {
-    size_t count = (size_t)c->inst->count;
+    size_t count = block_length(c);
     *m = (mismatch){.total = (size_t)b->blocks * count};
     for (int j = 0; j < b->blocks; j++) {
         int first, end, block;
         origin_of(c, b, j, &first, &end, &block);
-        if (!c->doubles) {
-            compare_bytes((const unsigned char *)b->data + (size_t)j * count, count, first, block,
-                          j, m);
+        const void *d = block_address(c, b->data, j);
+        if (!c->numbers) {
+            compare_bytes(d, count, first, block, j, m);
             continue;
         }
-        const double *d = (const double *)b->data + (size_t)j * count;
         for (size_t i = 0; i < count; i++) {
-            double want = sum_value(first, end, block, i);
-            if (d[i] != want)
-                note(m, j, i, want, d[i]);
+            double want = sum_value(first, end, block, i), got = load_number(c, d, i);
+            if (got != want)
+                note(m, j, i, want, got);
         }
     }
     return m->wrong > 0;
@@ -341,7 +437,7 @@ static bool find_mismatch(const check_context *c, const buffer_view *b, mismatch
 
 static void format_value(const check_context *c, double v, char *out, size_t outlen)
 {
-    if (c->doubles)
+    if (c->numbers)
         snprintf(out, outlen, "%.17g", v);
     else
         snprintf(out, outlen, "0x%02x", (unsigned)v);
@@ -350,7 +446,7 @@ static void format_value(const check_context *c, double v, char *out, size_t out
 static void report(const check_context *c, const buffer_view *b, const mismatch *m, char *err,
                    size_t errlen)
 {
-    const char *unit = c->doubles ? "element" : "byte";
+    const char *unit = c->numbers ? "element" : "byte";
     int first, end, block;
     origin_of(c, b, m->block, &first, &end, &block);
     char source[96], expected[32], got[32];
@@ -366,22 +462,30 @@ static void report(const check_context *c, const buffer_view *b, const mismatch 
              "data check failed: %s rank %d %s %zu of the %s (block %d index %zu, %s): "
              "expected %s got %s; %zu of %zu %ss wrong",
              c->inst->coll->name, c->inst->rank, unit,
-             (size_t)m->block * (size_t)c->inst->count + m->index, b->what, m->block, m->index,
-             source, expected, got, m->wrong, m->total, unit);
+             (size_t)m->block * block_length(c) + m->index, b->what, m->block, m->index, source,
+             expected, got, m->wrong, m->total, unit);
 }
 
-/* Block j at j x count: what the v-variants' counts and displacements
- * describe as prepared (coll_instance_prepare). */
+/* Block j at j x count: what the per-peer counts and displacements
+ * describe as prepared (coll_instance_prepare), in the calls' units. */
 static int check_uniform_layout(const coll_instance *inst, char *err, size_t errlen)
 {
-    for (int r = 0; inst->counts && inst->displs && r < inst->ranks; r++) {
-        if (inst->counts[r] == inst->count && inst->displs[r] == r * inst->count)
+    const coll_counts_c *n = &inst->n_c;
+    for (int r = 0; n->counts && n->displs && r < inst->peers; r++) {
+        bool large_right = n->counts[r] == n->count && n->displs[r] == (MPI_Aint)r * n->count &&
+                           n->byte_displs[r] == (MPI_Aint)((size_t)r * inst->bytes);
+        bool int_right =
+            inst->large ||
+            (inst->n.counts[r] == inst->n.count && inst->n.displs[r] == r * inst->n.count &&
+             (inst->n.byte_displs[r] < 0 ||
+              (size_t)inst->n.byte_displs[r] == (size_t)r * inst->bytes));
+        if (large_right && int_right)
             continue;
         snprintf(err, errlen,
-                 "data check: %s: rank %d's count %d and displacement %d are not the uniform %d "
-                 "and %d the check assumes",
-                 inst->coll->name, r, inst->counts[r], inst->displs[r], inst->count,
-                 r * inst->count);
+                 "data check: %s: peer %d's count %lld and displacement %lld are not the "
+                 "uniform %lld and %lld the check assumes",
+                 inst->coll->name, r, (long long)n->counts[r], (long long)n->displs[r],
+                 (long long)n->count, (long long)r * (long long)n->count);
         return -1;
     }
     return 0;
@@ -403,6 +507,13 @@ int nbc_datacheck_supports(const nbc_collective *coll, char *err, size_t errlen)
     bool no_buffers = coll->send_blocks == 0 && coll->recv_blocks == 0;
     bool uses_root = r->sources == root_rank || r->defined == root_only;
     int result_blocks = result_in_send(coll) ? coll->send_blocks : coll->recv_blocks;
+    source_ranks *per_block_source = result_blocks == COLL_P           ? rank_of_block
+                                     : result_blocks == COLL_NEIGHBORS ? neighbor_of_block
+                                                                       : NULL;
+    bool per_block = r->sources == rank_of_block || r->sources == neighbor_of_block;
+    source_block *send_block = coll->send_blocks == COLL_P           ? my_rank_block
+                               : coll->send_blocks == COLL_NEIGHBORS ? opposite_block
+                                                                     : block_0;
     const char *contradiction = NULL;
     if ((r->sources == NULL) != no_buffers)
         contradiction = "they disagree on moving data";
@@ -410,10 +521,10 @@ int nbc_datacheck_supports(const nbc_collective *coll, char *err, size_t errlen)
         contradiction = "they disagree on reducing";
     else if (uses_root != coll->has_root)
         contradiction = "they disagree on having a root";
-    else if ((r->sources == rank_of_block) != (result_blocks == COLL_P))
-        contradiction = "they disagree on one result block per rank";
-    else if (r->my_block != (coll->send_blocks == COLL_P))
-        contradiction = "they disagree on one send block per rank";
+    else if (r->sources && (per_block || per_block_source) && r->sources != per_block_source)
+        contradiction = "they disagree on one result block per rank or neighbour";
+    else if (r->sources && r->block != send_block)
+        contradiction = "they disagree on the send blocks";
     if (contradiction) {
         snprintf(err, errlen,
                  "data check: the rule for '%s' contradicts its descriptor: %s (fix "
@@ -428,7 +539,7 @@ static int context_of(const coll_instance *inst, check_context *c, char *err, si
 {
     if (nbc_datacheck_supports(inst->coll, err, errlen) != 0)
         return -1;
-    *c = (check_context){.inst = inst, .rule = rule_of(inst->coll), .doubles = inst->coll->reduces};
+    *c = (check_context){.inst = inst, .rule = rule_of(inst->coll), .numbers = inst->coll->reduces};
     return 0;
 }
 
@@ -441,9 +552,17 @@ int nbc_datacheck_fill(coll_instance *inst)
     buffer_view send, result;
     views(&c, &send, &result);
     write_view(&c, &send, false);
+    if (inst->in_place && inst->coll->in_place == COLL_IN_PLACE_SEND && c.rule->sources) {
+        /* Every block of the in-place buffer is poisoned, then gets the input. */
+        buffer_view whole = result;
+        whole.blocks = inst->recv_blocks;
+        write_view(&c, &whole, true);
+        write_in_place_input(&c);
+        return 0;
+    }
     /* The result buffer is poisoned, except the root's broadcast buffer:
      * the data it broadcasts. */
-    bool root_broadcast = result_in_send(inst->coll) && inst->rank == ROOT;
+    bool root_broadcast = result_in_send(inst->coll) && inst->rank == inst->root;
     write_view(&c, &result, !root_broadcast);
     return 0;
 }

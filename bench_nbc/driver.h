@@ -107,6 +107,7 @@ typedef struct nbc_run {
     int64_t next_seq;                   /* run-wide attempt counter (raw.csv seq) */
     int64_t epoch_global_ns;            /* raw.csv times count from here */
     bool check;                         /* verify received data (run.check) */
+    coll_options coll_options;          /* run.root, run.datatype, run.in_place */
     watchdog *watchdog;                 /* NULL: none */
     int fault_hang_cell;                /* BENCH_NBC_FAULT: this rank hangs in that cell */
     bool fault_hang;                    /* set by the sweep while in that cell */
@@ -500,5 +501,12 @@ enum { NBC_PASSIVE_WARMUP_STEPS = 1 };
 int nbc_passive_reps(const nbc_config *cfg);
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
                          size_t count, const char *phase);
+/* The collective's options as configured (run.root, run.datatype,
+ * run.in_place); the datatype's name must be valid. */
+coll_options nbc_coll_options(const nbc_config *cfg);
+/* nbc_buffer_bytes_fn for the configuration's limits: the exact buffers
+ * of run.collective with its options. */
+uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
+                                 size_t whatlen);
 
 #endif

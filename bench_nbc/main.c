@@ -416,8 +416,13 @@ int main(int argc, char **argv)
             size_t n;
             const nbc_collective *colls = nbc_collectives(&n);
             printf("collectives (run.collective) and what the byte size means:\n");
-            for (size_t i = 0; i < n; i++)
-                printf("  %-22s %s\n", colls[i].name, colls[i].size_meaning);
+            for (size_t i = 0; i < n; i++) {
+                char why[256];
+                bool checked =
+                    colls[i].synthetic || nbc_datacheck_supports(&colls[i], why, sizeof why) == 0;
+                printf("  %-24s  %s%s\n", colls[i].name, colls[i].size_meaning,
+                       checked ? "" : " [no data check]");
+            }
         }
         free(c.sets);
         MPI_Finalize();
@@ -446,8 +451,9 @@ int main(int argc, char **argv)
                            strcmp(nbc_library_profile()->name, MPIPROFILE_GENERIC) != 0,
     };
     nbc_exit_if_any_failed(nbc_place_rank(&place, err, sizeof err) != 0, err, 2);
-    size_t n_names, n_profiles;
+    size_t n_names, n_profiles, n_datatypes;
     const char *const *names = nbc_collective_names(&n_names);
+    const char *const *datatypes = nbc_collective_datatype_names(&n_datatypes);
     const char *const *profiles = nbc_library_profile_names(&n_profiles);
     nbc_config_limits limits = {
         .collectives = names,
@@ -456,6 +462,11 @@ int main(int argc, char **argv)
         .mpi_profile_count = n_profiles,
         .available_cores = place.cpu_count,
         .available_memory_bytes = compute_available_memory_bytes() / (uint64_t)place.local_ranks,
+        .datatypes = datatypes,
+        .datatype_count = n_datatypes,
+        .buffer_bytes = nbc_config_buffer_bytes,
+        .ranks = ranks,
+        .local_ranks = place.local_ranks,
     };
     bad = nbc_config_validate(&cfg, &limits, err, sizeof err) != 0;
     /* run.mpi against the library; the deployment, for this rank's cores. */
@@ -486,6 +497,9 @@ int main(int argc, char **argv)
     nbc_exit_if_any_failed(compute_blas_check(err, sizeof err) != 0, err, 2);
     nbc_exit_if_any_failed(cfg.run.check && nbc_datacheck_supports(coll, err, sizeof err) != 0, err,
                            2);
+    coll_options coll_opts = nbc_coll_options(&cfg);
+    nbc_exit_if_any_failed(
+        nbc_collective_check_options(coll, &coll_opts, ranks, err, sizeof err) != 0, err, 2);
 
     compute_options copt = {
         .threads = threads,
@@ -509,6 +523,7 @@ int main(int argc, char **argv)
         .stop_signal = &stop_signal,
         .max_retries = cfg.run.max_retries,
         .check = cfg.run.check,
+        .coll_options = coll_opts,
     };
     if (deploy->progress_thread == DEPLOY_PROGRESS_SUITE) {
         /* Oversubscribed, it inherits the compute team's first core. */

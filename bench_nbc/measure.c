@@ -265,7 +265,8 @@ static void team_clear_stolen(void *team)
 int nbc_prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst)
 {
     char err[256];
-    int failed = coll_instance_prepare(inst, run->coll, run->comm, bytes, err, sizeof err) != 0;
+    int failed = coll_instance_prepare(inst, run->coll, run->comm, bytes, &run->coll_options, err,
+                                       sizeof err) != 0;
     if (!failed && run->coll->synthetic && compute_team_kernel(run->team) == COMPUTE_KERNEL_SLEEP)
         synthetic_model_steal(inst, &(synthetic_steal_sink){.context = run->team,
                                                             .add_ns = team_add_stolen_ns,

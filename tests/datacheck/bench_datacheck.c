@@ -25,7 +25,7 @@ static int measure(const char *name, size_t bytes, double *fill_ns_per_byte,
 {
     char err[512];
     coll_instance inst;
-    if (coll_instance_prepare(&inst, nbc_collective_find(name), MPI_COMM_SELF, bytes, err,
+    if (coll_instance_prepare(&inst, nbc_collective_find(name), MPI_COMM_SELF, bytes, NULL, err,
                               sizeof err) != 0) {
         fprintf(stderr, "bench_datacheck: %s\n", err);
         return -1;

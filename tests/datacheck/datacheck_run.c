@@ -4,7 +4,13 @@
  *
  *   mpiexec -n P datacheck_run [--collectives a,b] [--sizes 1,4097,1048579]
  *                              [--reps N] [--corrupt NAME:RANK:ELEMENT]
- *                              [--omit NAME]
+ *                              [--omit NAME] [--root R] [--datatype T] [--in-place]
+ *                              [--skip-refused]
+ *
+ * --root, --datatype and --in-place are the collectives' options (run.root,
+ * run.datatype, run.in_place); a collective that refuses them fails, or
+ * with --skip-refused is listed as "refused" and not run (a sweep of one
+ * option over the whole table). Sizes may exceed 2 GiB (large counts).
  *
  * --corrupt flips one bit of element ELEMENT of NAME's result buffer (the
  * receive buffer, the broadcast buffer for ibcast) on rank RANK after every
@@ -36,7 +42,9 @@ typedef struct options {
     int corrupt_rank;
     size_t corrupt_element;
     const char *omit_name;
-    char *owned[2]; /* strdup'ed option strings the names point into */
+    coll_options coll; /* the collectives' options */
+    bool skip_refused; /* a collective refusing them is skipped, not failed */
+    char *owned[2];    /* strdup'ed option strings the names point into */
 } options;
 
 /* A bad command line: one message (rank 0), exit 2 on every rank. */
@@ -67,10 +75,10 @@ static int parse_sizes(options *o, char *list, int rank)
     o->size_count = 0;
     for (char *save, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         unsigned long long v;
-        if (o->size_count == MAX_SIZES || parse_count(item, (unsigned long long)INT_MAX, &v) ||
+        if (o->size_count == MAX_SIZES || parse_count(item, (unsigned long long)PTRDIFF_MAX, &v) ||
             v == 0)
             return usage_error(rank, "option %s: bad size '%s' (allowed: %s)", "--sizes", item,
-                               "up to 16 comma-separated byte counts in 1..2147483647");
+                               "up to 16 comma-separated positive byte counts");
         o->sizes_bytes[o->size_count++] = (size_t)v;
     }
     return o->size_count ? 0
@@ -103,7 +111,9 @@ static int parse_options(int argc, char **argv, int rank, options *o)
     static const struct option longopts[] = {
         {"collectives", required_argument, NULL, 'c'}, {"sizes", required_argument, NULL, 's'},
         {"reps", required_argument, NULL, 'r'},        {"corrupt", required_argument, NULL, 'x'},
-        {"omit", required_argument, NULL, 'o'},        {NULL, 0, NULL, 0}};
+        {"omit", required_argument, NULL, 'o'},        {"root", required_argument, NULL, 'R'},
+        {"datatype", required_argument, NULL, 'd'},    {"in-place", no_argument, NULL, 'i'},
+        {"skip-refused", no_argument, NULL, 'k'},      {NULL, 0, NULL, 0}};
     char default_sizes[] = "1,4097,1048579"; /* one element, odd, ~1 MiB */
     *o = (options){.reps = 2};
     int rc = parse_sizes(o, default_sizes, rank);
@@ -145,9 +155,31 @@ static int parse_options(int argc, char **argv, int rank, options *o)
         case 'o':
             o->omit_name = optarg;
             break;
+        case 'R':
+            if (parse_count(optarg, INT_MAX, &v))
+                rc = usage_error(rank, "option %s: bad value '%s' (allowed: %s)", "--root", optarg,
+                                 "a rank number");
+            o->coll.root = (int)v;
+            break;
+        case 'd': {
+            int datatype = nbc_collective_datatype_find(optarg);
+            if (datatype < 0)
+                rc = usage_error(rank, "option %s: unknown datatype '%s' (allowed: %s)",
+                                 "--datatype", optarg, "auto, byte, int, double");
+            o->coll.datatype = datatype < 0 ? COLL_AUTO : (coll_datatype)datatype;
+            break;
+        }
+        case 'i':
+            o->coll.in_place = true;
+            break;
+        case 'k':
+            o->skip_refused = true;
+            break;
         default:
             rc = usage_error(rank, "%s '%s' is unknown or lacks its value (allowed: %s)", "option",
-                             argv[optind - 1], "--collectives, --sizes, --reps, --corrupt, --omit");
+                             argv[optind - 1],
+                             "--collectives, --sizes, --reps, --corrupt, --omit, --root, "
+                             "--datatype, --in-place, --skip-refused");
         }
     }
     if (rc == 0 && optind < argc)
@@ -161,16 +193,19 @@ static bool moves_data(const nbc_collective *coll)
     return !coll->synthetic && (coll->send_blocks != 0 || coll->recv_blocks != 0);
 }
 
-/* Flips one bit of an element of the result buffer; -1 if out of range. */
+/* Flips one bit of an element of the result buffer (a byte; for reductions
+ * a number, which grows by one); -1 if out of range. */
 static int corrupt(coll_instance *inst, size_t element)
 {
-    bool in_recv = inst->coll->recv_blocks != 0;
+    bool in_recv = inst->recv_blocks != 0;
     unsigned char *buf = in_recv ? inst->recv : inst->send;
     size_t bytes = in_recv ? inst->recv_bytes : inst->send_bytes;
-    size_t element_bytes = inst->coll->reduces ? sizeof(double) : 1;
+    size_t element_bytes = inst->coll->reduces ? inst->element_bytes : 1;
     if (!moves_data(inst->coll) || element >= bytes / element_bytes)
         return -1;
-    if (inst->coll->reduces)
+    if (inst->coll->reduces && inst->element == COLL_INT)
+        ((int *)buf)[element] += 1;
+    else if (inst->coll->reduces)
         ((double *)buf)[element] += 1.0;
     else
         buf[element] ^= 0x01;
@@ -183,7 +218,7 @@ static int run_size(const options *o, const nbc_collective *coll, size_t bytes, 
 {
     char err[512];
     coll_instance inst;
-    if (coll_instance_prepare(&inst, coll, MPI_COMM_WORLD, bytes, err, sizeof err) != 0) {
+    if (coll_instance_prepare(&inst, coll, MPI_COMM_WORLD, bytes, &o->coll, err, sizeof err) != 0) {
         printf("rank %d: %s\n", rank, err);
         return 1;
     }
@@ -204,7 +239,10 @@ static int run_size(const options *o, const nbc_collective *coll, size_t bytes, 
             if (mpi_err == MPI_SUCCESS)
                 mpi_err = coll_instance_wait(&inst, &request);
             if (mpi_err != MPI_SUCCESS) {
-                printf("rank %d: %s: MPI error %d\n", rank, coll->name, mpi_err);
+                char text[MPI_MAX_ERROR_STRING] = "";
+                int text_len;
+                MPI_Error_string(mpi_err, text, &text_len);
+                printf("rank %d: %s: MPI error %d: %s\n", rank, coll->name, mpi_err, text);
                 failed = 1;
             }
         }
@@ -226,6 +264,7 @@ static int run_size(const options *o, const nbc_collective *coll, size_t bytes, 
     return failed_anywhere;
 }
 
+/* 0 passed, 1 failed, 2 refused the options (with --skip-refused). */
 static int run_collective(const options *o, const nbc_collective *coll, int rank, int ranks)
 {
     char err[512];
@@ -233,6 +272,12 @@ static int run_collective(const options *o, const nbc_collective *coll, int rank
         if (rank == 0)
             printf("FAILED %s: %s\n", coll->name, err);
         return 1;
+    }
+    if (nbc_collective_check_options(coll, &o->coll, ranks, err, sizeof err) != 0) {
+        if (rank == 0)
+            printf("%s %s on %d ranks: %s\n", o->skip_refused ? "refused" : "FAILED", coll->name,
+                   ranks, err);
+        return o->skip_refused ? 2 : 1;
     }
     int failed = 0;
     for (int s = 0; s < o->size_count; s++)
@@ -274,19 +319,25 @@ int main(int argc, char **argv)
         int len;
         if (MPI_Get_library_version(version, &len) == MPI_SUCCESS)
             printf("library: %.*s\n", (int)strcspn(version, "\n"), version);
+        size_t n;
+        printf("options: root %d, datatype %s, in_place %s\n", o.coll.root,
+               nbc_collective_datatype_names(&n)[o.coll.datatype],
+               o.coll.in_place ? "true" : "false");
     }
     if (status == 0) {
         size_t table_count;
         const nbc_collective *table = nbc_collectives(&table_count);
-        int failures = 0;
-        if (o.name_count == 0)
-            for (size_t i = 0; i < table_count; i++)
-                failures += run_collective(&o, &table[i], rank, ranks);
-        for (int i = 0; i < o.name_count; i++)
-            failures += run_collective(&o, nbc_collective_find(o.names[i]), rank, ranks);
+        int failures = 0, refused = 0;
+        size_t total = o.name_count ? (size_t)o.name_count : table_count;
+        for (size_t i = 0; i < total; i++) {
+            int rc = run_collective(&o, o.name_count ? nbc_collective_find(o.names[i]) : &table[i],
+                                    rank, ranks);
+            failures += rc == 1;
+            refused += rc == 2;
+        }
         if (rank == 0)
-            printf("%d of %zu collectives failed the data check\n", failures,
-                   o.name_count ? (size_t)o.name_count : table_count);
+            printf("%d of %zu collectives failed the data check%s\n", failures,
+                   total - (size_t)refused, refused ? " (the others refused the options)" : "");
         status = failures ? 1 : 0;
     }
     free(o.owned[0]);

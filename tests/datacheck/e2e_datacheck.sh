@@ -31,7 +31,7 @@ done
 out=$(for s in "${workaround[@]}"; do export "${s?}"; done && MPI_TIMEOUT_S=300 mpi_launch -n 2 "$prog" 2>&1)
 status=$?
 echo "$out"
-expect_all_ok "$out" $status 2
+expect_all_ok "$out" $status 2 "$library"
 figure "data check, $library: $summary${workaround:+ (with ${workaround[*]}, the profile workaround for ${worked_around[*]})}"
 
 if [ ${#workaround[@]} -gt 0 ]; then

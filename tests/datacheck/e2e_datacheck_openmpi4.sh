@@ -22,5 +22,5 @@ library=$(library_of "$prog")
 out=$(MPI_TIMEOUT_S=300 mpi_launch -n 4 "$prog" 2>&1)
 status=$?
 echo "$out"
-expect_all_ok "$out" $status 4
+expect_all_ok "$out" $status 4 "$library"
 figure "data check, $library: $summary"

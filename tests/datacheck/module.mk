@@ -29,4 +29,5 @@ BENCHMARKS += $(BUILD)/tests/datacheck/bench_datacheck
 # Built by `make check` for the scripts (it is not a test on its own).
 check: $(BUILD)/tests/datacheck/datacheck_run
 E2E_TESTS += tests/datacheck/e2e_datacheck.sh tests/datacheck/e2e_datacheck_openmpi4.sh \
-             tests/datacheck/e2e_datacheck_corrupt.sh
+             tests/datacheck/e2e_datacheck_corrupt.sh tests/datacheck/e2e_datacheck_options.sh \
+             tests/datacheck/e2e_datacheck_large.sh

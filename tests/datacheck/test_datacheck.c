@@ -28,10 +28,13 @@ typedef struct group {
 
 static int block_total(int blocks, int ranks)
 {
-    return blocks == COLL_P ? ranks : blocks;
+    if (blocks == COLL_P)
+        return ranks;
+    return blocks == COLL_NEIGHBORS ? COLL_GRID_NEIGHBORS : blocks;
 }
 
-/* What coll_instance_prepare sets up, without MPI. */
+/* What coll_instance_prepare sets up, without MPI, with the defaults
+ * (root 0, auto datatype, not in place). */
 static void group_make(group *g, const char *name, int ranks, int count)
 {
     const nbc_collective *coll = nbc_collective_find(name);
@@ -40,18 +43,36 @@ static void group_make(group *g, const char *name, int ranks, int count)
     g->ranks = ranks;
     for (int r = 0; r < ranks; r++) {
         coll_instance *inst = &g->rank[r];
-        *inst = (coll_instance){.coll = coll, .rank = r, .ranks = ranks, .count = count};
+        *inst = (coll_instance){.coll = coll, .rank = r, .ranks = ranks, .elements = (size_t)count};
+        inst->element = coll->reduces ? COLL_DOUBLE : COLL_BYTE;
+        inst->element_bytes = element;
         inst->bytes = (size_t)count * element;
-        inst->send_bytes = (size_t)block_total(coll->send_blocks, ranks) * inst->bytes;
-        inst->recv_bytes = (size_t)block_total(coll->recv_blocks, ranks) * inst->bytes;
+        inst->peers = ranks;
+        inst->send_blocks = block_total(coll->send_blocks, ranks);
+        inst->recv_blocks = block_total(coll->recv_blocks, ranks);
+        inst->send_bytes = (size_t)inst->send_blocks * inst->bytes;
+        inst->recv_bytes = (size_t)inst->recv_blocks * inst->bytes;
         inst->send = malloc(inst->send_bytes + 1);
         inst->recv = malloc(inst->recv_bytes + 1);
-        inst->counts = malloc((size_t)ranks * sizeof(int));
-        inst->displs = malloc((size_t)ranks * sizeof(int));
-        assert_true(inst->send && inst->recv && inst->counts && inst->displs);
+        coll_counts *n = &inst->n;
+        coll_counts_c *n_c = &inst->n_c;
+        n->count = count;
+        n_c->count = count;
+        n->counts = malloc((size_t)ranks * sizeof(int));
+        n->displs = malloc((size_t)ranks * sizeof(int));
+        n->byte_displs = malloc((size_t)ranks * sizeof(int));
+        n_c->counts = malloc((size_t)ranks * sizeof(MPI_Count));
+        n_c->displs = malloc((size_t)ranks * sizeof(MPI_Aint));
+        n_c->byte_displs = malloc((size_t)ranks * sizeof(MPI_Aint));
+        assert_true(inst->send && inst->recv && n->counts && n->displs && n->byte_displs &&
+                    n_c->counts && n_c->displs && n_c->byte_displs);
         for (int j = 0; j < ranks; j++) {
-            inst->counts[j] = count;
-            inst->displs[j] = j * count;
+            n->counts[j] = count;
+            n->displs[j] = j * count;
+            n->byte_displs[j] = j * (int)inst->bytes;
+            n_c->counts[j] = count;
+            n_c->displs[j] = j * count;
+            n_c->byte_displs[j] = j * (MPI_Aint)inst->bytes;
         }
         assert_int_equal(nbc_datacheck_fill(inst), 0);
     }
@@ -60,10 +81,15 @@ static void group_make(group *g, const char *name, int ranks, int count)
 static void group_free(group *g)
 {
     for (int r = 0; r < g->ranks; r++) {
-        free(g->rank[r].send);
-        free(g->rank[r].recv);
-        free(g->rank[r].counts);
-        free(g->rank[r].displs);
+        coll_instance *inst = &g->rank[r];
+        free(inst->send);
+        free(inst->recv);
+        free(inst->n.counts);
+        free(inst->n.displs);
+        free(inst->n.byte_displs);
+        free(inst->n_c.counts);
+        free(inst->n_c.displs);
+        free(inst->n_c.byte_displs);
     }
 }
 
@@ -127,7 +153,7 @@ static void sum_blocks(group *g, int (*first)(int r, int ranks), int (*end)(int 
 {
     for (int r = 0; r < g->ranks; r++) {
         coll_instance *to = &g->rank[r];
-        for (int i = 0; i < to->count; i++) {
+        for (int i = 0; i < (int)to->elements; i++) {
             double sum = 0;
             for (int k = first(r, g->ranks); k < end(r, g->ranks); k++)
                 sum += ((double *)block_of(g->rank[k].send, &g->rank[k], block(r, 0)))[i];
@@ -339,8 +365,8 @@ static void non_uniform_counts_are_refused(void **state)
     group g;
     group_make(&g, "iallgatherv", 2, 4);
     move_blocks(&g, rank_j, block_0);
-    g.rank[0].counts[1] = 3;
-    assert_fails_with(&g, 0, "rank 1's count 3 and displacement 4 are not the uniform 4 and 4");
+    g.rank[0].n_c.counts[1] = 3;
+    assert_fails_with(&g, 0, "peer 1's count 3 and displacement 4 are not the uniform 4 and 4");
     group_free(&g);
 }
 
