@@ -439,18 +439,31 @@ const char *analysis_phase_name(enum run_phase phase)
     return phase < PHASE_COUNT ? phase_names[phase] : "?";
 }
 
-/* Columns the older passive.csv and compute_ref.csv (one row per rank or
- * host, no phase) lacked. */
-static const char *const timing_new_columns[] = {"phase", "warmup_steps", "proc", "procs", NULL};
+/* Columns the older passive.csv and compute_ref.csv lacked: first one row
+ * per rank or host without a phase, then one row per rank or process
+ * holding its median, without the steps. */
+static const char *const timing_new_columns[] = {"phase", "warmup_steps", "proc",
+                                                 "procs", "step",         NULL};
 
-static const char *const passive_columns[] = {"host",         "rank",          "threads",
-                                              "matrix_n",     "comp_target_s", "phase",
-                                              "warmup_steps", "reps",          "t_comp_s"};
+/* A step number below the row's reps. */
+static int check_step(const csv_record *record, size_t column, long long step, long long reps,
+                      analysis_error *err)
+{
+    if (step < reps)
+        return ANALYSIS_OK;
+    return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                         "%s:%ld: column %zu (step): %lld is not below reps (%lld)",
+                         record->file_name, record->line, record->position[column] + 1, step, reps);
+}
+
+static const char *const passive_columns[] = {
+    "host",  "rank",         "threads", "matrix_n", "comp_target_s",
+    "phase", "warmup_steps", "reps",    "step",     "t_comp_s"};
 
 static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     passive_row row = {0};
-    long long rank, threads, warmup, reps;
+    long long rank, threads, warmup, reps, step;
     int phase;
     int status;
     if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
@@ -461,8 +474,11 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
         (status = csv_name(record, 5, phase_names, PHASE_COUNT, &phase, err)) ||
         (status = csv_long(record, 6, 0, INT_MAX, &warmup, err)) ||
         (status = csv_long(record, 7, 1, INT_MAX, &reps, err)) ||
-        (status = csv_double(record, 8, false, &row.t_comp_s, err)))
+        (status = csv_long(record, 8, 0, INT_MAX, &step, err)) ||
+        (status = check_step(record, 8, step, reps, err)) ||
+        (status = csv_double(record, 9, false, &row.t_comp_s, err)))
         return status;
+    row.step = (long)step;
     row.rank = (long)rank;
     row.threads = (long)threads;
     row.phase = (enum run_phase)phase;
@@ -474,20 +490,20 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 int analysis_parse_passive(const char *buf, size_t len, const char *file_name, passive_row **rows,
                            size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {passive_columns, 9, false, timing_new_columns, "bench_nbc"};
+    static const csv_schema schema = {passive_columns, 10, false, timing_new_columns, "bench_nbc"};
     return csv_parse_rows(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
 static const char *const compute_ref_columns[] = {
-    "host",          "proc",  "procs",        "threads", "matrix_n",
-    "comp_target_s", "phase", "warmup_steps", "reps",    "t_comp_s",
+    "host",  "proc",         "procs", "threads", "matrix_n", "comp_target_s",
+    "phase", "warmup_steps", "reps",  "step",    "t_comp_s",
 };
 
 static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     compute_ref_row row = {0};
-    long long proc, procs, threads, warmup, reps;
+    long long proc, procs, threads, warmup, reps, step;
     int phase;
     int status;
     if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
@@ -499,8 +515,11 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
         (status = csv_name(record, 6, phase_names, PHASE_COUNT, &phase, err)) ||
         (status = csv_long(record, 7, 0, INT_MAX, &warmup, err)) ||
         (status = csv_long(record, 8, 1, INT_MAX, &reps, err)) ||
-        (status = csv_double(record, 9, false, &row.t_comp_s, err)))
+        (status = csv_long(record, 9, 0, INT_MAX, &step, err)) ||
+        (status = check_step(record, 9, step, reps, err)) ||
+        (status = csv_double(record, 10, false, &row.t_comp_s, err)))
         return status;
+    row.step = (long)step;
     if (proc >= procs) {
         size_t position = record->position[1];
         return analysis_fail(err, ANALYSIS_ERR_INPUT,
@@ -519,7 +538,7 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
 int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
                                compute_ref_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {compute_ref_columns, 10, true, timing_new_columns,
+    static const csv_schema schema = {compute_ref_columns, 11, true, timing_new_columns,
                                       "compute_ref"};
     return csv_parse_rows(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows,
                           (void **)rows, count, err);

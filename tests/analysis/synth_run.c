@@ -303,35 +303,45 @@ static int write_calibrations(const synth_config *cfg)
     return failed | close_out(calib);
 }
 
-/* passive.csv a few percent slower than compute_ref.csv, before and after
- * the sweep; one rank (and one compute_ref process) per node. */
+/* passive.csv a few percent slower than compute_ref.csv (rank k at size i
+ * by 1 + (1 + k + i) %), before and after the sweep, every step +-0.5 %;
+ * one rank (and one compute_ref process) per node. */
+enum { PASSIVE_STEPS = 5 };
+
 static int write_passive_and_reference(const synth_config *cfg)
 {
     static const char *const phases[] = {"before", "after"};
+    uint64_t rng = cfg->seed ^ 0x5eedULL;
     FILE *passive = open_out(cfg->out_dir, "passive.csv");
     if (!passive)
         return 1;
-    fprintf(passive, "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n");
+    fprintf(passive,
+            "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n");
     for (int p = 0; p < 2; p++)
         for (int rank = 0; rank < cfg->ranks; rank++)
             for (size_t i = 0; i < cfg->comp_count; i++)
-                fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,5,%.9g\n", rank, rank, cfg->threads,
-                        matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3, phases[p],
-                        cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)));
+                for (int step = 0; step < PASSIVE_STEPS; step++)
+                    fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,%d,%d,%.9g\n", rank, rank,
+                            cfg->threads, matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3,
+                            phases[p], PASSIVE_STEPS, step,
+                            cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)) *
+                                jitter(&rng, 0.005));
     int failed = close_out(passive);
     if (!cfg->compute_ref)
         return failed;
     FILE *ref = open_out(cfg->out_dir, "compute_ref.csv");
     if (!ref)
         return 1;
-    fprintf(ref, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,"
-                 "gflops_per_thread\n");
+    fprintf(ref, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,"
+                 "t_comp_s,gflops_per_thread\n");
     for (int p = 0; p < 2; p++)
         for (int rank = 0; rank < cfg->ranks; rank++)
             for (size_t i = 0; i < cfg->comp_count; i++)
-                fprintf(ref, "node%d,0,1,%d,%lld,%.9g,%s,2,5,%.9g,10.0\n", rank, cfg->threads,
-                        matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3, phases[p],
-                        cfg->comp_ms[i] * 1e-3);
+                for (int step = 0; step < PASSIVE_STEPS; step++)
+                    fprintf(ref, "node%d,0,1,%d,%lld,%.9g,%s,2,%d,%d,%.9g,10.0\n", rank,
+                            cfg->threads, matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3,
+                            phases[p], PASSIVE_STEPS, step,
+                            cfg->comp_ms[i] * 1e-3 * jitter(&rng, 0.005));
     return failed | close_out(ref);
 }
 
