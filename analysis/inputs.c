@@ -599,6 +599,70 @@ static int meta_number(json_object *root, const char *file_name, const char *key
     return ANALYSIS_OK;
 }
 
+/* FNV-1a over text, continuing from h. */
+static uint64_t digest_text(uint64_t h, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Settings of `config` that differ between launches of one configuration
+ * without changing what is measured (README.md, nbc-compare). */
+static bool launch_setting(const char *section, const char *key)
+{
+    static const char *const keys[][2] = {
+        {"run", "seed"}, {"run", "results_dir"}, {"run", "force"}};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strcmp(section, keys[i][0]) == 0 && strcmp(key, keys[i][1]) == 0)
+            return true;
+    return false;
+}
+
+/* The library's profile and version, and a digest of the measurement
+ * configuration: runs that share them are launches of one configuration. */
+static int meta_configuration(json_object *root, const char *file_name, run_meta *meta,
+                              analysis_error *err)
+{
+    json_object *library, *config;
+    snprintf(meta->library_profile, sizeof meta->library_profile, "%s", meta->mpi);
+    snprintf(meta->library_version, sizeof meta->library_version, "%s", meta->mpi_library_version);
+    int status = ANALYSIS_OK;
+    if (json_object_object_get_ex(root, "mpi_library", &library) &&
+        json_object_is_type(library, json_type_object)) {
+        char profile[sizeof meta->library_profile] = "", version[sizeof meta->library_version] = "";
+        status = meta_string(library, file_name, "profile", profile, sizeof profile, err);
+        if (status == ANALYSIS_OK)
+            status = meta_string(library, file_name, "version", version, sizeof version, err);
+        if (profile[0])
+            snprintf(meta->library_profile, sizeof meta->library_profile, "%s", profile);
+        if (version[0])
+            snprintf(meta->library_version, sizeof meta->library_version, "%s", version);
+    }
+    uint64_t h = 0xcbf29ce484222325ULL;
+    if (status == ANALYSIS_OK && json_object_object_get_ex(root, "config", &config) &&
+        json_object_is_type(config, json_type_object)) {
+        json_object_object_foreach(config, section, keys)
+        {
+            if (!json_object_is_type(keys, json_type_object))
+                continue;
+            json_object_object_foreach(keys, key, value)
+            {
+                if (launch_setting(section, key))
+                    continue;
+                h = digest_text(h, section);
+                h = digest_text(h, ".");
+                h = digest_text(h, key);
+                h = digest_text(h, "=");
+                h = digest_text(h, json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN));
+                h = digest_text(h, ";");
+            }
+        }
+    }
+    meta->config_digest = h;
+    return status;
+}
+
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
                         analysis_error *err)
 {
@@ -666,6 +730,8 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
     if (status == ANALYSIS_OK)
         status =
             meta_number(root, file_name, "barrier_precision_ns", &meta->barrier_precision_ns, err);
+    if (status == ANALYSIS_OK)
+        status = meta_configuration(root, file_name, meta, err);
     json_object_put(root);
     meta->present = status == ANALYSIS_OK;
     return status;

@@ -23,6 +23,11 @@
  * --null-share X that share of the measured blocks (spread evenly, as the
  * driver does) also measures the null controls comm_null and comp_null at
  * random places: copies of the references, so null / reference is 1.
+ * --launch-shift X makes the overlap step's computation (1 + X) times as
+ * long in every cell: what one launch of a configuration may do unlike
+ * another (another placement, another node), for nbc-compare's launches.
+ * meta.json holds a `config` whose run.seed and run.results_dir differ
+ * between launches, as bench_nbc's do.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -74,6 +79,7 @@ typedef struct synth_config {
     double unconverged_comm_ms; /* 0: every calibration converged */
     double late_share;
     double null_share;
+    double launch_shift; /* the overlap step's computation (1 + X) times as long */
     bool compute_ref;
     const char *mpi;
     const char *deployment;
@@ -175,8 +181,8 @@ typedef struct cell_plan {
 } cell_plan;
 
 /* The times of one rank in one attempt of one kind. */
-static void rank_times(const cell_plan *c, int kind, int rank, double start, uint64_t *rng,
-                       double t[4])
+static void rank_times(const cell_plan *c, int kind, int rank, double start, double launch_shift,
+                       uint64_t *rng, double t[4])
 {
     double comm_s = c->comm_ms * 1e-3, comp_s = c->comp_ms * 1e-3;
     double skew = 1e-6 * rank; /* ranks leave the window barrier 1 us apart */
@@ -199,7 +205,8 @@ static void rank_times(const cell_plan *c, int kind, int rank, double start, uin
     bool progressed = m == MODEL_OVERLAP || m == MODEL_COMP_SLOWDOWN || m == MODEL_UNEXPLAINED;
     if (m == MODEL_UNEXPLAINED) /* a late start the ratios do not see */
         t[0] += 0.5 * rank * fmin(comm_s, comp_s);
-    double comp = comp_s * (comp_slowed ? slow_factor : 1.0) * jitter(rng, 0.01);
+    double comp =
+        comp_s * (comp_slowed ? slow_factor : 1.0) * (1 + launch_shift) * jitter(rng, 0.01);
     double comm = comm_s * (comm_slowed ? slow_factor : 1.0);
     double wait =
         progressed ? fmax(1e-6, comm - skew - call_s - comp) + 1e-6 : comm - skew - call_s;
@@ -215,7 +222,7 @@ static void write_attempt(sweep_state *s, const synth_config *cfg, const cell_pl
     long long deadline = s->clock_ns;
     for (int rank = 0; rank < cfg->ranks; rank++) {
         double t[4];
-        rank_times(c, kind, rank, start, &s->rng, t);
+        rank_times(c, kind, rank, start, cfg->launch_shift, &s->rng, t);
         long long exit_late = late && rank == 1 % cfg->ranks ? 3 * tolerance_ns : 0;
         fprintf(s->raw,
                 "%zu,%s,%.9g,%.9g,%lld,%lld,%d,%s,%s,%d,%lld,%.6f,%d,%lld,%lld,%lld,%lld,%lld,"
@@ -264,15 +271,21 @@ static int write_meta(const synth_config *cfg, const size_t *order, size_t measu
     FILE *meta = open_out(cfg->out_dir, "meta.json");
     if (!meta)
         return 1;
-    fprintf(meta,
-            "{\n  \"status\": \"complete\",\n  \"collective\": \"%s\",\n  \"synthetic\": true,\n"
-            "  \"mpi\": \"%s\",\n  \"mpi_library_version\": \"%s synthetic 1.0\",\n"
-            "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"threads_per_rank\": %d,\n"
-            "  \"deployment\": \"%s\",\n  \"progress\": \"none\",\n  \"late_tolerance\": %g,\n"
-            "  \"barrier_precision_ns\": %g,\n  \"max_retries\": 10,\n  \"sweep_seed\": %llu,\n"
-            "  \"cell_order\": [",
-            cfg->collective, cfg->mpi, cfg->mpi, cfg->ranks, cfg->ranks, cfg->threads,
-            cfg->deployment, late_tolerance, barrier_precision_ns, (unsigned long long)cfg->seed);
+    fprintf(
+        meta,
+        "{\n  \"status\": \"complete\",\n  \"collective\": \"%s\",\n  \"synthetic\": true,\n"
+        "  \"mpi\": \"%s\",\n  \"mpi_library_version\": \"%s synthetic 1.0\",\n"
+        "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"threads_per_rank\": %d,\n"
+        "  \"deployment\": \"%s\",\n  \"progress\": \"none\",\n  \"late_tolerance\": %g,\n"
+        "  \"barrier_precision_ns\": %g,\n  \"max_retries\": 10,\n  \"sweep_seed\": %llu,\n"
+        "  \"mpi_library\": {\"profile\": \"%s\", \"version\": \"1.0\"},\n"
+        "  \"config\": {\"run\": {\"seed\": %llu, \"results_dir\": \"%s\", \"repetitions\": %d, "
+        "\"null_share\": %g}, \"grid\": {\"comm_times\": %zu, \"comp_times\": %zu}},\n"
+        "  \"cell_order\": [",
+        cfg->collective, cfg->mpi, cfg->mpi, cfg->ranks, cfg->ranks, cfg->threads, cfg->deployment,
+        late_tolerance, barrier_precision_ns, (unsigned long long)cfg->seed, cfg->mpi,
+        (unsigned long long)cfg->seed, cfg->out_dir, cfg->blocks, cfg->null_share, cfg->comm_count,
+        cfg->comp_count);
     for (size_t i = 0; i < measured; i++)
         fprintf(meta, "%s%zu", i ? ", " : "", order[i]);
     fprintf(meta, "],\n  \"clock_source\": \"CLOCK_MONOTONIC_RAW\",\n  \"clock_read_ns\": 20,\n"
@@ -396,7 +409,7 @@ static void usage(FILE *out)
           "                 [--blocks N] [--scenario mixed|overlap|no_progress|comp_slowdown|\n"
           "                 contention|comm_slowed|unexplained] [--unconverged-comm-ms X]\n"
           "                 [--late-share X] [--null-share X] [--no-compute-ref] [--mpi NAME]\n"
-          "                 [--deployment NAME] [--seed N]\n",
+          "                 [--deployment NAME] [--seed N] [--launch-shift X]\n",
           out);
 }
 
@@ -416,6 +429,7 @@ int main(int argc, char **argv)
         {"mpi", required_argument, NULL, 'm'},
         {"deployment", required_argument, NULL, 'd'},
         {"seed", required_argument, NULL, 'S'},
+        {"launch-shift", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     synth_config cfg = {.ranks = 2,
@@ -481,6 +495,10 @@ int main(int argc, char **argv)
             break;
         case 'S':
             cfg.seed = strtoull(optarg, NULL, 10);
+            break;
+        case 'L':
+            cfg.launch_shift = atof(optarg);
+            bad = !(cfg.launch_shift > -0.5 && cfg.launch_shift < 1);
             break;
         default:
             bad = true;
