@@ -140,6 +140,7 @@ typedef struct passive_row {
     enum run_phase phase;
     long warmup_steps;
     long reps;
+    long step; /* 0 .. reps-1 */
     double t_comp_s;
 } passive_row;
 
@@ -153,6 +154,7 @@ typedef struct compute_ref_row {
     enum run_phase phase;
     long warmup_steps;
     long reps;
+    long step; /* 0 .. reps-1 */
     double t_comp_s;
 } compute_ref_row;
 
@@ -192,6 +194,10 @@ typedef struct run_meta {
     char progress[32];
     double late_tolerance;       /* NAN when absent */
     double barrier_precision_ns; /* NAN when absent */
+    /* what makes runs launches of one configuration (nbc-compare) */
+    char library_profile[32];  /* mpi_library.profile, else `mpi` */
+    char library_version[256]; /* mpi_library.version, else mpi_library_version */
+    uint64_t config_digest;    /* of `config` without run.seed, run.results_dir, run.force */
 } run_meta;
 
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
@@ -375,6 +381,10 @@ typedef struct cell_metrics {
     /* sweep.csv: why the driver stopped the cell; "unknown" without a row,
      * "none" for a cell not measured */
     char stop[ANALYSIS_NAME_MAX];
+    /* eq. 2 over the whole job at the cell's matrix_n (impact.c), NAN
+     * without passive.csv and compute_ref.csv */
+    double r_mpi_impact;
+    metric_bounds r_mpi_impact_ci;
 } cell_metrics;
 
 /* One row of cells_by_rank.csv: a rank's own medians. */
@@ -460,40 +470,57 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
                            analysis_error *err);
 void analysis_cell_table_free(cell_table *cells);
 
-/* Bits of impact_row.warnings: the two programs ran unlike steps. */
+/* Bits of impact_row.warnings: the two programs ran unlike steps, or a
+ * phase is in one file only. */
 enum impact_warning {
     IMPACT_PROCS_DIFFER = 1 << 0,
     IMPACT_THREADS_DIFFER = 1 << 1,
     IMPACT_WARMUP_DIFFER = 1 << 2,
     IMPACT_REPS_DIFFER = 1 << 3,
+    IMPACT_PHASE_UNPAIRED = 1 << 4, /* a phase of one file has no partner in the other */
+    IMPACT_STEPS_DIFFER = 1 << 5,   /* ranks or processes with unequal step counts */
 };
 void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size);
 
-/* One row of impact.csv (eq. 2): per host and matrix_n, T = the slowest
- * rank's (passive) or process's (compute_ref) t_comp_s in a phase, averaged
- * over the phases both files have. */
+/* One row of impact.csv (eq. 2): per host and matrix_n, and per phase both
+ * files have, T = the largest over the host's ranks (passive) or processes
+ * (compute_ref) of each one's median over its steps; r = T_passive / T_ref
+ * per phase, and over the phases the mean T over the mean T. Intervals:
+ * bootstrap of the steps (README.md, "MPI impact"). */
 typedef struct impact_row {
-    char host[ANALYSIS_NAME_MAX];
+    char host[ANALYSIS_NAME_MAX]; /* "all" in impact_table.job */
     long long matrix_n;
     double comp_target_s;
-    double t_comp_ref_s;         /* T of compute_ref */
-    double t_comp_passive_mpi_s; /* T of passive */
+    double t_comp_ref_s;         /* T of compute_ref, mean over the phases used */
+    double t_comp_passive_mpi_s; /* T of passive, mean over the phases used */
     double r_mpi_impact;
-    double t_passive_phase_s[PHASE_COUNT]; /* NAN when the phase is not used */
-    double t_ref_phase_s[PHASE_COUNT];
-    long ranks; /* the host's ranks in passive.csv */
-    long procs; /* compute_ref's processes on the host */
+    metric_bounds r_mpi_impact_ci;
+    unsigned phases;             /* bit p: phase p is in both files and used */
+    double r_phase[PHASE_COUNT]; /* NAN when the phase is not used */
+    metric_bounds r_phase_ci[PHASE_COUNT];
+    double t_passive_phase_s[PHASE_COUNT]; /* NAN when the phase is not in passive.csv */
+    double t_ref_phase_s[PHASE_COUNT];     /* NAN when not in compute_ref.csv */
+    long passive_steps;                    /* the fewest steps of a rank in a phase used */
+    long ref_steps;                        /* the fewest steps of a process in a phase used */
+    long ranks;                            /* the host's ranks in passive.csv */
+    long procs;                            /* compute_ref's processes on the host */
     unsigned warnings;
 } impact_row;
 
 typedef struct impact_table {
-    impact_row *rows;
+    impact_row *rows; /* per host and matrix_n: impact.csv */
     size_t count;
+    impact_row *job; /* per matrix_n over every host (the cells' r_mpi_impact) */
+    size_t job_count;
 } impact_table;
 
-/* Joins passive.csv and compute_ref.csv on host, matrix_n and phase. Needs
- * both (in->have_passive and in->have_compute_ref). */
-int analysis_compute_impact(const run_inputs *in, impact_table *impact, analysis_error *err);
+/* Joins passive.csv and compute_ref.csv on host, matrix_n and phase, with
+ * intervals drawn by the rules' bootstrap. Needs both (in->have_passive and
+ * in->have_compute_ref). */
+int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
+                            impact_table *impact, analysis_error *err);
+/* Copies the job's r_mpi_impact at each cell's matrix_n into the cells. */
+void analysis_impact_into_cells(const impact_table *impact, cell_table *cells);
 void analysis_impact_table_free(impact_table *impact);
 
 /* ---- Tables ------------------------------------------------------------- */

@@ -148,6 +148,8 @@ typedef struct boot_rng {
     uint64_t s[4];
 } boot_rng;
 void boot_rng_seed(boot_rng *rng, uint64_t seed, uint64_t stream);
+/* A uniform draw in [0, n), n > 0. */
+size_t boot_below(boot_rng *rng, size_t n);
 
 enum { BOOT_MAX_SERIES = 8 };
 

@@ -223,9 +223,11 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
     if (status == ANALYSIS_OK)
         status = check_ecdf_cells(run_dir, &cells, options, err);
     if (status == ANALYSIS_OK && in.have_passive && in.have_compute_ref) {
-        status = analysis_compute_impact(&in, &impact, err);
+        status = analysis_compute_impact(&in, &options->rules.uncertainty, &impact, err);
         with_impact = status == ANALYSIS_OK;
     }
+    if (status == ANALYSIS_OK)
+        analysis_impact_into_cells(with_impact ? &impact : NULL, &cells);
     if (status == ANALYSIS_OK && !with_impact)
         remove_stale_impact(run_dir);
     if (status == ANALYSIS_OK)

@@ -157,7 +157,7 @@ static uint64_t boot_next(boot_rng *rng)
 }
 
 /* Uniform in [0, n) without bias (Lemire, 2019). */
-static size_t boot_below(boot_rng *rng, size_t n)
+size_t boot_below(boot_rng *rng, size_t n)
 {
     uint64_t bound = n;
     __uint128_t m = (__uint128_t)boot_next(rng) * bound;

@@ -1,9 +1,17 @@
-/* analysis: nbc-compare, two or more runs side by side on their common cells
- * and identical colour scales, a difference map for two runs, a summary. */
+/* analysis: nbc-compare. Run folders are grouped into configurations (the
+ * library, deployment, collective and measurement configuration of
+ * meta.json); the runs of one configuration are its launches. Two levels:
+ * each launch's estimate of a cell (cells.csv, a ratio of medians with its
+ * block-bootstrap interval), then each configuration's estimate across its
+ * launches with an interval that holds launch-to-launch variation
+ * (README.md, "Launches"). Configurations are drawn side by side on their
+ * common cells; two configurations get difference maps whose cells are
+ * significant when the difference's interval excludes 0. */
 #include "analysis/analysis_internal.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,7 +23,43 @@ typedef struct compare_run {
     cell_table cells;
     impact_table impact;
     bool have_impact;
+    size_t config; /* its configuration */
+    size_t launch; /* 1-based among the configuration's runs */
 } compare_run;
+
+/* Runs that measured the same thing: the launches of one configuration. */
+typedef struct compare_config {
+    size_t first_run; /* its first run (in argument order) */
+    size_t launches;
+    char label[400];
+} compare_config;
+
+/* The metrics compared between configurations, and their difference maps. */
+typedef struct compare_metric {
+    const char *name;
+    const char *map;   /* diff_<map>.* */
+    size_t value;      /* offsetof(cell_metrics, ...) */
+    size_t interval;   /* offsetof(cell_metrics, ..._ci) */
+    double saturation; /* of the difference's colours */
+} compare_metric;
+
+static const compare_metric compare_metrics[] = {
+    {"r_overhead", "overhead", offsetof(cell_metrics, r_overhead),
+     offsetof(cell_metrics, r_overhead_ci), 1.0}, /* one serialized-overlap distance */
+    {"r_comm", "comm", offsetof(cell_metrics, r_comm), offsetof(cell_metrics, r_comm_ci), 0.5},
+    {"r_comp_slowdown", "comp_slowdown", offsetof(cell_metrics, r_comp_slowdown),
+     offsetof(cell_metrics, r_comp_slowdown_ci), 0.5},
+};
+enum { METRIC_COUNT = sizeof compare_metrics / sizeof *compare_metrics };
+
+/* A configuration's estimate of one metric in one cell (README.md). */
+typedef struct level_estimate {
+    double estimate;
+    metric_bounds ci;
+    double variance; /* of the estimate */
+    long launches;   /* launches where the cell is valid with a value */
+    bool uncertain;  /* diagnosed uncertain in one of them */
+} level_estimate;
 
 /* A cell present in every run: its index in each run's table. */
 typedef struct common_cell {
@@ -24,7 +68,6 @@ typedef struct common_cell {
     size_t *index; /* run_count entries */
 } common_cell;
 
-static const double diff_saturation = 1.0;    /* one serialized-overlap distance */
 static const double diff_dark_fraction = 0.2; /* white labels on the dark ends */
 static const char diff_palette[] = "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', "
                                    "1 '#b2182b')"; /* blue: second run better, red: worse */
@@ -158,6 +201,141 @@ static void free_common(common_cell *common)
     free(common);
 }
 
+/* ---- Configurations and launches ---------------------------------------------- */
+
+static const char *meta_or(const char *value, const char *fallback)
+{
+    return value[0] ? value : fallback;
+}
+
+static bool same_configuration(const run_meta *a, const run_meta *b)
+{
+    return strcmp(a->library_profile, b->library_profile) == 0 &&
+           strcmp(a->library_version, b->library_version) == 0 &&
+           strcmp(a->deployment, b->deployment) == 0 && strcmp(a->collective, b->collective) == 0 &&
+           a->ranks == b->ranks && a->nodes == b->nodes &&
+           a->threads_per_rank == b->threads_per_rank && a->config_digest == b->config_digest;
+}
+
+/* Groups the runs; configurations in the order of their first run. */
+static int group_runs(compare_run *runs, size_t run_count, compare_config **out, size_t *count,
+                      analysis_error *err)
+{
+    compare_config *configs = calloc(run_count, sizeof *configs);
+    if (!configs)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (configurations)");
+    size_t n = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        size_t c = 0;
+        while (c < n && !same_configuration(&runs[configs[c].first_run].meta, &runs[r].meta))
+            c++;
+        if (c == n)
+            configs[n++] = (compare_config){.first_run = r};
+        runs[r].config = c;
+        runs[r].launch = ++configs[c].launches;
+    }
+    for (size_t c = 0; c < n; c++) {
+        const run_meta *m = &runs[configs[c].first_run].meta;
+        const char *collective = m->collective[0] ? m->collective
+                                 : runs[configs[c].first_run].cells.count
+                                     ? runs[configs[c].first_run].cells.cells[0].collective
+                                     : "?";
+        snprintf(configs[c].label, sizeof configs[c].label, "%s %s %s %s",
+                 meta_or(m->library_profile, "?"), meta_or(m->library_version, "?"),
+                 meta_or(m->deployment, "?"), collective);
+        for (size_t d = 0; d < c; d++) /* the same names, another measurement configuration */
+            if (strcmp(configs[d].label, configs[c].label) == 0) {
+                size_t used = strlen(configs[c].label);
+                snprintf(configs[c].label + used, sizeof configs[c].label - used, " #%zu", c + 1);
+                break;
+            }
+    }
+    *out = configs;
+    *count = n;
+    return ANALYSIS_OK;
+}
+
+static metric_bounds cell_interval(const cell_metrics *c, const compare_metric *metric)
+{
+    return *(const metric_bounds *)((const char *)c + metric->interval);
+}
+
+static double cell_value(const cell_metrics *c, const compare_metric *metric)
+{
+    return *(const double *)((const char *)c + metric->value);
+}
+
+/* 95 % two-sided: the normal quantile that turns an interval into a
+ * standard error, and Student's t for few launches. */
+static const double z_975 = 1.959964;
+
+/* A configuration's estimate of a metric in common cell i (README.md,
+ * "Launches"): one launch, its own estimate and interval (launch-to-launch
+ * variation not covered); L >= 2, the mean of the launches' estimates,
+ * its variance max(S^2, W) / L with S^2 the launches' sample variance and
+ * W the mean within-launch variance (each from its 95 % interval), and
+ * mean -+ t_(L-1) sqrt(max(S^2, W) / L). */
+static level_estimate configuration_estimate(const compare_run *runs, size_t run_count,
+                                             size_t config, const common_cell *cell,
+                                             const compare_metric *metric)
+{
+    level_estimate e = {.estimate = NAN, .ci = {NAN, NAN}, .variance = NAN};
+    double sum = 0, square = 0, within = 0;
+    long within_n = 0;
+    metric_bounds only = {NAN, NAN};
+    for (size_t r = 0; r < run_count; r++) {
+        if (runs[r].config != config)
+            continue;
+        const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
+        double x = cell_value(c, metric);
+        if (!c->valid || !isfinite(x))
+            continue;
+        e.launches++;
+        e.uncertain = e.uncertain || c->diagnosis == DIAG_UNCERTAIN;
+        sum += x;
+        square += x * x;
+        metric_bounds ci = cell_interval(c, metric);
+        only = ci;
+        if (isfinite(ci.lo) && isfinite(ci.hi)) {
+            double se = (ci.hi - ci.lo) / (2 * z_975);
+            within += se * se;
+            within_n++;
+        }
+    }
+    if (e.launches == 0)
+        return e;
+    double l = (double)e.launches;
+    e.estimate = sum / l;
+    if (e.launches == 1) {
+        e.ci = only;
+        e.variance = within_n ? within : NAN;
+        return e;
+    }
+    double between = fmax(0.0, (square - sum * sum / l) / (l - 1));
+    double v = fmax(between, within_n ? within / (double)within_n : 0.0);
+    e.variance = v / l;
+    double half = stats_student_quantile(0.975, e.launches - 1) * sqrt(e.variance);
+    e.ci = (metric_bounds){e.estimate - half, e.estimate + half};
+    return e;
+}
+
+/* B minus A with its interval: with at least 2 launches each, d -+
+ * t_(min(LA, LB) - 1) sqrt(var A + var B) (Welch's interval with its
+ * smallest degrees of freedom); with one launch in either, the differences
+ * the two 95 % intervals allow (significant exactly when they do not
+ * overlap, the rule of single runs). */
+static metric_bounds difference_interval(const level_estimate *a, const level_estimate *b, double d)
+{
+    if (a->launches >= 2 && b->launches >= 2) {
+        long df = (a->launches < b->launches ? a->launches : b->launches) - 1;
+        double half = stats_student_quantile(0.975, df) * sqrt(a->variance + b->variance);
+        return (metric_bounds){d - half, d + half};
+    }
+    return (metric_bounds){b->ci.lo - a->ci.hi, b->ci.hi - a->ci.lo};
+}
+
+/* ---- Tables --------------------------------------------------------------------- */
+
 typedef struct run_summary {
     size_t cells;
     size_t valid;
@@ -206,11 +384,6 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
     return s;
 }
 
-static const char *meta_or(const char *value, const char *fallback)
-{
-    return value[0] ? value : fallback;
-}
-
 static int write_summary(const compare_run *runs, size_t run_count, const common_cell *common,
                          size_t n, const char *out_dir, FILE *report, analysis_error *err)
 {
@@ -224,11 +397,11 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
     strbuf_printf(&csv, "run,mpi,deployment,collective,cells,valid_cells,overlap_share,"
                         "median_r_overhead,worst_r_overhead,worst_comm_target_s,"
                         "worst_comp_target_s,median_r_mpi_impact,certain_cells,"
-                        "uncertain_cells\n");
+                        "uncertain_cells,configuration,launch\n");
     if (report)
-        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %9s\n", "run", "mpi",
-                "deployment", "collective", "cells", "valid", "certain", "overlap", "median_r",
-                "worst_r", "worst at (ms)", "r_impact");
+        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %9s %6s\n", "run",
+                "mpi", "deployment", "collective", "cells", "valid", "certain", "overlap",
+                "median_r", "worst_r", "worst at (ms)", "r_impact", "config");
     for (size_t r = 0; r < run_count; r++) {
         const compare_run *run = &runs[r];
         run_summary s = summarize(run, r, common, n, scratch);
@@ -236,20 +409,23 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
         const char *deployment = meta_or(run->meta.deployment, "?");
         const char *collective =
             meta_or(run->meta.collective, run->cells.count ? run->cells.cells[0].collective : "?");
-        strbuf_printf(&csv, "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g,%zu,%zu\n",
+        strbuf_printf(&csv, "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g,%zu,%zu,%zu,%zu\n",
                       run->label, mpi, deployment, collective, s.cells, s.valid, s.overlap_share,
                       s.median_r_overhead, s.worst_r_overhead, s.worst_comm_target_s,
-                      s.worst_comp_target_s, s.median_r_mpi_impact, s.certain, s.uncertain);
+                      s.worst_comp_target_s, s.median_r_mpi_impact, s.certain, s.uncertain,
+                      run->config + 1, run->launch);
         if (report) {
             char worst_at[64] = "-";
             if (!isnan(s.worst_r_overhead))
                 snprintf(worst_at, sizeof worst_at, "comm %g comp %g", s.worst_comm_target_s * 1e3,
                          s.worst_comp_target_s * 1e3);
+            char config[32];
+            snprintf(config, sizeof config, "%zu.%zu", run->config + 1, run->launch);
             fprintf(report,
-                    "%-28s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %9.3g\n",
+                    "%-28s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %9.3g %6s\n",
                     run->label, mpi, deployment, collective, s.cells, s.valid, s.certain,
                     100.0 * s.overlap_share, s.median_r_overhead, s.worst_r_overhead, worst_at,
-                    s.median_r_mpi_impact);
+                    s.median_r_mpi_impact, config);
         }
     }
     free(scratch);
@@ -260,17 +436,6 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
         status = analysis_write_file_atomic(path, csv.data, csv.len, err);
     strbuf_free(&csv);
     return status;
-}
-
-/* The bootstrap of a difference needs both runs' blocks, which cells.csv
- * does not hold: a difference is called significant when the two cells'
- * intervals of r_overhead do not overlap (README.md, nbc-compare). */
-static bool significant_difference(const cell_metrics *a, const cell_metrics *b)
-{
-    metric_bounds x = a->r_overhead_ci, y = b->r_overhead_ci;
-    if (isnan(x.lo) || isnan(x.hi) || isnan(y.lo) || isnan(y.hi))
-        return false;
-    return x.hi < y.lo || y.hi < x.lo;
 }
 
 static int write_heat(const char *out_dir, const char *name, const heat_axis *x_axis,
@@ -300,26 +465,197 @@ static int write_script(const char *out_dir, const char *base, const char *comme
     return status;
 }
 
-static int draw_comparison(const compare_run *runs, size_t run_count, const common_cell *common,
-                           size_t n, const char *out_dir, const analysis_options *options,
-                           bool *with_diff, analysis_error *err)
+/* Every configuration's estimates: est[(config * METRIC_COUNT + metric) * n + cell]. */
+static level_estimate *estimate_all(const compare_run *runs, size_t run_count, size_t configs,
+                                    const common_cell *common, size_t n)
 {
-    heat_value *values = malloc(n * sizeof *values);
-    double *targets = calloc(n, sizeof *targets);
-    heat_axis x_axis = {0}, y_axis = {0};
-    int status =
-        values && targets ? ANALYSIS_OK : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
-    for (size_t i = 0; status == ANALYSIS_OK && i < n; i++)
-        targets[i] = common[i].comm_target_s;
+    level_estimate *est = malloc(configs * METRIC_COUNT * n * sizeof *est);
+    for (size_t c = 0; est && c < configs; c++)
+        for (size_t m = 0; m < METRIC_COUNT; m++)
+            for (size_t i = 0; i < n; i++)
+                est[(c * METRIC_COUNT + m) * n + i] =
+                    configuration_estimate(runs, run_count, c, &common[i], &compare_metrics[m]);
+    return est;
+}
+
+static int write_text(const char *out_dir, const char *name, const strbuf *sb, analysis_error *err)
+{
+    char path[4200];
+    int status = sb->ok ? analysis_path(path, sizeof path, out_dir, name, err)
+                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
     if (status == ANALYSIS_OK)
-        status = heat_axis_build(&x_axis, targets, n, err);
+        status = analysis_write_file_atomic(path, sb->data, sb->len, err);
+    return status;
+}
+
+/* Two tables into out_dir; both buffers are freed. */
+static int write_two_texts(const char *out_dir, const char *first_name, strbuf *first,
+                           const char *second_name, strbuf *second, analysis_error *err)
+{
+    int status = write_text(out_dir, first_name, first, err);
+    if (status == ANALYSIS_OK)
+        status = write_text(out_dir, second_name, second, err);
+    strbuf_free(first);
+    strbuf_free(second);
+    return status;
+}
+
+/* Configuration c's estimate of metric m in common cell i. */
+static const level_estimate *estimate_at(const level_estimate *est, size_t n, size_t c, size_t m,
+                                         size_t i)
+{
+    return &est[(c * METRIC_COUNT + m) * n + i];
+}
+
+/* configurations.csv (one row per configuration) and
+ * configuration_cells.csv (its estimates per common cell), and the
+ * configurations on the report. */
+static int write_configurations(const compare_run *runs, size_t run_count,
+                                const compare_config *configs, size_t config_count,
+                                const common_cell *common, size_t n, const level_estimate *est,
+                                const char *out_dir, FILE *report, analysis_error *err)
+{
+    strbuf list = {0}, cells = {0};
+    strbuf_printf(&list, "configuration,label,launches,runs\n");
+    strbuf_printf(&cells, "configuration,comm_target_s,comp_target_s,launches");
+    for (size_t m = 0; m < METRIC_COUNT; m++)
+        strbuf_printf(&cells, ",%s,%s_ci_lo,%s_ci_hi", compare_metrics[m].name,
+                      compare_metrics[m].name, compare_metrics[m].name);
+    strbuf_printf(&cells, ",uncertain\n");
+    for (size_t c = 0; c < config_count; c++) {
+        strbuf_printf(&list, "%zu,%s,%zu,", c + 1, configs[c].label, configs[c].launches);
+        if (report)
+            fprintf(report, "configuration %zu: %s, %zu launch%s (", c + 1, configs[c].label,
+                    configs[c].launches, configs[c].launches == 1 ? "" : "es");
+        for (size_t r = 0, k = 0; r < run_count; r++) {
+            if (runs[r].config != c)
+                continue;
+            strbuf_printf(&list, "%s%s", k ? ";" : "", runs[r].label);
+            if (report)
+                fprintf(report, "%s%s", k ? ", " : "", runs[r].label);
+            k++;
+        }
+        strbuf_printf(&list, "\n");
+        if (report)
+            fprintf(report, ")%s\n",
+                    configs[c].launches == 1
+                        ? ": one launch, its intervals do not cover launch-to-launch variation"
+                        : "");
+        for (size_t i = 0; i < n; i++) {
+            long launches = estimate_at(est, n, c, 0, i)->launches;
+            strbuf_printf(&cells, "%zu,%.9g,%.9g,%ld", c + 1, common[i].comm_target_s,
+                          common[i].comp_target_s, launches);
+            for (size_t m = 0; m < METRIC_COUNT; m++) {
+                const level_estimate *e = estimate_at(est, n, c, m, i);
+                strbuf_printf(&cells, ",%.6g,%.6g,%.6g", e->estimate, e->ci.lo, e->ci.hi);
+            }
+            strbuf_printf(&cells, ",%d\n", estimate_at(est, n, c, 0, i)->uncertain ? 1 : 0);
+        }
+    }
+    return write_two_texts(out_dir, "configurations.csv", &list, "configuration_cells.csv", &cells,
+                           err);
+}
+
+/* One cell's difference of one metric between the two configurations. */
+typedef struct cell_difference {
+    double value;
+    metric_bounds ci;
+    bool valid;
+    bool significant;
+} cell_difference;
+
+static cell_difference difference_of(const level_estimate *a, const level_estimate *b)
+{
+    cell_difference d = {.value = b->estimate - a->estimate, .ci = {NAN, NAN}};
+    d.valid = a->launches > 0 && b->launches > 0 && isfinite(d.value);
+    if (d.valid)
+        d.ci = difference_interval(a, b, d.value);
+    d.significant = d.valid && (d.ci.lo > 0 || d.ci.hi < 0);
+    return d;
+}
+
+/* differences.csv (per metric and cell), summary_differences.csv and the
+ * printed lines (per metric) for two configurations. */
+static int write_differences(const compare_config *configs, const common_cell *common, size_t n,
+                             const level_estimate *est, const char *out_dir, FILE *report,
+                             analysis_error *err)
+{
+    strbuf cells = {0}, summary = {0};
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    if (!scratch)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (differences)");
+    bool two_level = configs[0].launches >= 2 && configs[1].launches >= 2;
+    const char *method = two_level ? "launches" : "intervals";
+    strbuf_printf(&cells, "metric,comm_target_s,comp_target_s,valid,difference,ci_lo,ci_hi,"
+                          "significant\n");
+    strbuf_printf(&summary, "metric,first,second,launches_first,launches_second,cells,"
+                            "valid_cells,median_difference,significant_cells,method\n");
+    if (report)
+        fprintf(report, "differences, configuration 2 (%s) minus 1 (%s), %s:\n", configs[1].label,
+                configs[0].label,
+                two_level ? "95 % intervals from the launches (t, the smaller configuration's "
+                            "launches - 1 degrees of freedom)"
+                          : "significant where the 95 % intervals do not overlap (one launch: "
+                            "launch-to-launch variation is not covered)");
+    for (size_t m = 0; m < METRIC_COUNT; m++) {
+        size_t valid = 0, significant = 0;
+        for (size_t i = 0; i < n; i++) {
+            cell_difference d =
+                difference_of(estimate_at(est, n, 0, m, i), estimate_at(est, n, 1, m, i));
+            strbuf_printf(&cells, "%s,%.9g,%.9g,%d,%.6g,%.6g,%.6g,%d\n", compare_metrics[m].name,
+                          common[i].comm_target_s, common[i].comp_target_s, d.valid ? 1 : 0,
+                          d.value, d.ci.lo, d.ci.hi, d.significant ? 1 : 0);
+            if (d.valid)
+                scratch[valid++] = d.value;
+            significant += d.significant;
+        }
+        double median = stats_median(scratch, valid);
+        strbuf_printf(&summary, "%s,%s,%s,%zu,%zu,%zu,%zu,%.6g,%zu,%s\n", compare_metrics[m].name,
+                      configs[0].label, configs[1].label, configs[0].launches, configs[1].launches,
+                      n, valid, median, significant, method);
+        if (report)
+            fprintf(report,
+                    "  %-16s median difference %+.3g, significant in %zu of %zu valid cells "
+                    "(launches %zu and %zu)\n",
+                    compare_metrics[m].name, median, significant, valid, configs[0].launches,
+                    configs[1].launches);
+    }
+    free(scratch);
+    return write_two_texts(out_dir, "differences.csv", &cells, "summary_differences.csv", &summary,
+                           err);
+}
+
+/* ---- Figures --------------------------------------------------------------------- */
+
+typedef struct figure_grid {
+    heat_axis x_axis, y_axis;
+    int width_px, height_px;
+} figure_grid;
+
+static int grid_build(figure_grid *g, const common_cell *common, size_t n, analysis_error *err)
+{
+    double *targets = malloc((n ? n : 1) * sizeof *targets);
+    if (!targets)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        targets[i] = common[i].comm_target_s;
+    int status = heat_axis_build(&g->x_axis, targets, n, err);
     for (size_t i = 0; status == ANALYSIS_OK && i < n; i++)
         targets[i] = common[i].comp_target_s;
     if (status == ANALYSIS_OK)
-        status = heat_axis_build(&y_axis, targets, n, err);
+        status = heat_axis_build(&g->y_axis, targets, n, err);
+    free(targets);
+    plot_heat_size(g->x_axis.count, g->y_axis.count, &g->width_px, &g->height_px);
+    return status;
+}
 
-    int width_px = 0, height_px = 0;
-    plot_heat_size(x_axis.count, y_axis.count, &width_px, &height_px);
+/* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
+static int draw_configurations(const compare_run *runs, const compare_config *configs,
+                               size_t config_count, const common_cell *common, size_t n,
+                               const level_estimate *est, const figure_grid *g, const char *out_dir,
+                               const analysis_options *options, heat_value *values,
+                               analysis_error *err)
+{
     char palette[200], label[100];
     plot_overhead_palette(options->r_overhead_max, palette, sizeof palette);
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", options->r_overhead_max);
@@ -328,73 +664,91 @@ static int draw_comparison(const compare_run *runs, size_t run_count, const comm
     strbuf_printf(&body,
                   "    set multiplot layout 1,%zu title \"r_overhead on the %zu common "
                   "cells, same colour scale\"\n",
-                  run_count, n);
-    for (size_t r = 0; status == ANALYSIS_OK && r < run_count; r++) {
+                  config_count, n);
+    int status = ANALYSIS_OK;
+    for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
+        const compare_run *first = &runs[configs[c].first_run];
         for (size_t i = 0; i < n; i++) {
-            const cell_metrics *c = &runs[r].cells.cells[common[i].index[r]];
-            values[i] = (heat_value){c->comm_target_s,      c->comp_target_s,
-                                     c->r_overhead,         c->valid,
-                                     plot_invalid_label(c), c->diagnosis == DIAG_UNCERTAIN};
+            const level_estimate *e = estimate_at(est, n, c, 0, i); /* r_overhead */
+            const cell_metrics *cell = &first->cells.cells[common[i].index[configs[c].first_run]];
+            values[i] =
+                (heat_value){common[i].comm_target_s, common[i].comp_target_s,  e->estimate,
+                             e->launches > 0,         plot_invalid_label(cell), e->uncertain};
         }
-        char name[64], tail[400], title[700];
-        snprintf(name, sizeof name, "compare_overhead_%zu.dat", r + 1);
-        status = write_heat(out_dir, name, &x_axis, &y_axis, values, n, &scale, err);
-        plot_title_tail(&runs[r].meta, &runs[r].cells, "\n", tail, sizeof tail);
-        snprintf(title, sizeof title, "%s: %s\n%s", runs[r].label,
-                 meta_or(runs[r].meta.collective, runs[r].cells.cells[0].collective), tail);
-        heat_emit_panel(&body, name, &x_axis, &y_axis, &scale, title);
+        char name[64], tail[400], title[700], launches[64] = "";
+        snprintf(name, sizeof name, "compare_overhead_%zu.dat", c + 1);
+        status = write_heat(out_dir, name, &g->x_axis, &g->y_axis, values, n, &scale, err);
+        plot_title_tail(&first->meta, &first->cells, "\n", tail, sizeof tail);
+        if (configs[c].launches > 1)
+            snprintf(launches, sizeof launches, " (mean of %zu launches)", configs[c].launches);
+        snprintf(title, sizeof title, "%s%s: %s\n%s",
+                 configs[c].launches > 1 ? configs[c].label : first->label, launches,
+                 meta_or(first->meta.collective, first->cells.cells[0].collective), tail);
+        heat_emit_panel(&body, name, &g->x_axis, &g->y_axis, &scale, title);
     }
     strbuf_printf(&body, "    unset multiplot\n");
     if (status == ANALYSIS_OK)
-        status = write_script(out_dir, "compare_overhead",
-                              "r_overhead of each run side by side (identical colour scale)",
-                              (int)run_count * (width_px + 60), height_px + 70, &body, err);
+        status =
+            write_script(out_dir, "compare_overhead",
+                         "r_overhead of each configuration side by side (identical colour "
+                         "scale)",
+                         (int)config_count * (g->width_px + 60), g->height_px + 70, &body, err);
     strbuf_free(&body);
+    return status;
+}
 
-    *with_diff = run_count == 2;
-    if (status == ANALYSIS_OK && *with_diff) {
-        for (size_t i = 0; i < n; i++) {
-            const cell_metrics *a = &runs[0].cells.cells[common[i].index[0]];
-            const cell_metrics *b = &runs[1].cells.cells[common[i].index[1]];
-            values[i] = (heat_value){a->comm_target_s,
-                                     a->comp_target_s,
-                                     b->r_overhead - a->r_overhead,
-                                     a->valid && b->valid,
-                                     NULL,
-                                     !significant_difference(a, b)};
-        }
-        char title[700], diff_label[100];
-        snprintf(title, sizeof title,
-                 "r_overhead of the second run minus the first\nfirst: %s\nsecond: %s\nblue: "
-                 "the second overlaps better, red: worse\nhatched, '?': not significant (the "
-                 "two runs' 95 %% intervals overlap)",
-                 runs[0].label, runs[1].label);
-        snprintf(diff_label, sizeof diff_label, "difference of r_overhead (saturates at +-%g)",
-                 diff_saturation);
-        heat_scale diff = {diff_label, -diff_saturation, diff_saturation, diff_palette,
-                           diff_dark_fraction};
-        status = write_heat(out_dir, "diff_overhead.dat", &x_axis, &y_axis, values, n, &diff, err);
-        plot_emit_canvas_title(&body, title);
-        heat_emit_panel(&body, "diff_overhead.dat", &x_axis, &y_axis, &diff, "");
-        strbuf_printf(&body, "    unset multiplot\n");
-        /* wide enough for the longest title line (about 10.5 px a character) */
-        size_t longest = 0, current = 0;
-        for (const char *c = title; *c; c++) {
-            current = *c == '\n' ? 0 : current + 1;
-            longest = current > longest ? current : longest;
-        }
-        int title_px = (int)(10.5 * (double)longest) + 40;
-        if (status == ANALYSIS_OK)
-            status = write_script(out_dir, "diff_overhead",
-                                  "Difference of r_overhead between two runs (second minus first)",
-                                  width_px + 60 > title_px ? width_px + 60 : title_px, height_px,
-                                  &body, err);
-        strbuf_free(&body);
+/* diff_<metric>: the second configuration minus the first, hatched where
+ * not significant. */
+static int draw_difference(const compare_config *configs, const common_cell *common, size_t n,
+                           const level_estimate *est, size_t m, const figure_grid *g,
+                           const char *out_dir, heat_value *values, analysis_error *err)
+{
+    const compare_metric *metric = &compare_metrics[m];
+    bool two_level = configs[0].launches >= 2 && configs[1].launches >= 2;
+    for (size_t i = 0; i < n; i++) {
+        cell_difference d =
+            difference_of(estimate_at(est, n, 0, m, i), estimate_at(est, n, 1, m, i));
+        values[i] =
+            (heat_value){common[i].comm_target_s, common[i].comp_target_s, d.value, d.valid, NULL,
+                         !d.significant};
     }
-    heat_axis_free(&x_axis);
-    heat_axis_free(&y_axis);
-    free(values);
-    free(targets);
+    char title[1400], label[120], data[64], base[64];
+    snprintf(title, sizeof title,
+             "%s of the second configuration minus the first\nfirst: %s (%zu launch%s)\nsecond: "
+             "%s (%zu launch%s)\nblue: the second lower, red: higher\nhatched, '?': not "
+             "significant (%s)",
+             metric->name, configs[0].label, configs[0].launches,
+             configs[0].launches == 1 ? "" : "es", configs[1].label, configs[1].launches,
+             configs[1].launches == 1 ? "" : "es",
+             two_level ? "the difference's 95 % interval over the launches holds 0"
+                       : "the 95 % intervals overlap; one launch: launch-to-launch variation "
+                         "not covered");
+    snprintf(label, sizeof label, "difference of %s (saturates at +-%g)", metric->name,
+             metric->saturation);
+    snprintf(data, sizeof data, "diff_%s.dat", metric->map);
+    snprintf(base, sizeof base, "diff_%s", metric->map);
+    heat_scale diff = {label, -metric->saturation, metric->saturation, diff_palette,
+                       diff_dark_fraction};
+    int status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, err);
+    strbuf body = {0};
+    plot_emit_canvas_title(&body, title);
+    heat_emit_panel(&body, data, &g->x_axis, &g->y_axis, &diff, "");
+    strbuf_printf(&body, "    unset multiplot\n");
+    /* wide enough for the longest title line (about 10.5 px a character) */
+    size_t longest = 0, current = 0;
+    for (const char *c = title; *c; c++) {
+        current = *c == '\n' ? 0 : current + 1;
+        longest = current > longest ? current : longest;
+    }
+    int title_px = (int)(10.5 * (double)longest) + 40;
+    char comment[160];
+    snprintf(comment, sizeof comment,
+             "Difference of %s between two configurations (second minus first)", metric->name);
+    if (status == ANALYSIS_OK)
+        status = write_script(out_dir, base, comment,
+                              g->width_px + 60 > title_px ? g->width_px + 60 : title_px,
+                              g->height_px + 40, &body, err);
+    strbuf_free(&body);
     return status;
 }
 
@@ -438,6 +792,10 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
                 snprintf(runs[r].label + used, sizeof runs[r].label - used, "#%zu", r + 1);
             }
     }
+    compare_config *configs = NULL;
+    size_t config_count = 0;
+    if (status == ANALYSIS_OK)
+        status = group_runs(runs, run_count, &configs, &config_count, err);
     common_cell *common = NULL;
     size_t n = 0;
     if (status == ANALYSIS_OK)
@@ -455,20 +813,49 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
             fprintf(options->report, ")\n");
         }
     }
+    level_estimate *est = NULL;
+    if (status == ANALYSIS_OK) {
+        est = estimate_all(runs, run_count, config_count, common, n);
+        if (!est)
+            status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (estimates)");
+    }
     if (status == ANALYSIS_OK)
         status = write_summary(runs, run_count, common, n, out_dir, options->report, err);
-    bool with_diff = false;
     if (status == ANALYSIS_OK)
-        status = draw_comparison(runs, run_count, common, n, out_dir, options, &with_diff, err);
+        status = write_configurations(runs, run_count, configs, config_count, common, n, est,
+                                      out_dir, options->report, err);
+    bool with_diff = config_count == 2;
+    if (status == ANALYSIS_OK && with_diff)
+        status = write_differences(configs, common, n, est, out_dir, options->report, err);
+    figure_grid grid = {0};
+    heat_value *values = malloc((n ? n : 1) * sizeof *values);
+    if (status == ANALYSIS_OK && !values)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    if (status == ANALYSIS_OK)
+        status = grid_build(&grid, common, n, err);
+    if (status == ANALYSIS_OK)
+        status = draw_configurations(runs, configs, config_count, common, n, est, &grid, out_dir,
+                                     options, values, err);
+    for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
+        status = draw_difference(configs, common, n, est, m, &grid, out_dir, values, err);
     if (status == ANALYSIS_OK && options->plots) {
         status = plot_run_gnuplot(out_dir, "compare_overhead.gp", err);
-        if (status == ANALYSIS_OK && with_diff)
-            status = plot_run_gnuplot(out_dir, "diff_overhead.gp", err);
+        for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++) {
+            char script[64];
+            snprintf(script, sizeof script, "diff_%s.gp", compare_metrics[m].map);
+            status = plot_run_gnuplot(out_dir, script, err);
+        }
         if (status == ANALYSIS_OK && options->report)
             fprintf(options->report, "figures: %s/%s.{png,svg,pdf}\n", out_dir,
-                    with_diff ? "{compare_overhead,diff_overhead}" : "compare_overhead");
+                    with_diff ? "{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown}"
+                              : "compare_overhead");
     }
+    heat_axis_free(&grid.x_axis);
+    heat_axis_free(&grid.y_axis);
+    free(values);
+    free(est);
     free_common(common);
+    free(configs);
     for (size_t r = 0; r < run_count; r++) {
         analysis_cell_table_free(&runs[r].cells);
         analysis_impact_table_free(&runs[r].impact);

@@ -1,10 +1,24 @@
 /* analysis: the MPI impact ratio (eq. 2, paper section 3.2.1) from
  * passive.csv (inside MPI_Init/MPI_Finalize, no communication) and
- * compute_ref.csv (the same step in a program without MPI). Like with like:
- * for each host, matrix_n and phase present in both files, T = the slowest
- * rank's (passive) or process's (compute_ref) t_comp_s, as a step lasts as
- * long as its slowest thread; T over phases is the mean of the phases' T;
- * r_MPI_impact = T_passive / T_compute_ref. */
+ * compute_ref.csv (the same step in a program without MPI), both one row
+ * per rank or process and measured step.
+ *
+ * Like with like (eq. 2): in each phase (before the sweep, after it) and
+ * for each matrix_n, numerator and denominator are the same statistic,
+ * T = the largest over the ranks (passive) or processes (compute_ref) of
+ * each one's median over its steps (a step lasts as long as its slowest
+ * thread, a job as long as its slowest rank); before is divided by before
+ * and after by after, never across phases. Over the phases both files
+ * have, r_MPI_impact = mean T_passive / mean T_ref. Per host (impact.csv)
+ * and over the whole job (the cells' r_mpi_impact).
+ *
+ * Intervals: a bootstrap of the steps. Step k of every rank of a phase ran
+ * at about the same moment (the ranks start each size together and their
+ * steps last alike), so a resample draws step numbers and every rank takes
+ * the same ones, keeping what a slow spell of the machine did to all of
+ * them together; ranks with unequal step counts draw their own. The two
+ * programs ran apart: they are resampled independently. Each resample
+ * recomputes the same T, ratios and combination as the estimate. */
 #include "analysis/analysis_internal.h"
 
 #include <math.h>
@@ -12,10 +26,9 @@
 #include <string.h>
 
 static const bit_name impact_warning_names[] = {
-    {IMPACT_PROCS_DIFFER, "procs_differ"},
-    {IMPACT_THREADS_DIFFER, "threads_differ"},
-    {IMPACT_WARMUP_DIFFER, "warmup_steps_differ"},
-    {IMPACT_REPS_DIFFER, "reps_differ"},
+    {IMPACT_PROCS_DIFFER, "procs_differ"},         {IMPACT_THREADS_DIFFER, "threads_differ"},
+    {IMPACT_WARMUP_DIFFER, "warmup_steps_differ"}, {IMPACT_REPS_DIFFER, "reps_differ"},
+    {IMPACT_PHASE_UNPAIRED, "phase_unpaired"},     {IMPACT_STEPS_DIFFER, "steps_differ"},
 };
 
 void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size)
@@ -24,35 +37,60 @@ void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size
               warnings, out, out_size);
 }
 
-static int compare_key(const char *host_a, long long n_a, const char *host_b, long long n_b)
-{
-    int by_host = strcmp(host_a, host_b);
-    if (by_host != 0)
-        return by_host;
-    return (n_a > n_b) - (n_a < n_b);
-}
+/* One step of either program. */
+typedef struct step_row {
+    const char *host;
+    long member; /* rank or process */
+    long long matrix_n;
+    double comp_target_s;
+    enum run_phase phase;
+    long step;
+    double t_s;
+    long threads, warmup_steps, reps, procs;
+} step_row;
 
-static int compare_passive(const void *a, const void *b)
+enum program { PROGRAM_PASSIVE, PROGRAM_REF, PROGRAM_COUNT };
+static const char *const program_files[PROGRAM_COUNT] = {"passive.csv", "compute_ref.csv"};
+
+/* Rows are grouped per host and matrix_n (impact.csv) or per matrix_n
+ * over every host (the job); within a group by phase, member, step. */
+static int compare_in_host(const void *a, const void *b)
 {
-    const passive_row *x = *(const passive_row *const *)a, *y = *(const passive_row *const *)b;
-    int key = compare_key(x->host, x->matrix_n, y->host, y->matrix_n);
-    if (key != 0)
-        return key;
+    const step_row *x = a, *y = b;
+    int host = strcmp(x->host, y->host);
+    if (host)
+        return host;
+    if (x->matrix_n != y->matrix_n)
+        return x->matrix_n < y->matrix_n ? -1 : 1;
     if (x->phase != y->phase)
         return x->phase < y->phase ? -1 : 1;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    if (x->member != y->member)
+        return x->member < y->member ? -1 : 1;
+    return (x->step > y->step) - (x->step < y->step);
 }
 
-static int compare_ref(const void *a, const void *b)
+static int compare_in_job(const void *a, const void *b)
 {
-    const compute_ref_row *x = *(const compute_ref_row *const *)a;
-    const compute_ref_row *y = *(const compute_ref_row *const *)b;
-    int key = compare_key(x->host, x->matrix_n, y->host, y->matrix_n);
-    if (key != 0)
-        return key;
+    const step_row *x = a, *y = b;
+    if (x->matrix_n != y->matrix_n)
+        return x->matrix_n < y->matrix_n ? -1 : 1;
     if (x->phase != y->phase)
         return x->phase < y->phase ? -1 : 1;
-    return (x->proc > y->proc) - (x->proc < y->proc);
+    int host = strcmp(x->host, y->host);
+    if (host)
+        return host;
+    if (x->member != y->member)
+        return x->member < y->member ? -1 : 1;
+    return (x->step > y->step) - (x->step < y->step);
+}
+
+/* -1, 0, 1: the group of a is before, the same as, after that of b. */
+static int compare_group(const step_row *a, const step_row *b, bool by_host)
+{
+    int host = by_host ? strcmp(a->host, b->host) : 0;
+    if (host)
+        return host;
+    return (a->matrix_n > b->matrix_n) - (a->matrix_n < b->matrix_n);
 }
 
 /* The range of values a setting took in one program's rows. */
@@ -74,150 +112,378 @@ static bool ranges_differ(const value_range *a, const value_range *b)
     return a->lo != a->hi || b->lo != b->hi || a->lo != b->lo;
 }
 
-/* What one phase of one (host, matrix_n) gave in each program. */
-typedef struct phase_side {
-    double slowest_s;
-    long members; /* distinct ranks or processes */
-    long procs;   /* compute_ref's own count */
+/* The steps of one program in one phase of one group: member m's times are
+ * rows[first[m] .. first[m + 1]). */
+typedef struct side {
+    const step_row *rows;
+    size_t *first; /* members + 1 entries */
+    size_t members;
+    size_t fewest, most; /* steps of a member */
+    long procs;          /* compute_ref's own count (per host), or its members (job) */
     value_range threads, warmup, reps;
-} phase_side;
+    double *scratch; /* most entries */
+    size_t *draw;    /* most entries */
+} side;
 
-/* One row of one program; a new member when its rank or process was not
- * the previous row's (rows are sorted by phase, then rank or process). */
-static void side_add(phase_side *s, bool new_member, double t_comp_s, long threads,
-                     long warmup_steps, long reps)
+static bool same_member(const step_row *a, const step_row *b)
 {
-    s->slowest_s = s->members ? fmax(s->slowest_s, t_comp_s) : t_comp_s;
-    s->members += new_member;
-    range_add(&s->threads, threads);
-    range_add(&s->warmup, warmup_steps);
-    range_add(&s->reps, reps);
+    return a->member == b->member && strcmp(a->host, b->host) == 0;
 }
 
-static void passive_phases(const passive_row *const *rows, size_t n, phase_side *sides)
+static int side_build(side *s, const step_row *rows, size_t n, bool by_host, analysis_error *err)
 {
+    *s = (side){.rows = rows};
+    s->first = malloc((n + 1) * sizeof *s->first);
+    s->scratch = malloc((n ? n : 1) * sizeof *s->scratch);
+    s->draw = malloc((n ? n : 1) * sizeof *s->draw);
+    if (!s->first || !s->scratch || !s->draw)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
     for (size_t i = 0; i < n; i++) {
-        const passive_row *r = rows[i];
-        bool new_member = i == 0 || rows[i - 1]->phase != r->phase || rows[i - 1]->rank != r->rank;
-        side_add(&sides[r->phase], new_member, r->t_comp_s, r->threads, r->warmup_steps, r->reps);
+        if (i == 0 || !same_member(&rows[i - 1], &rows[i]))
+            s->first[s->members++] = i;
+        range_add(&s->threads, rows[i].threads);
+        range_add(&s->warmup, rows[i].warmup_steps);
+        range_add(&s->reps, rows[i].reps);
+        if (by_host)
+            s->procs = rows[i].procs > s->procs ? rows[i].procs : s->procs;
     }
+    s->first[s->members] = n;
+    if (!by_host)
+        s->procs = (long)s->members;
+    for (size_t m = 0; m < s->members; m++) {
+        size_t steps = s->first[m + 1] - s->first[m];
+        s->fewest = m == 0 || steps < s->fewest ? steps : s->fewest;
+        s->most = steps > s->most ? steps : s->most;
+    }
+    return ANALYSIS_OK;
 }
 
-static void ref_phases(const compute_ref_row *const *rows, size_t n, phase_side *sides)
+static void side_free(side *s)
 {
-    for (size_t i = 0; i < n; i++) {
-        const compute_ref_row *r = rows[i];
-        bool new_member = i == 0 || rows[i - 1]->phase != r->phase || rows[i - 1]->proc != r->proc;
-        side_add(&sides[r->phase], new_member, r->t_comp_s, r->threads, r->warmup_steps, r->reps);
-        sides[r->phase].procs = r->procs > sides[r->phase].procs ? r->procs : sides[r->phase].procs;
-    }
+    free(s->first);
+    free(s->scratch);
+    free(s->draw);
 }
 
-/* One impact row from one (host, matrix_n) of each file; false when no
- * phase is in both. */
-static bool impact_of(const passive_row *const *passive, size_t passive_n,
-                      const compute_ref_row *const *refs, size_t ref_n, impact_row *row)
+/* T: the largest member median, over the steps themselves (rng NULL) or
+ * over a resample of them (README.md, "MPI impact"). */
+static double side_statistic(side *s, boot_rng *rng)
 {
-    phase_side mpi[PHASE_COUNT] = {{0}}, ref[PHASE_COUNT] = {{0}};
-    passive_phases(passive, passive_n, mpi);
-    ref_phases(refs, ref_n, ref);
-    *row =
-        (impact_row){.matrix_n = passive[0]->matrix_n, .comp_target_s = passive[0]->comp_target_s};
-    snprintf(row->host, sizeof row->host, "%s", passive[0]->host);
+    bool joint = s->fewest == s->most;
+    if (rng && joint)
+        for (size_t k = 0; k < s->most; k++)
+            s->draw[k] = boot_below(rng, s->most);
+    double largest = NAN;
+    for (size_t m = 0; m < s->members; m++) {
+        size_t first = s->first[m], steps = s->first[m + 1] - first;
+        for (size_t k = 0; k < steps; k++) {
+            size_t pick = !rng ? k : joint ? s->draw[k] : boot_below(rng, steps);
+            s->scratch[k] = s->rows[first + pick].t_s;
+        }
+        double median = stats_median(s->scratch, steps);
+        largest = m == 0 || median > largest ? median : largest;
+    }
+    return largest;
+}
+
+/* The impact row of one group: sides[program][phase] hold its steps. */
+typedef struct group_sides {
+    side sides[PROGRAM_COUNT][PHASE_COUNT];
+} group_sides;
+
+enum { IMPACT_QUANTITIES = PHASE_COUNT + 1 }; /* each phase, then over the phases */
+
+/* r per phase and over the used phases, from the steps or a resample. */
+static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng,
+                          double out[IMPACT_QUANTITIES], double t_mpi[PHASE_COUNT],
+                          double t_ref[PHASE_COUNT])
+{
     double passive_sum = 0, ref_sum = 0;
-    int phases = 0;
+    int used = 0;
     for (int p = 0; p < PHASE_COUNT; p++) {
-        row->t_passive_phase_s[p] = NAN;
-        row->t_ref_phase_s[p] = NAN;
-        if (!mpi[p].members || !ref[p].members)
+        out[p] = NAN;
+        if (!(phases & (1u << p)))
             continue;
-        phases++;
-        row->t_passive_phase_s[p] = mpi[p].slowest_s;
-        row->t_ref_phase_s[p] = ref[p].slowest_s;
-        passive_sum += mpi[p].slowest_s;
-        ref_sum += ref[p].slowest_s;
-        row->ranks = mpi[p].members > row->ranks ? mpi[p].members : row->ranks;
-        row->procs = ref[p].procs > row->procs ? ref[p].procs : row->procs;
-        if (ref[p].procs != mpi[p].members)
-            row->warnings |= IMPACT_PROCS_DIFFER;
-        if (ranges_differ(&mpi[p].threads, &ref[p].threads))
-            row->warnings |= IMPACT_THREADS_DIFFER;
-        if (ranges_differ(&mpi[p].warmup, &ref[p].warmup))
-            row->warnings |= IMPACT_WARMUP_DIFFER;
-        if (ranges_differ(&mpi[p].reps, &ref[p].reps))
-            row->warnings |= IMPACT_REPS_DIFFER;
+        t_mpi[p] = side_statistic(&g->sides[PROGRAM_PASSIVE][p], rng);
+        t_ref[p] = side_statistic(&g->sides[PROGRAM_REF][p], rng);
+        out[p] = t_mpi[p] / t_ref[p]; /* eq. 2, one phase */
+        passive_sum += t_mpi[p];
+        ref_sum += t_ref[p];
+        used++;
     }
-    if (!phases)
-        return false;
-    row->t_comp_passive_mpi_s = passive_sum / phases;
-    row->t_comp_ref_s = ref_sum / phases;
-    row->r_mpi_impact = row->t_comp_passive_mpi_s / row->t_comp_ref_s; /* eq. 2 */
-    return true;
+    out[PHASE_COUNT] = used ? (passive_sum / used) / (ref_sum / used) : NAN;
 }
 
-int analysis_compute_impact(const run_inputs *in, impact_table *impact, analysis_error *err)
+/* Each group draws its own stream: its interval depends neither on the
+ * other groups nor on their order. */
+static uint64_t group_stream(const char *host, long long matrix_n)
 {
-    *impact = (impact_table){0};
-    size_t np = in->passive_count, nr = in->compute_ref_count, capacity = 0;
-    const passive_row **passive = malloc((np ? np : 1) * sizeof *passive);
-    const compute_ref_row **refs = malloc((nr ? nr : 1) * sizeof *refs);
-    int status = passive && refs
-                     ? ANALYSIS_OK
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
-    for (size_t i = 0; status == ANALYSIS_OK && i < np; i++)
-        passive[i] = &in->passive[i];
-    for (size_t i = 0; status == ANALYSIS_OK && i < nr; i++)
-        refs[i] = &in->compute_ref[i];
-    if (status == ANALYSIS_OK) {
-        qsort(passive, np, sizeof *passive, compare_passive);
-        qsort(refs, nr, sizeof *refs, compare_ref);
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (const char *c = host; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    h = (h ^ (uint64_t)matrix_n) * 0x100000001b3ULL;
+    return h ^ 0x696d70616374ULL; /* "impact": apart from the cells' streams */
+}
+
+static int impact_intervals(group_sides *g, impact_row *row, const uncertainty_rules *rules,
+                            size_t steps[IMPACT_QUANTITIES], analysis_error *err)
+{
+    size_t resamples = (size_t)rules->resamples;
+    double *replicates = malloc(resamples * IMPACT_QUANTITIES * sizeof *replicates);
+    double *column = malloc(resamples * sizeof *column);
+    if (!replicates || !column) {
+        free(replicates);
+        free(column);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact intervals)");
     }
-    size_t r = 0;
-    for (size_t begin = 0; status == ANALYSIS_OK && begin < np;) {
-        const passive_row *p = passive[begin];
+    boot_rng rng;
+    boot_rng_seed(&rng, (uint64_t)rules->seed, group_stream(row->host, row->matrix_n));
+    double t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
+    for (size_t r = 0; r < resamples; r++)
+        impact_ratios(g, row->phases, &rng, replicates + r * IMPACT_QUANTITIES, t_mpi, t_ref);
+    for (int q = 0; q < IMPACT_QUANTITIES; q++) {
+        for (size_t r = 0; r < resamples; r++)
+            column[r] = replicates[r * IMPACT_QUANTITIES + q];
+        metric_bounds ci = {NAN, NAN};
+        if (q == PHASE_COUNT || (row->phases & (1u << q)))
+            ci = boot_summarize(column, resamples, steps[q], rules->confidence).ci;
+        if (q < PHASE_COUNT)
+            row->r_phase_ci[q] = ci;
+        else
+            row->r_mpi_impact_ci = ci;
+    }
+    free(replicates);
+    free(column);
+    return ANALYSIS_OK;
+}
+
+/* Settings that differ between the programs, in the phases used. */
+static unsigned unlike_steps(const side *mpi, const side *ref, bool by_host)
+{
+    unsigned warnings = 0;
+    if (by_host && ref->procs != (long)mpi->members)
+        warnings |= IMPACT_PROCS_DIFFER;
+    if (ranges_differ(&mpi->threads, &ref->threads))
+        warnings |= IMPACT_THREADS_DIFFER;
+    if (ranges_differ(&mpi->warmup, &ref->warmup))
+        warnings |= IMPACT_WARMUP_DIFFER;
+    if (ranges_differ(&mpi->reps, &ref->reps))
+        warnings |= IMPACT_REPS_DIFFER;
+    if (mpi->fewest != mpi->most || ref->fewest != ref->most)
+        warnings |= IMPACT_STEPS_DIFFER;
+    return warnings;
+}
+
+/* One row from the rows of one group in each program (sorted by phase);
+ * false (row untouched) when no phase is in both. */
+static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT],
+                     bool by_host, const uncertainty_rules *rules, impact_row *row, bool *made,
+                     analysis_error *err)
+{
+    group_sides g;
+    memset(&g, 0, sizeof g);
+    int status = ANALYSIS_OK;
+    bool present[PROGRAM_COUNT][PHASE_COUNT] = {{false}};
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++) {
+        for (size_t begin = 0; status == ANALYSIS_OK && begin < n[prog];) {
+            enum run_phase phase = rows[prog][begin].phase;
+            size_t end = begin;
+            while (end < n[prog] && rows[prog][end].phase == phase)
+                end++;
+            status =
+                side_build(&g.sides[prog][phase], rows[prog] + begin, end - begin, by_host, err);
+            present[prog][phase] = true;
+            begin = end;
+        }
+    }
+    *row = (impact_row){.matrix_n = rows[PROGRAM_PASSIVE][0].matrix_n,
+                        .comp_target_s = rows[PROGRAM_PASSIVE][0].comp_target_s,
+                        .r_mpi_impact_ci = {NAN, NAN}};
+    snprintf(row->host, sizeof row->host, "%s", by_host ? rows[PROGRAM_PASSIVE][0].host : "all");
+    size_t steps[IMPACT_QUANTITIES] = {0};
+    for (int p = 0; p < PHASE_COUNT; p++) {
+        side *mpi = &g.sides[PROGRAM_PASSIVE][p], *ref = &g.sides[PROGRAM_REF][p];
+        row->r_phase[p] = row->t_passive_phase_s[p] = row->t_ref_phase_s[p] = NAN;
+        row->r_phase_ci[p] = (metric_bounds){NAN, NAN};
+        if (present[PROGRAM_PASSIVE][p] != present[PROGRAM_REF][p])
+            row->warnings |= IMPACT_PHASE_UNPAIRED;
+        if (present[PROGRAM_PASSIVE][p])
+            row->t_passive_phase_s[p] = side_statistic(mpi, NULL);
+        if (present[PROGRAM_REF][p])
+            row->t_ref_phase_s[p] = side_statistic(ref, NULL);
+        if (!present[PROGRAM_PASSIVE][p] || !present[PROGRAM_REF][p])
+            continue;
+        row->phases |= 1u << p;
+        steps[p] = mpi->fewest < ref->fewest ? mpi->fewest : ref->fewest;
+        steps[PHASE_COUNT] =
+            !steps[PHASE_COUNT] || steps[p] < steps[PHASE_COUNT] ? steps[p] : steps[PHASE_COUNT];
+        row->passive_steps = !row->passive_steps || (long)mpi->fewest < row->passive_steps
+                                 ? (long)mpi->fewest
+                                 : row->passive_steps;
+        row->ref_steps = !row->ref_steps || (long)ref->fewest < row->ref_steps ? (long)ref->fewest
+                                                                               : row->ref_steps;
+        row->ranks = (long)mpi->members > row->ranks ? (long)mpi->members : row->ranks;
+        row->procs = ref->procs > row->procs ? ref->procs : row->procs;
+        row->warnings |= unlike_steps(mpi, ref, by_host);
+    }
+    *made = status == ANALYSIS_OK && row->phases;
+    if (*made) {
+        double quantities[IMPACT_QUANTITIES], t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
+        impact_ratios(&g, row->phases, NULL, quantities, t_mpi, t_ref);
+        for (int p = 0; p < PHASE_COUNT; p++)
+            row->r_phase[p] = quantities[p];
+        row->r_mpi_impact = quantities[PHASE_COUNT];
+        double passive_sum = 0, ref_sum = 0;
+        int used = 0;
+        for (int p = 0; p < PHASE_COUNT; p++)
+            if (row->phases & (1u << p)) {
+                passive_sum += t_mpi[p];
+                ref_sum += t_ref[p];
+                used++;
+            }
+        row->t_comp_passive_mpi_s = passive_sum / used;
+        row->t_comp_ref_s = ref_sum / used;
+        status = impact_intervals(&g, row, rules, steps, err);
+    }
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
+        for (int p = 0; p < PHASE_COUNT; p++)
+            side_free(&g.sides[prog][p]);
+    return status;
+}
+
+static void warn_row(const impact_row *row)
+{
+    char text[160];
+    if (row->warnings & IMPACT_PHASE_UNPAIRED) {
+        char phases[64] = "";
+        for (int p = 0; p < PHASE_COUNT; p++)
+            if (row->phases & (1u << p))
+                snprintf(phases + strlen(phases), sizeof phases - strlen(phases), "%s%s",
+                         phases[0] ? " and " : "", analysis_phase_name((enum run_phase)p));
+        analysis_warn("host %s, matrix_n %lld: a phase of passive.csv or compute_ref.csv has no "
+                      "partner in the other file: r_mpi_impact from the %s phase only",
+                      row->host, row->matrix_n, phases);
+    }
+    unsigned unlike = row->warnings & ~(unsigned)IMPACT_PHASE_UNPAIRED;
+    if (unlike) {
+        analysis_impact_warnings_text(unlike, text, sizeof text);
+        analysis_warn("host %s, matrix_n %lld: compute_ref and the MPI run differ (%s: "
+                      "%ld ranks, %ld processes, %ld and %ld steps): r_mpi_impact compares unlike "
+                      "steps",
+                      row->host, row->matrix_n, text, row->ranks, row->procs, row->passive_steps,
+                      row->ref_steps);
+    }
+}
+
+/* The rows of both programs as steps. */
+static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
+                         size_t n[PROGRAM_COUNT], analysis_error *err)
+{
+    n[PROGRAM_PASSIVE] = in->passive_count;
+    n[PROGRAM_REF] = in->compute_ref_count;
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++) {
+        rows[prog] = malloc((n[prog] ? n[prog] : 1) * sizeof *rows[prog]);
+        if (!rows[prog])
+            return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
+    }
+    for (size_t i = 0; i < n[PROGRAM_PASSIVE]; i++) {
+        const passive_row *r = &in->passive[i];
+        rows[PROGRAM_PASSIVE][i] = (step_row){
+            r->host,     r->rank,    r->matrix_n,     r->comp_target_s, r->phase, r->step,
+            r->t_comp_s, r->threads, r->warmup_steps, r->reps,          0};
+    }
+    for (size_t i = 0; i < n[PROGRAM_REF]; i++) {
+        const compute_ref_row *r = &in->compute_ref[i];
+        rows[PROGRAM_REF][i] = (step_row){r->host,         r->proc, r->matrix_n, r->comp_target_s,
+                                          r->phase,        r->step, r->t_comp_s, r->threads,
+                                          r->warmup_steps, r->reps, r->procs};
+    }
+    return ANALYSIS_OK;
+}
+
+/* Every group of passive.csv joined with the same group of compute_ref.csv
+ * into rows (per host when by_host, else per matrix_n over the job). */
+static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT], bool by_host,
+                         const uncertainty_rules *rules, impact_row **out, size_t *count,
+                         analysis_error *err)
+{
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
+        qsort(rows[prog], n[prog], sizeof *rows[prog], by_host ? compare_in_host : compare_in_job);
+    size_t capacity = 0, r = 0;
+    int status = ANALYSIS_OK;
+    const step_row *passive = rows[PROGRAM_PASSIVE], *refs = rows[PROGRAM_REF];
+    for (size_t begin = 0; status == ANALYSIS_OK && begin < n[PROGRAM_PASSIVE];) {
         size_t end = begin + 1;
-        while (end < np &&
-               compare_key(passive[end]->host, passive[end]->matrix_n, p->host, p->matrix_n) == 0)
+        while (end < n[PROGRAM_PASSIVE] &&
+               compare_group(&passive[end], &passive[begin], by_host) == 0)
             end++;
-        while (r < nr && compare_key(refs[r]->host, refs[r]->matrix_n, p->host, p->matrix_n) < 0)
+        while (r < n[PROGRAM_REF] && compare_group(&refs[r], &passive[begin], by_host) < 0)
             r++;
         size_t r_end = r;
-        while (r_end < nr &&
-               compare_key(refs[r_end]->host, refs[r_end]->matrix_n, p->host, p->matrix_n) == 0)
+        while (r_end < n[PROGRAM_REF] && compare_group(&refs[r_end], &passive[begin], by_host) == 0)
             r_end++;
+        const step_row *group[PROGRAM_COUNT] = {passive + begin, refs + r};
+        size_t group_n[PROGRAM_COUNT] = {end - begin, r_end - r};
         impact_row row;
+        bool made = false;
         if (r_end == r) {
-            analysis_warn("compute_ref.csv has no row for host %s, matrix_n %lld: no MPI impact "
-                          "for it",
-                          p->host, p->matrix_n);
-        } else if (!impact_of(passive + begin, end - begin, refs + r, r_end - r, &row)) {
-            analysis_warn("host %s, matrix_n %lld: passive.csv and compute_ref.csv have no phase "
-                          "in common (before, after): no MPI impact for it",
-                          p->host, p->matrix_n);
+            if (by_host)
+                analysis_warn("%s has no row for host %s, matrix_n %lld: no MPI impact for it",
+                              program_files[PROGRAM_REF], passive[begin].host,
+                              passive[begin].matrix_n);
         } else {
-            if (row.warnings) {
-                char text[128];
-                analysis_impact_warnings_text(row.warnings, text, sizeof text);
-                analysis_warn("host %s, matrix_n %lld: compute_ref and the MPI run differ (%s: "
-                              "%ld ranks, %ld processes): r_mpi_impact compares unlike steps",
-                              row.host, row.matrix_n, text, row.ranks, row.procs);
-            }
-            status = analysis_grow((void **)&impact->rows, &capacity, impact->count,
-                                   sizeof *impact->rows, err);
-            if (status == ANALYSIS_OK)
-                impact->rows[impact->count++] = row;
+            status = impact_of(group, group_n, by_host, rules, &row, &made, err);
+            if (status == ANALYSIS_OK && !made && by_host)
+                analysis_warn("host %s, matrix_n %lld: passive.csv and compute_ref.csv have no "
+                              "phase in common (before, after): no MPI impact for it",
+                              passive[begin].host, passive[begin].matrix_n);
         }
+        if (status == ANALYSIS_OK && made && by_host && row.warnings)
+            warn_row(&row);
+        if (status == ANALYSIS_OK && made)
+            status = analysis_grow((void **)out, &capacity, *count, sizeof **out, err);
+        if (status == ANALYSIS_OK && made)
+            (*out)[(*count)++] = row;
         begin = end;
     }
-    free(passive);
-    free(refs);
+    return status;
+}
+
+int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
+                            impact_table *impact, analysis_error *err)
+{
+    *impact = (impact_table){0};
+    step_row *rows[PROGRAM_COUNT] = {NULL, NULL};
+    size_t n[PROGRAM_COUNT];
+    int status = collect_steps(in, rows, n, err);
+    if (status == ANALYSIS_OK)
+        status = impact_groups(rows, n, true, rules, &impact->rows, &impact->count, err);
+    if (status == ANALYSIS_OK)
+        status = impact_groups(rows, n, false, rules, &impact->job, &impact->job_count, err);
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
+        free(rows[prog]);
     if (status != ANALYSIS_OK)
         analysis_impact_table_free(impact);
     return status;
 }
 
+void analysis_impact_into_cells(const impact_table *impact, cell_table *cells)
+{
+    for (size_t i = 0; i < cells->count; i++) {
+        cell_metrics *c = &cells->cells[i];
+        c->r_mpi_impact = NAN;
+        c->r_mpi_impact_ci = (metric_bounds){NAN, NAN};
+        for (size_t j = 0; impact && j < impact->job_count; j++)
+            if (impact->job[j].matrix_n == c->matrix_n) {
+                c->r_mpi_impact = impact->job[j].r_mpi_impact;
+                c->r_mpi_impact_ci = impact->job[j].r_mpi_impact_ci;
+            }
+    }
+}
+
 void analysis_impact_table_free(impact_table *impact)
 {
     free(impact->rows);
+    free(impact->job);
     *impact = (impact_table){0};
 }

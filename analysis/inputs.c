@@ -441,18 +441,31 @@ const char *analysis_phase_name(enum run_phase phase)
     return phase < PHASE_COUNT ? phase_names[phase] : "?";
 }
 
-/* Columns the older passive.csv and compute_ref.csv (one row per rank or
- * host, no phase) lacked. */
-static const char *const timing_new_columns[] = {"phase", "warmup_steps", "proc", "procs", NULL};
+/* Columns the older passive.csv and compute_ref.csv lacked: first one row
+ * per rank or host without a phase, then one row per rank or process
+ * holding its median, without the steps. */
+static const char *const timing_new_columns[] = {"phase", "warmup_steps", "proc",
+                                                 "procs", "step",         NULL};
 
-static const char *const passive_columns[] = {"host",         "rank",          "threads",
-                                              "matrix_n",     "comp_target_s", "phase",
-                                              "warmup_steps", "reps",          "t_comp_s"};
+/* A step number below the row's reps. */
+static int check_step(const csv_record *record, size_t column, long long step, long long reps,
+                      analysis_error *err)
+{
+    if (step < reps)
+        return ANALYSIS_OK;
+    return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                         "%s:%ld: column %zu (step): %lld is not below reps (%lld)",
+                         record->file_name, record->line, record->position[column] + 1, step, reps);
+}
+
+static const char *const passive_columns[] = {
+    "host",  "rank",         "threads", "matrix_n", "comp_target_s",
+    "phase", "warmup_steps", "reps",    "step",     "t_comp_s"};
 
 static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     passive_row row = {0};
-    long long rank, threads, warmup, reps;
+    long long rank, threads, warmup, reps, step;
     int phase;
     int status;
     if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
@@ -463,8 +476,11 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
         (status = csv_name(record, 5, phase_names, PHASE_COUNT, &phase, err)) ||
         (status = csv_long(record, 6, 0, INT_MAX, &warmup, err)) ||
         (status = csv_long(record, 7, 1, INT_MAX, &reps, err)) ||
-        (status = csv_double(record, 8, false, &row.t_comp_s, err)))
+        (status = csv_long(record, 8, 0, INT_MAX, &step, err)) ||
+        (status = check_step(record, 8, step, reps, err)) ||
+        (status = csv_double(record, 9, false, &row.t_comp_s, err)))
         return status;
+    row.step = (long)step;
     row.rank = (long)rank;
     row.threads = (long)threads;
     row.phase = (enum run_phase)phase;
@@ -476,20 +492,20 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 int analysis_parse_passive(const char *buf, size_t len, const char *file_name, passive_row **rows,
                            size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {passive_columns, 9, false, timing_new_columns, "bench_nbc"};
+    static const csv_schema schema = {passive_columns, 10, false, timing_new_columns, "bench_nbc"};
     return csv_parse_rows(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
 static const char *const compute_ref_columns[] = {
-    "host",          "proc",  "procs",        "threads", "matrix_n",
-    "comp_target_s", "phase", "warmup_steps", "reps",    "t_comp_s",
+    "host",  "proc",         "procs", "threads", "matrix_n", "comp_target_s",
+    "phase", "warmup_steps", "reps",  "step",    "t_comp_s",
 };
 
 static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     compute_ref_row row = {0};
-    long long proc, procs, threads, warmup, reps;
+    long long proc, procs, threads, warmup, reps, step;
     int phase;
     int status;
     if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
@@ -501,8 +517,11 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
         (status = csv_name(record, 6, phase_names, PHASE_COUNT, &phase, err)) ||
         (status = csv_long(record, 7, 0, INT_MAX, &warmup, err)) ||
         (status = csv_long(record, 8, 1, INT_MAX, &reps, err)) ||
-        (status = csv_double(record, 9, false, &row.t_comp_s, err)))
+        (status = csv_long(record, 9, 0, INT_MAX, &step, err)) ||
+        (status = check_step(record, 9, step, reps, err)) ||
+        (status = csv_double(record, 10, false, &row.t_comp_s, err)))
         return status;
+    row.step = (long)step;
     if (proc >= procs) {
         size_t position = record->position[1];
         return analysis_fail(err, ANALYSIS_ERR_INPUT,
@@ -521,7 +540,7 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
 int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
                                compute_ref_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {compute_ref_columns, 10, true, timing_new_columns,
+    static const csv_schema schema = {compute_ref_columns, 11, true, timing_new_columns,
                                       "compute_ref"};
     return csv_parse_rows(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows,
                           (void **)rows, count, err);
@@ -580,6 +599,70 @@ static int meta_number(json_object *root, const char *file_name, const char *key
                              parsed);
     *out = parsed;
     return ANALYSIS_OK;
+}
+
+/* FNV-1a over text, continuing from h. */
+static uint64_t digest_text(uint64_t h, const char *text)
+{
+    for (const char *c = text; *c; c++)
+        h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Settings of `config` that differ between launches of one configuration
+ * without changing what is measured (README.md, nbc-compare). */
+static bool launch_setting(const char *section, const char *key)
+{
+    static const char *const keys[][2] = {
+        {"run", "seed"}, {"run", "results_dir"}, {"run", "force"}};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strcmp(section, keys[i][0]) == 0 && strcmp(key, keys[i][1]) == 0)
+            return true;
+    return false;
+}
+
+/* The library's profile and version, and a digest of the measurement
+ * configuration: runs that share them are launches of one configuration. */
+static int meta_configuration(json_object *root, const char *file_name, run_meta *meta,
+                              analysis_error *err)
+{
+    json_object *library, *config;
+    snprintf(meta->library_profile, sizeof meta->library_profile, "%s", meta->mpi);
+    snprintf(meta->library_version, sizeof meta->library_version, "%s", meta->mpi_library_version);
+    int status = ANALYSIS_OK;
+    if (json_object_object_get_ex(root, "mpi_library", &library) &&
+        json_object_is_type(library, json_type_object)) {
+        char profile[sizeof meta->library_profile] = "", version[sizeof meta->library_version] = "";
+        status = meta_string(library, file_name, "profile", profile, sizeof profile, err);
+        if (status == ANALYSIS_OK)
+            status = meta_string(library, file_name, "version", version, sizeof version, err);
+        if (profile[0])
+            snprintf(meta->library_profile, sizeof meta->library_profile, "%s", profile);
+        if (version[0])
+            snprintf(meta->library_version, sizeof meta->library_version, "%s", version);
+    }
+    uint64_t h = 0xcbf29ce484222325ULL;
+    if (status == ANALYSIS_OK && json_object_object_get_ex(root, "config", &config) &&
+        json_object_is_type(config, json_type_object)) {
+        json_object_object_foreach(config, section, keys)
+        {
+            if (!json_object_is_type(keys, json_type_object))
+                continue;
+            json_object_object_foreach(keys, key, value)
+            {
+                if (launch_setting(section, key))
+                    continue;
+                h = digest_text(h, section);
+                h = digest_text(h, ".");
+                h = digest_text(h, key);
+                h = digest_text(h, "=");
+                h = digest_text(h, json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN));
+                h = digest_text(h, ";");
+            }
+        }
+    }
+    meta->config_digest = h;
+    return status;
 }
 
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
@@ -649,6 +732,8 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
     if (status == ANALYSIS_OK)
         status =
             meta_number(root, file_name, "barrier_precision_ns", &meta->barrier_precision_ns, err);
+    if (status == ANALYSIS_OK)
+        status = meta_configuration(root, file_name, meta, err);
     json_object_put(root);
     meta->present = status == ANALYSIS_OK;
     return status;

@@ -475,6 +475,9 @@ static cell_metrics empty_cell(long number, const char *collective, double comm_
         &c.comp_null_ratio,
         &c.comp_null_ci.lo,
         &c.comp_null_ci.hi,
+        &c.r_mpi_impact,
+        &c.r_mpi_impact_ci.lo,
+        &c.r_mpi_impact_ci.hi,
     };
     for (size_t i = 0; i < sizeof undefined / sizeof *undefined; i++)
         *undefined[i] = NAN;

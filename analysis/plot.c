@@ -838,7 +838,8 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
     /* bars side by side per computation size, one colour per host */
     double bar_width = 0.8 / (double)host_count, highest = 1.0;
     strbuf data = {0};
-    strbuf_printf(&data, "# x r_mpi_impact label; one block (gnuplot index) per host\n");
+    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi; one block (gnuplot index) per "
+                         "host\n");
     for (size_t h = 0; h < host_count; h++) {
         strbuf_printf(&data, "%s# %s\n", h ? "\n\n" : "", hosts[h]);
         for (size_t i = 0; i < impact->count; i++) {
@@ -847,15 +848,17 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                 continue;
             double x =
                 (double)axis_index(&sizes, r->comp_target_s) - 0.4 + bar_width * ((double)h + 0.5);
-            strbuf_printf(&data, "%.4f %.6g \"%.2f\"\n", x, r->r_mpi_impact, r->r_mpi_impact);
-            highest = fmax(highest, r->r_mpi_impact);
+            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g\n", x, r->r_mpi_impact,
+                          r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi);
+            highest = fmax(highest, fmax(r->r_mpi_impact, r->r_mpi_impact_ci.hi));
         }
     }
     status = write_plot_data(ctx, "impact.dat", &data, err);
 
     char title[700], quoted[800];
     snprintf(title, sizeof title,
-             "MPI impact on computation r_MPI_impact = t_passive_mpi / t_ref (1: no impact)\n%s",
+             "MPI impact on computation r_MPI_impact = t_passive_mpi / t_ref (1: no impact), "
+             "95 %% intervals\n%s",
              ctx->title_tail);
     plot_quote(title, quoted, sizeof quoted);
     strbuf body = {0};
@@ -886,9 +889,11 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
         strbuf_printf(&body,
                       "'impact.dat' index %zu using 1:2 with boxes fs solid 0.85 border lc rgb "
                       "'#303030' fc rgb '%s' title \"%s\", \\\n        "
+                      "'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt 0 lc rgb "
+                      "'#303030' notitle, \\\n        "
                       "'impact.dat' index %zu using 1:2:3 with labels offset 0,0.8 font ',%d' "
                       "notitle, \\\n        ",
-                      h, host_colours[h % (sizeof host_colours / sizeof *host_colours)], host, h,
+                      h, host_colours[h % (sizeof host_colours / sizeof *host_colours)], host, h, h,
                       host_count > 2 ? 9 : 12);
     }
     strbuf_printf(&body, "1 with lines lw 3 lc rgb '#d73027' title 'no impact (1)'\n");

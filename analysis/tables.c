@@ -101,19 +101,22 @@ static const column cells_columns[] = {
     CELL_COLUMN("comp_null_ci_hi", COL_RATIO, comp_null_ci.hi),
     CELL_COLUMN("bootstrap_seed", COL_LLONG, bootstrap_seed),
     CELL_COLUMN("stop", COL_NAME, stop),
+    CELL_COLUMN("r_mpi_impact", COL_RATIO, r_mpi_impact),
+    CELL_COLUMN("r_mpi_impact_ci_lo", COL_RATIO, r_mpi_impact_ci.lo),
+    CELL_COLUMN("r_mpi_impact_ci_hi", COL_RATIO, r_mpi_impact_ci.hi),
 };
 enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
- * late_retries; then it had no intervals). */
-static const char *const cells_new_columns[] = {"blocks", "late_attempts",    "attempts",
-                                                "stop",   "r_overhead_ci_lo", NULL};
+ * late_retries; then it had no intervals; then no stop, no r_mpi_impact). */
+static const char *const cells_new_columns[] = {
+    "blocks", "late_attempts", "attempts", "stop", "r_overhead_ci_lo", "r_mpi_impact", NULL};
 
 static const char by_rank_header[] =
     "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"
     "t_comp,t_wait,r_comm,r_comp_slowdown,deciding_blocks,cell";
 
-/* impact.csv: the first six columns are what nbc-compare reads back. */
+/* impact.csv: the first eight columns are what nbc-compare reads back. */
 static const char *const impact_columns[] = {
     "host",
     "matrix_n",
@@ -121,15 +124,28 @@ static const char *const impact_columns[] = {
     "t_comp_ref_s",
     "t_comp_passive_mpi_s",
     "r_mpi_impact",
+    "r_mpi_impact_ci_lo",
+    "r_mpi_impact_ci_hi",
+    "phases",
+    "r_mpi_impact_before",
+    "r_mpi_impact_before_ci_lo",
+    "r_mpi_impact_before_ci_hi",
+    "r_mpi_impact_after",
+    "r_mpi_impact_after_ci_lo",
+    "r_mpi_impact_after_ci_hi",
     "t_passive_before_s",
     "t_passive_after_s",
     "t_ref_before_s",
     "t_ref_after_s",
+    "passive_steps",
+    "ref_steps",
     "ranks",
     "procs",
     "warnings",
 };
-enum { IMPACT_READ_COLUMNS = 6 };
+enum { IMPACT_READ_COLUMNS = 8 };
+/* Columns the impact.csv of an older nbc-analyze lacked (no intervals). */
+static const char *const impact_new_columns[] = {"r_mpi_impact_ci_lo", NULL};
 
 static int write_table(const char *run_dir, const char *name, strbuf *sb, analysis_error *err)
 {
@@ -211,6 +227,14 @@ static void by_rank_text(strbuf *sb, const cell_table *cells)
     }
 }
 
+/* "before+after", "after", ...: the phases r_mpi_impact rests on. */
+static void phases_text(unsigned phases, char *out, size_t out_size)
+{
+    static const bit_name names[PHASE_COUNT] = {{1u << PHASE_BEFORE, "before"},
+                                                {1u << PHASE_AFTER, "after"}};
+    bits_text(names, PHASE_COUNT, phases, out, out_size);
+}
+
 static void impact_text(strbuf *sb, const impact_table *impact)
 {
     for (size_t i = 0; i < sizeof impact_columns / sizeof *impact_columns; i++)
@@ -218,13 +242,19 @@ static void impact_text(strbuf *sb, const impact_table *impact)
     strbuf_printf(sb, "\n");
     for (size_t i = 0; i < impact->count; i++) {
         const impact_row *r = &impact->rows[i];
-        char warnings[128];
+        char warnings[160], phases[32];
         analysis_impact_warnings_text(r->warnings, warnings, sizeof warnings);
-        strbuf_printf(sb, "%s,%lld,%.9g,%.10g,%.10g,%.6g,%.10g,%.10g,%.10g,%.10g,%ld,%ld,%s\n",
-                      r->host, r->matrix_n, r->comp_target_s, r->t_comp_ref_s,
-                      r->t_comp_passive_mpi_s, r->r_mpi_impact, r->t_passive_phase_s[PHASE_BEFORE],
-                      r->t_passive_phase_s[PHASE_AFTER], r->t_ref_phase_s[PHASE_BEFORE],
-                      r->t_ref_phase_s[PHASE_AFTER], r->ranks, r->procs, warnings);
+        phases_text(r->phases, phases, sizeof phases);
+        strbuf_printf(sb, "%s,%lld,%.9g,%.10g,%.10g,%.6g,%.6g,%.6g,%s", r->host, r->matrix_n,
+                      r->comp_target_s, r->t_comp_ref_s, r->t_comp_passive_mpi_s, r->r_mpi_impact,
+                      r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi, phases);
+        for (int p = 0; p < PHASE_COUNT; p++)
+            strbuf_printf(sb, ",%.6g,%.6g,%.6g", r->r_phase[p], r->r_phase_ci[p].lo,
+                          r->r_phase_ci[p].hi);
+        strbuf_printf(sb, ",%.10g,%.10g,%.10g,%.10g,%ld,%ld,%ld,%ld,%s\n",
+                      r->t_passive_phase_s[PHASE_BEFORE], r->t_passive_phase_s[PHASE_AFTER],
+                      r->t_ref_phase_s[PHASE_BEFORE], r->t_ref_phase_s[PHASE_AFTER],
+                      r->passive_steps, r->ref_steps, r->ranks, r->procs, warnings);
     }
 }
 
@@ -340,17 +370,22 @@ static int impact_row_fn(const csv_record *record, void *opaque, analysis_error 
         (status = csv_double(record, 2, false, &r.comp_target_s, err)) ||
         (status = csv_double(record, 3, true, &r.t_comp_ref_s, err)) ||
         (status = csv_double(record, 4, true, &r.t_comp_passive_mpi_s, err)) ||
-        (status = csv_double(record, 5, true, &r.r_mpi_impact, err)))
+        (status = csv_double(record, 5, true, &r.r_mpi_impact, err)) ||
+        (status = csv_double(record, 6, true, &r.r_mpi_impact_ci.lo, err)) ||
+        (status = csv_double(record, 7, true, &r.r_mpi_impact_ci.hi, err)))
         return status;
-    for (int p = 0; p < PHASE_COUNT; p++)
-        r.t_passive_phase_s[p] = r.t_ref_phase_s[p] = NAN;
+    for (int p = 0; p < PHASE_COUNT; p++) {
+        r.t_passive_phase_s[p] = r.t_ref_phase_s[p] = r.r_phase[p] = NAN;
+        r.r_phase_ci[p] = (metric_bounds){NAN, NAN};
+    }
     return csv_push(opaque, &r, err);
 }
 
 int analysis_parse_impact(const char *buf, size_t len, const char *file_name, impact_table *impact,
                           analysis_error *err)
 {
-    static const csv_schema schema = {impact_columns, IMPACT_READ_COLUMNS, false, NULL, NULL};
+    static const csv_schema schema = {impact_columns, IMPACT_READ_COLUMNS, false,
+                                      impact_new_columns, "nbc-analyze"};
     *impact = (impact_table){0};
     return csv_parse_rows(buf, len, file_name, &schema, impact_row_fn, sizeof *impact->rows,
                           (void **)&impact->rows, &impact->count, err);

@@ -495,8 +495,8 @@ void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
 bool nbc_calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done);
 bool nbc_calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done);
 /* t_comp_passive_mpi of every size, written to passive.csv with `phase`
- * ("before" or "after" the sweep): each rank's median of nbc_passive_reps
- * steps after NBC_PASSIVE_WARMUP_STEPS. */
+ * ("before" or "after" the sweep): each rank's nbc_passive_reps steps
+ * after NBC_PASSIVE_WARMUP_STEPS, one row each. */
 enum { NBC_PASSIVE_WARMUP_STEPS = 1 };
 int nbc_passive_reps(const nbc_config *cfg);
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,

@@ -26,7 +26,7 @@ static const struct {
     [OUT_CALIB_COMP] = {"calib_comp.csv",
                         "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
     [OUT_PASSIVE] = {"passive.csv", "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,"
-                                    "reps,t_comp_s"},
+                                    "reps,step,t_comp_s"},
     [OUT_SWEEP] = {"sweep.csv", "cell,blocks,stop,half_width,elapsed_s"},
 };
 

@@ -114,11 +114,11 @@ static bool comm_row(char **f, int n, void *p)
     return true;
 }
 
-/* passive.csv rows of the phase before the sweep (those after it are
- * measured again when the sweep ends). */
+/* passive.csv rows (one per rank and step) of the phase before the sweep
+ * (those after it are measured again when the sweep ends). */
 static bool count_before_row(char **f, int n, void *p)
 {
-    if (n != 9 || strcmp(f[5], "before") != 0)
+    if (n != 10 || strcmp(f[5], "before") != 0)
         return false;
     ++*(size_t *)p;
     return true;
@@ -266,7 +266,8 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
     if (each_row(dir, "passive.csv", count_before_row, &passive_rows, &passive_bytes, err,
                  errlen) != 0)
         return -1;
-    state->passive_done = passive_rows == cfg->grid.comp_count * (size_t)ranks;
+    state->passive_done =
+        passive_rows == cfg->grid.comp_count * (size_t)ranks * (size_t)nbc_passive_reps(cfg);
     int *blocks = malloc(cells * sizeof *blocks);
     if (!blocks) {
         snprintf(err, errlen, "out of memory");

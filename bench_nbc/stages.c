@@ -45,8 +45,9 @@ static int quiet_barrier(MPI_Comm comm)
 /* t_comp_passive_mpi (equation 2): the GEMM step inside MPI with no
  * communication in flight, on every rank at the same time. The no-MPI
  * reference (compute_ref) runs the same way: as many processes per host,
- * the same warm-up steps and repetitions, the same statistic (each rank's
- * median, docs/formats.md), so the ratio compares like with like. */
+ * the same warm-up steps and repetitions, every step recorded (one row
+ * each, docs/formats.md), so the analysis takes the same statistic of both
+ * and the ratio compares like with like. */
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
                          size_t count, const char *phase)
 {
@@ -64,17 +65,19 @@ void nbc_measure_passive(nbc_run *run, const placement *place, const compute_cal
         }
         NBC_CHECK_MPI(quiet_barrier(run->comm)); /* nobody polls while others compute */
         nbc_exit_if_any_failed(failed, compute_team_error(run->team), 1);
-        double median = nbc_median(t, reps);
-        double *all = run->rank == 0 ? malloc((size_t)run->ranks * sizeof *all) : NULL;
+        /* every step is kept: the analysis resamples them for the interval
+         * of equation 2 */
+        double *all = run->rank == 0 ? malloc((size_t)run->ranks * reps * sizeof *all) : NULL;
         char *hosts = run->rank == 0 ? malloc((size_t)run->ranks * 256) : NULL;
         nbc_exit_if_any_failed(run->rank == 0 && (!all || !hosts), "out of memory", 1);
-        NBC_CHECK_MPI(MPI_Gather(&median, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, run->comm));
+        NBC_CHECK_MPI(MPI_Gather(t, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, run->comm));
         NBC_CHECK_MPI(MPI_Gather(place->host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, run->comm));
         FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_PASSIVE) : NULL;
         for (int r = 0; f && r < run->ranks; r++)
-            fprintf(f, "%s,%d,%d,%zu,%.9g,%s,%d,%d,%.9g\n", hosts + 256 * r, r,
-                    compute_team_threads(run->team), comp[j].matrix_n, comp[j].target_s, phase,
-                    NBC_PASSIVE_WARMUP_STEPS, reps, all[r]);
+            for (int i = 0; i < reps; i++)
+                fprintf(f, "%s,%d,%d,%zu,%.9g,%s,%d,%d,%d,%.9g\n", hosts + 256 * r, r,
+                        compute_team_threads(run->team), comp[j].matrix_n, comp[j].target_s, phase,
+                        NBC_PASSIVE_WARMUP_STEPS, reps, i, all[(size_t)r * reps + i]);
         free(all);
         free(hosts);
     }

@@ -6,7 +6,7 @@
  * on this host, so that equation 2 compares like with like: one process per
  * rank the run had here, each on that rank's CPUs, all computing each size
  * at the same time, with the passive step's warm-up steps and repetitions,
- * each process reporting its median. */
+ * each process reporting every step (one row each, as passive.csv). */
 #include "compute/compute.h"
 
 #include <errno.h>
@@ -28,7 +28,7 @@
 
 static const char csv_header[] =
     "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
-    "reps,t_comp_s,gflops_per_thread\n";
+    "reps,step,t_comp_s,gflops_per_thread\n";
 
 static const char usage_text[] =
     "Usage: compute_ref --run RUN_DIR [--phase before|after]\n"
@@ -36,9 +36,9 @@ static const char usage_text[] =
     "       compute_ref --blas\n"
     "Runs the bench_nbc GEMM step (one OpenMP thread per core, each a sequential\n"
     "dgemm n x n x n on its own matrices; the slowest thread's time) without MPI\n"
-    "and writes one CSV line per matrix size and process:\n"
-    "  host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,\n"
-    "  gflops_per_thread\n"
+    "and writes one CSV line per matrix size, process and measured step:\n"
+    "  host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,\n"
+    "  t_comp_s,gflops_per_thread\n"
     "\n"
     "  --run RUN_DIR       the reference of a bench_nbc run on this host: one process\n"
     "                      per rank the run had here, on that rank's CPUs (meta.json),\n"
@@ -52,7 +52,7 @@ static const char usage_text[] =
     "  --sizes-from FILE   the matrix_n column of a run's calib_comp.csv\n"
     "  --threads N         computing threads (default: one per allowed core)\n"
     "  --cpus LIST         CPU id for each thread (default: the first N allowed cores)\n"
-    "  --reps R            steps measured per size, their median is t_comp_s (default 10)\n"
+    "  --reps R            steps measured per size, one line each (default 10)\n"
     "  --tolerance X       calibration's relative tolerance, 0 < X < 1 (default 0.10)\n"
     "  -o, --output FILE   append to FILE (header only when it is empty; safe for\n"
     "                      several processes); default: standard output\n"
@@ -61,7 +61,7 @@ static const char usage_text[] =
     "  -h, --help          this text\n"
     "Exit status: 0 done, 1 run-time failure, 2 bad option or multithreaded BLAS.\n";
 
-enum { max_sizes = 4096, default_reps = 10 };
+enum { max_sizes = 4096, default_reps = 10, max_reps = 1000 };
 
 typedef enum source_kind {
     source_none,
@@ -315,8 +315,9 @@ static void parse_arguments(int argc, char **argv, settings *s)
             parse_cpus(s, optarg);
             break;
         case 'r':
-            if (!parse_size(optarg, 1, 1000, &value))
-                bad_usage("--reps: '%s' is not a repetition count (allowed: 1 to 1000)", optarg);
+            if (!parse_size(optarg, 1, max_reps, &value))
+                bad_usage("--reps: '%s' is not a repetition count (allowed: 1 to %d)", optarg,
+                          max_reps);
             s->reps = (int)value;
             break;
         case 'x':
@@ -404,26 +405,30 @@ static void open_output(output *out, const char *path)
 }
 
 /* Warm-up steps (OpenBLAS sets up its buffers on a thread's first call),
- * then the median of `reps` steps. */
-static double measure_size(compute_team *team, size_t matrix_n, int warmup_steps, int reps)
+ * then `reps` steps, each kept (the analysis resamples them). */
+static void measure_size(compute_team *team, size_t matrix_n, int warmup_steps, int reps,
+                         double *t_comp_s)
 {
-    double warm_up_s, t_comp_s;
+    double warm_up_s;
     for (int i = 0; i < warmup_steps; i++)
         if (compute_measure_local(team, matrix_n, &warm_up_s) != 0)
             fail("n = %zu: %s", matrix_n, compute_team_error(team));
-    if (compute_measure_median(compute_measure_local, team, matrix_n, reps, &t_comp_s) != 0)
-        fail("n = %zu: %s", matrix_n, compute_team_error(team));
-    return t_comp_s;
+    for (int i = 0; i < reps; i++)
+        if (compute_measure_local(team, matrix_n, &t_comp_s[i]) != 0)
+            fail("n = %zu: %s", matrix_n, compute_team_error(team));
 }
 
-static void write_row(output *out, const settings *s, int proc, int procs, int threads, int i,
-                      double t_comp_s)
+/* One line per step of one process at size i. */
+static void write_rows(output *out, const settings *s, int proc, int procs, int threads, int i,
+                       const double *t_comp_s)
 {
-    char line[768];
-    snprintf(line, sizeof line, "%s,%d,%d,%d,%zu,%.9g,%s,%d,%d,%.9g,%.4f\n", out->host, proc, procs,
-             threads, s->sizes[i], s->targets_s[i], s->phase, s->warmup_steps, s->reps, t_comp_s,
-             compute_gflops(s->sizes[i], t_comp_s));
-    write_locked(out, line, false);
+    for (int step = 0; step < s->reps; step++) {
+        char line[768];
+        snprintf(line, sizeof line, "%s,%d,%d,%d,%zu,%.9g,%s,%d,%d,%d,%.9g,%.4f\n", out->host, proc,
+                 procs, threads, s->sizes[i], s->targets_s[i], s->phase, s->warmup_steps, s->reps,
+                 step, t_comp_s[step], compute_gflops(s->sizes[i], t_comp_s[step]));
+        write_locked(out, line, false);
+    }
 }
 
 static size_t calibrate_target(compute_team *team, const settings *s, double target_s,
@@ -558,7 +563,8 @@ static const int64_t process_warmup_ns = 1000000000;
 typedef struct shared_state {
     pthread_barrier_t size_barrier;
     int procs;
-    double t_comp_s[]; /* [size][proc] */
+    int reps;
+    double t_comp_s[]; /* [size][proc][step] */
 } shared_state;
 
 static void run_process(const settings *s, const host_rank *rank, shared_state *shared, int proc)
@@ -586,8 +592,8 @@ static void run_process(const settings *s, const host_rank *rank, shared_state *
         int rc = pthread_barrier_wait(&shared->size_barrier);
         if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
             fail("pthread_barrier_wait: %s", strerror(rc));
-        shared->t_comp_s[i * shared->procs + proc] =
-            measure_size(team, s->sizes[i], s->warmup_steps, s->reps);
+        measure_size(team, s->sizes[i], s->warmup_steps, s->reps,
+                     &shared->t_comp_s[((size_t)i * shared->procs + proc) * shared->reps]);
     }
     compute_team_destroy(team);
 }
@@ -605,12 +611,14 @@ static int run_reference(settings *s)
     static host_rank ranks[COMPUTE_MAX_CPUS];
     int procs = read_host_ranks(s->run_dir, out.host, ranks, COMPUTE_MAX_CPUS);
 
-    size_t shared_bytes = sizeof(shared_state) + (size_t)s->count * procs * sizeof(double);
+    size_t shared_bytes =
+        sizeof(shared_state) + (size_t)s->count * procs * s->reps * sizeof(double);
     shared_state *shared =
         mmap(NULL, shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED)
         fail("mmap: %s", strerror(errno));
     shared->procs = procs;
+    shared->reps = s->reps;
     pthread_barrierattr_t attr;
     if (pthread_barrierattr_init(&attr) != 0 ||
         pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) != 0 ||
@@ -640,7 +648,8 @@ static int run_reference(settings *s)
         fail("a measuring process failed (its message is above)");
     for (int i = 0; i < s->count; i++)
         for (int p = 0; p < procs; p++)
-            write_row(&out, s, p, procs, ranks[p].cpu_count, i, shared->t_comp_s[i * procs + p]);
+            write_rows(&out, s, p, procs, ranks[p].cpu_count, i,
+                       &shared->t_comp_s[((size_t)i * procs + p) * s->reps]);
     if (out.locked && close(out.fd) != 0)
         fail("-o: cannot close the output: %s", strerror(errno));
     pthread_barrier_destroy(&shared->size_barrier);
@@ -711,8 +720,9 @@ int main(int argc, char **argv)
             previous_n = matrix_n;
         }
         s.sizes[i] = matrix_n;
-        write_row(&out, &s, 0, 1, compute_team_threads(team), i,
-                  measure_size(team, matrix_n, s.warmup_steps, s.reps));
+        double t_comp_s[max_reps];
+        measure_size(team, matrix_n, s.warmup_steps, s.reps, t_comp_s);
+        write_rows(&out, &s, 0, 1, compute_team_threads(team), i, t_comp_s);
     }
     if (out.locked && close(out.fd) != 0)
         fail("-o: cannot close '%s': %s", s.output_path, strerror(errno));

@@ -68,17 +68,24 @@ static void fuzz_impact(const char *buf, size_t len)
 
     if (in.have_passive && in.have_compute_ref) {
         impact_table impact;
-        status = analysis_compute_impact(&in, &impact, &err);
+        uncertainty_rules rules = analysis_default_uncertainty();
+        rules.resamples = 200; /* the fewest allowed: the fuzzer looks for crashes */
+        status = analysis_compute_impact(&in, &rules, &impact, &err);
         require_result(status, &err, impact.rows, impact.count);
-        fuzz_require(impact.count <= in.passive_count, TARGET,
-                     "at most one impact row per passive row");
-        for (size_t i = 0; i < impact.count; i++) {
-            const impact_row *row = &impact.rows[i];
-            bool phase_used = false;
+        fuzz_require(impact.count <= in.passive_count && impact.job_count <= in.passive_count,
+                     TARGET, "at most one impact row per passive row");
+        for (size_t i = 0; i < impact.count + impact.job_count; i++) {
+            const impact_row *row =
+                i < impact.count ? &impact.rows[i] : &impact.job[i - impact.count];
+            fuzz_require(row->phases != 0 && row->ranks >= 1 && row->procs >= 1 &&
+                             row->passive_steps >= 1 && row->ref_steps >= 1,
+                         TARGET, "an impact row comes from a phase both files have");
             for (int p = 0; p < PHASE_COUNT; p++)
-                phase_used = phase_used || !isnan(row->t_passive_phase_s[p]);
-            fuzz_require(phase_used && row->ranks >= 1 && row->procs >= 1, TARGET,
-                         "an impact row comes from a phase both files have");
+                fuzz_require(!(row->phases & (1u << p)) || !isnan(row->t_passive_phase_s[p]),
+                             TARGET, "a phase used has its passive T");
+            fuzz_require(isnan(row->r_mpi_impact_ci.lo) ||
+                             row->r_mpi_impact_ci.lo <= row->r_mpi_impact_ci.hi,
+                         TARGET, "an interval is ordered");
             require_name(row->host, sizeof row->host);
         }
         analysis_impact_table_free(&impact);

@@ -34,14 +34,17 @@ grep -q "grids differ: comparing the 25 cells common to all runs" <<<"$out" || f
 summary=$SCRATCH/cmp/summary.csv
 [ "$(head -n 1 "$summary")" = "run,mpi,deployment,collective,cells,valid_cells,overlap_share,\
 median_r_overhead,worst_r_overhead,worst_comm_target_s,worst_comp_target_s,median_r_mpi_impact,\
-certain_cells,uncertain_cells" ] ||
+certain_cells,uncertain_cells,configuration,launch" ] ||
     fail "summary.csv header: $(head -n 1 "$summary")"
 [ "$(wc -l <"$summary")" -eq 3 ] || fail "summary.csv should have 2 runs"
-awk -F, 'NF != 14 { exit 1 }' "$summary" || fail "summary.csv rows do not all have 14 fields"
+awk -F, 'NF != 16 { exit 1 }' "$summary" || fail "summary.csv rows do not all have 16 fields"
 row_b=$(grep '^openmpi-progress,' "$summary") || fail "no row for b"
-IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact certain uncertain <<<"$row_b"
+IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact certain uncertain config launch <<<"$row_b"
 [ "$mpi" = openmpi ] || fail "b's mpi: $row_b"
 [ "$deployment" = progress ] || fail "b's deployment: $row_b"
+[ "$config.$launch" = 2.1 ] || fail "b is configuration 2, launch 1: $row_b"
+grep -q "one launch, its intervals do not cover launch-to-launch variation" <<<"$out" ||
+    fail "one launch per configuration is not said to leave launch-to-launch variation out"
 [ "$cells" -eq 25 ] || fail "b: $cells cells compared, expected 25"
 [ "$valid" -eq 25 ] || fail "b: $valid valid cells, expected 25"
 [ $((certain + uncertain)) -eq "$valid" ] || fail "b: $certain certain + $uncertain uncertain != $valid"
@@ -57,7 +60,7 @@ others=$(awk -F, 'NR > 1 && $20 != "overlap" && $20 != "imprecision" && $20 != "
 check_float "$median < 0.1 && $worst < 0.3" || fail "b's r_overhead median $median worst $worst"
 [ "$impact" = nan ] || fail "b has no compute_ref.csv, yet median r_mpi_impact is $impact"
 row_a=$(grep '^mpich-basic,' "$summary") || fail "no row for a"
-IFS=, read -r _ _ _ _ cells _ share median worst _ _ impact _ _ <<<"$row_a"
+IFS=, read -r _ _ _ _ cells _ share median worst _ _ impact _ _ _ _ <<<"$row_a"
 [ "$cells" -eq 25 ] || fail "a: $cells cells compared, expected 25"
 check_float "$share < 0.5 && $median > 0.5" || fail "a is mostly not overlapping: share $share median $median"
 check_float "$worst > 1" || fail "a's worst r_overhead $worst should exceed 1 (contention cells)"
@@ -67,23 +70,28 @@ data_rows() { grep -cv -e '^#' -e '^$' "$1"; }
 for data in compare_overhead_1 compare_overhead_2 diff_overhead; do
     [ "$(data_rows "$SCRATCH/cmp/$data.dat")" -eq 25 ] || fail "$data.dat does not have the 25 common cells"
 done
-for figure in compare_overhead diff_overhead; do
+for figure in compare_overhead diff_overhead diff_comm diff_comp_slowdown; do
     for ext in png svg pdf; do [ -s "$SCRATCH/cmp/$figure.$ext" ] || fail "$figure.$ext missing"; done
     [ "$(head -c 4 "$SCRATCH/cmp/$figure.png" | od -An -tx1 | tr -d ' \n')" = 89504e47 ] || fail "$figure.png"
     [ "$(head -c 5 "$SCRATCH/cmp/$figure.pdf")" = "%PDF-" ] || fail "$figure.pdf"
 done
+# the per-metric summary of the two configurations
+[ "$(wc -l <"$SCRATCH/cmp/summary_differences.csv")" -eq 4 ] || fail "summary_differences.csv: $(cat "$SCRATCH/cmp/summary_differences.csv")"
+grep -q '^r_overhead,.*,1,1,25,25,.*,intervals$' "$SCRATCH/cmp/summary_differences.csv" ||
+    fail "summary_differences.csv: $(cat "$SCRATCH/cmp/summary_differences.csv")"
 # b (all overlap) is better than a wherever a did not overlap: negative
 # differences, far beyond the intervals (significant: column 11 is 0)
 better=$(grep -v '^#' "$SCRATCH/cmp/diff_overhead.dat" | awk 'NF && $8 == 1 && $7 < -0.5 && $11 == 0' | wc -l)
 [ "$better" -ge 5 ] || fail "only $better cells where b is clearly better than a"
 
-# the same behaviour measured twice (another seed of the jitter): two 95 %
-# intervals of one truth miss each other in about 0.6 % of the cells (both
-# would have to miss, on opposite sides), so of 36 cells at most 2 are
-# called significant; the others are hatched and marked '?'
+# the same behaviour measured twice (another seed of the jitter) under two
+# names, so two configurations of one launch each: two 95 % intervals of one
+# truth miss each other in about 0.6 % of the cells (both would have to
+# miss, on opposite sides), so of 36 cells at most 2 are called
+# significant; the others are hatched and marked '?'
 again=$SCRATCH/mpich-basic-again
 "$synth" --out "$again" --comm-ms 1,2,4,8,16,32 --comp-ms 1,2,4,8,16,32 --scenario mixed \
-    --blocks 12 --seed 7 || fail "synth again"
+    --blocks 12 --seed 7 --deployment progress || fail "synth again"
 "$compare" "$a" "$again" -o "$SCRATCH/same" --no-plots >/dev/null 2>&1 || fail "comparing a run with its repetition failed"
 significant=$(grep -v '^#' "$SCRATCH/same/diff_overhead.dat" | awk 'NF && $8 == 1 && $11 == 0' | wc -l)
 not_significant=$(grep -v '^#' "$SCRATCH/same/diff_overhead.dat" | awk 'NF && $8 == 1 && $11 == 1 && $9 ~ /\?"$/' | wc -l)
@@ -91,13 +99,14 @@ not_significant=$(grep -v '^#' "$SCRATCH/same/diff_overhead.dat" | awk 'NF && $8
 [ $((significant + not_significant)) -eq 36 ] || fail "$significant + $not_significant valid cells, expected 36"
 grep -q "not significant" "$SCRATCH/same/diff_overhead.gp" || fail "the difference map does not say what the hatching means"
 
-# three runs: side by side, no difference map
+# three configurations: side by side, no difference map
 c=$SCRATCH/third
-"$synth" --out "$c" --scenario no_progress || fail "synth c"
+"$synth" --out "$c" --scenario no_progress --deployment dedicated || fail "synth c"
 "$compare" "$a" "$b" "$c" -o "$SCRATCH/cmp3" --no-plots >/dev/null 2>&1 || fail "three-run comparison failed"
 [ -s "$SCRATCH/cmp3/compare_overhead_3.dat" ] || fail "third run not drawn"
 [ ! -e "$SCRATCH/cmp3/diff_overhead.gp" ] || fail "a difference map for three runs"
 [ "$(wc -l <"$SCRATCH/cmp3/summary.csv")" -eq 4 ] || fail "summary of three runs"
+[ "$(wc -l <"$SCRATCH/cmp3/configurations.csv")" -eq 4 ] || fail "three configurations: $(cat "$SCRATCH/cmp3/configurations.csv")"
 
 # bad input
 "$compare" "$a" -o "$SCRATCH/one" >/dev/null 2>&1

@@ -28,7 +28,7 @@ r_overhead_sim_hi,r_comm_sim_lo,r_comm_sim_hi,r_comp_slowdown_sim_lo,r_comp_slow
 diagnosis_confidence,diagnosis_point,r_overhead_mean,r_overhead_mean_ci_lo,r_overhead_mean_ci_hi,\
 r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,r_overhead_bimodal,comm_null_blocks,\
 comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio,comp_null_ci_lo,\
-comp_null_ci_hi,bootstrap_seed,stop"
+comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))
@@ -38,6 +38,12 @@ by_rank=$(($(wc -l <"$run/cells_by_rank.csv") - 1))
 [ "$by_rank" -eq 60 ] || fail "cells_by_rank.csv has $by_rank rows, expected 30 measured cells x 2 ranks"
 impact=$(($(wc -l <"$run/impact.csv") - 1))
 [ "$impact" -eq 12 ] || fail "impact.csv has $impact rows, expected 2 hosts x 6 sizes"
+# eq. 2 per step: each row's 95 % interval holds its estimate; the example
+# has the phase before only (r_mpi_impact = r_mpi_impact_before)
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    !($c["r_mpi_impact_ci_lo"] <= $c["r_mpi_impact"] && $c["r_mpi_impact"] <= $c["r_mpi_impact_ci_hi"]) ||
+    $c["phases"] != "before" || $c["r_mpi_impact"] != $c["r_mpi_impact_before"] || $c["passive_steps"] != 5 { bad = 1 }
+    END { exit bad }' "$run/impact.csv" || fail "impact.csv intervals: $(cat "$run/impact.csv")"
 
 # the unconverged 2 ms communication target: 6 cells raw.csv lacks, listed
 # as invalid and unreachable

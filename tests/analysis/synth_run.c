@@ -23,6 +23,11 @@
  * --null-share X that share of the measured blocks (spread evenly, as the
  * driver does) also measures the null controls comm_null and comp_null at
  * random places: copies of the references, so null / reference is 1.
+ * --launch-shift X makes the overlap step's computation (1 + X) times as
+ * long in every cell: what one launch of a configuration may do unlike
+ * another (another placement, another node), for nbc-compare's launches.
+ * meta.json holds a `config` whose run.seed and run.results_dir differ
+ * between launches, as bench_nbc's do.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -74,6 +79,7 @@ typedef struct synth_config {
     double unconverged_comm_ms; /* 0: every calibration converged */
     double late_share;
     double null_share;
+    double launch_shift; /* the overlap step's computation (1 + X) times as long */
     bool compute_ref;
     const char *mpi;
     const char *deployment;
@@ -175,8 +181,8 @@ typedef struct cell_plan {
 } cell_plan;
 
 /* The times of one rank in one attempt of one kind. */
-static void rank_times(const cell_plan *c, int kind, int rank, double start, uint64_t *rng,
-                       double t[4])
+static void rank_times(const cell_plan *c, int kind, int rank, double start, double launch_shift,
+                       uint64_t *rng, double t[4])
 {
     double comm_s = c->comm_ms * 1e-3, comp_s = c->comp_ms * 1e-3;
     double skew = 1e-6 * rank; /* ranks leave the window barrier 1 us apart */
@@ -199,7 +205,8 @@ static void rank_times(const cell_plan *c, int kind, int rank, double start, uin
     bool progressed = m == MODEL_OVERLAP || m == MODEL_COMP_SLOWDOWN || m == MODEL_UNEXPLAINED;
     if (m == MODEL_UNEXPLAINED) /* a late start the ratios do not see */
         t[0] += 0.5 * rank * fmin(comm_s, comp_s);
-    double comp = comp_s * (comp_slowed ? slow_factor : 1.0) * jitter(rng, 0.01);
+    double comp =
+        comp_s * (comp_slowed ? slow_factor : 1.0) * (1 + launch_shift) * jitter(rng, 0.01);
     double comm = comm_s * (comm_slowed ? slow_factor : 1.0);
     double wait =
         progressed ? fmax(1e-6, comm - skew - call_s - comp) + 1e-6 : comm - skew - call_s;
@@ -215,7 +222,7 @@ static void write_attempt(sweep_state *s, const synth_config *cfg, const cell_pl
     long long deadline = s->clock_ns;
     for (int rank = 0; rank < cfg->ranks; rank++) {
         double t[4];
-        rank_times(c, kind, rank, start, &s->rng, t);
+        rank_times(c, kind, rank, start, cfg->launch_shift, &s->rng, t);
         long long exit_late = late && rank == 1 % cfg->ranks ? 3 * tolerance_ns : 0;
         fprintf(s->raw,
                 "%zu,%s,%.9g,%.9g,%lld,%lld,%d,%s,%s,%d,%lld,%.6f,%d,%lld,%lld,%lld,%lld,%lld,"
@@ -264,15 +271,21 @@ static int write_meta(const synth_config *cfg, const size_t *order, size_t measu
     FILE *meta = open_out(cfg->out_dir, "meta.json");
     if (!meta)
         return 1;
-    fprintf(meta,
-            "{\n  \"status\": \"complete\",\n  \"collective\": \"%s\",\n  \"synthetic\": true,\n"
-            "  \"mpi\": \"%s\",\n  \"mpi_library_version\": \"%s synthetic 1.0\",\n"
-            "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"threads_per_rank\": %d,\n"
-            "  \"deployment\": \"%s\",\n  \"progress\": \"none\",\n  \"late_tolerance\": %g,\n"
-            "  \"barrier_precision_ns\": %g,\n  \"max_retries\": 10,\n  \"sweep_seed\": %llu,\n"
-            "  \"cell_order\": [",
-            cfg->collective, cfg->mpi, cfg->mpi, cfg->ranks, cfg->ranks, cfg->threads,
-            cfg->deployment, late_tolerance, barrier_precision_ns, (unsigned long long)cfg->seed);
+    fprintf(
+        meta,
+        "{\n  \"status\": \"complete\",\n  \"collective\": \"%s\",\n  \"synthetic\": true,\n"
+        "  \"mpi\": \"%s\",\n  \"mpi_library_version\": \"%s synthetic 1.0\",\n"
+        "  \"ranks\": %d,\n  \"nodes\": %d,\n  \"threads_per_rank\": %d,\n"
+        "  \"deployment\": \"%s\",\n  \"progress\": \"none\",\n  \"late_tolerance\": %g,\n"
+        "  \"barrier_precision_ns\": %g,\n  \"max_retries\": 10,\n  \"sweep_seed\": %llu,\n"
+        "  \"mpi_library\": {\"profile\": \"%s\", \"version\": \"1.0\"},\n"
+        "  \"config\": {\"run\": {\"seed\": %llu, \"results_dir\": \"%s\", \"repetitions\": %d, "
+        "\"null_share\": %g}, \"grid\": {\"comm_times\": %zu, \"comp_times\": %zu}},\n"
+        "  \"cell_order\": [",
+        cfg->collective, cfg->mpi, cfg->mpi, cfg->ranks, cfg->ranks, cfg->threads, cfg->deployment,
+        late_tolerance, barrier_precision_ns, (unsigned long long)cfg->seed, cfg->mpi,
+        (unsigned long long)cfg->seed, cfg->out_dir, cfg->blocks, cfg->null_share, cfg->comm_count,
+        cfg->comp_count);
     for (size_t i = 0; i < measured; i++)
         fprintf(meta, "%s%zu", i ? ", " : "", order[i]);
     fprintf(meta, "],\n  \"clock_source\": \"CLOCK_MONOTONIC_RAW\",\n  \"clock_read_ns\": 20,\n"
@@ -303,35 +316,45 @@ static int write_calibrations(const synth_config *cfg)
     return failed | close_out(calib);
 }
 
-/* passive.csv a few percent slower than compute_ref.csv, before and after
- * the sweep; one rank (and one compute_ref process) per node. */
+/* passive.csv a few percent slower than compute_ref.csv (rank k at size i
+ * by 1 + (1 + k + i) %), before and after the sweep, every step +-0.5 %;
+ * one rank (and one compute_ref process) per node. */
+enum { PASSIVE_STEPS = 5 };
+
 static int write_passive_and_reference(const synth_config *cfg)
 {
     static const char *const phases[] = {"before", "after"};
+    uint64_t rng = cfg->seed ^ 0x5eedULL;
     FILE *passive = open_out(cfg->out_dir, "passive.csv");
     if (!passive)
         return 1;
-    fprintf(passive, "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n");
+    fprintf(passive,
+            "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n");
     for (int p = 0; p < 2; p++)
         for (int rank = 0; rank < cfg->ranks; rank++)
             for (size_t i = 0; i < cfg->comp_count; i++)
-                fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,5,%.9g\n", rank, rank, cfg->threads,
-                        matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3, phases[p],
-                        cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)));
+                for (int step = 0; step < PASSIVE_STEPS; step++)
+                    fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,%d,%d,%.9g\n", rank, rank,
+                            cfg->threads, matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3,
+                            phases[p], PASSIVE_STEPS, step,
+                            cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)) *
+                                jitter(&rng, 0.005));
     int failed = close_out(passive);
     if (!cfg->compute_ref)
         return failed;
     FILE *ref = open_out(cfg->out_dir, "compute_ref.csv");
     if (!ref)
         return 1;
-    fprintf(ref, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,"
-                 "gflops_per_thread\n");
+    fprintf(ref, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,"
+                 "t_comp_s,gflops_per_thread\n");
     for (int p = 0; p < 2; p++)
         for (int rank = 0; rank < cfg->ranks; rank++)
             for (size_t i = 0; i < cfg->comp_count; i++)
-                fprintf(ref, "node%d,0,1,%d,%lld,%.9g,%s,2,5,%.9g,10.0\n", rank, cfg->threads,
-                        matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3, phases[p],
-                        cfg->comp_ms[i] * 1e-3);
+                for (int step = 0; step < PASSIVE_STEPS; step++)
+                    fprintf(ref, "node%d,0,1,%d,%lld,%.9g,%s,2,%d,%d,%.9g,10.0\n", rank,
+                            cfg->threads, matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3,
+                            phases[p], PASSIVE_STEPS, step,
+                            cfg->comp_ms[i] * 1e-3 * jitter(&rng, 0.005));
     return failed | close_out(ref);
 }
 
@@ -386,7 +409,7 @@ static void usage(FILE *out)
           "                 [--blocks N] [--scenario mixed|overlap|no_progress|comp_slowdown|\n"
           "                 contention|comm_slowed|unexplained] [--unconverged-comm-ms X]\n"
           "                 [--late-share X] [--null-share X] [--no-compute-ref] [--mpi NAME]\n"
-          "                 [--deployment NAME] [--seed N]\n",
+          "                 [--deployment NAME] [--seed N] [--launch-shift X]\n",
           out);
 }
 
@@ -406,6 +429,7 @@ int main(int argc, char **argv)
         {"mpi", required_argument, NULL, 'm'},
         {"deployment", required_argument, NULL, 'd'},
         {"seed", required_argument, NULL, 'S'},
+        {"launch-shift", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     synth_config cfg = {.ranks = 2,
@@ -471,6 +495,10 @@ int main(int argc, char **argv)
             break;
         case 'S':
             cfg.seed = strtoull(optarg, NULL, 10);
+            break;
+        case 'L':
+            cfg.launch_shift = atof(optarg);
+            bad = !(cfg.launch_shift > -0.5 && cfg.launch_shift < 1);
             break;
         default:
             bad = true;

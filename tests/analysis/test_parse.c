@@ -326,7 +326,8 @@ static void test_cells_round_trip(void **state)
         "diagnosis_confidence,diagnosis_point,r_overhead_mean,r_overhead_mean_ci_lo,"
         "r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,"
         "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
-        "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop\n";
+        "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,"
+        "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -405,14 +406,38 @@ static void test_older_formats_and_disagreements(void **state)
                                                 &count, &err),
                      ANALYSIS_ERR_INPUT);
     assert_non_null(strstr(err.text, "older compute_ref"));
-    const char bad_phase[] =
+    /* one median per rank and phase, no steps: the format before the steps */
+    const char median_passive[] =
         "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n"
-        "node0,0,1,60,0.001,during,1,5,0.00101\n";
+        "node0,0,1,60,0.001,before,1,5,0.00101\n";
+    assert_int_equal(analysis_parse_passive(median_passive, strlen(median_passive), "passive.csv",
+                                            &passive, &count, &err),
+                     ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "passive.csv:1: the header has no column 'step'"));
+    assert_non_null(strstr(err.text, "older bench_nbc"));
+    const char median_ref[] = "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
+                              "reps,t_comp_s,gflops_per_thread\n"
+                              "node0,0,1,1,60,0.001,before,1,5,0.001,10.0\n";
+    assert_int_equal(analysis_parse_compute_ref(median_ref, strlen(median_ref), "compute_ref.csv",
+                                                &refs, &count, &err),
+                     ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "no column 'step'"));
+    assert_non_null(strstr(err.text, "older compute_ref"));
+    const char bad_phase[] =
+        "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n"
+        "node0,0,1,60,0.001,during,1,5,0,0.00101\n";
     assert_int_equal(
         analysis_parse_passive(bad_phase, strlen(bad_phase), "passive.csv", &passive, &count, &err),
         ANALYSIS_ERR_INPUT);
     assert_non_null(strstr(err.text, "passive.csv:2: column 6 (phase)"));
     assert_non_null(strstr(err.text, "allowed: before, after"));
+    const char bad_step[] =
+        "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n"
+        "node0,0,1,60,0.001,before,1,5,5,0.00101\n";
+    assert_int_equal(
+        analysis_parse_passive(bad_step, strlen(bad_step), "passive.csv", &passive, &count, &err),
+        ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "passive.csv:2: column 9 (step): 5 is not below reps (5)"));
     cell_table cells;
     const char old_cells[] = "collective,comm_target_s,comp_target_s,bytes,matrix_n,reps,valid\n";
     assert_int_equal(analysis_parse_cells(old_cells, strlen(old_cells), "cells.csv", &cells, &err),

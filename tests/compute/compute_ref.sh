@@ -25,14 +25,14 @@ if echo "$libs" | grep -qi 'libmpi'; then
     fail "compute_ref depends on MPI: $(echo "$libs" | grep -i libmpi)"
 fi
 
-header='host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s,gflops_per_thread'
+header='host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s,gflops_per_thread'
 host=$(hostname)
 cores=$(nproc)
 
 # Checks a compute_ref CSV: the exact header once, then one line per expected
-# size, in order, each with this host, one process, the thread count, the
-# reps, a positive time and GFLOP/s = 2 n^3 / t / 1e9 (to the printed
-# precision).
+# size and step (steps 0 .. reps-1), in order, each with this host, one
+# process, the thread count, the reps, a positive time and GFLOP/s =
+# 2 n^3 / t / 1e9 (to the printed precision).
 check_csv() { # file threads reps n...
     local file=$1 threads=$2 reps=$3
     shift 3
@@ -41,15 +41,16 @@ check_csv() { # file threads reps n...
     [ "$(tail -c 1 "$file" | od -An -c | tr -d ' ')" = '\n' ] || fail "$file: last line has no newline"
     local lines expected_sizes
     lines=$(tail -n +2 "$file")
-    [ "$(echo "$lines" | wc -l)" = $# ] || fail "$file: expected $# data lines, got: $lines"
-    expected_sizes=$(printf '%s\n' "$@")
+    [ "$(echo "$lines" | wc -l)" = $(($# * reps)) ] || fail "$file: expected $(($# * reps)) data lines, got: $lines"
+    expected_sizes=$(for n in "$@"; do for ((k = 0; k < reps; k++)); do echo "$n"; done; done)
     [ "$(echo "$lines" | cut -d, -f5)" = "$expected_sizes" ] || fail "$file: sizes $(echo "$lines" | cut -d, -f5 | tr '\n' ' ') instead of $*"
     echo "$lines" | awk -F, -v host="$host" -v threads="$threads" -v reps="$reps" '
-        NF != 11 { print "wrong field count: " $0; bad = 1; next }
+        NF != 12 { print "wrong field count: " $0; bad = 1; next }
         $1 != host || $2 != 0 || $3 != 1 || $4 != threads || $9 != reps || $7 != "after" || $8 != 1 { print "wrong host/proc/threads/reps/phase: " $0; bad = 1; next }
-        $5 !~ /^[1-9][0-9]*$/ || !($10 > 0) || !($11 > 0) { print "bad values: " $0; bad = 1; next }
-        { expected = 2 * $5 * $5 * $5 / $10 / 1e9
-          if ((expected - $11) ^ 2 > (1e-3 * expected + 1e-4) ^ 2) { print "gflops mismatch: " $0; bad = 1 } }
+        $10 != (NR - 1) % reps { print "step out of order: " $0; bad = 1; next }
+        $5 !~ /^[1-9][0-9]*$/ || !($11 > 0) || !($12 > 0) { print "bad values: " $0; bad = 1; next }
+        { expected = 2 * $5 * $5 * $5 / $11 / 1e9
+          if ((expected - $12) ^ 2 > (1e-3 * expected + 1e-4) ^ 2) { print "gflops mismatch: " $0; bad = 1 } }
         END { exit bad }' || fail "$file: malformed lines"
 }
 
@@ -65,12 +66,12 @@ last_cpu=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | tail -n 1 | sed 's/.*
 "$prog" --sizes 40 --cpus "$last_cpu" --reps 1 >"$work/stdout.csv"
 check_csv "$work/stdout.csv" 1 1 40
 
-# --targets: one line per target, calibrated sizes growing with the target.
+# --targets: one line per target and step, calibrated sizes growing with the target.
 # Other programs on this shared machine can disturb a calibration: retry.
 for attempt in 1 2 3; do
     "$prog" --targets 1e-3,16e-3 --reps 3 -o "$work/targets.csv" 2>"$work/targets.err"
     grep -q 'target 0.001 s: n = ' "$work/targets.err" || fail "no calibration report: $(cat "$work/targets.err")"
-    read -r n1 n2 <<<"$(tail -n +2 "$work/targets.csv" | cut -d, -f5 | tr '\n' ' ')"
+    read -r n1 n2 <<<"$(tail -n +2 "$work/targets.csv" | cut -d, -f5 | uniq | tr '\n' ' ')"
     check_csv "$work/targets.csv" "$cores" 3 "$n1" "$n2"
     [ "$n1" -lt "$n2" ] && break
     [ "$attempt" = 3 ] && fail "--targets 1e-3,16e-3 gave sizes $n1 $n2 three times"
@@ -96,7 +97,7 @@ for _ in 1 2 3 4; do
 done
 for pid in "${pids[@]}"; do wait "$pid" || fail "a concurrent compute_ref failed"; done
 [ "$(grep -c '^host,' "$work/shared.csv")" = 1 ] || fail "concurrent appends wrote the header $(grep -c '^host,' "$work/shared.csv") times"
-[ "$(tail -n +2 "$work/shared.csv" | grep -cE "^$host,0,1,1,(24|32),0,after,1,1,[0-9.e+-]+,[0-9.]+\$")" = 20 ] ||
+[ "$(tail -n +2 "$work/shared.csv" | grep -cE "^$host,0,1,1,(24|32),0,after,1,1,0,[0-9.e+-]+,[0-9.]+\$")" = 20 ] ||
     fail "concurrent appends: $(cat "$work/shared.csv")"
 
 # --run RUN_DIR: the passive step's conditions of a run on this host: one
@@ -107,14 +108,16 @@ cpu_a=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -n 1 | sed 's/-.*//
 printf '{"hosts": ["%s", "other-node", "%s"], "binding": ["%s", "0", "%s free:%s"]}\n' \
     "$host" "$host" "$cpu_a" "$last_cpu" "$cpu_a" >"$run/meta.json"
 printf 'comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged\n0.001,48,0.001,1,1,1\n0.002,64,0.002,1,1,1\n' >"$run/calib_comp.csv"
-printf 'host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,t_comp_s\n%s,0,1,48,0.001,before,1,4,0.001\n' "$host" >"$run/passive.csv"
+printf 'host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n%s,0,1,48,0.001,before,1,4,0,0.001\n' "$host" >"$run/passive.csv"
 "$prog" --run "$run" 2>"$work/run.err" || fail "compute_ref --run failed: $(cat "$work/run.err")"
-# 2 sizes x the 2 ranks of this host, each on one CPU, 4 reps after 1 warm-up step.
-[ "$(tail -n +2 "$run/compute_ref.csv" | cut -d, -f2-9 | sort | tr '\n' ' ')" = \
+# 2 sizes x the 2 ranks of this host, each on one CPU, 4 reps after 1 warm-up
+# step, one line per step.
+[ "$(tail -n +2 "$run/compute_ref.csv" | wc -l)" = 16 ] || fail "compute_ref --run: not 16 lines: $(cat "$run/compute_ref.csv")"
+[ "$(tail -n +2 "$run/compute_ref.csv" | cut -d, -f2-9 | sort -u | tr '\n' ' ')" = \
   "0,2,1,48,0.001,after,1,4 0,2,1,64,0.002,after,1,4 1,2,1,48,0.001,after,1,4 1,2,1,64,0.002,after,1,4 " ] ||
     fail "compute_ref --run wrote: $(cat "$run/compute_ref.csv")"
 "$prog" --run "$run" --phase before || fail "compute_ref --run --phase before failed"
-[ "$(grep -c ',before,' "$run/compute_ref.csv")" = 4 ] || fail "--phase before: $(cat "$run/compute_ref.csv")"
+[ "$(grep -c ',before,' "$run/compute_ref.csv")" = 16 ] || fail "--phase before: $(cat "$run/compute_ref.csv")"
 
 # Bad input: one message naming the option, exit status 2, no CSV.
 expect_usage_error() { # pattern args...

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# nbc-compare with repeated launches: two configurations (meta.json: same
+# library, deployments basic and progress) x 3 launches each. The truth:
+# r_comm 1 (no progress) against 1.5 (the collective slowed in the wait), a
+# difference of 0.5 in every cell; r_comp_slowdown the same in both (1), but
+# each launch shifts the overlap step's computation by -3, 0 or +3 % (a
+# launch-wide effect, as another placement would be), the same shifts in
+# both configurations: no true difference. The launches are grouped into 2
+# configurations; the true difference is significant in every cell; the null
+# one in few: the method's intervals are 95 % ones and conservative (the
+# variance is never taken below the within-launch one, t with 2 degrees of
+# freedom), so at most 5 % of 36 cells (2) are expected, 4 allowed (a
+# binomial count of 36 at 5 % exceeds 4 with probability 0.08; the data are
+# seeded, the outcome is the same every time). One launch per configuration
+# (the runs' own intervals) calls the launch shift a difference: the reason
+# for launches.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+compare=$TOOLS_DIR/nbc-compare
+synth=$BUILD/tests/analysis/synth_run
+for tool in "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+command -v python3 >/dev/null || skip "python3 is not installed (it reads the CSV files here)"
+make_scratch
+grid=(--comm-ms "1,2,4,8,16,32" --comp-ms "1,2,4,8,16,32" --blocks 12)
+shifts_a=(-0.03 0 0.03)
+shifts_b=(0.03 -0.03 0)
+runs=()
+for i in 0 1 2; do
+    "$synth" --out "$SCRATCH/a$i" "${grid[@]}" --scenario no_progress --seed $((10 + i)) \
+        --launch-shift "${shifts_a[$i]}" || fail "synth a$i"
+    "$synth" --out "$SCRATCH/b$i" "${grid[@]}" --scenario comm_slowed --deployment progress \
+        --seed $((20 + i)) --launch-shift "${shifts_b[$i]}" || fail "synth b$i"
+    runs+=("$SCRATCH/a$i" "$SCRATCH/b$i")
+done
+out=$("$compare" --no-plots "${runs[@]}" -o "$SCRATCH/cmp" 2>"$SCRATCH/err") ||
+    fail "nbc-compare failed: $out $(cat "$SCRATCH/err")"
+echo "$out"
+grep -q "configuration 1: mpich 1.0 basic ibcast, 3 launches (a0, a1, a2)" <<<"$out" ||
+    fail "launches of configuration 1 not grouped"
+grep -q "configuration 2: mpich 1.0 progress ibcast, 3 launches (b0, b1, b2)" <<<"$out" ||
+    fail "launches of configuration 2 not grouped"
+for metric in overhead comm comp_slowdown; do
+    [ -s "$SCRATCH/cmp/diff_$metric.gp" ] || fail "no difference map of $metric"
+done
+
+# differences.csv and summary_differences.csv, read by their headers
+read -r comm_sig comm_valid comm_median null_sig null_valid null_median <<<"$(python3 - "$SCRATCH/cmp" <<'PY'
+import csv, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/differences.csv")))
+summary = {r["metric"]: r for r in csv.DictReader(open(d + "/summary_differences.csv"))}
+out = []
+for metric in ("r_comm", "r_comp_slowdown"):
+    cells = [r for r in rows if r["metric"] == metric and r["valid"] == "1"]
+    sig = sum(r["significant"] == "1" for r in cells)
+    # the flag is the interval excluding 0, the summary counts the flags
+    assert all((r["significant"] == "1") == (float(r["ci_lo"]) > 0 or float(r["ci_hi"]) < 0) for r in cells)
+    s = summary[metric]
+    assert int(s["significant_cells"]) == sig and int(s["valid_cells"]) == len(cells), s
+    assert s["launches_first"] == "3" and s["launches_second"] == "3" and s["method"] == "launches", s
+    out += [str(sig), str(len(cells)), s["median_difference"]]
+print(" ".join(out))
+PY
+)" || fail "reading the differences failed"
+if [ "$comm_valid" -ne 36 ] || [ "$null_valid" -ne 36 ]; then
+    fail "valid cells: $comm_valid, $null_valid (expected 36)"
+fi
+[ "$comm_sig" -eq 36 ] || fail "the true difference of r_comm (0.5) is significant in $comm_sig of 36 cells only"
+check_float "$comm_median > 0.45 && $comm_median < 0.55" || fail "median r_comm difference $comm_median (truth 0.5)"
+[ "$null_sig" -le 4 ] || fail "r_comp_slowdown has no true difference, yet $null_sig of 36 cells are significant"
+check_float "$null_median > -0.03 && $null_median < 0.03" || fail "median r_comp_slowdown difference $null_median (truth 0)"
+# each configuration's interval across launches holds its truth of r_comp_slowdown (1)
+covered=$(python3 - "$SCRATCH/cmp/configuration_cells.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 72 and all(r["launches"] == "3" for r in rows)
+print(sum(float(r["r_comp_slowdown_ci_lo"]) <= 1 <= float(r["r_comp_slowdown_ci_hi"]) for r in rows))
+PY
+) || fail "reading configuration_cells.csv failed"
+[ "$covered" -ge 68 ] || fail "only $covered of 72 configuration intervals of r_comp_slowdown hold 1"
+
+# one launch each (a0 shifted -3 %, b0 +3 %): the runs' own intervals do not
+# hold launch-to-launch variation, and the shift looks like a difference
+"$compare" --no-plots "$SCRATCH/a0" "$SCRATCH/b0" -o "$SCRATCH/one" >"$SCRATCH/one.out" 2>&1 ||
+    fail "nbc-compare of single launches failed: $(cat "$SCRATCH/one.out")"
+grep -q "one launch: launch-to-launch variation is not covered" "$SCRATCH/one.out" ||
+    fail "single launches: the limit is not said: $(cat "$SCRATCH/one.out")"
+single=$(awk -F, 'NR > 1 && $1 == "r_comp_slowdown" { print $9 "/" $7 }' "$SCRATCH/one/summary_differences.csv")
+figure "launches: 2 configurations x 3 launches, 36 cells; r_comm difference (truth 0.5) median $comm_median," \
+    "significant in $comm_sig; r_comp_slowdown (truth 0, launch shifts +-3 %) median $null_median," \
+    "significant in $null_sig; one launch each: $single significant"
