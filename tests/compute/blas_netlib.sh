@@ -17,8 +17,9 @@ expect_one_thread "$REF"
 [ "$(blas_value name "$SCRATCH/blas.out")" = generic ] || fail "--blas: $(cat "$SCRATCH/blas.out")"
 [ "$(blas_value threads_reported "$SCRATCH/blas.out")" = 0 ] || fail "--blas: $(cat "$SCRATCH/blas.out")"
 expect_library "$REF" "$lib_dir"
+# (a row per step: header + 2)
 "$REF" --sizes 64 --reps 2 >"$SCRATCH/netlib.csv" 2>"$SCRATCH/netlib.err" || fail "refused: $(cat "$SCRATCH/netlib.err")"
-[ "$(wc -l <"$SCRATCH/netlib.csv")" = 2 ] || fail "wrote: $(cat "$SCRATCH/netlib.csv")"
+[ "$(wc -l <"$SCRATCH/netlib.csv")" = 3 ] || fail "wrote: $(cat "$SCRATCH/netlib.csv")"
 figure "netlib CBLAS: $(blas_value cpu_per_caller_cpu "$SCRATCH/blas.out") threads measured," \
     "n=64 at $(tail -n 1 "$SCRATCH/netlib.csv" | cut -d, -f11) GFLOP/s per thread"
 echo "netlib: all checks passed"

@@ -26,7 +26,7 @@ expect_library "$REF" "$lib_dir"
 figure "openblas-pthread, OPENBLAS_NUM_THREADS=2, held to one: $(blas_value cpu_per_caller_cpu "$SCRATCH/blas.out") threads measured in $(blas_value windows "$SCRATCH/blas.out") windows"
 OPENBLAS_NUM_THREADS=2 "$REF" --sizes 64 --reps 2 >"$SCRATCH/held.csv" 2>"$SCRATCH/held.err" ||
     fail "refused: $(cat "$SCRATCH/held.err")"
-[ "$(wc -l <"$SCRATCH/held.csv")" = 2 ] || fail "wrote: $(cat "$SCRATCH/held.csv")"
+[ "$(wc -l <"$SCRATCH/held.csv")" = 3 ] || fail "wrote: $(cat "$SCRATCH/held.csv")"
 
 # As `generic`: measured only, and caught.
 build_compute_ref generic-openblas-pthread BLAS=generic \

@@ -6,13 +6,25 @@
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
+# shellcheck source=tests/datacheck/lib_datacheck.sh
+source "$(dirname "$0")/../datacheck/lib_datacheck.sh"
 make_scratch
+# A collective this library is known to get wrong (tests/datacheck/ shows
+# it) runs without the data check.
+library=
+[ -x "$BUILD/tests/datacheck/datacheck_run" ] && library=$(library_of "$BUILD/tests/datacheck/datacheck_run")
 mapfile -t names < <("$BENCH" --list | awk 'NR > 1 { print $1 }')
 [ ${#names[@]} -ge 18 ] || fail "only ${#names[@]} collectives listed"
+unchecked=()
 for name in "${names[@]}"; do
+    check=true
+    if [ -n "$library" ] && [ -n "$(known_bug "$library" "$name")" ]; then
+        check=false
+        unchecked+=("$name")
+    fi
     out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
         --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
-        --set run.repetitions=1 --set run.check=true --set calibration.tolerance=0.9 2>&1) ||
+        --set run.repetitions=1 --set run.check=$check --set calibration.tolerance=0.9 2>&1) ||
         fail "$name failed: $out"
     dir=$(run_folder "$out")
     [ -d "$dir" ] || fail "$name: no run folder announced: $out"
@@ -27,4 +39,4 @@ for name in "${names[@]}"; do
     done
     echo "$name: $(grep -o 'communication .*' <<<"$out" | head -n 1)"
 done
-figure "${#names[@]} collectives ran one checked cell each on 2 ranks"
+figure "${#names[@]} collectives ran one cell each on 2 ranks, checked but for the known library bugs of ${library:-this library}: ${unchecked[*]:-none}"

@@ -41,7 +41,7 @@ cells_whole() {
     local retries
     # No cell measured because calibration could reach none (meta.json says
     # so): nothing to be whole.
-    if [ ! -f "$1/raw.csv" ] && [ -n "$(meta_value "$1" cells_unreachable)" ] &&
+    if [ ! -f "$1/sweep.csv" ] && [ -n "$(meta_value "$1" cells_unreachable)" ] &&
         [ "$(meta_value "$1" cells_unreachable)" = "$(meta_value "$1" cells_total)" ]; then
         echo "$1: every cell unreachable, none measured" >&2
         echo 0

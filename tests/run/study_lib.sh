@@ -54,10 +54,11 @@ both_phases() {
     phase_count=$(wc -l <<<"$before")
 }
 
-# phase_rows CSV PHASE: the rows of compute_ref.csv or passive.csv of a phase.
+# phase_rows CSV PHASE: the processes (or ranks) x sizes of compute_ref.csv or
+# passive.csv measured in a phase (a row per step: counted once).
 phase_rows() {
-    awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["phase"] == p { n++ }
-        END { print n + 0 }' "$1"
+    awk -F, -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["phase"] == p && !seen[$2 "," $c["matrix_n"]]++ { n++ } END { print n + 0 }' "$1"
 }
 
 # data_rows FILE: the lines of a CSV file after its header.
