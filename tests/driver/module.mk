@@ -13,3 +13,12 @@ $(BUILD)/tests/driver/test_size_search: $(BUILD)/nompi/tests/driver/test_size_se
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_size_search
+
+# A library that provides less than the deployment needs (LD_PRELOAD,
+# e2e_placement.sh): MPI_Init_thread held to MPI_THREAD_FUNNELED.
+$(BUILD)/tests/driver/libthread_level_shim.so: tests/driver/thread_level_shim.c $(TOOLCHAIN_STAMP)
+	@mkdir -p $(@D)
+	$(MPICC) -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $<
+
+check: $(BUILD)/tests/driver/libthread_level_shim.so
+E2E_TESTS += tests/driver/e2e_placement.sh
