@@ -100,13 +100,17 @@ static const column cells_columns[] = {
     CELL_COLUMN("comp_null_ci_lo", COL_RATIO, comp_null_ci.lo),
     CELL_COLUMN("comp_null_ci_hi", COL_RATIO, comp_null_ci.hi),
     CELL_COLUMN("bootstrap_seed", COL_LLONG, bootstrap_seed),
+    CELL_COLUMN("compute_delay_share", COL_RATIO, compute_delay_share),
+    CELL_COLUMN("interference", COL_BOOL, interference),
+    CELL_COLUMN("library_cpu_share", COL_RATIO, library_cpu_share),
 };
 enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals). */
-static const char *const cells_new_columns[] = {"blocks", "late_attempts", "attempts",
-                                                "r_overhead_ci_lo", NULL};
+static const char *const cells_new_columns[] = {"blocks",           "late_attempts",
+                                                "attempts",         "r_overhead_ci_lo",
+                                                "interference",     NULL};
 
 static const char by_rank_header[] =
     "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"

@@ -307,16 +307,7 @@ int nbc_deployment_bind_library_threads(nbc_deployment_state *st, char *err, siz
 
 int64_t nbc_thread_cpu_ns(pid_t tid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
-    FILE *f = fopen(path, "r");
-    long long on_cpu_ns = -1;
-    if (f) {
-        if (fscanf(f, "%lld", &on_cpu_ns) != 1)
-            on_cpu_ns = -1;
-        fclose(f);
-    }
-    return on_cpu_ns;
+    return threads_cpu_ns(tid);
 }
 
 void nbc_deployment_track_suite_thread(nbc_deployment_state *st, pid_t tid)

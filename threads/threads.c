@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -238,6 +239,18 @@ threads_sched threads_sched_diff(const threads_sched *a, const threads_sched *b)
     };
 }
 
+int64_t threads_cpu_ns(pid_t tid)
+{
+    /* The CPU clock of a thread of this process, as glibc's
+     * pthread_getcpuclockid makes it: (~tid << 3) | CPUCLOCK_PERTHREAD |
+     * CPUCLOCK_SCHED. */
+    clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 4 | 2);
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* One thread's open files. */
 typedef struct probe_thread {
     pid_t tid;
@@ -324,6 +337,12 @@ int threads_probe_read(threads_probe *p, threads_sched *out)
         if (pread_all(t->schedstat_fd, buf, sizeof buf) <= 0)
             continue; /* the thread ended */
         rc |= threads_parse_schedstat(buf, s);
+        /* schedstat's field 1 lags for a thread that is running (it is
+         * brought up to date at scheduler events); the thread's CPU clock
+         * is exact. */
+        int64_t cpu_ns = threads_cpu_ns(t->tid);
+        if (cpu_ns >= 0)
+            s->cpu_ns = cpu_ns;
         if (t->sched_fd >= 0) {
             if (pread_all(t->sched_fd, buf, sizeof buf) > 0)
                 rc |= threads_parse_sched(buf, s);

@@ -82,7 +82,7 @@ void threads_allowed_text(pid_t tid, char *buf, size_t len);
 /* ---- Scheduler counters ---------------------------------------------- */
 
 typedef struct threads_sched {
-    int64_t cpu_ns;       /* time on a CPU (schedstat field 1) */
+    int64_t cpu_ns;       /* time on a CPU (the thread's CPU clock; else schedstat field 1) */
     int64_t run_delay_ns; /* time runnable, waiting for a CPU (schedstat field 2) */
     int64_t vol_switches;   /* voluntary context switches (it blocked or slept) */
     int64_t invol_switches; /* involuntary ones (preempted) */
@@ -99,12 +99,17 @@ int threads_parse_schedstat(const char *text, threads_sched *s);
 int threads_parse_sched(const char *text, threads_sched *s);
 int threads_parse_status(const char *text, threads_sched *s);
 
+/* The CPU time of a thread of this process (its CPU clock, as
+ * CLOCK_THREAD_CPUTIME_ID is for the caller: exact, where schedstat lags
+ * by up to a scheduler tick for a running thread); -1 when it has gone. */
+int64_t threads_cpu_ns(pid_t tid);
+
 /* b - a, field by field (-1 where either is unavailable). */
 threads_sched threads_sched_diff(const threads_sched *a, const threads_sched *b);
 
 /* A set of threads whose counters are read often: each thread's files are
- * opened once and read with pread (two reads per thread: schedstat, and
- * sched or, where the kernel has no sched file, status). */
+ * opened once and read with pread (per thread: its CPU clock, schedstat,
+ * and sched or, where the kernel has no sched file, status). */
 typedef struct threads_probe threads_probe;
 
 /* NULL with a message when a file of a thread cannot be opened. */

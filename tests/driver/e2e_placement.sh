@@ -65,6 +65,21 @@ awk -F, 'NR > 1 && $3 == "comp_ref" && $7 == "main" { if ($11 > 0.3 * $10) ok++;
 cost=$(jq -c '[.sched_snapshot[] | {threads_probed, mean_us: (.mean_ns / 1000 | floor), max_us: (.max_ns / 1000 | floor)}]' "$meta")
 [ "$(jq 'all(.[]; .threads_probed >= 1)' <<<"$cost")" = true ] || fail "sched_snapshot: $cost"
 figure "sched.csv snapshot cost per rank (one read of every probed thread, twice per attempt): $cost"
+# the analysis reads sched.csv: the interference columns of cells.csv
+"$TOOLS_DIR/nbc-analyze" -q --no-plots "$DIR" >/dev/null 2>"$SCRATCH/analyze.err" ||
+    fail "nbc-analyze: $(cat "$SCRATCH/analyze.err")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["interference"] || !c["compute_delay_share"] || !c["library_cpu_share"]) exit 1; next }
+         $c["valid"] == 1 && ($c["compute_delay_share"] == "nan" || $c["compute_delay_share"] < 0 || $c["library_cpu_share"] == "nan") { exit 1 }' \
+    "$DIR/cells.csv" || fail "cells.csv lacks the sched.csv columns: $(head -n 2 "$DIR/cells.csv")"
+figure "compute_delay_share per cell ($MPI, basic): $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["compute_delay_share"] }' "$DIR/cells.csv")"
+# a run whose every cell is invalid: nbc-analyze writes its files and exits 4
+cp -r "$DIR" "$SCRATCH/none"
+awk -F, 'BEGIN { OFS = "," } NR > 1 { $6 = 0 } { print }' "$DIR/calib_comm.csv" >"$SCRATCH/none/calib_comm.csv"
+status=0
+"$TOOLS_DIR/nbc-analyze" -q --no-plots "$SCRATCH/none" >/dev/null 2>"$SCRATCH/none.err" || status=$?
+[ $status -eq 4 ] || fail "nbc-analyze on a run without a valid cell: status $status: $(cat "$SCRATCH/none.err")"
+grep -q "no valid cell: all .* cells are invalid (reasons: comm_calibration" "$SCRATCH/none.err" ||
+    fail "nbc-analyze: no reason given: $(cat "$SCRATCH/none.err")"
 figure "threads of rank 0 ($MPI, basic): $(jq -c '[.threads_start[0].threads[] | {name, role, cpus: .cpu_list}]' "$meta")"
 
 if [ "$MPI" = mpich ]; then

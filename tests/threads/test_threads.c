@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "threads/threads.h"
@@ -161,9 +162,13 @@ static void test_list_and_probe_live(void **state)
     threads_probe *p = threads_probe_open(tids, 2, err, sizeof err);
     assert_non_null(p);
     threads_sched a[2], b[2];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(threads_probe_read(p, a), 0);
     usleep(50000);
     assert_int_equal(threads_probe_read(p, b), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int64_t wall_ns = (t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec);
     threads_sched sleeper = threads_sched_diff(&a[0], &b[0]);
     threads_sched spinner = threads_sched_diff(&a[1], &b[1]);
     /* the spinner ran (or waited for a CPU) for most of 50 ms; the sleeper
@@ -171,6 +176,9 @@ static void test_list_and_probe_live(void **state)
     assert_true(spinner.cpu_ns + spinner.run_delay_ns > 20000000);
     assert_true(sleeper.vol_switches >= 1);
     assert_true(sleeper.cpu_ns < 20000000);
+    /* CPU time is exact (the thread's clock), never more than the wall time */
+    assert_true(spinner.cpu_ns <= wall_ns);
+    assert_true(spinner.cpu_ns >= 0 && spinner.run_delay_ns >= 0);
     if (threads_probe_has_migrations(p))
         assert_true(spinner.migrations >= 0);
     atomic_store(&spin_stop, 1);
