@@ -10,15 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sched_columns[] = {"cell",   "block",     "kind",   "attempt",
-                                            "rank",   "role",      "thread", "window_ns",
+static const char *const sched_columns[] = {"cell",   "block",       "kind",   "attempt",
+                                            "rank",   "role",        "thread", "window_ns",
                                             "cpu_ns", "run_delay_ns"};
 enum { SCHED_COLUMNS = sizeof sched_columns / sizeof *sched_columns };
 
 static const char *const role_names[SCHED_ROLE_COUNT] = {
-    [SCHED_ROLE_MAIN] = "main",         [SCHED_ROLE_COMPUTE] = "compute",
-    [SCHED_ROLE_SUITE_PROGRESS] = "suite_progress", [SCHED_ROLE_WATCHDOG] = "watchdog",
-    [SCHED_ROLE_LIBRARY] = "library",   [SCHED_ROLE_OTHER] = "other",
+    [SCHED_ROLE_MAIN] = "main",
+    [SCHED_ROLE_COMPUTE] = "compute",
+    [SCHED_ROLE_SUITE_PROGRESS] = "suite_progress",
+    [SCHED_ROLE_WATCHDOG] = "watchdog",
+    [SCHED_ROLE_LIBRARY] = "library",
+    [SCHED_ROLE_OTHER] = "other",
 };
 
 static int sched_fn(const csv_record *record, void *ctx, analysis_error *err)

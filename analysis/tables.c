@@ -108,9 +108,8 @@ enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals). */
-static const char *const cells_new_columns[] = {"blocks",           "late_attempts",
-                                                "attempts",         "r_overhead_ci_lo",
-                                                "interference",     NULL};
+static const char *const cells_new_columns[] = {"blocks",           "late_attempts", "attempts",
+                                                "r_overhead_ci_lo", "interference",  NULL};
 
 static const char by_rank_header[] =
     "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"

@@ -461,7 +461,6 @@ int nbc_passive_reps(const nbc_config *cfg);
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
                          size_t count, const char *phase);
 
-
 /* ---- threadlog.c: every thread, its role, CPUs and scheduler counters ---- */
 struct json_object;
 /* Before MPI_Init: the calling thread is main; the threads there now are

@@ -307,7 +307,8 @@ static json_object *deployment_json(nbc_run *run, const nbc_deployment_state *de
  * ("threads_start", "threads_end"; docs/formats.md). */
 static void record_threads(nbc_run *run, meta_info *meta, const char *host, const char *key)
 {
-    json_object *all = nbc_meta_gather_json(run, nbc_threads_rank_json(run->threads, run->rank, host));
+    json_object *all =
+        nbc_meta_gather_json(run, nbc_threads_rank_json(run->threads, run->rank, host));
     if (run->rank == 0)
         json_object_object_add(meta->thread_record, key, all);
 }
@@ -519,8 +520,9 @@ int main(int argc, char **argv)
     meta.deployment = deployment_json(&run, &dep);
     meta.thread_record = rank == 0 ? json_object_new_object() : NULL;
     if (rank == 0) {
-        json_object_object_add(meta.thread_record, "mpi_thread_level_required",
-                               json_object_new_string(deploy_thread_level_name(deploy->thread_level)));
+        json_object_object_add(
+            meta.thread_record, "mpi_thread_level_required",
+            json_object_new_string(deploy_thread_level_name(deploy->thread_level)));
     }
     nbc_iso_time_now(meta.start_time, sizeof meta.start_time);
     int len;

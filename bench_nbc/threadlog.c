@@ -260,10 +260,18 @@ enum { FIELDS = 13 };
 static void row_ints(const sched_row *r, int64_t *v)
 {
     const int64_t fields[FIELDS] = {
-        r->seq,       r->block,          r->kind,
-        r->attempt,   r->role,           r->thread,
-        r->tid,       r->window_ns,      r->delta.cpu_ns,
-        r->delta.run_delay_ns, r->delta.vol_switches, r->delta.invol_switches,
+        r->seq,
+        r->block,
+        r->kind,
+        r->attempt,
+        r->role,
+        r->thread,
+        r->tid,
+        r->window_ns,
+        r->delta.cpu_ns,
+        r->delta.run_delay_ns,
+        r->delta.vol_switches,
+        r->delta.invol_switches,
         r->delta.migrations,
     };
     memcpy(v, fields, sizeof fields);
@@ -309,8 +317,8 @@ int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell)
                         ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
                         "\n",
                         cell, v[1], nbc_kind_names[v[2]], v[3], v[0], r,
-                        threads_role_name((threads_role)v[4]), v[5], v[6], v[7], v[8], v[9],
-                        v[10], v[11], v[12]) < 0)
+                        threads_role_name((threads_role)v[4]), v[5], v[6], v[7], v[8], v[9], v[10],
+                        v[11], v[12]) < 0)
                 rc = MPI_ERR_IO;
         }
     if (t)
@@ -373,8 +381,10 @@ void nbc_threads_check_placement(nbc_run *run, const char *host, bool may_share)
         MPI_Allgather(mine, sizeof *mine, MPI_BYTE, all, sizeof *mine, MPI_BYTE, run->comm));
     for (int r = 0; r < run->ranks; r++) {
         all[r].host[sizeof all[r].host - 1] = '\0';
-        places[r] = (threads_rank_place){
-            .rank = r, .host = all[r].host, .compute_cpus = all[r].cpus, .compute_count = all[r].count};
+        places[r] = (threads_rank_place){.rank = r,
+                                         .host = all[r].host,
+                                         .compute_cpus = all[r].cpus,
+                                         .compute_count = all[r].count};
     }
     /* Every rank decides on the same table: the same verdict everywhere. */
     char err[1024];

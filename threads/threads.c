@@ -14,9 +14,12 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const role_names[THREADS_ROLE_COUNT] = {
-    [THREADS_ROLE_MAIN] = "main",         [THREADS_ROLE_COMPUTE] = "compute",
-    [THREADS_ROLE_SUITE_PROGRESS] = "suite_progress", [THREADS_ROLE_WATCHDOG] = "watchdog",
-    [THREADS_ROLE_LIBRARY] = "library",   [THREADS_ROLE_OTHER] = "other",
+    [THREADS_ROLE_MAIN] = "main",
+    [THREADS_ROLE_COMPUTE] = "compute",
+    [THREADS_ROLE_SUITE_PROGRESS] = "suite_progress",
+    [THREADS_ROLE_WATCHDOG] = "watchdog",
+    [THREADS_ROLE_LIBRARY] = "library",
+    [THREADS_ROLE_OTHER] = "other",
 };
 
 const char *threads_role_name(threads_role role)
@@ -47,7 +50,7 @@ threads_role threads_classify(const threads_known *known, pid_t tid, int *comput
     if (tid == known->watchdog_tid)
         return THREADS_ROLE_WATCHDOG;
     return among(tid, known->before_init, known->before_init_count) ? THREADS_ROLE_OTHER
-                                                                     : THREADS_ROLE_LIBRARY;
+                                                                    : THREADS_ROLE_LIBRARY;
 }
 
 int threads_tids(pid_t *tids, int capacity)
@@ -184,7 +187,8 @@ int threads_parse_schedstat(const char *text, threads_sched *s)
 static int64_t keyed_value(const char *text, const char *key)
 {
     size_t klen = strlen(key);
-    for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    for (const char *line = text; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         if (strncmp(line, key, klen) != 0)
             continue;
         const char *v = line + klen;

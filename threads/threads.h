@@ -52,11 +52,11 @@ threads_role threads_classify(const threads_known *known, pid_t tid, int *comput
 
 typedef struct threads_entry {
     pid_t tid;
-    char name[32];       /* /proc/self/task/T/comm */
+    char name[32]; /* /proc/self/task/T/comm */
     threads_role role;
-    int compute_index;   /* place in the compute team, -1 when not computing */
-    char cpus[256];      /* allowed CPUs, as Cpus_allowed_list ("0-3,8"); "unknown" */
-    cpu_set_t allowed;   /* the same set (empty when unknown) */
+    int compute_index; /* place in the compute team, -1 when not computing */
+    char cpus[256];    /* allowed CPUs, as Cpus_allowed_list ("0-3,8"); "unknown" */
+    cpu_set_t allowed; /* the same set (empty when unknown) */
 } threads_entry;
 
 /* Every thread of this process, in /proc/self/task order. Returns the count
@@ -82,8 +82,8 @@ void threads_allowed_text(pid_t tid, char *buf, size_t len);
 /* ---- Scheduler counters ---------------------------------------------- */
 
 typedef struct threads_sched {
-    int64_t cpu_ns;       /* time on a CPU (the thread's CPU clock; else schedstat field 1) */
-    int64_t run_delay_ns; /* time runnable, waiting for a CPU (schedstat field 2) */
+    int64_t cpu_ns;         /* time on a CPU (the thread's CPU clock; else schedstat field 1) */
+    int64_t run_delay_ns;   /* time runnable, waiting for a CPU (schedstat field 2) */
     int64_t vol_switches;   /* voluntary context switches (it blocked or slept) */
     int64_t invol_switches; /* involuntary ones (preempted) */
     int64_t migrations;     /* moves between CPUs (se.nr_migrations); -1: unavailable */

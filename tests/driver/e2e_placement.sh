@@ -16,7 +16,7 @@ command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
 command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
 [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores"
 make_scratch
-cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=2ms
+cell=(--set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,2ms,2" --set grid.comp_times=2ms
       --set run.repetitions=2 --set calibration.tolerance=0.9 --set run.null_share=0)
 
 # ---- a run: threads in meta.json, sched.csv for every attempt ----
@@ -27,7 +27,7 @@ for list in threads_start threads_end; do
     [ "$(jq --arg l $list '.[$l] | length' "$meta")" = 2 ] || fail "$list: not one entry per rank"
     for r in 0 1; do
         rank=$(jq -c --arg l $list --argjson r $r '.[$l][$r]' "$meta")
-        [ "$(jq .rank <<<"$rank")" = $r ] || fail "$list[$r] is rank $(jq .rank <<<"$rank")"
+        [ "$(jq .rank <<<"$rank")" = $r ] || fail "${list}[$r] is rank $(jq .rank <<<"$rank")"
         jq -e 'all(.threads[]; .tid > 0 and (.cpus | length) > 0 and (.role | IN("main",
                "compute", "suite_progress", "watchdog", "library", "other")))' <<<"$rank" >/dev/null ||
             fail "$list rank $r: a thread without tid, CPUs or a known role: $rank"

@@ -6,7 +6,6 @@
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    return PMPI_Init_thread(argc, argv,
-                            required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED,
-                            provided);
+    return PMPI_Init_thread(
+        argc, argv, required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED, provided);
 }

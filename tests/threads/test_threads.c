@@ -139,8 +139,11 @@ static void test_list_and_probe_live(void **state)
     while (atomic_load(&spin_tid) == 0)
         usleep(100);
     pid_t me = (pid_t)syscall(SYS_gettid), other = atomic_load(&spin_tid);
-    threads_known k = {.main_tid = me, .compute_tids = &me, .compute_count = 1,
-                       .before_init = &me, .before_init_count = 1};
+    threads_known k = {.main_tid = me,
+                       .compute_tids = &me,
+                       .compute_count = 1,
+                       .before_init = &me,
+                       .before_init_count = 1};
     threads_entry list[16];
     char err[256];
     int n = threads_list(&k, list, 16, err, sizeof err);
@@ -221,15 +224,19 @@ static void test_placement_refusals(void **state)
      * ranks may share */
     threads_rank_place team[] = {{0, "n1", zero, 1}, {1, "n2", twice, 2}};
     assert_int_equal(threads_check_placement(team, 2, true, err, sizeof err), -1);
-    assert_non_null(strstr(err, "rank 1 (host n2): compute threads 0 and 1 are both bound to CPU 2"));
+    assert_non_null(
+        strstr(err, "rank 1 (host n2): compute threads 0 and 1 are both bound to CPU 2"));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_schedstat),   cmocka_unit_test(test_parse_sched_and_status),
-        cmocka_unit_test(test_diff),              cmocka_unit_test(test_cpu_lists),
-        cmocka_unit_test(test_classify),          cmocka_unit_test(test_list_and_probe_live),
+        cmocka_unit_test(test_parse_schedstat),
+        cmocka_unit_test(test_parse_sched_and_status),
+        cmocka_unit_test(test_diff),
+        cmocka_unit_test(test_cpu_lists),
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_list_and_probe_live),
         cmocka_unit_test(test_placement_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
