@@ -385,6 +385,11 @@ typedef struct cell_metrics {
      * without passive.csv and compute_ref.csv */
     double r_mpi_impact;
     metric_bounds r_mpi_impact_ci;
+    /* sched.csv (README.md, "Interference"); NAN / false without it */
+    double compute_delay_share; /* median over blocks of the computing threads' worst
+                                 * run-queue delay / step window (overlap, comp_ref) */
+    bool interference;          /* compute_delay_share far beyond the run's norm */
+    double library_cpu_share;   /* the library threads' CPU time / window, overlap steps */
 } cell_metrics;
 
 /* One row of cells_by_rank.csv: a rank's own medians. */
@@ -438,6 +443,7 @@ typedef struct cell_table {
     block_values *blocks;
     size_t block_count;
     uncertainty_summary uncertainty;
+    double run_delay_share_norm; /* median compute_delay_share over cells; NAN: no sched.csv */
 } cell_table;
 
 /* What the diagnosis looks at. */
@@ -469,6 +475,45 @@ enum diagnosis analysis_diagnose(const diagnosis_input *input,
 int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_table *cells,
                            analysis_error *err);
 void analysis_cell_table_free(cell_table *cells);
+
+/* ---- sched.csv: the scheduler's counters per attempt (README.md,
+ * "Interference") ---- */
+enum sched_role {
+    SCHED_ROLE_MAIN,
+    SCHED_ROLE_COMPUTE,
+    SCHED_ROLE_SUITE_PROGRESS,
+    SCHED_ROLE_WATCHDOG,
+    SCHED_ROLE_LIBRARY,
+    SCHED_ROLE_OTHER,
+    SCHED_ROLE_COUNT
+};
+
+/* The columns of one sched.csv row the analysis uses. */
+typedef struct sched_row {
+    long cell, block, attempt, rank, thread;
+    enum raw_kind kind;
+    enum sched_role role;
+    long long window_ns, cpu_ns, run_delay_ns; /* -1: unavailable */
+} sched_row;
+
+int analysis_parse_sched(const char *buf, size_t len, const char *file_name, sched_row **rows,
+                         size_t *count, analysis_error *err);
+
+/* When a cell is flagged `interference`: its compute_delay_share is above
+ * both min_delay_share and min_ratio_to_norm x the run's median. */
+typedef struct interference_rules {
+    double min_delay_share;
+    double min_ratio_to_norm;
+} interference_rules;
+
+interference_rules analysis_default_interference(void);
+
+/* Fills compute_delay_share, interference, library_cpu_share of every cell
+ * (and the table's norm) from sched.csv's rows (count 0: NAN, false). */
+int analysis_sched_apply(const sched_row *rows, size_t count, const interference_rules *rules,
+                         cell_table *cells, analysis_error *err);
+/* The same from RUN_DIR/sched.csv; a run without one leaves NAN, false. */
+int analysis_sched_cells(const char *run_dir, cell_table *cells, analysis_error *err);
 
 /* Bits of impact_row.warnings: the two programs ran unlike steps, or a
  * phase is in one file only. */
@@ -547,6 +592,7 @@ typedef struct analysis_options {
     cell_rules rules;
     const long *ecdf_cells; /* cells whose distribution to draw (--ecdf) */
     size_t ecdf_count;
+    long *valid_cells; /* when not NULL: set to the run's valid cells (nbc-analyze's exit 4) */
 } analysis_options;
 
 analysis_options analysis_default_options(void);

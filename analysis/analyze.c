@@ -196,6 +196,45 @@ static void warn_start_skew(const char *run_dir, const cell_table *cells)
                       run_dir, skewed, cells->count, 100 * start_skew_warning_share, worst_s * 1e3);
 }
 
+/* Cells whose computing threads waited for their CPU far beyond the run's
+ * norm (sched.csv; README.md, "Interference"): said once per run. */
+static void warn_interference(const char *run_dir, const cell_table *cells)
+{
+    size_t flagged = 0;
+    double worst = 0;
+    for (size_t i = 0; i < cells->count; i++)
+        if (cells->cells[i].interference) {
+            flagged++;
+            worst = fmax(worst, cells->cells[i].compute_delay_share);
+        }
+    if (flagged)
+        analysis_warn("%s: in %zu of %zu cells the computing threads waited for their CPU up "
+                      "to %.0f %% of a step (median over blocks; the run's median %.2g %%): "
+                      "something else ran on their cores (column interference; sched.csv)",
+                      run_dir, flagged, cells->count, 100 * worst,
+                      100 * cells->run_delay_share_norm);
+}
+
+/* A run without a valid cell says why, by reason (README.md, Validity). */
+static void report_no_valid_cell(const char *run_dir, const cell_table *cells, long *valid_out)
+{
+    long valid = 0;
+    unsigned reasons = 0;
+    for (size_t i = 0; i < cells->count; i++) {
+        valid += cells->cells[i].valid;
+        reasons |= cells->cells[i].invalid_reasons;
+    }
+    if (valid_out)
+        *valid_out = valid;
+    if (valid > 0 || cells->count == 0)
+        return;
+    char text[256];
+    analysis_invalid_reasons_text(reasons, text, sizeof text);
+    analysis_warn("%s: no valid cell: all %zu cells are invalid (reasons: %s; cells.csv column "
+                  "invalid_reason)",
+                  run_dir, cells->count, text);
+}
+
 /* An impact.csv or impact figure from an earlier analysis must not outlive
  * the data it came from. */
 static void remove_stale_impact(const char *run_dir)
@@ -221,6 +260,8 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
         return status;
     status = analysis_compute_cells(&in, &options->rules, &cells, err);
     if (status == ANALYSIS_OK)
+        status = analysis_sched_cells(run_dir, &cells, err);
+    if (status == ANALYSIS_OK)
         status = check_ecdf_cells(run_dir, &cells, options, err);
     if (status == ANALYSIS_OK && in.have_passive && in.have_compute_ref) {
         status = analysis_compute_impact(&in, &options->rules.uncertainty, &impact, err);
@@ -232,8 +273,11 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
         remove_stale_impact(run_dir);
     if (status == ANALYSIS_OK)
         status = analysis_write_tables(run_dir, &cells, with_impact ? &impact : NULL, err);
-    if (status == ANALYSIS_OK)
+    if (status == ANALYSIS_OK) {
         warn_start_skew(run_dir, &cells);
+        warn_interference(run_dir, &cells);
+        report_no_valid_cell(run_dir, &cells, options->valid_cells);
+    }
     if (status == ANALYSIS_OK)
         status = write_summary(run_dir, &cells, &options->rules, with_impact, options->report, err);
     if (status == ANALYSIS_OK)

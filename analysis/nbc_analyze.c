@@ -10,6 +10,7 @@
 #include <string.h>
 
 enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES };
+enum { EXIT_NO_VALID_CELL = 4 };
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -99,7 +100,9 @@ static void usage(FILE *out)
           "  --resamples=B        bootstrap resamples per cell (default 2000)\n",
           out);
     fputs(cli_common_help(), out);
-    fputs("Exit status: 0 done, 1 system failure, 2 bad input.\n", out);
+    fputs("Exit status: 0 done, 1 system failure, 2 bad input, 4 a run has no valid cell\n"
+          "(every file written; the reasons on stderr).\n",
+          out);
 }
 
 int main(int argc, char **argv)
@@ -164,10 +167,15 @@ int main(int argc, char **argv)
         return ANALYSIS_ERR_INPUT;
     }
     int worst = 0;
+    bool some_without_valid = false;
     for (int i = optind; i < argc; i++) {
         analysis_error err;
+        long valid = -1;
+        options.valid_cells = &valid;
         int status = analysis_analyze_run(argv[i], &options, &err);
         worst = cli_report_status("nbc-analyze", status, &err, worst);
+        some_without_valid |= status == ANALYSIS_OK && valid == 0;
     }
-    return worst;
+    /* Every file is written; the run has nothing to show (said above). */
+    return worst == 0 && some_without_valid ? EXIT_NO_VALID_CELL : worst;
 }

@@ -104,13 +104,18 @@ static const column cells_columns[] = {
     CELL_COLUMN("r_mpi_impact", COL_RATIO, r_mpi_impact),
     CELL_COLUMN("r_mpi_impact_ci_lo", COL_RATIO, r_mpi_impact_ci.lo),
     CELL_COLUMN("r_mpi_impact_ci_hi", COL_RATIO, r_mpi_impact_ci.hi),
+    CELL_COLUMN("compute_delay_share", COL_RATIO, compute_delay_share),
+    CELL_COLUMN("interference", COL_BOOL, interference),
+    CELL_COLUMN("library_cpu_share", COL_RATIO, library_cpu_share),
 };
 enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
- * late_retries; then it had no intervals; then no stop, no r_mpi_impact). */
+ * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
+ * interference). */
 static const char *const cells_new_columns[] = {
-    "blocks", "late_attempts", "attempts", "stop", "r_overhead_ci_lo", "r_mpi_impact", NULL};
+    "blocks",           "late_attempts", "attempts",     "stop",
+    "r_overhead_ci_lo", "r_mpi_impact",  "interference", NULL};
 
 static const char by_rank_header[] =
     "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"

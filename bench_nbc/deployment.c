@@ -5,6 +5,7 @@
  * progress thread confirmed from its allowed CPUs, and the record of it
  * all (meta.json, docs/formats.md). */
 #include "bench_nbc/driver.h"
+#include "threads/threads.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -134,23 +135,25 @@ static int thread_level_constant(deploy_thread_level level)
     return constants[level];
 }
 
+deploy_thread_level nbc_deployment_level_of(int mpi_level)
+{
+    for (int level = DEPLOY_THREAD_MULTIPLE; level > DEPLOY_THREAD_SINGLE; level--)
+        if (mpi_level == thread_level_constant((deploy_thread_level)level))
+            return (deploy_thread_level)level;
+    return DEPLOY_THREAD_SINGLE;
+}
+
 int nbc_deployment_thread_level(const nbc_deployment_state *st)
 {
     return st->planned && !st->plan.refused ? thread_level_constant(st->plan.thread_level)
                                             : MPI_THREAD_FUNNELED;
 }
 
-/* Lists the threads of this process. Returns the count (at most capacity). */
+/* Lists the threads of this process (threads/threads.h): the count. */
 static int list_tids(pid_t *tids, int capacity)
 {
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d)) && n < capacity;)
-        if (e->d_name[0] != '.')
-            tids[n++] = (pid_t)atoi(e->d_name);
-    if (d)
-        closedir(d);
-    return n;
+    int n = threads_tids(tids, capacity);
+    return n > 0 ? n : 0;
 }
 
 int nbc_deployment_apply_env(nbc_deployment_state *st, char **argv)
@@ -237,16 +240,7 @@ static void cpus_of(pid_t tid, char *buf, size_t len)
 
 static void thread_name(pid_t tid, char *buf, size_t len)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-    FILE *f = fopen(path, "r");
-    buf[0] = '\0';
-    if (f) {
-        if (!fgets(buf, (int)len, f))
-            buf[0] = '\0';
-        fclose(f);
-    }
-    buf[strcspn(buf, "\n")] = '\0';
+    threads_name(tid, buf, len);
 }
 
 /* Whether the thread may run on some CPUs, all of them among cpus[]. */
@@ -313,16 +307,7 @@ int nbc_deployment_bind_library_threads(nbc_deployment_state *st, char *err, siz
 
 int64_t nbc_thread_cpu_ns(pid_t tid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
-    FILE *f = fopen(path, "r");
-    long long on_cpu_ns = -1;
-    if (f) {
-        if (fscanf(f, "%lld", &on_cpu_ns) != 1)
-            on_cpu_ns = -1;
-        fclose(f);
-    }
-    return on_cpu_ns;
+    return threads_cpu_ns(tid);
 }
 
 void nbc_deployment_track_suite_thread(nbc_deployment_state *st, pid_t tid)

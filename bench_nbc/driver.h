@@ -13,6 +13,8 @@
  *   measure.c       one timed measurement of a kind (Algorithm 1 and the
  *                   references), behind the window barrier, with retries
  *   progress.c      the benchmark's own progress thread (progress.mode=thread)
+ *   threadlog.c     every thread's role and CPUs (meta.json), the scheduler's
+ *                   counters per attempt (sched.csv); placement refusals
  *   watchdog.c      ends a hung job with a message naming cell, rank, call
  *   calibrate.c     message and matrix sizes for target times
  *   size_search.c   the message size search (no MPI, size_search.h)
@@ -85,6 +87,7 @@ typedef struct nbc_attempt_log {
 } nbc_attempt_log;
 
 typedef struct progress_thread progress_thread;
+typedef struct nbc_threads nbc_threads;
 typedef struct watchdog watchdog;
 typedef struct run_output run_output;
 typedef struct nbc_mpit nbc_mpit;
@@ -109,6 +112,7 @@ typedef struct nbc_run {
     bool check;                         /* verify received data (run.check) */
     coll_options coll_options;          /* run.root, run.datatype, run.in_place */
     watchdog *watchdog;                 /* NULL: none */
+    nbc_threads *threads;               /* the thread record (threadlog.c); NULL: none */
     int fault_hang_cell;                /* BENCH_NBC_FAULT: this rank hangs in that cell */
     bool fault_hang;                    /* set by the sweep while in that cell */
     int fault_late_cell;                /* BENCH_NBC_FAULT: this rank is late in that cell */
@@ -285,6 +289,7 @@ typedef enum {
     OUT_CALIB_COMM,
     OUT_CALIB_COMP,
     OUT_PASSIVE,
+    OUT_SCHED,
     OUT_SWEEP,
     OUT_FILE_COUNT
 } out_file;
@@ -359,6 +364,7 @@ typedef struct meta_info {
     struct json_object *measurement; /* how the sweep measured: top-level keys (docs/formats.md) */
     struct json_object *deployment;  /* the plan and its threads: top-level keys */
     struct json_object *system;      /* provenance, warnings, MPI_T: top-level keys */
+    struct json_object *thread_record; /* every thread, sched.csv's cost: top-level keys */
     int nodes, threads;
     int cells_total, cells_done;
     double calibration_s, sweep_s;
@@ -425,6 +431,8 @@ int nbc_deployment_plan_before_init(nbc_deployment_state *st, const nbc_config *
                                     size_t errlen);
 /* The MPI constant of the plan's thread level (funneled when no plan). */
 int nbc_deployment_thread_level(const nbc_deployment_state *st);
+/* MPI_THREAD_* (as MPI_Init_thread provided it) as a deploy_thread_level. */
+deploy_thread_level nbc_deployment_level_of(int mpi_level);
 /* Sets the plan's environment (recorded in mpi_library.settings); when the
  * OpenMP wait policy was not the plan's, starts the program again (execv)
  * so the OpenMP runtime reads it. -1 when that failed. */
@@ -452,6 +460,9 @@ void nbc_deployment_free(nbc_deployment_state *st);
 
 void nbc_iso_time_now(char *buf, size_t size);
 int nbc_meta_write(nbc_run *run, const meta_info *m);
+/* Collective: every rank's object (a new reference, consumed) gathered into
+ * an array on rank 0, indexed by rank; NULL on the other ranks. */
+struct json_object *nbc_meta_gather_json(nbc_run *run, struct json_object *mine);
 /* Collective: the clock sync summary of every rank (NULL except on rank 0). */
 struct json_object *nbc_meta_clocksync_json(nbc_run *run);
 /* The watchdog is about to end the job: rank 0 records why in meta.json
@@ -508,5 +519,44 @@ coll_options nbc_coll_options(const nbc_config *cfg);
  * of run.collective with its options. */
 uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
                                  size_t whatlen);
+
+/* ---- threadlog.c: every thread, its role, CPUs and scheduler counters ---- */
+struct json_object;
+/* Before MPI_Init: the calling thread is main; the threads there now are
+ * not the library's. NULL when out of memory. */
+nbc_threads *nbc_threads_create(void);
+/* The suite's threads, once they run (0: absent). */
+void nbc_threads_register(nbc_threads *t, const compute_team *team, pid_t suite_tid,
+                          pid_t watchdog_tid);
+/* Notes the threads there now; newest then returns the first thread not
+ * among them (0: none): the one a pthread_create made in between. */
+void nbc_threads_note_existing(nbc_threads *t);
+pid_t nbc_threads_newest(const nbc_threads *t);
+/* This rank's threads: {rank, host, threads: [{tid, name, role,
+ * compute_index, cpus, cpu_list}]} (docs/formats.md, meta.json "threads"). */
+struct json_object *nbc_threads_rank_json(const nbc_threads *t, int rank, const char *host);
+/* The sweep's attempts are recorded between these two (calibration's are
+ * not): the probe opens the files of the computing, progress and library
+ * threads. 0, or -1 with a message. */
+int nbc_threads_start_recording(nbc_threads *t, char *err, size_t errlen);
+void nbc_threads_stop_recording(nbc_threads *t);
+/* Around an attempt, outside its timed region: before the window barrier,
+ * and after t4 (a snapshot of every probed thread's counters each). NULL t:
+ * nothing. after returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+void nbc_threads_before_attempt(nbc_threads *t);
+int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a);
+/* Collective, when a cell's raw rows are written: its sched.csv rows
+ * gathered and written by rank 0; threads started since are probed from
+ * now on. */
+int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell);
+/* The snapshots' cost on this rank: {threads_probed, snapshots, mean_ns,
+ * max_ns, migrations_available}. */
+struct json_object *nbc_threads_cost_json(const nbc_threads *t);
+void nbc_threads_free(nbc_threads *t);
+/* Collective, before anything is measured: refuses (exit 2 on every rank,
+ * one message) a degenerate placement of the compute team's CPUs
+ * (threads_check_placement: one rank, two ranks of a host on a common CPU,
+ * two threads of a team on one CPU); may_share as there. */
+void nbc_threads_check_placement(nbc_run *run, const char *host, bool may_share);
 
 #endif

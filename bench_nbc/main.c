@@ -306,44 +306,46 @@ static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *c
  * threads; NULL except on rank 0. */
 static json_object *deployment_json(nbc_run *run, const nbc_deployment_state *dep)
 {
-    json_object *mine = nbc_deployment_rank_json(dep, run->rank);
-    const char *text = json_object_to_json_string(mine);
-    int len = (int)strlen(text) + 1;
-    int *lens = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *lens) : NULL;
-    int *offsets = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *offsets) : NULL;
-    NBC_CHECK_MPI(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, run->comm));
-    size_t total = 0;
-    for (int r = 0; lens && offsets && r < run->ranks; r++) {
-        offsets[r] = (int)total;
-        total += (size_t)lens[r];
+    json_object *ranks = nbc_meta_gather_json(run, nbc_deployment_rank_json(dep, run->rank));
+    if (run->rank != 0)
+        return NULL;
+    json_object *o = json_object_new_object();
+    const char *binding = "not required";
+    for (size_t r = 0; r < json_object_array_length(ranks); r++) {
+        json_object *one = json_object_array_get_idx(ranks, r), *b;
+        if (one && json_object_object_get_ex(one, "binding", &b) &&
+            strcmp(json_object_get_string(b), "not required") != 0 &&
+            strcmp(binding, "unconfirmed") != 0)
+            binding =
+                strcmp(json_object_get_string(b), "confirmed") == 0 ? "confirmed" : "unconfirmed";
     }
-    char *all = run->rank == 0 ? malloc(total + 1) : NULL;
-    nbc_exit_if_any_failed(run->rank == 0 && (!lens || !offsets || !all),
-                           "out of memory for the deployment record", 1);
-    NBC_CHECK_MPI(MPI_Gatherv(text, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, run->comm));
-    json_object_put(mine);
-    json_object *o = NULL;
-    if (run->rank == 0) {
-        o = json_object_new_object();
-        json_object *ranks = json_object_new_array();
-        const char *binding = "not required";
-        for (int r = 0; r < run->ranks; r++) {
-            json_object *one = json_tokener_parse(all + offsets[r]), *b;
-            if (one && json_object_object_get_ex(one, "binding", &b) &&
-                strcmp(json_object_get_string(b), "not required") != 0 &&
-                strcmp(binding, "unconfirmed") != 0)
-                binding = strcmp(json_object_get_string(b), "confirmed") == 0 ? "confirmed"
-                                                                              : "unconfirmed";
-            json_object_array_add(ranks, one);
-        }
-        json_object_object_add(o, "deployment_plan", json_object_get(dep->plan_json));
-        json_object_object_add(o, "progress_binding", json_object_new_string(binding));
-        json_object_object_add(o, "deployment_threads", ranks);
-    }
-    free(lens);
-    free(offsets);
-    free(all);
+    json_object_object_add(o, "deployment_plan", json_object_get(dep->plan_json));
+    json_object_object_add(o, "progress_binding", json_object_new_string(binding));
+    json_object_object_add(o, "deployment_threads", ranks);
     return o;
+}
+
+/* Collective: the thread list of every rank into meta.json's `key`
+ * ("threads_start", "threads_end"; docs/formats.md). */
+static void record_threads(nbc_run *run, meta_info *meta, const char *host, const char *key)
+{
+    json_object *all =
+        nbc_meta_gather_json(run, nbc_threads_rank_json(run->threads, run->rank, host));
+    if (run->rank == 0)
+        json_object_object_add(meta->thread_record, key, all);
+}
+
+/* Cells whose every block was kept: measured now and not stopped late, or
+ * kept by an earlier session of a resumed run. */
+static int cells_kept(const nbc_sweep_record *record, const bool *done_before)
+{
+    int kept = 0;
+    for (size_t c = 0; c < record->cells; c++) {
+        const nbc_attempt_log *log = &record->logs[c];
+        kept += done_before[c] ||
+                (record->measured[c] && log->count > 0 && !log->items[log->count - 1].late);
+    }
+    return kept;
 }
 
 /* meta.json's record of how the sweep measured (docs/formats.md). */
@@ -393,6 +395,8 @@ int main(int argc, char **argv)
     char blas_message[2048];
     (void)compute_blas_check(blas_message, sizeof blas_message);
     nbc_deployment_before_init_threads(&dep);
+    /* Threads here before MPI_Init are not the library's (threadlog.c). */
+    nbc_threads *threads_log = nbc_threads_create();
     if (MPI_Init_thread(&argc, &argv, nbc_deployment_thread_level(&dep), &provided) !=
         MPI_SUCCESS) {
         fprintf(stderr, "bench_nbc: MPI_Init_thread failed\n");
@@ -472,7 +476,12 @@ int main(int argc, char **argv)
     /* run.mpi against the library; the deployment, for this rank's cores. */
     bad = bad || nbc_library_check(&cfg, err, sizeof err) != 0;
     bad = bad || nbc_deployment_plan_rank(&dep, &cfg, &place, err, sizeof err) != 0;
+    /* The level the deployment needs, not only the one asked for: a library
+     * may provide less (deploy_check_thread_level). */
+    bad = bad || deploy_check_thread_level(&dep.plan, nbc_deployment_level_of(provided), err,
+                                           sizeof err) != 0;
     nbc_exit_if_any_failed(bad, err, 2);
+    nbc_exit_if_any_failed(threads_log == NULL, "out of memory for the thread record", 1);
     const deploy_plan *deploy = &dep.plan;
     int threads = deploy->compute_count;
     /* Every thread MPI_Init created goes where the plan says; dedicated's
@@ -524,7 +533,10 @@ int main(int argc, char **argv)
         .max_retries = cfg.run.max_retries,
         .check = cfg.run.check,
         .coll_options = coll_opts,
+        .threads = threads_log,
     };
+    /* Degenerate placements are refused before anything is measured. */
+    nbc_threads_check_placement(&run, place.host, place.may_share_cores);
     if (deploy->progress_thread == DEPLOY_PROGRESS_SUITE) {
         /* Oversubscribed, it inherits the compute team's first core. */
         int cpu = deploy->oversubscribed ? -1 : deploy->progress_cpus[0];
@@ -543,6 +555,12 @@ int main(int argc, char **argv)
 
     meta_info meta = {.status = "running", .threads = threads};
     meta.deployment = deployment_json(&run, &dep);
+    meta.thread_record = rank == 0 ? json_object_new_object() : NULL;
+    if (rank == 0) {
+        json_object_object_add(
+            meta.thread_record, "mpi_thread_level_required",
+            json_object_new_string(deploy_thread_level_name(deploy->thread_level)));
+    }
     nbc_iso_time_now(meta.start_time, sizeof meta.start_time);
     int len;
     NBC_CHECK_MPI(MPI_Get_library_version(meta.library_version, &len));
@@ -602,9 +620,16 @@ int main(int argc, char **argv)
     nbc_exit_if_any_failed(bad, err, 1);
 
     watchdog_record fire_record = {.run = &run, .meta = &meta};
+    nbc_threads_note_existing(threads_log); /* the watchdog is the thread that appears next */
     run.watchdog = watchdog_start(rank, cfg.watchdog.factor, cfg.watchdog.floor_s,
                                   nbc_meta_record_watchdog, &fire_record, err, sizeof err);
     nbc_exit_if_any_failed(run.watchdog == NULL, err, 1);
+    /* Every thread of the rank runs now: the list of the start. */
+    nbc_threads_register(threads_log, team, progress_thread_tid(run.progress_thread),
+                         nbc_threads_newest(threads_log));
+    record_threads(&run, &meta, place.host, "threads_start");
+    if (rank == 0)
+        nbc_meta_write(&run, &meta);
     run.fault_hang_cell = fault_cell("hang", rank);
     run.fault_late_cell = fault_cell("late", rank);
 
@@ -671,7 +696,11 @@ int main(int argc, char **argv)
     bool interrupted = !calibrated;
     int64_t sweep_start_ns = clocksync_now_local_ns(run.sync);
     nbc_deployment_sweep_mark(&dep, false);
+    /* sched.csv: the scheduler's counters over every attempt of the sweep */
+    if (nbc_threads_start_recording(threads_log, err, sizeof err) != 0)
+        fprintf(stderr, "bench_nbc: rank %d: warning: no sched.csv rows: %s\n", rank, err);
     int rc = calibrated && !stopped ? nbc_sweep(&run, &plan, &record, &interrupted) : MPI_SUCCESS;
+    nbc_threads_stop_recording(threads_log);
     nbc_deployment_sweep_mark(&dep, true);
     meta.sweep_s = (double)(clocksync_now_local_ns(run.sync) - sweep_start_ns) * 1e-9;
     for (size_t cell = 0; cell < cells; cell++)
@@ -698,7 +727,15 @@ int main(int argc, char **argv)
     if (rc == MPI_SUCCESS) {
         json_object_put(meta.deployment);
         meta.deployment = deployment_json(&run, &dep);
+        /* Threads that appeared during the run show in the list of the end. */
+        record_threads(&run, &meta, place.host, "threads_end");
+        json_object *cost = nbc_meta_gather_json(&run, nbc_threads_cost_json(threads_log));
+        if (rank == 0)
+            json_object_object_add(meta.thread_record, "sched_snapshot", cost);
     }
+    int kept = cells_kept(&record, prior.cell_done);
+    if (rank == 0)
+        json_object_object_add(meta.thread_record, "cells_kept", json_object_new_int(kept));
     meta.status = rc != MPI_SUCCESS ? "failed"
                   : interrupted     ? "interrupted"
                   : stopped         ? "calibrated"
@@ -710,8 +747,15 @@ int main(int argc, char **argv)
                 meta.status, meta.cells_done, meta.cells_total, run_output_dir(run.out),
                 meta.calibration_s, meta.sweep_s);
     }
-    /* 3 tells a batch script the run was cut short but kept its cells. */
-    int status = rc != MPI_SUCCESS ? 1 : interrupted ? 3 : 0;
+    /* 3 tells a batch script the run was cut short but kept its cells; 5
+     * that it ended with nothing to analyse. */
+    int status = rc != MPI_SUCCESS ? 1 : interrupted ? 3 : stopped ? 0 : kept == 0 ? 5 : 0;
+    if (status == 5 && rank == 0)
+        fprintf(stderr,
+                "bench_nbc: no cell was measured whole: %zu of %zu cells unreachable (calibration "
+                "did not reach their targets), the other %zu stopped late (every retry of an "
+                "attempt left the window barrier late; raw.csv); exit status 5\n",
+                unreachable, cells, cells - unreachable);
     if (rc != MPI_SUCCESS)
         fprintf(stderr, "bench_nbc: rank %d: the run failed (MPI error %d)\n", rank, rc);
 
@@ -722,6 +766,8 @@ int main(int argc, char **argv)
     json_object_put(meta.deployment);
     json_object_put(meta.system);
     nbc_mpit_free(run.mpit);
+    json_object_put(meta.thread_record);
+    nbc_threads_free(threads_log);
     nbc_deployment_free(&dep);
     nbc_sweep_record_free(&record);
     nbc_resume_free(&prior);

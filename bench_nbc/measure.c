@@ -188,6 +188,9 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
                            .attempt = attempt,
                            .kind = spec->kind,
                            .tolerance_ns = spec->tolerance_ns};
+        /* The scheduler's counters (sched.csv) are read before the barrier
+         * and after t4: never inside t1..t4. */
+        nbc_threads_before_attempt(run->threads);
         watchdog_arm(run->watchdog, spec->expected_s);
         watchdog_phase(run->watchdog, PHASE_BARRIER);
         clocksync_barrier_result barrier;
@@ -195,6 +198,8 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
         a->wall_start_ns = realtime_ns();
         if (err == MPI_SUCCESS)
             err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, &a->sample);
+        if (err == MPI_SUCCESS)
+            err = nbc_threads_after_attempt(run->threads, a);
         /* Whether every rank was on time is only asked after the timed
          * region, so it adds nothing before it. */
         bool any_late = false;

@@ -137,6 +137,7 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     merge_keys(o, m->deployment);
     merge_keys(o, m->measurement);
     merge_keys(o, m->system);
+    merge_keys(o, m->thread_record);
     json_object_object_add(o, "revision", json_object_new_string(BENCH_NBC_REVISION));
     json_object_object_add(o, "start_time", json_object_new_string(m->start_time));
     json_object_object_add(o, "end_time", json_object_new_string(m->end_time));
@@ -172,6 +173,37 @@ void nbc_meta_record_watchdog(void *context, const char *message)
 }
 
 /* The clock sync summary of every rank (collective; NULL except on rank 0). */
+json_object *nbc_meta_gather_json(nbc_run *run, json_object *mine)
+{
+    const char *text = json_object_to_json_string(mine);
+    int len = (int)strlen(text) + 1;
+    int *lens = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *lens) : NULL;
+    int *offsets = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *offsets) : NULL;
+    nbc_exit_if_any_failed(run->rank == 0 && (!lens || !offsets),
+                           "out of memory gathering meta.json's records", 1);
+    NBC_CHECK_MPI(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, run->comm));
+    size_t total = 0;
+    for (int r = 0; lens && r < run->ranks; r++) {
+        offsets[r] = (int)total;
+        total += (size_t)lens[r];
+    }
+    char *all = run->rank == 0 ? malloc(total + 1) : NULL;
+    nbc_exit_if_any_failed(run->rank == 0 && !all, "out of memory gathering meta.json's records",
+                           1);
+    NBC_CHECK_MPI(MPI_Gatherv(text, len, MPI_CHAR, all, lens, offsets, MPI_CHAR, 0, run->comm));
+    json_object_put(mine);
+    json_object *array = NULL;
+    if (run->rank == 0) {
+        array = json_object_new_array();
+        for (int r = 0; r < run->ranks; r++)
+            json_object_array_add(array, json_tokener_parse(all + offsets[r]));
+    }
+    free(lens);
+    free(offsets);
+    free(all);
+    return array;
+}
+
 json_object *nbc_meta_clocksync_json(nbc_run *run)
 {
     const clocksync_model *m = clocksync_get_model(run->sync);

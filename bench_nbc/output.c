@@ -27,6 +27,8 @@ static const struct {
                         "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
     [OUT_PASSIVE] = {"passive.csv", "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,"
                                     "reps,step,t_comp_s"},
+    [OUT_SCHED] = {"sched.csv", "cell,block,kind,attempt,seq,rank,role,thread,tid,window_ns,cpu_ns,"
+                                "run_delay_ns,vol_switches,invol_switches,migrations"},
     [OUT_SWEEP] = {"sweep.csv", "cell,blocks,stop,half_width,elapsed_s"},
 };
 

@@ -43,14 +43,9 @@ int nbc_place_rank(placement *p, char *err, size_t errlen)
             p->split = true;
             return 0;
         }
-        if (per_rank < 1) {
-            snprintf(err, errlen,
-                     "%d ranks on host %s share %d cores: at most one rank per core (MPI "
-                     "libraries that busy-poll slow down by orders of magnitude otherwise; "
-                     "compute.kernel = sleep may share them with a library that yields)",
-                     p->local_ranks, p->host, count);
-            return -1;
-        }
+        if (per_rank < 1)
+            return 0; /* more ranks than cores: refused once the team is bound, naming the
+                       * ranks and CPUs (nbc_threads_check_placement) */
         memmove(p->cpus, p->cpus + p->local_rank * per_rank, (size_t)per_rank * sizeof(int));
         p->cpu_count = per_rank;
         p->split = true;

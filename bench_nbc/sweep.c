@@ -419,6 +419,8 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         record->measured[cell] = true;
         record->order[record->order_count++] = cell;
         rc = write_cell(run, plan, record, cell, raw);
+        if (rc == MPI_SUCCESS)
+            rc = nbc_threads_write_cell(run, run->threads, cell); /* sched.csv */
         if (rc == MPI_SUCCESS && run->rank == 0)
             rc = write_stop(run->out, cell, &record->stops[cell]);
         if (rc == MPI_SUCCESS && run->rank == 0 && run_output_flush(run->out) != 0)

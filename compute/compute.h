@@ -150,6 +150,11 @@ void compute_team_destroy(compute_team *team);
 int compute_team_threads(const compute_team *team);
 /* CPU of thread i, or -1 when not bound. */
 int compute_team_cpu(const compute_team *team, int thread);
+/* The OS thread (Linux tid) running team thread i, as of its last binding
+ * (creation, or a step that found the slot handed to another thread); 0
+ * for a bad thread number. Thread 0 is the caller. For the record of
+ * where every thread runs (threads/threads.h). */
+long compute_team_tid(const compute_team *team, int thread);
 /* Message of the last failed call on this team. */
 const char *compute_team_error(const compute_team *team);
 

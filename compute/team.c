@@ -321,6 +321,11 @@ int compute_team_cpu(const compute_team *team, int thread)
     return team->slots[thread].cpu;
 }
 
+long compute_team_tid(const compute_team *team, int thread)
+{
+    return thread >= 0 && thread < team->threads ? (long)team->slots[thread].tid : 0;
+}
+
 const char *compute_team_error(const compute_team *team)
 {
     return team->error;

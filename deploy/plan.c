@@ -31,6 +31,14 @@ static const deployment_rule rules[NBC_DEPLOYMENT_COUNT] = {
 };
 
 static const char *const thread_level_names[] = {"single", "funneled", "serialized", "multiple"};
+static const char *const thread_level_constants[] = {"SINGLE", "FUNNELED", "SERIALIZED",
+                                                     "MULTIPLE"};
+
+static const char *upper_level_name(deploy_thread_level level)
+{
+    return (unsigned)level < ARRAY_SIZE(thread_level_constants) ? thread_level_constants[level]
+                                                                : "UNKNOWN";
+}
 static const char *const progress_thread_names[] = {"none", "library", "suite"};
 static const char *const bind_names[] = {"shared", "library_setting", "after_init", "suite"};
 
@@ -367,6 +375,28 @@ const char *deploy_progress_thread_name(deploy_progress_thread thread)
 const char *deploy_bind_name(deploy_bind bind)
 {
     return (unsigned)bind < ARRAY_SIZE(bind_names) ? bind_names[bind] : "unknown";
+}
+
+int deploy_check_thread_level(const deploy_plan *plan, deploy_thread_level provided, char *err,
+                              size_t errlen)
+{
+    if (provided >= plan->thread_level)
+        return 0;
+    static const char *const why[] = {
+        [DEPLOY_PROGRESS_NONE] = "only the main thread calls MPI while OpenMP threads compute",
+        [DEPLOY_PROGRESS_LIBRARY] = "the library's progress thread drives MPI beside the main "
+                                    "thread",
+        [DEPLOY_PROGRESS_SUITE] = "the suite's progress thread calls MPI while the main thread "
+                                  "does",
+    };
+    snprintf(err, errlen,
+             "run.deployment: \"%s\" needs MPI_THREAD_%s (%s), but MPI_Init_thread provided "
+             "MPI_THREAD_%s: this MPI library (or its build, or a setting such as a "
+             "single-threaded device) does not support it; use a deployment that needs less "
+             "or a library built with thread support",
+             nbc_deployment_name(plan->deployment), upper_level_name(plan->thread_level),
+             why[plan->progress_thread], upper_level_name(provided));
+    return -1;
 }
 
 const char *deploy_thread_level_name(deploy_thread_level level)

@@ -109,6 +109,12 @@ typedef struct deploy_plan {
 int deploy_plan_make(const deploy_input *in, deploy_plan *plan);
 void deploy_plan_free(deploy_plan *plan);
 
+/* MPI_Init_thread's provided level against the plan's: 0 when it is at
+ * least plan->thread_level; -1 with a message naming the deployment, both
+ * levels and what needs the level. */
+int deploy_check_thread_level(const deploy_plan *plan, deploy_thread_level provided, char *err,
+                              size_t errlen);
+
 /* The plan as JSON (docs/running.md, "bench_nbc --plan"); a new reference,
  * NULL when out of memory. */
 struct json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in);

@@ -306,6 +306,8 @@ static void test_cells_round_trip(void **state)
     assert_int_equal(analysis_compute_cells(&in, &rules, &cells, &err), 0);
     char dir[] = "/tmp/test_analysis_parse.XXXXXX";
     assert_non_null(mkdtemp(dir));
+    cells.cells[1].interference = true;
+    cells.cells[1].compute_delay_share = 0.25;
     assert_int_equal(analysis_write_tables(dir, &cells, NULL, &err), 0);
 
     char path[300], text[8192];
@@ -327,7 +329,8 @@ static void test_cells_round_trip(void **state)
         "r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,"
         "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
         "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,"
-        "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi\n";
+        "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
+        "library_cpu_share\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -349,6 +352,8 @@ static void test_cells_round_trip(void **state)
         assert_true(fabs(b->diagnosis_confidence - a->diagnosis_confidence) < 1e-9);
         assert_int_equal(b->bootstrap_seed, a->bootstrap_seed);
         assert_int_equal(b->comm_null_blocks, a->comm_null_blocks);
+        assert_int_equal(b->interference, a->interference);
+        assert_true(fabs(b->compute_delay_share - a->compute_delay_share) < 1e-6);
     }
     /* one block each: the estimates' classes, uncertain on the map */
     assert_int_equal(back.cells[0].diagnosis_point, DIAG_NO_PROGRESS);

@@ -17,7 +17,7 @@ make_scratch
 
 deployment=()
 [ "$MPI" = mpich ] && deployment=(--set run.deployment=progress)
-out=$(mpi_launch -n 1 "$BENCH" "${QUICK[@]}" "${deployment[@]}" --set run.results_dir="$SCRATCH" \
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${deployment[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms --set grid.comp_times=2ms --set run.repetitions=2 2>&1) || fail "bench_nbc failed: $out"
 meta=$(run_folder "$out")/meta.json
 [ -f "$meta" ] || fail "no meta.json: $out"

@@ -58,6 +58,13 @@ for dep in dedicated thread; do
         # Rank 0's plan names the free core; every rank's is the same here.
         jq -e --arg f "$free" 'all(.cpus == $f)' <<<"$threads" >/dev/null ||
             fail "$dep: rank $r's threads not only on $free: $threads"
+        if [ $dep = thread ]; then
+            jq -e 'all(.tid > 0 and .cpu_s_sweep != null)' <<<"$threads" >/dev/null ||
+                fail "thread: rank $r's suite thread without tid or CPU time: $threads"
+        else
+            jq -e '[.[] | select(.bound_by == "MPIR_CVAR_PROGRESS_THREAD_AFFINITY")] | length == 1' \
+                <<<"$threads" >/dev/null || fail "dedicated: rank $r: MPICH's affinity setting did not place its thread: $threads"
+        fi
     done
     figure "$dep across 2 namespace nodes: progress threads on CPU $free, $(jq -c '[.deployment_threads[].threads[] | {name, cpus, cpu_s_sweep}]' "$DIR/meta.json")"
 done

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bench_nbc --plan for every deployment, read with jq: what each means on
 # this build's library and this machine's cores, without MPI (no launcher);
-# then runs that hold a plan to what it said: the thread level the progress
-# deployment requires, the suite's own thread on the free core (its tid,
-# CPUs and CPU time in meta.json), dedicated's library thread confirmed on
-# the free core (MPICH, one rank with 2 cores).
+# then a run that holds a plan to what it said: the thread level the
+# progress deployment requires. The suite's own thread and dedicated's
+# library thread on the free core (2 cores per rank) are run by
+# e2e_dedicated_netns.sh (2 nodes, 2 cores each).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -87,29 +87,7 @@ if [ "$MPI" = mpich ]; then
     [ "$(jq -r .environment.OMP_WAIT_POLICY "$DIR/meta.json")" = passive ] || fail "progress: wait policy"
 fi
 
-# The suite's own thread, 1 rank on 2 cores: on the free core, alone there.
-out=$(mpi_launch -n 1 taskset -c 0,1 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=thread 2>&1) ||
-    fail "thread failed: $out"
-DIR=$(run_folder "$out")
-free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
-suite=$(jq -c '.deployment_threads[0].threads[] | select(.role == "suite progress thread")' "$DIR/meta.json")
-[ -n "$suite" ] || fail "thread: no suite thread in meta.json"
-[ "$(jq -r .cpus <<<"$suite")" = "$free" ] || fail "thread: suite thread on $(jq -r .cpus <<<"$suite"), free core $free"
-[ "$(jq -r '.tid > 0 and .cpu_s_sweep != null' <<<"$suite")" = true ] || fail "thread: tid or CPU time missing: $suite"
-[ "$(meta_value "$DIR" progress)" = thread ] || fail "thread: progress $(meta_value "$DIR" progress)"
-figure "suite progress thread on CPU $free: $(jq -r .cpu_s_sweep <<<"$suite") s of CPU over the sweep"
-
-if [ "$MPI" = mpich ]; then
-    # dedicated: MPICH's progress thread (and every thread MPI_Init made)
-    # allowed only the free core, confirmed from the kernel's affinity.
-    out=$(mpi_launch -n 1 taskset -c 0,1 env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" \
-        --set run.deployment=dedicated 2>&1) || fail "dedicated failed: $out"
-    DIR=$(run_folder "$out")
-    [ "$(meta_value "$DIR" progress_binding)" = confirmed ] || fail "dedicated: binding $(meta_value "$DIR" progress_binding)"
-    free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
-    jq -e --arg f "$free" '[.deployment_threads[0].threads[] | select(.role == "created by MPI_Init") | .cpus == $f] | length > 0 and all' \
-        "$DIR/meta.json" >/dev/null || fail "dedicated: a library thread not only on $free: $(jq -c .deployment_threads "$DIR/meta.json")"
-    jq -e '[.deployment_threads[0].threads[] | select(.bound_by == "MPIR_CVAR_PROGRESS_THREAD_AFFINITY")] | length == 1' \
-        "$DIR/meta.json" >/dev/null || fail "dedicated: MPICH's affinity setting did not place its thread"
-fi
+# The suite's own thread and dedicated's library thread on the free core
+# need 2 cores per rank and at least 2 ranks (a one-rank job is refused):
+# tests/deploy/e2e_dedicated_netns.sh runs them on 2 namespace nodes.
 echo "plans read for 5 deployments; runs held them"

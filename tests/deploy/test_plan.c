@@ -483,11 +483,58 @@ static void profiles_state_progress(void **state)
         }
 }
 
+/* What MPI_Init_thread provided against what each deployment needs, on
+ * MPICH's profile (4.0.2, 2 cores): less is refused naming both levels. */
+static void thread_level_asserted(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *deployment;
+        deploy_thread_level provided;
+        bool accepted;
+        const char *words;
+    } rows[] = {
+        {"basic", DEPLOY_THREAD_FUNNELED, true, NULL},
+        {"basic", DEPLOY_THREAD_SINGLE, false, "needs MPI_THREAD_FUNNELED"},
+        {"progress", DEPLOY_THREAD_MULTIPLE, true, NULL},
+        {"progress", DEPLOY_THREAD_FUNNELED, false,
+         "\"progress\" needs MPI_THREAD_MULTIPLE (the library's progress thread"},
+        {"thread", DEPLOY_THREAD_SERIALIZED, false, "provided MPI_THREAD_SERIALIZED"},
+        {"manual", DEPLOY_THREAD_MULTIPLE, true, NULL},
+    };
+    const int cpus[] = {0, 1};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        nbc_config cfg;
+        char err[1024], set[64];
+        assert_int_equal(nbc_config_init(&cfg, err, sizeof err), 0);
+        snprintf(set, sizeof set, "run.deployment=%s", rows[i].deployment);
+        assert_int_equal(nbc_config_set(&cfg, set, err, sizeof err), 0);
+        deploy_input in = {.cfg = &cfg,
+                           .profile = mpiprofile_find(&profiles, "mpich"),
+                           .version = "4.0.2",
+                           .cpus = cpus,
+                           .cpu_count = 2,
+                           .machine_cpus = 4};
+        deploy_plan plan;
+        if (deploy_plan_make(&in, &plan) != 0)
+            fail_msg("%s: refused: %s", rows[i].deployment, plan.refusal);
+        int rc = deploy_check_thread_level(&plan, rows[i].provided, err, sizeof err);
+        if ((rc == 0) != rows[i].accepted)
+            fail_msg("%s provided %s: %s", rows[i].deployment,
+                     deploy_thread_level_name(rows[i].provided), rc == 0 ? "accepted" : err);
+        if (rows[i].words && !strstr(err, rows[i].words))
+            fail_msg("%s: message \"%s\" lacks \"%s\"", rows[i].deployment, err, rows[i].words);
+        deploy_plan_free(&plan);
+        nbc_config_free(&cfg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_case),
         cmocka_unit_test(profiles_state_progress),
+        cmocka_unit_test(thread_level_asserted),
     };
     return cmocka_run_group_tests(tests, load_profiles, free_profiles);
 }

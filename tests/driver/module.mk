@@ -23,3 +23,11 @@ $(BUILD)/tests/driver/test_stopping: $(BUILD)/nompi/tests/driver/test_stopping.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ANALYSIS_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_stopping
+# A library that provides less than the deployment needs (LD_PRELOAD,
+# e2e_placement.sh): MPI_Init_thread held to MPI_THREAD_FUNNELED.
+$(BUILD)/tests/driver/libthread_level_shim.so: tests/driver/thread_level_shim.c $(TOOLCHAIN_STAMP)
+	@mkdir -p $(@D)
+	$(MPICC) -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $<
+
+check: $(BUILD)/tests/driver/libthread_level_shim.so
+E2E_TESTS += tests/driver/e2e_placement.sh

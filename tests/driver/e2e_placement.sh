@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Where every thread runs, and what the scheduler did to it: a 2-rank run
+# lists each rank's threads with their roles and allowed CPUs in meta.json
+# (at the start and at the end; the main thread on its compute CPU) and
+# sched.csv holds the counters of every computing thread for every attempt
+# of raw.csv; with MPICH, the progress deployment lists the library's
+# progress thread. Then the refusals, exit 2 with one message before any
+# measurement: a one-rank job, both ranks bound to CPU 0, a library that
+# provides a lower thread level than the deployment needs (an LD_PRELOAD
+# shim holds MPI_Init_thread to MPI_THREAD_FUNNELED).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/driver/lib_driver.sh
+source "$(dirname "$0")/lib_driver.sh"
+command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
+command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
+[ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores"
+make_scratch
+cell=(--set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,2ms,2" --set grid.comp_times=2ms
+      --set run.repetitions=2 --set calibration.tolerance=0.9 --set run.null_share=0)
+
+# ---- a run: threads in meta.json, sched.csv for every attempt ----
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1) || fail "bench_nbc failed: $out"
+DIR=$(run_folder "$out")
+meta=$DIR/meta.json
+for list in threads_start threads_end; do
+    [ "$(jq --arg l $list '.[$l] | length' "$meta")" = 2 ] || fail "$list: not one entry per rank"
+    for r in 0 1; do
+        rank=$(jq -c --arg l $list --argjson r $r '.[$l][$r]' "$meta")
+        [ "$(jq .rank <<<"$rank")" = $r ] || fail "${list}[$r] is rank $(jq .rank <<<"$rank")"
+        jq -e 'all(.threads[]; .tid > 0 and (.cpus | length) > 0 and (.role | IN("main",
+               "compute", "suite_progress", "watchdog", "library", "other")))' <<<"$rank" >/dev/null ||
+            fail "$list rank $r: a thread without tid, CPUs or a known role: $rank"
+        [ "$(jq '[.threads[] | select(.role == "main")] | length' <<<"$rank")" = 1 ] ||
+            fail "$list rank $r: not one main thread"
+        [ "$(jq '[.threads[] | select(.role == "watchdog")] | length' <<<"$rank")" = 1 ] ||
+            fail "$list rank $r: not one watchdog"
+        # the main thread computes (team thread 0), bound to one CPU: the
+        # binding meta.json records for the rank
+        main_cpus=$(jq -r '.threads[] | select(.role == "main") | .cpus | join(",")' <<<"$rank")
+        bound=$(jq -r --argjson r $r '.binding[$r] | split(" ")[0]' "$meta")
+        [ "$main_cpus" = "$bound" ] || fail "$list rank $r: main thread on $main_cpus, bound to $bound"
+    done
+done
+# the two ranks compute on different CPUs
+[ "$(jq -r '[.threads_start[].threads[] | select(.role == "main") | .cpus[0]] | unique | length' "$meta")" = 2 ] ||
+    fail "both ranks' main threads on one CPU: $(jq -c .threads_start "$meta")"
+[ "$(meta_value "$DIR" mpi_thread_level_required)" = funneled ] ||
+    fail "mpi_thread_level_required $(meta_value "$DIR" mpi_thread_level_required)"
+[ -n "$(meta_value "$DIR" mpi_thread_level)" ] || fail "no mpi_thread_level"
+
+sched=$DIR/sched.csv
+[ "$(head -n 1 "$sched")" = "cell,block,kind,attempt,seq,rank,role,thread,tid,window_ns,cpu_ns,run_delay_ns,vol_switches,invol_switches,migrations" ] ||
+    fail "sched.csv header: $(head -n 1 "$sched")"
+# every (seq, rank) of raw.csv has its main thread's row, and nothing else
+raw_keys=$(awk -F, 'NR > 1 { print $11 "," $13 }' "$DIR/raw.csv" | sort -u)
+sched_keys=$(awk -F, 'NR > 1 && $7 == "main" { print $5 "," $6 }' "$sched" | sort -u)
+[ -n "$raw_keys" ] || fail "raw.csv has no attempt"
+[ "$raw_keys" = "$sched_keys" ] || fail "sched.csv's main rows do not match raw.csv's attempts"
+awk -F, 'NR > 1 && ($10 <= 0 || $11 < 0 || $11 > $10 * 1.05 + 1e6 || $12 < 0 || $13 < 0 || $14 < 0) { print; bad = 1 } END { exit bad }' "$sched" ||
+    fail "sched.csv: a row with impossible counters"
+# a computing thread ran for most of a comp_ref attempt
+awk -F, 'NR > 1 && $3 == "comp_ref" && $7 == "main" { if ($11 > 0.3 * $10) ok++; n++ } END { exit !(n > 0 && ok > n / 2) }' "$sched" ||
+    fail "sched.csv: the main thread did not run through its comp_ref attempts"
+cost=$(jq -c '[.sched_snapshot[] | {threads_probed, mean_us: (.mean_ns / 1000 | floor), max_us: (.max_ns / 1000 | floor)}]' "$meta")
+[ "$(jq 'all(.[]; .threads_probed >= 1)' <<<"$cost")" = true ] || fail "sched_snapshot: $cost"
+figure "sched.csv snapshot cost per rank (one read of every probed thread, twice per attempt): $cost"
+# the analysis reads sched.csv: the interference columns of cells.csv
+"$TOOLS_DIR/nbc-analyze" -q --no-plots "$DIR" >/dev/null 2>"$SCRATCH/analyze.err" ||
+    fail "nbc-analyze: $(cat "$SCRATCH/analyze.err")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["interference"] || !c["compute_delay_share"] || !c["library_cpu_share"]) exit 1; next }
+         $c["valid"] == 1 && ($c["compute_delay_share"] == "nan" || $c["compute_delay_share"] < 0 || $c["library_cpu_share"] == "nan") { exit 1 }' \
+    "$DIR/cells.csv" || fail "cells.csv lacks the sched.csv columns: $(head -n 2 "$DIR/cells.csv")"
+figure "compute_delay_share per cell ($MPI, basic): $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["compute_delay_share"] }' "$DIR/cells.csv")"
+# a run whose every cell is invalid: nbc-analyze writes its files and exits 4
+cp -r "$DIR" "$SCRATCH/none"
+awk -F, 'BEGIN { OFS = "," } NR > 1 { $6 = 0 } { print }' "$DIR/calib_comm.csv" >"$SCRATCH/none/calib_comm.csv"
+status=0
+"$TOOLS_DIR/nbc-analyze" -q --no-plots "$SCRATCH/none" >/dev/null 2>"$SCRATCH/none.err" || status=$?
+[ $status -eq 4 ] || fail "nbc-analyze on a run without a valid cell: status $status: $(cat "$SCRATCH/none.err")"
+grep -q "no valid cell: all .* cells are invalid (reasons: comm_calibration" "$SCRATCH/none.err" ||
+    fail "nbc-analyze: no reason given: $(cat "$SCRATCH/none.err")"
+figure "threads of rank 0 ($MPI, basic): $(jq -c '[.threads_start[0].threads[] | {name, role, cpus: .cpu_list}]' "$meta")"
+
+if [ "$MPI" = mpich ]; then
+    # MPICH's asynchronous progress thread appears as a library thread
+    out=$(mpi_launch -n 2 env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" \
+        --set run.deployment=progress --set run.max_retries=20 2>&1)
+    status=$?
+    [ $status -eq 0 ] || [ $status -eq 5 ] || fail "progress: status $status: $out"
+    DIR=$(run_folder "$out")
+    basic_library=$(jq '[.threads_start[0].threads[] | select(.role == "library")] | length' "$meta")
+    progress_library=$(jq '[.threads_start[0].threads[] | select(.role == "library")] | length' "$DIR/meta.json")
+    [ "$progress_library" -gt "$basic_library" ] ||
+        fail "progress: $progress_library library threads, basic $basic_library: MPICH's progress thread not listed"
+    [ "$(meta_value "$DIR" mpi_thread_level_required)" = multiple ] || fail "progress: required level"
+    awk -F, 'NR > 1 && $7 == "library" && $11 > 0 { found = 1 } END { exit !found }' "$DIR/sched.csv" ||
+        fail "progress: no library thread used CPU in sched.csv"
+    figure "threads of rank 0 (mpich, progress): $(jq -c '[.threads_start[0].threads[] | {name, role, cpus: .cpu_list}]' "$DIR/meta.json")"
+fi
+
+# ---- refusals: exit 2, one message, no run folder ----
+refused() { # WHAT PATTERN COMMAND...
+    local what=$1 pattern=$2 status=0
+    shift 2
+    out=$("$@" 2>&1) || status=$?
+    [ $status -eq 2 ] || fail "$what: status $status, expected 2: $out"
+    grep -q "$pattern" <<<"$out" || fail "$what: no message '$pattern': $out"
+    [ "$(grep -c '^bench_nbc: ' <<<"$out")" -le 2 ] || fail "$what: more than one message: $out"
+    ! grep -q "run folder" <<<"$out" || fail "$what: a run folder was made: $out"
+    echo "$what refused: $(grep -m1 "$pattern" <<<"$out")"
+}
+refused "one rank" "one-rank job" mpi_launch -n 1 "$BENCH" "${QUICK[@]}" "${cell[@]}"
+first=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -n 1 | sed 's/-.*//')
+refused "both ranks on CPU $first" "ranks 0 and 1 of host .* both compute on CPU $first" \
+    taskset -c "$first" "$MPIEXEC" "${MPI_LAUNCH_FLAGS[@]:1}" -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}"
+shim=$BUILD/tests/driver/libthread_level_shim.so
+[ -f "$shim" ] || fail "$shim is not built (make check builds it)"
+refused "thread level" "needs MPI_THREAD_MULTIPLE .* provided MPI_THREAD_FUNNELED" \
+    mpi_launch -n 2 env LD_PRELOAD="$shim" "$BENCH" "${QUICK[@]}" "${cell[@]}" \
+    --set run.deployment=thread --set progress.oversubscribe=true
+echo "threads listed with roles and CPUs, sched.csv for every attempt, 3 placements refused"
