@@ -113,7 +113,7 @@ refused() { # WHAT PATTERN COMMAND...
 refused "one rank" "one-rank job" mpi_launch -n 1 "$BENCH" "${QUICK[@]}" "${cell[@]}"
 first=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -n 1 | sed 's/-.*//')
 refused "both ranks on CPU $first" "ranks 0 and 1 of host .* both compute on CPU $first" \
-    taskset -c "$first" "$MPIEXEC" "${MPI_LAUNCH_FLAGS[@]:1}" -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}"
+    mpi_launch -n 2 taskset -c "$first" "$BENCH" "${QUICK[@]}" "${cell[@]}"
 shim=$BUILD/tests/driver/libthread_level_shim.so
 [ -f "$shim" ] || fail "$shim is not built (make check builds it)"
 refused "thread level" "needs MPI_THREAD_MULTIPLE .* provided MPI_THREAD_FUNNELED" \

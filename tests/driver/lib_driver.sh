@@ -6,8 +6,12 @@ BENCH=$BUILD/bench_nbc
 # Settings that keep a test run short: small clock calibration and few runs
 # per calibration point. Tests add their grid and collective.
 # shellcheck disable=SC2034 # used by the scripts that source this file
+# A loose calibration tolerance (30 %): a test's cells must run whatever
+# this machine's noise does to the sizes (a target missed makes its cells
+# unmeasured, and a run without a measured cell exits 5); tests of the
+# calibration set their own.
 QUICK=(--set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s
-       --set calibration.runs_per_point=3)
+       --set calibration.runs_per_point=3 --set calibration.tolerance=0.3)
 
 # run_folder OUTPUT: the run folder bench_nbc announced on stdout.
 run_folder() { sed -n 's/^bench_nbc: run folder //p' <<<"$1" | head -n 1; }
