@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every collective of the table runs one cell on 2 ranks, with the data
-# check on, and leaves a complete run folder (a loose calibration tolerance:
+# check on, and leaves a complete run folder (loose calibration and lateness
+# tolerances:
 # the cell is about data and files, and must run whatever size is reached).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -24,7 +25,8 @@ for name in "${names[@]}"; do
     fi
     out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
         --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
-        --set run.repetitions=1 --set run.check=$check --set calibration.tolerance=0.9 2>&1) ||
+        --set run.repetitions=1 --set run.check=$check --set calibration.tolerance=0.9 \
+        --set run.late_tolerance=0.2 --set run.max_retries=100 2>&1) ||
         fail "$name failed: $out"
     dir=$(run_folder "$out")
     [ -d "$dir" ] || fail "$name: no run folder announced: $out"
