@@ -21,7 +21,7 @@ dir=$(run_folder "$out")
 # calibration's tolerance or is marked not converged.
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          { if (NR > 2 && $c["matrix_n"] <= last) bad = 1; last = $c["matrix_n"]
-           if ($c["converged"] == 1 && ($c["t_comp_s"] < 0.75 * $c["comp_target_s"] || $c["t_comp_s"] > 1.25 * $c["comp_target_s"])) bad = 1 }
+           if ($c["converged"] == 1 && ($c["t_comp_s"] < 0.7 * $c["comp_target_s"] || $c["t_comp_s"] > 1.3 * $c["comp_target_s"])) bad = 1 }
          END { exit bad || NR != 4 }' "$dir/calib_comp.csv" ||
     fail "calib_comp.csv: sizes not increasing or off target: $(cat "$dir/calib_comp.csv")"
 "$BUILD/compute_ref" --run "$dir" || fail "compute_ref --run failed on a triad run"
