@@ -47,19 +47,24 @@ require_clean() {
     [ "$count" -eq "$want" ] || fail "valgrind: $name: $count logs, expected $want processes"
 }
 
-# 1. The driver, one cell on 2 ranks (one thread each: 2 cores).
+# 1. The driver, one cell on 2 ranks (one thread each: 2 cores). Under
+# valgrind the smallest dgemm step takes milliseconds: a 1 ms computation
+# cannot be reached (no cell, exit 5), 32 ms can, with a 4 ms message (targets of the example
+# run, so the comparison below has a cell in common).
 start=$SECONDS
 out=$(mpi_launch -n 2 "${memcheck[@]}" --log-file="$SCRATCH/logs/bench_nbc.%p.log" "$bench" \
-    --set run.results_dir="$SCRATCH/runs" --set grid.comm_times=1ms --set grid.comp_times=1ms \
+    --set run.results_dir="$SCRATCH/runs" --set grid.comm_times=4ms --set grid.comp_times=32ms \
     --set run.repetitions=1 --set run.threads=1 --set run.check=true \
     --set clocksync.roundtrips=50 --set clocksync.drift_gap_s=0.1s \
     --set calibration.runs_per_point=1 --set calibration.max_iterations=4 \
-    --set calibration.tolerance=0.9 2>&1)
+    --set calibration.tolerance=0.9 --set run.late_tolerance=0.5 --set run.max_retries=100 2>&1)
 status=$?
 bench_s=$((SECONDS - start))
 echo "$out"
 require_clean bench_nbc 2
-[ $status -eq 0 ] || fail "bench_nbc under valgrind exited with status $status"
+# 5: complete, but valgrind's slowness kept the cell from its targets (no
+# cell measured): the code ran all the same, and that is what is checked.
+[ $status -eq 0 ] || [ $status -eq 5 ] || fail "bench_nbc under valgrind exited with status $status: $out"
 run=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out" | head -n 1)
 [ -n "$run" ] || fail "bench_nbc under valgrind announced no run folder"
 [ -f "$run/raw.csv" ] || fail "bench_nbc under valgrind wrote no raw.csv in $run"
@@ -69,13 +74,16 @@ run=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out" | head -n 1)
 cp -r tests/data/example_run "$SCRATCH/example"
 for folder in "$SCRATCH/example" "$run"; do
     name=analyze_$(basename "$folder")
-    "${memcheck[@]}" --log-file="$SCRATCH/logs/$name.%p.log" "$analyze" --no-plots -q "$folder" ||
-        fail "nbc-analyze $folder under valgrind failed"
+    # (4: no valid cell, as after bench_nbc's 5 above)
+    "${memcheck[@]}" --log-file="$SCRATCH/logs/$name.%p.log" "$analyze" --no-plots -q "$folder"
+    analyzed=$?
+    [ $analyzed -eq 0 ] || [ $analyzed -eq 4 ] || fail "nbc-analyze $folder under valgrind failed ($analyzed)"
     require_clean "$name" 1
     [ -s "$folder/cells.csv" ] || fail "nbc-analyze wrote no cells.csv in $folder"
 done
 "${memcheck[@]}" --log-file="$SCRATCH/logs/compare.%p.log" "$compare" --no-plots \
-    "$SCRATCH/example" "$run" -o "$SCRATCH/compare" >/dev/null || fail "nbc-compare under valgrind failed"
+    "$SCRATCH/example" "$run" -o "$SCRATCH/compare" >"$SCRATCH/compare.out" 2>&1 ||
+    fail "nbc-compare under valgrind failed: $(tail -n 5 "$SCRATCH/compare.out"; cat "$SCRATCH"/logs/compare.*.log | grep -v '^==[0-9]*== *$' | tail -n 30)"
 require_clean compare 1
 
 # 3. The fuzz targets on their seeds and regressions.
