@@ -428,6 +428,7 @@ int main(int argc, char **argv)
                        checked ? "" : " [no data check]");
             }
         }
+        nbc_threads_free(threads_log);
         free(c.sets);
         MPI_Finalize();
         return 0;
