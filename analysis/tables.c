@@ -10,16 +10,16 @@
 
 /* How a column is written and read back. */
 enum column_type {
-    COL_NAME,      /* char[ANALYSIS_NAME_MAX] */
-    COL_TARGET,    /* double, targets to 9 digits */
-    COL_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
-    COL_RATIO,     /* double, 6 digits */
-    COL_LEVEL,     /* double, 9 digits: a confidence level near 1 */
-    COL_LONG,      /* long */
-    COL_LLONG,     /* long long */
-    COL_BOOL,      /* bool as 0 or 1 */
-    COL_DIAGNOSIS, /* enum diagnosis by name */
-    COL_REASONS,   /* unsigned invalid_reasons as text */
+    FIELD_NAME,      /* char[ANALYSIS_NAME_MAX] */
+    FIELD_TARGET,    /* double, targets to 9 digits */
+    FIELD_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
+    FIELD_RATIO,     /* double, 6 digits */
+    FIELD_LEVEL,     /* double, 9 digits: a confidence level near 1 */
+    FIELD_LONG,      /* long */
+    FIELD_LLONG,     /* long long */
+    FIELD_BOOL,      /* bool as 0 or 1 */
+    FIELD_DIAGNOSIS, /* enum diagnosis by name */
+    FIELD_REASONS,   /* unsigned invalid_reasons as text */
 };
 
 /* Where a column of cells.csv lives in cell_metrics; its name and place
@@ -38,78 +38,78 @@ typedef struct column {
 /* The fields of the columns of cells.csv (any order: the header's is the
  * schema's). */
 static const column cells_fields[] = {
-    CELL_COLUMN(COLLECTIVE, COL_NAME, collective),
-    CELL_COLUMN(COMM_TARGET, COL_TARGET, comm_target_s),
-    CELL_COLUMN(COMP_TARGET, COL_TARGET, comp_target_s),
-    CELL_COLUMN(BYTES, COL_LLONG, bytes),
-    CELL_COLUMN(MATRIX_N, COL_LLONG, matrix_n),
-    CELL_COLUMN(BLOCKS, COL_LONG, blocks),
-    CELL_COLUMN(VALID, COL_BOOL, valid),
-    CELL_COLUMN(T_COMM_REF, COL_TIME, t_comm_ref),
-    CELL_COLUMN(T_COMP_REF, COL_TIME, t_comp_ref),
-    CELL_COLUMN(T_MEASURED, COL_TIME, t_measured),
-    CELL_COLUMN(T_CALL, COL_TIME, t_call),
-    CELL_COLUMN(T_COMP, COL_TIME, t_comp),
-    CELL_COLUMN(T_WAIT, COL_TIME, t_wait),
-    CELL_COLUMN(R_OVERHEAD, COL_RATIO, r_overhead),
-    CELL_COLUMN(R_COMM, COL_RATIO, r_comm),
-    CELL_COLUMN(R_COMP_SLOWDOWN, COL_RATIO, r_comp_slowdown),
-    CELL_COLUMN(R_OVERHEAD_IQR, COL_RATIO, r_overhead_iqr),
-    CELL_COLUMN(OVERLAP_OSU, COL_RATIO, overlap_osu_pct),
-    CELL_COLUMN(OVERLAP_IMB, COL_RATIO, overlap_imb_pct),
-    CELL_COLUMN(DIAGNOSIS, COL_DIAGNOSIS, diagnosis),
-    CELL_COLUMN(LATE_ATTEMPTS, COL_LONG, late_attempts),
-    CELL_COLUMN(INVALID_REASON, COL_REASONS, invalid_reasons),
-    CELL_COLUMN(CELL, COL_LONG, cell),
-    CELL_COLUMN(RANKS, COL_LONG, ranks),
-    CELL_COLUMN(START_SKEW, COL_TIME, start_skew_s),
-    CELL_COLUMN(ATTEMPTS, COL_LONG, attempts),
-    CELL_COLUMN(LATE_SHARE, COL_RATIO, late_share),
-    CELL_COLUMN(TOLERANCE, COL_TIME, tolerance_ns),
-    CELL_COLUMN(T_MPI, COL_TIME, t_mpi),
-    CELL_COLUMN(T_COMM_REF_LOCAL, COL_TIME, t_comm_ref_local),
-    CELL_COLUMN(T_COMP_REF_LOCAL, COL_TIME, t_comp_ref_local),
-    CELL_COLUMN(T_MEASURED_LOCAL, COL_TIME, t_measured_local),
-    CELL_COLUMN(COMM_TARGET_ERROR, COL_RATIO, comm_target_error),
-    CELL_COLUMN(COMP_TARGET_ERROR, COL_RATIO, comp_target_error),
-    CELL_COLUMN(COMM_UNHIDDEN_SHARE, COL_RATIO, comm_unhidden_share),
-    CELL_COLUMN(R_OVERHEAD_CI_LO, COL_RATIO, r_overhead_ci.lo),
-    CELL_COLUMN(R_OVERHEAD_CI_HI, COL_RATIO, r_overhead_ci.hi),
-    CELL_COLUMN(R_COMM_CI_LO, COL_RATIO, r_comm_ci.lo),
-    CELL_COLUMN(R_COMM_CI_HI, COL_RATIO, r_comm_ci.hi),
-    CELL_COLUMN(R_COMP_SLOWDOWN_CI_LO, COL_RATIO, r_comp_slowdown_ci.lo),
-    CELL_COLUMN(R_COMP_SLOWDOWN_CI_HI, COL_RATIO, r_comp_slowdown_ci.hi),
-    CELL_COLUMN(R_OVERHEAD_SIM_LO, COL_RATIO, r_overhead_sim.lo),
-    CELL_COLUMN(R_OVERHEAD_SIM_HI, COL_RATIO, r_overhead_sim.hi),
-    CELL_COLUMN(R_COMM_SIM_LO, COL_RATIO, r_comm_sim.lo),
-    CELL_COLUMN(R_COMM_SIM_HI, COL_RATIO, r_comm_sim.hi),
-    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_LO, COL_RATIO, r_comp_slowdown_sim.lo),
-    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_HI, COL_RATIO, r_comp_slowdown_sim.hi),
-    CELL_COLUMN(DIAGNOSIS_CONFIDENCE, COL_LEVEL, diagnosis_confidence),
-    CELL_COLUMN(DIAGNOSIS_POINT, COL_DIAGNOSIS, diagnosis_point),
-    CELL_COLUMN(R_OVERHEAD_MEAN, COL_RATIO, r_overhead_mean),
-    CELL_COLUMN(R_OVERHEAD_MEAN_CI_LO, COL_RATIO, r_overhead_mean_ci.lo),
-    CELL_COLUMN(R_OVERHEAD_MEAN_CI_HI, COL_RATIO, r_overhead_mean_ci.hi),
-    CELL_COLUMN(R_OVERHEAD_P90, COL_RATIO, r_overhead_p90),
-    CELL_COLUMN(R_OVERHEAD_OUTLIER_SHARE, COL_RATIO, r_overhead_outlier_share),
-    CELL_COLUMN(R_OVERHEAD_BIMODALITY, COL_RATIO, r_overhead_bimodality),
-    CELL_COLUMN(R_OVERHEAD_BIMODAL, COL_BOOL, r_overhead_bimodal),
-    CELL_COLUMN(COMM_NULL_BLOCKS, COL_LONG, comm_null_blocks),
-    CELL_COLUMN(COMM_NULL_RATIO, COL_RATIO, comm_null_ratio),
-    CELL_COLUMN(COMM_NULL_CI_LO, COL_RATIO, comm_null_ci.lo),
-    CELL_COLUMN(COMM_NULL_CI_HI, COL_RATIO, comm_null_ci.hi),
-    CELL_COLUMN(COMP_NULL_BLOCKS, COL_LONG, comp_null_blocks),
-    CELL_COLUMN(COMP_NULL_RATIO, COL_RATIO, comp_null_ratio),
-    CELL_COLUMN(COMP_NULL_CI_LO, COL_RATIO, comp_null_ci.lo),
-    CELL_COLUMN(COMP_NULL_CI_HI, COL_RATIO, comp_null_ci.hi),
-    CELL_COLUMN(BOOTSTRAP_SEED, COL_LLONG, bootstrap_seed),
-    CELL_COLUMN(STOP, COL_NAME, stop),
-    CELL_COLUMN(R_MPI_IMPACT, COL_RATIO, r_mpi_impact),
-    CELL_COLUMN(R_MPI_IMPACT_CI_LO, COL_RATIO, r_mpi_impact_ci.lo),
-    CELL_COLUMN(R_MPI_IMPACT_CI_HI, COL_RATIO, r_mpi_impact_ci.hi),
-    CELL_COLUMN(COMPUTE_DELAY_SHARE, COL_RATIO, compute_delay_share),
-    CELL_COLUMN(INTERFERENCE, COL_BOOL, interference),
-    CELL_COLUMN(LIBRARY_CPU_SHARE, COL_RATIO, library_cpu_share),
+    CELL_COLUMN(COLLECTIVE, FIELD_NAME, collective),
+    CELL_COLUMN(COMM_TARGET, FIELD_TARGET, comm_target_s),
+    CELL_COLUMN(COMP_TARGET, FIELD_TARGET, comp_target_s),
+    CELL_COLUMN(BYTES, FIELD_LLONG, bytes),
+    CELL_COLUMN(MATRIX_N, FIELD_LLONG, matrix_n),
+    CELL_COLUMN(BLOCKS, FIELD_LONG, blocks),
+    CELL_COLUMN(VALID, FIELD_BOOL, valid),
+    CELL_COLUMN(T_COMM_REF, FIELD_TIME, t_comm_ref),
+    CELL_COLUMN(T_COMP_REF, FIELD_TIME, t_comp_ref),
+    CELL_COLUMN(T_MEASURED, FIELD_TIME, t_measured),
+    CELL_COLUMN(T_CALL, FIELD_TIME, t_call),
+    CELL_COLUMN(T_COMP, FIELD_TIME, t_comp),
+    CELL_COLUMN(T_WAIT, FIELD_TIME, t_wait),
+    CELL_COLUMN(R_OVERHEAD, FIELD_RATIO, r_overhead),
+    CELL_COLUMN(R_COMM, FIELD_RATIO, r_comm),
+    CELL_COLUMN(R_COMP_SLOWDOWN, FIELD_RATIO, r_comp_slowdown),
+    CELL_COLUMN(R_OVERHEAD_IQR, FIELD_RATIO, r_overhead_iqr),
+    CELL_COLUMN(OVERLAP_OSU, FIELD_RATIO, overlap_osu_pct),
+    CELL_COLUMN(OVERLAP_IMB, FIELD_RATIO, overlap_imb_pct),
+    CELL_COLUMN(DIAGNOSIS, FIELD_DIAGNOSIS, diagnosis),
+    CELL_COLUMN(LATE_ATTEMPTS, FIELD_LONG, late_attempts),
+    CELL_COLUMN(INVALID_REASON, FIELD_REASONS, invalid_reasons),
+    CELL_COLUMN(CELL, FIELD_LONG, cell),
+    CELL_COLUMN(RANKS, FIELD_LONG, ranks),
+    CELL_COLUMN(START_SKEW, FIELD_TIME, start_skew_s),
+    CELL_COLUMN(ATTEMPTS, FIELD_LONG, attempts),
+    CELL_COLUMN(LATE_SHARE, FIELD_RATIO, late_share),
+    CELL_COLUMN(TOLERANCE, FIELD_TIME, tolerance_ns),
+    CELL_COLUMN(T_MPI, FIELD_TIME, t_mpi),
+    CELL_COLUMN(T_COMM_REF_LOCAL, FIELD_TIME, t_comm_ref_local),
+    CELL_COLUMN(T_COMP_REF_LOCAL, FIELD_TIME, t_comp_ref_local),
+    CELL_COLUMN(T_MEASURED_LOCAL, FIELD_TIME, t_measured_local),
+    CELL_COLUMN(COMM_TARGET_ERROR, FIELD_RATIO, comm_target_error),
+    CELL_COLUMN(COMP_TARGET_ERROR, FIELD_RATIO, comp_target_error),
+    CELL_COLUMN(COMM_UNHIDDEN_SHARE, FIELD_RATIO, comm_unhidden_share),
+    CELL_COLUMN(R_OVERHEAD_CI_LO, FIELD_RATIO, r_overhead_ci.lo),
+    CELL_COLUMN(R_OVERHEAD_CI_HI, FIELD_RATIO, r_overhead_ci.hi),
+    CELL_COLUMN(R_COMM_CI_LO, FIELD_RATIO, r_comm_ci.lo),
+    CELL_COLUMN(R_COMM_CI_HI, FIELD_RATIO, r_comm_ci.hi),
+    CELL_COLUMN(R_COMP_SLOWDOWN_CI_LO, FIELD_RATIO, r_comp_slowdown_ci.lo),
+    CELL_COLUMN(R_COMP_SLOWDOWN_CI_HI, FIELD_RATIO, r_comp_slowdown_ci.hi),
+    CELL_COLUMN(R_OVERHEAD_SIM_LO, FIELD_RATIO, r_overhead_sim.lo),
+    CELL_COLUMN(R_OVERHEAD_SIM_HI, FIELD_RATIO, r_overhead_sim.hi),
+    CELL_COLUMN(R_COMM_SIM_LO, FIELD_RATIO, r_comm_sim.lo),
+    CELL_COLUMN(R_COMM_SIM_HI, FIELD_RATIO, r_comm_sim.hi),
+    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_LO, FIELD_RATIO, r_comp_slowdown_sim.lo),
+    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_HI, FIELD_RATIO, r_comp_slowdown_sim.hi),
+    CELL_COLUMN(DIAGNOSIS_CONFIDENCE, FIELD_LEVEL, diagnosis_confidence),
+    CELL_COLUMN(DIAGNOSIS_POINT, FIELD_DIAGNOSIS, diagnosis_point),
+    CELL_COLUMN(R_OVERHEAD_MEAN, FIELD_RATIO, r_overhead_mean),
+    CELL_COLUMN(R_OVERHEAD_MEAN_CI_LO, FIELD_RATIO, r_overhead_mean_ci.lo),
+    CELL_COLUMN(R_OVERHEAD_MEAN_CI_HI, FIELD_RATIO, r_overhead_mean_ci.hi),
+    CELL_COLUMN(R_OVERHEAD_P90, FIELD_RATIO, r_overhead_p90),
+    CELL_COLUMN(R_OVERHEAD_OUTLIER_SHARE, FIELD_RATIO, r_overhead_outlier_share),
+    CELL_COLUMN(R_OVERHEAD_BIMODALITY, FIELD_RATIO, r_overhead_bimodality),
+    CELL_COLUMN(R_OVERHEAD_BIMODAL, FIELD_BOOL, r_overhead_bimodal),
+    CELL_COLUMN(COMM_NULL_BLOCKS, FIELD_LONG, comm_null_blocks),
+    CELL_COLUMN(COMM_NULL_RATIO, FIELD_RATIO, comm_null_ratio),
+    CELL_COLUMN(COMM_NULL_CI_LO, FIELD_RATIO, comm_null_ci.lo),
+    CELL_COLUMN(COMM_NULL_CI_HI, FIELD_RATIO, comm_null_ci.hi),
+    CELL_COLUMN(COMP_NULL_BLOCKS, FIELD_LONG, comp_null_blocks),
+    CELL_COLUMN(COMP_NULL_RATIO, FIELD_RATIO, comp_null_ratio),
+    CELL_COLUMN(COMP_NULL_CI_LO, FIELD_RATIO, comp_null_ci.lo),
+    CELL_COLUMN(COMP_NULL_CI_HI, FIELD_RATIO, comp_null_ci.hi),
+    CELL_COLUMN(BOOTSTRAP_SEED, FIELD_LLONG, bootstrap_seed),
+    CELL_COLUMN(STOP, FIELD_NAME, stop),
+    CELL_COLUMN(R_MPI_IMPACT, FIELD_RATIO, r_mpi_impact),
+    CELL_COLUMN(R_MPI_IMPACT_CI_LO, FIELD_RATIO, r_mpi_impact_ci.lo),
+    CELL_COLUMN(R_MPI_IMPACT_CI_HI, FIELD_RATIO, r_mpi_impact_ci.hi),
+    CELL_COLUMN(COMPUTE_DELAY_SHARE, FIELD_RATIO, compute_delay_share),
+    CELL_COLUMN(INTERFERENCE, FIELD_BOOL, interference),
+    CELL_COLUMN(LIBRARY_CPU_SHARE, FIELD_RATIO, library_cpu_share),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
@@ -179,34 +179,34 @@ static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
     const void *field = (const char *)c + col->offset;
     char reasons[128];
     switch (col->type) {
-    case COL_NAME:
+    case FIELD_NAME:
         strbuf_printf(sb, "%s", (const char *)field);
         break;
-    case COL_TARGET:
+    case FIELD_TARGET:
         strbuf_printf(sb, "%.9g", *(const double *)field);
         break;
-    case COL_TIME:
+    case FIELD_TIME:
         strbuf_printf(sb, "%.10g", *(const double *)field);
         break;
-    case COL_RATIO:
+    case FIELD_RATIO:
         strbuf_printf(sb, "%.6g", *(const double *)field);
         break;
-    case COL_LEVEL:
+    case FIELD_LEVEL:
         strbuf_printf(sb, "%.9g", *(const double *)field);
         break;
-    case COL_LONG:
+    case FIELD_LONG:
         strbuf_printf(sb, "%ld", *(const long *)field);
         break;
-    case COL_LLONG:
+    case FIELD_LLONG:
         strbuf_printf(sb, "%lld", *(const long long *)field);
         break;
-    case COL_BOOL:
+    case FIELD_BOOL:
         strbuf_printf(sb, "%d", *(const bool *)field ? 1 : 0);
         break;
-    case COL_DIAGNOSIS:
+    case FIELD_DIAGNOSIS:
         strbuf_printf(sb, "%s", analysis_diagnosis_name(*(const enum diagnosis *)field));
         break;
-    case COL_REASONS:
+    case FIELD_REASONS:
         analysis_invalid_reasons_text(*(const unsigned *)field, reasons, sizeof reasons);
         strbuf_printf(sb, "%s", reasons);
         break;
@@ -320,25 +320,25 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
     long long value = 0;
     int status = ANALYSIS_OK;
     switch (col->type) {
-    case COL_NAME:
+    case FIELD_NAME:
         return csv_string(record, index, field, ANALYSIS_NAME_MAX, err);
-    case COL_TARGET:
+    case FIELD_TARGET:
         return csv_double(record, index, false, field, err);
-    case COL_TIME:
-    case COL_RATIO:
-    case COL_LEVEL:
+    case FIELD_TIME:
+    case FIELD_RATIO:
+    case FIELD_LEVEL:
         return csv_double(record, index, true, field, err);
-    case COL_LONG:
+    case FIELD_LONG:
         status = csv_long(record, index, LONG_MIN, LONG_MAX, &value, err);
         *(long *)field = (long)value;
         return status;
-    case COL_LLONG:
+    case FIELD_LLONG:
         return csv_long(record, index, 0, LLONG_MAX, field, err);
-    case COL_BOOL:
+    case FIELD_BOOL:
         status = csv_long(record, index, 0, 1, &value, err);
         *(bool *)field = value == 1;
         return status;
-    case COL_DIAGNOSIS:
+    case FIELD_DIAGNOSIS:
         if (!analysis_diagnosis_from_name(text, field))
             return bad_word(
                 record, index,
@@ -347,7 +347,7 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
                 "invalid)",
                 err);
         return ANALYSIS_OK;
-    case COL_REASONS:
+    case FIELD_REASONS:
         if (!analysis_invalid_reasons_from_text(text, field))
             return bad_word(record, index,
                             "'none' or reasons joined by '+' (comm_calibration, "

@@ -24,8 +24,11 @@ OTHER_VOCABULARIES = [
     (re.compile(r"\b(required|no|optional)_argument\b"), "a getopt_long option"),
     (re.compile(r'^\s*\[[A-Z0-9_]+\]\s*=\s*"'), "the name of an enumeration value"),
     (re.compile(r'\{\s*[A-Z][A-Z0-9_]*,\s*"'), "the name of an enumeration value"),
+    (re.compile(r'\{"[a-z0-9_]+", offsetof\(run_meta\b'), "a key of meta.json"),
 ]
-QUOTED = re.compile(r"""(["'])([a-z0-9_]+(?:,[a-z0-9_]+)*)\1""")
+# A quoted name or list of names; a header's piece may start or end with a
+# comma (a string continued on the next line) and end with a newline.
+QUOTED = re.compile(r"""(["']),?([a-z0-9_]+(?:,[a-z0-9_]+)*),?(?:\\n)?\1""")
 
 
 def is_source(path):
@@ -72,7 +75,7 @@ def main(argv):
     with open(allow_path) as f:
         for line in f:
             fields = line.split(None, 2)
-            if fields and not fields[0].startswith("#"):
+            if len(fields) == 3 and not fields[0].startswith("#"):
                 allowed.add((fields[0], fields[1]))
     tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, check=True)
     paths = [p for p in tracked.stdout.splitlines()
