@@ -833,7 +833,7 @@ int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
     char *buf;
     size_t len;
     bool missing;
-    int status = analysis_path(path, sizeof path, run_dir, "raw.csv", err);
+    int status = analysis_path(path, sizeof path, run_dir, schema_file_name(SCHEMA_RAW), err);
     if (status == ANALYSIS_OK)
         status = analysis_read_file(path, &buf, &len, &missing, err);
     if (status != ANALYSIS_OK) {
@@ -849,26 +849,26 @@ int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
         status = load_meta(in, err);
     if (status == ANALYSIS_OK)
         status =
-            load_optional(run_dir, "calib_comm.csv", parse_calib_comm_any, (void **)&in->calib_comm,
-                          &in->calib_comm_count, &in->have_calib_comm,
+            load_optional(run_dir, schema_file_name(SCHEMA_CALIB_COMM), parse_calib_comm_any,
+                          (void **)&in->calib_comm, &in->calib_comm_count, &in->have_calib_comm,
                           "communication calibration not checked for validity", err);
     if (status == ANALYSIS_OK)
         status =
-            load_optional(run_dir, "calib_comp.csv", parse_calib_comp_any, (void **)&in->calib_comp,
-                          &in->calib_comp_count, &in->have_calib_comp,
+            load_optional(run_dir, schema_file_name(SCHEMA_CALIB_COMP), parse_calib_comp_any,
+                          (void **)&in->calib_comp, &in->calib_comp_count, &in->have_calib_comp,
                           "computation calibration not checked for validity", err);
     if (status == ANALYSIS_OK)
-        status = load_optional(run_dir, "passive.csv", parse_passive_any, (void **)&in->passive,
-                               &in->passive_count, &in->have_passive,
+        status = load_optional(run_dir, schema_file_name(SCHEMA_PASSIVE), parse_passive_any,
+                               (void **)&in->passive, &in->passive_count, &in->have_passive,
                                "no MPI impact outputs (impact.csv, impact figure)", err);
     if (status == ANALYSIS_OK && in->have_passive)
         status =
-            load_optional(run_dir, "compute_ref.csv", parse_compute_ref_any,
+            load_optional(run_dir, schema_file_name(SCHEMA_COMPUTE_REF), parse_compute_ref_any,
                           (void **)&in->compute_ref, &in->compute_ref_count, &in->have_compute_ref,
                           "no MPI impact outputs (run compute_ref on each node to get them)", err);
     if (status == ANALYSIS_OK)
-        status = load_optional(run_dir, "sweep.csv", parse_sweep_any, (void **)&in->sweep,
-                               &in->sweep_count, &in->have_sweep,
+        status = load_optional(run_dir, schema_file_name(SCHEMA_SWEEP), parse_sweep_any,
+                               (void **)&in->sweep, &in->sweep_count, &in->have_sweep,
                                "cells.csv's stop column says unknown", err);
     if (status != ANALYSIS_OK)
         analysis_run_inputs_free(in);

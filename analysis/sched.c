@@ -230,7 +230,7 @@ int analysis_sched_cells(const char *run_dir, cell_table *cells, analysis_error 
     size_t len = 0;
     bool missing = false;
     cells->run_delay_share_norm = NAN;
-    int status = analysis_path(path, sizeof path, run_dir, "sched.csv", err);
+    int status = analysis_path(path, sizeof path, run_dir, schema_file_name(SCHEMA_SCHED), err);
     if (status == ANALYSIS_OK)
         status = analysis_read_file(path, &buf, &len, &missing, err);
     if (status != ANALYSIS_OK && missing) {
