@@ -2,6 +2,8 @@
  *
  *   schema_doc [--markdown] [FILE...]  the markdown section of each file
  *   schema_doc --json                  every file and column, as JSON
+ *   schema_doc --fuzz-dict             every column name once, as the lines
+ *                                      of a libFuzzer dictionary
  *   schema_doc --check DOC             exit 1 when DOC's generated sections
  *                                      differ from the table (naming them)
  *   schema_doc --update DOC            rewrite DOC's generated sections
@@ -109,6 +111,19 @@ static int print_json(void)
     int rc = puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) < 0 ? 3 : 0;
     json_object_put(root);
     return rc;
+}
+
+static int print_fuzz_dict(void)
+{
+    for (int c = 0; c < SCHEMA_COLUMN_COUNT; c++) {
+        const char *name = schema_column_name((schema_column)c);
+        bool seen = false;
+        for (int before = 0; before < c && !seen; before++)
+            seen = strcmp(schema_column_name((schema_column)before), name) == 0;
+        if (!seen && printf("\"%s\"\n", name) < 0)
+            return 3;
+    }
+    return 0;
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -221,7 +236,8 @@ static int check_or_update(const char *path, bool update)
 
 static int usage(void)
 {
-    fputs("usage: schema_doc [--markdown] [FILE...] | --json | --check DOC | --update DOC\n"
+    fputs("usage: schema_doc [--markdown] [FILE...] | --json | --fuzz-dict | --check DOC |\n"
+          "       --update DOC\n"
           "The run folder's CSV files and their columns (schema/columns.def).\n",
           stderr);
     return 2;
@@ -231,6 +247,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--json") == 0)
         return argc == 2 ? print_json() : usage();
+    if (argc > 1 && strcmp(argv[1], "--fuzz-dict") == 0)
+        return argc == 2 ? print_fuzz_dict() : usage();
     if (argc > 1 && (strcmp(argv[1], "--check") == 0 || strcmp(argv[1], "--update") == 0))
         return argc == 3 ? check_or_update(argv[2], argv[1][2] == 'u') : usage();
     int first = argc > 1 && strcmp(argv[1], "--markdown") == 0 ? 2 : 1;
