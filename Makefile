@@ -8,6 +8,7 @@
 #   make check-matrix                  the default study on every MPI library and BLAS here
 #   make bench                         print the suite's own speed and precision figures
 #   make print-build-dir               print the build folder (print-mpiexec: the launcher)
+#   make docs                          docs/formats.md's column tables from schema/columns.def
 #
 # Any MPI library through its compiler wrapper: MPICC (default: mpicc on
 # PATH, e.g. from an environment module); MPI=NAME means Debian's

@@ -4,6 +4,7 @@
 #define ANALYSIS_INTERNAL_H
 
 #include "analysis/analysis.h"
+#include "schema/schema.h"
 
 #include <stdarg.h>
 
@@ -63,16 +64,20 @@ void strbuf_free(strbuf *sb);
 
 #define CSV_MAX_FIELDS 128
 
-/* The columns a reader needs; the file may have more, in any order. A
- * missing column listed in new_columns means the file predates the format:
- * the message says it was written by an older `writer`. */
+/* What a reader reads of one file of schema/columns.def: the columns it
+ * needs (the file may have more, in any order; columns are found by name).
+ * A missing column listed in new_columns means the file predates the
+ * format: the message says it was written by an older writer. */
 typedef struct csv_schema {
-    const char *const *columns;
+    schema_file file;
+    const schema_column *columns;
     size_t column_count;
     bool skip_repeated_header;
-    const char *const *new_columns; /* NULL-terminated, or NULL */
-    const char *writer;             /* e.g. "bench_nbc" */
+    const schema_column *new_columns;
+    size_t new_column_count;
 } csv_schema;
+/* `array, its length` for the initializers of csv_schema. */
+#define CSV_COLUMNS(array) (array), (sizeof(array) / sizeof *(array))
 
 typedef struct csv_record {
     const char *file_name;
@@ -80,8 +85,13 @@ typedef struct csv_record {
     size_t field_count;
     char *fields[CSV_MAX_FIELDS];
     const char *header[CSV_MAX_FIELDS];
-    size_t position[CSV_MAX_FIELDS]; /* schema column -> field position */
+    schema_column first;             /* the file's first column */
+    size_t column_count;             /* and how many it has */
+    size_t position[CSV_MAX_FIELDS]; /* column - first -> field position, or SIZE_MAX */
 } csv_record;
+
+/* The field position of `column` in the record's header (SIZE_MAX: none). */
+size_t csv_field_position(const csv_record *record, schema_column column);
 
 typedef int (*csv_row_fn)(const csv_record *record, void *ctx, analysis_error *err);
 
@@ -89,16 +99,17 @@ typedef int (*csv_row_fn)(const csv_record *record, void *ctx, analysis_error *e
 int csv_parse(const char *buf, size_t len, const char *file_name, const csv_schema *schema,
               csv_row_fn row_fn, void *ctx, analysis_error *err);
 
-/* Field accessors by schema column index; they report bad values. */
-int csv_long(const csv_record *record, size_t column, long long min, long long max, long long *out,
-             analysis_error *err);
-int csv_double(const csv_record *record, size_t column, bool allow_nan, double *out,
+/* Field accessors by the schema's column; they report bad values (and a
+ * column the file lacks that the reader did not require). */
+int csv_long(const csv_record *record, schema_column column, long long min, long long max,
+             long long *out, analysis_error *err);
+int csv_double(const csv_record *record, schema_column column, bool allow_nan, double *out,
                analysis_error *err);
-int csv_string(const csv_record *record, size_t column, char *out, size_t out_size,
+int csv_string(const csv_record *record, schema_column column, char *out, size_t out_size,
                analysis_error *err);
 /* A field that must be one of names[0..count): its index into *out; the
  * message lists the allowed names. */
-int csv_name(const csv_record *record, size_t column, const char *const *names, size_t count,
+int csv_name(const csv_record *record, schema_column column, const char *const *names, size_t count,
              int *out, analysis_error *err);
 
 /* Rows of one type collected by a row function: csv_parse_rows hands its

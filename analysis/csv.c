@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,17 +52,18 @@ static void join_columns(const csv_schema *schema, char *out, size_t out_size)
     size_t o = 0;
     out[0] = '\0';
     for (size_t i = 0; i < schema->column_count && o < out_size; i++) {
-        int n = snprintf(out + o, out_size - o, "%s%s", i ? "," : "", schema->columns[i]);
+        int n = snprintf(out + o, out_size - o, "%s%s", i ? "," : "",
+                         schema_column_name(schema->columns[i]));
         if (n < 0)
             break;
         o += (size_t)n;
     }
 }
 
-static bool is_new_column(const csv_schema *schema, const char *column)
+static bool listed(const schema_column *list, size_t count, schema_column column)
 {
-    for (size_t i = 0; schema->new_columns && schema->new_columns[i]; i++)
-        if (strcmp(schema->new_columns[i], column) == 0)
+    for (size_t i = 0; i < count; i++)
+        if (list[i] == column)
             return true;
     return false;
 }
@@ -92,9 +94,16 @@ int csv_parse(const char *buf, size_t len, const char *file_name, const csv_sche
     const char *header_line = line;
     size_t header_len = line_len;
 
-    csv_record record = {.file_name = file_name};
+    csv_record record = {.file_name = file_name,
+                         .first = schema_file_first(schema->file),
+                         .column_count = schema_file_column_count(schema->file)};
     char *header_fields[CSV_MAX_FIELDS];
     size_t header_count = 0;
+    if (record.column_count > CSV_MAX_FIELDS) {
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: the schema has more than %d columns",
+                               file_name, CSV_MAX_FIELDS);
+        goto done;
+    }
     if (split_fields(header_text, header_fields, &header_count) != 0) {
         status = analysis_fail(err, ANALYSIS_ERR_INPUT, "%s:1: more than %d columns", file_name,
                                CSV_MAX_FIELDS);
@@ -102,32 +111,37 @@ int csv_parse(const char *buf, size_t len, const char *file_name, const csv_sche
     }
     for (size_t i = 0; i < header_count; i++)
         record.header[i] = header_fields[i];
+    /* Every column of the file the header has, found by name. */
+    for (size_t c = 0; c < record.column_count; c++) {
+        const char *name = schema_column_name((schema_column)(record.first + (int)c));
+        record.position[c] = SIZE_MAX;
+        for (size_t i = 0; i < header_count && record.position[c] == SIZE_MAX; i++)
+            if (strcmp(header_fields[i], name) == 0)
+                record.position[c] = i;
+    }
     for (size_t c = 0; c < schema->column_count; c++) {
-        size_t found = header_count;
-        for (size_t i = 0; i < header_count && found == header_count; i++)
-            if (strcmp(header_fields[i], schema->columns[c]) == 0)
-                found = i;
-        if (found == header_count && is_new_column(schema, schema->columns[c])) {
+        schema_column column = schema->columns[c];
+        if (record.position[column - record.first] != SIZE_MAX)
+            continue;
+        if (listed(schema->new_columns, schema->new_column_count, column)) {
             status = analysis_fail(err, ANALYSIS_ERR_INPUT,
                                    "%s:1: the header has no column '%s': the file was written "
                                    "by an older %s, whose format this version no longer reads "
                                    "(docs/formats.md): produce it again with this version",
-                                   file_name, schema->columns[c], schema->writer);
+                                   file_name, schema_column_name(column),
+                                   schema_file_writer(schema->file));
             goto done;
         }
-        if (found == header_count) {
-            /* a file whose writer forgot the header starts with a number */
-            bool looks_like_data = strspn(header_fields[0], "0123456789.") > 0;
-            status = analysis_fail(err, ANALYSIS_ERR_INPUT,
-                                   "%s:1: the header has no column '%s' (expected the columns "
-                                   "%s)%s",
-                                   file_name, schema->columns[c], wanted,
-                                   looks_like_data ? "; the first line looks like data: the "
-                                                     "file lacks its header line"
-                                                   : "");
-            goto done;
-        }
-        record.position[c] = found;
+        /* a file whose writer forgot the header starts with a number */
+        bool looks_like_data = strspn(header_fields[0], "0123456789.") > 0;
+        status = analysis_fail(err, ANALYSIS_ERR_INPUT,
+                               "%s:1: the header has no column '%s' (expected the columns "
+                               "%s)%s",
+                               file_name, schema_column_name(column), wanted,
+                               looks_like_data ? "; the first line looks like data: the "
+                                                 "file lacks its header line"
+                                               : "");
+        goto done;
     }
 
     long line_number = 1;
@@ -175,9 +189,17 @@ done:
     return status;
 }
 
-static const char *field_of(const csv_record *record, size_t column, size_t *position)
+/* The field of `column`; NULL (with the message) when the file lacks it. */
+static const char *field_of(const csv_record *record, schema_column column, size_t *position,
+                            analysis_error *err)
 {
-    *position = record->position[column];
+    size_t c = (size_t)(column - record->first);
+    *position = c < record->column_count ? record->position[c] : SIZE_MAX;
+    if (*position == SIZE_MAX) {
+        analysis_fail(err, ANALYSIS_ERR_INPUT, "%s:1: the header has no column '%s'",
+                      record->file_name, schema_column_name(column));
+        return NULL;
+    }
     return record->fields[*position];
 }
 
@@ -191,11 +213,13 @@ static int bad_value(const csv_record *record, size_t position, const char *valu
                          shown, what);
 }
 
-int csv_long(const csv_record *record, size_t column, long long min, long long max, long long *out,
-             analysis_error *err)
+int csv_long(const csv_record *record, schema_column column, long long min, long long max,
+             long long *out, analysis_error *err)
 {
     size_t position;
-    const char *value = field_of(record, column, &position);
+    const char *value = field_of(record, column, &position, err);
+    if (!value)
+        return ANALYSIS_ERR_INPUT;
     if (value[0] == '\0')
         return bad_value(record, position, value, "is empty, expected an integer", err);
     if (isspace((unsigned char)value[0]))
@@ -214,11 +238,13 @@ int csv_long(const csv_record *record, size_t column, long long min, long long m
     return ANALYSIS_OK;
 }
 
-int csv_double(const csv_record *record, size_t column, bool allow_nan, double *out,
+int csv_double(const csv_record *record, schema_column column, bool allow_nan, double *out,
                analysis_error *err)
 {
     size_t position;
-    const char *value = field_of(record, column, &position);
+    const char *value = field_of(record, column, &position, err);
+    if (!value)
+        return ANALYSIS_ERR_INPUT;
     if (value[0] == '\0')
         return bad_value(record, position, value, "is empty, expected a number", err);
     if (isspace((unsigned char)value[0]))
@@ -238,11 +264,13 @@ int csv_double(const csv_record *record, size_t column, bool allow_nan, double *
     return ANALYSIS_OK;
 }
 
-int csv_string(const csv_record *record, size_t column, char *out, size_t out_size,
+int csv_string(const csv_record *record, schema_column column, char *out, size_t out_size,
                analysis_error *err)
 {
     size_t position;
-    const char *value = field_of(record, column, &position);
+    const char *value = field_of(record, column, &position, err);
+    if (!value)
+        return ANALYSIS_ERR_INPUT;
     size_t n = strlen(value);
     if (n == 0)
         return bad_value(record, position, value, "is empty", err);
@@ -259,11 +287,13 @@ int csv_string(const csv_record *record, size_t column, char *out, size_t out_si
     return ANALYSIS_OK;
 }
 
-int csv_name(const csv_record *record, size_t column, const char *const *names, size_t count,
+int csv_name(const csv_record *record, schema_column column, const char *const *names, size_t count,
              int *out, analysis_error *err)
 {
     size_t position;
-    const char *value = field_of(record, column, &position);
+    const char *value = field_of(record, column, &position, err);
+    if (!value)
+        return ANALYSIS_ERR_INPUT;
     char what[240] = "is not allowed (allowed: ";
     size_t used = strlen(what);
     for (size_t k = 0; k < count; k++) {
@@ -302,4 +332,10 @@ int csv_parse_rows(const char *buf, size_t len, const char *file_name, const csv
     *rows = array.rows;
     *count = array.count;
     return status;
+}
+
+size_t csv_field_position(const csv_record *record, schema_column column)
+{
+    size_t c = (size_t)(column - record->first);
+    return c < record->column_count ? record->position[c] : SIZE_MAX;
 }

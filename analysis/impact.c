@@ -50,7 +50,7 @@ typedef struct step_row {
 } step_row;
 
 enum program { PROGRAM_PASSIVE, PROGRAM_REF, PROGRAM_COUNT };
-static const char *const program_files[PROGRAM_COUNT] = {"passive.csv", "compute_ref.csv"};
+static const schema_file program_files[PROGRAM_COUNT] = {SCHEMA_PASSIVE, SCHEMA_COMPUTE_REF};
 
 /* Rows are grouped per host and matrix_n (impact.csv) or per matrix_n
  * over every host (the job); within a group by phase, member, step. */
@@ -429,7 +429,7 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
         if (r_end == r) {
             if (by_host)
                 analysis_warn("%s has no row for host %s, matrix_n %lld: no MPI impact for it",
-                              program_files[PROGRAM_REF], passive[begin].host,
+                              schema_file_name(program_files[PROGRAM_REF]), passive[begin].host,
                               passive[begin].matrix_n);
         } else {
             status = impact_of(group, group_n, by_host, rules, &row, &made, err);

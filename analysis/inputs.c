@@ -32,39 +32,19 @@ const char *analysis_raw_role_name(enum raw_role role)
     return role < RAW_ROLE_COUNT ? raw_role_names[role] : "?";
 }
 
-enum raw_column {
-    RAW_CELL,
-    RAW_COLLECTIVE,
-    RAW_COMM_TARGET,
-    RAW_COMP_TARGET,
-    RAW_BYTES,
-    RAW_MATRIX_N,
-    RAW_BLOCK,
-    RAW_ROLE,
-    RAW_KIND,
-    RAW_ATTEMPT,
-    RAW_SEQ,
-    RAW_WALL_START,
-    RAW_RANK,
-    RAW_T1,
-    RAW_T2,
-    RAW_T3,
-    RAW_T4,
-    RAW_DEADLINE,
-    RAW_EXIT_LATE,
-    RAW_TOLERANCE,
-    RAW_LATE,
-    RAW_COLUMN_COUNT
-};
-static const char *const raw_columns[RAW_COLUMN_COUNT] = {
-    "cell",  "collective",  "comm_target_s", "comp_target_s", "bytes", "matrix_n", "block", "role",
-    "kind",  "attempt",     "seq",           "wall_start_s",  "rank",  "t1_ns",    "t2_ns", "t3_ns",
-    "t4_ns", "deadline_ns", "exit_late_ns",  "tolerance_ns",  "late",
+/* raw.csv: the analysis reads every column (schema/columns.def). */
+static const schema_column raw_columns[] = {
+    COL_RAW_CELL,  COL_RAW_COLLECTIVE, COL_RAW_COMM_TARGET, COL_RAW_COMP_TARGET,
+    COL_RAW_BYTES, COL_RAW_MATRIX_N,   COL_RAW_BLOCK,       COL_RAW_ROLE,
+    COL_RAW_KIND,  COL_RAW_ATTEMPT,    COL_RAW_SEQ,         COL_RAW_WALL_START,
+    COL_RAW_RANK,  COL_RAW_T1,         COL_RAW_T2,          COL_RAW_T3,
+    COL_RAW_T4,    COL_RAW_DEADLINE,   COL_RAW_EXIT_LATE,   COL_RAW_TOLERANCE,
+    COL_RAW_LATE,
 };
 /* Columns an older bench_nbc (one row per repetition: rep, retries) lacked. */
-static const char *const raw_new_columns[] = {
-    "block",       "role",         "attempt",      "seq",  "wall_start_s",
-    "deadline_ns", "exit_late_ns", "tolerance_ns", "late", NULL,
+static const schema_column raw_new_columns[] = {
+    COL_RAW_BLOCK,    COL_RAW_ROLE,      COL_RAW_ATTEMPT,   COL_RAW_SEQ,  COL_RAW_WALL_START,
+    COL_RAW_DEADLINE, COL_RAW_EXIT_LATE, COL_RAW_TOLERANCE, COL_RAW_LATE,
 };
 
 /* Sizes a sweep can reach by far; beyond them the file is not a run's. */
@@ -109,11 +89,12 @@ static int cell_index_reserve(raw_parse_ctx *ctx, analysis_error *err)
     return ANALYSIS_OK;
 }
 
-static int raw_target(const csv_record *record, size_t column, double *out, analysis_error *err)
+static int raw_target(const csv_record *record, schema_column column, double *out,
+                      analysis_error *err)
 {
     int status = csv_double(record, column, false, out, err);
     if (status == ANALYSIS_OK && !(*out > 0)) {
-        size_t position = record->position[column];
+        size_t position = csv_field_position(record, column);
         return analysis_fail(err, ANALYSIS_ERR_INPUT,
                              "%s:%ld: column %zu (%s): '%s' is not a positive duration",
                              record->file_name, record->line, position + 1,
@@ -122,10 +103,10 @@ static int raw_target(const csv_record *record, size_t column, double *out, anal
     return status;
 }
 
-static int raw_cell_mismatch(const csv_record *record, size_t column, const raw_cell *cell,
+static int raw_cell_mismatch(const csv_record *record, schema_column column, const raw_cell *cell,
                              analysis_error *err)
 {
-    size_t position = record->position[column];
+    size_t position = csv_field_position(record, column);
     return analysis_fail(err, ANALYSIS_ERR_INPUT,
                          "%s:%ld: column %zu (%s): cell %ld has '%s' here but another value at "
                          "line %ld (a cell's identity must not change)",
@@ -159,15 +140,15 @@ static int raw_find_cell(raw_parse_ctx *ctx, const csv_record *record, const raw
     } else {
         const raw_cell *cell = &table->cells[found];
         if (strcmp(cell->collective, seen->collective) != 0)
-            return raw_cell_mismatch(record, RAW_COLLECTIVE, cell, err);
+            return raw_cell_mismatch(record, COL_RAW_COLLECTIVE, cell, err);
         if (cell->comm_target_s != seen->comm_target_s)
-            return raw_cell_mismatch(record, RAW_COMM_TARGET, cell, err);
+            return raw_cell_mismatch(record, COL_RAW_COMM_TARGET, cell, err);
         if (cell->comp_target_s != seen->comp_target_s)
-            return raw_cell_mismatch(record, RAW_COMP_TARGET, cell, err);
+            return raw_cell_mismatch(record, COL_RAW_COMP_TARGET, cell, err);
         if (cell->bytes != seen->bytes)
-            return raw_cell_mismatch(record, RAW_BYTES, cell, err);
+            return raw_cell_mismatch(record, COL_RAW_BYTES, cell, err);
         if (cell->matrix_n != seen->matrix_n)
-            return raw_cell_mismatch(record, RAW_MATRIX_N, cell, err);
+            return raw_cell_mismatch(record, COL_RAW_MATRIX_N, cell, err);
     }
     ctx->last_cell = found;
     *index = found;
@@ -178,12 +159,13 @@ static int raw_times(const csv_record *record, raw_row *row, analysis_error *err
 {
     for (int t = 0; t < 4; t++) {
         long long value;
-        int status = csv_long(record, (size_t)(RAW_T1 + t), LLONG_MIN, LLONG_MAX, &value, err);
+        int status =
+            csv_long(record, (schema_column)(COL_RAW_T1 + t), LLONG_MIN, LLONG_MAX, &value, err);
         if (status != ANALYSIS_OK)
             return status;
         row->t_ns[t] = value;
         if (t > 0 && row->t_ns[t] < row->t_ns[t - 1]) {
-            size_t position = record->position[RAW_T1 + t];
+            size_t position = csv_field_position(record, (schema_column)(COL_RAW_T1 + t));
             return analysis_fail(err, ANALYSIS_ERR_INPUT,
                                  "%s:%ld: column %zu (%s): %lld is before t%d_ns %lld (times of "
                                  "one rank must not decrease)",
@@ -200,10 +182,10 @@ static int raw_lateness(const csv_record *record, raw_row *row, analysis_error *
 {
     long long deadline, exit_late, tolerance, late;
     int status;
-    if ((status = csv_long(record, RAW_DEADLINE, LLONG_MIN, LLONG_MAX, &deadline, err)) ||
-        (status = csv_long(record, RAW_EXIT_LATE, 0, LLONG_MAX, &exit_late, err)) ||
-        (status = csv_long(record, RAW_TOLERANCE, 0, LLONG_MAX, &tolerance, err)) ||
-        (status = csv_long(record, RAW_LATE, 0, 1, &late, err)))
+    if ((status = csv_long(record, COL_RAW_DEADLINE, LLONG_MIN, LLONG_MAX, &deadline, err)) ||
+        (status = csv_long(record, COL_RAW_EXIT_LATE, 0, LLONG_MAX, &exit_late, err)) ||
+        (status = csv_long(record, COL_RAW_TOLERANCE, 0, LLONG_MAX, &tolerance, err)) ||
+        (status = csv_long(record, COL_RAW_LATE, 0, 1, &late, err)))
         return status;
     row->deadline_ns = deadline;
     row->exit_late_ns = exit_late;
@@ -220,20 +202,20 @@ static int raw_row_fn(const csv_record *record, void *opaque, analysis_error *er
     long long cell_number, bytes, matrix_n, block, attempt, seq, rank;
     int role, kind;
     int status;
-    if ((status = csv_long(record, RAW_CELL, 0, raw_max_cells - 1, &cell_number, err)) ||
-        (status =
-             csv_string(record, RAW_COLLECTIVE, cell.collective, sizeof cell.collective, err)) ||
-        (status = raw_target(record, RAW_COMM_TARGET, &cell.comm_target_s, err)) ||
-        (status = raw_target(record, RAW_COMP_TARGET, &cell.comp_target_s, err)) ||
-        (status = csv_long(record, RAW_BYTES, 0, LLONG_MAX, &bytes, err)) ||
-        (status = csv_long(record, RAW_MATRIX_N, 0, INT_MAX, &matrix_n, err)) ||
-        (status = csv_long(record, RAW_BLOCK, 0, INT_MAX, &block, err)) ||
-        (status = csv_name(record, RAW_ROLE, raw_role_names, RAW_ROLE_COUNT, &role, err)) ||
-        (status = csv_name(record, RAW_KIND, raw_kind_names, RAW_KIND_COUNT, &kind, err)) ||
-        (status = csv_long(record, RAW_ATTEMPT, 0, INT_MAX, &attempt, err)) ||
-        (status = csv_long(record, RAW_SEQ, 0, LLONG_MAX, &seq, err)) ||
-        (status = csv_double(record, RAW_WALL_START, false, &row.wall_start_s, err)) ||
-        (status = csv_long(record, RAW_RANK, 0, raw_max_ranks - 1, &rank, err)) ||
+    if ((status = csv_long(record, COL_RAW_CELL, 0, raw_max_cells - 1, &cell_number, err)) ||
+        (status = csv_string(record, COL_RAW_COLLECTIVE, cell.collective, sizeof cell.collective,
+                             err)) ||
+        (status = raw_target(record, COL_RAW_COMM_TARGET, &cell.comm_target_s, err)) ||
+        (status = raw_target(record, COL_RAW_COMP_TARGET, &cell.comp_target_s, err)) ||
+        (status = csv_long(record, COL_RAW_BYTES, 0, LLONG_MAX, &bytes, err)) ||
+        (status = csv_long(record, COL_RAW_MATRIX_N, 0, INT_MAX, &matrix_n, err)) ||
+        (status = csv_long(record, COL_RAW_BLOCK, 0, INT_MAX, &block, err)) ||
+        (status = csv_name(record, COL_RAW_ROLE, raw_role_names, RAW_ROLE_COUNT, &role, err)) ||
+        (status = csv_name(record, COL_RAW_KIND, raw_kind_names, RAW_KIND_COUNT, &kind, err)) ||
+        (status = csv_long(record, COL_RAW_ATTEMPT, 0, INT_MAX, &attempt, err)) ||
+        (status = csv_long(record, COL_RAW_SEQ, 0, LLONG_MAX, &seq, err)) ||
+        (status = csv_double(record, COL_RAW_WALL_START, false, &row.wall_start_s, err)) ||
+        (status = csv_long(record, COL_RAW_RANK, 0, raw_max_ranks - 1, &rank, err)) ||
         (status = raw_times(record, &row, err)) || (status = raw_lateness(record, &row, err)))
         return status;
     cell.cell = (long)cell_number;
@@ -354,8 +336,8 @@ static int raw_finish(raw_table *table, const char *file_name, analysis_error *e
 int analysis_parse_raw(const char *buf, size_t len, const char *file_name, raw_table *table,
                        analysis_error *err)
 {
-    static const csv_schema schema = {raw_columns, RAW_COLUMN_COUNT, false, raw_new_columns,
-                                      "bench_nbc"};
+    static const csv_schema schema = {SCHEMA_RAW, CSV_COLUMNS(raw_columns), false,
+                                      CSV_COLUMNS(raw_new_columns)};
     *table = (raw_table){0};
     raw_parse_ctx ctx = {.table = table};
     int status = csv_parse(buf, len, file_name, &schema, raw_row_fn, &ctx, err);
@@ -376,7 +358,8 @@ void analysis_raw_table_free(raw_table *table)
 
 /* ---- Small tables --------------------------------------------------------- */
 
-static int parse_flag(const csv_record *record, size_t column, bool *out, analysis_error *err)
+static int parse_flag(const csv_record *record, schema_column column, bool *out,
+                      analysis_error *err)
 {
     long long value;
     int status = csv_long(record, column, 0, 1, &value, err);
@@ -384,18 +367,20 @@ static int parse_flag(const csv_record *record, size_t column, bool *out, analys
     return status;
 }
 
-static const char *const calib_comm_columns[] = {"collective", "comm_target_s", "bytes", "t_comm_s",
-                                                 "converged"};
+static const schema_column calib_comm_columns[] = {COL_CALIB_COMM_COLLECTIVE,
+                                                   COL_CALIB_COMM_COMM_TARGET, COL_CALIB_COMM_BYTES,
+                                                   COL_CALIB_COMM_T_COMM, COL_CALIB_COMM_CONVERGED};
 
 static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     calib_comm_row row = {0};
     int status;
-    if ((status = csv_string(record, 0, row.collective, sizeof row.collective, err)) ||
-        (status = csv_double(record, 1, false, &row.comm_target_s, err)) ||
-        (status = csv_long(record, 2, 0, LLONG_MAX, &row.bytes, err)) ||
-        (status = csv_double(record, 3, true, &row.t_comm_s, err)) ||
-        (status = parse_flag(record, 4, &row.converged, err)))
+    if ((status = csv_string(record, COL_CALIB_COMM_COLLECTIVE, row.collective,
+                             sizeof row.collective, err)) ||
+        (status = csv_double(record, COL_CALIB_COMM_COMM_TARGET, false, &row.comm_target_s, err)) ||
+        (status = csv_long(record, COL_CALIB_COMM_BYTES, 0, LLONG_MAX, &row.bytes, err)) ||
+        (status = csv_double(record, COL_CALIB_COMM_T_COMM, true, &row.t_comm_s, err)) ||
+        (status = parse_flag(record, COL_CALIB_COMM_CONVERGED, &row.converged, err)))
         return status;
     return csv_push(ctx, &row, err);
 }
@@ -403,22 +388,24 @@ static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *er
 int analysis_parse_calib_comm(const char *buf, size_t len, const char *file_name,
                               calib_comm_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {calib_comm_columns, 5, false, NULL, NULL};
+    static const csv_schema schema = {SCHEMA_CALIB_COMM, CSV_COLUMNS(calib_comm_columns), false,
+                                      NULL, 0};
     return csv_parse_rows(buf, len, file_name, &schema, calib_comm_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
-static const char *const calib_comp_columns[] = {"comp_target_s", "matrix_n", "t_comp_s",
-                                                 "converged"};
+static const schema_column calib_comp_columns[] = {COL_CALIB_COMP_COMP_TARGET,
+                                                   COL_CALIB_COMP_MATRIX_N, COL_CALIB_COMP_T_COMP,
+                                                   COL_CALIB_COMP_CONVERGED};
 
 static int calib_comp_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     calib_comp_row row = {0};
     int status;
-    if ((status = csv_double(record, 0, false, &row.comp_target_s, err)) ||
-        (status = csv_long(record, 1, 0, INT_MAX, &row.matrix_n, err)) ||
-        (status = csv_double(record, 2, true, &row.t_comp_s, err)) ||
-        (status = parse_flag(record, 3, &row.converged, err)))
+    if ((status = csv_double(record, COL_CALIB_COMP_COMP_TARGET, false, &row.comp_target_s, err)) ||
+        (status = csv_long(record, COL_CALIB_COMP_MATRIX_N, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status = csv_double(record, COL_CALIB_COMP_T_COMP, true, &row.t_comp_s, err)) ||
+        (status = parse_flag(record, COL_CALIB_COMP_CONVERGED, &row.converged, err)))
         return status;
     return csv_push(ctx, &row, err);
 }
@@ -426,7 +413,8 @@ static int calib_comp_fn(const csv_record *record, void *ctx, analysis_error *er
 int analysis_parse_calib_comp(const char *buf, size_t len, const char *file_name,
                               calib_comp_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {calib_comp_columns, 4, false, NULL, NULL};
+    static const csv_schema schema = {SCHEMA_CALIB_COMP, CSV_COLUMNS(calib_comp_columns), false,
+                                      NULL, 0};
     return csv_parse_rows(buf, len, file_name, &schema, calib_comp_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
@@ -444,23 +432,27 @@ const char *analysis_phase_name(enum run_phase phase)
 /* Columns the older passive.csv and compute_ref.csv lacked: first one row
  * per rank or host without a phase, then one row per rank or process
  * holding its median, without the steps. */
-static const char *const timing_new_columns[] = {"phase", "warmup_steps", "proc",
-                                                 "procs", "step",         NULL};
+static const schema_column passive_new_columns[] = {COL_PASSIVE_PHASE, COL_PASSIVE_WARMUP_STEPS,
+                                                    COL_PASSIVE_STEP};
+static const schema_column compute_ref_new_columns[] = {
+    COL_COMPUTE_REF_PHASE, COL_COMPUTE_REF_WARMUP_STEPS, COL_COMPUTE_REF_PROC,
+    COL_COMPUTE_REF_PROCS, COL_COMPUTE_REF_STEP};
 
 /* A step number below the row's reps. */
-static int check_step(const csv_record *record, size_t column, long long step, long long reps,
-                      analysis_error *err)
+static int check_step(const csv_record *record, schema_column column, long long step,
+                      long long reps, analysis_error *err)
 {
     if (step < reps)
         return ANALYSIS_OK;
-    return analysis_fail(err, ANALYSIS_ERR_INPUT,
-                         "%s:%ld: column %zu (step): %lld is not below reps (%lld)",
-                         record->file_name, record->line, record->position[column] + 1, step, reps);
+    return analysis_fail(
+        err, ANALYSIS_ERR_INPUT, "%s:%ld: column %zu (step): %lld is not below reps (%lld)",
+        record->file_name, record->line, csv_field_position(record, column) + 1, step, reps);
 }
 
-static const char *const passive_columns[] = {
-    "host",  "rank",         "threads", "matrix_n", "comp_target_s",
-    "phase", "warmup_steps", "reps",    "step",     "t_comp_s"};
+static const schema_column passive_columns[] = {
+    COL_PASSIVE_HOST,        COL_PASSIVE_RANK,  COL_PASSIVE_THREADS,      COL_PASSIVE_MATRIX_N,
+    COL_PASSIVE_COMP_TARGET, COL_PASSIVE_PHASE, COL_PASSIVE_WARMUP_STEPS, COL_PASSIVE_REPS,
+    COL_PASSIVE_STEP,        COL_PASSIVE_T_COMP};
 
 static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
@@ -468,17 +460,17 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
     long long rank, threads, warmup, reps, step;
     int phase;
     int status;
-    if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
-        (status = csv_long(record, 1, 0, LONG_MAX, &rank, err)) ||
-        (status = csv_long(record, 2, 1, INT_MAX, &threads, err)) ||
-        (status = csv_long(record, 3, 0, INT_MAX, &row.matrix_n, err)) ||
-        (status = csv_double(record, 4, false, &row.comp_target_s, err)) ||
-        (status = csv_name(record, 5, phase_names, PHASE_COUNT, &phase, err)) ||
-        (status = csv_long(record, 6, 0, INT_MAX, &warmup, err)) ||
-        (status = csv_long(record, 7, 1, INT_MAX, &reps, err)) ||
-        (status = csv_long(record, 8, 0, INT_MAX, &step, err)) ||
-        (status = check_step(record, 8, step, reps, err)) ||
-        (status = csv_double(record, 9, false, &row.t_comp_s, err)))
+    if ((status = csv_string(record, COL_PASSIVE_HOST, row.host, sizeof row.host, err)) ||
+        (status = csv_long(record, COL_PASSIVE_RANK, 0, LONG_MAX, &rank, err)) ||
+        (status = csv_long(record, COL_PASSIVE_THREADS, 1, INT_MAX, &threads, err)) ||
+        (status = csv_long(record, COL_PASSIVE_MATRIX_N, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status = csv_double(record, COL_PASSIVE_COMP_TARGET, false, &row.comp_target_s, err)) ||
+        (status = csv_name(record, COL_PASSIVE_PHASE, phase_names, PHASE_COUNT, &phase, err)) ||
+        (status = csv_long(record, COL_PASSIVE_WARMUP_STEPS, 0, INT_MAX, &warmup, err)) ||
+        (status = csv_long(record, COL_PASSIVE_REPS, 1, INT_MAX, &reps, err)) ||
+        (status = csv_long(record, COL_PASSIVE_STEP, 0, INT_MAX, &step, err)) ||
+        (status = check_step(record, COL_PASSIVE_STEP, step, reps, err)) ||
+        (status = csv_double(record, COL_PASSIVE_T_COMP, false, &row.t_comp_s, err)))
         return status;
     row.step = (long)step;
     row.rank = (long)rank;
@@ -492,14 +484,17 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 int analysis_parse_passive(const char *buf, size_t len, const char *file_name, passive_row **rows,
                            size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {passive_columns, 10, false, timing_new_columns, "bench_nbc"};
+    static const csv_schema schema = {SCHEMA_PASSIVE, CSV_COLUMNS(passive_columns), false,
+                                      CSV_COLUMNS(passive_new_columns)};
     return csv_parse_rows(buf, len, file_name, &schema, passive_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
 
-static const char *const compute_ref_columns[] = {
-    "host",  "proc",         "procs", "threads", "matrix_n", "comp_target_s",
-    "phase", "warmup_steps", "reps",  "step",    "t_comp_s",
+static const schema_column compute_ref_columns[] = {
+    COL_COMPUTE_REF_HOST,    COL_COMPUTE_REF_PROC,         COL_COMPUTE_REF_PROCS,
+    COL_COMPUTE_REF_THREADS, COL_COMPUTE_REF_MATRIX_N,     COL_COMPUTE_REF_COMP_TARGET,
+    COL_COMPUTE_REF_PHASE,   COL_COMPUTE_REF_WARMUP_STEPS, COL_COMPUTE_REF_REPS,
+    COL_COMPUTE_REF_STEP,    COL_COMPUTE_REF_T_COMP,
 };
 
 static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *err)
@@ -508,25 +503,27 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
     long long proc, procs, threads, warmup, reps, step;
     int phase;
     int status;
-    if ((status = csv_string(record, 0, row.host, sizeof row.host, err)) ||
-        (status = csv_long(record, 1, 0, INT_MAX, &proc, err)) ||
-        (status = csv_long(record, 2, 1, INT_MAX, &procs, err)) ||
-        (status = csv_long(record, 3, 1, INT_MAX, &threads, err)) ||
-        (status = csv_long(record, 4, 0, INT_MAX, &row.matrix_n, err)) ||
-        (status = csv_double(record, 5, false, &row.comp_target_s, err)) ||
-        (status = csv_name(record, 6, phase_names, PHASE_COUNT, &phase, err)) ||
-        (status = csv_long(record, 7, 0, INT_MAX, &warmup, err)) ||
-        (status = csv_long(record, 8, 1, INT_MAX, &reps, err)) ||
-        (status = csv_long(record, 9, 0, INT_MAX, &step, err)) ||
-        (status = check_step(record, 9, step, reps, err)) ||
-        (status = csv_double(record, 10, false, &row.t_comp_s, err)))
+    if ((status = csv_string(record, COL_COMPUTE_REF_HOST, row.host, sizeof row.host, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_PROC, 0, INT_MAX, &proc, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_PROCS, 1, INT_MAX, &procs, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_THREADS, 1, INT_MAX, &threads, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_MATRIX_N, 0, INT_MAX, &row.matrix_n, err)) ||
+        (status =
+             csv_double(record, COL_COMPUTE_REF_COMP_TARGET, false, &row.comp_target_s, err)) ||
+        (status = csv_name(record, COL_COMPUTE_REF_PHASE, phase_names, PHASE_COUNT, &phase, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_WARMUP_STEPS, 0, INT_MAX, &warmup, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_REPS, 1, INT_MAX, &reps, err)) ||
+        (status = csv_long(record, COL_COMPUTE_REF_STEP, 0, INT_MAX, &step, err)) ||
+        (status = check_step(record, COL_COMPUTE_REF_STEP, step, reps, err)) ||
+        (status = csv_double(record, COL_COMPUTE_REF_T_COMP, false, &row.t_comp_s, err)))
         return status;
     row.step = (long)step;
     if (proc >= procs) {
-        size_t position = record->position[1];
-        return analysis_fail(err, ANALYSIS_ERR_INPUT,
-                             "%s:%ld: column %zu (proc): %lld is not below procs (%lld)",
-                             record->file_name, record->line, position + 1, proc, procs);
+        size_t position = csv_field_position(record, COL_COMPUTE_REF_PROC);
+        return analysis_fail(
+            err, ANALYSIS_ERR_INPUT, "%s:%ld: column %zu (%s): %lld is not below %s (%lld)",
+            record->file_name, record->line, position + 1, record->header[position], proc,
+            schema_column_name(COL_COMPUTE_REF_PROCS), procs);
     }
     row.proc = (long)proc;
     row.procs = (long)procs;
@@ -540,8 +537,8 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
 int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_name,
                                compute_ref_row **rows, size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {compute_ref_columns, 11, true, timing_new_columns,
-                                      "compute_ref"};
+    static const csv_schema schema = {SCHEMA_COMPUTE_REF, CSV_COLUMNS(compute_ref_columns), true,
+                                      CSV_COLUMNS(compute_ref_new_columns)};
     return csv_parse_rows(buf, len, file_name, &schema, compute_ref_fn, sizeof **rows,
                           (void **)rows, count, err);
 }
@@ -836,7 +833,7 @@ int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
     char *buf;
     size_t len;
     bool missing;
-    int status = analysis_path(path, sizeof path, run_dir, "raw.csv", err);
+    int status = analysis_path(path, sizeof path, run_dir, schema_file_name(SCHEMA_RAW), err);
     if (status == ANALYSIS_OK)
         status = analysis_read_file(path, &buf, &len, &missing, err);
     if (status != ANALYSIS_OK) {
@@ -852,26 +849,26 @@ int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
         status = load_meta(in, err);
     if (status == ANALYSIS_OK)
         status =
-            load_optional(run_dir, "calib_comm.csv", parse_calib_comm_any, (void **)&in->calib_comm,
-                          &in->calib_comm_count, &in->have_calib_comm,
+            load_optional(run_dir, schema_file_name(SCHEMA_CALIB_COMM), parse_calib_comm_any,
+                          (void **)&in->calib_comm, &in->calib_comm_count, &in->have_calib_comm,
                           "communication calibration not checked for validity", err);
     if (status == ANALYSIS_OK)
         status =
-            load_optional(run_dir, "calib_comp.csv", parse_calib_comp_any, (void **)&in->calib_comp,
-                          &in->calib_comp_count, &in->have_calib_comp,
+            load_optional(run_dir, schema_file_name(SCHEMA_CALIB_COMP), parse_calib_comp_any,
+                          (void **)&in->calib_comp, &in->calib_comp_count, &in->have_calib_comp,
                           "computation calibration not checked for validity", err);
     if (status == ANALYSIS_OK)
-        status = load_optional(run_dir, "passive.csv", parse_passive_any, (void **)&in->passive,
-                               &in->passive_count, &in->have_passive,
+        status = load_optional(run_dir, schema_file_name(SCHEMA_PASSIVE), parse_passive_any,
+                               (void **)&in->passive, &in->passive_count, &in->have_passive,
                                "no MPI impact outputs (impact.csv, impact figure)", err);
     if (status == ANALYSIS_OK && in->have_passive)
         status =
-            load_optional(run_dir, "compute_ref.csv", parse_compute_ref_any,
+            load_optional(run_dir, schema_file_name(SCHEMA_COMPUTE_REF), parse_compute_ref_any,
                           (void **)&in->compute_ref, &in->compute_ref_count, &in->have_compute_ref,
                           "no MPI impact outputs (run compute_ref on each node to get them)", err);
     if (status == ANALYSIS_OK)
-        status = load_optional(run_dir, "sweep.csv", parse_sweep_any, (void **)&in->sweep,
-                               &in->sweep_count, &in->have_sweep,
+        status = load_optional(run_dir, schema_file_name(SCHEMA_SWEEP), parse_sweep_any,
+                               (void **)&in->sweep, &in->sweep_count, &in->have_sweep,
                                "cells.csv's stop column says unknown", err);
     if (status != ANALYSIS_OK)
         analysis_run_inputs_free(in);
@@ -891,16 +888,16 @@ void analysis_run_inputs_free(run_inputs *in)
 
 /* ---- sweep.csv ------------------------------------------------------------ */
 
-static const char *const sweep_columns[] = {"cell", "blocks", "stop"};
+static const schema_column sweep_columns[] = {COL_SWEEP_CELL, COL_SWEEP_BLOCKS, COL_SWEEP_STOP};
 
 static int sweep_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     sweep_row row = {0};
     long long cell, blocks;
     int status;
-    if ((status = csv_long(record, 0, 0, raw_max_cells, &cell, err)) ||
-        (status = csv_long(record, 1, 0, INT_MAX, &blocks, err)) ||
-        (status = csv_string(record, 2, row.stop, sizeof row.stop, err)))
+    if ((status = csv_long(record, COL_SWEEP_CELL, 0, raw_max_cells, &cell, err)) ||
+        (status = csv_long(record, COL_SWEEP_BLOCKS, 0, INT_MAX, &blocks, err)) ||
+        (status = csv_string(record, COL_SWEEP_STOP, row.stop, sizeof row.stop, err)))
         return status;
     row.cell = (long)cell;
     row.blocks = (long)blocks;
@@ -910,7 +907,7 @@ static int sweep_fn(const csv_record *record, void *ctx, analysis_error *err)
 int analysis_parse_sweep(const char *buf, size_t len, const char *file_name, sweep_row **rows,
                          size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {sweep_columns, 3, false, NULL, "bench_nbc"};
+    static const csv_schema schema = {SCHEMA_SWEEP, CSV_COLUMNS(sweep_columns), false, NULL, 0};
     return csv_parse_rows(buf, len, file_name, &schema, sweep_fn, sizeof **rows, (void **)rows,
                           count, err);
 }

@@ -1,11 +1,14 @@
 # analysis: metrics, diagnosis, tables and figures of run folders; no MPI.
 # Objects are compiled with plain gcc ($(BUILD)/nompi/); the tools go into
-# $(TOOLS_DIR) because they do not depend on the MPI library.
+# $(TOOLS_DIR) because they do not depend on the MPI library. The library
+# carries the schema of the run folder's files (schema/), which every reader
+# and writer shares.
 ANALYSIS_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o csv.o inputs.o metrics.o bootstrap.o \
                      intervals.o diagnosis.o impact.o tables.o plot.o analyze.o compare.o \
-                     trace.o sched.o)
+                     trace.o sched.o) \
+                   $(BUILD)/nompi/schema/schema.o
 ANALYSIS_LIB    := $(BUILD)/libanalysis.a
 
 $(BUILD)/nompi/analysis/%.o: CFLAGS += $(ANALYSIS_CFLAGS)

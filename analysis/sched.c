@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sched_columns[] = {"cell",   "block",       "kind",   "attempt",
-                                            "rank",   "role",        "thread", "window_ns",
-                                            "cpu_ns", "run_delay_ns"};
-enum { SCHED_COLUMNS = sizeof sched_columns / sizeof *sched_columns };
+/* What the analysis reads of sched.csv (schema/columns.def). */
+static const schema_column sched_columns[] = {
+    COL_SCHED_CELL, COL_SCHED_BLOCK,  COL_SCHED_KIND,   COL_SCHED_ATTEMPT, COL_SCHED_RANK,
+    COL_SCHED_ROLE, COL_SCHED_THREAD, COL_SCHED_WINDOW, COL_SCHED_CPU,     COL_SCHED_RUN_DELAY};
 
 static const char *const role_names[SCHED_ROLE_COUNT] = {
     [SCHED_ROLE_MAIN] = "main",
@@ -32,16 +32,16 @@ static int sched_fn(const csv_record *record, void *ctx, analysis_error *err)
     sched_row row = {0};
     long long cell, block, attempt, rank, thread, window, cpu, delay;
     int kind, role, status;
-    if ((status = csv_long(record, 0, 0, LONG_MAX, &cell, err)) ||
-        (status = csv_long(record, 1, 0, LONG_MAX, &block, err)) ||
-        (status = csv_name(record, 2, kinds, RAW_KIND_COUNT, &kind, err)) ||
-        (status = csv_long(record, 3, 0, LONG_MAX, &attempt, err)) ||
-        (status = csv_long(record, 4, 0, LONG_MAX, &rank, err)) ||
-        (status = csv_name(record, 5, role_names, SCHED_ROLE_COUNT, &role, err)) ||
-        (status = csv_long(record, 6, 0, LONG_MAX, &thread, err)) ||
-        (status = csv_long(record, 7, 0, LLONG_MAX, &window, err)) ||
-        (status = csv_long(record, 8, -1, LLONG_MAX, &cpu, err)) ||
-        (status = csv_long(record, 9, -1, LLONG_MAX, &delay, err)))
+    if ((status = csv_long(record, COL_SCHED_CELL, 0, LONG_MAX, &cell, err)) ||
+        (status = csv_long(record, COL_SCHED_BLOCK, 0, LONG_MAX, &block, err)) ||
+        (status = csv_name(record, COL_SCHED_KIND, kinds, RAW_KIND_COUNT, &kind, err)) ||
+        (status = csv_long(record, COL_SCHED_ATTEMPT, 0, LONG_MAX, &attempt, err)) ||
+        (status = csv_long(record, COL_SCHED_RANK, 0, LONG_MAX, &rank, err)) ||
+        (status = csv_name(record, COL_SCHED_ROLE, role_names, SCHED_ROLE_COUNT, &role, err)) ||
+        (status = csv_long(record, COL_SCHED_THREAD, 0, LONG_MAX, &thread, err)) ||
+        (status = csv_long(record, COL_SCHED_WINDOW, 0, LLONG_MAX, &window, err)) ||
+        (status = csv_long(record, COL_SCHED_CPU, -1, LLONG_MAX, &cpu, err)) ||
+        (status = csv_long(record, COL_SCHED_RUN_DELAY, -1, LLONG_MAX, &delay, err)))
         return status;
     row = (sched_row){.cell = (long)cell,
                       .block = (long)block,
@@ -59,7 +59,7 @@ static int sched_fn(const csv_record *record, void *ctx, analysis_error *err)
 int analysis_parse_sched(const char *buf, size_t len, const char *file_name, sched_row **rows,
                          size_t *count, analysis_error *err)
 {
-    static const csv_schema schema = {sched_columns, SCHED_COLUMNS, false, NULL, NULL};
+    static const csv_schema schema = {SCHEMA_SCHED, CSV_COLUMNS(sched_columns), false, NULL, 0};
     return csv_parse_rows(buf, len, file_name, &schema, sched_fn, sizeof **rows, (void **)rows,
                           count, err);
 }
@@ -230,7 +230,7 @@ int analysis_sched_cells(const char *run_dir, cell_table *cells, analysis_error 
     size_t len = 0;
     bool missing = false;
     cells->run_delay_share_norm = NAN;
-    int status = analysis_path(path, sizeof path, run_dir, "sched.csv", err);
+    int status = analysis_path(path, sizeof path, run_dir, schema_file_name(SCHEMA_SCHED), err);
     if (status == ANALYSIS_OK)
         status = analysis_read_file(path, &buf, &len, &missing, err);
     if (status != ANALYSIS_OK && missing) {

@@ -10,147 +10,158 @@
 
 /* How a column is written and read back. */
 enum column_type {
-    COL_NAME,      /* char[ANALYSIS_NAME_MAX] */
-    COL_TARGET,    /* double, targets to 9 digits */
-    COL_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
-    COL_RATIO,     /* double, 6 digits */
-    COL_LEVEL,     /* double, 9 digits: a confidence level near 1 */
-    COL_LONG,      /* long */
-    COL_LLONG,     /* long long */
-    COL_BOOL,      /* bool as 0 or 1 */
-    COL_DIAGNOSIS, /* enum diagnosis by name */
-    COL_REASONS,   /* unsigned invalid_reasons as text */
+    FIELD_NAME,      /* char[ANALYSIS_NAME_MAX] */
+    FIELD_TARGET,    /* double, targets to 9 digits */
+    FIELD_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
+    FIELD_RATIO,     /* double, 6 digits */
+    FIELD_LEVEL,     /* double, 9 digits: a confidence level near 1 */
+    FIELD_LONG,      /* long */
+    FIELD_LLONG,     /* long long */
+    FIELD_BOOL,      /* bool as 0 or 1 */
+    FIELD_DIAGNOSIS, /* enum diagnosis by name */
+    FIELD_REASONS,   /* unsigned invalid_reasons as text */
 };
 
+/* Where a column of cells.csv lives in cell_metrics; its name and place
+ * are the schema's (schema/columns.def). */
 typedef struct column {
-    const char *name;
+    schema_column id;
     enum column_type type;
     size_t offset;
 } column;
 
-#define CELL_COLUMN(name, type, field)                                                             \
+#define CELL_COLUMN(id, type, field)                                                               \
     {                                                                                              \
-        name, type, offsetof(cell_metrics, field)                                                  \
+        COL_CELLS_##id, type, offsetof(cell_metrics, field)                                        \
     }
 
-/* The contract of cells.csv, in this order (README.md, "cells.csv"). */
-static const column cells_columns[] = {
-    CELL_COLUMN("collective", COL_NAME, collective),
-    CELL_COLUMN("comm_target_s", COL_TARGET, comm_target_s),
-    CELL_COLUMN("comp_target_s", COL_TARGET, comp_target_s),
-    CELL_COLUMN("bytes", COL_LLONG, bytes),
-    CELL_COLUMN("matrix_n", COL_LLONG, matrix_n),
-    CELL_COLUMN("blocks", COL_LONG, blocks),
-    CELL_COLUMN("valid", COL_BOOL, valid),
-    CELL_COLUMN("t_comm_ref", COL_TIME, t_comm_ref),
-    CELL_COLUMN("t_comp_ref", COL_TIME, t_comp_ref),
-    CELL_COLUMN("t_measured", COL_TIME, t_measured),
-    CELL_COLUMN("t_call", COL_TIME, t_call),
-    CELL_COLUMN("t_comp", COL_TIME, t_comp),
-    CELL_COLUMN("t_wait", COL_TIME, t_wait),
-    CELL_COLUMN("r_overhead", COL_RATIO, r_overhead),
-    CELL_COLUMN("r_comm", COL_RATIO, r_comm),
-    CELL_COLUMN("r_comp_slowdown", COL_RATIO, r_comp_slowdown),
-    CELL_COLUMN("r_overhead_iqr", COL_RATIO, r_overhead_iqr),
-    CELL_COLUMN("overlap_osu_pct", COL_RATIO, overlap_osu_pct),
-    CELL_COLUMN("overlap_imb_pct", COL_RATIO, overlap_imb_pct),
-    CELL_COLUMN("diagnosis", COL_DIAGNOSIS, diagnosis),
-    CELL_COLUMN("late_attempts", COL_LONG, late_attempts),
-    CELL_COLUMN("invalid_reason", COL_REASONS, invalid_reasons),
-    CELL_COLUMN("cell", COL_LONG, cell),
-    CELL_COLUMN("ranks", COL_LONG, ranks),
-    CELL_COLUMN("start_skew_s", COL_TIME, start_skew_s),
-    CELL_COLUMN("attempts", COL_LONG, attempts),
-    CELL_COLUMN("late_share", COL_RATIO, late_share),
-    CELL_COLUMN("tolerance_ns", COL_TIME, tolerance_ns),
-    CELL_COLUMN("t_mpi", COL_TIME, t_mpi),
-    CELL_COLUMN("t_comm_ref_local", COL_TIME, t_comm_ref_local),
-    CELL_COLUMN("t_comp_ref_local", COL_TIME, t_comp_ref_local),
-    CELL_COLUMN("t_measured_local", COL_TIME, t_measured_local),
-    CELL_COLUMN("comm_target_error", COL_RATIO, comm_target_error),
-    CELL_COLUMN("comp_target_error", COL_RATIO, comp_target_error),
-    CELL_COLUMN("comm_unhidden_share", COL_RATIO, comm_unhidden_share),
-    CELL_COLUMN("r_overhead_ci_lo", COL_RATIO, r_overhead_ci.lo),
-    CELL_COLUMN("r_overhead_ci_hi", COL_RATIO, r_overhead_ci.hi),
-    CELL_COLUMN("r_comm_ci_lo", COL_RATIO, r_comm_ci.lo),
-    CELL_COLUMN("r_comm_ci_hi", COL_RATIO, r_comm_ci.hi),
-    CELL_COLUMN("r_comp_slowdown_ci_lo", COL_RATIO, r_comp_slowdown_ci.lo),
-    CELL_COLUMN("r_comp_slowdown_ci_hi", COL_RATIO, r_comp_slowdown_ci.hi),
-    CELL_COLUMN("r_overhead_sim_lo", COL_RATIO, r_overhead_sim.lo),
-    CELL_COLUMN("r_overhead_sim_hi", COL_RATIO, r_overhead_sim.hi),
-    CELL_COLUMN("r_comm_sim_lo", COL_RATIO, r_comm_sim.lo),
-    CELL_COLUMN("r_comm_sim_hi", COL_RATIO, r_comm_sim.hi),
-    CELL_COLUMN("r_comp_slowdown_sim_lo", COL_RATIO, r_comp_slowdown_sim.lo),
-    CELL_COLUMN("r_comp_slowdown_sim_hi", COL_RATIO, r_comp_slowdown_sim.hi),
-    CELL_COLUMN("diagnosis_confidence", COL_LEVEL, diagnosis_confidence),
-    CELL_COLUMN("diagnosis_point", COL_DIAGNOSIS, diagnosis_point),
-    CELL_COLUMN("r_overhead_mean", COL_RATIO, r_overhead_mean),
-    CELL_COLUMN("r_overhead_mean_ci_lo", COL_RATIO, r_overhead_mean_ci.lo),
-    CELL_COLUMN("r_overhead_mean_ci_hi", COL_RATIO, r_overhead_mean_ci.hi),
-    CELL_COLUMN("r_overhead_p90", COL_RATIO, r_overhead_p90),
-    CELL_COLUMN("r_overhead_outlier_share", COL_RATIO, r_overhead_outlier_share),
-    CELL_COLUMN("r_overhead_bimodality", COL_RATIO, r_overhead_bimodality),
-    CELL_COLUMN("r_overhead_bimodal", COL_BOOL, r_overhead_bimodal),
-    CELL_COLUMN("comm_null_blocks", COL_LONG, comm_null_blocks),
-    CELL_COLUMN("comm_null_ratio", COL_RATIO, comm_null_ratio),
-    CELL_COLUMN("comm_null_ci_lo", COL_RATIO, comm_null_ci.lo),
-    CELL_COLUMN("comm_null_ci_hi", COL_RATIO, comm_null_ci.hi),
-    CELL_COLUMN("comp_null_blocks", COL_LONG, comp_null_blocks),
-    CELL_COLUMN("comp_null_ratio", COL_RATIO, comp_null_ratio),
-    CELL_COLUMN("comp_null_ci_lo", COL_RATIO, comp_null_ci.lo),
-    CELL_COLUMN("comp_null_ci_hi", COL_RATIO, comp_null_ci.hi),
-    CELL_COLUMN("bootstrap_seed", COL_LLONG, bootstrap_seed),
-    CELL_COLUMN("stop", COL_NAME, stop),
-    CELL_COLUMN("r_mpi_impact", COL_RATIO, r_mpi_impact),
-    CELL_COLUMN("r_mpi_impact_ci_lo", COL_RATIO, r_mpi_impact_ci.lo),
-    CELL_COLUMN("r_mpi_impact_ci_hi", COL_RATIO, r_mpi_impact_ci.hi),
-    CELL_COLUMN("compute_delay_share", COL_RATIO, compute_delay_share),
-    CELL_COLUMN("interference", COL_BOOL, interference),
-    CELL_COLUMN("library_cpu_share", COL_RATIO, library_cpu_share),
+/* The fields of the columns of cells.csv (any order: the header's is the
+ * schema's). */
+static const column cells_fields[] = {
+    CELL_COLUMN(COLLECTIVE, FIELD_NAME, collective),
+    CELL_COLUMN(COMM_TARGET, FIELD_TARGET, comm_target_s),
+    CELL_COLUMN(COMP_TARGET, FIELD_TARGET, comp_target_s),
+    CELL_COLUMN(BYTES, FIELD_LLONG, bytes),
+    CELL_COLUMN(MATRIX_N, FIELD_LLONG, matrix_n),
+    CELL_COLUMN(BLOCKS, FIELD_LONG, blocks),
+    CELL_COLUMN(VALID, FIELD_BOOL, valid),
+    CELL_COLUMN(T_COMM_REF, FIELD_TIME, t_comm_ref),
+    CELL_COLUMN(T_COMP_REF, FIELD_TIME, t_comp_ref),
+    CELL_COLUMN(T_MEASURED, FIELD_TIME, t_measured),
+    CELL_COLUMN(T_CALL, FIELD_TIME, t_call),
+    CELL_COLUMN(T_COMP, FIELD_TIME, t_comp),
+    CELL_COLUMN(T_WAIT, FIELD_TIME, t_wait),
+    CELL_COLUMN(R_OVERHEAD, FIELD_RATIO, r_overhead),
+    CELL_COLUMN(R_COMM, FIELD_RATIO, r_comm),
+    CELL_COLUMN(R_COMP_SLOWDOWN, FIELD_RATIO, r_comp_slowdown),
+    CELL_COLUMN(R_OVERHEAD_IQR, FIELD_RATIO, r_overhead_iqr),
+    CELL_COLUMN(OVERLAP_OSU, FIELD_RATIO, overlap_osu_pct),
+    CELL_COLUMN(OVERLAP_IMB, FIELD_RATIO, overlap_imb_pct),
+    CELL_COLUMN(DIAGNOSIS, FIELD_DIAGNOSIS, diagnosis),
+    CELL_COLUMN(LATE_ATTEMPTS, FIELD_LONG, late_attempts),
+    CELL_COLUMN(INVALID_REASON, FIELD_REASONS, invalid_reasons),
+    CELL_COLUMN(CELL, FIELD_LONG, cell),
+    CELL_COLUMN(RANKS, FIELD_LONG, ranks),
+    CELL_COLUMN(START_SKEW, FIELD_TIME, start_skew_s),
+    CELL_COLUMN(ATTEMPTS, FIELD_LONG, attempts),
+    CELL_COLUMN(LATE_SHARE, FIELD_RATIO, late_share),
+    CELL_COLUMN(TOLERANCE, FIELD_TIME, tolerance_ns),
+    CELL_COLUMN(T_MPI, FIELD_TIME, t_mpi),
+    CELL_COLUMN(T_COMM_REF_LOCAL, FIELD_TIME, t_comm_ref_local),
+    CELL_COLUMN(T_COMP_REF_LOCAL, FIELD_TIME, t_comp_ref_local),
+    CELL_COLUMN(T_MEASURED_LOCAL, FIELD_TIME, t_measured_local),
+    CELL_COLUMN(COMM_TARGET_ERROR, FIELD_RATIO, comm_target_error),
+    CELL_COLUMN(COMP_TARGET_ERROR, FIELD_RATIO, comp_target_error),
+    CELL_COLUMN(COMM_UNHIDDEN_SHARE, FIELD_RATIO, comm_unhidden_share),
+    CELL_COLUMN(R_OVERHEAD_CI_LO, FIELD_RATIO, r_overhead_ci.lo),
+    CELL_COLUMN(R_OVERHEAD_CI_HI, FIELD_RATIO, r_overhead_ci.hi),
+    CELL_COLUMN(R_COMM_CI_LO, FIELD_RATIO, r_comm_ci.lo),
+    CELL_COLUMN(R_COMM_CI_HI, FIELD_RATIO, r_comm_ci.hi),
+    CELL_COLUMN(R_COMP_SLOWDOWN_CI_LO, FIELD_RATIO, r_comp_slowdown_ci.lo),
+    CELL_COLUMN(R_COMP_SLOWDOWN_CI_HI, FIELD_RATIO, r_comp_slowdown_ci.hi),
+    CELL_COLUMN(R_OVERHEAD_SIM_LO, FIELD_RATIO, r_overhead_sim.lo),
+    CELL_COLUMN(R_OVERHEAD_SIM_HI, FIELD_RATIO, r_overhead_sim.hi),
+    CELL_COLUMN(R_COMM_SIM_LO, FIELD_RATIO, r_comm_sim.lo),
+    CELL_COLUMN(R_COMM_SIM_HI, FIELD_RATIO, r_comm_sim.hi),
+    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_LO, FIELD_RATIO, r_comp_slowdown_sim.lo),
+    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_HI, FIELD_RATIO, r_comp_slowdown_sim.hi),
+    CELL_COLUMN(DIAGNOSIS_CONFIDENCE, FIELD_LEVEL, diagnosis_confidence),
+    CELL_COLUMN(DIAGNOSIS_POINT, FIELD_DIAGNOSIS, diagnosis_point),
+    CELL_COLUMN(R_OVERHEAD_MEAN, FIELD_RATIO, r_overhead_mean),
+    CELL_COLUMN(R_OVERHEAD_MEAN_CI_LO, FIELD_RATIO, r_overhead_mean_ci.lo),
+    CELL_COLUMN(R_OVERHEAD_MEAN_CI_HI, FIELD_RATIO, r_overhead_mean_ci.hi),
+    CELL_COLUMN(R_OVERHEAD_P90, FIELD_RATIO, r_overhead_p90),
+    CELL_COLUMN(R_OVERHEAD_OUTLIER_SHARE, FIELD_RATIO, r_overhead_outlier_share),
+    CELL_COLUMN(R_OVERHEAD_BIMODALITY, FIELD_RATIO, r_overhead_bimodality),
+    CELL_COLUMN(R_OVERHEAD_BIMODAL, FIELD_BOOL, r_overhead_bimodal),
+    CELL_COLUMN(COMM_NULL_BLOCKS, FIELD_LONG, comm_null_blocks),
+    CELL_COLUMN(COMM_NULL_RATIO, FIELD_RATIO, comm_null_ratio),
+    CELL_COLUMN(COMM_NULL_CI_LO, FIELD_RATIO, comm_null_ci.lo),
+    CELL_COLUMN(COMM_NULL_CI_HI, FIELD_RATIO, comm_null_ci.hi),
+    CELL_COLUMN(COMP_NULL_BLOCKS, FIELD_LONG, comp_null_blocks),
+    CELL_COLUMN(COMP_NULL_RATIO, FIELD_RATIO, comp_null_ratio),
+    CELL_COLUMN(COMP_NULL_CI_LO, FIELD_RATIO, comp_null_ci.lo),
+    CELL_COLUMN(COMP_NULL_CI_HI, FIELD_RATIO, comp_null_ci.hi),
+    CELL_COLUMN(BOOTSTRAP_SEED, FIELD_LLONG, bootstrap_seed),
+    CELL_COLUMN(STOP, FIELD_NAME, stop),
+    CELL_COLUMN(R_MPI_IMPACT, FIELD_RATIO, r_mpi_impact),
+    CELL_COLUMN(R_MPI_IMPACT_CI_LO, FIELD_RATIO, r_mpi_impact_ci.lo),
+    CELL_COLUMN(R_MPI_IMPACT_CI_HI, FIELD_RATIO, r_mpi_impact_ci.hi),
+    CELL_COLUMN(COMPUTE_DELAY_SHARE, FIELD_RATIO, compute_delay_share),
+    CELL_COLUMN(INTERFERENCE, FIELD_BOOL, interference),
+    CELL_COLUMN(LIBRARY_CPU_SHARE, FIELD_RATIO, library_cpu_share),
 };
-enum { CELLS_COLUMN_COUNT = sizeof cells_columns / sizeof *cells_columns };
+enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
  * interference). */
-static const char *const cells_new_columns[] = {
-    "blocks",           "late_attempts", "attempts",     "stop",
-    "r_overhead_ci_lo", "r_mpi_impact",  "interference", NULL};
+static const schema_column cells_new_columns[] = {
+    COL_CELLS_BLOCKS,           COL_CELLS_LATE_ATTEMPTS, COL_CELLS_ATTEMPTS,    COL_CELLS_STOP,
+    COL_CELLS_R_OVERHEAD_CI_LO, COL_CELLS_R_MPI_IMPACT,  COL_CELLS_INTERFERENCE};
 
-static const char by_rank_header[] =
-    "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,t_comp_ref,t_measured,t_call,"
-    "t_comp,t_wait,r_comm,r_comp_slowdown,deciding_blocks,cell";
+/* The field of each column of cells.csv in header order; a column of the
+ * schema without one is an error of this file, named. */
+static int cells_layout(const column **layout, analysis_error *err)
+{
+    schema_column first = schema_file_first(SCHEMA_CELLS);
+    size_t count = schema_file_column_count(SCHEMA_CELLS);
+    for (size_t i = 0; i < count; i++) {
+        layout[i] = NULL;
+        for (size_t f = 0; f < CELLS_FIELD_COUNT && !layout[i]; f++)
+            if (cells_fields[f].id == first + (int)i)
+                layout[i] = &cells_fields[f];
+        if (!layout[i])
+            return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
+                                 "cells.csv: the column '%s' of schema/columns.def has no field "
+                                 "in analysis/tables.c (cells_fields)",
+                                 schema_column_name(first + (int)i));
+    }
+    return ANALYSIS_OK;
+}
 
-/* impact.csv: the first eight columns are what nbc-compare reads back. */
-static const char *const impact_columns[] = {
-    "host",
-    "matrix_n",
-    "comp_target_s",
-    "t_comp_ref_s",
-    "t_comp_passive_mpi_s",
-    "r_mpi_impact",
-    "r_mpi_impact_ci_lo",
-    "r_mpi_impact_ci_hi",
-    "phases",
-    "r_mpi_impact_before",
-    "r_mpi_impact_before_ci_lo",
-    "r_mpi_impact_before_ci_hi",
-    "r_mpi_impact_after",
-    "r_mpi_impact_after_ci_lo",
-    "r_mpi_impact_after_ci_hi",
-    "t_passive_before_s",
-    "t_passive_after_s",
-    "t_ref_before_s",
-    "t_ref_after_s",
-    "passive_steps",
-    "ref_steps",
-    "ranks",
-    "procs",
-    "warnings",
+/* impact.csv: what nbc-compare reads back. */
+static const schema_column impact_read_columns[] = {
+    COL_IMPACT_HOST,
+    COL_IMPACT_MATRIX_N,
+    COL_IMPACT_COMP_TARGET,
+    COL_IMPACT_T_COMP_REF,
+    COL_IMPACT_T_COMP_PASSIVE,
+    COL_IMPACT_R_MPI_IMPACT,
+    COL_IMPACT_R_MPI_IMPACT_CI_LO,
+    COL_IMPACT_R_MPI_IMPACT_CI_HI,
 };
-enum { IMPACT_READ_COLUMNS = 8 };
 /* Columns the impact.csv of an older nbc-analyze lacked (no intervals). */
-static const char *const impact_new_columns[] = {"r_mpi_impact_ci_lo", NULL};
+static const schema_column impact_new_columns[] = {COL_IMPACT_R_MPI_IMPACT_CI_LO};
+
+/* A header line from the schema. */
+static void header_text(strbuf *sb, schema_file file)
+{
+    schema_column first = schema_file_first(file);
+    for (size_t i = 0; i < schema_file_column_count(file); i++)
+        strbuf_printf(sb, "%s%s", i ? "," : "", schema_column_name(first + (int)i));
+    strbuf_printf(sb, "\n");
+}
 
 static int write_table(const char *run_dir, const char *name, strbuf *sb, analysis_error *err)
 {
@@ -168,58 +179,62 @@ static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
     const void *field = (const char *)c + col->offset;
     char reasons[128];
     switch (col->type) {
-    case COL_NAME:
+    case FIELD_NAME:
         strbuf_printf(sb, "%s", (const char *)field);
         break;
-    case COL_TARGET:
+    case FIELD_TARGET:
         strbuf_printf(sb, "%.9g", *(const double *)field);
         break;
-    case COL_TIME:
+    case FIELD_TIME:
         strbuf_printf(sb, "%.10g", *(const double *)field);
         break;
-    case COL_RATIO:
+    case FIELD_RATIO:
         strbuf_printf(sb, "%.6g", *(const double *)field);
         break;
-    case COL_LEVEL:
+    case FIELD_LEVEL:
         strbuf_printf(sb, "%.9g", *(const double *)field);
         break;
-    case COL_LONG:
+    case FIELD_LONG:
         strbuf_printf(sb, "%ld", *(const long *)field);
         break;
-    case COL_LLONG:
+    case FIELD_LLONG:
         strbuf_printf(sb, "%lld", *(const long long *)field);
         break;
-    case COL_BOOL:
+    case FIELD_BOOL:
         strbuf_printf(sb, "%d", *(const bool *)field ? 1 : 0);
         break;
-    case COL_DIAGNOSIS:
+    case FIELD_DIAGNOSIS:
         strbuf_printf(sb, "%s", analysis_diagnosis_name(*(const enum diagnosis *)field));
         break;
-    case COL_REASONS:
+    case FIELD_REASONS:
         analysis_invalid_reasons_text(*(const unsigned *)field, reasons, sizeof reasons);
         strbuf_printf(sb, "%s", reasons);
         break;
     }
 }
 
-static void cells_text(strbuf *sb, const cell_table *cells)
+static int cells_text(strbuf *sb, const cell_table *cells, analysis_error *err)
 {
-    for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++)
-        strbuf_printf(sb, "%s%s", i ? "," : "", cells_columns[i].name);
-    strbuf_printf(sb, "\n");
+    const column *layout[SCHEMA_COLUMN_COUNT];
+    int status = cells_layout(layout, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    size_t count = schema_file_column_count(SCHEMA_CELLS);
+    header_text(sb, SCHEMA_CELLS);
     for (size_t r = 0; r < cells->count; r++) {
-        for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++) {
+        for (size_t i = 0; i < count; i++) {
             if (i)
                 strbuf_printf(sb, ",");
-            write_field(sb, &cells->cells[r], &cells_columns[i]);
+            write_field(sb, &cells->cells[r], layout[i]);
         }
         strbuf_printf(sb, "\n");
     }
+    return ANALYSIS_OK;
 }
 
 static void by_rank_text(strbuf *sb, const cell_table *cells)
 {
-    strbuf_printf(sb, "%s\n", by_rank_header);
+    header_text(sb, SCHEMA_CELLS_BY_RANK);
     for (size_t i = 0; i < cells->rank_count; i++) {
         const rank_metrics *r = &cells->ranks[i];
         const cell_metrics *c = &cells->cells[r->cell_index];
@@ -242,9 +257,7 @@ static void phases_text(unsigned phases, char *out, size_t out_size)
 
 static void impact_text(strbuf *sb, const impact_table *impact)
 {
-    for (size_t i = 0; i < sizeof impact_columns / sizeof *impact_columns; i++)
-        strbuf_printf(sb, "%s%s", i ? "," : "", impact_columns[i]);
-    strbuf_printf(sb, "\n");
+    header_text(sb, SCHEMA_IMPACT);
     for (size_t i = 0; i < impact->count; i++) {
         const impact_row *r = &impact->rows[i];
         char warnings[160], phases[32];
@@ -267,17 +280,18 @@ int analysis_write_tables(const char *run_dir, const cell_table *cells, const im
                           analysis_error *err)
 {
     strbuf sb = {0};
-    cells_text(&sb, cells);
-    int status = write_table(run_dir, "cells.csv", &sb, err);
+    int status = cells_text(&sb, cells, err);
+    if (status == ANALYSIS_OK)
+        status = write_table(run_dir, schema_file_name(SCHEMA_CELLS), &sb, err);
     strbuf_free(&sb);
     if (status == ANALYSIS_OK) {
         by_rank_text(&sb, cells);
-        status = write_table(run_dir, "cells_by_rank.csv", &sb, err);
+        status = write_table(run_dir, schema_file_name(SCHEMA_CELLS_BY_RANK), &sb, err);
         strbuf_free(&sb);
     }
     if (status == ANALYSIS_OK && impact) {
         impact_text(&sb, impact);
-        status = write_table(run_dir, "impact.csv", &sb, err);
+        status = write_table(run_dir, schema_file_name(SCHEMA_IMPACT), &sb, err);
         strbuf_free(&sb);
     }
     return status;
@@ -285,10 +299,10 @@ int analysis_write_tables(const char *run_dir, const cell_table *cells, const im
 
 /* ---- Reading back ------------------------------------------------------------- */
 
-static int bad_word(const csv_record *record, size_t index, const char *allowed,
+static int bad_word(const csv_record *record, schema_column index, const char *allowed,
                     analysis_error *err)
 {
-    size_t position = record->position[index];
+    size_t position = csv_field_position(record, index);
     const char *value = record->fields[position];
     char shown[200];
     analysis_quote(value, strlen(value), shown, sizeof shown);
@@ -297,33 +311,34 @@ static int bad_word(const csv_record *record, size_t index, const char *allowed,
                          shown, allowed);
 }
 
-static int read_field(const csv_record *record, size_t index, cell_metrics *c, analysis_error *err)
+static int read_field(const csv_record *record, const column *col, cell_metrics *c,
+                      analysis_error *err)
 {
-    const column *col = &cells_columns[index];
+    schema_column index = col->id;
     void *field = (char *)c + col->offset;
-    const char *text = record->fields[record->position[index]];
+    const char *text = record->fields[csv_field_position(record, index)];
     long long value = 0;
     int status = ANALYSIS_OK;
     switch (col->type) {
-    case COL_NAME:
+    case FIELD_NAME:
         return csv_string(record, index, field, ANALYSIS_NAME_MAX, err);
-    case COL_TARGET:
+    case FIELD_TARGET:
         return csv_double(record, index, false, field, err);
-    case COL_TIME:
-    case COL_RATIO:
-    case COL_LEVEL:
+    case FIELD_TIME:
+    case FIELD_RATIO:
+    case FIELD_LEVEL:
         return csv_double(record, index, true, field, err);
-    case COL_LONG:
+    case FIELD_LONG:
         status = csv_long(record, index, LONG_MIN, LONG_MAX, &value, err);
         *(long *)field = (long)value;
         return status;
-    case COL_LLONG:
+    case FIELD_LLONG:
         return csv_long(record, index, 0, LLONG_MAX, field, err);
-    case COL_BOOL:
+    case FIELD_BOOL:
         status = csv_long(record, index, 0, 1, &value, err);
         *(bool *)field = value == 1;
         return status;
-    case COL_DIAGNOSIS:
+    case FIELD_DIAGNOSIS:
         if (!analysis_diagnosis_from_name(text, field))
             return bad_word(
                 record, index,
@@ -332,7 +347,7 @@ static int read_field(const csv_record *record, size_t index, cell_metrics *c, a
                 "invalid)",
                 err);
         return ANALYSIS_OK;
-    case COL_REASONS:
+    case FIELD_REASONS:
         if (!analysis_invalid_reasons_from_text(text, field))
             return bad_word(record, index,
                             "'none' or reasons joined by '+' (comm_calibration, "
@@ -346,8 +361,8 @@ static int read_field(const csv_record *record, size_t index, cell_metrics *c, a
 static int cells_row_fn(const csv_record *record, void *opaque, analysis_error *err)
 {
     cell_metrics c = {0};
-    for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++) {
-        int status = read_field(record, i, &c, err);
+    for (size_t i = 0; i < CELLS_FIELD_COUNT; i++) {
+        int status = read_field(record, &cells_fields[i], &c, err);
         if (status != ANALYSIS_OK)
             return status;
     }
@@ -357,10 +372,11 @@ static int cells_row_fn(const csv_record *record, void *opaque, analysis_error *
 int analysis_parse_cells(const char *buf, size_t len, const char *file_name, cell_table *cells,
                          analysis_error *err)
 {
-    const char *names[CELLS_COLUMN_COUNT];
-    for (size_t i = 0; i < CELLS_COLUMN_COUNT; i++)
-        names[i] = cells_columns[i].name;
-    const csv_schema schema = {names, CELLS_COLUMN_COUNT, false, cells_new_columns, "nbc-analyze"};
+    schema_column needed[CELLS_FIELD_COUNT];
+    for (size_t i = 0; i < CELLS_FIELD_COUNT; i++)
+        needed[i] = cells_fields[i].id;
+    const csv_schema schema = {SCHEMA_CELLS, CSV_COLUMNS(needed), false,
+                               CSV_COLUMNS(cells_new_columns)};
     *cells = (cell_table){0};
     return csv_parse_rows(buf, len, file_name, &schema, cells_row_fn, sizeof *cells->cells,
                           (void **)&cells->cells, &cells->count, err);
@@ -370,14 +386,17 @@ static int impact_row_fn(const csv_record *record, void *opaque, analysis_error 
 {
     impact_row r = {0};
     int status;
-    if ((status = csv_string(record, 0, r.host, sizeof r.host, err)) ||
-        (status = csv_long(record, 1, 0, INT_MAX, &r.matrix_n, err)) ||
-        (status = csv_double(record, 2, false, &r.comp_target_s, err)) ||
-        (status = csv_double(record, 3, true, &r.t_comp_ref_s, err)) ||
-        (status = csv_double(record, 4, true, &r.t_comp_passive_mpi_s, err)) ||
-        (status = csv_double(record, 5, true, &r.r_mpi_impact, err)) ||
-        (status = csv_double(record, 6, true, &r.r_mpi_impact_ci.lo, err)) ||
-        (status = csv_double(record, 7, true, &r.r_mpi_impact_ci.hi, err)))
+    if ((status = csv_string(record, COL_IMPACT_HOST, r.host, sizeof r.host, err)) ||
+        (status = csv_long(record, COL_IMPACT_MATRIX_N, 0, INT_MAX, &r.matrix_n, err)) ||
+        (status = csv_double(record, COL_IMPACT_COMP_TARGET, false, &r.comp_target_s, err)) ||
+        (status = csv_double(record, COL_IMPACT_T_COMP_REF, true, &r.t_comp_ref_s, err)) ||
+        (status =
+             csv_double(record, COL_IMPACT_T_COMP_PASSIVE, true, &r.t_comp_passive_mpi_s, err)) ||
+        (status = csv_double(record, COL_IMPACT_R_MPI_IMPACT, true, &r.r_mpi_impact, err)) ||
+        (status =
+             csv_double(record, COL_IMPACT_R_MPI_IMPACT_CI_LO, true, &r.r_mpi_impact_ci.lo, err)) ||
+        (status =
+             csv_double(record, COL_IMPACT_R_MPI_IMPACT_CI_HI, true, &r.r_mpi_impact_ci.hi, err)))
         return status;
     for (int p = 0; p < PHASE_COUNT; p++) {
         r.t_passive_phase_s[p] = r.t_ref_phase_s[p] = r.r_phase[p] = NAN;
@@ -389,8 +408,8 @@ static int impact_row_fn(const csv_record *record, void *opaque, analysis_error 
 int analysis_parse_impact(const char *buf, size_t len, const char *file_name, impact_table *impact,
                           analysis_error *err)
 {
-    static const csv_schema schema = {impact_columns, IMPACT_READ_COLUMNS, false,
-                                      impact_new_columns, "nbc-analyze"};
+    static const csv_schema schema = {SCHEMA_IMPACT, CSV_COLUMNS(impact_read_columns), false,
+                                      CSV_COLUMNS(impact_new_columns)};
     *impact = (impact_table){0};
     return csv_parse_rows(buf, len, file_name, &schema, impact_row_fn, sizeof *impact->rows,
                           (void **)&impact->rows, &impact->count, err);

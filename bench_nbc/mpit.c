@@ -5,6 +5,7 @@
  * and the performance variables of the counter class bound to no object,
  * read around each cell (mpit_pvars.csv). docs/formats.md defines the files. */
 #include "bench_nbc/driver.h"
+#include "schema/schema.h"
 
 #include <ctype.h>
 #include <json-c/json.h>
@@ -190,7 +191,7 @@ static char *cvars_csv(const char *collective, int *indices, int *described, jso
     FILE *f = open_memstream(&text, &len);
     if (!f)
         return NULL;
-    fprintf(f, "index,name,datatype,value,enum_item,verbosity,scope,binding,description\n");
+    schema_write_header(f, SCHEMA_MPIT_CVARS); /* a failure shows at fclose */
     int count = 0;
     if (MPI_T_cvar_get_num(&count) != MPI_SUCCESS)
         count = 0;
@@ -385,8 +386,11 @@ int nbc_mpit_start(nbc_run *run, meta_info *meta)
             char path[4096];
             snprintf(path, sizeof path, "%s/mpit_pvars.csv", run_output_dir(run->out));
             m->csv = fopen(path, "a");
-            if (m->csv && ftell(m->csv) == 0)
-                fprintf(m->csv, "cell,rank,pvar,delta\n");
+            if (m->csv && ftell(m->csv) == 0 &&
+                schema_write_header(m->csv, SCHEMA_MPIT_PVARS) != 0) {
+                fclose(m->csv);
+                m->csv = NULL;
+            }
             failed |= !m->csv;
         }
     }

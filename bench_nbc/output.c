@@ -2,10 +2,12 @@
  * append mode and flushed per cell, whole files replaced atomically. Only
  * rank 0 writes. */
 #include "bench_nbc/driver.h"
+#include "schema/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,33 +15,37 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One row per CSV file: its name and header line. */
-static const struct {
-    const char *name, *header;
-} csv_files[OUT_FILE_COUNT] = {
-    [OUT_RAW] = {"raw.csv",
-                 "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,"
-                 "attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,"
-                 "tolerance_ns,late"},
-    [OUT_CALIB_COMM] = {"calib_comm.csv",
-                        "collective,comm_target_s,bytes,t_comm_s,iterations,converged"},
-    [OUT_CALIB_COMP] = {"calib_comp.csv",
-                        "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
-    [OUT_PASSIVE] = {"passive.csv", "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,"
-                                    "reps,step,t_comp_s"},
-    [OUT_SCHED] = {"sched.csv", "cell,block,kind,attempt,seq,rank,role,thread,tid,window_ns,cpu_ns,"
-                                "run_delay_ns,vol_switches,invol_switches,migrations"},
-    [OUT_SWEEP] = {"sweep.csv", "cell,blocks,stop,half_width,elapsed_s"},
+/* The schema of each CSV file (schema/columns.def: names and columns). */
+static const schema_file csv_files[OUT_FILE_COUNT] = {
+    [OUT_RAW] = SCHEMA_RAW,
+    [OUT_CALIB_COMM] = SCHEMA_CALIB_COMM,
+    [OUT_CALIB_COMP] = SCHEMA_CALIB_COMP,
+    [OUT_PASSIVE] = SCHEMA_PASSIVE,
+    [OUT_SCHED] = SCHEMA_SCHED,
+    [OUT_SWEEP] = SCHEMA_SWEEP,
 };
+
+/* Header lines, made from the schema once (any thread may ask). */
+static char headers[OUT_FILE_COUNT][2048];
+static pthread_once_t headers_once = PTHREAD_ONCE_INIT;
+
+static void make_headers(void)
+{
+    for (int i = 0; i < OUT_FILE_COUNT; i++)
+        if (schema_header(csv_files[i], headers[i], sizeof headers[i]) < 0)
+            headers[i][0] = '\0'; /* too long: no writer can use it (checked below) */
+}
 
 const char *run_output_name(out_file which)
 {
-    return csv_files[which].name;
+    return schema_file_name(csv_files[which]);
 }
 
 const char *run_output_header(out_file which)
 {
-    return csv_files[which].header;
+    if (pthread_once(&headers_once, make_headers) != 0)
+        return "";
+    return headers[which];
 }
 
 struct run_output {
@@ -114,13 +120,14 @@ FILE *run_output_file(run_output *out, out_file which)
     if (out->files[which])
         return out->files[which];
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", out->dir, csv_files[which].name);
+    snprintf(path, sizeof path, "%s/%s", out->dir, run_output_name(which));
     FILE *f = fopen(path, "a");
     if (!f) {
         fprintf(stderr, "bench_nbc: cannot open %s: %s\n", path, strerror(errno));
         return NULL;
     }
-    if (ftell(f) == 0 && fprintf(f, "%s\n", csv_files[which].header) < 0) {
+    const char *header = run_output_header(which);
+    if (ftell(f) == 0 && (!header[0] || fprintf(f, "%s\n", header) < 0)) {
         fprintf(stderr, "bench_nbc: cannot write %s: %s\n", path, strerror(errno));
         fclose(f);
         return NULL;
@@ -134,8 +141,8 @@ int run_output_flush(run_output *out)
     int rc = 0;
     for (int i = 0; i < OUT_FILE_COUNT; i++) {
         if (out->files[i] && (fflush(out->files[i]) != 0 || ferror(out->files[i]))) {
-            fprintf(stderr, "bench_nbc: cannot write %s/%s: %s\n", out->dir, csv_files[i].name,
-                    strerror(errno));
+            fprintf(stderr, "bench_nbc: cannot write %s/%s: %s\n", out->dir,
+                    run_output_name((out_file)i), strerror(errno));
             rc = -1;
         }
     }
@@ -202,13 +209,13 @@ int run_output_publish_dir(const run_output *out, const char *file, char *err, s
 
 static void temp_path(const run_output *out, out_file which, char *path, size_t size)
 {
-    snprintf(path, size, "%s/%s.tmp.%ld", out->dir, csv_files[which].name, (long)getpid());
+    snprintf(path, size, "%s/%s.tmp.%ld", out->dir, run_output_name(which), (long)getpid());
 }
 
 FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes)
 {
     char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", out->dir, csv_files[which].name);
+    snprintf(path, sizeof path, "%s/%s", out->dir, run_output_name(which));
     temp_path(out, which, tmp, sizeof tmp);
     if (out->files[which] && fflush(out->files[which]) != 0) {
         fprintf(stderr, "bench_nbc: cannot write %s: %s\n", path, strerror(errno));
@@ -219,7 +226,7 @@ FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes)
     bool ok = (src || keep_bytes <= 0) && dst;
     /* Nothing kept: the new file starts with its header. */
     if (ok && keep_bytes <= 0)
-        ok = fprintf(dst, "%s\n", csv_files[which].header) > 0;
+        ok = run_output_header(which)[0] && fprintf(dst, "%s\n", run_output_header(which)) > 0;
     char buf[1 << 16];
     for (long left = keep_bytes; ok && left > 0;) {
         size_t want = left < (long)sizeof buf ? (size_t)left : sizeof buf;
@@ -242,7 +249,7 @@ FILE *run_output_begin_replace(run_output *out, out_file which, long keep_bytes)
 int run_output_commit_replace(run_output *out, out_file which, FILE *replacement)
 {
     char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", out->dir, csv_files[which].name);
+    snprintf(path, sizeof path, "%s/%s", out->dir, run_output_name(which));
     temp_path(out, which, tmp, sizeof tmp);
     bool ok = fflush(replacement) == 0 && fsync(fileno(replacement)) == 0;
     ok &= fclose(replacement) == 0;

@@ -3,6 +3,7 @@
  * are kept and anything after the last whole cell (a cell cut short, a line
  * cut by SIGKILL) is dropped from the rewrite. */
 #include "bench_nbc/driver.h"
+#include "schema/schema.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The most fields a line of a file read here has (more: not a row). */
+enum { RESUME_MAX_FIELDS = 32 };
 
 /* Splits a CSV line (no trailing newline) in place; returns the field count. */
 static int split_fields(char *line, char **fields, int max)
@@ -31,16 +35,43 @@ static bool same_time(double a, double b)
     return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
 }
 
-/* Reads whole lines of `name` after its header; calls row(fields, n, ctx)
- * for each, stops at the first that returns false. *keep_bytes is the length
- * of the header and the rows accepted. Returns -1 when the file cannot be
- * read (a missing file counts as empty). */
-static int each_row(const char *dir, const char *name, bool (*row)(char **, int, void *), void *ctx,
-                    long *keep_bytes, char *err, size_t errlen)
+/* The header of a file this run appends to must be this version's (the
+ * schema's, schema/columns.def), or new rows would not match it; and the
+ * columns a scan reads are found by name in it. Returns 0, or -1 with one
+ * message naming the file and the column. */
+static int read_header(schema_file file, const char *path, char *line, char **fields, int n,
+                       const schema_column *wanted, size_t wanted_count, int *position, char *err,
+                       size_t errlen)
+{
+    char why[512];
+    if (!schema_header_matches(file, path, line, why, sizeof why)) {
+        snprintf(err, errlen,
+                 "--resume: %s: written by another version of bench_nbc, whose run folders this "
+                 "one does not resume (docs/formats.md)",
+                 why);
+        return -1;
+    }
+    if ((int)schema_file_column_count(file) > n) {
+        snprintf(err, errlen, "--resume: %s has more columns than bench_nbc reads (%d)", path, n);
+        return -1;
+    }
+    (void)split_fields(line, fields, n);
+    return schema_locate(file, path, (const char *const *)fields, schema_file_column_count(file),
+                         wanted, wanted_count, position, err, errlen);
+}
+
+/* Reads whole lines of a file after its header; calls row(values, ctx) for
+ * each, values[i] the field of wanted[i]; stops at the first that returns
+ * false. *keep_bytes is the length of the header and the rows accepted.
+ * Returns -1 when the file cannot be read or its header is not this
+ * version's (a missing file counts as empty). */
+static int each_row(const char *dir, schema_file file, const schema_column *wanted,
+                    size_t wanted_count, bool (*row)(char **, void *), void *ctx, long *keep_bytes,
+                    char *err, size_t errlen)
 {
     *keep_bytes = 0;
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s", dir, schema_file_name(file));
     FILE *f = fopen(path, "r");
     if (!f) {
         if (errno == ENOENT)
@@ -52,20 +83,32 @@ static int each_row(const char *dir, const char *name, bool (*row)(char **, int,
     size_t cap = 0;
     ssize_t len;
     bool header = true;
+    int status = 0, position[RESUME_MAX_FIELDS];
+    int columns = (int)schema_file_column_count(file);
     while ((len = getline(&line, &cap, f)) > 0) {
         if (line[len - 1] != '\n')
             break; /* a line cut short is not a row */
         line[len - 1] = '\0';
-        char *fields[32];
-        int n = split_fields(line, fields, 32);
-        if (!header && !row(fields, n, ctx))
-            break;
+        char *fields[RESUME_MAX_FIELDS], *values[RESUME_MAX_FIELDS];
+        if (header) {
+            status = read_header(file, path, line, fields, RESUME_MAX_FIELDS, wanted, wanted_count,
+                                 position, err, errlen);
+            if (status != 0)
+                break;
+        } else {
+            if (split_fields(line, fields, RESUME_MAX_FIELDS) != columns)
+                break;
+            for (size_t w = 0; w < wanted_count; w++)
+                values[w] = fields[position[w]];
+            if (!row(values, ctx))
+                break;
+        }
         header = false;
         *keep_bytes += len;
     }
     free(line);
     fclose(f);
-    return 0;
+    return status;
 }
 
 typedef struct calib_ctx {
@@ -73,11 +116,16 @@ typedef struct calib_ctx {
     const nbc_config *cfg;
 } calib_ctx;
 
-static bool comp_row(char **f, int n, void *p)
+/* calib_comp.csv: the columns read, in the order comp_row takes them. */
+static const schema_column comp_columns[] = {COL_CALIB_COMP_COMP_TARGET, COL_CALIB_COMP_MATRIX_N,
+                                             COL_CALIB_COMP_T_COMP,      COL_CALIB_COMP_GFLOPS,
+                                             COL_CALIB_COMP_ITERATIONS,  COL_CALIB_COMP_CONVERGED};
+
+static bool comp_row(char **f, void *p)
 {
     calib_ctx *c = p;
     size_t j = c->state->comp_done;
-    if (n != 6 || j >= c->cfg->grid.comp_count ||
+    if (j >= c->cfg->grid.comp_count ||
         !same_time(strtod(f[0], NULL), c->cfg->grid.comp_times_s[j]))
         return false;
     compute_calib_result *r = &c->state->comp[j];
@@ -94,20 +142,25 @@ static bool comp_row(char **f, int n, void *p)
     return true;
 }
 
-static bool comm_row(char **f, int n, void *p)
+/* calib_comm.csv: the columns read, in the order comm_row takes them. */
+static const schema_column comm_columns[] = {COL_CALIB_COMM_COMM_TARGET, COL_CALIB_COMM_BYTES,
+                                             COL_CALIB_COMM_T_COMM, COL_CALIB_COMM_ITERATIONS,
+                                             COL_CALIB_COMM_CONVERGED};
+
+static bool comm_row(char **f, void *p)
 {
     calib_ctx *c = p;
     size_t i = c->state->comm_done;
-    if (n != 6 || i >= c->cfg->grid.comm_count ||
-        !same_time(strtod(f[1], NULL), c->cfg->grid.comm_times_s[i]))
+    if (i >= c->cfg->grid.comm_count ||
+        !same_time(strtod(f[0], NULL), c->cfg->grid.comm_times_s[i]))
         return false;
     nbc_comm_calibration *r = &c->state->comm[i];
     *r = (nbc_comm_calibration){
-        .target_s = strtod(f[1], NULL),
-        .bytes = strtoull(f[2], NULL, 10),
-        .t_s = strtod(f[3], NULL),
-        .iterations = atoi(f[4]),
-        .converged = atoi(f[5]) != 0,
+        .target_s = strtod(f[0], NULL),
+        .bytes = strtoull(f[1], NULL, 10),
+        .t_s = strtod(f[2], NULL),
+        .iterations = atoi(f[3]),
+        .converged = atoi(f[4]) != 0,
     };
     r->bytes_closest = r->bytes;
     c->state->comm_done++;
@@ -116,9 +169,11 @@ static bool comm_row(char **f, int n, void *p)
 
 /* passive.csv rows (one per rank and step) of the phase before the sweep
  * (those after it are measured again when the sweep ends). */
-static bool count_before_row(char **f, int n, void *p)
+static const schema_column passive_columns[] = {COL_PASSIVE_PHASE};
+
+static bool count_before_row(char **f, void *p)
 {
-    if (n != 10 || strcmp(f[5], "before") != 0)
+    if (strcmp(f[0], "before") != 0)
         return false;
     ++*(size_t *)p;
     return true;
@@ -131,12 +186,14 @@ typedef struct sweep_ctx {
     const bool *cell_done; /* trimming: rows are kept while their cell is done */
 } sweep_ctx;
 
-static bool sweep_row(char **f, int n, void *p)
+static const schema_column sweep_columns[] = {COL_SWEEP_CELL, COL_SWEEP_BLOCKS};
+
+static bool sweep_row(char **f, void *p)
 {
     sweep_ctx *c = p;
     char *end;
     long cell = strtol(f[0], &end, 10);
-    if (n != 5 || *end != '\0' || cell < 0 || (size_t)cell >= c->cells)
+    if (*end != '\0' || cell < 0 || (size_t)cell >= c->cells)
         return false;
     if (c->cell_done)
         return c->cell_done[cell];
@@ -156,9 +213,11 @@ static size_t kept_rows(const nbc_config *cfg, int blocks, int ranks)
 }
 
 /* raw.csv columns the scan reads, found by name in its header. */
-enum { RAW_CELL, RAW_BLOCK, RAW_KIND, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
-static const char *const raw_columns[RAW_COLUMNS] = {"cell",    "block", "kind",
-                                                     "attempt", "seq",   "late"};
+enum { RAW_CELL, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
+static const schema_column raw_columns[RAW_COLUMNS] = {[RAW_CELL] = COL_RAW_CELL,
+                                                       [RAW_ATTEMPT] = COL_RAW_ATTEMPT,
+                                                       [RAW_SEQ] = COL_RAW_SEQ,
+                                                       [RAW_LATE] = COL_RAW_LATE};
 
 /* Finds the whole cells of raw.csv and the byte length they take. A cell's
  * rows are written at once when it ends, then its row of sweep.csv; it is
@@ -170,7 +229,7 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
                     nbc_resume *state, size_t cells, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/raw.csv", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, schema_file_name(SCHEMA_RAW));
     FILE *f = fopen(path, "r");
     state->raw_keep_bytes = 0;
     state->next_seq = 0;
@@ -180,7 +239,7 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
-    int column[RAW_COLUMNS];
+    int column[RAW_COLUMNS], columns = (int)schema_file_column_count(SCHEMA_RAW);
     char *line = NULL;
     size_t cap = 0, kept = 0, exhausted = 0, kept_per_cell = 0;
     ssize_t len;
@@ -189,29 +248,17 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
     int status = 0;
     while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
         line[len - 1] = '\0';
-        char *fields[32];
-        int n = split_fields(line, fields, 32);
+        char *fields[RESUME_MAX_FIELDS];
         offset += len;
         if (offset == len) { /* the header */
-            for (int c = 0; c < RAW_COLUMNS; c++) {
-                column[c] = -1;
-                for (int i = 0; i < n; i++)
-                    if (strcmp(fields[i], raw_columns[c]) == 0)
-                        column[c] = i;
-                if (column[c] < 0) {
-                    snprintf(err, errlen,
-                             "--resume: %s has no column %s: written by another version of "
-                             "bench_nbc",
-                             path, raw_columns[c]);
-                    status = -1;
-                }
-            }
+            status = read_header(SCHEMA_RAW, path, line, fields, RESUME_MAX_FIELDS, raw_columns,
+                                 RAW_COLUMNS, column, err, errlen);
             if (status != 0)
                 break;
             state->raw_keep_bytes = offset;
             continue;
         }
-        if (n <= column[RAW_LATE] || n <= column[RAW_SEQ] || n <= column[RAW_ATTEMPT])
+        if (split_fields(line, fields, RESUME_MAX_FIELDS) != columns)
             break;
         char *end;
         long this_cell = strtol(fields[column[RAW_CELL]], &end, 10);
@@ -259,12 +306,14 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
     }
     calib_ctx ctx = {.state = state, .cfg = cfg};
     long comp_bytes, comm_bytes, passive_bytes;
-    if (each_row(dir, "calib_comp.csv", comp_row, &ctx, &comp_bytes, err, errlen) != 0 ||
-        each_row(dir, "calib_comm.csv", comm_row, &ctx, &comm_bytes, err, errlen) != 0)
+    if (each_row(dir, SCHEMA_CALIB_COMP, comp_columns, sizeof comp_columns / sizeof *comp_columns,
+                 comp_row, &ctx, &comp_bytes, err, errlen) != 0 ||
+        each_row(dir, SCHEMA_CALIB_COMM, comm_columns, sizeof comm_columns / sizeof *comm_columns,
+                 comm_row, &ctx, &comm_bytes, err, errlen) != 0)
         return -1;
     size_t passive_rows = 0;
-    if (each_row(dir, "passive.csv", count_before_row, &passive_rows, &passive_bytes, err,
-                 errlen) != 0)
+    if (each_row(dir, SCHEMA_PASSIVE, passive_columns, 1, count_before_row, &passive_rows,
+                 &passive_bytes, err, errlen) != 0)
         return -1;
     state->passive_done =
         passive_rows == cfg->grid.comp_count * (size_t)ranks * (size_t)nbc_passive_reps(cfg);
@@ -277,33 +326,33 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
         blocks[c] = -1;
     sweep_ctx sweep = {.blocks = blocks, .cells = cells};
     char sweep_path[PATH_MAX + 64];
-    snprintf(sweep_path, sizeof sweep_path, "%s/sweep.csv", dir);
+    snprintf(sweep_path, sizeof sweep_path, "%s/%s", dir, schema_file_name(SCHEMA_SWEEP));
     bool have_sweep = access(sweep_path, F_OK) == 0;
-    int status =
-        each_row(dir, "sweep.csv", sweep_row, &sweep, &state->sweep_keep_bytes, err, errlen);
+    int status = each_row(dir, SCHEMA_SWEEP, sweep_columns, 2, sweep_row, &sweep,
+                          &state->sweep_keep_bytes, err, errlen);
     if (status == 0)
         status = scan_raw(dir, cfg, ranks, have_sweep ? blocks : NULL, state, cells, err, errlen);
     free(blocks);
     /* sweep.csv keeps the rows of the cells kept in raw.csv (the same order) */
     sweep.cell_done = state->cell_done;
     if (status == 0 && have_sweep)
-        status =
-            each_row(dir, "sweep.csv", sweep_row, &sweep, &state->sweep_keep_bytes, err, errlen);
+        status = each_row(dir, SCHEMA_SWEEP, sweep_columns, 2, sweep_row, &sweep,
+                          &state->sweep_keep_bytes, err, errlen);
     if (status != 0)
         return -1;
     /* Drop what will be redone, so new rows never follow a cut line. A
      * file without even its header is removed and written anew. */
     const struct {
-        const char *name;
+        schema_file file;
         long keep;
-    } cuts[] = {{"calib_comp.csv", comp_bytes},
-                {"calib_comm.csv", comm_bytes},
-                {"passive.csv", state->passive_done ? passive_bytes : 0},
-                {"raw.csv", state->raw_keep_bytes},
-                {"sweep.csv", state->sweep_keep_bytes}};
+    } cuts[] = {{SCHEMA_CALIB_COMP, comp_bytes},
+                {SCHEMA_CALIB_COMM, comm_bytes},
+                {SCHEMA_PASSIVE, state->passive_done ? passive_bytes : 0},
+                {SCHEMA_RAW, state->raw_keep_bytes},
+                {SCHEMA_SWEEP, state->sweep_keep_bytes}};
     for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
         char path[PATH_MAX + 64];
-        snprintf(path, sizeof path, "%s/%s", dir, cuts[i].name);
+        snprintf(path, sizeof path, "%s/%s", dir, schema_file_name(cuts[i].file));
         int rc = cuts[i].keep > 0 ? truncate(path, cuts[i].keep) : unlink(path);
         if (rc != 0 && errno != ENOENT) {
             snprintf(err, errlen, "cannot trim %s: %s", path, strerror(errno));

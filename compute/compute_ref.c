@@ -8,6 +8,7 @@
  * at the same time, with the passive step's warm-up steps and repetitions,
  * each process reporting every step (one row each, as passive.csv). */
 #include "compute/compute.h"
+#include "schema/schema.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +26,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const char csv_header[] =
-    "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
-    "reps,step,t_comp_s,gflops_per_thread\n";
 
 static const char usage_text[] =
     "Usage: compute_ref --run RUN_DIR [--phase before|after]\n"
@@ -221,8 +218,8 @@ static void read_sizes_file(settings *s, const char *path)
         bad_usage("--sizes-from: '%s' is empty (expected a calib_comp.csv header)", path);
     char header[sizeof line];
     snprintf(header, sizeof header, "%s", line);
-    int column = column_index(line, "matrix_n");
-    int target_column = column_index(header, "comp_target_s");
+    int column = column_index(line, schema_column_name(COL_CALIB_COMP_MATRIX_N));
+    int target_column = column_index(header, schema_column_name(COL_CALIB_COMP_COMP_TARGET));
     if (column < 0)
         bad_usage("--sizes-from: '%s' has no matrix_n column in its header", path);
     for (int line_number = 2; fgets(line, sizeof line, file) != NULL; line_number++) {
@@ -401,7 +398,13 @@ static void open_output(output *out, const char *path)
     if (gethostname(out->host, sizeof out->host) != 0)
         fail("gethostname: %s", strerror(errno));
     out->host[sizeof out->host - 1] = '\0';
-    write_locked(out, csv_header, true);
+    /* the header of compute_ref.csv (schema/columns.def) */
+    char header[2048];
+    int len = schema_header(SCHEMA_COMPUTE_REF, header, sizeof header - 1);
+    if (len < 0)
+        fail("the header of %s does not fit", schema_file_name(SCHEMA_COMPUTE_REF));
+    memcpy(header + len, "\n", 2);
+    write_locked(out, header, true);
 }
 
 /* Warm-up steps (OpenBLAS sets up its buffers on a thread's first call),
@@ -537,7 +540,8 @@ static void read_passive_settings(settings *s)
     fclose(file);
     char copy[4096];
     int columns[2];
-    const char *names[2] = {"warmup_steps", "reps"};
+    const char *names[2] = {schema_column_name(COL_PASSIVE_WARMUP_STEPS),
+                            schema_column_name(COL_PASSIVE_REPS)};
     for (int c = 0; c < 2; c++) {
         snprintf(copy, sizeof copy, "%s", header);
         columns[c] = column_index(copy, names[c]);

@@ -33,10 +33,11 @@ $(BUILD)/libcompute.a: $(compute_objects)
 # --enable-new-dtags (RUNPATH, not RPATH) lets LD_LIBRARY_PATH swap in another
 # libopenblas.so.0: the BLAS-thread check's test relies on it.
 COMPUTE_LINK = $(CC) $(LDFLAGS) -Wl,--enable-new-dtags -o $@ $^ $(BLAS_LIBS) $(COMPUTE_LIBS) $(LDLIBS)
-# compute_ref --run reads the run's meta.json.
+# compute_ref --run reads the run's meta.json; its columns are the schema's (schema/).
 COMPUTE_REF_LIBS := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 
-$(BUILD)/compute_ref: $(BUILD)/nompi/compute/compute_ref.o $(BUILD)/libcompute.a
+$(BUILD)/compute_ref: $(BUILD)/nompi/compute/compute_ref.o $(BUILD)/libcompute.a \
+                      $(BUILD)/libschema.a
 	@mkdir -p $(@D)
 	$(COMPUTE_LINK) $(COMPUTE_REF_LIBS) -lpthread
 

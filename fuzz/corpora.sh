@@ -18,12 +18,13 @@ declare -A fuzz_seed_files=(
                  tests/data/example_run/meta.json"
 )
 
-# libFuzzer dictionaries: tokens worth inserting whole.
+# libFuzzer dictionaries: tokens worth inserting whole (the analysis' is
+# fuzz/analysis.dict and the schema's column names, made by `make fuzz`).
 # shellcheck disable=SC2034
 declare -A fuzz_dictionary=(
     [config]=fuzz/config.dict
-    [raw]=fuzz/analysis.dict
-    [run_files]=fuzz/analysis.dict
+    [raw]=${FUZZ_DIR:-build/fuzz}/analysis.dict
+    [run_files]=${FUZZ_DIR:-build/fuzz}/analysis.dict
 )
 
 # fuzz_inputs TARGET: the existing files and folders of its inputs, one a line.

@@ -41,5 +41,10 @@ $(FUZZ_DIR)/fuzz_run_files: $(fuzz_objects_run_files)
 fuzz-toolchain:
 	@fuzz/toolchain.sh
 
-fuzz: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS))
+# The analysis' dictionary with every column name of the schema.
+$(FUZZ_DIR)/analysis.dict: fuzz/analysis.dict $(TOOLS_DIR)/schema_doc
+	@mkdir -p $(@D)
+	{ cat fuzz/analysis.dict && $(TOOLS_DIR)/schema_doc --fuzz-dict; } >$@.tmp && mv $@.tmp $@
+
+fuzz: $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_TARGETS)) $(FUZZ_DIR)/analysis.dict
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_DIR=$(FUZZ_DIR) fuzz/run.sh $(FUZZ_TARGETS)

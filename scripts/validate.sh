@@ -64,6 +64,14 @@ launch=("${MPIEXEC:-$mpi_launcher}" "${launch_flags[@]}" "${oversubscribe_flags[
 # shellcheck disable=SC2154
 [ "$(id -u)" -eq 0 ] && launch+=("${root_flags[@]}")
 bench=$build/bench_nbc analyze=$tools/nbc-analyze
+# cells.csv's column names by the schema's identifiers (ID=name ..., from
+# schema/columns.def through schema_doc --json).
+cells_columns=$("$tools/schema_doc" --json | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["files"]:
+    if f["file"] == "cells.csv":
+        print(" ".join(c["id"] + "=" + c["name"] for c in f["columns"]))') || cells_columns=""
+[ -n "$cells_columns" ] || { echo "validate.sh: build $tools/schema_doc first (make)" >&2; exit 2; }
 # Sanitized builds (make SAN=1 check): LeakSanitizer's tracer can crash at
 # the exit of MPI programs; leaks are checked by valgrind on the plain build.
 [ -n "${SAN:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
@@ -114,12 +122,14 @@ check_collective() {
     }
     dir=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out")
     "$analyze" -q "$dir" || { echo "validate.sh: nbc-analyze failed on $dir" >&2; return 2; }
-    # Columns by name, so the check follows the table and not its order.
-    awk -F, -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diag="${expect_diagnosis[$coll]}" \
+    # Columns by name, so the check follows the table and not its order;
+    # the names are the schema's (name["CELLS_..."], from schema_doc).
+    awk -F, -v columns="$cells_columns" -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diag="${expect_diagnosis[$coll]}" \
         -v realtime="$realtime" '
+        BEGIN { for (i = split(columns, pairs, " "); i > 0; i--) { split(pairs[i], kv, "="); name[kv[1]] = kv[2] } }
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         {
-            r = $col["r_overhead"]; d = $col["diagnosis"]; s = $col["r_comp_slowdown"]
+            r = $col[name["CELLS_R_OVERHEAD"]]; d = $col[name["CELLS_DIAGNOSIS"]]; s = $col[name["CELLS_R_COMP_SLOWDOWN"]]
             # flagged, not confidently wrong: intervals spanning two classes,
             # or a reference more than 25 % off its target (the machine
             # slowed that cell); its value is still checked below
@@ -130,14 +140,14 @@ check_collective() {
             # counted apart
             if (d == "invalid") {
                 invalid++
-                printf "%-18s %9.3g %9.3g %10s %8s %9s %9s %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
-                    $col["comp_target_s"] * 1e3, "-", "-", "-", "-", d, "invalid (" $col["invalid_reason"] ")"
+                printf "%-18s %9.3g %9.3g %10s %8s %9s %9s %-14s %s\n", coll, $col[name["CELLS_COMM_TARGET"]] * 1e3,
+                    $col[name["CELLS_COMP_TARGET"]] * 1e3, "-", "-", "-", "-", d, "invalid (" $col[name["CELLS_INVALID_REASON"]] ")"
                 next
             }
             if (want == "-") {
                 # the slowest rank (k = ranks - 1) steals (1 + k/10) x size ns
-                stolen = $col["bytes"] * (1 + ($col["ranks"] - 1) / 10) * 1e-9
-                c = $col["t_comp_ref"]
+                stolen = $col[name["CELLS_BYTES"]] * (1 + ($col[name["CELLS_RANKS"]] - 1) / 10) * 1e-9
+                c = $col[name["CELLS_T_COMP_REF"]]
                 predicted = 1 + stolen / c
                 # without real-time priority the scheduler decides how much of
                 # the stolen time lands in the computation (EEVDF may let it
@@ -146,12 +156,12 @@ check_collective() {
                 err = s < lowest ? lowest - s : (s > predicted ? s - predicted : 0)
                 ok_value = err <= 0.1
                 # right when the estimate, or its 95 % interval, is within the bound
-                lo = $col["r_comp_slowdown_ci_lo"]; hi = $col["r_comp_slowdown_ci_hi"]
+                lo = $col[name["CELLS_R_COMP_SLOWDOWN_CI_LO"]]; hi = $col[name["CELLS_R_COMP_SLOWDOWN_CI_HI"]]
                 if (!ok_value && lo - 0.1 <= predicted && hi + 0.1 >= lowest) ok_value = 1
             } else {
                 err = r - want; if (err < 0) err = -err
                 ok_value = err <= 0.15
-                lo = $col["r_overhead_ci_lo"]; hi = $col["r_overhead_ci_hi"]
+                lo = $col[name["CELLS_R_OVERHEAD_CI_LO"]]; hi = $col[name["CELLS_R_OVERHEAD_CI_HI"]]
                 if (!ok_value && lo - 0.15 <= want && hi + 0.15 >= want) ok_value = 1
             }
             ok_diag = d == diag || unsure
@@ -161,14 +171,14 @@ check_collective() {
             wrong += !unsure && !(ok_value && ok_diag)
             if (!ok_value) bad_value++
             if (!ok_diag) bad_diag++
-            if (err > worst || worst_cell == "") { worst = err; worst_cell = $col["comm_target_s"] * 1e3 " ms x " $col["comp_target_s"] * 1e3 " ms" }
-            printf "%-18s %9.3g %9.3g %10.3f %8.3f %9.3f %9s %-14s %s\n", coll, $col["comm_target_s"] * 1e3,
-                $col["comp_target_s"] * 1e3, r, err, s, predicted == "-" ? "-" : sprintf("%.3f", predicted), d,
+            if (err > worst || worst_cell == "") { worst = err; worst_cell = $col[name["CELLS_COMM_TARGET"]] * 1e3 " ms x " $col[name["CELLS_COMP_TARGET"]] * 1e3 " ms" }
+            printf "%-18s %9.3g %9.3g %10.3f %8.3f %9.3f %9s %-14s %s\n", coll, $col[name["CELLS_COMM_TARGET"]] * 1e3,
+                $col[name["CELLS_COMP_TARGET"]] * 1e3, r, err, s, predicted == "-" ? "-" : sprintf("%.3f", predicted), d,
                 unsure ? (ok_value ? "ok, flagged" : "flagged, value off") : (ok_value && ok_diag) ? "ok" : (ok_value ? "diagnosis" : "WRONG")
         }
         END {
             printf "%s: %d cells: right %d, uncertain %d (value off %d), invalid %d, wrong %d; %s within bound on %d of %d valid, expected diagnosis or flagged on %d", coll, n,
-                right, uncertain, off, invalid, wrong, want == "-" ? "r_comp_slowdown" : "r_overhead", n - invalid - bad_value,
+                right, uncertain, off, invalid, wrong, want == "-" ? name["CELLS_R_COMP_SLOWDOWN"] : name["CELLS_R_OVERHEAD"], n - invalid - bad_value,
                 n - invalid, n - invalid - bad_diag
             if (worst_cell != "") printf ", worst cell %s (error %.3f)", worst_cell, worst
             printf "\n"
