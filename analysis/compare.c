@@ -68,10 +68,6 @@ typedef struct common_cell {
     size_t *index; /* run_count entries */
 } common_cell;
 
-static const double diff_dark_fraction = 0.2; /* white labels on the dark ends */
-static const char diff_palette[] = "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', "
-                                   "1 '#b2182b')"; /* blue: second run better, red: worse */
-
 static int read_optional(const char *dir, const char *name, char **buf, size_t *len, bool *present,
                          char *path, size_t path_size, analysis_error *err)
 {
@@ -656,10 +652,10 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
                                const analysis_options *options, heat_value *values,
                                analysis_error *err)
 {
-    char palette[200], label[100];
-    plot_overhead_palette(options->r_overhead_max, palette, sizeof palette);
+    char stops[200], label[100];
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", options->r_overhead_max);
-    heat_scale scale = {label, -1, options->r_overhead_max, palette, 0};
+    heat_scale scale =
+        plot_overhead_scale(options->palette, label, options->r_overhead_max, stops, sizeof stops);
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set multiplot layout 1,%zu title \"r_overhead on the %zu common "
@@ -701,7 +697,8 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
  * not significant. */
 static int draw_difference(const compare_config *configs, const common_cell *common, size_t n,
                            const level_estimate *est, size_t m, const figure_grid *g,
-                           const char *out_dir, heat_value *values, analysis_error *err)
+                           const char *out_dir, plot_palette palette, heat_value *values,
+                           analysis_error *err)
 {
     const compare_metric *metric = &compare_metrics[m];
     bool two_level = configs[0].launches >= 2 && configs[1].launches >= 2;
@@ -727,8 +724,7 @@ static int draw_difference(const compare_config *configs, const common_cell *com
              metric->saturation);
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);
-    heat_scale diff = {label, -metric->saturation, metric->saturation, diff_palette,
-                       diff_dark_fraction};
+    heat_scale diff = plot_diverging_scale(palette, label, metric->saturation);
     int status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, err);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
@@ -837,7 +833,8 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
         status = draw_configurations(runs, configs, config_count, common, n, est, &grid, out_dir,
                                      options, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
-        status = draw_difference(configs, common, n, est, m, &grid, out_dir, values, err);
+        status = draw_difference(configs, common, n, est, m, &grid, out_dir, options->palette,
+                                 values, err);
     if (status == ANALYSIS_OK && options->plots) {
         status = plot_run_gnuplot(out_dir, "compare_overhead.gp", err);
         for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++) {

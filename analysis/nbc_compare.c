@@ -23,6 +23,7 @@ int main(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
+        {"palette", required_argument, NULL, CLI_PALETTE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
