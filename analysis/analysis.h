@@ -600,6 +600,7 @@ typedef struct analysis_options {
     bool plots;            /* draw figures (scripts and data are always written) */
     double r_overhead_max; /* colour saturation of r_overhead maps, > 1 */
     plot_palette palette;  /* colour maps of every heatmap */
+    bool normalize_cores;  /* nbc-compare: compute times scaled to the most compute cores */
     FILE *report;          /* one-line summaries go here (NULL: none) */
     cell_rules rules;
     const long *ecdf_cells; /* cells whose distribution to draw (--ecdf) */
