@@ -585,9 +585,22 @@ int analysis_parse_impact(const char *buf, size_t len, const char *file_name, im
 
 /* ---- Figures and the whole pipeline -------------------------------------- */
 
+/* The colour maps of the figures (--palette): the section 5.2 colours, or a
+ * perceptually uniform, colour-blind-safe set (viridis or cividis for the
+ * value maps, Paul Tol's "sunset" for the differences, his "muted" colours
+ * for the diagnosis classes). */
+typedef enum plot_palette {
+    PLOT_PALETTE_DEFAULT,
+    PLOT_PALETTE_VIRIDIS,
+    PLOT_PALETTE_CIVIDIS,
+    PLOT_PALETTE_COUNT
+} plot_palette;
+
 typedef struct analysis_options {
     bool plots;            /* draw figures (scripts and data are always written) */
     double r_overhead_max; /* colour saturation of r_overhead maps, > 1 */
+    plot_palette palette;  /* colour maps of every heatmap */
+    bool normalize_cores;  /* nbc-compare: compute times scaled to the most compute cores */
     FILE *report;          /* one-line summaries go here (NULL: none) */
     cell_rules rules;
     const long *ecdf_cells; /* cells whose distribution to draw (--ecdf) */

@@ -28,7 +28,7 @@ void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, si
 /* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */
-enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm' };
+enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm', CLI_PALETTE = 'p' };
 const char *cli_common_help(void);
 /* Applies a common option: 1 when opt was one (applied), 0 when it is not,
  * -1 when its value is bad (the message is printed). */
@@ -297,6 +297,7 @@ typedef struct heat_scale {
     double max;
     const char *palette;  /* gnuplot "defined (...)" list, over [min, max] */
     double dark_fraction; /* labels are white this close to either end */
+    bool dark_low_only;   /* ... to the low end only (a sequential map, dark to light) */
 } heat_scale;
 
 /* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines. */
@@ -326,6 +327,19 @@ int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px);
 
 /* The r_overhead palette: blue < 0, green 0, yellow 1, red from r_max on. */
 void plot_overhead_palette(double r_max, char *out, size_t out_size);
+
+/* --palette NAME: 0 and *out set, or -1 when NAME is none of
+ * plot_palette_names() ("default, viridis, cividis"). */
+int plot_palette_parse(const char *name, plot_palette *out);
+const char *plot_palette_names(void);
+const char *plot_palette_name(plot_palette palette);
+/* The scales of the heatmaps in a palette: r_overhead's over [-1, r_max]
+ * (its stops written into stops, which the scale points to), a best (low)
+ * to worst (high) map, and a difference map over [-saturation, saturation]. */
+heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r_max, char *stops,
+                               size_t stops_size);
+heat_scale plot_sequential_scale(plot_palette palette, const char *label, double min, double max);
+heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation);
 
 /* "library, R ranks x T threads" separator "D deployment[, SYNTHETIC data]". */
 void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,

@@ -10,6 +10,7 @@
 #include "analysis/analysis_internal.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -23,8 +24,10 @@ typedef struct compare_run {
     cell_table cells;
     impact_table impact;
     bool have_impact;
-    size_t config; /* its configuration */
-    size_t launch; /* 1-based among the configuration's runs */
+    size_t config;      /* its configuration */
+    size_t launch;      /* 1-based among the configuration's runs */
+    long compute_cores; /* meta.json deployment_plan.compute.cpus; 0 unread */
+    double core_scale;  /* --normalize-cores: its compute times' factor (1: none) */
 } compare_run;
 
 /* Runs that measured the same thing: the launches of one configuration. */
@@ -67,10 +70,6 @@ typedef struct common_cell {
     double comp_target_s;
     size_t *index; /* run_count entries */
 } common_cell;
-
-static const double diff_dark_fraction = 0.2; /* white labels on the dark ends */
-static const char diff_palette[] = "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', "
-                                   "1 '#b2182b')"; /* blue: second run better, red: worse */
 
 static int read_optional(const char *dir, const char *name, char **buf, size_t *len, bool *present,
                          char *path, size_t path_size, analysis_error *err)
@@ -199,6 +198,136 @@ static void free_common(common_cell *common)
     if (common)
         free(common[0].index); /* one block for all indexes */
     free(common);
+}
+
+/* ---- Compute cores (--normalize-cores, README.md) ------------------------------ */
+
+static int write_text(const char *out_dir, const char *name, const strbuf *sb, analysis_error *err)
+{
+    char path[4200];
+    int status = sb->ok ? analysis_path(path, sizeof path, out_dir, name, err)
+                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, sb->data, sb->len, err);
+    return status;
+}
+
+/* A rank's compute cores: the length of meta.json's
+ * deployment_plan.compute.cpus (rank 0's plan, for its real cores). */
+static int read_compute_cores(compare_run *run, analysis_error *err)
+{
+    char path[4200];
+    char *buf = NULL;
+    size_t len;
+    bool present;
+    int status = read_optional(run->dir, "meta.json", &buf, &len, &present, path, sizeof path, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    if (!present)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s: --normalize-cores needs meta.json (its "
+                             "deployment_plan.compute.cpus, the compute cores): no such file",
+                             path);
+    json_tokener *tok = json_tokener_new();
+    json_object *root = tok ? json_tokener_parse_ex(tok, buf, (int)len) : NULL;
+    json_object *plan, *compute, *cpus;
+    bool found = root && json_object_object_get_ex(root, "deployment_plan", &plan) &&
+                 json_object_object_get_ex(plan, "compute", &compute) &&
+                 json_object_object_get_ex(compute, "cpus", &cpus) &&
+                 json_object_is_type(cpus, json_type_array) && json_object_array_length(cpus) > 0;
+    run->compute_cores = found ? (long)json_object_array_length(cpus) : 0;
+    json_object_put(root);
+    if (tok)
+        json_tokener_free(tok);
+    free(buf);
+    if (!found)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s: deployment_plan.compute.cpus is %s: --normalize-cores needs "
+                             "each run's compute cores (a non-empty array of CPUs, written by "
+                             "bench_nbc)",
+                             path, root ? "missing or not a non-empty array" : "unreadable JSON");
+    return ANALYSIS_OK;
+}
+
+/* Scales a run's compute times by k = (most compute cores of the runs) /
+ * (its own): the time its compute cores would take for the node-level work
+ * of the run with the most, under perfect strong scaling of the
+ * computation over cores. t_comp_ref and t_comp (and their local forms)
+ * grow by k, the overlap step by the added computation (k - 1) t_comp with
+ * its MPI time unchanged, and r_overhead (eq. 1) is recomputed from them;
+ * its interval is mapped by the same affine function of r_overhead (the
+ * compute times taken as known). r_comm (MPI time only) and
+ * r_comp_slowdown (compute over compute) do not change. */
+static void scale_compute(compare_run *run, double k)
+{
+    run->core_scale = k;
+    if (k == 1)
+        return;
+    for (size_t i = 0; i < run->cells.count; i++) {
+        cell_metrics *c = &run->cells.cells[i];
+        double before_max = fmax(c->t_comm_ref, c->t_comp_ref);
+        double before_min = fmin(c->t_comm_ref, c->t_comp_ref);
+        double added = (k - 1) * c->t_comp;
+        c->t_comp_ref *= k;
+        c->t_comp_ref_local *= k;
+        c->t_comp *= k;
+        c->t_measured += added;
+        c->t_measured_local += added;
+        double after_max = fmax(c->t_comm_ref, c->t_comp_ref);
+        double after_min = fmin(c->t_comm_ref, c->t_comp_ref);
+        /* r' = (r m + added + M - M') / m' for r and both interval ends */
+        double slope = before_min / after_min;
+        double shift = (added + before_max - after_max) / after_min;
+        c->r_overhead = c->r_overhead * slope + shift;
+        c->r_overhead_ci.lo = c->r_overhead_ci.lo * slope + shift;
+        c->r_overhead_ci.hi = c->r_overhead_ci.hi * slope + shift;
+    }
+}
+
+/* Reads every run's compute cores, scales the compute times, and writes
+ * out_dir/normalization.csv (run,compute_cores,core_scale). */
+static int normalize_cores(compare_run *runs, size_t run_count, const char *out_dir, FILE *report,
+                           analysis_error *err)
+{
+    long most = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        int status = read_compute_cores(&runs[r], err);
+        if (status != ANALYSIS_OK)
+            return status;
+        most = runs[r].compute_cores > most ? runs[r].compute_cores : most;
+    }
+    for (size_t r = 0; r < run_count; r++) {
+        scale_compute(&runs[r], (double)most / (double)runs[r].compute_cores);
+        if (report)
+            fprintf(report,
+                    "--normalize-cores: %s computes on %ld core%s: compute times x %ld/%ld = "
+                    "%.4g (perfect strong scaling assumed)\n",
+                    runs[r].label, runs[r].compute_cores, runs[r].compute_cores == 1 ? "" : "s",
+                    most, runs[r].compute_cores, runs[r].core_scale);
+    }
+    strbuf csv = {0};
+    strbuf_printf(&csv, "run,compute_cores,core_scale\n");
+    for (size_t r = 0; r < run_count; r++)
+        strbuf_printf(&csv, "%s,%ld,%.9g\n", runs[r].label, runs[r].compute_cores,
+                      runs[r].core_scale);
+    int status = write_text(out_dir, "normalization.csv", &csv, err);
+    strbuf_free(&csv);
+    return status;
+}
+
+/* The figures' line saying so, or "" without --normalize-cores. */
+static void normalize_note(const compare_run *runs, size_t run_count, bool normalized, char *out,
+                           size_t out_size)
+{
+    out[0] = '\0';
+    if (!normalized)
+        return;
+    size_t used = (size_t)snprintf(out, out_size,
+                                   "\n--normalize-cores: compute times scaled to the most compute "
+                                   "cores (perfect strong scaling assumed)\n");
+    for (size_t r = 0; r < run_count && used < out_size; r++)
+        used += (size_t)snprintf(out + used, out_size - used, "%s%s x%.3g", r ? ", " : "",
+                                 runs[r].label, runs[r].core_scale);
 }
 
 /* ---- Configurations and launches ---------------------------------------------- */
@@ -478,16 +607,6 @@ static level_estimate *estimate_all(const compare_run *runs, size_t run_count, s
     return est;
 }
 
-static int write_text(const char *out_dir, const char *name, const strbuf *sb, analysis_error *err)
-{
-    char path[4200];
-    int status = sb->ok ? analysis_path(path, sizeof path, out_dir, name, err)
-                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, sb->data, sb->len, err);
-    return status;
-}
-
 /* Two tables into out_dir; both buffers are freed. */
 static int write_two_texts(const char *out_dir, const char *first_name, strbuf *first,
                            const char *second_name, strbuf *second, analysis_error *err)
@@ -653,18 +772,20 @@ static int grid_build(figure_grid *g, const common_cell *common, size_t n, analy
 static int draw_configurations(const compare_run *runs, const compare_config *configs,
                                size_t config_count, const common_cell *common, size_t n,
                                const level_estimate *est, const figure_grid *g, const char *out_dir,
-                               const analysis_options *options, heat_value *values,
-                               analysis_error *err)
+                               const analysis_options *options, const char *note,
+                               heat_value *values, analysis_error *err)
 {
-    char palette[200], label[100];
-    plot_overhead_palette(options->r_overhead_max, palette, sizeof palette);
+    char stops[200], label[100];
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", options->r_overhead_max);
-    heat_scale scale = {label, -1, options->r_overhead_max, palette, 0};
+    heat_scale scale =
+        plot_overhead_scale(options->palette, label, options->r_overhead_max, stops, sizeof stops);
+    char quoted[1300];
+    plot_quote(note, quoted, sizeof quoted);
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set multiplot layout 1,%zu title \"r_overhead on the %zu common "
-                  "cells, same colour scale\"\n",
-                  config_count, n);
+                  "cells, same colour scale%s\"\n",
+                  config_count, n, quoted);
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
         const compare_run *first = &runs[configs[c].first_run];
@@ -701,7 +822,8 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
  * not significant. */
 static int draw_difference(const compare_config *configs, const common_cell *common, size_t n,
                            const level_estimate *est, size_t m, const figure_grid *g,
-                           const char *out_dir, heat_value *values, analysis_error *err)
+                           const char *out_dir, plot_palette palette, const char *note,
+                           heat_value *values, analysis_error *err)
 {
     const compare_metric *metric = &compare_metrics[m];
     bool two_level = configs[0].launches >= 2 && configs[1].launches >= 2;
@@ -712,23 +834,23 @@ static int draw_difference(const compare_config *configs, const common_cell *com
             (heat_value){common[i].comm_target_s, common[i].comp_target_s, d.value, d.valid, NULL,
                          !d.significant};
     }
-    char title[1400], label[120], data[64], base[64];
+    char title[2700], label[120], data[64], base[64];
     snprintf(title, sizeof title,
              "%s of the second configuration minus the first\nfirst: %s (%zu launch%s)\nsecond: "
              "%s (%zu launch%s)\nblue: the second lower, red: higher\nhatched, '?': not "
-             "significant (%s)",
+             "significant (%s)%s",
              metric->name, configs[0].label, configs[0].launches,
              configs[0].launches == 1 ? "" : "es", configs[1].label, configs[1].launches,
              configs[1].launches == 1 ? "" : "es",
              two_level ? "the difference's 95 % interval over the launches holds 0"
                        : "the 95 % intervals overlap; one launch: launch-to-launch variation "
-                         "not covered");
+                         "not covered",
+             note);
     snprintf(label, sizeof label, "difference of %s (saturates at +-%g)", metric->name,
              metric->saturation);
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);
-    heat_scale diff = {label, -metric->saturation, metric->saturation, diff_palette,
-                       diff_dark_fraction};
+    heat_scale diff = plot_diverging_scale(palette, label, metric->saturation);
     int status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, err);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
@@ -792,6 +914,8 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
                 snprintf(runs[r].label + used, sizeof runs[r].label - used, "#%zu", r + 1);
             }
     }
+    if (status == ANALYSIS_OK && options->normalize_cores)
+        status = normalize_cores(runs, run_count, out_dir, options->report, err);
     compare_config *configs = NULL;
     size_t config_count = 0;
     if (status == ANALYSIS_OK)
@@ -827,6 +951,8 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     bool with_diff = config_count == 2;
     if (status == ANALYSIS_OK && with_diff)
         status = write_differences(configs, common, n, est, out_dir, options->report, err);
+    char note[1200];
+    normalize_note(runs, run_count, options->normalize_cores, note, sizeof note);
     figure_grid grid = {0};
     heat_value *values = malloc((n ? n : 1) * sizeof *values);
     if (status == ANALYSIS_OK && !values)
@@ -835,9 +961,10 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
         status = grid_build(&grid, common, n, err);
     if (status == ANALYSIS_OK)
         status = draw_configurations(runs, configs, config_count, common, n, est, &grid, out_dir,
-                                     options, values, err);
+                                     options, note, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
-        status = draw_difference(configs, common, n, est, m, &grid, out_dir, values, err);
+        status = draw_difference(configs, common, n, est, m, &grid, out_dir, options->palette, note,
+                                 values, err);
     if (status == ANALYSIS_OK && options->plots) {
         status = plot_run_gnuplot(out_dir, "compare_overhead.gp", err);
         for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++) {

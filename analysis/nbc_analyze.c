@@ -110,6 +110,7 @@ int main(int argc, char **argv)
     static const struct option long_options[] = {
         {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
+        {"palette", required_argument, NULL, CLI_PALETTE},
         {"quiet", no_argument, NULL, 'q'},
         {"late-tolerance", required_argument, NULL, OPT_LATE_TOLERANCE},
         {"ecdf", required_argument, NULL, OPT_ECDF},

@@ -5,13 +5,21 @@
 #include <getopt.h>
 #include <stdio.h>
 
+enum { OPT_NORMALIZE_CORES = 1000 };
+
 static void usage(FILE *out)
 {
     fputs("usage: nbc-compare [options] RUN_DIR RUN_DIR... -o OUT_DIR\n"
           "Draws the r_overhead maps of two or more runs side by side on one colour scale,\n"
           "a difference map for two runs, and a summary (stdout and OUT_DIR/summary.csv).\n"
           "Runs without cells.csv are analyzed first.\n"
-          "  -o, --output=DIR     folder for the figures and summary.csv (created)\n",
+          "  -o, --output=DIR     folder for the figures and summary.csv (created)\n"
+          "  --normalize-cores    scale each run's compute times by (most compute cores of\n"
+          "                       the runs) / (its own), from meta.json's\n"
+          "                       deployment_plan.compute.cpus: dedicated (n-1 of n cores)\n"
+          "                       against basic for the same node-level work, assuming\n"
+          "                       perfect strong scaling of the computation over cores;\n"
+          "                       r_overhead recomputed, OUT_DIR/normalization.csv\n",
           out);
     fputs(cli_common_help(), out);
     fputs("Exit status: 0 done, 1 system failure, 2 bad input.\n", out);
@@ -23,6 +31,8 @@ int main(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
+        {"palette", required_argument, NULL, CLI_PALETTE},
+        {"normalize-cores", no_argument, NULL, OPT_NORMALIZE_CORES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -38,6 +48,9 @@ int main(int argc, char **argv)
         switch (opt) {
         case 'o':
             out_dir = optarg;
+            break;
+        case OPT_NORMALIZE_CORES:
+            options.normalize_cores = true;
             break;
         case 'h':
             usage(stdout);

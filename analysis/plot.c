@@ -133,12 +133,13 @@ static void format_value(double value, char *out, size_t out_size)
     snprintf(out, out_size, "%.*f", decimals, value);
 }
 
-/* White labels on the dark ends of a scale, black elsewhere. */
+/* White labels on the dark ends of a scale (the low end only for a
+ * sequential map), black elsewhere. */
 static unsigned label_colour(const heat_scale *scale, double value)
 {
     double span = scale->max - scale->min;
     bool dark = value <= scale->min + scale->dark_fraction * span ||
-                value >= scale->max - scale->dark_fraction * span;
+                (!scale->dark_low_only && value >= scale->max - scale->dark_fraction * span);
     return scale->dark_fraction > 0 && dark ? 0xffffffu : 0x000000u;
 }
 
@@ -354,10 +355,7 @@ void plot_overhead_palette(double r_max, char *out, size_t out_size)
     snprintf(out, out_size, "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', %g '#d73027')", r_max);
 }
 
-static const char best_to_worst_palette[] =
-    "(0 '#2166ac', 1 '#92c5de', 2 '#f7f7f7', 3 '#f4a582', 4 '#b2182b')"; /* blue best, red worst */
-static const double best_to_worst_dark = 0.2; /* its dark blue and red ends */
-static const double r_comm_max = 1.5;         /* > 1: slower than the reference (eq. 4) */
+static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
 static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
 /* an interval as wide as serialized is from perfect overlap says nothing */
 static const double interval_width_max = 1.0;
@@ -380,6 +378,127 @@ static const struct {
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
 
+/* Every palette: one row per --palette name. The default keeps section
+ * 5.2's colours (blue-green-yellow-red r_overhead, blue-to-red ratio and
+ * difference maps, its class colours); the others are perceptually uniform
+ * and colour-blind safe: stops from viridisLite (viridis, cividis, 10
+ * each) for every value map, r_overhead included, and Paul Tol's schemes
+ * for the differences (sunset) and the classes (muted). *_dark: the share
+ * of a scale from its dark end(s) where labels turn white, where the
+ * colours' relative luminance is below 0.18 (black and white text contrast
+ * alike there). */
+static const struct palette_style {
+    const char *name;
+    const char *sequential; /* best (low) to worst (high) */
+    double sequential_dark; /* white labels this share from the low end... */
+    bool sequential_low;    /* ...only (a dark-to-light map) */
+    bool section_colours;   /* section 5.2's r_overhead, difference and class colours */
+} palette_styles[PLOT_PALETTE_COUNT] = {
+    [PLOT_PALETTE_DEFAULT] = {"default",
+                              "(0 '#2166ac', 1 '#92c5de', 2 '#f7f7f7', 3 '#f4a582', 4 '#b2182b')",
+                              0.2, false, true},
+    [PLOT_PALETTE_VIRIDIS] = {"viridis",
+                              "(0 '#440154', 1 '#482878', 2 '#3e4a89', 3 '#31688e', 4 '#26828e', "
+                              "5 '#1f9e89', 6 '#35b779', 7 '#6dcd59', 8 '#b4de2c', 9 '#fde725')",
+                              0.43, true, false},
+    [PLOT_PALETTE_CIVIDIS] = {"cividis",
+                              "(0 '#00204d', 1 '#00336f', 2 '#39486b', 3 '#575c6d', 4 '#707173', "
+                              "5 '#8a8779', 6 '#a69d75', 7 '#c4b56c', 8 '#e4cf5b', 9 '#ffea46')",
+                              0.46, true, false},
+};
+
+/* Differences: blue where the second configuration is lower, red higher. */
+static const char section_diverging[] =
+    "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', 1 '#b2182b')";
+static const double section_diverging_dark = 0.2;
+static const char tol_sunset[] =
+    "(-1 '#364b9a', -0.8 '#4a7bb7', -0.6 '#6ea6cd', -0.4 '#98cae1', -0.2 '#c2e4ef', "
+    "0 '#eaeccc', 0.2 '#feda8b', 0.4 '#fdb366', 0.6 '#f67e4b', 0.8 '#dd3d2d', 1 '#a50026')";
+static const double tol_sunset_dark = 0.1;
+
+static const struct palette_style *palette_style(plot_palette palette)
+{
+    return &palette_styles[palette < PLOT_PALETTE_COUNT ? palette : PLOT_PALETTE_DEFAULT];
+}
+
+int plot_palette_parse(const char *name, plot_palette *out)
+{
+    for (int p = 0; p < PLOT_PALETTE_COUNT; p++)
+        if (strcmp(name, palette_styles[p].name) == 0) {
+            *out = (plot_palette)p;
+            return 0;
+        }
+    return -1;
+}
+
+const char *plot_palette_names(void)
+{
+    static char names[128]; /* the table's names, for messages */
+    if (!names[0])
+        for (int p = 0; p < PLOT_PALETTE_COUNT; p++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", p ? ", " : "",
+                     palette_styles[p].name);
+    return names;
+}
+
+const char *plot_palette_name(plot_palette palette)
+{
+    return palette_style(palette)->name;
+}
+
+heat_scale plot_sequential_scale(plot_palette palette, const char *label, double min, double max)
+{
+    const struct palette_style *style = palette_style(palette);
+    return (heat_scale){
+        label, min, max, style->sequential, style->sequential_dark, style->sequential_low};
+}
+
+heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r_max, char *stops,
+                               size_t stops_size)
+{
+    if (!palette_style(palette)->section_colours)
+        return plot_sequential_scale(palette, label, -1, r_max);
+    plot_overhead_palette(r_max, stops, stops_size);
+    return (heat_scale){label, -1, r_max, stops, 0, false};
+}
+
+heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation)
+{
+    bool section = palette_style(palette)->section_colours;
+    return (heat_scale){label,
+                        -saturation,
+                        saturation,
+                        section ? section_diverging : tol_sunset,
+                        section ? section_diverging_dark : tol_sunset_dark,
+                        false};
+}
+
+/* Paul Tol's "muted" colours per class for the colour-blind-safe palettes;
+ * uncertain and invalid keep their greys (they are hatched, not coloured). */
+static const struct {
+    const char *colour;
+    unsigned label_colour;
+} tol_muted[DIAG_COUNT] = {
+    [DIAG_OVERLAP] = {"#117733", 0xffffffu},       /* green */
+    [DIAG_NO_PROGRESS] = {"#ddcc77", 0x000000u},   /* sand */
+    [DIAG_COMP_SLOWDOWN] = {"#cc6677", 0x000000u}, /* rose */
+    [DIAG_CONTENTION] = {"#882255", 0xffffffu},    /* wine */
+    [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
+    [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
+    [DIAG_OFF_TARGET] = {"#999933", 0x000000u},    /* olive */
+    [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
+    [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
+    [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */
+};
+
+/* A class's colour and its label's colour in a palette. */
+static const char *diagnosis_colour(plot_palette palette, int d, unsigned *label)
+{
+    bool section = palette_style(palette)->section_colours;
+    *label = section ? diagnosis_style[d].label_colour : tol_muted[d].label_colour;
+    return section ? diagnosis_style[d].colour : tol_muted[d].colour;
+}
+
 typedef struct plot_ctx {
     const char *plots_dir;
     const cell_table *cells;
@@ -388,6 +507,7 @@ typedef struct plot_ctx {
     char title_tail[400]; /* library, ranks x threads, deployment */
     int width_px;
     int height_px;
+    plot_palette palette;
 } plot_ctx;
 
 static void compact_library(const run_meta *meta, char *out, size_t out_size)
@@ -540,19 +660,17 @@ static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
                          analysis_error *err)
 {
-    char title[900], label[100], palette[200], note[300];
+    char title[900], label[100], stops[200], note[300];
     uncertainty_note(ctx, note, sizeof note);
     snprintf(title, sizeof title,
              "%s: overhead ratio r_overhead (0 overlap, 1 serialized) and its interval\n%s\n%s",
              run_collective(meta, ctx->cells), ctx->title_tail, note);
     snprintf(label, sizeof label, "r_overhead (saturates at %g)", r_max);
-    plot_overhead_palette(r_max, palette, sizeof palette);
-    heat_scale scale = {label, -1, r_max, palette, 0};
+    heat_scale scale = plot_overhead_scale(ctx->palette, label, r_max, stops, sizeof stops);
     char width_label[100];
     snprintf(width_label, sizeof width_label, "%.0f %% interval width (saturates at %g)",
              100 * ctx->cells->uncertainty.rules.confidence, interval_width_max);
-    heat_scale width = {width_label, 0, interval_width_max, best_to_worst_palette,
-                        best_to_worst_dark};
+    heat_scale width = plot_sequential_scale(ctx->palette, width_label, 0, interval_width_max);
     int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
@@ -577,9 +695,8 @@ static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max
 
 static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
 {
-    heat_scale comm = {"r_comm", 0, r_comm_max, best_to_worst_palette, best_to_worst_dark};
-    heat_scale slow = {"r_comp_slowdown", 1, slowdown_max, best_to_worst_palette,
-                       best_to_worst_dark};
+    heat_scale comm = plot_sequential_scale(ctx->palette, "r_comm", 0, r_comm_max);
+    heat_scale slow = plot_sequential_scale(ctx->palette, "r_comp_slowdown", 1, slowdown_max);
     int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
@@ -631,10 +748,11 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                               analysis_diagnosis_name((enum diagnosis)d));
                 present[d] = (int)blocks++;
             }
+            unsigned label;
+            diagnosis_colour(ctx->palette, d, &label);
             strbuf_printf(&data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u\n",
                           axis_position(c->comm_target_s), axis_position(c->comp_target_s), xlo,
-                          xhi, ylo, yhi, diagnosis_style[d].short_label,
-                          diagnosis_style[d].label_colour);
+                          xhi, ylo, yhi, diagnosis_style[d].short_label, label);
         }
     }
     int status = write_plot_data(ctx, "diagnosis.dat", &data, err);
@@ -658,6 +776,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                          "    set key at screen 0.5,0.015 center bottom horizontal maxrows 2 box "
                          "opaque reverse Left width 1 samplen 2\n");
     const char *separator = "    plot ";
+    unsigned unused;
     for (int d = 0; d < DIAG_COUNT; d++) {
         if (present[d] < 0)
             continue;
@@ -669,7 +788,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                       "%s'diagnosis.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
                       "'%s' title '%s (%s)'",
                       separator, present[d], fill,
-                      d == DIAG_INVALID ? "#7f7f7f" : diagnosis_style[d].colour,
+                      d == DIAG_INVALID ? "#7f7f7f" : diagnosis_colour(ctx->palette, d, &unused),
                       analysis_diagnosis_name((enum diagnosis)d), diagnosis_style[d].short_label);
         separator = ", \\\n        ";
     }
@@ -947,7 +1066,7 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
         return status;
     if (cells->count == 0)
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: no cells to draw", run_dir);
-    plot_ctx ctx = {.plots_dir = plots_dir, .cells = cells};
+    plot_ctx ctx = {.plots_dir = plots_dir, .cells = cells, .palette = options->palette};
     plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);
     /* wide enough for the title's second line (about 10.5 px a character) */

@@ -85,6 +85,9 @@ const char *cli_common_help(void)
 {
     return "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
            "  --overhead-max=R     r_overhead at which the colour saturates to red (default 2)\n"
+           "  --palette=NAME       colour maps: default (section 5.2's), viridis or cividis\n"
+           "                       (perceptually uniform, colour-blind safe; differences in\n"
+           "                       Paul Tol's blue-to-red 'sunset', classes in his 'muted')\n"
            "  -h, --help           this text\n";
 }
 
@@ -96,6 +99,13 @@ int cli_common_option(const char *program, int opt, const char *arg, analysis_op
     }
     if (opt == CLI_OVERHEAD_MAX)
         return cli_parse_overhead_max(program, arg, &options->r_overhead_max) == 0 ? 1 : -1;
+    if (opt == CLI_PALETTE) {
+        if (plot_palette_parse(arg, &options->palette) == 0)
+            return 1;
+        fprintf(stderr, "%s: --palette: '%s' is not allowed (one of %s)\n", program, arg,
+                plot_palette_names());
+        return -1;
+    }
     return 0;
 }
 
