@@ -422,6 +422,16 @@ json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
     if ((unsigned)plan->deployment < NBC_DEPLOYMENT_COUNT)
         json_object_object_add(o, "meaning",
                                json_object_new_string(rules[plan->deployment].meaning));
+    /* Every deployment there is, with its meaning: the list tools offer
+     * (nbc-run checks a study's deployments against it). */
+    json_object *all = json_object_new_array();
+    for (unsigned d = 0; all && d < NBC_DEPLOYMENT_COUNT; d++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(nbc_deployment_name(d)));
+        json_object_object_add(e, "meaning", json_object_new_string(rules[d].meaning));
+        json_object_array_add(all, e);
+    }
+    json_object_object_add(o, "deployments", all);
     json_object_object_add(o, "status", json_object_new_string(plan->refused ? "refused" : "ok"));
     if (plan->refused)
         json_object_object_add(o, "refusal", json_object_new_string(plan->refusal));

@@ -108,8 +108,9 @@ expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 
 # no make, the configuration found in share/, everything relative to where it runs.
 prefix=$SCRATCH/prefix
 mkdir -p "$prefix/bin" "$prefix/share/bench_nbc" "$SCRATCH/elsewhere"
-cp "$nbc_run" "$TOOLS_DIR/nbc-profile" "$prefix/bin/"
-for prog in bench_nbc compute_ref nbc-analyze nbc-compare; do
+# (the real bench_nbc: nbc-run asks its deployment plan for the deployments)
+cp "$nbc_run" "$TOOLS_DIR/nbc-profile" "$D/bench_nbc" "$prefix/bin/"
+for prog in compute_ref nbc-analyze nbc-compare; do
     printf '#!/bin/sh\nexit 0\n' >"$prefix/bin/$prog"
     chmod +x "$prefix/bin/$prog"
 done
@@ -139,6 +140,19 @@ bad "--mpi: unknown value 'lam' \(allowed: auto,craympich,intelmpi,mpich,mvapich
 # A profile whose library make does not find here: its build is another library's.
 bad "--mpi intelmpi: .* is built with .* \(profile $P\)" configs/default.conf --mpi intelmpi
 bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual,thread\)" configs/default.conf --deployments basic,fast
+printf '[study]\nconfig = %s\ndeployments = basic,fast\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
+bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual,thread\)" "$SCRATCH/study.conf"
+bad "--deployments: 'basic;progress' is not a comma-separated list" configs/default.conf --deployments 'basic;progress'
+# The allowed deployments are those of the build's plan (bench_nbc --plan),
+# not a list of nbc-run's: a bench_nbc whose plan knows other ones.
+planned=$SCRATCH/planned
+mkdir -p "$planned"
+printf '[build]\nprofile = %s\nversion = 1.0\nmpiexec = %s\n' "$P" "$DX" >"$planned/mpi-build.ini"
+printf '#!/bin/sh\necho %s\nexit 2\n' "'{\"status\":\"refused\",\"deployments\":[{\"name\":\"basic\"},{\"name\":\"newer\"}]}'" >"$planned/bench_nbc"
+chmod +x "$planned/bench_nbc"
+bad "--deployments: unknown value 'progress' \(allowed: basic,newer\)" configs/default.conf --build-dir "$planned" --deployments progress
+dry configs/default.conf --build-dir "$planned" --deployments newer --no-deps --no-build
+expect "\+ .*$planned/bench_nbc -c .* --set run.deployment=newer .*"
 bad "--ranks: 'two' is not an integer" configs/default.conf --ranks two
 bad "--set: 'grid' is not section.key=value" configs/default.conf --set grid
 bad "--launcher: unknown value 'ssh' \(allowed: auto,mpiexec,srun\)" configs/default.conf --launcher ssh
