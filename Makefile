@@ -166,11 +166,16 @@ check: programs $(UNIT_TESTS)
 
 # The default study (configs/study-default.conf: ibcast and iallreduce, basic,
 # 2 ranks here): packages, build, runs, analysis; prints the run folders and
-# PNG figures. Extra nbc-run options: make run RUN_ARGS="--deployments basic,progress".
+# PNG figures, then nbc-report writes the study's report.html (and
+# report.pdf) into its study folder. Extra nbc-run options: make run RUN_ARGS="--deployments basic,progress".
 RUN_ARGS ?=
 run: deps programs
+	@touch $(BUILD)/run.stamp
 	./nbc-run configs/study-default.conf --no-deps --no-build \
 	    --build-dir $(BUILD) --tools-dir $(TOOLS_DIR) $(RUN_ARGS)
+	@# the methods report of the study folder nbc-run wrote into results/
+	@for study in $$(find results -maxdepth 1 -name '*-study' -newer $(BUILD)/run.stamp); do \
+	    $(TOOLS_DIR)/nbc-report "$$study" || exit 1; done
 
 # make install PREFIX=DIR [DESTDIR=STAGE]: every program the build lists into
 # DIR/bin, with nbc-run (which, next to bench_nbc, knows it is installed and

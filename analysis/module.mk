@@ -29,4 +29,11 @@ $(TOOLS_DIR)/nbc-trace: $(BUILD)/nompi/analysis/nbc_trace.o $(ANALYSIS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ANALYSIS_LIBS) $(LDLIBS)
 
-PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace
+# nbc-report: Python, standard library only; its column list is
+# configs/report.ini (found from the tool's folder, built or installed).
+$(TOOLS_DIR)/nbc-report: analysis/nbc_report.py
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace \
+            $(TOOLS_DIR)/nbc-report

@@ -24,4 +24,5 @@ UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_
 E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \
               tests/analysis/e2e_uncertainty.sh tests/analysis/e2e_trace.sh tests/analysis/e2e_launches.sh \
-              tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh
+              tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh \
+              tests/analysis/e2e_report.sh

@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+"""nbc-report: the methods report of a run folder or a study folder.
+
+    nbc-report [--columns FILE] [--no-pdf] DIR
+
+writes DIR/report.html (and DIR/report.pdf with weasyprint): for every run
+folder (DIR itself when it holds meta.json, else each folder below it that
+does) the environment (meta.json, provenance.json: library and version,
+CPU, kernel, BLAS, deployment, threads and their CPUs), the clock
+synchronization, the statistics used (the run's configuration and
+nbc-analyze's summary.txt), the discards and retries (cells.csv, through
+the columns configs/report.ini names), then the deviations from the paper
+and every PNG figure below DIR with its caption (the first line of its
+gnuplot script). Standard library only. See analysis/README.md ("nbc-report").
+Exit status: 0 done (a missing weasyprint is said, not a failure), 1 a
+file could not be written, 2 bad input."""
+import argparse
+import configparser
+import csv
+import datetime
+import html
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+PROGRAM = "nbc-report"
+
+# Where the paper's method is changed or extended, and where each is
+# documented (paths relative to the project's root).
+DEVIATIONS = [
+    ("Ratios of medians of like statistics: a span across ranks over a span, the slowest "
+     "rank's local time over the slowest local time (eqs. 1, 3, 4), never one rank's "
+     "time over a span.",
+     "analysis/README.md, \"The statistics (like with like, ratios of medians)\""),
+    ("A window barrier releases the ranks together; an attempt that a rank left late "
+     "(beyond the tolerance) is discarded and redone, up to run.max_retries.",
+     "analysis/README.md, \"Blocks and attempts\" and \"Lateness\"; docs/formats.md, raw.csv"),
+    ("95 % block-bootstrap intervals of every metric, and the diagnosis on simultaneous "
+     "(Bonferroni) intervals with an 'uncertain' class, where the paper gives point "
+     "estimates.",
+     "analysis/README.md, \"Uncertainty\""),
+    ("Null controls (comm_null, comp_null: a reference measured twice) test the "
+     "intervals' coverage.",
+     "analysis/README.md, \"Null controls\""),
+    ("Adaptive repetitions: a cell stops once its r_overhead interval is narrow enough "
+     "(run.half_width); run.half_width = 0 keeps the paper's fixed count "
+     "(configs/paper.conf).",
+     "docs/running.md, \"Adaptive repetitions\""),
+    ("r_MPI_impact (eq. 2) per phase, before and after the sweep, like with like, with "
+     "intervals.",
+     "analysis/README.md, \"MPI impact (eq. 2), impact.csv\""),
+    ("The default grid (1 ms to 64 ms) suits a small machine; the paper's (500 us to 1 s) "
+     "is configs/paper.conf.",
+     "README.md; configs/paper.conf"),
+]
+
+STYLE = """
+body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; margin: 1.5em; color: #222; }
+h1 { font-size: 17pt; } h2 { font-size: 14pt; border-bottom: 1px solid #999; }
+h3 { font-size: 12pt; }
+table { border-collapse: collapse; margin: 0.4em 0 1em 0; }
+td, th { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; }
+th { background: #eee; }
+pre { background: #f6f6f6; padding: 0.5em; white-space: pre-wrap; font-size: 9pt; }
+figure { margin: 1em 0; page-break-inside: avoid; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { font-size: 9.5pt; color: #333; }
+.missing { color: #a00; }
+@page { size: A4; margin: 1.5cm; }
+"""
+
+
+def fail(text, status=2):
+    print("%s: %s" % (PROGRAM, text), file=sys.stderr)
+    sys.exit(status)
+
+
+def esc(value):
+    return html.escape(str(value))
+
+
+def read_json(path, notes):
+    """The parsed file, or None (said in notes) when absent or unreadable."""
+    if not os.path.isfile(path):
+        notes.append("%s: no such file" % path)
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        notes.append("%s: unreadable (%s)" % (path, e))
+        return None
+
+
+def get(obj, *keys, default="not recorded"):
+    """obj[k1][k2]... or default."""
+    for key in keys:
+        if isinstance(obj, dict) and key in obj:
+            obj = obj[key]
+        elif isinstance(obj, list) and isinstance(key, int) and -len(obj) <= key < len(obj):
+            obj = obj[key]
+        else:
+            return default
+    return default if obj is None else obj
+
+
+def text_of(value):
+    if isinstance(value, float):
+        return "%.6g" % value
+    if isinstance(value, (list, tuple)):
+        return ", ".join(text_of(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def table(rows, header=None):
+    out = ["<table>"]
+    if header:
+        out.append("<tr>" + "".join("<th>%s</th>" % esc(h) for h in header) + "</tr>")
+    for row in rows:
+        out.append("<tr>" + "".join("<td>%s</td>" % esc(text_of(c)) for c in row) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def columns_config(path):
+    """The [cells.csv] section of configs/report.ini."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    candidates = [path] if path else [
+        os.path.join(here, "..", "configs", "report.ini"),           # source tree, build/
+        os.path.join(here, "..", "share", "bench_nbc", "configs", "report.ini"),  # installed
+        os.path.join(here, "..", "..", "configs", "report.ini"),     # build/san/
+    ]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            parser = configparser.ConfigParser()
+            try:
+                parser.read(candidate, encoding="utf-8")
+            except configparser.Error as e:
+                fail("%s: %s" % (candidate, e))
+            if not parser.has_section("cells.csv"):
+                fail("%s: no [cells.csv] section (the columns nbc-report counts)" % candidate)
+            section = parser["cells.csv"]
+            words = lambda key: [w.strip() for w in section.get(key, "").split(",") if w.strip()]
+            ratio = [w.strip() for w in section.get("discard_ratio", "").split("/")]
+            return {
+                "file": os.path.normpath(candidate),
+                "validity": section.get("validity_column", "").strip(),
+                "reason": section.get("reason_column", "").strip(),
+                "summed": words("summed_columns"),
+                "ratio": ratio if len(ratio) == 2 and all(ratio) else None,
+                "tallied": words("tallied_columns"),
+            }
+    fail("no column list found (looked for %s); give one with --columns FILE"
+         % ", ".join(os.path.normpath(c) for c in candidates))
+    return None
+
+
+def study_of(top, notes):
+    """study.json of a study folder (nbc-run, docs/formats.md), or None."""
+    path = os.path.join(top, "study.json")
+    if not os.path.isfile(path):
+        return None
+    study = read_json(path, notes)
+    return study if isinstance(study, dict) else None
+
+
+def run_folders(top, study):
+    """A study's run folders (study.json runs[].run_dir), DIR itself when it is a
+    run folder, else every folder below DIR that holds meta.json."""
+    if study is not None:
+        runs = [r.get("run_dir") for r in study.get("runs", []) if isinstance(r, dict)]
+        return [d for d in runs if d and os.path.isfile(os.path.join(d, "meta.json"))]
+    if os.path.isfile(os.path.join(top, "meta.json")):
+        return [top]
+    found = []
+    for root, dirs, files in os.walk(top):
+        dirs.sort()
+        if "meta.json" in files:
+            found.append(root)
+            dirs[:] = []  # a run folder's subfolders are its own
+    return found
+
+
+# ---- Sections of a run --------------------------------------------------------------
+
+def environment(meta, prov):
+    node = prov[0] if isinstance(prov, list) and prov else {}
+    library = get(meta, "mpi_library", "display_name", default=get(meta, "mpi"))
+    version = get(meta, "mpi_library", "version", default="")
+    kernel = get(node, "kernel")
+    if isinstance(kernel, dict):
+        kernel = "%s %s %s (%s)" % (kernel.get("sysname", ""), kernel.get("release", ""),
+                                    kernel.get("machine", ""), kernel.get("version", ""))
+    cpu = get(node, "cpu")
+    if isinstance(cpu, dict):
+        cpu = "%s %s: %s sockets, %s cores, %s threads per core, %s logical CPUs" % (
+            cpu.get("vendor", ""), cpu.get("model", ""), cpu.get("sockets", "?"),
+            cpu.get("cores", "?"), cpu.get("threads_per_core", "?"), cpu.get("logical_cpus", "?"))
+    blas = get(meta, "blas")
+    if isinstance(blas, dict):
+        blas = "%s (%s), %s" % (blas.get("version", blas.get("name", "?")),
+                                blas.get("library", "?"), blas.get("threading", ""))
+    frequency = get(node, "frequency")
+    if isinstance(frequency, dict):
+        frequency = "governors %s, driver %s, turbo %s" % (
+            text_of(frequency.get("governors", "?"))[:120], frequency.get("driver", "?"),
+            frequency.get("turbo", "?"))
+    rows = [
+        ("MPI library", "%s %s" % (library, version)),
+        ("library version text", get(meta, "mpi_library_version")),
+        ("library profile", get(meta, "mpi_library", "profile", default=get(meta, "mpi"))),
+        ("MPI standard, thread level", "%s, %s" % (get(meta, "mpi_standard"),
+                                                   get(meta, "mpi_thread_level"))),
+        ("collective", get(meta, "collective")),
+        ("deployment", "%s (progress %s, binding %s)" % (
+            get(meta, "deployment"), get(meta, "progress"), get(meta, "progress_binding"))),
+        ("deployment meaning", get(meta, "deployment_plan", "meaning")),
+        ("ranks x threads per rank", "%s x %s" % (get(meta, "ranks"),
+                                                  get(meta, "threads_per_rank"))),
+        ("nodes, hosts", "%s: %s" % (get(meta, "nodes"), text_of(get(meta, "hosts")))),
+        ("CPU", cpu),
+        ("frequency", frequency),
+        ("kernel", kernel),
+        ("BLAS", blas),
+        ("computing CPUs (provenance)", get(node, "computing_cpus")),
+        ("synthetic data", get(meta, "synthetic", default=False)),
+        ("revision", get(meta, "revision")),
+        ("start, end", "%s, %s" % (get(meta, "start_time"), get(meta, "end_time"))),
+        ("warnings", text_of(get(meta, "warnings", default=[])) or "none"),
+    ]
+    return table(rows)
+
+
+def threads(meta):
+    rows = []
+    for rank in get(meta, "threads_start", default=[]):
+        for t in rank.get("threads", []):
+            rows.append((rank.get("rank", "?"), rank.get("host", "?"), t.get("role", "?"),
+                         t.get("name", "?"), t.get("tid", "?"),
+                         t.get("cpu_list", text_of(t.get("cpus", "?")))))
+    plan = get(meta, "deployment_plan", default={})
+    out = []
+    if isinstance(plan, dict) and plan:
+        out.append(table([
+            ("compute threads", get(plan, "compute", "threads")),
+            ("compute CPUs (rank 0)", get(plan, "compute", "cpus")),
+            ("progress thread", text_of(get(plan, "progress_thread"))),
+            ("library threads' CPUs", get(plan, "library_thread_cpus")),
+            ("placement", "%s (%s)" % (text_of(get(plan, "placement", "cpus")),
+                                      get(plan, "placement", "source"))),
+        ]))
+    if rows:
+        out.append(table(rows, ("rank", "host", "role", "name", "tid", "CPUs")))
+    return "\n".join(out) or "<p class=missing>no thread record in meta.json</p>"
+
+
+def clock_sync(meta):
+    sync = get(meta, "clocksync", default={})
+    rows = [("clock", "%s (a read costs %s ns)" % (get(meta, "clock_source"),
+                                                   get(meta, "clock_read_ns"))),
+            ("window barrier precision", "%s ns (the floor of the lateness tolerance)"
+             % get(meta, "barrier_precision_ns"))]
+    ranks = []
+    if isinstance(sync, dict):
+        rows += [("clocksync " + k, v) for k, v in sync.items() if not isinstance(v, list)]
+        ranks = [r for r in sync.get("ranks", []) if isinstance(r, dict)]
+    out = [table(rows)]
+    if ranks:
+        keys = sorted({k for r in ranks for k in r})
+        out.append(table([[i] + [r.get(k, "") for k in keys] for i, r in enumerate(ranks)],
+                         ["rank"] + keys))
+    return "\n".join(out)
+
+
+def stopping_rule(run):
+    """The repetitions rule of docs/running.md from the run's [run] keys."""
+    if not isinstance(run, dict) or "repetitions" not in run:
+        return "not recorded"
+    if not run.get("half_width"):
+        return "fixed: a warm-up and %s blocks a cell (run.half_width = 0)" % run["repetitions"]
+    budget = run.get("cell_budget_s") or 0
+    return ("adaptive: a warm-up and %s blocks, then one block at a time until r_overhead's "
+            "95 %% interval is at most %s either side, %s blocks%s"
+            % (run["repetitions"], run["half_width"], run.get("max_repetitions", "?"),
+               ", or %s s since the warm-up began" % budget if budget else ""))
+
+
+def statistics(meta, run_dir):
+    config = get(meta, "config", default={})
+    out = [table([("stopping rule", stopping_rule(get(config, "run", default={}))),
+                  ("lateness", "an attempt is late when a rank leaves the window barrier more "
+                   "than max(late_tolerance x min(t_comm, t_comp), barrier precision) after "
+                   "its deadline; it is redone up to max_retries times")])]
+    if isinstance(config, dict):
+        for section in sorted(config):
+            values = config[section]
+            if isinstance(values, dict):
+                out.append("<h4>[%s]</h4>" % esc(section))
+                out.append(table(sorted(values.items())))
+    rows = [(k, get(meta, k)) for k in ("late_tolerance", "max_retries", "warmup_blocks",
+                                        "sweep_seed")]
+    out.append(table(rows))
+    summary = os.path.join(run_dir, "summary.txt")
+    if os.path.isfile(summary):
+        with open(summary, encoding="utf-8", errors="replace") as f:
+            out.append("<p>nbc-analyze's summary (summary.txt): intervals, resamples, seed, "
+                       "the Bonferroni family, the null controls, lateness:</p><pre>%s</pre>"
+                       % esc(f.read()))
+    else:
+        out.append("<p class=missing>no summary.txt: run nbc-analyze on this folder</p>")
+    return "\n".join(out)
+
+
+def discards(meta, run_dir, columns):
+    out = [table([(k, get(meta, k)) for k in ("cells_total", "cells_done", "cells_kept",
+                                              "cells_unreachable")])]
+    path = os.path.join(run_dir, "cells.csv")
+    if not os.path.isfile(path):
+        return "\n".join(out + ["<p class=missing>no cells.csv: run nbc-analyze on this "
+                                "folder</p>"])
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    header = set(rows[0].keys()) if rows else set()
+    wanted = [columns["validity"], columns["reason"]] + columns["summed"] + columns["tallied"]
+    missing = [c for c in wanted if c and c not in header]
+    if missing:
+        out.append("<p class=missing>cells.csv lacks %s (named in %s)</p>"
+                   % (esc(", ".join(missing)), esc(columns["file"])))
+    validity = columns["validity"] if columns["validity"] in header else None
+    invalid = [r for r in rows if validity and r[validity].strip() == "0"]
+    counts = [("cells", len(rows))]
+    if validity:
+        counts.append(("invalid cells (%s = 0)" % validity, len(invalid)))
+    sums = {}
+    for name in columns["summed"]:
+        if name in header:
+            sums[name] = sum(float(r[name]) for r in rows if r[name] not in ("", "nan"))
+            counts.append(("%s, summed over cells" % name, "%.0f" % sums[name]))
+    ratio = columns["ratio"]
+    if ratio and all(c in sums for c in ratio) and sums[ratio[1]] > 0:
+        counts.append(("%s / %s (discarded share)" % tuple(ratio),
+                       "%.1f %%" % (100 * sums[ratio[0]] / sums[ratio[1]])))
+    out.append(table(counts))
+    reason = columns["reason"] if columns["reason"] in header else None
+    if reason and invalid:
+        tally = {}
+        for r in invalid:
+            tally[r[reason]] = tally.get(r[reason], 0) + 1
+        out.append("<p>invalid cells by %s:</p>" % esc(reason))
+        out.append(table(sorted(tally.items()), (reason, "cells")))
+    for name in columns["tallied"]:
+        if name in header:
+            tally = {}
+            for r in rows:
+                tally[r[name]] = tally.get(r[name], 0) + 1
+            out.append(table(sorted(tally.items()), (name, "cells")))
+    return "\n".join(out)
+
+
+def run_section(run_dir, columns, notes):
+    meta = read_json(os.path.join(run_dir, "meta.json"), notes) or {}
+    prov_name = get(meta, "provenance", default="provenance.json")
+    prov = None
+    if os.path.isfile(os.path.join(run_dir, str(prov_name))):
+        prov = read_json(os.path.join(run_dir, str(prov_name)), notes)
+    out = ["<h2>Run %s</h2>" % esc(os.path.basename(os.path.abspath(run_dir))),
+           "<h3>Environment</h3>", environment(meta, prov),
+           "<h3>Threads and their CPUs</h3>", threads(meta),
+           "<h3>Clock synchronization</h3>", clock_sync(meta),
+           "<h3>Statistics</h3>", statistics(meta, run_dir),
+           "<h3>Discards and retries</h3>", discards(meta, run_dir, columns)]
+    if prov is None:
+        out.insert(3, "<p class=missing>no provenance.json: CPU, kernel and frequency not "
+                      "recorded</p>")
+    return "\n".join(out)
+
+
+def study_section(study):
+    if study is None:
+        return ""
+    rows = [(k, v) for k, v in sorted(study.items()) if k not in ("runs", "study")]
+    rows += [("study " + k, v) for k, v in sorted(get(study, "study", default={}).items())]
+    runs = [(r.get("index", "?"), r.get("name", "?"), r.get("launch", "?"), r.get("status", "?"),
+             r.get("run_dir") or "none") for r in study.get("runs", []) if isinstance(r, dict)]
+    return ("<h2>Study (study.json)</h2>\n" + table(rows) +
+            table(runs, ("run", "configuration", "launch", "status", "run folder")))
+
+
+def caption(png):
+    """The first line of the figure's gnuplot script, else its name."""
+    script = os.path.splitext(png)[0] + ".gp"
+    if os.path.isfile(script):
+        with open(script, encoding="utf-8", errors="replace") as f:
+            first = f.readline().strip()
+        if first.startswith("#"):
+            return first.lstrip("# ")
+    return os.path.basename(png)
+
+
+def figures(top, folders):
+    """Every PNG in and below top and the given folders (a study's runs and
+    comparisons), once each, linked relative to top."""
+    pngs, seen = [], set()
+    for folder in [top] + folders:
+        for root, dirs, files in os.walk(folder):
+            dirs.sort()
+            for f in sorted(files):
+                path = os.path.join(root, f)
+                if f.lower().endswith(".png") and os.path.realpath(path) not in seen:
+                    seen.add(os.path.realpath(path))
+                    pngs.append(path)
+    out = []
+    for png in pngs:
+        rel = os.path.relpath(png, top)
+        out.append('<figure><img src="%s" alt="%s"><figcaption><a href="%s">%s</a>: %s'
+                   "</figcaption></figure>" % (esc(rel), esc(rel), esc(rel), esc(rel),
+                                               esc(caption(png))))
+    return pngs, "\n".join(out) or "<p class=missing>no figure (PNG) in this folder</p>"
+
+
+def write_pdf(html_path, pdf_path):
+    tool = shutil.which("weasyprint")
+    if not tool:
+        print("%s: weasyprint is not installed: %s not written (apt-get install weasyprint)"
+              % (PROGRAM, pdf_path), file=sys.stderr)
+        return False
+    done = subprocess.run([tool, "--quiet", html_path, pdf_path + ".tmp"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        fail("weasyprint failed on %s (exit status %d): %s"
+             % (html_path, done.returncode, done.stderr.strip()[-500:]), 1)
+    os.replace(pdf_path + ".tmp", pdf_path)
+    return True
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.split("\n\n")[0])
+    parser.add_argument("dir", metavar="DIR", help="a run folder or a study folder")
+    parser.add_argument("--columns", metavar="FILE",
+                        help="the cells.csv columns to count (default configs/report.ini)")
+    parser.add_argument("--no-pdf", action="store_true", help="write report.html only")
+    args = parser.parse_args(argv)
+    top = args.dir
+    if not os.path.isdir(top):
+        fail("%s: not a folder (a run folder or a study folder)" % top)
+    columns = columns_config(args.columns)
+    notes = []
+    study = study_of(top, notes)
+    runs = run_folders(top, study)
+    if not runs:
+        fail("%s: no run folder (a folder holding meta.json: the folder itself, one below it, "
+             "or a run of its study.json)" % top)
+    body = [study_section(study)]
+    body += [run_section(r, columns, notes) for r in runs]
+    body.append("<h2>Deviations from the paper</h2>")
+    body.append(table(DEVIATIONS, ("what", "documented in")))
+    comparisons = [c for c in get(study, "comparisons", default=[]) if os.path.isdir(str(c))]
+    pngs, figure_html = figures(top, [r for r in runs if r != top] + comparisons)
+    body.append("<h2>Figures (%d)</h2>" % len(pngs))
+    body.append(figure_html)
+    if notes:
+        body.append("<h2>Notes</h2><ul>%s</ul>" % "".join("<li>%s</li>" % esc(n) for n in notes))
+    title = "bench_nbc methods report: %s" % os.path.basename(os.path.abspath(top))
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>"
+            "<style>%s</style></head><body>\n<h1>%s</h1>\n<p>%d run folder%s, %d figure%s; "
+            "written %s by nbc-report (columns from %s).</p>\n%s\n</body></html>\n"
+            % (esc(title), STYLE, esc(title), len(runs), "" if len(runs) == 1 else "s",
+               len(pngs), "" if len(pngs) == 1 else "s",
+               datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+               esc(columns["file"]), "\n".join(b for b in body if b)))
+    html_path = os.path.join(top, "report.html")
+    try:
+        with open(html_path + ".tmp", "w", encoding="utf-8") as f:
+            f.write(page)
+        os.replace(html_path + ".tmp", html_path)
+    except OSError as e:
+        fail("%s: cannot write: %s" % (html_path, e.strerror), 1)
+    written = [html_path]
+    if not args.no_pdf and write_pdf(html_path, os.path.join(top, "report.pdf")):
+        written.append(os.path.join(top, "report.pdf"))
+    print("%s: %s (%d run folder%s, %d figure%s)" % (PROGRAM, ", ".join(written), len(runs),
+                                                     "" if len(runs) == 1 else "s", len(pngs),
+                                                     "" if len(pngs) == 1 else "s"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

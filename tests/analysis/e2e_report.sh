@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# nbc-report on a small real run (2 ranks, 2 x 2 cells, analyzed with
+# --palette=cividis) and on a study folder (study.json naming two synthetic
+# runs and a comparison): report.html names every figure (PNG) of the
+# folders, each image it shows exists, its sections hold the run's library,
+# clock synchronization, stopping rule, the invalid cells counted as
+# cells.csv has them and the deviations from the paper; the columns come
+# from the column list (one that cells.csv lacks is said, not guessed); bad
+# input exits 2. Then report.pdf, rendered to pictures with pdftoppm: the
+# first page is not blank (grey variance) and a page shows the figures'
+# cividis colours (they are in the PDF, not only linked).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+# shellcheck source=tests/driver/lib_driver.sh
+source "$(dirname "$0")/../driver/lib_driver.sh"
+report=$TOOLS_DIR/nbc-report
+analyze=$TOOLS_DIR/nbc-analyze
+compare=$TOOLS_DIR/nbc-compare
+synth=$BUILD/tests/analysis/synth_run
+pixels=tests/analysis/png_pixels.py
+for tool in "$report" "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+command -v python3 >/dev/null || skip "python3 is not installed"
+command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox): no figures to report"
+make_scratch
+
+# check_html DIR FOLDER...: report.html in DIR names every PNG below the
+# folders (relative to DIR), and every image it shows exists
+check_html() {
+    python3 - "$@" <<'EOF'
+import html.parser, os, sys
+top, folders = sys.argv[1], sys.argv[2:]
+class Links(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.images, self.links, self.h2 = set(), set(), []
+        self.in_h2 = False
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.images.add(a.get("src"))
+        elif tag == "a":
+            self.links.add(a.get("href"))
+        self.in_h2 = tag == "h2"
+    def handle_data(self, data):
+        if self.in_h2:
+            self.h2.append(data.strip())
+            self.in_h2 = False
+p = Links()
+p.feed(open(os.path.join(top, "report.html"), encoding="utf-8").read())
+pngs = set()
+for folder in folders:
+    for root, _, files in os.walk(folder):
+        pngs |= {os.path.relpath(os.path.join(root, f), top) for f in files if f.endswith(".png")}
+missing = sorted(pngs - (p.images & p.links))
+broken = sorted(i for i in p.images if not os.path.isfile(os.path.join(top, i)))
+if not pngs or missing or broken:
+    print("figures %d, not named: %s; shown but absent: %s" % (len(pngs), missing, broken))
+    sys.exit(1)
+print("report.html: %d figures named and shown; sections: %s" % (len(pngs), "; ".join(p.h2)))
+EOF
+}
+
+# ---- a small real run -------------------------------------------------------------------
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+    --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set run.repetitions=10 \
+    --set run.half_width=0 2>&1)
+status=$?
+run=$(run_folder "$out")
+# 5: no cell measured whole on a loaded machine; its files are still reported
+[ "$status" -eq 0 ] || [ "$status" -eq 5 ] || fail "bench_nbc failed ($status): $out"
+if [ -z "$run" ] || [ ! -f "$run/meta.json" ]; then fail "no run folder: $out"; fi
+"$analyze" -q --palette=cividis "$run" 2>/dev/null
+[ -f "$run/plots/overhead.png" ] || fail "nbc-analyze drew no figure in $run"
+msg=$("$report" "$run" 2>&1) || fail "nbc-report failed: $msg"
+echo "$msg"
+check_html "$run" "$run" || fail "report.html of the run"
+page=$run/report.html
+library=$(jq -r '.mpi_library.display_name + " " + .mpi_library.version' "$run/meta.json")
+grep -q "<td>MPI library</td><td>$library</td>" "$page" || fail "report.html lacks the library '$library'"
+method=$(jq -r .clocksync.method "$run/meta.json")
+grep -q "<td>clocksync method</td><td>$method</td>" "$page" || fail "report.html lacks the clock sync method"
+grep -q "<td>stopping rule</td><td>fixed: a warm-up and 10 blocks a cell" "$page" ||
+    fail "report.html lacks the stopping rule"
+invalid=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["valid"] == 0 { n++ } END { print n + 0 }' "$run/cells.csv")
+grep -q "<td>invalid cells (valid = 0)</td><td>$invalid</td>" "$page" ||
+    fail "report.html does not count $invalid invalid cells"
+rows=$(python3 -c 'import sys; t = open(sys.argv[1]).read(); s = t.split("Deviations from the paper</h2>")[1].split("</table>")[0]; print(s.count("<tr>") - 1)' "$page")
+[ "$rows" -ge 5 ] || fail "the deviations table has $rows rows"
+figure "report of $run: $invalid invalid cells, $rows deviations"
+
+# the columns are the list's: a column cells.csv lacks is said
+sed 's/^validity_column = .*/validity_column = no_such_column/' configs/report.ini >"$SCRATCH/columns.ini"
+"$report" --no-pdf --columns "$SCRATCH/columns.ini" "$run" >/dev/null 2>&1 || fail "nbc-report --columns failed"
+grep -q "cells.csv lacks no_such_column" "$page" || fail "a missing column is not reported"
+grep -q "invalid cells (" "$page" && fail "invalid cells counted without the validity column"
+
+# ---- a study folder: study.json, two runs, a comparison ---------------------------------
+study=$SCRATCH/study
+mkdir -p "$study"
+"$synth" --out "$SCRATCH/s1" --comm-ms 1,2 --comp-ms 1,2 --scenario mixed --blocks 10 || fail "synth s1"
+"$synth" --out "$SCRATCH/s2" --comm-ms 1,2 --comp-ms 1,2 --scenario overlap --deployment progress \
+    --blocks 10 || fail "synth s2"
+"$analyze" -q "$SCRATCH/s1" "$SCRATCH/s2" 2>/dev/null || fail "nbc-analyze on the synthetic runs"
+"$compare" "$SCRATCH/s1" "$SCRATCH/s2" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare"
+cat >"$study/study.json" <<EOF
+{"format": 1, "status": "complete", "study": {"collectives": ["ibcast"], "launches": 1},
+ "runs": [{"index": 1, "name": "mpich-ibcast-basic", "launch": 1, "status": "complete", "run_dir": "$SCRATCH/s1"},
+          {"index": 2, "name": "mpich-ibcast-progress", "launch": 1, "status": "complete", "run_dir": "$SCRATCH/s2"}],
+ "comparisons": ["$SCRATCH/cmp"]}
+EOF
+msg=$("$report" --no-pdf "$study" 2>&1) || fail "nbc-report on the study failed: $msg"
+echo "$msg"
+grep -q "(2 run folders, " <<<"$msg" || fail "study report: $msg"
+check_html "$study" "$SCRATCH/s1" "$SCRATCH/s2" "$SCRATCH/cmp" || fail "report.html of the study"
+
+# bad input
+msg=$("$report" "$SCRATCH/none" 2>&1)
+[ $? -eq 2 ] || fail "a missing folder did not exit 2: $msg"
+mkdir "$SCRATCH/empty"
+msg=$("$report" "$SCRATCH/empty" 2>&1)
+[ $? -eq 2 ] || fail "an empty folder did not exit 2: $msg"
+grep -q "no run folder" <<<"$msg" || fail "an empty folder: $msg"
+
+# ---- the PDF, as pictures ---------------------------------------------------------------
+command -v weasyprint >/dev/null || skip "weasyprint is not installed (apt-get install weasyprint): report.pdf not checked"
+command -v pdftoppm >/dev/null || skip "pdftoppm is not installed (apt-get install poppler-utils): report.pdf not rendered"
+[ -s "$run/report.pdf" ] || fail "nbc-report wrote no report.pdf with weasyprint installed"
+pdftoppm -r 40 -png "$run/report.pdf" "$SCRATCH/page" || fail "pdftoppm cannot render report.pdf"
+pages=("$SCRATCH"/page-*.png)
+read -r width height variance < <(python3 "$pixels" "${pages[0]}" | head -n 1)
+figure "report.pdf: ${#pages[@]} pages, the first ${width}x${height} with grey variance $variance"
+awk -v v="$variance" 'BEGIN { exit !(v > 100) }' || fail "the first page looks blank (variance $variance)"
+shown=0
+for p in "${pages[@]}"; do
+    n=$(python3 "$pixels" "$p" '#00204d' '#ffea46' --tolerance 12 | awk 'NR > 1 && $2 > 0 { n++ } END { print n + 0 }')
+    [ "$n" -eq 2 ] && shown=1
+done
+[ "$shown" -eq 1 ] || fail "no page of report.pdf shows cividis' dark and light ends (the figures)"
+echo "report: ok"
