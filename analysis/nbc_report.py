@@ -94,8 +94,8 @@ def read_json(path, notes):
         return None
 
 
-def get(obj, *keys, default="not recorded"):
-    """obj[k1][k2]... or default."""
+def json_get(obj, *keys, default="not recorded"):
+    """obj[k1][k2]... of a JSON file (meta.json, provenance.json, study.json), or default."""
     for key in keys:
         if isinstance(obj, dict) and key in obj:
             obj = obj[key]
@@ -189,90 +189,90 @@ def run_folders(top, study):
 
 def environment(meta, prov):
     node = prov[0] if isinstance(prov, list) and prov else {}
-    library = get(meta, "mpi_library", "display_name", default=get(meta, "mpi"))
-    version = get(meta, "mpi_library", "version", default="")
-    kernel = get(node, "kernel")
+    library = json_get(meta, "mpi_library", "display_name", default=json_get(meta, "mpi"))
+    version = json_get(meta, "mpi_library", "version", default="")
+    kernel = json_get(node, "kernel")
     if isinstance(kernel, dict):
         kernel = "%s %s %s (%s)" % (kernel.get("sysname", ""), kernel.get("release", ""),
                                     kernel.get("machine", ""), kernel.get("version", ""))
-    cpu = get(node, "cpu")
+    cpu = json_get(node, "cpu")
     if isinstance(cpu, dict):
         cpu = "%s %s: %s sockets, %s cores, %s threads per core, %s logical CPUs" % (
             cpu.get("vendor", ""), cpu.get("model", ""), cpu.get("sockets", "?"),
             cpu.get("cores", "?"), cpu.get("threads_per_core", "?"), cpu.get("logical_cpus", "?"))
-    blas = get(meta, "blas")
+    blas = json_get(meta, "blas")
     if isinstance(blas, dict):
         blas = "%s (%s), %s" % (blas.get("version", blas.get("name", "?")),
                                 blas.get("library", "?"), blas.get("threading", ""))
-    frequency = get(node, "frequency")
+    frequency = json_get(node, "frequency")
     if isinstance(frequency, dict):
         frequency = "governors %s, driver %s, turbo %s" % (
             text_of(frequency.get("governors", "?"))[:120], frequency.get("driver", "?"),
             frequency.get("turbo", "?"))
     rows = [
         ("MPI library", "%s %s" % (library, version)),
-        ("library version text", get(meta, "mpi_library_version")),
-        ("library profile", get(meta, "mpi_library", "profile", default=get(meta, "mpi"))),
-        ("MPI standard, thread level", "%s, %s" % (get(meta, "mpi_standard"),
-                                                   get(meta, "mpi_thread_level"))),
-        ("collective", get(meta, "collective")),
+        ("library version text", json_get(meta, "mpi_library_version")),
+        ("library profile", json_get(meta, "mpi_library", "profile", default=json_get(meta, "mpi"))),
+        ("MPI standard, thread level", "%s, %s" % (json_get(meta, "mpi_standard"),
+                                                   json_get(meta, "mpi_thread_level"))),
+        ("collective", json_get(meta, "collective")),
         ("deployment", "%s (progress %s, binding %s)" % (
-            get(meta, "deployment"), get(meta, "progress"), get(meta, "progress_binding"))),
-        ("deployment meaning", get(meta, "deployment_plan", "meaning")),
-        ("ranks x threads per rank", "%s x %s" % (get(meta, "ranks"),
-                                                  get(meta, "threads_per_rank"))),
-        ("nodes, hosts", "%s: %s" % (get(meta, "nodes"), text_of(get(meta, "hosts")))),
+            json_get(meta, "deployment"), json_get(meta, "progress"), json_get(meta, "progress_binding"))),
+        ("deployment meaning", json_get(meta, "deployment_plan", "meaning")),
+        ("ranks x threads per rank", "%s x %s" % (json_get(meta, "ranks"),
+                                                  json_get(meta, "threads_per_rank"))),
+        ("nodes, hosts", "%s: %s" % (json_get(meta, "nodes"), text_of(json_get(meta, "hosts")))),
         ("CPU", cpu),
         ("frequency", frequency),
         ("kernel", kernel),
         ("BLAS", blas),
-        ("computing CPUs (provenance)", get(node, "computing_cpus")),
-        ("synthetic data", get(meta, "synthetic", default=False)),
-        ("revision", get(meta, "revision")),
-        ("start, end", "%s, %s" % (get(meta, "start_time"), get(meta, "end_time"))),
-        ("warnings", text_of(get(meta, "warnings", default=[])) or "none"),
+        ("computing CPUs (provenance)", json_get(node, "computing_cpus")),
+        ("synthetic data", json_get(meta, "synthetic", default=False)),
+        ("revision", json_get(meta, "revision")),
+        ("start, end", "%s, %s" % (json_get(meta, "start_time"), json_get(meta, "end_time"))),
+        ("warnings", text_of(json_get(meta, "warnings", default=[])) or "none"),
     ]
     return table(rows)
 
 
 def threads(meta):
     rows = []
-    for rank in get(meta, "threads_start", default=[]):
+    for rank in json_get(meta, "threads_start", default=[]):
         for t in rank.get("threads", []):
-            rows.append((rank.get("rank", "?"), rank.get("host", "?"), t.get("role", "?"),
-                         t.get("name", "?"), t.get("tid", "?"),
+            rows.append((json_get(rank, "rank", default="?"), json_get(rank, "host", default="?"),
+                         json_get(t, "role", default="?"), t.get("name", "?"), t.get("tid", "?"),
                          t.get("cpu_list", text_of(t.get("cpus", "?")))))
-    plan = get(meta, "deployment_plan", default={})
+    plan = json_get(meta, "deployment_plan", default={})
     out = []
     if isinstance(plan, dict) and plan:
         out.append(table([
-            ("compute threads", get(plan, "compute", "threads")),
-            ("compute CPUs (rank 0)", get(plan, "compute", "cpus")),
-            ("progress thread", text_of(get(plan, "progress_thread"))),
-            ("library threads' CPUs", get(plan, "library_thread_cpus")),
-            ("placement", "%s (%s)" % (text_of(get(plan, "placement", "cpus")),
-                                      get(plan, "placement", "source"))),
+            ("compute threads", json_get(plan, "compute", "threads")),
+            ("compute CPUs (rank 0)", json_get(plan, "compute", "cpus")),
+            ("progress thread", text_of(json_get(plan, "progress_thread"))),
+            ("library threads' CPUs", json_get(plan, "library_thread_cpus")),
+            ("placement", "%s (%s)" % (text_of(json_get(plan, "placement", "cpus")),
+                                      json_get(plan, "placement", "source"))),
         ]))
     if rows:
-        out.append(table(rows, ("rank", "host", "role", "name", "tid", "CPUs")))
+        out.append(table(rows, ("Rank", "Host", "Role", "Name", "TID", "CPUs")))
     return "\n".join(out) or "<p class=missing>no thread record in meta.json</p>"
 
 
 def clock_sync(meta):
-    sync = get(meta, "clocksync", default={})
-    rows = [("clock", "%s (a read costs %s ns)" % (get(meta, "clock_source"),
-                                                   get(meta, "clock_read_ns"))),
+    sync = json_get(meta, "clocksync", default={})
+    rows = [("clock", "%s (a read costs %s ns)" % (json_get(meta, "clock_source"),
+                                                   json_get(meta, "clock_read_ns"))),
             ("window barrier precision", "%s ns (the floor of the lateness tolerance)"
-             % get(meta, "barrier_precision_ns"))]
+             % json_get(meta, "barrier_precision_ns"))]
     ranks = []
     if isinstance(sync, dict):
         rows += [("clocksync " + k, v) for k, v in sync.items() if not isinstance(v, list)]
-        ranks = [r for r in sync.get("ranks", []) if isinstance(r, dict)]
+        ranks = [r for r in json_get(sync, "ranks", default=[]) if isinstance(r, dict)]
     out = [table(rows)]
     if ranks:
         keys = sorted({k for r in ranks for k in r})
         out.append(table([[i] + [r.get(k, "") for k in keys] for i, r in enumerate(ranks)],
-                         ["rank"] + keys))
+                         ["Rank"] + keys))
     return "\n".join(out)
 
 
@@ -290,8 +290,8 @@ def stopping_rule(run):
 
 
 def statistics(meta, run_dir):
-    config = get(meta, "config", default={})
-    out = [table([("stopping rule", stopping_rule(get(config, "run", default={}))),
+    config = json_get(meta, "config", default={})
+    out = [table([("stopping rule", stopping_rule(json_get(config, "run", default={}))),
                   ("lateness", "an attempt is late when a rank leaves the window barrier more "
                    "than max(late_tolerance x min(t_comm, t_comp), barrier precision) after "
                    "its deadline; it is redone up to max_retries times")])]
@@ -301,7 +301,7 @@ def statistics(meta, run_dir):
             if isinstance(values, dict):
                 out.append("<h4>[%s]</h4>" % esc(section))
                 out.append(table(sorted(values.items())))
-    rows = [(k, get(meta, k)) for k in ("late_tolerance", "max_retries", "warmup_blocks",
+    rows = [(k, json_get(meta, k)) for k in ("late_tolerance", "max_retries", "warmup_blocks",
                                         "sweep_seed")]
     out.append(table(rows))
     summary = os.path.join(run_dir, "summary.txt")
@@ -316,7 +316,7 @@ def statistics(meta, run_dir):
 
 
 def discards(meta, run_dir, columns):
-    out = [table([(k, get(meta, k)) for k in ("cells_total", "cells_done", "cells_kept",
+    out = [table([(k, json_get(meta, k)) for k in ("cells_total", "cells_done", "cells_kept",
                                               "cells_unreachable")])]
     path = os.path.join(run_dir, "cells.csv")
     if not os.path.isfile(path):
@@ -363,7 +363,7 @@ def discards(meta, run_dir, columns):
 
 def run_section(run_dir, columns, notes):
     meta = read_json(os.path.join(run_dir, "meta.json"), notes) or {}
-    prov_name = get(meta, "provenance", default="provenance.json")
+    prov_name = json_get(meta, "provenance", default="provenance.json")
     prov = None
     if os.path.isfile(os.path.join(run_dir, str(prov_name))):
         prov = read_json(os.path.join(run_dir, str(prov_name)), notes)
@@ -383,7 +383,7 @@ def study_section(study):
     if study is None:
         return ""
     rows = [(k, v) for k, v in sorted(study.items()) if k not in ("runs", "study")]
-    rows += [("study " + k, v) for k, v in sorted(get(study, "study", default={}).items())]
+    rows += [("study " + k, v) for k, v in sorted(json_get(study, "study", default={}).items())]
     runs = [(r.get("index", "?"), r.get("name", "?"), r.get("launch", "?"), r.get("status", "?"),
              r.get("run_dir") or "none") for r in study.get("runs", []) if isinstance(r, dict)]
     return ("<h2>Study (study.json)</h2>\n" + table(rows) +
@@ -458,7 +458,7 @@ def main(argv):
     body += [run_section(r, columns, notes) for r in runs]
     body.append("<h2>Deviations from the paper</h2>")
     body.append(table(DEVIATIONS, ("what", "documented in")))
-    comparisons = [c for c in get(study, "comparisons", default=[]) if os.path.isdir(str(c))]
+    comparisons = [c for c in json_get(study, "comparisons", default=[]) if os.path.isdir(str(c))]
     pngs, figure_html = figures(top, [r for r in runs if r != top] + comparisons)
     body.append("<h2>Figures (%d)</h2>" % len(pngs))
     body.append(figure_html)

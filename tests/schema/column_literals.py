@@ -25,6 +25,7 @@ OTHER_VOCABULARIES = [
     (re.compile(r'^\s*\[[A-Z0-9_]+\]\s*=\s*"'), "the name of an enumeration value"),
     (re.compile(r'\{\s*[A-Z][A-Z0-9_]*,\s*"'), "the name of an enumeration value"),
     (re.compile(r'\{"[a-z0-9_]+", offsetof\(run_meta\b'), "a key of meta.json"),
+    (re.compile(r"\bjson_get\("), "a key of a JSON file (nbc-report)"),
 ]
 # A quoted name or list of names; a header's piece may start or end with a
 # comma (a string continued on the next line) and end with a newline.
