@@ -136,19 +136,21 @@ static int init_barrier(coll_instance *c)
  * or COLL_NEIGHBORS; the last arguments set the other fields. */
 #define NBC(name_, op_, meaning_, send_, recv_, ...)                                               \
     {                                                                                              \
-        .name = name_, .size_meaning = meaning_, .send_blocks = send_, .recv_blocks = recv_,       \
-        .sizable = true, .start = start_##op_, .start_c = START_C(op_), __VA_ARGS__                \
+        .name = name_, .size_meaning = meaning_, .operation = #op_, .send_blocks = send_,          \
+        .recv_blocks = recv_, .sizable = true, .start = start_##op_, .start_c = START_C(op_),      \
+        __VA_ARGS__                                                                                \
     }
 #define PERSISTENT(name_, op_, meaning_, send_, recv_, ...)                                        \
     {                                                                                              \
-        .name = name_, .size_meaning = meaning_ PERSISTENT_NOTE, .send_blocks = send_,             \
-        .recv_blocks = recv_, .persistent = true, .sizable = true, .start = start_persistent,      \
-        .start_c = start_persistent, .init = init_##op_, .init_c = init_c_##op_, __VA_ARGS__       \
+        .name = name_, .size_meaning = meaning_ PERSISTENT_NOTE, .operation = #op_,                \
+        .send_blocks = send_, .recv_blocks = recv_, .persistent = true, .sizable = true,           \
+        .start = start_persistent, .start_c = start_persistent, .init = init_##op_,                \
+        .init_c = init_c_##op_, __VA_ARGS__                                                        \
     }
-#define SYNTHETIC(name_, meaning_, start_, wait_)                                                  \
+#define SYNTHETIC(name_, meaning_, start_, wait_, ...)                                             \
     {                                                                                              \
         .name = name_, .size_meaning = meaning_, .sizable = true, .synthetic = true,               \
-        .start = start_, .wait = wait_                                                             \
+        .start = start_, .wait = wait_, __VA_ARGS__                                                \
     }
 #define ROOTED    .has_root = true
 #define REDUCES   .reduces = true
@@ -170,7 +172,7 @@ static const nbc_collective table[] = {
     NBC("ireduce_scatter_block", reduce_scatter_block, M_RS_BLOCK, P, 1, REDUCES, IN_PLACE),
     NBC("iscan", scan, M_REDUCED, 1, 1, REDUCES, IN_PLACE),
     NBC("iexscan", exscan, M_REDUCED, 1, 1, REDUCES, IN_PLACE),
-    {.name = "ibarrier", .size_meaning = M_BARRIER, .start = start_ibarrier},
+    {.name = "ibarrier", .size_meaning = M_BARRIER, .operation = "barrier", .start = start_ibarrier},
     NBC("iallgatherv", allgatherv, M_PER_RANK, 1, P, IN_PLACE),
     NBC("ialltoallv", alltoallv, M_PER_PEER, P, P, IN_PLACE),
     NBC("igatherv", gatherv, M_GATHER, 1, P, ROOTED, IN_PLACE),
@@ -188,7 +190,7 @@ static const nbc_collective table[] = {
     PERSISTENT("allreduce_init", allreduce, M_REDUCED, 1, 1, REDUCES, IN_PLACE),
     PERSISTENT("allgather_init", allgather, M_PER_RANK, 1, P, IN_PLACE),
     PERSISTENT("alltoall_init", alltoall, M_PER_PEER, P, P, IN_PLACE),
-    {.name = "barrier_init", .size_meaning = "none (persistent barrier, MPI-4)",
+    {.name = "barrier_init", .size_meaning = "none (persistent barrier, MPI-4)", .operation = "barrier",
      .persistent = true, .start = start_persistent, .init = init_barrier},
     PERSISTENT("gather_init", gather, M_GATHER, 1, P, ROOTED, IN_PLACE),
     PERSISTENT("scatter_init", scatter, M_SCATTER, P, 1, ROOTED, .in_place = COLL_IN_PLACE_RECV),
@@ -221,7 +223,7 @@ static const nbc_collective table[] = {
     SYNTHETIC("synthetic_steal",
               "SYNTHETIC, size = duration in ns (rank k: (1 + k/10) x size): a thread spins on the "
               "computing core from the start (computation slowdown)",
-              synthetic_start_steal, synthetic_wait_steal),
+              synthetic_start_steal, synthetic_wait_steal, .helper_thread = true),
 };
 /* clang-format on */
 enum { table_size = sizeof table / sizeof table[0] };
@@ -676,7 +678,7 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
         coll_instance_release(inst);
         return -1;
     }
-    if (coll->synthetic && synthetic_prepare(inst, coll->start == synthetic_start_steal) != 0) {
+    if (coll->synthetic && synthetic_prepare(inst, coll->helper_thread) != 0) {
         snprintf(err, errlen, "%s: cannot start its helper", coll->name);
         coll_instance_release(inst);
         return -1;

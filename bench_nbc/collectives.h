@@ -43,6 +43,8 @@ typedef enum {
 typedef struct nbc_collective {
     const char *name;         /* as in the configuration, e.g. "ibcast" */
     const char *size_meaning; /* what the byte size S is, for --help and docs */
+    const char *operation;    /* the MPI operation, e.g. "bcast" for ibcast and bcast_init:
+                                 its data check rule (datacheck.c); NULL: synthetic */
     int send_blocks;          /* S-byte blocks in the send buffer: 0, 1, COLL_P, COLL_NEIGHBORS */
     int recv_blocks;          /* same for the receive buffer */
     bool reduces;             /* data are combined with MPI_SUM: numeric types only */
@@ -50,6 +52,7 @@ typedef struct nbc_collective {
     bool persistent;          /* MPI-4 persistent: initialized once per size, MPI_Start */
     bool sizable;             /* false: the size changes nothing (ibarrier) */
     bool synthetic;           /* a known-answer stand-in, not an MPI operation */
+    bool helper_thread;       /* synthetic: a thread spins on the computing core */
     bool neighborhood;        /* runs on the periodic 2-D Cartesian grid */
     bool byte_displacements;  /* the w-variants: displacements in bytes, one datatype per peer */
     coll_in_place in_place;   /* run.in_place: where MPI_IN_PLACE goes, or never */

@@ -125,9 +125,8 @@ static const rule neighbor_allgather = {neighbor_of_block, false, block_0, every
 static const rule neighbor_alltoall = {neighbor_of_block, false, opposite_block, every_rank};
 static const rule no_data = {NULL, false, block_0, every_rank};
 
-/* The rule of each operation, named without its "i" prefix or "_init"
- * suffix: a persistent row shares the rule of its nonblocking twin; the v-
- * and w-variants that of their regular twin (their counts are uniform,
+/* The rule of each operation (the descriptor's `operation`): a persistent row shares the rule of
+ * its nonblocking twin; the v- and w-variants that of their regular twin (their counts are uniform,
  * checked below), ireduce_scatter (uniform recvcounts) that of
  * ireduce_scatter_block. */
 static const struct {
@@ -162,19 +161,8 @@ static const rule *rule_of(const nbc_collective *coll)
 {
     if (coll->synthetic)
         return &no_data; /* known-answer stand-ins move no data */
-    /* "ibcast" and "bcast_init" are the operation "bcast". */
-    static const char suffix[] = "_init";
-    const char *name = coll->name;
-    size_t length = strlen(name);
-    if (coll->persistent && length > strlen(suffix) &&
-        strcmp(name + length - strlen(suffix), suffix) == 0)
-        length -= strlen(suffix);
-    else if (!coll->persistent && name[0] == 'i')
-        name++, length--;
-    else
-        return NULL;
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (strlen(rules[i].operation) == length && strncmp(rules[i].operation, name, length) == 0)
+    for (size_t i = 0; coll->operation && i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i].operation, coll->operation) == 0)
             return rules[i].rule;
     return NULL;
 }

@@ -4,8 +4,8 @@
  * outside any timed region, verify that every buffer holds what the MPI
  * standard says the collective delivers.
  *
- * What each descriptor delivers is a rule in datacheck.c keyed by its name
- * (the persistent *_init rows share their nonblocking twin's rule) and
+ * What each descriptor delivers is a rule in datacheck.c keyed by its
+ * `operation` (the persistent *_init rows share their nonblocking twin's rule) and
  * checked against the descriptor's fields; synthetic rows move no data.
  * Both calls are local (no communication) and only touch inst's buffers. */
 #ifndef BENCH_NBC_DATACHECK_H

@@ -1,8 +1,19 @@
 /* Internal API shared by the driver's files (bench_nbc/). The program's
  * public interface is its command line; this header is not used elsewhere.
  *
- *   main.c          command line, set-up, the order of the stages
- *   stages.c        what comes before the sweep: prior data, sizes, passive
+ *   main.c          the pipeline: the stages in their order
+ *   cli.c           the command line, --help, --list, --plan
+ *   job_config.c    the configuration read, parsed and validated for the job
+ *   plan_stage.c    MPI started, the rank placed, the deployment plan applied
+ *   run_folder.c    the run folder set up: config.ini, the first meta.json
+ *   run_guards.c    watchdog, stop signals, faults aimed by the tests
+ *   clock_sync_stage.c  the clocks synchronized, at the start and the end
+ *   calibration_stage.c sizes for the targets, the barrier's precision
+ *   passive_step.c  the computation inside MPI alone (equation 2)
+ *   prior_run.c     what a resumed run folder already holds, broadcast
+ *   sweep_stage.c   the sweep with its records around it
+ *   finish_stage.c  the raw records converted, meta.json's end, the status
+ *   coll_config.c   the collective's options and buffers as configured
  *   placement.c     which cores a rank computes on
  *   meta.c          meta.json
  *   library.c       the MPI library: its profile, settings, checks
@@ -499,12 +510,79 @@ int nbc_mpit_cell_end(nbc_run *run, size_t cell);
 /* Sessions and MPI_T ended (before MPI_Finalize); accepts NULL. */
 void nbc_mpit_free(nbc_mpit *m);
 
-/* ---- stages.c ---- */
-/* What the run folder already holds (nothing for a new run), on every rank. */
+/* ---- the pipeline (main.c): one job's state, passed through its stages ---- */
+typedef struct nbc_cli {
+    const char *config_path;
+    const char *resume_dir;
+    const char *run_dir_file;
+    bool stop_after_calibration;
+    const char **sets; /* --set, in order */
+    int set_count;
+    bool help, list, plan;
+} nbc_cli;
+
+typedef struct nbc_job {
+    char err[1024]; /* the message of the last failure */
+    nbc_cli cli;
+    int cli_status, plan_status; /* 2: bad command line or plan, said after MPI_Init */
+    nbc_deployment_state dep;
+    nbc_config cfg;
+    placement place;
+    nbc_threads *threads_log;
+    int provided, rank, ranks; /* MPI_Init_thread's level; MPI_COMM_WORLD */
+    unsigned seed;             /* of the sweep's orders, in config.ini */
+    volatile sig_atomic_t stop_signal;
+    nbc_run run;
+    meta_info meta;
+    watchdog_record fire_record;
+    double clock_read_ns;
+    nbc_resume prior; /* what the folder held, then the sizes calibrated */
+    bool calibrated, stopped, interrupted;
+    nbc_sweep_plan plan;
+    nbc_sweep_record record;
+    size_t unreachable;
+    int rc;   /* MPI_SUCCESS, or the error that failed the run */
+    int kept; /* cells whose every block was kept */
+} nbc_job;
+
+/* cli.c: -1 when the job goes on, else the status to exit with (--plan
+ * printed, without MPI). */
+int nbc_parse_stage(nbc_job *job, int argc, char **argv);
+/* Rank 0: the usage and keys (--help) and the collectives (both). */
+void nbc_print_help_or_list(const nbc_cli *c, int rank);
+/* plan_stage.c: -1 when the job goes on, else the status to exit with
+ * (--help, --list); bad input exits 2 on every rank. */
+int nbc_plan_stage(nbc_job *job, int *argc, char ***argv);
+/* job_config.c: job->cfg as the text and --set say (exit 2 when bad), and
+ * checked against the job's limits (true: bad, job->err says why). */
+void nbc_load_config(nbc_job *job);
+bool nbc_validate_config(nbc_job *job);
+/* run_folder.c: collective; exits 2 when the folder cannot be made. */
+void nbc_open_run_folder(nbc_job *job);
+/* Collective: meta.json's record of the deployment (NULL except on rank 0). */
+struct json_object *nbc_deployment_meta_json(nbc_run *run, const nbc_deployment_state *dep);
+/* Collective: every rank's threads into meta's thread record under `key`. */
+void nbc_record_threads(nbc_run *run, meta_info *meta, const char *host, const char *key);
+/* run_guards.c: watchdog started, threads_start recorded, signals caught. */
+void nbc_start_guards(nbc_job *job);
+/* clock_sync_stage.c: the start's sync; the end's (an MPI error code). */
+void nbc_clock_sync_stage(nbc_job *job);
+int nbc_clock_sync_end(nbc_job *job);
+/* calibration_stage.c: sizes (kept ones of a resumed run reused), the
+ * passive step before the sweep; job->calibrated false on a stop signal. */
+void nbc_calibration_stage(nbc_job *job);
+/* Cells calibration could not reach, said once on rank 0; how many. */
+size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated);
+/* sweep_stage.c */
+void nbc_sweep_stage(nbc_job *job);
+/* finish_stage.c: the exit status; MPI ended. */
+int nbc_finish_stage(nbc_job *job);
+
+/* prior_run.c: what the run folder already holds (nothing for a new run),
+ * on every rank. */
 void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
-/* Sizes for every target not in `done`; false when a stop signal came. */
-bool nbc_calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done);
-bool nbc_calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done);
+
+/* ---- passive_step.c ---- */
 /* t_comp_passive_mpi of every size, written to passive.csv with `phase`
  * ("before" or "after" the sweep): each rank's nbc_passive_reps steps
  * after NBC_PASSIVE_WARMUP_STEPS, one row each. */
@@ -512,6 +590,11 @@ enum { NBC_PASSIVE_WARMUP_STEPS = 1 };
 int nbc_passive_reps(const nbc_config *cfg);
 void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
                          size_t count, const char *phase);
+/* A barrier that sleeps while it waits (MPI_Ibarrier + nanosleep): a rank
+ * done first does not busy-poll next to ranks still working. */
+int nbc_quiet_barrier(MPI_Comm comm);
+
+/* ---- coll_config.c ---- */
 /* The collective's options as configured (run.root, run.datatype,
  * run.in_place); the datatype's name must be valid. */
 coll_options nbc_coll_options(const nbc_config *cfg);

@@ -3,10 +3,14 @@
 BENCH_NBC_REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o measure.o \
                        progress.o calibrate.o sweep.o output.o synthetic.o resume.o datacheck.o watchdog.o \
-                       errors.o meta.o placement.o stages.o library.o deployment.o node_record.o mpit.o threadlog.o) $(BUILD)/nompi/bench_nbc/config.o \
+                       errors.o meta.o placement.o library.o deployment.o node_record.o mpit.o threadlog.o) $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
                        $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/threads/threads.o \
                        $(BUILD)/nompi/bench_nbc/size_search.o $(BUILD)/nompi/bench_nbc/stopping.o \
                        $(BUILD)/nompi/mpiprofile/profile.o
+# The pipeline's stages (main.c) and what sets them up.
+bench_nbc_objects += $(addprefix $(BUILD)/mpi/bench_nbc/,cli.o job_config.o plan_stage.o \
+                       run_folder.o run_guards.o clock_sync_stage.o calibration_stage.o \
+                       passive_step.o prior_run.o sweep_stage.o finish_stage.o coll_config.o)
 BENCH_NBC_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) -lpthread
 
 $(BUILD)/mpi/bench_nbc/meta.o: CFLAGS += -DBENCH_NBC_REVISION='"$(BENCH_NBC_REVISION)"'

@@ -17,7 +17,7 @@ FUZZ_LIBS    := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih
 
 # The code under test, instrumented: config.c and the analysis library.
 fuzz_analysis_objects := $(patsubst $(BUILD)/nompi/%,$(FUZZ_DIR)/obj/%,$(ANALYSIS_OBJS))
-fuzz_objects_config    := $(FUZZ_DIR)/obj/fuzz/fuzz_config.o $(FUZZ_DIR)/obj/bench_nbc/config.o
+fuzz_objects_config    := $(FUZZ_DIR)/obj/fuzz/fuzz_config.o $(FUZZ_DIR)/obj/bench_nbc/config.o $(FUZZ_DIR)/obj/bench_nbc/config_keys.o
 fuzz_objects_raw       := $(FUZZ_DIR)/obj/fuzz/fuzz_raw.o $(fuzz_analysis_objects)
 fuzz_objects_run_files := $(FUZZ_DIR)/obj/fuzz/fuzz_run_files.o $(fuzz_analysis_objects)
 

@@ -3,7 +3,7 @@
 config_test_libs = $(shell pkg-config --libs inih json-c cmocka 2>/dev/null || echo -linih -ljson-c -lcmocka)
 
 $(BUILD)/tests/config/test_config: $(BUILD)/nompi/tests/config/test_config.o \
-                                   $(BUILD)/nompi/bench_nbc/config.o
+                                   $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(config_test_libs) $(LDLIBS)
 

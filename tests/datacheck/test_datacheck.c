@@ -202,6 +202,7 @@ static void unknown_or_contradicting_rules_are_named(void **state)
     char err[256];
     nbc_collective mystery = *nbc_collective_find("iallgather");
     mystery.name = "imystery";
+    mystery.operation = "mystery";
     assert_int_equal(nbc_datacheck_supports(&mystery, err, sizeof err), -1);
     assert_non_null(strstr(err, "no rule for collective 'imystery'"));
     nbc_collective reducing = *nbc_collective_find("iallgather");

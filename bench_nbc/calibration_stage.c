@@ -1,0 +1,173 @@
+/* The calibration stage (paper sections 4.3 and 5.1): matrix sizes for the
+ * computation targets, the passive step before the sweep, message sizes for
+ * the communication targets, the window barrier's precision; the cells
+ * calibration could not reach said once. */
+#include "bench_nbc/driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void write_calib_comp(nbc_run *run, const compute_calib_result *r)
+{
+    FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_CALIB_COMP) : NULL;
+    if (f)
+        fprintf(f, "%.9g,%zu,%.9g,%.6g,%d,%d\n", r->target_s, r->matrix_n, r->t_s,
+                r->gflops_per_thread, r->iterations, r->converged);
+}
+
+static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
+{
+    FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_CALIB_COMM) : NULL;
+    if (f)
+        fprintf(f, "%s,%.9g,%zu,%.9g,%d,%d\n", run->coll->name, r->target_s, r->bytes, r->t_s,
+                r->iterations, r->converged);
+}
+
+/* The lateness tolerance is floored at the barrier precision measured here:
+ * on a busy node that floor can exceed the share of the shortest references
+ * the rule asks for, and the cells concerned then accept more lateness (their
+ * tolerance_ns in raw.csv says how much). Said once, on rank 0. */
+static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *comm,
+                               const compute_calib_result *comp)
+{
+    const nbc_config *cfg = run->cfg;
+    double shortest_s = INFINITY;
+    for (size_t i = 0; i < cfg->grid.comm_count; i++)
+        shortest_s = fmin(shortest_s, comm[i].t_s > 0 ? comm[i].t_s : INFINITY);
+    for (size_t j = 0; j < cfg->grid.comp_count; j++)
+        shortest_s = fmin(shortest_s, comp[j].t_s > 0 ? comp[j].t_s : INFINITY);
+    double share_ns = cfg->run.late_tolerance * shortest_s * 1e9;
+    if (run->rank == 0 && isfinite(share_ns) && (double)run->barrier_precision_ns > share_ns)
+        fprintf(stderr,
+                "bench_nbc: warning: the window barrier's precision here (%.1f us, 90th "
+                "percentile) exceeds run.late_tolerance x the shortest reference (%.1f us): "
+                "cells that short tolerate up to %.1f us of lateness (raw.csv tolerance_ns); "
+                "is the node busy?\n",
+                (double)run->barrier_precision_ns * 1e-3, share_ns * 1e-3,
+                (double)run->barrier_precision_ns * 1e-3);
+}
+
+/* Matrix sizes for every computation target (those a resumed run already
+ * has are kept). */
+static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    char err[1024] = "";
+    unsigned long long max_n_mine = compute_team_max_matrix_n(run->team), max_n;
+    NBC_CHECK_MPI(
+        MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
+    size_t start_n = compute_calib_defaults().start_n;
+    for (size_t j = 0; j < cfg->grid.comp_count; j++) {
+        if (j >= done && nbc_stop_requested(run))
+            return false;
+        char context[128];
+        snprintf(context, sizeof context, "the calibration of computation target %.3g ms",
+                 cfg->grid.comp_times_s[j] * 1e3);
+        watchdog_context(run->watchdog, context);
+        if (j >= done) {
+            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, (size_t)max_n,
+                                        &comp[j], err, sizeof err);
+            nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
+            write_calib_comp(run, &comp[j]);
+        }
+        if (comp[j].matrix_n > 0)
+            start_n = comp[j].matrix_n;
+        if (run->rank == 0)
+            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s%s, %d steps)\n",
+                    comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
+                    compute_calib_status_name(comp[j].status), j < done ? ", kept" : "",
+                    comp[j].iterations);
+    }
+    /* Matrices for the largest size, first-touched now, outside the sweep. */
+    size_t largest_n = 1;
+    for (size_t j = 0; j < cfg->grid.comp_count; j++)
+        largest_n = comp[j].matrix_n > largest_n ? comp[j].matrix_n : largest_n;
+    nbc_exit_if_any_failed(compute_team_reserve(run->team, largest_n) != 0,
+                           compute_team_error(run->team), 1);
+    return true;
+}
+
+/* Message sizes for every communication target (kept ones are reused). */
+static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    size_t start_bytes = 1024;
+    for (size_t i = 0; i < cfg->grid.comm_count; i++) {
+        if (i >= done && nbc_stop_requested(run))
+            return false;
+        char context[128];
+        snprintf(context, sizeof context, "the calibration of communication target %.3g ms",
+                 cfg->grid.comm_times_s[i] * 1e3);
+        watchdog_context(run->watchdog, context);
+        if (i >= done) {
+            int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, &comm[i]);
+            /* Every rank has the same verdict (a data check failure is
+             * allreduced); the failing rank printed why. */
+            nbc_exit_if_any_failed(rc != MPI_SUCCESS, "the communication calibration failed", 1);
+            write_calib_comm(run, &comm[i]);
+        }
+        if (comm[i].bytes_closest > 0)
+            start_bytes = comm[i].bytes_closest;
+        if (run->rank == 0)
+            fprintf(stderr,
+                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s%s, %d sizes tried)\n",
+                    comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
+                    comm[i].converged ? "converged" : "NOT converged: its cells are not measured",
+                    i < done ? ", kept" : "", comm[i].iterations);
+    }
+    bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
+    nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    return true;
+}
+
+/* Cells whose targets calibration could not reach are not measured: said
+ * once, on rank 0, when calibration ends. Returns how many. */
+size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated)
+{
+    size_t cells = plan->comm_count * plan->comp_count, unreachable = 0;
+    for (size_t c = 0; calibrated && c < cells; c++)
+        unreachable += !nbc_cell_reachable(plan, c);
+    if (unreachable && run->rank == 0) {
+        fprintf(stderr,
+                "bench_nbc: %zu of %zu cells not measured, calibration did not reach:", unreachable,
+                cells);
+        for (size_t i = 0; plan->sizable && i < plan->comm_count; i++)
+            if (!plan->comm[i].converged || plan->comm[i].bytes == 0)
+                fprintf(stderr, " comm %.3g ms (closest %.3g ms at %zu B);",
+                        plan->comm[i].target_s * 1e3, plan->comm[i].t_s * 1e3,
+                        plan->comm[i].bytes_closest);
+        for (size_t j = 0; j < plan->comp_count; j++)
+            if (!plan->comp[j].converged)
+                fprintf(stderr, " comp %.3g ms (closest %.3g ms at n=%zu);",
+                        plan->comp[j].target_s * 1e3, plan->comp[j].t_s * 1e3,
+                        plan->comp[j].matrix_n);
+        fprintf(stderr, "\n");
+    }
+    return unreachable;
+}
+
+void nbc_calibration_stage(nbc_job *job)
+{
+    nbc_run *run = &job->run;
+    const nbc_config *cfg = &job->cfg;
+    int64_t start_ns = clocksync_now_local_ns(run->sync);
+    /* Calibration decisions use the extrapolated global time; the window
+     * barrier corrects itself. */
+    nbc_load_prior(run, job->cli.resume_dir, &job->prior);
+    nbc_resume *prior = &job->prior;
+    /* A stop signal during calibration keeps the sizes found so far. */
+    bool calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
+    if (calibrated && !prior->passive_done)
+        nbc_measure_passive(run, &job->place, prior->comp, cfg->grid.comp_count, "before");
+    if (calibrated)
+        NBC_CHECK_MPI(clocksync_prepare_realtime(run->sync));
+    calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
+    if (calibrated) {
+        NBC_CHECK_MPI(nbc_measure_barrier_precision(run, 100, &run->barrier_precision_ns));
+        warn_loose_barrier(run, prior->comm, prior->comp);
+    }
+    run->next_seq = prior->next_seq;
+    job->meta.calibration_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+    job->calibrated = calibrated;
+}

@@ -1,0 +1,195 @@
+/* The command line (getopt_long): options, --help and --list, and the
+ * first look at the configuration before MPI_Init (--plan prints it). */
+#include "bench_nbc/datacheck.h"
+#include "bench_nbc/driver.h"
+
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: mpiexec -n P bench_nbc [-c FILE] [--set section.key=value]...\n"
+                 "       mpiexec -n P bench_nbc --resume RUN_DIR\n"
+                 "       bench_nbc --plan [-c FILE] [--set section.key=value]...\n"
+                 "  -c, --config FILE     configuration (INI); defaults apply to keys it omits\n"
+                 "  -s, --set KEY=VALUE   override one key, e.g. --set grid.comm_times=1ms,8ms,2\n"
+                 "  -r, --resume RUN_DIR  continue an interrupted or calibrated run\n"
+                 "      --stop-after calibration  stop before the sweep, once clock sync,\n"
+                 "                        calibrations and the passive step are written\n"
+                 "                        (meta.json status calibrated, exit 0); --resume\n"
+                 "                        RUN_DIR then runs the sweep\n"
+                 "      --run-dir-file FILE  rank 0 writes the run folder's absolute path\n"
+                 "                        into FILE (atomically) once the folder exists\n"
+                 "  -l, --list            list the collectives and what their byte size means\n"
+                 "  -p, --plan            print the deployment plan as JSON (environment, thread\n"
+                 "                        level, progress thread, cores) without starting MPI\n"
+                 "  -h, --help            this text and every configuration key\n"
+                 "Writes a new folder under run.results_dir; see docs/formats.md.\n\n");
+}
+
+/* Returns 0, or 2 with a message in err. Every rank parses the same argv. */
+static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen)
+{
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"set", required_argument, NULL, 's'},
+        {"resume", required_argument, NULL, 'r'},
+        {"list", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"plan", no_argument, NULL, 'p'},
+        {"stop-after", required_argument, NULL, 'A'},
+        {"run-dir-file", required_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
+    };
+    *c = (nbc_cli){0};
+    c->sets = calloc((size_t)argc, sizeof *c->sets);
+    if (!c->sets) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    opterr = 0;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":c:s:r:lhp", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            c->config_path = optarg;
+            break;
+        case 's':
+            c->sets[c->set_count++] = optarg;
+            break;
+        case 'r':
+            c->resume_dir = optarg;
+            break;
+        case 'l':
+            c->list = true;
+            break;
+        case 'A':
+            if (strcmp(optarg, "calibration") != 0) {
+                snprintf(err, errlen, "--stop-after: '%s' (allowed: calibration)", optarg);
+                return 2;
+            }
+            c->stop_after_calibration = true;
+            break;
+        case 'F':
+            c->run_dir_file = optarg;
+            break;
+        case 'h':
+            c->help = true;
+            break;
+        case 'p':
+            c->plan = true;
+            break;
+        case ':':
+            snprintf(err, errlen, "option %s needs a value; see --help", argv[optind - 1]);
+            return 2;
+        default:
+            snprintf(err, errlen,
+                     "unknown option %s (allowed: --config, --set, --resume, "
+                     "--stop-after, --run-dir-file, --list, --plan, --help)",
+                     argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen,
+                 "unexpected argument '%s'; options are given with --config, --set, "
+                 "--resume",
+                 argv[optind]);
+        return 2;
+    }
+    if (c->resume_dir && (c->config_path || c->set_count)) {
+        snprintf(err, errlen,
+                 "--resume takes its configuration from the run folder: it cannot "
+                 "be combined with --config or --set");
+        return 2;
+    }
+    return 0;
+}
+
+/* Pre-MPI_Init look at the configuration (file readable here, --set): the
+ * library identifies itself (MPI_Get_library_version) and the deployment
+ * plan (deploy/plan.h) gives the environment the library reads in MPI_Init
+ * and the thread level. 0; 2 with a message for bad input (a refused plan);
+ * the real validation of the configuration comes after MPI_Init. */
+static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, char *err,
+                                 size_t errlen)
+{
+    nbc_config cfg;
+    char *text = NULL;
+    nbc_library_identify();
+    if (nbc_config_init(&cfg, err, errlen) != 0)
+        return 2;
+    const char *path = c->config_path;
+    char resume_path[PATH_MAX];
+    if (c->resume_dir) {
+        snprintf(resume_path, sizeof resume_path, "%s/config.ini", c->resume_dir);
+        path = resume_path;
+    }
+    int status = path && nbc_config_read_file(path, &text, err, errlen) != 0 ? 2 : 0;
+    if (status == 0 && text)
+        status = nbc_config_parse_text(&cfg, text, path, err, errlen) != 0 ? 2 : 0;
+    for (int i = 0; status == 0 && i < c->set_count; i++)
+        status = nbc_config_set(&cfg, c->sets[i], err, errlen) != 0 ? 2 : 0;
+    free(text);
+    /* A file that cannot be read is reported after MPI_Init, by every rank;
+     * --plan reports it here. */
+    if (status == 0)
+        status = nbc_deployment_plan_before_init(dep, &cfg, err, errlen) != 0 ? 2 : 0;
+    else if (!c->plan)
+        status = 0;
+    nbc_config_free(&cfg);
+    return status;
+}
+
+/* bench_nbc --plan: the plan as JSON on stdout, without MPI_Init. */
+static int print_plan(const nbc_deployment_state *dep, int status, const char *err)
+{
+    if (!dep->plan_json) {
+        fprintf(stderr, "bench_nbc: %s\n", err);
+        return status ? status : 1;
+    }
+    printf("%s\n", json_object_to_json_string_ext(dep->plan_json, JSON_C_TO_STRING_PRETTY));
+    if (status)
+        fprintf(stderr, "bench_nbc: %s\n", err);
+    return status;
+}
+
+int nbc_parse_stage(nbc_job *job, int argc, char **argv)
+{
+    job->cli_status = parse_cli(argc, argv, &job->cli, job->err, sizeof job->err);
+    if (job->cli_status == 0 && !job->cli.help && !job->cli.list)
+        job->plan_status = configure_before_init(&job->cli, &job->dep, job->err, sizeof job->err);
+    if (job->cli_status == 0 && job->cli.plan) {
+        int status = print_plan(&job->dep, job->plan_status, job->err);
+        nbc_deployment_free(&job->dep);
+        free(job->cli.sets);
+        return status;
+    }
+    return -1;
+}
+
+void nbc_print_help_or_list(const nbc_cli *c, int rank)
+{
+    if (rank != 0)
+        return;
+    if (c->help) {
+        usage(stdout);
+        nbc_config_print_help(stdout);
+        printf("\n");
+    }
+    size_t n;
+    const nbc_collective *colls = nbc_collectives(&n);
+    printf("collectives (run.collective) and what the byte size means:\n");
+    for (size_t i = 0; i < n; i++) {
+        char why[256];
+        bool checked =
+            colls[i].synthetic || nbc_datacheck_supports(&colls[i], why, sizeof why) == 0;
+        printf("  %-24s  %s%s\n", colls[i].name, colls[i].size_meaning,
+               checked ? "" : " [no data check]");
+    }
+}

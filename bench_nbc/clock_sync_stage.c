@@ -1,0 +1,36 @@
+/* The clock sync stage: the clocks of every rank synchronized before
+ * anything is measured (the window barrier's global time), and again at the
+ * end, so the raw records convert to global time by interpolation. */
+#include "bench_nbc/driver.h"
+
+void nbc_clock_sync_stage(nbc_job *job)
+{
+    nbc_run *run = &job->run;
+    const nbc_config *cfg = &job->cfg;
+    clocksync_options sopt = {
+        .method = cfg->clocksync.method,
+        .roundtrips = cfg->clocksync.roundtrips,
+        .drift_gap_s = cfg->clocksync.drift_gap_s,
+        .barrier_margin_s = cfg->clocksync.barrier_margin_us * 1e-6,
+    };
+    NBC_CHECK_MPI(clocksync_create(&run->sync, MPI_COMM_WORLD, &sopt, NULL));
+    job->clock_read_ns = clocksync_clock_read_ns(clocksync_get_clock(run->sync));
+    watchdog_context(run->watchdog, "the start of the run");
+    watchdog_arm(run->watchdog, 0);
+    watchdog_phase(run->watchdog, PHASE_CALIBRATION);
+    NBC_CHECK_MPI(clocksync_calibrate(run->sync));
+    watchdog_disarm(run->watchdog);
+    run->epoch_global_ns = clocksync_now_global_ns(run->sync);
+    NBC_CHECK_MPI(MPI_Bcast(&run->epoch_global_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+}
+
+int nbc_clock_sync_end(nbc_job *job)
+{
+    nbc_run *run = &job->run;
+    watchdog_context(run->watchdog, "the end of the run");
+    watchdog_arm(run->watchdog, 0);
+    watchdog_phase(run->watchdog, PHASE_CALIBRATION);
+    int rc = clocksync_calibrate(run->sync);
+    watchdog_disarm(run->watchdog);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* The collective as the configuration sets it up: its options (run.root,
+ * run.datatype, run.in_place) and the buffers a message size needs. */
+#include "bench_nbc/driver.h"
+
+coll_options nbc_coll_options(const nbc_config *cfg)
+{
+    int datatype = nbc_collective_datatype_find(cfg->run.datatype);
+    return (coll_options){.root = cfg->run.root,
+                          .datatype = datatype < 0 ? COLL_AUTO : (coll_datatype)datatype,
+                          .in_place = cfg->run.in_place};
+}
+
+uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
+                                 size_t whatlen)
+{
+    const nbc_collective *coll = nbc_collective_find(cfg->run.collective);
+    if (!coll) /* validated before: unreachable */
+        return 4 * bytes;
+    coll_options options = nbc_coll_options(cfg);
+    nbc_collective_describe_buffers(coll, &options, ranks, what, whatlen);
+    return nbc_collective_buffer_bytes(coll, &options, bytes, ranks);
+}

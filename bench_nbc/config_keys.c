@@ -1,0 +1,195 @@
+/* The configuration's keys: the single definition of every key, its type,
+ * unit, default, bounds or allowed values and its documentation (--help,
+ * docs/running.md). The parser (config.c) knows keys only through this
+ * table. */
+#include "bench_nbc/config.h"
+#include "bench_nbc/config_keys.h"
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const deployment_names[] = {
+    [NBC_DEPLOYMENT_BASIC] = "basic",         [NBC_DEPLOYMENT_PROGRESS] = "progress",
+    [NBC_DEPLOYMENT_DEDICATED] = "dedicated", [NBC_DEPLOYMENT_MANUAL] = "manual",
+    [NBC_DEPLOYMENT_THREAD] = "thread",
+};
+
+static const char *const kernel_names[] = COMPUTE_KERNEL_NAMES;
+
+/* The rows of clocksync's method table, in its order (clocksync_method_name;
+ * tests/clocksync/test_methods.c checks they agree). */
+static const char *const clocksync_method_names[] = {"linear", "hierarchical"};
+
+static const char *const progress_mode_names[] = {
+    [NBC_PROGRESS_NONE] = "none",
+    [NBC_PROGRESS_TEST] = "test",
+    [NBC_PROGRESS_THREAD] = "thread",
+};
+
+#define FIELD(f)      offsetof(nbc_config, f)
+#define AT_LEAST(v)   .lo = {true, (v), false}
+#define ABOVE(v)      .lo = {true, (v), true}
+#define BELOW(v)      .hi = {true, (v), true}
+#define CHOICES(list) .choices = (list), .choice_count = ARRAY_SIZE(list)
+#define KEY(sec, key, value_type, value_unit, default_value, field)                                \
+    .section = (sec), .name = (key), .type = (value_type), .unit = (value_unit),                   \
+    .default_text = (default_value), .offset = FIELD(field)
+
+const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
+    {KEY("run", "collective", TYPE_NAME, NULL, "ibcast", run.collective),
+     .names = NAMES_COLLECTIVES,
+     .names_help = "a name from the driver's collectives table (bench_nbc --list)",
+     .help = "The nonblocking collective the sweep measures (one per run; the study runner "
+             "loops over several)."},
+    {KEY("run", "deployment", TYPE_ENUM, NULL, "basic", run.deployment), CHOICES(deployment_names),
+     .help = "Where every thread runs (paper section 7; bench_nbc --plan shows it): basic = all "
+             "cores compute, library defaults; progress = the same with the library's "
+             "asynchronous progress thread on, sharing the compute cores; dedicated = the "
+             "library's progress thread bound to one core per rank left free; manual = the "
+             "compute step polls with MPI_Test (progress.test_chunks); thread = the suite's own "
+             "progress thread on one core per rank left free."},
+    {KEY("run", "mpi", TYPE_NAME, NULL, "auto", run.mpi), .names = NAMES_MPI_PROFILES,
+     .names_help = "auto or a library profile of configs/mpi/ (mpich, openmpi, ...)",
+     .help = "MPI library profile of the run: auto (the library the driver runs with, "
+             "identified from MPI_Get_library_version) or a profile name, refused when it is "
+             "not that library."},
+    {KEY("run", "results_dir", TYPE_PATH, NULL, "results", run.results_dir),
+     .help = "Folder in which each run creates its own folder; created when missing if its "
+             "parent exists."},
+    {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
+     .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
+             "the one dedicated and thread leave free for progress."},
+    {KEY("run", "repetitions", TYPE_INT, NULL, "12", run.repetitions), AT_LEAST(1), BELOW(100000),
+     .help = "Blocks per cell, each measuring the three kinds (comm_ref, comp_ref, overlap) "
+             "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
+             "carry-over), after one warm-up block that is recorded and not used; the "
+             "analysis keeps medians. With run.half_width > 0 the least blocks a cell runs "
+             "(more follow until its interval is narrow enough)."},
+    {KEY("run", "max_repetitions", TYPE_INT, NULL, "40", run.max_repetitions), AT_LEAST(1),
+     BELOW(100000),
+     .help = "With run.half_width > 0: the most blocks a cell runs (at least run.repetitions)."},
+    {KEY("run", "half_width", TYPE_DOUBLE, NULL, "0", run.half_width), AT_LEAST(0),
+     .help = "Adaptive repetitions: after run.repetitions blocks a cell runs one more block at a "
+             "time until the 95 % interval of its r_overhead (the analysis's block bootstrap) "
+             "is at most this half-width (absolute, units of r_overhead), or "
+             "run.max_repetitions or run.cell_budget_s is reached. Only the interval's width "
+             "decides, never the estimate. 0 = a fixed run.repetitions blocks per cell."},
+    {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
+     .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
+             "of its block, once it has run.repetitions blocks; 0 = no budget."},
+    {KEY("run", "late_tolerance", TYPE_DOUBLE, NULL, "0.01", run.late_tolerance), ABOVE(0),
+     BELOW(1),
+     .help = "An attempt is redone when a rank left the window barrier later than this share of "
+             "min(t_comm_ref, t_comp_ref) after the deadline (floored at the barrier precision "
+             "measured at start): the error lateness adds to r_overhead (eq. 1) is divided by "
+             "that shorter reference."},
+    {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0), BELOW(100000),
+     .help = "Late attempts redone per measurement; when they run out the cell stops and is "
+             "invalid (reason late)."},
+    {KEY("run", "null_share", TYPE_DOUBLE, NULL, "0.5", run.null_share), AT_LEAST(0),
+     .hi = {true, 1, false},
+     .help = "Share of the blocks that also measure a second comm_ref and comp_ref (kinds "
+             "comm_null, comp_null): ratios whose truth is exactly 1, the analysis's check of "
+             "its intervals (null-control coverage)."},
+    {KEY("run", "seed", TYPE_INT, NULL, "0", run.seed), AT_LEAST(0),
+     .help = "Seed of the shuffled cell order and of the kind orders of each cell; 0 = chosen "
+             "from the clock (the seed used is recorded in config.ini and meta.json)."},
+    {KEY("run", "max_cells", TYPE_INT, "cells", "400", run.max_cells), AT_LEAST(1),
+     .help = "Largest grid (comm_times x comp_times cells) accepted without run.force."},
+    {KEY("run", "force", TYPE_BOOL, NULL, "false", run.force),
+     .help = "Accept a grid of more than run.max_cells cells."},
+    {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),
+     .help = "Check the data every collective delivers into its receive buffers."},
+    /* The collective's options (bench_nbc/collectives.c checks them against it). */
+    {KEY("run", "root", TYPE_INT, "rank", "0", run.root), AT_LEAST(0),
+     .help = "Root of the rooted operations (ibcast, ireduce, igather(v), iscatter(v) and their "
+             "_init forms); refused when not below the number of ranks; others ignore it."},
+    {KEY("run", "datatype", TYPE_NAME, NULL, "auto", run.datatype), .names = NAMES_DATATYPES,
+     .names_help = "auto, byte, int, double",
+     .help = "Element type of the messages; S stays in bytes, rounded down to whole elements. "
+             "auto = byte, or double for reductions; reductions (MPI_SUM) take int or double "
+             "only."},
+    {KEY("run", "in_place", TYPE_BOOL, NULL, "false", run.in_place),
+     .help = "Pass MPI_IN_PLACE (the input is taken from the receive buffer; at the root only "
+             "for rooted operations); refused for operations the MPI standard gives no "
+             "MPI_IN_PLACE: ibcast, ibarrier, the neighbourhood collectives."},
+    {KEY("compute", "kernel", TYPE_ENUM, NULL, "gemm", compute.kernel), CHOICES(kernel_names),
+     .help = "The computation (fixed work per step, calibrated alike): gemm = dgemm with the "
+             "BLAS (the paper's); triad = a[i] = b[i] + s c[i] streaming through 96 MiB per "
+             "thread, memory-bound (does progress hurt memory-bound work?); sleep = a "
+             "known-answer stand-in for tests: each step sleeps as long as a dgemm at 1 GFLOP/s "
+             "per thread, rank k (1 + k/10) times as long, without using a CPU, so many ranks "
+             "can share few cores; synthetic_steal adds its stolen time to the step."},
+    {KEY("grid", "comm_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comm_times_s),
+     .offset2 = FIELD(grid.comm_count),
+     .help = "Target durations of the collective: the X axis of the heatmaps."},
+    {KEY("grid", "comp_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comp_times_s),
+     .offset2 = FIELD(grid.comp_count),
+     .help = "Target durations of the compute step: the Y axis of the heatmaps."},
+    {KEY("calibration", "tolerance", TYPE_DOUBLE, NULL, "0.10", calibration.tolerance), ABOVE(0),
+     BELOW(1),
+     .help = "Relative error to a target time at which a calibration stops (10 % in the "
+             "paper, section 5.1)."},
+    {KEY("calibration", "max_iterations", TYPE_INT, NULL, "12", calibration.max_iterations),
+     AT_LEAST(1),
+     .help = "Candidate sizes tried per target; past them the target keeps 0 bytes and its "
+             "cells are invalid."},
+    {KEY("calibration", "runs_per_point", TYPE_INT, NULL, "5", calibration.runs_per_point),
+     AT_LEAST(1), .help = "Runs of each candidate size; their median is kept."},
+    {KEY("calibration", "max_bytes", TYPE_BYTES, "bytes", "256MiB", calibration.max_bytes),
+     ABOVE(0),
+     .help = "Largest message size S the communication calibration may try. The buffers of "
+             "the collective at S (send and receive, e.g. 2 x ranks x S for ialltoall; "
+             "bench_nbc --list says what S is) times the ranks on the node must fit in the "
+             "node's available memory, or the run is refused before it starts."},
+    {KEY("clocksync", "roundtrips", TYPE_INT, NULL, "1000", clocksync.roundtrips), AT_LEAST(10),
+     .help = "Round trips to rank 0 per rank and per clock calibration; the minimum-RTT "
+             "samples are kept."},
+    {KEY("clocksync", "method", TYPE_ENUM, NULL, "linear", clocksync.method),
+     CHOICES(clocksync_method_names),
+     .help = "How the offsets to rank 0 are measured: linear = rank 0 measures every other rank "
+             "in turn (p - 1 rounds); hierarchical = along a binomial tree, ceil(log2 p) rounds "
+             "run twice, the lines composed down to rank 0 (for hundreds of ranks or more)."},
+    {KEY("clocksync", "drift_gap_s", TYPE_DURATION, "s", "1s", clocksync.drift_gap_s), ABOVE(0),
+     .help = "Minimum time between the two clock calibrations a drift estimate uses."},
+    {KEY("clocksync", "resync_interval_s", TYPE_DURATION, "s", "300s", clocksync.resync_interval_s),
+     AT_LEAST(0), .help = "Time between clock re-calibrations during the sweep; 0 = never."},
+    {KEY("clocksync", "barrier_margin_us", TYPE_DOUBLE, "us", "200", clocksync.barrier_margin_us),
+     ABOVE(0),
+     .help = "How far ahead the window barrier sets its deadline; a rank arriving later makes "
+             "the repetition retried."},
+    {KEY("progress", "mode", TYPE_PROGRESS, NULL, "none", progress.mode),
+     .offset2 = FIELD(progress.test_count),
+     .help = "none = Algorithm 1 as in the paper, no MPI_Test; test:K = the compute step in K "
+             "chunks with an MPI_Test between chunks. The suite's own progress thread is a "
+             "deployment of its own: run.deployment=thread."},
+    {KEY("progress", "test_chunks", TYPE_INT, "chunks", "16", progress.test_chunks), AT_LEAST(1),
+     .help = "K used by deployment manual when progress.mode is none."},
+    {KEY("progress", "unconfirmed_ok", TYPE_BOOL, NULL, "false", progress.unconfirmed_ok),
+     .help = "Deployment dedicated: when the binding of the library's progress thread to the "
+             "free core cannot be confirmed from its allowed CPUs, run anyway and mark the run "
+             "unconfirmed in meta.json (false: refuse, exit 2)."},
+    {KEY("progress", "oversubscribe", TYPE_BOOL, NULL, "false", progress.oversubscribe),
+     .help = "Deployment thread on a rank with no core to spare: let the suite's progress "
+             "thread share the compute cores (false: refuse, exit 2)."},
+    {KEY("watchdog", "factor", TYPE_DOUBLE, NULL, "20", watchdog.factor), AT_LEAST(2),
+     .help = "A call taking more than factor x its expected time, and more than "
+             "watchdog.floor_s, aborts the run cleanly."},
+    {KEY("watchdog", "floor_s", TYPE_DURATION, "s", "30s", watchdog.floor_s), ABOVE(0),
+     .help = "Shortest time a call may take before the watchdog acts."},
+};
+
+_Static_assert(ARRAY_SIZE(nbc_config_keys) == CONFIG_KEY_COUNT,
+               "CONFIG_KEY_COUNT: the table's rows");
+
+const char *nbc_deployment_name(nbc_deployment deployment)
+{
+    return (size_t)deployment < ARRAY_SIZE(deployment_names) ? deployment_names[deployment]
+                                                             : "unknown";
+}
+
+const char *nbc_progress_mode_name(nbc_progress_mode mode)
+{
+    return (size_t)mode < ARRAY_SIZE(progress_mode_names) ? progress_mode_names[mode] : "unknown";
+}

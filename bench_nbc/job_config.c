@@ -1,0 +1,93 @@
+/* The job's configuration: the text rank 0 reads, parsed by every rank with
+ * the --set overrides, then validated against this job (its ranks, cores,
+ * memory, library) before anything is measured. */
+#include "bench_nbc/driver.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The configuration text every rank parses: the file (or the run folder's
+ * config.ini) read by rank 0 and broadcast, so other nodes need no access. */
+static int read_config_text(const nbc_cli *c, int rank, char **text, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    const char *source = c->config_path;
+    if (c->resume_dir) {
+        snprintf(path, sizeof path, "%s/config.ini", c->resume_dir);
+        source = path;
+    }
+    long len = 0;
+    int failed = 0;
+    *text = NULL;
+    if (rank == 0 && source) {
+        failed = nbc_config_read_file(source, text, err, errlen) != 0;
+        if (failed && c->resume_dir) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "--resume: %s is not a run folder of bench_nbc (%s)",
+                     c->resume_dir, why);
+        }
+        len = failed ? -1 : (long)strlen(*text);
+    }
+    if (MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    if (len < 0)
+        return -1;
+    if (rank != 0 && source) {
+        *text = malloc((size_t)len + 1);
+        failed = *text == NULL;
+    }
+    int any_failed;
+    if (MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        any_failed) {
+        snprintf(err, errlen, "out of memory for the configuration text");
+        return -1;
+    }
+    if (source && MPI_Bcast(*text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    return 0;
+}
+
+void nbc_load_config(nbc_job *job)
+{
+    const nbc_cli *c = &job->cli;
+    char *text = NULL;
+    bool bad = nbc_config_init(&job->cfg, job->err, sizeof job->err) != 0 ||
+               read_config_text(c, job->rank, &text, job->err, sizeof job->err) != 0;
+    const char *origin = c->resume_dir ? "config.ini of the resumed run" : c->config_path;
+    if (!bad && text)
+        bad = nbc_config_parse_text(&job->cfg, text, origin, job->err, sizeof job->err) != 0;
+    for (int i = 0; !bad && i < c->set_count; i++)
+        bad = nbc_config_set(&job->cfg, c->sets[i], job->err, sizeof job->err) != 0;
+    free(text);
+    /* Parsing is deterministic, but a rank may still fail alone (memory). */
+    nbc_exit_if_any_failed(bad, job->err, 2);
+}
+
+bool nbc_validate_config(nbc_job *job)
+{
+    size_t n_names, n_profiles, n_datatypes;
+    const char *const *names = nbc_collective_names(&n_names);
+    const char *const *datatypes = nbc_collective_datatype_names(&n_datatypes);
+    const char *const *profiles = nbc_library_profile_names(&n_profiles);
+    nbc_config_limits limits = {
+        .collectives = names,
+        .collective_count = n_names,
+        .mpi_profiles = profiles,
+        .mpi_profile_count = n_profiles,
+        .available_cores = job->place.cpu_count,
+        .available_memory_bytes =
+            compute_available_memory_bytes() / (uint64_t)job->place.local_ranks,
+        .datatypes = datatypes,
+        .datatype_count = n_datatypes,
+        .buffer_bytes = nbc_config_buffer_bytes,
+        .ranks = job->ranks,
+        .local_ranks = job->place.local_ranks,
+    };
+    bool bad = nbc_config_validate(&job->cfg, &limits, job->err, sizeof job->err) != 0;
+    /* run.mpi against the library. */
+    return bad || nbc_library_check(&job->cfg, job->err, sizeof job->err) != 0;
+}

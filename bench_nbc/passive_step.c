@@ -1,0 +1,69 @@
+/* The passive step: the computation's time inside MPI with no
+ * communication in flight (t_comp_passive_mpi, equation 2), before the sweep
+ * and after it, written to passive.csv. */
+#include "bench_nbc/driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* A barrier that does not burn the CPU while it waits: a rank that ends its
+ * steps first would otherwise busy-poll (MPICH, Open MPI) next to a rank
+ * still computing, and on cores that share a physical one (SMT, virtual
+ * CPUs) slow it; compute_ref's processes wait asleep. */
+int nbc_quiet_barrier(MPI_Comm comm)
+{
+    MPI_Request request;
+    int done = 0, rc = MPI_Ibarrier(comm, &request);
+    while (rc == MPI_SUCCESS && !(rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE)) && !done) {
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 200000};
+        nanosleep(&pause, NULL);
+    }
+    return rc;
+}
+
+/* t_comp_passive_mpi (equation 2): the GEMM step inside MPI with no
+ * communication in flight, on every rank at the same time. The no-MPI
+ * reference (compute_ref) runs the same way: as many processes per host,
+ * the same warm-up steps and repetitions, every step recorded (one row
+ * each, docs/formats.md), so the analysis takes the same statistic of both
+ * and the ratio compares like with like. */
+void nbc_measure_passive(nbc_run *run, const placement *place, const compute_calib_result *comp,
+                         size_t count, const char *phase)
+{
+    int reps = nbc_passive_reps(run->cfg);
+    for (size_t j = 0; j < count; j++) {
+        double t[reps];
+        compute_step_timing timing;
+        int failed = 0;
+        /* Ranks start each size together, as compute_ref's processes do. */
+        NBC_CHECK_MPI(nbc_quiet_barrier(run->comm));
+        for (int i = -NBC_PASSIVE_WARMUP_STEPS; i < reps && !failed; i++) {
+            failed = compute_step(run->team, comp[j].matrix_n, &timing) != 0;
+            if (i >= 0)
+                t[i] = timing.step_s;
+        }
+        NBC_CHECK_MPI(nbc_quiet_barrier(run->comm)); /* nobody polls while others compute */
+        nbc_exit_if_any_failed(failed, compute_team_error(run->team), 1);
+        /* every step is kept: the analysis resamples them for the interval
+         * of equation 2 */
+        double *all = run->rank == 0 ? malloc((size_t)run->ranks * reps * sizeof *all) : NULL;
+        char *hosts = run->rank == 0 ? malloc((size_t)run->ranks * 256) : NULL;
+        nbc_exit_if_any_failed(run->rank == 0 && (!all || !hosts), "out of memory", 1);
+        NBC_CHECK_MPI(MPI_Gather(t, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, run->comm));
+        NBC_CHECK_MPI(MPI_Gather(place->host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, run->comm));
+        FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_PASSIVE) : NULL;
+        for (int r = 0; f && r < run->ranks; r++)
+            for (int i = 0; i < reps; i++)
+                fprintf(f, "%s,%d,%d,%zu,%.9g,%s,%d,%d,%d,%.9g\n", hosts + 256 * r, r,
+                        compute_team_threads(run->team), comp[j].matrix_n, comp[j].target_s, phase,
+                        NBC_PASSIVE_WARMUP_STEPS, reps, i, all[(size_t)r * reps + i]);
+        free(all);
+        free(hosts);
+    }
+}
+
+int nbc_passive_reps(const nbc_config *cfg)
+{
+    return cfg->run.repetitions < 5 ? 5 : cfg->run.repetitions;
+}
