@@ -23,8 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Two raw reads around a local one further apart than this were interrupted. */
-enum { TRUE_PAIR_MAX_NS = 2000 };
+/* Two raw reads around a local one further apart than this were interrupted;
+ * half of it bounds how far the midpoint may lie from the local read. */
+enum { TRUE_PAIR_MAX_NS = 1000 };
 
 typedef struct check_options {
     clocksync_options sync;
@@ -38,9 +39,12 @@ typedef struct check_options {
 typedef struct rank_report {
     double offset_us, latency_us, drift_ppm, residual_us;
     int late_barriers;
-    double latency_max_us;  /* the slowest point's one-way latency */
-    double model_error_us;  /* max |model - truth| over the barrier exits */
-    bool faked_clock;       /* libfaketime preloaded: no truth */
+    double latency_max_us; /* the slowest point's one-way latency */
+    double bound_max_us;   /* the loosest point's error bound (clocksync_point) */
+    double model_error_us; /* max |model - truth| over the barrier exits */
+    int truth_pairs;       /* of them, exits whose truth was read uninterrupted */
+    double calibration_s;  /* the longer of the first and last calibrations */
+    bool faked_clock;      /* libfaketime preloaded: no truth */
     char host[64];
     char boot_id[40];
 } rank_report;
@@ -248,7 +252,10 @@ int main(int argc, char **argv)
     clocksync_ctx *sync;
     CHECK_MPI(clocksync_create(&sync, MPI_COMM_WORLD, &opt.sync,
                                opt.skew_clock && rank > 0 ? &clock : NULL));
+    rank_report me = {0};
+    double started_s = MPI_Wtime();
     CHECK_MPI(clocksync_calibrate(sync));
+    me.calibration_s = MPI_Wtime() - started_s;
     CHECK_MPI(clocksync_prepare_realtime(sync));
 
     int k_count = opt.barriers;
@@ -263,7 +270,6 @@ int main(int argc, char **argv)
     }
     int64_t *window_local = window_est, *mpi_local = mpi_est; /* converted in place below */
 
-    rank_report me = {0};
     for (int k = 0; k < k_count; k++) {
         clocksync_barrier_result res;
         CHECK_MPI(clocksync_window_barrier(sync, 10000, &res));
@@ -295,7 +301,9 @@ int main(int argc, char **argv)
     double measured_ns, predicted_ns;
     CHECK_MPI(clocksync_measure_residual(sync, &measured_ns, &predicted_ns));
     me.residual_us = (measured_ns - predicted_ns) * 1e-3;
+    started_s = MPI_Wtime();
     CHECK_MPI(clocksync_calibrate(sync));
+    me.calibration_s = fmax(me.calibration_s, MPI_Wtime() - started_s);
 
     /* Post-mortem conversion: interpolation over the whole model. */
     const clocksync_model *model = clocksync_get_model(sync);
@@ -303,12 +311,17 @@ int main(int argc, char **argv)
         window_est[k] = clocksync_model_to_global(model, window_local[k]);
         mpi_est[k] = clocksync_model_to_global(model, mpi_local[k]);
     }
-    for (int k = 0; k < k_count; k++)
-        if (pair_ok[k])
-            me.model_error_us =
-                fmax(me.model_error_us, fabs((double)(mpi_est[k] - mpi_true[k])) * 1e-3);
-    for (int i = 0; i < model->n_points; i++)
+    for (int k = 0; k < k_count; k++) {
+        if (!pair_ok[k])
+            continue;
+        me.truth_pairs++;
+        me.model_error_us =
+            fmax(me.model_error_us, fabs((double)(mpi_est[k] - mpi_true[k])) * 1e-3);
+    }
+    for (int i = 0; i < model->n_points; i++) {
         me.latency_max_us = fmax(me.latency_max_us, model->points[i].latency_ns * 1e-3);
+        me.bound_max_us = fmax(me.bound_max_us, model->points[i].bound_ns * 1e-3);
+    }
     me.offset_us = model->points[0].offset_ns * 1e-3;
     me.latency_us = model->points[0].latency_ns * 1e-3;
     me.drift_ppm = clocksync_model_drift_ppm(model);
@@ -335,7 +348,7 @@ int main(int argc, char **argv)
                              MPI_COMM_WORLD));
 
     if (rank == 0) {
-        bool shared_clock = true;
+        bool shared_clock = true, all_truth = true;
         int worst_drift = 0, worst_residual = 0, worst_error = 0, late = 0;
         for (int r = 0; r < size; r++) {
             rank_report *rep = &reports[r];
@@ -345,12 +358,15 @@ int main(int argc, char **argv)
         for (int r = 0; r < size; r++) {
             rank_report *rep = &reports[r];
             char error[32] = "na";
-            if (shared_clock)
+            if (shared_clock && rep->truth_pairs > 0)
                 snprintf(error, sizeof error, "%.3f", rep->model_error_us);
             printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
-                   "drift_ppm=%.3f residual_us=%.3f model_error_us=%s late_barriers=%d\n",
+                   "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
+                   "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d\n",
                    r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us,
-                   rep->drift_ppm, rep->residual_us, error, rep->late_barriers);
+                   rep->drift_ppm, rep->residual_us, error, rep->truth_pairs, rep->bound_max_us,
+                   rep->calibration_s, rep->late_barriers);
+            all_truth &= rep->truth_pairs > 0;
             if (rep->model_error_us > reports[worst_error].model_error_us)
                 worst_error = r;
             if (fabs(rep->drift_ppm) > fabs(reports[worst_drift].drift_ppm))
@@ -370,7 +386,9 @@ int main(int argc, char **argv)
         }
         char true_window[128], true_mpi[128], model_error[32] = "na";
         if (shared_clock) {
-            snprintf(model_error, sizeof model_error, "%.3f", reports[worst_error].model_error_us);
+            if (all_truth)
+                snprintf(model_error, sizeof model_error, "%.3f",
+                         reports[worst_error].model_error_us);
             snprintf(true_window, sizeof true_window, "%.3f barrier_true_skew_p99_us=%.3f",
                      fig[1][0], fig[1][1]);
             snprintf(true_mpi, sizeof true_mpi, "%.3f mpi_barrier_true_skew_p99_us=%.3f", fig[3][0],
