@@ -39,13 +39,11 @@ unshare --time --fork --monotonic=5 true 2>/dev/null || skip "this kernel or san
 export NBC_NETNS_PREFIX=ct$$
 ip netns add "$NBC_NETNS_PREFIX-probe" 2>/dev/null || skip "this kernel or sandbox refuses network namespaces"
 ip netns del "$NBC_NETNS_PREFIX-probe"
-trap '"$nodes_sh" down' EXIT
-"$nodes_sh" up 2 >/dev/null || fail "netns-nodes.sh up 2"
-# Both nodes get both cores: two busy-polling ranks per node on one core
+make_scratch
+trap '"$nodes_sh" down; rm -rf "$SCRATCH"' EXIT
+# Every node gets every core: two busy-polling ranks per node on one core
 # would meet only when the scheduler switches (milliseconds).
-both=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -n 2 | paste -sd,)
-[[ $both =~ ^[0-9]+,[0-9]+$ ]] || both=0,1
-for i in 1 2; do ip netns exec "$NBC_NETNS_PREFIX-node$i" ip link set eth0 alias "cpus=$both"; done
+NBC_NETNS_ALL_CPUS=1 "$nodes_sh" up 2 >/dev/null || fail "netns-nodes.sh up 2"
 hosts=$("$nodes_sh" hosts)
 # shellcheck disable=SC2154 # launch_flags ... rsh_flags: from the eval
 mapfile -d '' -t across < <(
@@ -54,16 +52,43 @@ mapfile -d '' -t across < <(
 )
 drift_ppm=20
 roundtrips=300
-args=(--roundtrips $roundtrips --barriers 50 --wait-s 1 --skew-clock 0,$drift_ppm)
-summary=()
+args=(--roundtrips "$roundtrips" --barriers 50 --wait-s 1 --skew-clock "0,$drift_ppm")
+# run_across RANKS METHOD: clocksync_check across the nodes, its output in
+# $out. MPICH 4.0.2 over TCP may hang in MPI_Finalize (docs/running.md, known
+# problems) though every rank has printed and met a last barrier: once the
+# figures are out and the ranks have not exited 20 s later, the launcher is
+# stopped and the figures kept, as nbc-run does; anything else over 150 s fails.
+run_across() {
+    local ranks=$1 method=$2 per_node=$(($1 / 2)) log=$SCRATCH/out status waited=0 printed=-1 stopped=0
+    "$nodes_sh" run "$MPIEXEC" "${across[@]}" -ppn $per_node \
+        -n $per_node "$prog" --method "$method" "${args[@]}" : \
+        -n $per_node unshare --time --fork --monotonic=5 "$prog" --method "$method" "${args[@]}" >"$log" 2>&1 &
+    local pid=$!
+    while kill -0 $pid 2>/dev/null; do
+        sleep 1
+        waited=$((waited + 1))
+        [ $printed -lt 0 ] && grep -q 'model_error_max_us=' "$log" && printed=$waited
+        if [ $printed -ge 0 ] && [ $((waited - printed)) -ge 20 ]; then
+            echo "note: $method on $ranks ranks: the figures are out but the ranks hang in MPI_Finalize; stopping the launcher"
+            hung+=("$method p=$ranks")
+            kill -TERM $pid
+            stopped=1
+            break
+        fi
+        [ $waited -lt 150 ] || { kill -TERM $pid; wait $pid; fail "$method on $ranks ranks: no end after 150 s: $(cat "$log")"; }
+    done
+    wait $pid
+    status=$?
+    out=$(cat "$log")
+    [ $status -eq 0 ] || [ $stopped = 1 ] || fail "$method on $ranks ranks across the nodes: $out"
+}
+
+summary=() hung=()
 for ranks in 2 4; do
     per_node=$((ranks / 2))
     for method in linear hierarchical; do
-        out=$(timeout -k 5 150 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -ppn $per_node \
-            -n $per_node "$prog" --method $method "${args[@]}" : \
-            -n $per_node unshare --time --fork --monotonic=5 "$prog" --method $method "${args[@]}") ||
-            fail "$method on $ranks ranks across the nodes: $out"
-        echo "$out"
+        run_across $ranks $method
+        grep -v '^ *[=\[]\|^ *$' <<<"$out"
         [ "$(kv model_error_max_us "$(tail -n 1 <<<"$out")")" != na ] || fail "no truth for $method on $ranks ranks"
         hops=1
         [ $method = hierarchical ] && hops=$((ranks == 4 ? 2 : 1))
@@ -104,3 +129,4 @@ for ranks in 2 4; do
     done
 done
 printf '%s\n' "${summary[@]}"
+[ ${#hung[@]} -eq 0 ] || figure "MPICH hung in MPI_Finalize after printing (stopped): ${hung[*]}"
