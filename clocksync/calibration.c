@@ -99,6 +99,7 @@ clocksync_point cs_estimate_median_at_mean(cs_sample *samples, int n)
         .local_ns = (int64_t)llround(midpoint_sum / keep),
         .offset_ns = median,
         .latency_ns = samples[0].rtt_ns / 2,
+        .bound_ns = samples[keep - 1].rtt_ns / 2,
     };
 }
 
@@ -114,6 +115,7 @@ clocksync_point cs_estimate_mean(cs_sample *samples, int n)
         .local_ns = (int64_t)llround(midpoint_sum / keep),
         .offset_ns = offset_sum / keep,
         .latency_ns = samples[0].rtt_ns / 2,
+        .bound_ns = samples[keep - 1].rtt_ns / 2,
     };
 }
 
@@ -136,6 +138,7 @@ static clocksync_map pair_line(const local_rank *l, int sweeps, const cs_rank_st
     clocksync_map line = {
         .at_ns = a->local_ns + (int64_t)llround(0.5 * (double)(b->local_ns - a->local_ns)),
         .offset_ns = 0.5 * (a->offset_ns + b->offset_ns),
+        .bound_ns = fmax(a->bound_ns, b->bound_ns),
     };
     if (state->has_pair && line.at_ns != state->pair.local_ns)
         line.slope =
@@ -241,6 +244,7 @@ int cs_calibrate(const cs_method *method, const cs_transport *t, int roundtrips,
             .local_ns = loc[l].map.at_ns,
             .offset_ns = loc[l].map.offset_ns,
             .latency_ns = latency_ns,
+            .bound_ns = loc[l].map.bound_ns,
         };
         if (commit)
             states[l] = (cs_rank_state){

@@ -201,5 +201,6 @@ clocksync_map clocksync_map_compose(const clocksync_map *outer, const clocksync_
         .offset_ns = inner->offset_ns + outer->offset_ns +
                      outer->slope * ((double)(inner->at_ns - outer->at_ns) + inner->offset_ns),
         .slope = inner->slope + outer->slope * (1 + inner->slope),
+        .bound_ns = inner->bound_ns + outer->bound_ns,
     };
 }

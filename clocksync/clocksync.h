@@ -62,6 +62,12 @@ typedef struct clocksync_point {
     int64_t local_ns;
     double offset_ns;
     double latency_ns; /* one-way latency to rank 0 when the point was taken */
+    /* The offset's error from the round trips alone is at most this: a kept
+     * round trip errs by at most half its duration (the reference was read
+     * between send and return), so the slowest kept one's half, summed over
+     * the measurements down to rank 0. (The clocks' drift during a sweep adds
+     * drift times its length.) */
+    double bound_ns;
 } clocksync_point;
 
 typedef struct clocksync_model {
@@ -95,6 +101,7 @@ typedef struct clocksync_map {
     int64_t at_ns;
     double offset_ns;
     double slope;
+    double bound_ns; /* of offset_ns's error, as clocksync_point's; composing adds them */
 } clocksync_map;
 
 /* The offset the map gives at `from_ns` (to minus from). */

@@ -4,9 +4,14 @@
  *   mpiexec -n 2 build/mpich/clocksync_check [--barriers K] [--wait-s T] ...
  *
  * Skews are max minus min of the ranks' exit times. "Estimated" skews use the
- * clock model (what the benchmark relies on); "true" skews use the raw
- * CLOCK_MONOTONIC, which is meaningful only when every rank shares one machine
- * and one time namespace (checked, else reported as "na"). */
+ * clock model (what the benchmark relies on); "true" ones use the raw
+ * monotonic clock, corrected for each rank's time-namespace offset
+ * (/proc/self/timens_offsets) to rank 0's: meaningful only when every rank
+ * runs on one kernel (same boot_id: network-namespace "nodes" count as one
+ * machine) and no preload fakes the clock (checked, else reported as "na").
+ * The model error is the same comparison per rank after each MPI_Barrier:
+ * the model's global time of a local reading minus rank 0's true clock at
+ * that instant (the midpoint of two raw reads around it). */
 #include "clocksync/clocksync.h"
 
 #include <getopt.h>
@@ -17,6 +22,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* Two raw reads around a local one further apart than this were interrupted;
+ * half of it bounds how far the midpoint may lie from the local read. */
+enum { TRUE_PAIR_MAX_NS = 1000 };
 
 typedef struct check_options {
     clocksync_options sync;
@@ -30,8 +39,14 @@ typedef struct check_options {
 typedef struct rank_report {
     double offset_us, latency_us, drift_ppm, residual_us;
     int late_barriers;
+    double latency_max_us; /* the slowest point's one-way latency */
+    double bound_max_us;   /* the loosest point's error bound (clocksync_point) */
+    double model_error_us; /* max |model - truth| over the barrier exits */
+    int truth_pairs;       /* of them, exits whose truth was read uninterrupted */
+    double calibration_s;  /* the longer of the first and last calibrations */
+    bool faked_clock;      /* libfaketime preloaded: no truth */
     char host[64];
-    char time_namespace[64];
+    char boot_id[40];
 } rank_report;
 
 static void usage(FILE *out)
@@ -170,6 +185,34 @@ static void skews_us(const int64_t *times, int ranks, int k_count, double *skew)
     }
 }
 
+/* This time namespace's CLOCK_MONOTONIC offset (and CLOCK_MONOTONIC_RAW's:
+ * the kernel shifts both), in ns; 0 where the kernel has no time namespaces. */
+static int64_t timens_monotonic_offset_ns(void)
+{
+    FILE *f = fopen("/proc/self/timens_offsets", "r");
+    if (!f)
+        return 0;
+    char name[32];
+    long long sec, nsec;
+    int64_t offset = 0;
+    while (fscanf(f, "%31s %lld %lld", name, &sec, &nsec) == 3)
+        if (strcmp(name, "monotonic") == 0)
+            offset = (int64_t)sec * 1000000000 + nsec;
+    fclose(f);
+    return offset;
+}
+
+/* One value per kernel boot: ranks that share it read one physical clock. */
+static void read_boot_id(char *out, size_t size)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f || !fgets(out, (int)size, f))
+        snprintf(out, size, "unknown");
+    if (f)
+        fclose(f);
+    out[strcspn(out, "\n")] = '\0';
+}
+
 #define CHECK_MPI(call)                                                                            \
     do {                                                                                           \
         int err_ = (call);                                                                         \
@@ -193,6 +236,12 @@ int main(int argc, char **argv)
         return verdict == 1 ? 0 : 2;
     }
 
+    /* "True" times are rank 0's clock: the raw clock moved out of this
+     * rank's time namespace into rank 0's. */
+    int64_t ns_offset_ns = timens_monotonic_offset_ns(), rank0_ns_offset_ns = ns_offset_ns;
+    CHECK_MPI(MPI_Bcast(&rank0_ns_offset_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+    int64_t to_rank0_ns = rank0_ns_offset_ns - ns_offset_ns;
+
     clocksync_skewed_clock skewed = {
         .base = clocksync_monotonic_clock(),
         .origin_ns = clocksync_monotonic_ns(),
@@ -203,7 +252,10 @@ int main(int argc, char **argv)
     clocksync_ctx *sync;
     CHECK_MPI(clocksync_create(&sync, MPI_COMM_WORLD, &opt.sync,
                                opt.skew_clock && rank > 0 ? &clock : NULL));
+    rank_report me = {0};
+    double started_s = MPI_Wtime();
     CHECK_MPI(clocksync_calibrate(sync));
+    me.calibration_s = MPI_Wtime() - started_s;
     CHECK_MPI(clocksync_prepare_realtime(sync));
 
     int k_count = opt.barriers;
@@ -211,17 +263,17 @@ int main(int argc, char **argv)
     int64_t *window_true = malloc((size_t)k_count * sizeof *window_true);
     int64_t *mpi_est = malloc((size_t)k_count * sizeof *mpi_est);
     int64_t *mpi_true = malloc((size_t)k_count * sizeof *mpi_true);
-    if (!window_est || !window_true || !mpi_est || !mpi_true) {
+    bool *pair_ok = malloc((size_t)k_count * sizeof *pair_ok);
+    if (!window_est || !window_true || !mpi_est || !mpi_true || !pair_ok) {
         fprintf(stderr, "clocksync_check: out of memory for %d barriers\n", k_count);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     int64_t *window_local = window_est, *mpi_local = mpi_est; /* converted in place below */
 
-    rank_report me = {0};
     for (int k = 0; k < k_count; k++) {
         clocksync_barrier_result res;
         CHECK_MPI(clocksync_window_barrier(sync, 10000, &res));
-        window_true[k] = clocksync_monotonic_ns();
+        window_true[k] = clocksync_monotonic_ns() + to_rank0_ns;
         window_local[k] = res.exit_local_ns;
         me.late_barriers += !res.on_time;
         bool any_late;
@@ -229,10 +281,16 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < k_count; k++) {
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        /* The raw clock read around the local one: their midpoint is the
+         * local reading's true instant, unless the rank lost its core
+         * between the reads (then the pair is no truth). */
+        int64_t before_ns = clocksync_monotonic_ns();
         mpi_local[k] = clocksync_now_local_ns(sync);
-        mpi_true[k] = clocksync_monotonic_ns();
+        int64_t now_ns = clocksync_monotonic_ns();
+        mpi_true[k] = before_ns + (now_ns - before_ns) / 2 + to_rank0_ns;
+        pair_ok[k] = now_ns - before_ns < TRUE_PAIR_MAX_NS;
         /* Let every rank leave before the next barrier starts. */
-        int64_t until = mpi_true[k] + 100000;
+        int64_t until = now_ns + 100000;
         while (clocksync_monotonic_ns() < until)
             ;
     }
@@ -243,7 +301,9 @@ int main(int argc, char **argv)
     double measured_ns, predicted_ns;
     CHECK_MPI(clocksync_measure_residual(sync, &measured_ns, &predicted_ns));
     me.residual_us = (measured_ns - predicted_ns) * 1e-3;
+    started_s = MPI_Wtime();
     CHECK_MPI(clocksync_calibrate(sync));
+    me.calibration_s = fmax(me.calibration_s, MPI_Wtime() - started_s);
 
     /* Post-mortem conversion: interpolation over the whole model. */
     const clocksync_model *model = clocksync_get_model(sync);
@@ -251,18 +311,26 @@ int main(int argc, char **argv)
         window_est[k] = clocksync_model_to_global(model, window_local[k]);
         mpi_est[k] = clocksync_model_to_global(model, mpi_local[k]);
     }
+    for (int k = 0; k < k_count; k++) {
+        if (!pair_ok[k])
+            continue;
+        me.truth_pairs++;
+        me.model_error_us =
+            fmax(me.model_error_us, fabs((double)(mpi_est[k] - mpi_true[k])) * 1e-3);
+    }
+    for (int i = 0; i < model->n_points; i++) {
+        me.latency_max_us = fmax(me.latency_max_us, model->points[i].latency_ns * 1e-3);
+        me.bound_max_us = fmax(me.bound_max_us, model->points[i].bound_ns * 1e-3);
+    }
     me.offset_us = model->points[0].offset_ns * 1e-3;
     me.latency_us = model->points[0].latency_ns * 1e-3;
     me.drift_ppm = clocksync_model_drift_ppm(model);
     if (gethostname(me.host, sizeof me.host - 1) != 0)
         strcpy(me.host, "unknown");
-    ssize_t len = readlink("/proc/self/ns/time", me.time_namespace, sizeof me.time_namespace - 1);
-    if (len < 0)
-        strcpy(me.time_namespace, "unknown");
+    read_boot_id(me.boot_id, sizeof me.boot_id);
     /* libfaketime fakes CLOCK_MONOTONIC itself: the "true" clock is not. */
     const char *preload = getenv("LD_PRELOAD");
-    if (preload && strstr(preload, "faketime"))
-        snprintf(me.time_namespace, sizeof me.time_namespace, "faketime");
+    me.faked_clock = preload && strstr(preload, "faketime");
 
     rank_report *reports = rank == 0 ? malloc((size_t)size * sizeof *reports) : NULL;
     size_t all_n = rank == 0 ? (size_t)size * k_count : 0;
@@ -280,16 +348,27 @@ int main(int argc, char **argv)
                              MPI_COMM_WORLD));
 
     if (rank == 0) {
-        bool shared_clock = true;
-        int worst_drift = 0, worst_residual = 0, late = 0;
+        bool shared_clock = true, all_truth = true;
+        int worst_drift = 0, worst_residual = 0, worst_error = 0, late = 0;
         for (int r = 0; r < size; r++) {
             rank_report *rep = &reports[r];
-            printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f drift_ppm=%.3f "
-                   "residual_us=%.3f late_barriers=%d\n",
-                   r, rep->host, rep->offset_us, rep->latency_us, rep->drift_ppm, rep->residual_us,
-                   rep->late_barriers);
-            shared_clock &= strcmp(rep->host, reports[0].host) == 0 &&
-                            strcmp(rep->time_namespace, reports[0].time_namespace) == 0;
+            shared_clock &= strcmp(rep->boot_id, reports[0].boot_id) == 0 &&
+                            strcmp(rep->boot_id, "unknown") != 0 && !rep->faked_clock;
+        }
+        for (int r = 0; r < size; r++) {
+            rank_report *rep = &reports[r];
+            char error[32] = "na";
+            if (shared_clock && rep->truth_pairs > 0)
+                snprintf(error, sizeof error, "%.3f", rep->model_error_us);
+            printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
+                   "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
+                   "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d\n",
+                   r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us,
+                   rep->drift_ppm, rep->residual_us, error, rep->truth_pairs, rep->bound_max_us,
+                   rep->calibration_s, rep->late_barriers);
+            all_truth &= rep->truth_pairs > 0;
+            if (rep->model_error_us > reports[worst_error].model_error_us)
+                worst_error = r;
             if (fabs(rep->drift_ppm) > fabs(reports[worst_drift].drift_ppm))
                 worst_drift = r;
             if (fabs(rep->residual_us) > fabs(reports[worst_residual].residual_us))
@@ -305,8 +384,11 @@ int main(int argc, char **argv)
             fig[i][0] = percentile(skew, k_count, 0.50);
             fig[i][1] = percentile(skew, k_count, 0.99);
         }
-        char true_window[128], true_mpi[128];
+        char true_window[128], true_mpi[128], model_error[32] = "na";
         if (shared_clock) {
+            if (all_truth)
+                snprintf(model_error, sizeof model_error, "%.3f",
+                         reports[worst_error].model_error_us);
             snprintf(true_window, sizeof true_window, "%.3f barrier_true_skew_p99_us=%.3f",
                      fig[1][0], fig[1][1]);
             snprintf(true_mpi, sizeof true_mpi, "%.3f mpi_barrier_true_skew_p99_us=%.3f", fig[3][0],
@@ -315,16 +397,16 @@ int main(int argc, char **argv)
             snprintf(true_window, sizeof true_window, "na barrier_true_skew_p99_us=na");
             snprintf(true_mpi, sizeof true_mpi, "na mpi_barrier_true_skew_p99_us=na");
         }
-        printf("# method %s; %d ranks, %d barriers each; true skews need one machine and one time "
-               "namespace: %s\n",
+        printf("# method %s; %d ranks, %d barriers each; true skews and model errors need one "
+               "kernel and no faked clock: %s\n",
                clocksync_get_method_name(sync), size, k_count, shared_clock ? "yes" : "no");
         printf("barrier_skew_p50_us=%.3f barrier_skew_p99_us=%.3f mpi_barrier_skew_p50_us=%.3f "
                "offset_error_us=%.3f drift_ppm=%.3f mpi_barrier_skew_p99_us=%.3f "
                "barrier_true_skew_p50_us=%s mpi_barrier_true_skew_p50_us=%s late_barriers=%d "
-               "ranks=%d method=%s\n",
+               "ranks=%d method=%s model_error_max_us=%s\n",
                fig[0][0], fig[0][1], fig[2][0], fabs(reports[worst_residual].residual_us),
                reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size,
-               clocksync_get_method_name(sync));
+               clocksync_get_method_name(sync), model_error);
         free(skew);
     }
     for (int i = 0; i < 4; i++)
@@ -334,6 +416,7 @@ int main(int argc, char **argv)
     free(window_true);
     free(mpi_est);
     free(mpi_true);
+    free(pair_ok);
     clocksync_free(sync);
     /* Rank 0 printed while the others waited: enter MPI_Finalize together
      * (MPICH 4.0 over TCP can hang when one rank comes long after). */

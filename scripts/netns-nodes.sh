@@ -4,7 +4,8 @@
 # through a real network stack (DESIGN.md, "The machines here"). Needs root
 # and iproute2.
 #
-#   scripts/netns-nodes.sh up [N]         create N nodes (default 2)
+#   scripts/netns-nodes.sh up [N]         create N nodes (default 2; with
+#                                         NBC_NETNS_ALL_CPUS=1 each gets every core)
 #   scripts/netns-nodes.sh down           remove them (safe to repeat)
 #   scripts/netns-nodes.sh hosts          their addresses, comma-separated
 #   scripts/netns-nodes.sh exec NODE CMD...   run CMD on node NODE (1..N)
@@ -132,6 +133,10 @@ up() {
             sysctl -qw net.ipv4.conf.eth0.route_localnet=1
             ip addr add $(address_of "$i")/24 dev eth0
             ip link set eth0 alias cpus=$(share_of "$i" "$n" "${cpus[@]}")"
+        # Several busy-polling ranks per node need more than their share.
+        if [ "${NBC_NETNS_ALL_CPUS:-0}" = 1 ]; then
+            ip -n "$ns" link set eth0 alias "cpus=$(IFS=,; echo "${cpus[*]}")"
+        fi
     done
     echo "netns-nodes.sh: $n nodes up: $("$self" hosts)"
 }

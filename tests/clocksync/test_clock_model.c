@@ -60,7 +60,7 @@ static void one_point_is_a_constant_offset(void **state)
     (void)state;
     clocksync_model m;
     clocksync_model_init(&m);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){uptime_ns, -5e9, 0}), 0);
+    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){uptime_ns, -5e9, 0, 0}), 0);
     assert_int_equal(clocksync_model_to_global(&m, uptime_ns + 123), uptime_ns + 123 - 5000000000);
     assert_int_equal(clocksync_model_to_local(&m, uptime_ns), uptime_ns + 5000000000);
     clocksync_model_free(&m);
@@ -135,12 +135,12 @@ static void points_must_move_forward(void **state)
     (void)state;
     clocksync_model m;
     clocksync_model_init(&m);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100, 0, 0}), 0);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100, 5, 0}), -1);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){50, 5, 0}), -1);
+    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100, 0, 0, 0}), 0);
+    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100, 5, 0, 0}), -1);
+    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){50, 5, 0, 0}), -1);
     /* Growing past the initial capacity keeps every point. */
     for (int i = 1; i <= 100; i++)
-        assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100 + i, i, 0}), 0);
+        assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100 + i, i, 0, 0}), 0);
     assert_int_equal(m.n_points, 101);
     clocksync_model_free(&m);
 }
