@@ -197,7 +197,8 @@ typedef struct run_meta {
     /* what makes runs launches of one configuration (nbc-compare) */
     char library_profile[32];  /* mpi_library.profile, else `mpi` */
     char library_version[256]; /* mpi_library.version, else mpi_library_version */
-    uint64_t config_digest;    /* of `config` without run.seed, run.results_dir, run.force */
+    uint64_t config_digest;    /* of `config` without run.seed, run.results_dir, run.force,
+                                  and of `collective_settings` */
 } run_meta;
 
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,

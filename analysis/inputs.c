@@ -658,6 +658,20 @@ static int meta_configuration(json_object *root, const char *file_name, run_meta
             }
         }
     }
+    /* The collective's control variables as the library took them (a study
+     * over a library setting runs each value with it in the environment):
+     * another value, another configuration. */
+    json_object *settings;
+    if (status == ANALYSIS_OK && json_object_object_get_ex(root, "collective_settings", &settings) &&
+        json_object_is_type(settings, json_type_object)) {
+        json_object_object_foreach(settings, name, value)
+        {
+            h = digest_text(h, name);
+            h = digest_text(h, "=");
+            h = digest_text(h, json_object_to_json_string_ext(value, JSON_C_TO_STRING_PLAIN));
+            h = digest_text(h, ";");
+        }
+    }
     meta->config_digest = h;
     return status;
 }

@@ -166,9 +166,25 @@ bad "launch_order: unknown value 'random' \(allowed: interleaved,shuffled\)" con
 bad "seed: 'x' is not an integer >= 0" configs/default.conf --seed x
 bad "--resume: $SCRATCH has no study.json" --resume "$SCRATCH"
 printf '[study]\nconfig = %s\nsizes = 1\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
-bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, ranks, launches, launch_order, seed\)" "$SCRATCH/study.conf"
+bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, settings, ranks, launches, launch_order, seed\)" "$SCRATCH/study.conf"
 printf '[study]\ncollectives = ibcast\n' >"$SCRATCH/study.conf"
 bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
+
+# A library setting as a study dimension (--settings or the study file's
+# settings): one run per value, the variable before the launcher of bench_nbc
+# (its environment), one comparison of the runs.
+printf '[study]\nconfig = %s\nsettings = MPIR_CVAR_IBCAST_INTRA_ALGORITHM=sched_binomial,sched_smp\n' \
+    "$R/configs/default.conf" >"$SCRATCH/study.conf"
+dry "$SCRATCH/study.conf" --mpi mpich --no-deps --no-build
+for value in sched_binomial sched_smp; do
+    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=mpich --stop-after calibration .*"
+    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $MX -n 2 $M/bench_nbc --resume $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value"
+    expect "\+ $M/compute_ref --run $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value --phase before"
+done
+expect "\+ $R/build/nbc-compare .*-mpich-ibcast-basic-sched_binomial .*-mpich-ibcast-basic-sched_smp -o .*-compare-ibcast"
+[ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected (one per value)"
+bad "settings: 'X=a b' is not NAME=VALUE,VALUE" configs/default.conf --settings "X=a b"
+bad "settings: 'X=a,a' names a value twice" configs/default.conf --settings X=a,a
 
 # A study file's other sections override its configuration, like --set.
 printf '[study]\nconfig = %s\ncollectives = ialltoall\nranks = 1\n[grid]\ncomm_times = 1ms 3ms ; two\n' \

@@ -21,6 +21,8 @@ cp "$BUILD/mpi-build.ini" "$fake/"
 cat >"$fake/bench_nbc" <<'FAKE'
 #!/usr/bin/env bash
 [ "$1" = --list ] && echo "  ibcast                 bytes broadcast from rank 0" && exit 0
+# (the deployments nbc-run allows: the real build's plan)
+[ "$1" = --plan ] && exec "$REAL_BUILD/bench_nbc" --plan
 final=complete dir="" dir_file=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -55,6 +57,7 @@ printf '#!/bin/sh\nexit 0\n' >"$fake/compute_ref"
 chmod +x "$fake/bench_nbc" "$fake/compute_ref"
 leftovers() { pgrep -f "$fake/bench_nbc" || true; }
 
+export REAL_BUILD=$BUILD
 study=(configs/default.conf --collectives ibcast --mpi "$MPI" --no-deps --no-build
     --build-dir "$fake" --tools-dir "$SCRATCH/tools" --set run.results_dir="$SCRATCH/results")
 # Only nbc-profile among the tools: no analysis of the fake runs.
@@ -77,30 +80,78 @@ grep -qx "run folder: $dir" <<<"$out" || fail "the complete run is not listed: $
 [ "$hang_s" -lt 40 ] || fail "took $hang_s s to stop two hung launchers (grace 2 s)"
 [ -z "$(leftovers)" ] || fail "fake ranks still running: $(leftovers)"
 
+# stop_study VAR=VALUE...: nbc-run on the fake build in the environment
+# given, stopped by SIGTERM once its bench_nbc has started: exit 130, the
+# ranks stopped cleanly (meta.json interrupted), nothing left running,
+# study.json interrupted and resumable. Sets stop_s.
+stop_study() {
+    rm -rf "$dir"
+    env "$@" FAKE_MODE=term ./nbc-run "${study[@]}" >"$SCRATCH/out" 2>"$SCRATCH/stderr" &
+    runner=$!
+    for _ in $(seq 1 100); do
+        grep -q "^bench_nbc: run folder" "$SCRATCH/out" && break
+        sleep 0.1
+    done
+    grep -q "^bench_nbc: run folder" "$SCRATCH/out" || fail "the fake run did not start: $(cat "$SCRATCH/stderr")"
+    start=$SECONDS
+    kill -TERM "$runner"
+    wait "$runner"
+    status=$?
+    cat "$SCRATCH/stderr"
+    [ $status -eq 130 ] || fail "nbc-run after SIGTERM: status $status, expected 130"
+    grep -q '"status":"interrupted"' "$dir/meta.json" || fail "the ranks did not get the signal (meta.json not interrupted)"
+    grep -q "interrupted" "$SCRATCH/stderr" || fail "nbc-run did not say it was interrupted"
+    [ -z "$(leftovers)" ] || fail "fake ranks still running after SIGTERM: $(leftovers)"
+    # The study says so, resumable.
+    study_json=$(sed -n 's/^study: //p' "$SCRATCH/out")
+    [ -f "$study_json" ] || fail "no study.json listed: $(cat "$SCRATCH/out")"
+    [ "$(json_get "$study_json" status)" = interrupted ] || fail "study.json: status $(json_get "$study_json" status)"
+    [ "$(json_get "$study_json" runs 0 status)" = interrupted ] || fail "study.json: the run is not interrupted"
+    [ "$(json_get "$study_json" runs 0 run_dir)" = "$dir" ] || fail "study.json: run_dir $(json_get "$study_json" runs 0 run_dir)"
+    grep -q "^resume: nbc-run --resume " "$SCRATCH/out" || fail "nbc-run did not say how to resume"
+    stop_s=$((SECONDS - start))
+}
+
 # SIGTERM to nbc-run (timeout, scancel): the ranks get it and stop cleanly.
-rm -rf "$dir"
-FAKE_MODE=term ./nbc-run "${study[@]}" >"$SCRATCH/out" 2>"$SCRATCH/stderr" &
-runner=$!
-for _ in $(seq 1 100); do
-    grep -q "^bench_nbc: run folder" "$SCRATCH/out" && break
-    sleep 0.1
+stop_study PATH="$PATH"
+term_s=$stop_s
+
+# The same inside a Slurm job (SLURM_JOB_ID), the ranks started by srun: the
+# signal goes to them through `scancel --signal=TERM JOBID`, since srun turns a
+# SIGTERM of its own into SIGKILL for its ranks (so does the fake srun here,
+# which starts the ranks of its --ntasks; the fake scancel sends SIGTERM to the
+# ranks of the running step and records its arguments).
+slurm=$SCRATCH/slurm
+mkdir -p "$slurm/bin"
+cat >"$slurm/bin/srun" <<'SRUN'
+#!/usr/bin/env bash
+n=1
+while [[ $1 == --* ]]; do
+    [[ $1 == --ntasks=* ]] && n=${1#*=}
+    shift
 done
-grep -q "^bench_nbc: run folder" "$SCRATCH/out" || fail "the fake run did not start: $(cat "$SCRATCH/stderr")"
-start=$SECONDS
-kill -TERM "$runner"
-wait "$runner"
-status=$?
-cat "$SCRATCH/stderr"
-[ $status -eq 130 ] || fail "nbc-run after SIGTERM: status $status, expected 130"
-grep -q '"status":"interrupted"' "$dir/meta.json" || fail "the ranks did not get the signal (meta.json not interrupted)"
-grep -q "interrupted" "$SCRATCH/stderr" || fail "nbc-run did not say it was interrupted"
-[ -z "$(leftovers)" ] || fail "fake ranks still running after SIGTERM: $(leftovers)"
-# The study says so, resumable.
-study_json=$(sed -n 's/^study: //p' "$SCRATCH/out")
-[ -f "$study_json" ] || fail "no study.json listed: $(cat "$SCRATCH/out")"
-[ "$(json_get "$study_json" status)" = interrupted ] || fail "study.json: status $(json_get "$study_json" status)"
-[ "$(json_get "$study_json" runs 0 status)" = interrupted ] || fail "study.json: the run is not interrupted"
-[ "$(json_get "$study_json" runs 0 run_dir)" = "$dir" ] || fail "study.json: run_dir $(json_get "$study_json" runs 0 run_dir)"
-grep -q "^resume: nbc-run --resume " "$SCRATCH/out" || fail "nbc-run did not say how to resume"
+pids=()
+for ((i = 0; i < n; i++)); do
+    SLURM_PROCID=$i "$@" &
+    pids+=($!)
+done
+echo "${pids[*]}" >"$FAKE_SLURM/step.pids"
+trap 'kill -KILL "${pids[@]}" 2>/dev/null; exit 143' TERM
+for pid in "${pids[@]}"; do
+    wait "$pid"
+done
+SRUN
+# shellcheck disable=SC2016 # expanded by the fake scancel
+printf '#!/bin/sh
+echo "$*" >>"$FAKE_SLURM/scancel.args"
+[ "$1" = --signal=TERM ] && kill -TERM $(cat "$FAKE_SLURM/step.pids")
+exit 0
+' >"$slurm/bin/scancel"
+chmod +x "$slurm/bin/srun" "$slurm/bin/scancel"
+stop_study PATH="$slurm/bin:$PATH" FAKE_SLURM="$slurm" SLURM_JOB_ID=4242 SLURM_NNODES=1 SLURM_NTASKS=2
+[ "$(cat "$slurm/scancel.args" 2>/dev/null)" = "--signal=TERM 4242" ] ||
+    fail "scancel not called once as 'scancel --signal=TERM 4242': $(cat "$slurm/scancel.args" 2>&1)"
+grep -q "srun --nodes=1 --ntasks=2 .*$fake/bench_nbc" "$dir/nbc-run.log" || fail "the ranks were not started by srun: $(cat "$dir/nbc-run.log")"
+grep -qx "+ scancel --signal=TERM 4242" "$SCRATCH/stderr" || fail "nbc-run did not show the scancel command"
 figure "launcher watch: hung ranks stopped twice in $hang_s s (grace 2 s);" \
-    "SIGTERM stopped the study in $((SECONDS - start)) s, exit 130"
+    "SIGTERM stopped the study in $term_s s, exit 130; in a Slurm job through scancel --signal=TERM in $stop_s s"

@@ -3,8 +3,9 @@
 # ("nodes" n1, n2 of one core each, every daemon under taskset on its core)
 # with auth/none, all in a scratch folder. Submitted as a 2-task job array
 # (ibcast, ireduce: 2 x 2 cells, 2 repetitions), both run folders must be
-# complete with their figures. Submitted again on a 3 x 3 grid and its ranks
-# sent SIGTERM by `scancel --signal=TERM` once a cell is kept, the run must be
+# complete with their figures. Submitted again on a 3 x 3 grid and nbc-run
+# sent SIGTERM by `scancel --batch --signal=TERM` (it relays it to
+# the ranks with `scancel --signal=TERM`) once a cell is kept, the run must be
 # `interrupted` with its whole cells; resumed (the same submission with
 # nbc-run --resume STUDY_DIR; with an nbc-run without it, bench_nbc --resume
 # RUN_DIR under srun) it must complete with the cells kept before the signal
@@ -182,14 +183,16 @@ if [ ! -d "$dir" ] || [ "$(kept_cells "$dir")" -lt 1 ]; then
     scancel --full "$job"
     fail "no cell kept within 60 s: $(cat "$S"/job-cut-*.out)"
 fi
-# To the job's steps (the ranks), not to the batch step: srun turns a SIGTERM
-# of its own into SIGKILL for its tasks (--full, the time limit).
-scancel --signal=TERM "$job" || fail "scancel --signal=TERM refused"
+# To the batch step only, nbc-run (the template execs it), which relays it to
+# the job's steps (the ranks) with `scancel --signal=TERM JOBID`: srun turns a
+# SIGTERM of its own into SIGKILL for its tasks (--full, the time limit).
+scancel --batch --signal=TERM "$job" || fail "scancel --batch --signal=TERM refused"
 finish "$job" 30
 code=$(exit_code "$job")
 out=$(cat "$S/job-cut-$job.out")
 echo "$out"
 [ "$code" != 0 ] || fail "the job after SIGTERM: exit status 0 (no run interrupted)"
+grep -qx "+ scancel --signal=TERM $job" <<<"$out" || fail "nbc-run did not relay the signal with scancel --signal=TERM $job"
 meta=$(json "$dir/meta.json" .status)
 cells=$(json "$dir/meta.json" .cells_done)
 # The signal may come as the sweep ends: then the run is whole already.
