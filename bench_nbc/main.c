@@ -59,16 +59,21 @@ typedef struct cli {
     const char **sets;
     int set_count;
     bool help, list, plan;
+    nbc_replay replay; /* --replay CELL RUN_DIR (replay.c) */
 } cli;
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: mpiexec -n P bench_nbc [-c FILE] [--set section.key=value]...\n"
                  "       mpiexec -n P bench_nbc --resume RUN_DIR\n"
+                 "       mpiexec -n P bench_nbc --replay CELL RUN_DIR\n"
                  "       bench_nbc --plan [-c FILE] [--set section.key=value]...\n"
                  "  -c, --config FILE     configuration (INI); defaults apply to keys it omits\n"
                  "  -s, --set KEY=VALUE   override one key, e.g. --set grid.comm_times=1ms,8ms,2\n"
                  "  -r, --resume RUN_DIR  continue an interrupted or calibrated run\n"
+                 "      --replay CELL RUN_DIR  measure cell CELL (cells.csv's cell) of RUN_DIR\n"
+                 "                        again in a new folder, with its sizes and settings;\n"
+                 "                        prints the command that does it (replay.sh)\n"
                  "      --stop-after calibration  stop before the sweep, once clock sync,\n"
                  "                        calibrations and the passive step are written\n"
                  "                        (meta.json status calibrated, exit 0); --resume\n"
@@ -94,6 +99,7 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
         {"plan", no_argument, NULL, 'p'},
         {"stop-after", required_argument, NULL, 'A'},
         {"run-dir-file", required_argument, NULL, 'F'},
+        {"replay", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     *c = (cli){0};
@@ -129,6 +135,9 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
         case 'F':
             c->run_dir_file = optarg;
             break;
+        case 'P':
+            c->replay.cell_text = optarg;
+            break;
         case 'h':
             c->help = true;
             break;
@@ -145,6 +154,14 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
                      argv[optind - 1]);
             return 2;
         }
+    }
+    if (c->replay.cell_text) {
+        int status = nbc_replay_cli(&c->replay, argc, argv, &optind,
+                                    c->config_path || c->resume_dir, c->sets, c->set_count, err,
+                                    errlen);
+        if (status != 0)
+            return status;
+        c->config_path = c->replay.config_path;
     }
     if (optind < argc) {
         snprintf(err, errlen,
@@ -482,6 +499,8 @@ int main(int argc, char **argv)
     bad = bad || deploy_check_thread_level(&dep.plan, nbc_deployment_level_of(provided), err,
                                            sizeof err) != 0;
     nbc_exit_if_any_failed(bad, err, 2);
+    if (c.replay.cell_text)
+        nbc_replay_check(&c.replay, &cfg, rank, ranks);
     nbc_exit_if_any_failed(threads_log == NULL, "out of memory for the thread record", 1);
     const deploy_plan *deploy = &dep.plan;
     int threads = deploy->compute_count;
@@ -598,6 +617,8 @@ int main(int argc, char **argv)
         free(all_cpus);
     }
     nbc_record_system(&run, &meta); /* provenance.json, MPI_T: before meta.json names them */
+    if (c.replay.cell_text)
+        nbc_replay_seed(&c.replay, &run, &meta);
     size_t cells = cfg.grid.comm_count * cfg.grid.comp_count;
     meta.cells_total = (int)cells;
     if (rank == 0) {
@@ -660,7 +681,8 @@ int main(int argc, char **argv)
     /* ---- sizes (calibration decisions use the extrapolated global time;
      * the window barrier corrects itself) ---- */
     nbc_resume prior;
-    nbc_load_prior(&run, c.resume_dir, &prior);
+    nbc_load_prior(&run, c.replay.cell_text && run.out ? run_output_dir(run.out) : c.resume_dir,
+                   &prior);
     compute_calib_result *comp = prior.comp;
     nbc_comm_calibration *comm = prior.comm;
     /* A stop signal during calibration keeps the sizes found so far. */
@@ -683,7 +705,7 @@ int main(int argc, char **argv)
         .comm_count = cfg.grid.comm_count,
         .comp = comp,
         .comp_count = cfg.grid.comp_count,
-        .cell_done = prior.cell_done,
+        .cell_done = c.replay.cell_text ? c.replay.mask : prior.cell_done,
         .seed = seed,
         .sizable = coll->sizable,
     };
@@ -780,6 +802,7 @@ int main(int argc, char **argv)
     compute_team_destroy(team);
     run_output_close(run.out);
     nbc_config_free(&cfg);
+    nbc_replay_free(&c.replay);
     free(c.sets);
     /* Rank 0 reaches this last (it writes the files); MPICH 4.0 over TCP
      * can hang in MPI_Finalize when one rank enters it long after the
