@@ -8,6 +8,7 @@
 #include "bench_nbc/driver.h"
 
 #include <errno.h>
+#include <ini.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -313,8 +314,34 @@ static void append_list(FILE *cmd, const mpiprofile_list *list)
         append_word(cmd, list->items[i]);
 }
 
+/* libinih handler: [build] mpiexec of mpi-build.ini. */
+static int build_mpiexec(void *user, const char *section, const char *name, const char *value)
+{
+    if (strcmp(section, "build") == 0 && strcmp(name, "mpiexec") == 0 && *value)
+        snprintf(user, PATH_MAX, "%s", value);
+    return 1;
+}
+
+/* The launcher of the library this bench_nbc was built with: the build
+ * folder's mpi-build.ini (written by make next to the program) names it
+ * (e.g. mpiexec.mpich beside Open MPI's mpiexec); else the profile's. */
+static void launcher_command(const char *exe, char *command)
+{
+    const mpiprofile *profile = nbc_library_profile();
+    snprintf(command, PATH_MAX, "%s", profile->launcher.command ? profile->launcher.command
+                                                                : "mpiexec");
+    char path[PATH_MAX + 32];
+    const char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    snprintf(path, sizeof path, "%.*s/mpi-build.ini", (int)(slash - exe), exe);
+    if (access(path, R_OK) == 0)
+        (void)ini_parse(path, build_mpiexec, command); /* unreadable: the profile's */
+}
+
 /* The standalone command: the recorded environment the user chose, the
- * profile's launcher (srun inside Slurm) and this replay. */
+ * build's launcher with the profile's flags (srun inside Slurm) and this
+ * replay. */
 static char *replay_command(const nbc_replay *r, json_object *meta, int ranks)
 {
     char *text = NULL;
@@ -338,6 +365,9 @@ static char *replay_command(const nbc_replay *r, json_object *meta, int ranks)
     }
     char count[32];
     snprintf(count, sizeof count, "%d", ranks);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
     if (slurm) {
         append_word(cmd, "srun");
         if (profile->launcher.srun_mpi) {
@@ -348,7 +378,9 @@ static char *replay_command(const nbc_replay *r, json_object *meta, int ranks)
         append_word(cmd, "-n");
         append_word(cmd, count);
     } else {
-        append_word(cmd, profile->launcher.command ? profile->launcher.command : "mpiexec");
+        char launcher[PATH_MAX];
+        launcher_command(exe, launcher);
+        append_word(cmd, launcher);
         append_word(cmd, "-n");
         append_word(cmd, count);
         append_list(cmd, &profile->launcher.flags);
@@ -359,9 +391,6 @@ static char *replay_command(const nbc_replay *r, json_object *meta, int ranks)
         if (geteuid() == 0)
             append_list(cmd, &profile->launcher.as_root);
     }
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
     append_word(cmd, n > 0 ? exe : "bench_nbc");
     for (int i = 0; i < r->set_count; i++) {
         append_word(cmd, "--set");

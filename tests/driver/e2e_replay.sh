@@ -3,7 +3,8 @@
 # measured again. The replay makes a new run folder (replay_of, replay.sh,
 # the recorded sizes), leaves RUN_DIR byte for byte as it was, measures only
 # that cell, and its r_overhead falls within the original cell's 95 %
-# interval. Bad input (cell, folder, rank count, --set) exits 2 before
+# interval; replay.sh alone does the same and an environment that differs
+# from the recorded one is a warning. Bad input (cell, folder, rank count, --set) exits 2 before
 # anything is measured.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -77,6 +78,23 @@ print(f"figure: cell {cell} ({o['bytes']} B, n={o['matrix_n']}): original r_over
       f"{float(o['r_overhead']):.4f} [{lo:.4f}, {hi:.4f}], replayed {value:.4f}")
 assert lo <= value <= hi, f"replayed r_overhead {value} outside [{lo}, {hi}]"
 EOF
+
+# replay.sh alone does it again; a variable of a recorded prefix that the
+# recorded run did not have is a warning and a recorded difference, not in
+# the command (which holds the recorded environment).
+out=$(OMP_DISPLAY_ENV=false timeout 300 "$replay/replay.sh" 2>&1) || fail "replay.sh failed: $out"
+again=$(run_folder "$out")
+[ -d "$again" ] && [ "$again" != "$replay" ] || fail "replay.sh made no new folder: $out"
+grep -q "warning: --replay: OMP_DISPLAY_ENV=false is set here, not in the recorded run" <<<"$out" ||
+    fail "no warning of the environment's difference: $out"
+grep -q OMP_DISPLAY_ENV "$again/replay.sh" && fail "replay.sh took this environment, not the recorded one"
+python3 - "$again/meta.json" "$orig" "$cell" <<'EOF' || fail "replay.sh's folder: meta.json replay_of"
+import json, sys
+of = json.load(open(sys.argv[1]))["replay_of"]
+assert of["run_dir"] == sys.argv[2] and of["cell"] == int(sys.argv[3]), of
+assert any("OMP_DISPLAY_ENV" in d for d in of["differences"]), of["differences"]
+EOF
+[ "$(snapshot "$orig")" = "$before" ] || fail "replay.sh changed $orig"
 
 # Bad input: one message, exit 2, nothing measured, no folder made.
 bad() {
