@@ -154,7 +154,10 @@ void nbc_calibration_stage(nbc_job *job)
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     /* Calibration decisions use the extrapolated global time; the window
      * barrier corrects itself. */
-    nbc_load_prior(run, job->cli.resume_dir, &job->prior);
+    /* A replay's new folder holds the source run's calibrations. */
+    const char *prior_dir = job->cli.replay.cell_text && run->out ? run_output_dir(run->out)
+                                                                  : job->cli.resume_dir;
+    nbc_load_prior(run, prior_dir, &job->prior);
     nbc_resume *prior = &job->prior;
     /* A stop signal during calibration keeps the sizes found so far. */
     bool calibrated = calibrate_computation(run, prior->comp, prior->comp_done);

@@ -14,10 +14,14 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: mpiexec -n P bench_nbc [-c FILE] [--set section.key=value]...\n"
                  "       mpiexec -n P bench_nbc --resume RUN_DIR\n"
+                 "       mpiexec -n P bench_nbc --replay CELL RUN_DIR\n"
                  "       bench_nbc --plan [-c FILE] [--set section.key=value]...\n"
                  "  -c, --config FILE     configuration (INI); defaults apply to keys it omits\n"
                  "  -s, --set KEY=VALUE   override one key, e.g. --set grid.comm_times=1ms,8ms,2\n"
                  "  -r, --resume RUN_DIR  continue an interrupted or calibrated run\n"
+                 "      --replay CELL RUN_DIR  measure cell CELL (cells.csv's cell) of RUN_DIR\n"
+                 "                        again in a new folder, with its sizes and settings;\n"
+                 "                        prints the command that does it (replay.sh)\n"
                  "      --stop-after calibration  stop before the sweep, once clock sync,\n"
                  "                        calibrations and the passive step are written\n"
                  "                        (meta.json status calibrated, exit 0); --resume\n"
@@ -43,6 +47,7 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
         {"plan", no_argument, NULL, 'p'},
         {"stop-after", required_argument, NULL, 'A'},
         {"run-dir-file", required_argument, NULL, 'F'},
+        {"replay", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
     *c = (nbc_cli){0};
@@ -78,6 +83,9 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
         case 'F':
             c->run_dir_file = optarg;
             break;
+        case 'P':
+            c->replay.cell_text = optarg;
+            break;
         case 'h':
             c->help = true;
             break;
@@ -90,10 +98,18 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
         default:
             snprintf(err, errlen,
                      "unknown option %s (allowed: --config, --set, --resume, "
-                     "--stop-after, --run-dir-file, --list, --plan, --help)",
+                     "--replay, --stop-after, --run-dir-file, --list, --plan, --help)",
                      argv[optind - 1]);
             return 2;
         }
+    }
+    if (c->replay.cell_text) {
+        int status = nbc_replay_cli(&c->replay, argc, argv, &optind,
+                                    c->config_path || c->resume_dir, c->sets, c->set_count, err,
+                                    errlen);
+        if (status != 0)
+            return status;
+        c->config_path = c->replay.config_path;
     }
     if (optind < argc) {
         snprintf(err, errlen,

@@ -291,7 +291,46 @@ typedef struct nbc_resume {
 
 int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
                     size_t errlen);
+/* The calibrations of a run folder, read without changing it (the rest of
+ * state is empty). 0, or -1 with a message. */
+int nbc_resume_read_calibrations(const char *dir, const nbc_config *cfg, nbc_resume *state,
+                                 char *err, size_t errlen);
 void nbc_resume_free(nbc_resume *state);
+
+/* ---- replay.c: one cell of a finished or cut run measured again ---- */
+struct meta_info;
+/* bench_nbc --replay CELL RUN_DIR makes a new run folder from RUN_DIR's
+ * config.ini and calibrations (never writing into RUN_DIR) and measures only
+ * that cell (docs/running.md). */
+typedef struct nbc_replay {
+    const char *cell_text; /* NULL: not a replay */
+    const char *run_dir;
+    const char *const *sets; /* --set given with --replay (run.results_dir only) */
+    int set_count;
+    long cell;
+    char config_path[4096]; /* RUN_DIR/config.ini: the configuration */
+    char run_dir_abs[4096];
+    bool *mask;             /* [cells]: true for every cell but the replayed one */
+    struct json_object *of; /* meta.json's replay_of (rank 0) */
+} nbc_replay;
+
+/* Command line: --replay's CELL is given, RUN_DIR is the next argument
+ * (*next, advanced). Refuses --config, --resume and any --set but
+ * run.results_dir. 0, or 2 with a message. No MPI. */
+int nbc_replay_cli(nbc_replay *r, int argc, char **argv, int *next, bool has_config,
+                   const char *const *sets, int set_count, char *err, size_t errlen);
+/* Collective, once the configuration is valid and before anything is
+ * measured: RUN_DIR's meta.json and calibrations against this job (a
+ * different rank count or library, an unknown or unreachable cell: exit 2
+ * on every rank; a different library version, node count or environment: a
+ * warning on rank 0). Builds the cell mask. */
+void nbc_replay_check(nbc_replay *r, const nbc_config *cfg, int rank, int ranks);
+/* Collective, once the new run folder exists: rank 0 copies RUN_DIR's
+ * calibrations into it, adds replay_of to meta, writes replay.sh and
+ * prints the command on stdout (exit 1 on every rank when a file could
+ * not be written). */
+void nbc_replay_seed(nbc_replay *r, nbc_run *run, struct meta_info *meta);
+void nbc_replay_free(nbc_replay *r);
 
 /* ---- output.c (rank 0) ---- */
 /* OUT_SWEEP last: a cell's sweep.csv row is flushed after its raw.csv rows. */
@@ -471,6 +510,9 @@ void nbc_deployment_free(nbc_deployment_state *st);
 
 void nbc_iso_time_now(char *buf, size_t size);
 int nbc_meta_write(nbc_run *run, const meta_info *m);
+/* This process's variables of the prefixes meta.json's `environment`
+ * records (a new object). */
+struct json_object *nbc_meta_environment_json(void);
 /* Collective: every rank's object (a new reference, consumed) gathered into
  * an array on rank 0, indexed by rank; NULL on the other ranks. */
 struct json_object *nbc_meta_gather_json(nbc_run *run, struct json_object *mine);
@@ -519,6 +561,7 @@ typedef struct nbc_cli {
     const char **sets; /* --set, in order */
     int set_count;
     bool help, list, plan;
+    nbc_replay replay; /* --replay CELL RUN_DIR (replay.c) */
 } nbc_cli;
 
 typedef struct nbc_job {

@@ -77,6 +77,7 @@ static int end_job(nbc_job *job, int status)
     compute_team_destroy(run->team);
     run_output_close(run->out);
     nbc_config_free(&job->cfg);
+    nbc_replay_free(&job->cli.replay);
     free(job->cli.sets);
     /* Rank 0 reaches this last (it writes the files); MPICH 4.0 over TCP
      * can hang in MPI_Finalize when one rank enters it long after the

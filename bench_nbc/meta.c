@@ -29,7 +29,7 @@ void nbc_iso_time_now(char *buf, size_t size)
         snprintf(buf, size, "unknown");
 }
 
-static json_object *environment_json(void)
+json_object *nbc_meta_environment_json(void)
 {
     extern char **environ;
     json_object *env = json_object_new_object();
@@ -130,7 +130,7 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "blas", blas_json());
     json_object_object_add(o, "cpu_topology",
                            json_object_new_string(compute_cpu_topology_source()));
-    json_object_object_add(o, "environment", environment_json());
+    json_object_object_add(o, "environment", nbc_meta_environment_json());
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));

@@ -3,7 +3,7 @@
 BENCH_NBC_REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o measure.o \
                        progress.o calibrate.o sweep.o output.o synthetic.o resume.o datacheck.o watchdog.o \
-                       errors.o meta.o placement.o library.o deployment.o node_record.o mpit.o threadlog.o) $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
+                       errors.o meta.o replay.o placement.o library.o deployment.o node_record.o mpit.o threadlog.o) $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
                        $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/threads/threads.o \
                        $(BUILD)/nompi/bench_nbc/size_search.o $(BUILD)/nompi/bench_nbc/stopping.o \
                        $(BUILD)/nompi/mpiprofile/profile.o

@@ -72,6 +72,8 @@ static void place_rank(nbc_job *job)
     bad = bad || deploy_check_thread_level(&job->dep.plan, nbc_deployment_level_of(job->provided),
                                            job->err, sizeof job->err) != 0;
     nbc_exit_if_any_failed(bad, job->err, 2);
+    if (job->cli.replay.cell_text)
+        nbc_replay_check(&job->cli.replay, cfg, job->rank, job->ranks);
     nbc_exit_if_any_failed(job->threads_log == NULL, "out of memory for the thread record", 1);
     bad = nbc_deployment_bind_library_threads(&job->dep, job->err, sizeof job->err) != 0;
     nbc_exit_if_any_failed(bad, job->err, 2);

@@ -291,8 +291,10 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
     return status;
 }
 
-int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
-                    size_t errlen)
+/* The calibrations of a run folder (read only); *comp_bytes, *comm_bytes:
+ * the length of their whole rows. */
+static int read_calibrations(const char *dir, const nbc_config *cfg, nbc_resume *state,
+                             long *comp_bytes, long *comm_bytes, char *err, size_t errlen)
 {
     size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
     *state = (nbc_resume){
@@ -305,11 +307,27 @@ int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resum
         return -1;
     }
     calib_ctx ctx = {.state = state, .cfg = cfg};
-    long comp_bytes, comm_bytes, passive_bytes;
     if (each_row(dir, SCHEMA_CALIB_COMP, comp_columns, sizeof comp_columns / sizeof *comp_columns,
-                 comp_row, &ctx, &comp_bytes, err, errlen) != 0 ||
+                 comp_row, &ctx, comp_bytes, err, errlen) != 0 ||
         each_row(dir, SCHEMA_CALIB_COMM, comm_columns, sizeof comm_columns / sizeof *comm_columns,
-                 comm_row, &ctx, &comm_bytes, err, errlen) != 0)
+                 comm_row, &ctx, comm_bytes, err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
+int nbc_resume_read_calibrations(const char *dir, const nbc_config *cfg, nbc_resume *state,
+                                 char *err, size_t errlen)
+{
+    long comp_bytes, comm_bytes;
+    return read_calibrations(dir, cfg, state, &comp_bytes, &comm_bytes, err, errlen);
+}
+
+int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
+                    size_t errlen)
+{
+    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    long comp_bytes, comm_bytes, passive_bytes;
+    if (read_calibrations(dir, cfg, state, &comp_bytes, &comm_bytes, err, errlen) != 0)
         return -1;
     size_t passive_rows = 0;
     if (each_row(dir, SCHEMA_PASSIVE, passive_columns, 1, count_before_row, &passive_rows,

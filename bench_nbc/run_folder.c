@@ -130,6 +130,8 @@ void nbc_open_run_folder(nbc_job *job)
     meta->thread_level = job->provided;
     record_hosts(job, meta);
     nbc_record_system(run, meta); /* provenance.json, MPI_T: before meta.json names them */
+    if (job->cli.replay.cell_text)
+        nbc_replay_seed(&job->cli.replay, run, meta);
     meta->cells_total = (int)(cfg->grid.comm_count * cfg->grid.comp_count);
     bool bad = run->rank == 0 && write_first_files(job, meta);
     nbc_exit_if_any_failed(bad, job->err, 1);

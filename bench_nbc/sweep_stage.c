@@ -38,7 +38,7 @@ void nbc_sweep_stage(nbc_job *job)
         .comm_count = cfg->grid.comm_count,
         .comp = job->prior.comp,
         .comp_count = cfg->grid.comp_count,
-        .cell_done = job->prior.cell_done,
+        .cell_done = job->cli.replay.cell_text ? job->cli.replay.mask : job->prior.cell_done,
         .seed = job->seed,
         .sizable = run->coll->sizable,
     };
