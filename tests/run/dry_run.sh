@@ -183,6 +183,9 @@ for value in sched_binomial sched_smp; do
 done
 expect "\+ $R/build/nbc-compare .*-mpich-ibcast-basic-sched_binomial .*-mpich-ibcast-basic-sched_smp -o .*-compare-ibcast"
 [ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected (one per value)"
+# The study of MPICH's ibcast algorithms: one run per value.
+dry configs/study-mpich-ibcast.conf --no-deps --no-build
+[ "$(count "^\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=[a-z_]+ $MX .*/bench_nbc -c ")" = 3 ] || fail "3 bench_nbc runs expected (one per algorithm)"
 bad "settings: 'X=a b' is not NAME=VALUE,VALUE" configs/default.conf --settings "X=a b"
 bad "settings: 'X=a,a' names a value twice" configs/default.conf --settings X=a,a
 

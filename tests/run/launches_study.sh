@@ -62,4 +62,8 @@ if [ -x "$TOOLS_DIR/nbc-compare" ]; then
     [ "$(q '.comparisons | length')" = 1 ] || fail "study.json: expected one comparison"
     [ -d "$(q '.comparisons[0]')" ] || fail "no comparison folder $(q '.comparisons[0]')"
 fi
-figure "2 launches of a 2 x 2-cell study: ${secs} s through nbc-run, both complete, compute_ref before and after each"
+if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
+    study_table "$study"
+    grep -qx "table: $(dirname "$study")/study.csv" <<<"$out" || fail "study.csv is not listed at the end"
+fi
+figure "2 launches of a 2 x 2-cell study: ${secs} s through nbc-run, both complete, compute_ref before and after each; ${table:-no study.csv (no nbc-analyze)}"

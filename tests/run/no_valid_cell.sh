@@ -15,7 +15,7 @@ command -v jq >/dev/null || skip "reads study.json with jq (apt-get install jq)"
 make_scratch
 
 # (a tight calibration tolerance: no ibcast nor iallreduce takes 1 us +- 5 %)
-tiny_options=(--collectives ibcast,iallreduce --set calibration.tolerance=0.05)
+tiny_options=(--collectives "ibcast,iallreduce" --set calibration.tolerance=0.05)
 tiny_study 1us 2
 [ $status -eq 4 ] || fail "nbc-run: status $status, expected 4 (runs without a valid cell); its stderr: $(cat "$SCRATCH/stderr")"
 study=$(sed -n 's/^study: //p' <<<"$out")
@@ -42,4 +42,5 @@ for i in 0 1; do
 done
 grep -q "^nbc-run: 2 run(s) done (2 without a valid cell), 0 failed" <<<"$out" || fail "summary count line: $out"
 [ "$(q '.comparisons | length')" = 1 ] || fail "study.json: $(q '.comparisons | length') comparisons, expected 1 over both runs"
+study_table "$study"
 figure "a study of 2 runs without a valid cell: both analysed and compared, recorded no_valid_cell, exit 4 (${secs} s)"

@@ -57,4 +57,6 @@ done
 [ "$(q '.comparisons | length')" = 1 ] || fail "study.json: $(q '.comparisons | length') comparisons, expected 1"
 # nbc-compare tells the two values apart (their collective_settings differ).
 grep -q "^configuration 2: " <<<"$out" || fail "nbc-compare did not see two configurations: $out"
+study_table "$study"
+grep -q "^study.csv: 8 rows of 2 runs" <<<"$table" || fail "study.csv: expected 8 rows of 2 runs: $table"
 figure "a study over $name (${values[*]}): 2 runs, the library took each value, one comparison of 2 configurations (${secs} s)"

@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034 # out, status, secs, study_args, phase_count are for the caller
+# shellcheck shell=bash disable=SC2034 # out, status, secs, study_args, phase_count, table are for the caller
 # Sourced by the tests of tests/run/ that run a real study (after tests/lib.sh).
 
 # study_needs: a study of 2 ranks here: skips without 2 cores (a
@@ -68,6 +68,15 @@ data_rows() { echo $(($(wc -l <"$1") - 1)); }
 kept_rows() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
              $c["late"] == 0 && $c["kind"] !~ /_null$/ { n++ } END { print n + 0 }' "$1"
+}
+
+# study_table STUDY_JSON: the study's tidy table (study.csv, study_columns.json)
+# checked against study.json, the runs' cells.csv and docs/formats.md
+# (tests/run/check_study_table.py); sets table (what it checked) or fails.
+study_table() {
+    table=$(python3 "$BENCH_NBC_ROOT/tests/run/check_study_table.py" "$(dirname "$1")" \
+        "$BENCH_NBC_ROOT/docs/formats.md" 2>&1) || fail "$table"
+    echo "$table"
 }
 
 # json FILE FILTER: a value of a JSON file, read with jq.

@@ -6,7 +6,9 @@
 # with the run's threads, nbc-run.log, and, when the analysis tools are
 # built, cells.csv and the PNG figures, all listed at the end of the output.
 # compute_ref runs before the sweep (bench_nbc --stop-after calibration, then
-# --resume) and after it.
+# --resume) and after it. The study's archive (nbc-run --archive) unpacks
+# with its SHA256SUMS holding, and nbc-analyze on the unpacked run alone
+# writes the same cells.csv.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
@@ -60,7 +62,26 @@ if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
     grep "^png: " <<<"$out" | while read -r _ png; do
         [ -s "$png" ] || [ -s "$BENCH_NBC_ROOT/$png" ] || fail "listed figure $png does not exist"
     done || exit 1
-    figure "tiny study (2x2 cells, 2 reps): ${secs} s through nbc-run, $pngs PNG figures"
+    # The study's archive: verified by its SHA256SUMS once unpacked, and
+    # enough to analyse the run again (nbc-analyze on the unpacked folder
+    # alone writes the same cells.csv).
+    study_dir=$(dirname "$(sed -n 's/^study: //p' <<<"$out")")
+    tarball=$(./nbc-run --archive "$study_dir" | sed -n 's/^archive: //p')
+    [ "$tarball" = "$study_dir.tar.gz" ] || fail "nbc-run --archive printed '$tarball', expected $study_dir.tar.gz"
+    mkdir "$SCRATCH/unpacked"
+    tar -xzf "$tarball" -C "$SCRATCH/unpacked" || fail "cannot unpack $tarball"
+    top=$SCRATCH/unpacked/$(basename "$study_dir")
+    (cd "$top" && sha256sum --quiet -c SHA256SUMS) || fail "the archive's SHA256SUMS do not hold"
+    files=$(wc -l <"$top/SHA256SUMS")
+    copy=$top/$(basename "$dir")
+    [ -f "$top/$(basename "$study_dir")/study.json" ] || fail "the archive lacks study.json"
+    { [ -f "$copy/raw.csv" ] && [ -f "$copy/cells.csv" ]; } || fail "the archive lacks the run folder $(basename "$dir")"
+    rm -r "$copy/cells.csv" "$copy/plots"
+    mv "$SCRATCH/unpacked" "$SCRATCH/moved" # (nothing refers to where it was unpacked)
+    copy=$SCRATCH/moved/$(basename "$study_dir")/$(basename "$dir")
+    "$TOOLS_DIR/nbc-analyze" --no-plots -q "$copy" || fail "nbc-analyze on the unpacked run: status $?"
+    cmp "$dir/cells.csv" "$copy/cells.csv" || fail "cells.csv of the unpacked run differs from the original"
+    figure "tiny study (2x2 cells, 2 reps): ${secs} s through nbc-run, $pngs PNG figures; archive of $files files, verified, analysed again alike"
 else
     echo "note: $TOOLS_DIR/nbc-analyze is not built: tables and figures not checked"
     figure "tiny study (2x2 cells, 2 reps, no analysis): ${secs} s through nbc-run"
