@@ -645,6 +645,7 @@ int main(int argc, char **argv)
         .roundtrips = cfg.clocksync.roundtrips,
         .drift_gap_s = cfg.clocksync.drift_gap_s,
         .barrier_margin_s = cfg.clocksync.barrier_margin_us * 1e-6,
+        .barrier_sleep_min_s = dep.plan.barrier_sleep_min_s,
     };
     NBC_CHECK_MPI(clocksync_create(&run.sync, MPI_COMM_WORLD, &sopt, NULL));
     double clock_read_ns = clocksync_clock_read_ns(clocksync_get_clock(run.sync));
