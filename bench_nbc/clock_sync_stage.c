@@ -12,6 +12,7 @@ void nbc_clock_sync_stage(nbc_job *job)
         .roundtrips = cfg->clocksync.roundtrips,
         .drift_gap_s = cfg->clocksync.drift_gap_s,
         .barrier_margin_s = cfg->clocksync.barrier_margin_us * 1e-6,
+        .barrier_sleep_min_s = job->dep.plan.barrier_sleep_min_s,
     };
     NBC_CHECK_MPI(clocksync_create(&run->sync, MPI_COMM_WORLD, &sopt, NULL));
     job->clock_read_ns = clocksync_clock_read_ns(clocksync_get_clock(run->sync));

@@ -39,7 +39,13 @@ void nbc_measure_passive(nbc_run *run, const placement *place, const compute_cal
         /* Ranks start each size together, as compute_ref's processes do. */
         NBC_CHECK_MPI(nbc_quiet_barrier(run->comm));
         for (int i = -NBC_PASSIVE_WARMUP_STEPS; i < reps && !failed; i++) {
+            /* The suite's progress thread polls here as in every comp_ref
+             * step: the same threads run on both sides of equation 2. */
+            if (run->progress_thread)
+                progress_thread_activate(run->progress_thread);
             failed = compute_step(run->team, comp[j].matrix_n, &timing) != 0;
+            if (run->progress_thread)
+                progress_thread_deactivate(run->progress_thread);
             if (i >= 0)
                 t[i] = timing.step_s;
         }

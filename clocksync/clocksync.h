@@ -167,6 +167,12 @@ typedef struct clocksync_options {
     int roundtrips;          /* per rank, sweep and calibration; thousands in total */
     double drift_gap_s;      /* min time between the points of a drift estimate */
     double barrier_margin_s; /* initial window-barrier margin */
+    /* The least time the window barrier sleeps before its final spin; 0: none.
+     * Where a busy thread shares the caller's core (an MPI progress thread
+     * that busy-polls) a sleep shorter than that thread's time slice hands it
+     * the core across the deadline: the barrier sleeps longer than a slice so
+     * the caller wakes owed CPU time and takes the core back at once. */
+    double barrier_sleep_min_s;
 } clocksync_options;
 
 void clocksync_options_default(clocksync_options *options);

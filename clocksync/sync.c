@@ -216,6 +216,15 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
                              clocksync_barrier_result *result)
 {
     int64_t margin_ns = (int64_t)(ctx->margin_s * 1e9);
+    /* A margin the barrier sleeps through at least barrier_sleep_min_s of
+     * (clocksync.h): on Linux's EEVDF scheduler a thread that ran more than
+     * its share (the computation, the polling inside MPI calls) and sleeps
+     * for less than the busy thread's slice wakes with negative lag, is not
+     * eligible, and waits that slice out (3-5 ms here) however short a slice
+     * it asks; one that slept longer wakes owed time and preempts at once. */
+    int64_t sleep_min_ns = (int64_t)(ctx->options.barrier_sleep_min_s * 1e9);
+    if (sleep_min_ns > 0 && margin_ns < sleep_min_ns + barrier_spin_ns)
+        margin_ns = sleep_min_ns + barrier_spin_ns;
     int64_t proposal = clocksync_now_global_ns(ctx) + margin_ns, deadline;
     int err = MPI_Allreduce(&proposal, &deadline, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
     if (err != MPI_SUCCESS)

@@ -440,6 +440,13 @@ static void run_case(const plan_case *c)
         deploy_cpu_list(plan.library_cpus, plan.library_cpu_count, cpus, sizeof cpus);
         expect_text(c, "library thread cpus", c->library_cpus, cpus);
         expect_text(c, "wait policy", c->wait_policy, plan.wait_policy);
+        /* Only a library thread busy-polling on the compute cores makes the
+         * window barrier sleep longer than that thread's slice. */
+        bool busy_shared =
+            strcmp(c->progress_thread, "library") == 0 && strcmp(c->wait_policy, "passive") == 0;
+        if (busy_shared != (plan.barrier_sleep_min_s > 0))
+            fail_msg("%s: barrier_sleep_min_s %g, expected %s", c->name, plan.barrier_sleep_min_s,
+                     busy_shared ? "> 0" : "0");
         char mode[32];
         snprintf(mode, sizeof mode, "%s", nbc_progress_mode_name(plan.progress_mode));
         if (plan.progress_mode == NBC_PROGRESS_TEST)
