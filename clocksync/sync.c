@@ -20,7 +20,8 @@ static const double barrier_margin_shrink = 0.95;
  * spins: a rank spinning for the whole margin shares its core with
  * whatever else is runnable there (an MPI progress thread that busy-polls)
  * and the scheduler may hand the core away across the deadline, for a
- * whole time slice (milliseconds); a rank that slept is given the core back
+ * whole time slice (milliseconds); a rank that slept long enough
+ * (barrier_sleep_min_s where such a thread is there) is given the core back
  * when it wakes, and spins for too short a time to lose it. */
 static const int64_t barrier_spin_ns = 60000;
 /* The time slice the barrier asks of the scheduler while it waits (Linux
