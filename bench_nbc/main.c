@@ -149,7 +149,7 @@ static int parse_cli(int argc, char **argv, cli *c, char *err, size_t errlen)
             return 2;
         default:
             snprintf(err, errlen,
-                     "unknown option %s (allowed: --config, --set, --resume, "
+                     "unknown option %s (allowed: --config, --set, --resume, --replay, "
                      "--stop-after, --run-dir-file, --list, --plan, --help)",
                      argv[optind - 1]);
             return 2;
