@@ -1561,7 +1561,7 @@ void nbc_config_print_help(FILE *out)
             describe_allowed(key, NULL, allowed, sizeof allowed);
             fprintf(out, "  %s.%s  (%s%s%s, default %s)\n", key->section, key->name,
                     types[key->type].name, key->unit ? ", unit " : "", key->unit ? key->unit : "",
-                    key->default_text);
+                    key->default_text[0] ? key->default_text : "empty");
             print_wrapped(out, "", key->help);
             print_wrapped(out, "allowed: ", allowed);
         }

@@ -5,6 +5,8 @@
  *   cli.c           the command line, --help, --list, --plan
  *   job_config.c    the configuration read, parsed and validated for the job
  *   plan_stage.c    MPI started, the rank placed, the deployment plan applied
+ *   study.c         the job's (collective, rank count) studies, one after the
+ *                   other on the first N ranks, the others waiting asleep
  *   run_folder.c    the run folder set up: config.ini, the first meta.json
  *   run_guards.c    watchdog, stop signals, faults aimed by the tests
  *   clock_sync_stage.c  the clocks synchronized, at the start and the end
