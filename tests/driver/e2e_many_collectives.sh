@@ -65,7 +65,8 @@ done
 # nbc-compare on the six: r_overhead against the rank count, a line per collective.
 compare=$("$TOOLS_DIR/nbc-compare" "${dirs[@]}" -o "$SCRATCH/compare" 2>&1) || fail "nbc-compare: status $?: $compare"
 scaling=$SCRATCH/compare/overhead_vs_ranks.csv
-[ -f "$scaling" ] && [ -f "$SCRATCH/compare/overhead_vs_ranks.gp" ] || fail "nbc-compare drew no overhead_vs_ranks: $compare"
+[ -f "$scaling" ] || fail "nbc-compare wrote no overhead_vs_ranks.csv: $compare"
+[ -f "$SCRATCH/compare/overhead_vs_ranks.gp" ] || fail "nbc-compare wrote no overhead_vs_ranks.gp: $compare"
 for coll in ${colls//,/ }; do
     [ "$(awk -F, -v c="$coll" '$1 == c { printf "%s ", $2 }' "$scaling")" = "2 4 " ] ||
         fail "overhead_vs_ranks.csv: $coll not at ranks 2 and 4: $(cat "$scaling")"
