@@ -320,6 +320,11 @@ void plot_emit_canvas_title(strbuf *script, const char *title);
 
 /* Escapes text for a double-quoted gnuplot string ("\n" starts a line). */
 void plot_quote(const char *text, char *out, size_t out_size);
+/* nbc-compare's r_overhead against the rank count: one line per collective,
+ * data block `i` of data_file (x ranks, y mean, error bars min and max
+ * over the common cells) titled names[i]. */
+void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
+                           size_t count);
 
 /* Pixel size of a heatmap figure of columns x rows cells; returns the cell
  * side in pixels. */

@@ -874,6 +874,84 @@ static int draw_difference(const compare_config *configs, const common_cell *com
     return status;
 }
 
+/* The folders of one collective at several rank counts (a job's
+ * run.ranks, or runs launched at different sizes): r_overhead against the
+ * rank count, a line per collective, over the cells common to all runs
+ * (overhead_vs_ranks.csv, .dat and .gp). *drawn: whether there was one. */
+static int write_rank_scaling(const compare_run *runs, const compare_config *configs,
+                              size_t config_count, size_t n, const level_estimate *est,
+                              const char *out_dir, bool *drawn, analysis_error *err)
+{
+    *drawn = false;
+    const char **names = calloc(config_count ? config_count : 1, sizeof *names);
+    if (!names)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    size_t lines = 0;
+    strbuf csv = {0}, dat = {0};
+    strbuf_printf(&csv, "collective,ranks,r_overhead_mean,r_overhead_min,r_overhead_max,cells\n");
+    for (size_t c = 0; c < config_count; c++) {
+        const char *coll = runs[configs[c].first_run].meta.collective;
+        bool seen = false, several = false;
+        for (size_t l = 0; l < lines; l++)
+            seen = seen || strcmp(names[l], coll) == 0;
+        for (size_t d = 0; d < config_count; d++)
+            several = several || (strcmp(runs[configs[d].first_run].meta.collective, coll) == 0 &&
+                                  runs[configs[d].first_run].meta.ranks !=
+                                      runs[configs[c].first_run].meta.ranks);
+        if (seen || !several || !coll[0])
+            continue;
+        /* This collective's configurations, by increasing rank count. */
+        strbuf_printf(&dat, "%s# %s\n", lines ? "\n\n" : "", coll);
+        long previous = 0;
+        for (;;) {
+            long next = 0;
+            size_t at = config_count;
+            for (size_t d = 0; d < config_count; d++) {
+                const run_meta *m = &runs[configs[d].first_run].meta;
+                if (strcmp(m->collective, coll) == 0 && m->ranks > previous &&
+                    (next == 0 || m->ranks < next))
+                    next = m->ranks, at = d;
+            }
+            if (at == config_count)
+                break;
+            previous = next;
+            double sum = 0, lo = INFINITY, hi = -INFINITY;
+            size_t cells = 0;
+            for (size_t i = 0; i < n; i++) {
+                double v = estimate_at(est, n, at, 0, i)->estimate; /* metric 0: r_overhead */
+                if (isfinite(v)) {
+                    sum += v, cells++;
+                    lo = fmin(lo, v), hi = fmax(hi, v);
+                }
+            }
+            if (cells == 0)
+                continue;
+            strbuf_printf(&csv, "%s,%ld,%.6g,%.6g,%.6g,%zu\n", coll, next, sum / cells, lo, hi,
+                          cells);
+            strbuf_printf(&dat, "%ld %.6g %.6g %.6g\n", next, sum / cells, lo, hi);
+        }
+        names[lines++] = coll;
+    }
+    int status = ANALYSIS_OK;
+    if (lines > 0) {
+        strbuf body = {0};
+        plot_emit_ranks_lines(&body, "overhead_vs_ranks.dat", names, lines);
+        status = write_text(out_dir, "overhead_vs_ranks.csv", &csv, err);
+        if (status == ANALYSIS_OK)
+            status = write_text(out_dir, "overhead_vs_ranks.dat", &dat, err);
+        if (status == ANALYSIS_OK)
+            status = write_script(out_dir, "overhead_vs_ranks",
+                                  "r_overhead against the rank count, a line per collective", 900,
+                                  520, &body, err);
+        strbuf_free(&body);
+        *drawn = status == ANALYSIS_OK;
+    }
+    strbuf_free(&csv);
+    strbuf_free(&dat);
+    free(names);
+    return status;
+}
+
 static int make_dirs(const char *path, analysis_error *err)
 {
     char partial[4096];
@@ -965,6 +1043,14 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
         status = draw_difference(configs, common, n, est, m, &grid, out_dir, options->palette, note,
                                  values, err);
+    bool by_ranks = false;
+    if (status == ANALYSIS_OK)
+        status = write_rank_scaling(runs, configs, config_count, n, est, out_dir, &by_ranks, err);
+    if (status == ANALYSIS_OK && options->plots && by_ranks) {
+        status = plot_run_gnuplot(out_dir, "overhead_vs_ranks.gp", err);
+        if (status == ANALYSIS_OK && options->report)
+            fprintf(options->report, "figure: %s/overhead_vs_ranks.{png,svg,pdf}\n", out_dir);
+    }
     if (status == ANALYSIS_OK && options->plots) {
         status = plot_run_gnuplot(out_dir, "compare_overhead.gp", err);
         for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++) {

@@ -67,6 +67,28 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                   height_px / 72.0, PLOT_FONT_PT, base_name, body);
 }
 
+void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
+                           size_t count)
+{
+    char file[512];
+    plot_quote(data_file, file, sizeof file);
+    strbuf_printf(script, "    set xlabel \"ranks\"\n"
+                          "    set ylabel \"r_overhead (mean of the cells; bars: min, max)\"\n"
+                          "    set key outside right top\n"
+                          "    set grid\n"
+                          "    set offsets 0.5, 0.5, 0.05, 0.05\n"
+                          "    set xtics 1\n"
+                          "    plot ");
+    for (size_t i = 0; i < count; i++) {
+        char title[256];
+        plot_quote(names[i], title, sizeof title);
+        strbuf_printf(script,
+                      "%s\"%s\" index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 title \"%s\"",
+                      i ? ", \\\n        " : "", file, i, title);
+    }
+    strbuf_printf(script, "\n");
+}
+
 /* ---- Heatmap grid --------------------------------------------------------------- */
 
 static double axis_position(double target_s)

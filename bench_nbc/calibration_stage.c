@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void write_calib_comp(nbc_run *run, const compute_calib_result *r)
 {
@@ -69,7 +70,6 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
             int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, (size_t)max_n,
                                         &comp[j], err, sizeof err);
             nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
-            write_calib_comp(run, &comp[j]);
         }
         if (comp[j].matrix_n > 0)
             start_n = comp[j].matrix_n;
@@ -147,24 +147,47 @@ size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bo
     return unreachable;
 }
 
-void nbc_calibration_stage(nbc_job *job)
+void nbc_computation_stage(nbc_job *job)
 {
     nbc_run *run = &job->run;
     const nbc_config *cfg = &job->cfg;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     /* Calibration decisions use the extrapolated global time; the window
      * barrier corrects itself. */
-    /* A replay's new folder holds the source run's calibrations. */
-    const char *prior_dir = job->cli.replay.cell_text && run->out ? run_output_dir(run->out)
-                                                                  : job->cli.resume_dir;
-    nbc_load_prior(run, prior_dir, &job->prior);
+    /* A replay measures with the source run's sizes. */
+    if (job->cli.replay.cell_text)
+        nbc_load_prior_calibrations(run, job->cli.replay.run_dir_abs, &job->prior);
+    else
+        nbc_load_prior(run, job->cli.resume_dir, &job->prior);
     nbc_resume *prior = &job->prior;
+    job->comp_kept = prior->comp_done;
     /* A stop signal during calibration keeps the sizes found so far. */
-    bool calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
+    job->comp_calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
+    prior->comp_done = cfg->grid.comp_count;
+    /* The studies' communication calibrations extrapolate global time. */
+    if (job->comp_calibrated)
+        NBC_CHECK_MPI(clocksync_prepare_realtime(run->sync));
+    job->comp = malloc(cfg->grid.comp_count * sizeof *job->comp);
+    nbc_exit_if_any_failed(!job->comp, "out of memory", 1);
+    memcpy(job->comp, prior->comp, cfg->grid.comp_count * sizeof *job->comp);
+    job->shared_s += (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+}
+
+void nbc_write_calib_comp_rows(nbc_job *job)
+{
+    for (size_t j = job->next_study > 1 ? 0 : job->comp_kept; j < job->cfg.grid.comp_count; j++)
+        write_calib_comp(&job->run, &job->comp[j]);
+}
+
+void nbc_calibration_stage(nbc_job *job)
+{
+    nbc_run *run = &job->run;
+    const nbc_config *cfg = &job->cfg;
+    int64_t start_ns = clocksync_now_local_ns(run->sync);
+    nbc_resume *prior = &job->prior;
+    bool calibrated = job->comp_calibrated && !nbc_stop_requested(run);
     if (calibrated && !prior->passive_done)
         nbc_measure_passive(run, &job->place, prior->comp, cfg->grid.comp_count, "before");
-    if (calibrated)
-        NBC_CHECK_MPI(clocksync_prepare_realtime(run->sync));
     calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
     if (calibrated) {
         NBC_CHECK_MPI(nbc_measure_barrier_precision(run, 100, &run->barrier_precision_ns));

@@ -1,6 +1,7 @@
-/* The clock sync stage: the clocks of every rank synchronized before
- * anything is measured (the window barrier's global time), and again at the
- * end, so the raw records convert to global time by interpolation. */
+/* The clock sync stage: the clocks of every rank of the job synchronized
+ * once, before anything is measured (the window barrier's global time), and
+ * each study's ranks again at its end, so its raw records convert to global
+ * time by interpolation. */
 #include "bench_nbc/driver.h"
 
 void nbc_clock_sync_stage(nbc_job *job)
@@ -14,15 +15,16 @@ void nbc_clock_sync_stage(nbc_job *job)
         .barrier_margin_s = cfg->clocksync.barrier_margin_us * 1e-6,
         .barrier_sleep_min_s = job->dep.plan.barrier_sleep_min_s,
     };
-    NBC_CHECK_MPI(clocksync_create(&run->sync, MPI_COMM_WORLD, &sopt, NULL));
+    int64_t start_ns = clocksync_monotonic_ns();
+    NBC_CHECK_MPI(clocksync_create(&job->job_sync, MPI_COMM_WORLD, &sopt, NULL));
+    run->sync = job->job_sync;
     job->clock_read_ns = clocksync_clock_read_ns(clocksync_get_clock(run->sync));
     watchdog_context(run->watchdog, "the start of the run");
     watchdog_arm(run->watchdog, 0);
     watchdog_phase(run->watchdog, PHASE_CALIBRATION);
     NBC_CHECK_MPI(clocksync_calibrate(run->sync));
     watchdog_disarm(run->watchdog);
-    run->epoch_global_ns = clocksync_now_global_ns(run->sync);
-    NBC_CHECK_MPI(MPI_Bcast(&run->epoch_global_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+    job->shared_s += (double)(clocksync_monotonic_ns() - start_ns) * 1e-9;
 }
 
 int nbc_clock_sync_end(nbc_job *job)

@@ -662,6 +662,139 @@ static void release_string(const key_desc *key, nbc_config *cfg)
     *field = NULL;
 }
 
+/* The items of a comma-separated list, trimmed, none empty; an empty text
+ * is the empty list. Each item goes to `add`; 0, or -1 with why. */
+static int split_list(const char *text, int (*add)(const char *item, void *state), void *state,
+                      char *why, size_t whylen)
+{
+    char *copy = strdup(text);
+    if (copy == NULL) {
+        snprintf(why, whylen, "cannot be stored: out of memory");
+        return -1;
+    }
+    int status = 0;
+    char *rest = copy;
+    for (char *item = copy; status == 0 && rest && *trim(copy) != '\0'; item = rest) {
+        rest = strchr(item, ',');
+        if (rest)
+            *rest++ = '\0';
+        item = trim(item);
+        if (*item == '\0') {
+            snprintf(why, whylen, "has an empty item");
+            status = -1;
+        } else if ((status = add(item, state)) != 0)
+            snprintf(why, whylen, "has \"%s\" %s", item,
+                     status == -2 ? "twice" : "which is not an integer");
+    }
+    free(copy);
+    return status == 0 ? 0 : -1;
+}
+
+typedef struct {
+    char **names;
+    int *values;
+    size_t count;
+} list_state;
+
+static int add_name(const char *item, void *state)
+{
+    list_state *l = state;
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->names[i], item) == 0)
+            return -2;
+    char **grown = realloc(l->names, (l->count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    l->names = grown;
+    return (l->names[l->count] = strdup(item)) ? (l->count++, 0) : -1;
+}
+
+static int add_int(const char *item, void *state)
+{
+    list_state *l = state;
+    int value;
+    if (!parse_int(item, &value))
+        return -1;
+    for (size_t i = 0; i < l->count; i++)
+        if (l->values[i] == value)
+            return -2;
+    int *grown = realloc(l->values, (l->count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    l->values = grown;
+    l->values[l->count++] = value;
+    return 0;
+}
+
+static void release_name_list(const key_desc *key, nbc_config *cfg)
+{
+    char ***field = FIELD_PTR(cfg, key->offset, char **);
+    size_t *count = FIELD_PTR(cfg, key->offset2, size_t);
+    for (size_t i = 0; *field && i < *count; i++)
+        free((*field)[i]);
+    free(*field);
+    *field = NULL;
+    *count = 0;
+}
+
+static int store_name_list(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                           size_t whylen)
+{
+    list_state l = {0};
+    if (split_list(text, add_name, &l, why, whylen) != 0) {
+        for (size_t i = 0; i < l.count; i++)
+            free(l.names[i]);
+        free(l.names);
+        return -1;
+    }
+    release_name_list(key, cfg);
+    *FIELD_PTR(cfg, key->offset, char **) = l.names;
+    *FIELD_PTR(cfg, key->offset2, size_t) = l.count;
+    return 0;
+}
+
+static json_object *json_name_list(const key_desc *key, const nbc_config *cfg)
+{
+    char *const *names = *(char **const *)((const char *)cfg + key->offset);
+    size_t count = *FIELD_CPTR(cfg, key->offset2, size_t);
+    json_object *array = json_object_new_array();
+    for (size_t i = 0; array && i < count; i++)
+        json_object_array_add(array, json_object_new_string(names[i]));
+    return array;
+}
+
+static void release_int_list(const key_desc *key, nbc_config *cfg)
+{
+    int **field = FIELD_PTR(cfg, key->offset, int *);
+    free(*field);
+    *field = NULL;
+    *FIELD_PTR(cfg, key->offset2, size_t) = 0;
+}
+
+static int store_int_list(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                          size_t whylen)
+{
+    list_state l = {0};
+    if (split_list(text, add_int, &l, why, whylen) != 0) {
+        free(l.values);
+        return -1;
+    }
+    release_int_list(key, cfg);
+    *FIELD_PTR(cfg, key->offset, int *) = l.values;
+    *FIELD_PTR(cfg, key->offset2, size_t) = l.count;
+    return 0;
+}
+
+static json_object *json_int_list(const key_desc *key, const nbc_config *cfg)
+{
+    const int *values = *FIELD_CPTR(cfg, key->offset, int *);
+    size_t count = *FIELD_CPTR(cfg, key->offset2, size_t);
+    json_object *array = json_object_new_array();
+    for (size_t i = 0; array && i < count; i++)
+        json_object_array_add(array, json_object_new_int(values[i]));
+    return array;
+}
+
 static int store_enum(const key_desc *key, const char *text, nbc_config *cfg, char *why,
                       size_t whylen)
 {
@@ -779,6 +912,15 @@ static const type_ops types[TYPE_COUNT] = {
                     .to_json = json_bytes,
                     .allowed = "a whole number of bytes with an optional suffix K, M, G, KiB, "
                                "MiB, GiB (K = KiB = 1024) such as 256MiB,"},
+    [TYPE_NAME_LIST] = {.name = "list of names",
+                        .store = store_name_list,
+                        .to_json = json_name_list,
+                        .release = release_name_list},
+    [TYPE_INT_LIST] = {.name = "list of integers",
+                       .store = store_int_list,
+                       .to_json = json_int_list,
+                       .release = release_int_list,
+                       .allowed = "empty, or distinct integers separated by commas such as 2,4,"},
     [TYPE_PROGRESS] = {.name = "progress mode",
                        .store = store_progress,
                        .to_json = json_progress,
@@ -820,7 +962,7 @@ static void describe_allowed(const key_desc *key, const nbc_config_limits *limit
         join_names(key->choices, key->choice_count, buf, len);
         return;
     }
-    if (key->type == TYPE_NAME) {
+    if (key->type == TYPE_NAME || key->type == TYPE_NAME_LIST) {
         size_t count = 0;
         const char *const *names = limits ? names_of(key, limits, &count) : NULL;
         if (count > 0)
@@ -1158,6 +1300,58 @@ static int check_name(const nbc_config *cfg, size_t index, const nbc_config_limi
     return key_fail(err, errlen, key_where(cfg, index), key, value, problem, allowed);
 }
 
+/* Every name of a TYPE_NAME_LIST key in its list of the limits. */
+static int check_name_list(const nbc_config *cfg, size_t index, const nbc_config_limits *limits,
+                           char *err, size_t errlen)
+{
+    const key_desc *key = &keys[index];
+    size_t count, listed = *FIELD_CPTR(cfg, key->offset2, size_t);
+    const char *const *names = names_of(key, limits, &count);
+    char *const *values = *(char **const *)((const char *)cfg + key->offset);
+    for (size_t v = 0; count > 0 && v < listed; v++) {
+        bool known = false;
+        for (size_t i = 0; i < count && !known; i++)
+            known = strcmp(values[v], names[i]) == 0;
+        if (known)
+            continue;
+        char allowed[MESSAGE_MAX], problem[160];
+        describe_allowed(key, limits, allowed, sizeof allowed);
+        const char *best = closest_name(values[v], names, count);
+        snprintf(problem, sizeof problem, "names '%s', which is not a known collective%s%s%s",
+                 values[v], best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
+        return key_fail(err, errlen, key_where(cfg, index), key, cfg->values->text[index], problem,
+                        allowed);
+    }
+    return 0;
+}
+
+/* Every integer of a TYPE_INT_LIST key within its lower bound and, for rank
+ * counts, at most the job's ranks (when known). */
+static int check_int_list(const nbc_config *cfg, size_t index, const nbc_config_limits *limits,
+                          char *err, size_t errlen)
+{
+    const key_desc *key = &keys[index];
+    size_t listed = *FIELD_CPTR(cfg, key->offset2, size_t);
+    const int *values = *FIELD_CPTR(cfg, key->offset, int *);
+    for (size_t v = 0; v < listed; v++) {
+        bool low = key->lo.on && values[v] < key->lo.value;
+        bool high = limits->ranks > 0 && values[v] > limits->ranks;
+        if (!low && !high)
+            continue;
+        char allowed[MESSAGE_MAX], problem[160];
+        snprintf(problem, sizeof problem, "has %d, %s", values[v],
+                 low ? "too few ranks for a collective" : "more ranks than the job has");
+        snprintf(allowed, sizeof allowed, "rank counts from %g to %s%d, comma-separated",
+                 key->lo.value, limits->ranks > 0 ? "the job's " : "", limits->ranks);
+        if (limits->ranks <= 0)
+            snprintf(allowed, sizeof allowed, "rank counts >= %g, at most the job's size",
+                     key->lo.value);
+        return key_fail(err, errlen, key_where(cfg, index), key, cfg->values->text[index], problem,
+                        allowed);
+    }
+    return 0;
+}
+
 /* An existing writable directory, or one created now under an existing parent. */
 static int check_directory(const nbc_config *cfg, size_t index, char *err, size_t errlen)
 {
@@ -1307,6 +1501,10 @@ int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, 
             return -1;
         if (keys[i].type == TYPE_NAME && check_name(cfg, i, limits, err, errlen) != 0)
             return -1;
+        if (keys[i].type == TYPE_NAME_LIST && check_name_list(cfg, i, limits, err, errlen) != 0)
+            return -1;
+        if (keys[i].type == TYPE_INT_LIST && check_int_list(cfg, i, limits, err, errlen) != 0)
+            return -1;
     }
     for (size_t i = 0; i < ARRAY_SIZE(cross_rules); i++)
         if (cross_rules[i](cfg, limits, err, errlen) != 0)
@@ -1363,7 +1561,7 @@ void nbc_config_print_help(FILE *out)
             describe_allowed(key, NULL, allowed, sizeof allowed);
             fprintf(out, "  %s.%s  (%s%s%s, default %s)\n", key->section, key->name,
                     types[key->type].name, key->unit ? ", unit " : "", key->unit ? key->unit : "",
-                    key->default_text);
+                    key->default_text[0] ? key->default_text : "empty");
             print_wrapped(out, "", key->help);
             print_wrapped(out, "allowed: ", allowed);
         }

@@ -68,6 +68,10 @@ struct nbc_config_values; /* private: each key's text and where it was set */
 struct nbc_config {
     struct {
         char *collective;
+        char **collectives;       /* run.collectives: one job, several collectives; */
+        size_t collectives_count; /* 0: run.collective alone */
+        int *ranks;               /* run.ranks: rank counts, each a sub-communicator of */
+        size_t ranks_count;       /* the first N ranks; 0: the job's size */
         nbc_deployment deployment;
         char *mpi;
         char *results_dir;

@@ -42,6 +42,18 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
      .names_help = "a name from the driver's collectives table (bench_nbc --list)",
      .help = "The nonblocking collective the sweep measures (one per run; the study runner "
              "loops over several)."},
+    {KEY("run", "collectives", TYPE_NAME_LIST, NULL, "", run.collectives),
+     .offset2 = FIELD(run.collectives_count), .names = NAMES_COLLECTIVES,
+     .names_help = "names from the driver's collectives table (bench_nbc --list), comma-separated",
+     .help = "Several collectives measured by one job, e.g. ibcast,iallreduce,ialltoall: one "
+             "clock sync and one computation calibration serve them all, each gets its own "
+             "run folder (with its own communication calibration). Empty = run.collective "
+             "alone."},
+    {KEY("run", "ranks", TYPE_INT_LIST, "ranks", "", run.ranks), .offset2 = FIELD(run.ranks_count),
+     AT_LEAST(2),
+     .help = "Rank counts to measure each collective at, e.g. 2,4: each on a sub-communicator of "
+             "the job's first N ranks (as IMB's -npmin), N at most the job's size; the other "
+             "ranks wait asleep. Empty = the job's size."},
     {KEY("run", "deployment", TYPE_ENUM, NULL, "basic", run.deployment), CHOICES(deployment_names),
      .help = "Where every thread runs (paper section 7; bench_nbc --plan shows it): basic = all "
              "cores compute, library defaults; progress = the same with the library's "

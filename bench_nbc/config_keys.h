@@ -18,6 +18,8 @@ typedef enum {
     TYPE_ENUM,
     TYPE_BYTES,
     TYPE_PROGRESS,
+    TYPE_NAME_LIST, /* names of a list of the limits, comma-separated; empty: none */
+    TYPE_INT_LIST,  /* integers, comma-separated, each within the bounds; empty: none */
     TYPE_COUNT
 } value_type;
 
@@ -48,7 +50,7 @@ typedef struct {
 /* The rows of the table: every key, its type, unit, default, bounds or
  * allowed values and help, in the order --help and config.ini show them.
  * CONFIG_KEY_COUNT is checked against the table where it is defined. */
-enum { CONFIG_KEY_COUNT = 37 };
+enum { CONFIG_KEY_COUNT = 39 };
 extern const key_desc nbc_config_keys[CONFIG_KEY_COUNT];
 
 #endif

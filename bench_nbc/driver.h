@@ -5,6 +5,8 @@
  *   cli.c           the command line, --help, --list, --plan
  *   job_config.c    the configuration read, parsed and validated for the job
  *   plan_stage.c    MPI started, the rank placed, the deployment plan applied
+ *   study.c         the job's (collective, rank count) studies, one after the
+ *                   other on the first N ranks, the others waiting asleep
  *   run_folder.c    the run folder set up: config.ini, the first meta.json
  *   run_guards.c    watchdog, stop signals, faults aimed by the tests
  *   clock_sync_stage.c  the clocks synchronized, at the start and the end
@@ -380,6 +382,18 @@ void nbc_exit_if_any_failed(bool failed, const char *message, int status);
 /* An MPI call failed: names it and aborts the job (the communicator is no
  * longer trustworthy). */
 void nbc_mpi_failed(const char *call, int err);
+/* While a study runs on the first N ranks: `deciding` (its communicator)
+ * decides failures, the ranks outside it wait on `waiting` (a duplicate of
+ * MPI_COMM_WORLD) in nbc_wait_released; MPI_COMM_NULL, MPI_COMM_NULL: the
+ * whole job decides. */
+void nbc_errors_scope(MPI_Comm deciding, MPI_Comm waiting);
+/* Rank 0 of the deciding ranks tells the waiting ones (every rank of the
+ * waiting communicator calls it or waits): the study's status, and whether
+ * it was fatal (then everyone exits with it). */
+void nbc_release_waiting(int status, bool fatal);
+/* A rank outside the study: asleep until released; the study's status (a
+ * fatal one exits here). */
+int nbc_wait_released(MPI_Comm waiting);
 #define NBC_CHECK_MPI(call)                                                                        \
     do {                                                                                           \
         int nbc_err_ = (call);                                                                     \
@@ -575,7 +589,25 @@ typedef struct nbc_job {
     int provided, rank, ranks; /* MPI_Init_thread's level; MPI_COMM_WORLD */
     unsigned seed;             /* of the sweep's orders, in config.ini */
     volatile sig_atomic_t stop_signal;
-    nbc_run run;
+    /* The studies: every (collective, rank count) of run.collectives x
+     * run.ranks (run.collective on every rank when no lists), one after the
+     * other, each on the first N ranks and in its own run folder. */
+    const nbc_collective **colls;
+    size_t coll_count;
+    int *rank_counts;
+    size_t rank_count_count;
+    size_t study_count, next_study;
+    bool in_study;              /* this rank measures the current study */
+    MPI_Comm study_comm;        /* the current study's first N ranks */
+    MPI_Comm waiting;           /* MPI_COMM_WORLD's duplicate the others wait on */
+    clocksync_ctx *job_sync;    /* the job's clock sync, shared by its studies */
+    compute_calib_result *comp; /* the job's computation calibration, shared */
+    size_t comp_kept;           /* of them, kept from the resumed run folder */
+    bool comp_calibrated;       /* false: a stop signal came first */
+    double shared_s;            /* what the clock sync and computation calibration took */
+    char first_dir[4096];       /* rank 0: the first study's run folder */
+    int study_status, status;   /* the current study's exit status; the job's */
+    nbc_run run;                /* the current study's (the job's before the first) */
     meta_info meta;
     watchdog_record fire_record;
     double clock_read_ns;
@@ -608,22 +640,38 @@ struct json_object *nbc_deployment_meta_json(nbc_run *run, const nbc_deployment_
 void nbc_record_threads(nbc_run *run, meta_info *meta, const char *host, const char *key);
 /* run_guards.c: watchdog started, threads_start recorded, signals caught. */
 void nbc_start_guards(nbc_job *job);
-/* clock_sync_stage.c: the start's sync; the end's (an MPI error code). */
+/* clock_sync_stage.c: the job's sync, on every rank, once; a study's end
+ * point (an MPI error code). */
 void nbc_clock_sync_stage(nbc_job *job);
 int nbc_clock_sync_end(nbc_job *job);
-/* calibration_stage.c: sizes (kept ones of a resumed run reused), the
- * passive step before the sweep; job->calibrated false on a stop signal. */
+/* calibration_stage.c: the job's computation sizes, on every rank, once
+ * (kept ones of a resumed run reused); a study's passive step and message
+ * sizes. job->calibrated false on a stop signal. */
+void nbc_computation_stage(nbc_job *job);
 void nbc_calibration_stage(nbc_job *job);
+/* Rank 0: the job's computation sizes into the study's calib_comp.csv
+ * (those a resumed run folder holds are not written again). */
+void nbc_write_calib_comp_rows(nbc_job *job);
+/* study.c: the job's studies from the configuration (exit 2 on every rank
+ * for one the collective refuses); then, collective on every rank, the
+ * next study this rank measures (false: none left). Ranks outside a study
+ * wait asleep in here. */
+void nbc_plan_studies(nbc_job *job);
+bool nbc_next_study(nbc_job *job);
 /* Cells calibration could not reach, said once on rank 0; how many. */
 size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated);
 /* sweep_stage.c */
 void nbc_sweep_stage(nbc_job *job);
-/* finish_stage.c: the exit status; MPI ended. */
+/* finish_stage.c: a study's end (its status in job->study_status); the
+ * job's exit status, MPI ended. */
+void nbc_finish_study(nbc_job *job);
 int nbc_finish_stage(nbc_job *job);
 
 /* prior_run.c: what the run folder already holds (nothing for a new run),
  * on every rank. */
 void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
+/* --replay: RUN_DIR's calibrations only, RUN_DIR unchanged. */
+void nbc_load_prior_calibrations(nbc_run *run, const char *run_dir, nbc_resume *prior);
 
 /* ---- passive_step.c ---- */
 /* t_comp_passive_mpi of every size, written to passive.csv with `phase`

@@ -52,8 +52,8 @@ static void record_end(nbc_job *job)
     job->kept = kept;
 }
 
-/* Everything the job started, stopped and freed; MPI ended. */
-static int end_job(nbc_job *job, int status)
+/* The study's own things freed: its records, folder, clock context. */
+static void end_study(nbc_job *job)
 {
     nbc_run *run = &job->run;
     meta_info *meta = &job->meta;
@@ -63,31 +63,19 @@ static int end_job(nbc_job *job, int status)
     json_object_put(meta->measurement);
     json_object_put(meta->deployment);
     json_object_put(meta->system);
-    nbc_mpit_free(run->mpit);
     json_object_put(meta->thread_record);
-    nbc_threads_free(job->threads_log);
-    nbc_deployment_free(&job->dep);
+    *meta = (meta_info){0};
+    nbc_mpit_free(run->mpit);
+    run->mpit = NULL;
     nbc_sweep_record_free(&job->record);
     nbc_resume_free(&job->prior);
-    if (progress_thread_stop(run->progress_thread) != MPI_SUCCESS)
-        status = 1;
-    if (watchdog_stop(run->watchdog) != 0)
-        status = 1;
     clocksync_free(run->sync);
-    compute_team_destroy(run->team);
+    run->sync = job->job_sync;
     run_output_close(run->out);
-    nbc_config_free(&job->cfg);
-    nbc_replay_free(&job->cli.replay);
-    free(job->cli.sets);
-    /* Rank 0 reaches this last (it writes the files); MPICH 4.0 over TCP
-     * can hang in MPI_Finalize when one rank enters it long after the
-     * others, so they enter it together. */
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Finalize();
-    return status;
+    run->out = NULL;
 }
 
-int nbc_finish_stage(nbc_job *job)
+void nbc_finish_study(nbc_job *job)
 {
     nbc_run *run = &job->run;
     bool stopped = job->stopped;
@@ -119,5 +107,34 @@ int nbc_finish_stage(nbc_job *job)
                 job->unreachable, cells, cells - job->unreachable);
     if (rc != MPI_SUCCESS)
         fprintf(stderr, "bench_nbc: rank %d: the run failed (MPI error %d)\n", run->rank, rc);
-    return end_job(job, status);
+    job->study_status = status;
+    end_study(job);
+}
+
+int nbc_finish_stage(nbc_job *job)
+{
+    nbc_run *run = &job->run;
+    int status = job->status;
+    if (progress_thread_stop(run->progress_thread) != MPI_SUCCESS)
+        status = 1;
+    if (watchdog_stop(run->watchdog) != 0)
+        status = 1;
+    nbc_threads_free(job->threads_log);
+    nbc_deployment_free(&job->dep);
+    clocksync_free(job->job_sync);
+    compute_team_destroy(run->team);
+    nbc_config_free(&job->cfg);
+    nbc_replay_free(&job->cli.replay);
+    free(job->comp);
+    free(job->colls);
+    free(job->rank_counts);
+    free(job->cli.sets);
+    if (job->waiting != MPI_COMM_NULL)
+        MPI_Comm_free(&job->waiting);
+    /* Rank 0 reaches this last (it writes the files); MPICH 4.0 over TCP
+     * can hang in MPI_Finalize when one rank enters it long after the
+     * others, so they enter it together. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
 }

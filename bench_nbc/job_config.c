@@ -88,6 +88,23 @@ bool nbc_validate_config(nbc_job *job)
         .local_ranks = job->place.local_ranks,
     };
     bool bad = nbc_config_validate(&job->cfg, &limits, job->err, sizeof job->err) != 0;
+    /* Each of run.collectives has its buffers checked against the memory,
+     * as run.collective is. */
+    nbc_config *cfg = &job->cfg;
+    char *alone = cfg->run.collectives_count ? strdup(cfg->run.collective) : NULL;
+    bad = bad || (cfg->run.collectives_count && !alone);
+    for (size_t i = 0; !bad && i < cfg->run.collectives_count; i++) {
+        char assignment[128];
+        snprintf(assignment, sizeof assignment, "run.collective=%s", cfg->run.collectives[i]);
+        bad = nbc_config_set(cfg, assignment, job->err, sizeof job->err) != 0 ||
+              nbc_config_validate(cfg, &limits, job->err, sizeof job->err) != 0;
+    }
+    if (alone) {
+        char assignment[128];
+        snprintf(assignment, sizeof assignment, "run.collective=%s", alone);
+        bad = nbc_config_set(cfg, assignment, job->err, sizeof job->err) != 0 || bad;
+        free(alone);
+    }
     /* run.mpi against the library. */
     return bad || nbc_library_check(&job->cfg, job->err, sizeof job->err) != 0;
 }

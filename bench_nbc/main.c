@@ -18,14 +18,19 @@ int main(int argc, char **argv)
     /* command line, and the configuration's deployment plan (--plan) */
     if ((status = nbc_parse_stage(&job, argc, argv)) >= 0)
         return status;
-    /* MPI started, configuration validated, ranks placed, threads bound */
+    /* MPI started, configuration and studies validated, ranks placed */
     if ((status = nbc_plan_stage(&job, &argc, &argv)) >= 0)
         return status;
-    nbc_open_run_folder(&job); /* config.ini, meta.json */
-    nbc_start_guards(&job);    /* watchdog, stop signals */
-    nbc_clock_sync_stage(&job);
-    nbc_calibration_stage(&job); /* sizes, passive step (equation 2) */
-    nbc_sweep_stage(&job);
-    /* end clock sync, raw records in global time, passive step again */
+    nbc_start_guards(&job);      /* watchdog, stop signals */
+    nbc_clock_sync_stage(&job);  /* once for the job: its studies share it */
+    nbc_computation_stage(&job); /* matrix sizes, once for the job, shared */
+    /* Each (collective, rank count) on the job's first N ranks, in its own
+     * run folder; the other ranks wait asleep inside nbc_next_study. */
+    while (nbc_next_study(&job)) {
+        nbc_open_run_folder(&job);   /* config.ini, meta.json, calib_comp.csv */
+        nbc_calibration_stage(&job); /* passive step (equation 2), message sizes */
+        nbc_sweep_stage(&job);
+        nbc_finish_study(&job); /* end clock point, raw records in global time */
+    }
     return nbc_finish_stage(&job);
 }

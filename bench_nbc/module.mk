@@ -10,7 +10,7 @@ bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o me
 # The pipeline's stages (main.c) and what sets them up.
 bench_nbc_objects += $(addprefix $(BUILD)/mpi/bench_nbc/,cli.o job_config.o plan_stage.o \
                        run_folder.o run_guards.o clock_sync_stage.o calibration_stage.o \
-                       passive_step.o prior_run.o sweep_stage.o finish_stage.o coll_config.o)
+                       passive_step.o prior_run.o sweep_stage.o finish_stage.o coll_config.o study.o)
 BENCH_NBC_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) -lpthread
 
 $(BUILD)/mpi/bench_nbc/meta.o: CFLAGS += -DBENCH_NBC_REVISION='"$(BENCH_NBC_REVISION)"'

@@ -3,7 +3,6 @@
  * threads bound where the plan says, the compute team and (when the plan
  * has one) the suite's progress thread started. Bad input exits 2 on every
  * rank here, before anything is measured. */
-#include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
 
 #include <stdio.h>
@@ -105,13 +104,9 @@ static void start_run(nbc_job *job)
     const deploy_plan *deploy = &job->dep.plan;
     char *err = job->err;
     size_t errlen = sizeof job->err;
-    const nbc_collective *coll = nbc_collective_find(cfg->run.collective);
+    const nbc_collective *coll = job->colls[0];
     nbc_exit_if_any_failed(compute_blas_check(err, errlen) != 0, err, 2);
-    nbc_exit_if_any_failed(cfg->run.check && nbc_datacheck_supports(coll, err, errlen) != 0, err,
-                           2);
     coll_options coll_opts = nbc_coll_options(cfg);
-    nbc_exit_if_any_failed(
-        nbc_collective_check_options(coll, &coll_opts, job->ranks, err, errlen) != 0, err, 2);
 
     compute_options copt = {
         .threads = deploy->compute_count,
@@ -157,6 +152,7 @@ int nbc_plan_stage(nbc_job *job, int *argc, char ***argv)
     nbc_load_config(job);
     place_rank(job);
     choose_seed(job);
+    nbc_plan_studies(job);
     start_run(job);
     return -1;
 }

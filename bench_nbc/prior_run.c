@@ -8,10 +8,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void load_prior(nbc_run *run, const char *resume_dir, bool calibrations_only,
+                       nbc_resume *prior);
+
 /* What the run folder already holds: nothing for a new run; for --resume,
  * what rank 0 reads there, broadcast to every rank. Exits 2 on a folder that
  * does not belong to this configuration and library. */
 void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior)
+{
+    load_prior(run, resume_dir, false, prior);
+}
+
+/* --replay: the source run's calibrations only, read without changing it
+ * (nbc_replay_check has matched its ranks and library). */
+void nbc_load_prior_calibrations(nbc_run *run, const char *run_dir, nbc_resume *prior)
+{
+    load_prior(run, run_dir, true, prior);
+}
+
+static void load_prior(nbc_run *run, const char *resume_dir, bool calibrations_only,
+                       nbc_resume *prior)
 {
     const nbc_config *cfg = run->cfg;
     size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
@@ -36,7 +52,9 @@ void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior)
                      resume_dir, ranks, mpi, run->ranks, nbc_compiled_mpi());
             bad = true;
         } else {
-            bad = nbc_resume_load(resume_dir, cfg, run->ranks, prior, err, sizeof err) != 0;
+            bad = (calibrations_only
+                       ? nbc_resume_read_calibrations(resume_dir, cfg, prior, err, sizeof err)
+                       : nbc_resume_load(resume_dir, cfg, run->ranks, prior, err, sizeof err)) != 0;
         }
         json_object_put(meta);
     } else {

@@ -78,6 +78,26 @@ static void record_hosts(nbc_job *job, meta_info *meta)
     free(all_cpus);
 }
 
+/* meta.json's "job": the study's place in its job and whose clock sync and
+ * computation calibration it used (docs/formats.md). */
+static json_object *job_json(const nbc_job *job)
+{
+    bool shared = job->study_count > 1;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "studies", json_object_new_int((int)job->study_count));
+    json_object_object_add(o, "study", json_object_new_int((int)job->next_study));
+    json_object_object_add(o, "job_ranks", json_object_new_int(job->ranks));
+    json_object_object_add(o, "clock_sync", json_object_new_string(shared ? "shared" : "own"));
+    json_object_object_add(o, "computation_calibration",
+                           json_object_new_string(shared ? "shared" : "own"));
+    json_object_object_add(o, "shared_calibration_s", json_object_new_double(job->shared_s));
+    /* The folder whose calib_comp.csv was measured first: this job's first. */
+    json_object_object_add(
+        o, "calibrated_in",
+        json_object_new_string(job->first_dir[0] ? job->first_dir : run_output_dir(job->run.out)));
+    return o;
+}
+
 /* Rank 0: config.ini (a new run), meta.json, the published path. */
 static bool write_first_files(nbc_job *job, const meta_info *meta)
 {
@@ -132,7 +152,26 @@ void nbc_open_run_folder(nbc_job *job)
     nbc_record_system(run, meta); /* provenance.json, MPI_T: before meta.json names them */
     if (job->cli.replay.cell_text)
         nbc_replay_seed(&job->cli.replay, run, meta);
+    if (run->rank == 0) {
+        if (!meta->system)
+            meta->system = json_object_new_object();
+        json_object_object_add(meta->system, "job", job_json(job));
+        if (!job->first_dir[0])
+            snprintf(job->first_dir, sizeof job->first_dir, "%s", run_output_dir(run->out));
+        if (job->study_count > 1)
+            fprintf(stderr,
+                    "bench_nbc: study %zu of %zu: %s on %d of %d ranks; clock sync: shared, "
+                    "computation calibration: shared (%.1f s, %s)\n",
+                    job->next_study, job->study_count, run->coll->name, run->ranks, job->ranks,
+                    job->shared_s, job->first_dir);
+    }
     meta->cells_total = (int)(cfg->grid.comm_count * cfg->grid.comp_count);
     bool bad = run->rank == 0 && write_first_files(job, meta);
     nbc_exit_if_any_failed(bad, job->err, 1);
+    if (run->rank == 0)
+        nbc_write_calib_comp_rows(job);
+    /* Every thread of the rank: the list of the start. */
+    nbc_record_threads(run, meta, job->place.host, "threads_start");
+    if (run->rank == 0)
+        nbc_meta_write(run, meta);
 }

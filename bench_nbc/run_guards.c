@@ -44,12 +44,9 @@ void nbc_start_guards(nbc_job *job)
         watchdog_start(run->rank, job->cfg.watchdog.factor, job->cfg.watchdog.floor_s,
                        nbc_meta_record_watchdog, &job->fire_record, job->err, sizeof job->err);
     nbc_exit_if_any_failed(run->watchdog == NULL, job->err, 1);
-    /* Every thread of the rank runs now: the list of the start. */
+    /* Every thread of the rank runs now (each run folder lists them). */
     nbc_threads_register(job->threads_log, run->team, progress_thread_tid(run->progress_thread),
                          nbc_threads_newest(job->threads_log));
-    nbc_record_threads(run, &job->meta, job->place.host, "threads_start");
-    if (run->rank == 0)
-        nbc_meta_write(run, &job->meta);
     run->fault_hang_cell = fault_cell("hang", run->rank);
     run->fault_late_cell = fault_cell("late", run->rank);
 

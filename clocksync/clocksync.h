@@ -183,6 +183,11 @@ typedef struct clocksync_ctx clocksync_ctx;
  * calibration yet. Returns MPI_SUCCESS or an MPI error code. */
 int clocksync_create(clocksync_ctx **ctx, MPI_Comm comm, const clocksync_options *options,
                      const clocksync_clock *clock);
+/* Collective on `comm`, whose ranks are among parent's with parent's rank 0
+ * as its rank 0 (e.g. the first N ranks): a context on comm starting from a
+ * copy of parent's model, options, clock and barrier margin, so a
+ * sub-communicator shares one synchronization instead of measuring its own. */
+int clocksync_create_sub(clocksync_ctx **ctx, const clocksync_ctx *parent, MPI_Comm comm);
 void clocksync_free(clocksync_ctx *ctx);
 
 /* Collective. Measures every rank's offset to rank 0 now with the options'

@@ -128,6 +128,20 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
     return MPI_SUCCESS;
 }
 
+int clocksync_create_sub(clocksync_ctx **out, const clocksync_ctx *parent, MPI_Comm comm)
+{
+    int err = clocksync_create(out, comm, &parent->options, &parent->clock);
+    if (err != MPI_SUCCESS)
+        return err;
+    (*out)->margin_s = parent->margin_s;
+    for (int i = 0; i < parent->model.n_points; i++)
+        if (clocksync_model_add_point(&(*out)->model, parent->model.points[i]) != 0) {
+            clocksync_free(*out);
+            return MPI_ERR_NO_MEM;
+        }
+    return MPI_SUCCESS;
+}
+
 void clocksync_free(clocksync_ctx *ctx)
 {
     if (!ctx)

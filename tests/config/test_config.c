@@ -378,6 +378,8 @@ static void help_lists_every_key(void **state)
     (void)state;
     static const char *const every_key[] = {
         "run.collective",
+        "run.collectives",
+        "run.ranks",
         "run.deployment",
         "run.mpi",
         "run.results_dir",
@@ -527,7 +529,7 @@ static const bad_input bad_inputs[] = {
     {"unknown key (file)",
      "[run]\nfoo = 1\n",
      {NULL},
-     {"run.foo", "unknown key", "keys of [run]: collective, deployment"}},
+     {"run.foo", "unknown key", "keys of [run]: collective, collectives, ranks, deployment"}},
     {"key in the wrong section",
      "[run]\ntolerance = 0.2\n",
      {NULL},
@@ -729,6 +731,23 @@ static const bad_input bad_inputs[] = {
      "[run\nrepetitions = 3\n",
      {NULL},
      {"inline.conf:1", "\"[run\"", "[section]"}},
+    {"unknown collective in a list",
+     NULL,
+     {"run.collectives=ibcast,iallreduse"},
+     {"run.collectives", "'iallreduse'", "did you mean iallreduce?", "ibcast, ireduce"}},
+    {"empty item in a list of collectives",
+     NULL,
+     {"run.collectives=ibcast,,ialltoall"},
+     {"run.collectives", "empty item", "comma-separated"}},
+    {"collective twice in a list",
+     NULL,
+     {"run.collectives=ibcast,ialltoall,ibcast"},
+     {"run.collectives", "\"ibcast\" twice"}},
+    {"rank count not an integer",
+     NULL,
+     {"run.ranks=2,four"},
+     {"run.ranks", "\"four\" which is not an integer", "integers separated by commas"}},
+    {"rank count of one", NULL, {"run.ranks=1,2"}, {"run.ranks", "has 1, too few ranks", ">= 2"}},
 };
 
 #define BAD_INPUT_COUNT (sizeof bad_inputs / sizeof bad_inputs[0])
@@ -760,6 +779,48 @@ static void bad_input_is_refused(void **state)
     for (size_t i = 0; i < 4 && bad->expected[i]; i++)
         if (strstr(err, bad->expected[i]) == NULL)
             fail_msg("%s: message lacks \"%s\": %s", bad->name, bad->expected[i], err);
+}
+
+/* run.collectives and run.ranks: lists kept in order, in config.ini and
+ * meta.json's config; a rank count above the job's size refused naming it. */
+static void lists_of_collectives_and_rank_counts(void **state)
+{
+    (void)state;
+    nbc_config cfg;
+    char err[ERR_LEN] = "";
+    init_config(&cfg);
+    assert_int_equal(cfg.run.collectives_count, 0);
+    assert_int_equal(cfg.run.ranks_count, 0);
+    set_ok(&cfg, "run.collectives= ialltoall, ibcast ,iallreduce");
+    set_ok(&cfg, "run.ranks=4,2");
+    validate_ok(&cfg);
+    assert_int_equal(cfg.run.collectives_count, 3);
+    assert_string_equal(cfg.run.collectives[0], "ialltoall");
+    assert_string_equal(cfg.run.collectives[1], "ibcast");
+    assert_string_equal(cfg.run.collectives[2], "iallreduce");
+    assert_int_equal(cfg.run.ranks_count, 2);
+    assert_int_equal(cfg.run.ranks[0], 4);
+    assert_int_equal(cfg.run.ranks[1], 2);
+    json_object *json = nbc_config_to_json(&cfg), *run, *list;
+    assert_true(json_object_object_get_ex(json, "run", &run));
+    assert_true(json_object_object_get_ex(run, "ranks", &list));
+    assert_int_equal(json_object_array_length(list), 2);
+    assert_int_equal(json_object_get_int(json_object_array_get_idx(list, 0)), 4);
+    json_object_put(json);
+    /* The job has 3 ranks: 4 is refused, naming the key and the range. */
+    nbc_config_limits three = machine;
+    three.ranks = 3;
+    assert_int_equal(nbc_config_validate(&cfg, &three, err, sizeof err), -1);
+    assert_non_null(strstr(err, "run.ranks"));
+    assert_non_null(strstr(err, "has 4, more ranks than the job has"));
+    assert_non_null(strstr(err, "from 2 to the job's 3"));
+    /* Emptied, they mean run.collective alone on every rank. */
+    set_ok(&cfg, "run.collectives=");
+    set_ok(&cfg, "run.ranks=");
+    assert_int_equal(cfg.run.collectives_count, 0);
+    assert_int_equal(cfg.run.ranks_count, 0);
+    assert_int_equal(nbc_config_validate(&cfg, &three, err, sizeof err), 0);
+    nbc_config_free(&cfg);
 }
 
 static void missing_config_file_is_named(void **state)
@@ -813,6 +874,7 @@ int main(void)
         cmocka_unit_test(results_dir_is_created_under_an_existing_parent),
         cmocka_unit_test(messages_name_the_file_and_line),
         cmocka_unit_test(missing_config_file_is_named),
+        cmocka_unit_test(lists_of_collectives_and_rank_counts),
         cmocka_unit_test(overlong_line_is_refused),
     };
     struct CMUnitTest bad[BAD_INPUT_COUNT];
