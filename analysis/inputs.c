@@ -662,7 +662,8 @@ static int meta_configuration(json_object *root, const char *file_name, run_meta
      * over a library setting runs each value with it in the environment):
      * another value, another configuration. */
     json_object *settings;
-    if (status == ANALYSIS_OK && json_object_object_get_ex(root, "collective_settings", &settings) &&
+    if (status == ANALYSIS_OK &&
+        json_object_object_get_ex(root, "collective_settings", &settings) &&
         json_object_is_type(settings, json_type_object)) {
         json_object_object_foreach(settings, name, value)
         {

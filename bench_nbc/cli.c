@@ -104,9 +104,9 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
         }
     }
     if (c->replay.cell_text) {
-        int status = nbc_replay_cli(&c->replay, argc, argv, &optind,
-                                    c->config_path || c->resume_dir, c->sets, c->set_count, err,
-                                    errlen);
+        int status =
+            nbc_replay_cli(&c->replay, argc, argv, &optind, c->config_path || c->resume_dir,
+                           c->sets, c->set_count, err, errlen);
         if (status != 0)
             return status;
         c->config_path = c->replay.config_path;

@@ -173,8 +173,7 @@ static void compare_environment(json_object *meta, json_object *list)
 
 /* Rank 0: RUN_DIR against this job; 0, or -1 with the reason the replay
  * would be meaningless. */
-static int check_run_dir(nbc_replay *r, const nbc_config *cfg, int ranks, char *err,
-                         size_t errlen)
+static int check_run_dir(nbc_replay *r, const nbc_config *cfg, int ranks, char *err, size_t errlen)
 {
     char path[PATH_MAX + 32];
     if (!realpath(r->run_dir, r->run_dir_abs)) {
@@ -200,7 +199,8 @@ static int check_run_dir(nbc_replay *r, const nbc_config *cfg, int ranks, char *
                  "ranks with %s)",
                  r->run_dir, meta_ranks, mpi ? mpi : "?", ranks, nbc_compiled_mpi());
     } else if ((size_t)r->cell >= cells) {
-        snprintf(err, errlen, "--replay: cell %ld: %s has cells 0 .. %zu (the cell column of "
+        snprintf(err, errlen,
+                 "--replay: cell %ld: %s has cells 0 .. %zu (the cell column of "
                  "cells.csv)",
                  r->cell, r->run_dir, cells - 1);
     } else if (nbc_resume_read_calibrations(r->run_dir_abs, cfg, &calib, err, errlen) != 0) {
@@ -328,8 +328,8 @@ static int build_mpiexec(void *user, const char *section, const char *name, cons
 static void launcher_command(const char *exe, char *command)
 {
     const mpiprofile *profile = nbc_library_profile();
-    snprintf(command, PATH_MAX, "%s", profile->launcher.command ? profile->launcher.command
-                                                                : "mpiexec");
+    snprintf(command, PATH_MAX, "%s",
+             profile->launcher.command ? profile->launcher.command : "mpiexec");
     char path[PATH_MAX + 32];
     const char *slash = strrchr(exe, '/');
     if (!slash)

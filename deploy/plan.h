@@ -99,7 +99,8 @@ typedef struct deploy_plan {
     int compute_cpus[COMPUTE_MAX_CPUS]; /* one OpenMP thread each */
     int compute_count;
     const char *wait_policy; /* OMP_WAIT_POLICY: "passive" where a progress thread shares cores */
-    double barrier_sleep_min_s; /* the window barrier's least sleep: a busy library thread shares the cores */
+    double barrier_sleep_min_s; /* the window barrier's least sleep: a busy library thread shares
+                                   the cores */
     nbc_progress_mode progress_mode;
     int test_chunks; /* progress_mode test: K */
 } deploy_plan;

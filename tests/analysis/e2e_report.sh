@@ -61,7 +61,7 @@ EOF
 }
 
 # ---- a small real run -------------------------------------------------------------------
-out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set run.repetitions=10 \
     --set run.half_width=0 2>&1)
 status=$?

@@ -18,7 +18,7 @@ make_scratch
 deployment=()
 [ "$MPI" = mpich ] && deployment=(--set run.deployment=progress)
 # (a loose calibration: the cell only has to run; the test reads meta.json)
-out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${deployment[@]}" --set run.results_dir="$SCRATCH" \
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" "${deployment[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms --set grid.comp_times=2ms --set run.repetitions=2 \
     --set calibration.tolerance=0.9 2>&1) || fail "bench_nbc failed: $out"
 meta=$(run_folder "$out")/meta.json

@@ -11,7 +11,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
 reps=3
-sweep=("${QUICK[@]}" --set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,4ms,2"
+sweep=("${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,4ms,2"
        --set "grid.comp_times=1ms,4ms,2" --set "run.repetitions=$reps"
        --set run.half_width=1e-9 --set run.max_repetitions=12 --set run.cell_budget_s=0.15s)
 

@@ -91,7 +91,9 @@ EOF
 # the command (which holds the recorded environment).
 out=$(OMP_DISPLAY_ENV=false timeout 300 "$replay/replay.sh" 2>&1) || fail "replay.sh failed: $out"
 again=$(run_folder "$out")
-[ -d "$again" ] && [ "$again" != "$replay" ] || fail "replay.sh made no new folder: $out"
+if [ ! -d "$again" ] || [ "$again" = "$replay" ]; then
+    fail "replay.sh made no new folder: $out"
+fi
 grep -q "warning: --replay: OMP_DISPLAY_ENV=false is set here, not in the recorded run" <<<"$out" ||
     fail "no warning of the environment's difference: $out"
 grep -q OMP_DISPLAY_ENV "$again/replay.sh" && fail "replay.sh took this environment, not the recorded one"

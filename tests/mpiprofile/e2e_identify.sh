@@ -14,7 +14,7 @@ MPI_TIMEOUT_S=120
 # tiny_run [ENV=VALUE...]: one 1 ms cell on 2 ranks into $SCRATCH/results; sets out, status, dir.
 tiny_run() {
     out=$(for e in "$@"; do export "${e?}"; done &&
-        mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH/results" \
+        mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH/results" \
             --set grid.comm_times=1ms --set grid.comp_times=1ms --set run.repetitions=1 2>&1)
     status=$?
     dir=$(run_folder "$out")

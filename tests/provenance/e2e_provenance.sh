@@ -14,7 +14,7 @@ make_scratch
 marker="provenance-test-$$"
 out=$(UCX_TEST_MARKER=$marker OMPI_MCA_bench_nbc_test_marker=$marker \
     MPICH_BENCH_NBC_TEST_MARKER=$marker mpi_launch -n 2 \
-    "$BENCH" -c configs/default.conf "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+    "$BENCH" -c configs/default.conf "${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms --set run.repetitions=1 2>&1) ||
     fail "run failed: $out"
 dir=$(run_folder "$out")
