@@ -24,6 +24,13 @@ export -n MPI
 : "${MPIEXEC:=$(build_field mpi_launcher)}"
 
 skip() { echo "skip: $*"; exit 77; }
+# For runs that test files, identity, plumbing or clock models, not the
+# sweep's timing: a 1 ms cell on this 2-core machine leaves the window
+# barrier later than 1 % of its reference in 16-40 % of attempts (measured),
+# sometimes 20 in a row, so under the default rule a one-cell run may stop
+# `late` and exit 5; these runs allow 20 % and more retries.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+LOOSE_LATENESS=(--set run.late_tolerance=0.2 --set run.max_retries=100)
 fail() { echo "FAILED: $*"; exit 1; }
 figure() { echo "figure: $*"; }
 

@@ -43,7 +43,10 @@ for test in "$@"; do
     *)
         failed=$((failed + 1))
         failed_names+=("$name")
-        echo "FAIL $name (status $status, ${secs} s); its output:"
+        # The reason first: a long output is often read only in part.
+        reason=$(grep -m 1 -E '^FAILED:' "$log" | cut -c 1-400)
+        echo "FAIL $name (status $status, ${secs} s)${reason:+: ${reason#FAILED: }}"
+        echo "    its output:"
         sed 's/^/    | /' "$log"
         ;;
     esac

@@ -53,9 +53,10 @@ fi
 
 # The key reaches a run: a one-cell bench_nbc run records its method.
 make_scratch
-out=$(mpi_launch -n 2 "$BUILD/bench_nbc" -c configs/default.conf --set run.results_dir="$SCRATCH" \
-    --set clocksync.method=hierarchical --set clocksync.roundtrips=200 \
-    --set clocksync.drift_gap_s=0.2s --set calibration.runs_per_point=3 \
+# shellcheck source=tests/driver/lib_driver.sh
+source tests/driver/lib_driver.sh
+out=$(mpi_launch -n 2 "$BENCH" -c configs/default.conf --set run.results_dir="$SCRATCH" \
+    "${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set clocksync.method=hierarchical \
     --set grid.comm_times=1ms,1ms,2 --set grid.comp_times=1ms,1ms,2 --set run.repetitions=1 2>&1) ||
     fail "bench_nbc with clocksync.method=hierarchical failed: $out"
 dir=$(sed -n 's/^bench_nbc: run folder //p' <<<"$out" | head -n 1)

@@ -17,7 +17,7 @@ command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
 [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores"
 make_scratch
 cell=(--set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,2ms,2" --set grid.comp_times=2ms
-      --set run.repetitions=2 --set calibration.tolerance=0.9 --set run.null_share=0)
+      --set run.repetitions=2 --set calibration.tolerance=0.9 --set run.null_share=0 "${LOOSE_LATENESS[@]}")
 
 # ---- a run: threads in meta.json, sched.csv for every attempt ----
 out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1) || fail "bench_nbc failed: $out"

@@ -12,12 +12,6 @@ BENCH=$BUILD/bench_nbc
 # calibration set their own.
 QUICK=(--set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s
        --set calibration.runs_per_point=3 --set calibration.tolerance=0.3)
-# For tests of files, identity and resumption, not of timing: a 1 ms cell on
-# this 2-core machine leaves the window barrier later than 1 % of its
-# reference in 16-40 % of attempts (measured), so with the default rule a
-# cell may stop `late` and the run exit 5; these tests allow 20 %.
-# shellcheck disable=SC2034 # used by the scripts that source this file
-LOOSE_LATENESS=(--set run.late_tolerance=0.2 --set run.max_retries=100)
 
 # run_folder OUTPUT: the run folder bench_nbc announced on stdout.
 run_folder() { sed -n 's/^bench_nbc: run folder //p' <<<"$1" | head -n 1; }

@@ -17,7 +17,7 @@ var=MPIR_CVAR_IBCAST_INTRA_ALGORITHM
 run_with() {
     local out
     out=$(if [ -n "$1" ]; then export "$var=$1"; fi
-        mpi_launch -n 2 "$BENCH" -c configs/default.conf "${QUICK[@]}" \
+        mpi_launch -n 2 "$BENCH" -c configs/default.conf "${QUICK[@]}" "${LOOSE_LATENESS[@]}" \
             --set run.results_dir="$SCRATCH" --set run.collective=ibcast --set grid.comm_times=1ms \
             --set grid.comp_times=1ms --set run.repetitions=1 2>&1) || fail "run with $var=$1 failed: $out"
     RUN_DIR=$(run_folder "$out")
