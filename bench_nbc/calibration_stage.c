@@ -67,8 +67,16 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
                  cfg->grid.comp_times_s[j] * 1e3);
         watchdog_context(run->watchdog, context);
         if (j >= done) {
-            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, (size_t)max_n,
-                                        &comp[j], err, sizeof err);
+            /* More work for a longer target: its n exceeds every shorter
+             * target's, so the references rise with their targets even where
+             * a step's time is bimodal (a core shared with a busy thread). */
+            size_t floor_n = 0;
+            for (size_t i = 0; i < j; i++)
+                if (cfg->grid.comp_times_s[i] < cfg->grid.comp_times_s[j] &&
+                    comp[i].matrix_n > floor_n)
+                    floor_n = comp[i].matrix_n;
+            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, floor_n,
+                                        (size_t)max_n, &comp[j], err, sizeof err);
             nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
         }
         if (comp[j].matrix_n > 0)

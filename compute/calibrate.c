@@ -9,6 +9,9 @@
 
 /* Enough to bracket 1 us to 10 s from n = 64 with room for noise. */
 enum { most_reps = 1000, most_iterations = 1000 };
+/* Medians taken at the smallest allowed n above a floor before it is judged
+ * too long: the median of these. */
+enum { floor_medians = 3 };
 /* Largest growth of n from one candidate to the next (8^3 = 512 x the time):
  * the cubic model is poor at small n, where the fork/join overhead dominates. */
 static const double most_growth = 8.0;
@@ -34,6 +37,7 @@ compute_calib_options compute_calib_defaults(void)
         .max_iterations = 20,
         .max_matrix_n = 0,
         .start_n = 64,
+        .floor_n = 0,
     };
 }
 
@@ -78,9 +82,10 @@ static size_t clamp_n(double n, size_t lowest, size_t highest)
     return (size_t)llround(n);
 }
 
-/* Next n to measure, strictly between the bracketing points when both exist;
- * 0 when no integer is left between them. */
-static size_t next_candidate(point below, point above, double target_s, size_t max_matrix_n)
+/* Next n to measure, strictly between the bracketing points when both exist,
+ * never below lowest_n; 0 when no integer is left between them. */
+static size_t next_candidate(point below, point above, double target_s, size_t lowest_n,
+                             size_t max_matrix_n)
 {
     if (below.matrix_n > 0 && above.matrix_n > 0) {
         if (above.matrix_n - below.matrix_n <= 1)
@@ -102,7 +107,7 @@ static size_t next_candidate(point below, point above, double target_s, size_t m
         double highest = fmin((double)below.matrix_n * most_growth, (double)max_matrix_n);
         return clamp_n(n, below.matrix_n + 1, (size_t)highest);
     }
-    double lowest = fmax((double)above.matrix_n / most_growth, 1.0);
+    double lowest = fmax((double)above.matrix_n / most_growth, (double)lowest_n);
     return clamp_n(n, (size_t)lowest, above.matrix_n - 1);
 }
 
@@ -145,6 +150,22 @@ static int check_options(const compute_calib_options *options, double target_s, 
     return 0;
 }
 
+/* The median of floor_medians medians at `at` (the first one is at.t_s);
+ * each further median counts as an iteration. */
+static int measure_floor_again(const compute_calib_options *options, compute_measure_fn measure,
+                               void *context, point *at, compute_calib_result *result)
+{
+    double medians[floor_medians] = {at->t_s};
+    for (int i = 1; i < floor_medians; i++) {
+        if (compute_measure_median(measure, context, at->matrix_n, options->reps, &medians[i]) != 0)
+            return -1;
+        result->iterations++;
+    }
+    qsort(medians, floor_medians, sizeof *medians, compare_doubles);
+    at->t_s = medians[floor_medians / 2];
+    return 0;
+}
+
 static double relative_error(double t_s, double target_s)
 {
     return fabs(t_s - target_s) / target_s;
@@ -167,8 +188,12 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     if (check_options(options, target_s, error, error_size) != 0)
         return -1;
     point below = {0, 0}, above = {0, 0}, best = {0, 0};
-    size_t matrix_n = clamp_n((double)options->start_n, 1, options->max_matrix_n);
+    /* Above the floor, within memory (a floor at the limit leaves the limit). */
+    size_t lowest_n =
+        options->floor_n < options->max_matrix_n ? options->floor_n + 1 : options->max_matrix_n;
+    size_t matrix_n = clamp_n((double)options->start_n, lowest_n, options->max_matrix_n);
     compute_calib_status status = COMPUTE_CALIB_NOT_CONVERGED;
+    bool floor_measured_again = false;
     while (result->iterations < options->max_iterations) {
         point at = {matrix_n, 0};
         if (compute_measure_median(measure, context, matrix_n, options->reps, &at.t_s) != 0) {
@@ -177,6 +202,19 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
             return -1;
         }
         result->iterations++;
+        if (matrix_n == lowest_n && lowest_n > 1 && !floor_measured_again &&
+            at.t_s > target_s * (1 + options->tolerance)) {
+            /* No smaller n is allowed: one median of a bimodal step must not
+             * decide that this target cannot be reached. */
+            floor_measured_again = true;
+            if (measure_floor_again(options, measure, context, &at, result) != 0) {
+                snprintf(error, error_size, "compute: calibration measurement at n = %zu failed",
+                         matrix_n);
+                return -1;
+            }
+            if (best.matrix_n == matrix_n)
+                best = at;
+        }
         if (best.matrix_n == 0 ||
             relative_error(at.t_s, target_s) < relative_error(best.t_s, target_s))
             best = at;
@@ -193,9 +231,9 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
             }
         } else {
             above = at;
-            if (matrix_n == 1) {
+            if (matrix_n == lowest_n) {
                 best = at;
-                status = COMPUTE_CALIB_TOO_SMALL;
+                status = lowest_n == 1 ? COMPUTE_CALIB_TOO_SMALL : COMPUTE_CALIB_NOT_CONVERGED;
                 break;
             }
         }
@@ -206,7 +244,7 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
             else
                 below = (point){0, 0};
         }
-        matrix_n = next_candidate(below, above, target_s, options->max_matrix_n);
+        matrix_n = next_candidate(below, above, target_s, lowest_n, options->max_matrix_n);
         if (matrix_n == 0)
             break; /* adjacent sizes bracket the target: keep the closer */
     }

@@ -235,10 +235,11 @@ typedef struct compute_calib_options {
     int max_iterations;  /* candidates measured at most */
     size_t max_matrix_n; /* largest n memory allows (compute_team_max_matrix_n) */
     size_t start_n;      /* first candidate (e.g. the n of a smaller target) */
+    size_t floor_n;      /* the answer must be larger: the n of a shorter target (0: none) */
 } compute_calib_options;
 
 /* tolerance 0.10 (the paper's), reps 5, max_iterations 20, start_n 64,
- * max_matrix_n 0 (must be set). */
+ * floor_n 0, max_matrix_n 0 (must be set). */
 compute_calib_options compute_calib_defaults(void);
 
 typedef enum compute_calib_status {
@@ -264,6 +265,11 @@ typedef struct compute_calib_result {
 /* Finds n such that measure(n) ~ target_s: models t ~ c n^3 (refit from each
  * median; log-log interpolation once the target is bracketed; a bracket
  * steeper than n^4 holds a disturbed measurement and loses its older end).
+ * With floor_n, only n > floor_n are candidates, so sizes rise with their
+ * targets; when n = floor_n + 1 already takes too long, it is measured twice
+ * more and the median of the three medians decides (a step whose time is
+ * bimodal, e.g. on a core shared with a busy thread, is not judged on one
+ * median); still too long, the status is NOT_CONVERGED at floor_n + 1.
  * Returns 0
  * whatever the status, -1 (status ERROR) when the measurement failed or the
  * options are invalid, with a message. */

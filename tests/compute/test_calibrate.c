@@ -206,6 +206,86 @@ static void test_iteration_bound(void **state)
     assert_int_equal(result.matrix_n, 512); /* the closer of 64 and 64 * 8 */
 }
 
+/* exact n of the model for a target (its fork/join overhead taken out). */
+static double model_n(const model *m, double target_s)
+{
+    return cbrt((target_s - m->overhead_s) / m->seconds_per_n3);
+}
+
+/* A series of targets, each with the previous n as its floor, converges as
+ * without one, with sizes rising. */
+static void test_floor_series_converges(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    m.noise = 0.05;
+    compute_calib_options options = options_up_to(100000);
+    size_t previous_n = 0;
+    for (size_t i = 0; i < sizeof wide_targets_s / sizeof *wide_targets_s; i++) {
+        options.floor_n = previous_n;
+        options.start_n = previous_n > 0 ? previous_n : options.start_n;
+        compute_calib_result result = calibrate(measure_model, &m, &options, wide_targets_s[i]);
+        if (!result.converged || result.matrix_n <= previous_n)
+            fail_msg("target %g s, floor %zu: %s, n = %zu", wide_targets_s[i], previous_n,
+                     compute_calib_status_name(result.status), result.matrix_n);
+        previous_n = result.matrix_n;
+    }
+}
+
+/* The floor holds even when a smaller n would fit: a target shorter than
+ * the floor's own time ends not converged just above the floor, after the
+ * floor's size was measured three times (one candidate, two more medians). */
+static void test_floor_never_crossed(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    options.floor_n = (size_t)model_n(&m, 4e-3);
+    options.start_n = options.floor_n;
+    compute_calib_result result = calibrate(measure_model, &m, &options, 2e-3);
+    assert_int_equal(result.status, COMPUTE_CALIB_NOT_CONVERGED);
+    assert_false(result.converged);
+    assert_int_equal(result.matrix_n, options.floor_n + 1);
+    assert_int_equal(result.iterations, 3);
+    assert_int_equal(m.calls, 3 * options.reps);
+    assert_true(result.t_s == model_time(&m, options.floor_n + 1));
+}
+
+/* A bimodal step: the first median just above the floor comes out 10 x
+ * slow (the core went to a busy thread for those steps). Measured again, the
+ * median of three medians is the fast one and the search goes on to the
+ * target instead of giving up on it. */
+static void test_floor_measured_again_when_slow(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    m.burst_first = 1;
+    m.burst_calls = options.reps;
+    options.floor_n = (size_t)model_n(&m, 1e-3);
+    options.start_n = options.floor_n;
+    compute_calib_result result = calibrate(measure_model, &m, &options, 2e-3);
+    if (!result.converged)
+        fail_msg("%s, n = %zu, %g s after %d iterations", compute_calib_status_name(result.status),
+                 result.matrix_n, result.t_s, result.iterations);
+    assert_true(result.matrix_n > options.floor_n);
+    assert_true(fabs(result.t_s - 2e-3) <= options.tolerance * 2e-3);
+    assert_int_equal(m.calls, result.iterations * options.reps);
+}
+
+/* A floor at the memory limit leaves only the limit. */
+static void test_floor_at_limit(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100);
+    options.floor_n = 100;
+    compute_calib_result result = calibrate(measure_model, &m, &options, 1.0);
+    assert_int_equal(result.status, COMPUTE_CALIB_TOO_LARGE);
+    assert_int_equal(result.matrix_n, 100);
+    assert_int_equal(result.iterations, 1);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -433,6 +513,10 @@ int main(void)
         cmocka_unit_test(test_target_too_large),
         cmocka_unit_test(test_integer_resolution),
         cmocka_unit_test(test_iteration_bound),
+        cmocka_unit_test(test_floor_series_converges),
+        cmocka_unit_test(test_floor_never_crossed),
+        cmocka_unit_test(test_floor_measured_again_when_slow),
+        cmocka_unit_test(test_floor_at_limit),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test_setup_teardown(test_machine_converges, setup_all_cores, teardown_team),
