@@ -225,5 +225,33 @@ cells=$((9 - $(json "$dir/meta.json" .cells_unreachable)))
 size=$(stat -c %s "$SCRATCH/raw-before.csv")
 cmp -s -n "$size" "$SCRATCH/raw-before.csv" "$dir/raw.csv" ||
     fail "raw.csv of the resumed run does not begin with the $kept cells kept before the signal"
+# 4. Degenerate placements under srun are refused before any measurement,
+# exit 2 through srun, one message, no run folder: both ranks bound to one
+# CPU (as task/affinity does with two node daemons on one machine) and a
+# one-rank job.
+refusals="not tried (the ranks start with mpiexec here; tests/driver/e2e_placement.sh covers it)"
+if [ $launcher = srun ]; then
+    # srun_refused WHAT PATTERN SRUN_OPTIONS... -- COMMAND...
+    srun_refused() {
+        local what=$1 pattern=$2 status=0 opts=() out
+        shift 2
+        while [ "$1" != -- ]; do
+            opts+=("$1")
+            shift
+        done
+        shift
+        out=$(timeout 60 srun --mpi="$plugin" --cpus-per-task=1 --time=1 "${opts[@]}" "$@" \
+            -c configs/default.conf --set run.results_dir="$SCRATCH/refused" 2>&1) || status=$?
+        [ $status -eq 2 ] || fail "srun, $what: status $status, expected 2: $out"
+        grep -q "$pattern" <<<"$out" || fail "srun, $what: no message '$pattern': $out"
+        [ ! -e "$SCRATCH/refused" ] || fail "srun, $what: a run folder was made: $out"
+        echo "srun, $what refused: $(grep -m1 "$pattern" <<<"$out")"
+    }
+    srun_refused "both ranks on CPU 0" "ranks 0 and 1 of host .* both compute on CPU 0" \
+        --nodes=2 --ntasks=2 -- taskset -c 0 "$BUILD/bench_nbc"
+    srun_refused "one rank" "one-rank job" --nodes=1 --ntasks=1 -- "$BUILD/bench_nbc"
+    refusals="both ranks on CPU 0 and a one-rank job refused with exit 2"
+fi
+
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-figure "real Slurm (2 slurmd x 1 core, ranks by $launcher${plugin:+ --mpi=$plugin}): array of 2 complete in ${array_s} s with $pngs PNGs; SIGTERM after $kept of 9 cells ($meta), $how: $cells of $cells reachable, kept cells unchanged; ${secs} s in all"
+figure "real Slurm (2 slurmd x 1 core, ranks by $launcher${plugin:+ --mpi=$plugin}): array of 2 complete in ${array_s} s with $pngs PNGs; SIGTERM after $kept of 9 cells ($meta), $how: $cells of $cells reachable, kept cells unchanged; $refusals; ${secs} s in all"
