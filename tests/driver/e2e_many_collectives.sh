@@ -7,6 +7,10 @@
 # every folder is the job's: the same offset and latency on every rank) and
 # ONE computation calibration (its log lines once; every calib_comp.csv the
 # same sizes), as meta.json's "job" and the log say.
+# Four ranks on two cores leave the window barrier late by a time slice or
+# more (a 2 ms ialltoall cell: 101 attempts in a row later than 300 us), so
+# the cells are 4 and 8 ms with lateness up to half the shorter reference
+# accepted: this test is about files.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -18,8 +22,8 @@ start=$EPOCHREALTIME
 set +e
 out=$(mpi_launch -n 4 "$BENCH" -c configs/default.conf --set run.results_dir="$SCRATCH" "${QUICK[@]}" \
     --set run.collectives=$colls --set run.ranks=2,4 --set compute.kernel=sleep \
-    --set grid.comm_times="1ms 2ms" --set grid.comp_times="1ms 2ms" --set run.repetitions=2 \
-    --set run.half_width=0 --set run.late_tolerance=0.2 --set run.max_retries=100 \
+    --set grid.comm_times="4ms 8ms" --set grid.comp_times="4ms 8ms" --set run.repetitions=2 \
+    --set run.half_width=0 --set run.late_tolerance=0.5 --set run.max_retries=100 \
     --set calibration.max_bytes=64MiB 2>&1)
 status=$?
 set -e
@@ -89,5 +93,5 @@ done
     "$(jq -c '.clocksync.ranks | map([.offset_us, .latency_us])' "${dirs[5]}/meta.json")" ] ||
     fail "the 4-rank folders have different first clock points"
 figure "one job, 3 collectives x ranks 2,4: 6 run folders in ${wall} s from 1 clock sync and" \
-    "1 computation calibration ($comp_targets sizes, shared $(jq -r '.job.shared_calibration_s' "$first/meta.json") s)," \
+    "1 computation calibration ($comp_targets sizes, shared $(jq -r '.job.shared_calibration_s * 1000 | round / 1000' "$first/meta.json") s)," \
     "each analysed"
