@@ -126,7 +126,8 @@ static int measure_comp(void *context, size_t matrix_n, double *t_s)
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
-int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n, size_t floor_n, size_t max_n,
+int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n,
+                       const compute_calib_result *floor, size_t max_n,
                        compute_calib_result *result, char *err, size_t errlen)
 {
     compute_calib_options options = compute_calib_defaults();
@@ -135,7 +136,10 @@ int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n, size_t flo
     options.max_iterations = run->cfg->calibration.max_iterations;
     options.max_matrix_n = max_n;
     options.start_n = start_n;
-    options.floor_n = floor_n;
+    if (floor) {
+        options.floor_n = floor->matrix_n;
+        options.floor_t_s = floor->t_s;
+    }
     comp_measure_context context = {.run = run, .target_s = target_s, .error = MPI_SUCCESS};
     if (compute_calibrate(&options, target_s, measure_comp, &context, result, err, errlen) != 0)
         return context.error != MPI_SUCCESS ? context.error : MPI_ERR_OTHER;

@@ -70,12 +70,12 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
             /* More work for a longer target: its n exceeds every shorter
              * target's, so the references rise with their targets even where
              * a step's time is bimodal (a core shared with a busy thread). */
-            size_t floor_n = 0;
+            const compute_calib_result *floor = NULL;
             for (size_t i = 0; i < j; i++)
                 if (cfg->grid.comp_times_s[i] < cfg->grid.comp_times_s[j] &&
-                    comp[i].matrix_n > floor_n)
-                    floor_n = comp[i].matrix_n;
-            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, floor_n,
+                    (floor == NULL || comp[i].matrix_n > floor->matrix_n))
+                    floor = &comp[i];
+            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, floor,
                                         (size_t)max_n, &comp[j], err, sizeof err);
             nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
         }

@@ -221,9 +221,10 @@ typedef struct nbc_comm_calibration {
 
 int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
                        nbc_comm_calibration *result);
-/* floor_n: the largest n of a shorter target, which the answer must exceed
- * (0: none). */
-int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n, size_t floor_n, size_t max_n,
+/* floor: the calibration of the shorter target with the largest n, which
+ * the answer must exceed (NULL: none). */
+int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n,
+                       const compute_calib_result *floor, size_t max_n,
                        compute_calib_result *result, char *err, size_t errlen);
 
 /* ---- sweep.c ---- */

@@ -9,9 +9,9 @@
 
 /* Enough to bracket 1 us to 10 s from n = 64 with room for noise. */
 enum { most_reps = 1000, most_iterations = 1000 };
-/* Medians taken at the smallest allowed n above a floor before it is judged
- * too long: the median of these. */
-enum { floor_medians = 3 };
+/* Medians taken of a candidate whose first median is implausible (see
+ * implausible): the median of these counts. */
+enum { implausible_medians = 3 };
 /* Largest growth of n from one candidate to the next (8^3 = 512 x the time):
  * the cubic model is poor at small n, where the fork/join overhead dominates. */
 static const double most_growth = 8.0;
@@ -38,6 +38,7 @@ compute_calib_options compute_calib_defaults(void)
         .max_matrix_n = 0,
         .start_n = 64,
         .floor_n = 0,
+        .floor_t_s = 0,
     };
 }
 
@@ -150,19 +151,32 @@ static int check_options(const compute_calib_options *options, double target_s, 
     return 0;
 }
 
-/* The median of floor_medians medians at `at` (the first one is at.t_s);
- * each further median counts as an iteration. */
-static int measure_floor_again(const compute_calib_options *options, compute_measure_fn measure,
-                               void *context, point *at, compute_calib_result *result)
+/* A first median not to be trusted alone: the smallest n allowed already
+ * too long (no smaller n can be tried instead), or a time that grew faster
+ * than a GEMM's from the floor's measured time (one slow median of a step
+ * that is bimodal on a core shared with a busy thread, or disturbed). */
+static bool implausible(const compute_calib_options *options, point at, size_t lowest_n,
+                        double target_s)
 {
-    double medians[floor_medians] = {at->t_s};
-    for (int i = 1; i < floor_medians; i++) {
+    if (at.matrix_n == lowest_n && lowest_n > 1 && at.t_s > target_s * (1 + options->tolerance))
+        return true;
+    return options->floor_n > 0 && options->floor_t_s > 0 && at.matrix_n > options->floor_n &&
+           steeper_than_gemm((point){options->floor_n, options->floor_t_s}, at);
+}
+
+/* The median of implausible_medians medians at `at` (the first one is
+ * at.t_s); each further median counts as an iteration. */
+static int measure_again(const compute_calib_options *options, compute_measure_fn measure,
+                         void *context, point *at, compute_calib_result *result)
+{
+    double medians[implausible_medians] = {at->t_s};
+    for (int i = 1; i < implausible_medians; i++) {
         if (compute_measure_median(measure, context, at->matrix_n, options->reps, &medians[i]) != 0)
             return -1;
         result->iterations++;
     }
-    qsort(medians, floor_medians, sizeof *medians, compare_doubles);
-    at->t_s = medians[floor_medians / 2];
+    qsort(medians, implausible_medians, sizeof *medians, compare_doubles);
+    at->t_s = medians[implausible_medians / 2];
     return 0;
 }
 
@@ -192,8 +206,14 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     size_t lowest_n =
         options->floor_n < options->max_matrix_n ? options->floor_n + 1 : options->max_matrix_n;
     size_t matrix_n = clamp_n((double)options->start_n, lowest_n, options->max_matrix_n);
+    if (options->floor_n > 0 && options->floor_t_s > 0 && options->floor_t_s < target_s &&
+        options->floor_n < options->max_matrix_n) {
+        /* The shorter target's measured size bounds this one from below. */
+        below = (point){options->floor_n, options->floor_t_s};
+        matrix_n = next_candidate(below, above, target_s, lowest_n, options->max_matrix_n);
+    }
     compute_calib_status status = COMPUTE_CALIB_NOT_CONVERGED;
-    bool floor_measured_again = false;
+    size_t measured_again_n = 0; /* each candidate at most once */
     while (result->iterations < options->max_iterations) {
         point at = {matrix_n, 0};
         if (compute_measure_median(measure, context, matrix_n, options->reps, &at.t_s) != 0) {
@@ -202,12 +222,9 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
             return -1;
         }
         result->iterations++;
-        if (matrix_n == lowest_n && lowest_n > 1 && !floor_measured_again &&
-            at.t_s > target_s * (1 + options->tolerance)) {
-            /* No smaller n is allowed: one median of a bimodal step must not
-             * decide that this target cannot be reached. */
-            floor_measured_again = true;
-            if (measure_floor_again(options, measure, context, &at, result) != 0) {
+        if (matrix_n != measured_again_n && implausible(options, at, lowest_n, target_s)) {
+            measured_again_n = matrix_n;
+            if (measure_again(options, measure, context, &at, result) != 0) {
                 snprintf(error, error_size, "compute: calibration measurement at n = %zu failed",
                          matrix_n);
                 return -1;

@@ -236,10 +236,11 @@ typedef struct compute_calib_options {
     size_t max_matrix_n; /* largest n memory allows (compute_team_max_matrix_n) */
     size_t start_n;      /* first candidate (e.g. the n of a smaller target) */
     size_t floor_n;      /* the answer must be larger: the n of a shorter target (0: none) */
+    double floor_t_s;    /* floor_n's measured time (0: unknown) */
 } compute_calib_options;
 
 /* tolerance 0.10 (the paper's), reps 5, max_iterations 20, start_n 64,
- * floor_n 0, max_matrix_n 0 (must be set). */
+ * floor_n 0, floor_t_s 0, max_matrix_n 0 (must be set). */
 compute_calib_options compute_calib_defaults(void);
 
 typedef enum compute_calib_status {
@@ -266,10 +267,12 @@ typedef struct compute_calib_result {
  * median; log-log interpolation once the target is bracketed; a bracket
  * steeper than n^4 holds a disturbed measurement and loses its older end).
  * With floor_n, only n > floor_n are candidates, so sizes rise with their
- * targets; when n = floor_n + 1 already takes too long, it is measured twice
- * more and the median of the three medians decides (a step whose time is
- * bimodal, e.g. on a core shared with a busy thread, is not judged on one
- * median); still too long, the status is NOT_CONVERGED at floor_n + 1.
+ * targets; with floor_t_s as well, the floor is the first lower bound of
+ * the search. A candidate whose median is implausible (n = floor_n + 1
+ * already too long, or a time grown faster than n^4 from the floor's) is
+ * measured twice more and the median of the three medians decides: a step
+ * whose time is bimodal (a core shared with a busy thread) is not judged on
+ * one median. Still too long at floor_n + 1: NOT_CONVERGED there.
  * Returns 0
  * whatever the status, -1 (status ERROR) when the measurement failed or the
  * options are invalid, with a message. */

@@ -21,11 +21,14 @@ typedef struct model {
     double seconds_per_n3;
     double noise;      /* relative amplitude, 0: none */
     int outlier_every; /* 0: none */
-    int burst_first;   /* calls burst_first.. burst_first + burst_calls - 1 are 10 x slower */
+    int burst_first;   /* calls burst_first.. burst_first + burst_calls - 1 are slower */
     int burst_calls;
-    size_t fail_at_n; /* measurement fails at this n; 0: never */
+    double burst_factor; /* how much slower; 0: 10 x */
+    size_t fail_at_n;    /* measurement fails at this n; 0: never */
     uint64_t seed;
     int calls;
+    size_t last_n;   /* the n of the latest call */
+    int distinct_ns; /* calls at another n than the call before */
 } model;
 
 static double model_time(const model *m, size_t n)
@@ -38,6 +41,8 @@ static int measure_model(void *context, size_t matrix_n, double *t_s)
 {
     model *m = context;
     m->calls++;
+    m->distinct_ns += matrix_n != m->last_n;
+    m->last_n = matrix_n;
     if (m->fail_at_n != 0 && matrix_n == m->fail_at_n)
         return -1;
     m->seed = m->seed * 6364136223846793005u + 1442695040888963407u;
@@ -46,7 +51,7 @@ static int measure_model(void *context, size_t matrix_n, double *t_s)
     if (m->outlier_every > 0 && m->calls % m->outlier_every == 0)
         *t_s *= 10;
     if (m->calls >= m->burst_first && m->calls < m->burst_first + m->burst_calls)
-        *t_s *= 10;
+        *t_s *= m->burst_factor > 0 ? m->burst_factor : 10;
     return 0;
 }
 
@@ -271,6 +276,44 @@ static void test_floor_measured_again_when_slow(void **state)
     assert_true(result.matrix_n > options.floor_n);
     assert_true(fabs(result.t_s - 2e-3) <= options.tolerance * 2e-3);
     assert_int_equal(m.calls, result.iterations * options.reps);
+}
+
+/* With the floor's measured time the search starts bracketed from below:
+ * on an exact model, one candidate from the cubic extrapolation. */
+static void test_floor_point_starts_search(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    options.floor_n = (size_t)model_n(&m, 16e-3);
+    options.floor_t_s = model_time(&m, options.floor_n);
+    compute_calib_result result = calibrate(measure_model, &m, &options, 32e-3);
+    assert_true(result.converged);
+    assert_true(result.matrix_n > options.floor_n);
+    assert_int_equal(result.iterations, 1);
+}
+
+/* A median twice as slow as the step (the core went to a busy thread)
+ * grows faster than n^4 from the floor's time: the same n is measured
+ * twice more instead of steering the search away from the answer. */
+static void test_implausible_median_measured_again(void **state)
+{
+    (void)state;
+    model m = machine_like();
+    compute_calib_options options = options_up_to(100000);
+    options.floor_n = (size_t)model_n(&m, 16e-3);
+    options.floor_t_s = model_time(&m, options.floor_n);
+    m.burst_first = 1;
+    m.burst_calls = options.reps;
+    m.burst_factor = 2;
+    compute_calib_result result = calibrate(measure_model, &m, &options, 32e-3);
+    if (!result.converged)
+        fail_msg("%s, n = %zu, %g s after %d iterations", compute_calib_status_name(result.status),
+                 result.matrix_n, result.t_s, result.iterations);
+    assert_int_equal(m.distinct_ns, 1);
+    assert_int_equal(result.iterations, 3);
+    assert_true(fabs((double)result.matrix_n - model_n(&m, 32e-3)) <=
+                options.tolerance * model_n(&m, 32e-3) + 1);
 }
 
 /* A floor at the memory limit leaves only the limit. */
@@ -517,6 +560,8 @@ int main(void)
         cmocka_unit_test(test_floor_never_crossed),
         cmocka_unit_test(test_floor_measured_again_when_slow),
         cmocka_unit_test(test_floor_at_limit),
+        cmocka_unit_test(test_floor_point_starts_search),
+        cmocka_unit_test(test_implausible_median_measured_again),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test_setup_teardown(test_machine_converges, setup_all_cores, teardown_team),
