@@ -244,7 +244,7 @@ if [ $launcher = srun ]; then
             -c configs/default.conf --set run.results_dir="$SCRATCH/refused" 2>&1) || status=$?
         [ $status -eq 2 ] || fail "srun, $what: status $status, expected 2: $out"
         grep -q "$pattern" <<<"$out" || fail "srun, $what: no message '$pattern': $out"
-        [ ! -e "$SCRATCH/refused" ] || fail "srun, $what: a run folder was made: $out"
+        [ -z "$(ls -A "$SCRATCH/refused" 2>/dev/null)" ] || fail "srun, $what: a run folder was made: $out"
         echo "srun, $what refused: $(grep -m1 "$pattern" <<<"$out")"
     }
     srun_refused "both ranks on CPU 0" "ranks 0 and 1 of host .* both compute on CPU 0" \
