@@ -142,6 +142,14 @@ typedef struct passive_row {
     long reps;
     long step; /* 0 .. reps-1 */
     double t_comp_s;
+    /* The scheduler's counters over the step (ns), NAN when the file has
+     * no such column (an older bench_nbc) or the rank could not read them
+     * (-1 there): the computing threads' CPU time and run-queue delay, the
+     * progress and library threads' CPU time. */
+    double window_ns;
+    double compute_cpu_ns;
+    double compute_run_delay_ns;
+    double progress_cpu_ns;
 } passive_row;
 
 typedef struct compute_ref_row {
@@ -551,6 +559,12 @@ typedef struct impact_row {
     long ranks;                            /* the host's ranks in passive.csv */
     long procs;                            /* compute_ref's processes on the host */
     unsigned warnings;
+    /* Why, from passive.csv's counters over the passive steps of the phases
+     * used (NAN when a step lacks them): the computing threads' run-queue
+     * delay / (their CPU time + delay), and the progress and library
+     * threads' CPU time / (the computing threads' CPU time + delay). */
+    double passive_delay_share;
+    double passive_progress_cpu_share;
 } impact_row;
 
 typedef struct impact_table {

@@ -47,6 +47,8 @@ typedef struct step_row {
     long step;
     double t_s;
     long threads, warmup_steps, reps, procs;
+    /* passive.csv's counters (ns; NAN when absent), none for compute_ref */
+    double compute_cpu_ns, compute_run_delay_ns, progress_cpu_ns;
 } step_row;
 
 enum program { PROGRAM_PASSIVE, PROGRAM_REF, PROGRAM_COUNT };
@@ -274,6 +276,32 @@ static unsigned unlike_steps(const side *mpi, const side *ref, bool by_host)
     return warnings;
 }
 
+/* Why the passive steps took what they took (README.md, "MPI impact"):
+ * over every step of every rank of the phases used, the computing threads'
+ * run-queue delay / (their CPU time + delay), and the progress and library
+ * threads' CPU time / the same; NAN when a step lacks the counters. */
+static void passive_shares(group_sides *g, unsigned phases, impact_row *row)
+{
+    double cpu = 0, delay = 0, progress = 0;
+    bool complete = true;
+    for (int p = 0; p < PHASE_COUNT; p++) {
+        if (!(phases & (1u << p)))
+            continue;
+        const side *s = &g->sides[PROGRAM_PASSIVE][p];
+        for (size_t i = 0; i < s->first[s->members]; i++) {
+            const step_row *r = &s->rows[i];
+            complete = complete && !isnan(r->compute_cpu_ns) && !isnan(r->compute_run_delay_ns) &&
+                       !isnan(r->progress_cpu_ns);
+            cpu += r->compute_cpu_ns;
+            delay += r->compute_run_delay_ns;
+            progress += r->progress_cpu_ns;
+        }
+    }
+    bool defined = complete && cpu + delay > 0;
+    row->passive_delay_share = defined ? delay / (cpu + delay) : NAN;
+    row->passive_progress_cpu_share = defined ? progress / (cpu + delay) : NAN;
+}
+
 /* One row from the rows of one group in each program (sorted by phase);
  * false (row untouched) when no phase is in both. */
 static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT],
@@ -298,7 +326,9 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
     }
     *row = (impact_row){.matrix_n = rows[PROGRAM_PASSIVE][0].matrix_n,
                         .comp_target_s = rows[PROGRAM_PASSIVE][0].comp_target_s,
-                        .r_mpi_impact_ci = {NAN, NAN}};
+                        .r_mpi_impact_ci = {NAN, NAN},
+                        .passive_delay_share = NAN,
+                        .passive_progress_cpu_share = NAN};
     snprintf(row->host, sizeof row->host, "%s", by_host ? rows[PROGRAM_PASSIVE][0].host : "all");
     size_t steps[IMPACT_QUANTITIES] = {0};
     for (int p = 0; p < PHASE_COUNT; p++) {
@@ -343,6 +373,7 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
             }
         row->t_comp_passive_mpi_s = passive_sum / used;
         row->t_comp_ref_s = ref_sum / used;
+        passive_shares(&g, row->phases, row);
         status = impact_intervals(&g, row, rules, steps, err);
     }
     for (int prog = 0; prog < PROGRAM_COUNT; prog++)
@@ -388,15 +419,27 @@ static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
     }
     for (size_t i = 0; i < n[PROGRAM_PASSIVE]; i++) {
         const passive_row *r = &in->passive[i];
-        rows[PROGRAM_PASSIVE][i] = (step_row){
-            r->host,     r->rank,    r->matrix_n,     r->comp_target_s, r->phase, r->step,
-            r->t_comp_s, r->threads, r->warmup_steps, r->reps,          0};
+        rows[PROGRAM_PASSIVE][i] = (step_row){r->host,
+                                              r->rank,
+                                              r->matrix_n,
+                                              r->comp_target_s,
+                                              r->phase,
+                                              r->step,
+                                              r->t_comp_s,
+                                              r->threads,
+                                              r->warmup_steps,
+                                              r->reps,
+                                              0,
+                                              r->compute_cpu_ns,
+                                              r->compute_run_delay_ns,
+                                              r->progress_cpu_ns};
     }
     for (size_t i = 0; i < n[PROGRAM_REF]; i++) {
         const compute_ref_row *r = &in->compute_ref[i];
-        rows[PROGRAM_REF][i] = (step_row){r->host,         r->proc, r->matrix_n, r->comp_target_s,
-                                          r->phase,        r->step, r->t_comp_s, r->threads,
-                                          r->warmup_steps, r->reps, r->procs};
+        rows[PROGRAM_REF][i] = (step_row){
+            r->host,     r->proc,    r->matrix_n,     r->comp_target_s, r->phase, r->step,
+            r->t_comp_s, r->threads, r->warmup_steps, r->reps,          r->procs, NAN,
+            NAN,         NAN};
     }
     return ANALYSIS_OK;
 }

@@ -431,7 +431,9 @@ const char *analysis_phase_name(enum run_phase phase)
 
 /* Columns the older passive.csv and compute_ref.csv lacked: first one row
  * per rank or host without a phase, then one row per rank or process
- * holding its median, without the steps. */
+ * holding its median, without the steps. (passive.csv's scheduler counters,
+ * window_ns to progress_cpu_ns, came later still; a file without them is
+ * read, its counters NAN: optional_ns.) */
 static const schema_column passive_new_columns[] = {COL_PASSIVE_PHASE, COL_PASSIVE_WARMUP_STEPS,
                                                     COL_PASSIVE_STEP};
 static const schema_column compute_ref_new_columns[] = {
@@ -454,6 +456,21 @@ static const schema_column passive_columns[] = {
     COL_PASSIVE_COMP_TARGET, COL_PASSIVE_PHASE, COL_PASSIVE_WARMUP_STEPS, COL_PASSIVE_REPS,
     COL_PASSIVE_STEP,        COL_PASSIVE_T_COMP};
 
+/* A counter of the scheduler (ns) in a column an older passive.csv lacks:
+ * NAN when the column is absent or the rank wrote -1 (not read). */
+static int optional_ns(const csv_record *record, schema_column column, double *out,
+                       analysis_error *err)
+{
+    *out = NAN;
+    if (csv_field_position(record, column) == SIZE_MAX)
+        return ANALYSIS_OK;
+    long long value;
+    int status = csv_long(record, column, -1, LLONG_MAX, &value, err);
+    if (status == ANALYSIS_OK && value >= 0)
+        *out = (double)value;
+    return status;
+}
+
 static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
 {
     passive_row row = {0};
@@ -470,7 +487,12 @@ static int passive_fn(const csv_record *record, void *ctx, analysis_error *err)
         (status = csv_long(record, COL_PASSIVE_REPS, 1, INT_MAX, &reps, err)) ||
         (status = csv_long(record, COL_PASSIVE_STEP, 0, INT_MAX, &step, err)) ||
         (status = check_step(record, COL_PASSIVE_STEP, step, reps, err)) ||
-        (status = csv_double(record, COL_PASSIVE_T_COMP, false, &row.t_comp_s, err)))
+        (status = csv_double(record, COL_PASSIVE_T_COMP, false, &row.t_comp_s, err)) ||
+        (status = optional_ns(record, COL_PASSIVE_WINDOW, &row.window_ns, err)) ||
+        (status = optional_ns(record, COL_PASSIVE_COMPUTE_CPU, &row.compute_cpu_ns, err)) ||
+        (status =
+             optional_ns(record, COL_PASSIVE_COMPUTE_RUN_DELAY, &row.compute_run_delay_ns, err)) ||
+        (status = optional_ns(record, COL_PASSIVE_PROGRESS_CPU, &row.progress_cpu_ns, err)))
         return status;
     row.step = (long)step;
     row.rank = (long)rank;

@@ -722,6 +722,23 @@ void nbc_threads_stop_recording(nbc_threads *t);
  * nothing. after returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 void nbc_threads_before_attempt(nbc_threads *t);
 int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a);
+/* The passive step's readings (passive.csv): the scheduler's counters of
+ * the rank's probed threads over one step, summed per role. */
+typedef struct nbc_step_sched {
+    int64_t window_ns;            /* between the two readings; -1: not read */
+    int64_t compute_cpu_ns;       /* the computing threads (main, compute) */
+    int64_t compute_run_delay_ns; /* their time runnable, waiting for a CPU */
+    int64_t progress_cpu_ns;      /* the suite's progress and the library's threads; 0: none */
+} nbc_step_sched;
+/* Before a passive step's sizes: the probe opens on the threads there now
+ * (while the sweep records, its probe is kept and its armed attempt left
+ * alone). 0, or -1 with a message (the steps then read as -1). */
+int nbc_threads_open_step_probe(nbc_threads *t, char *err, size_t errlen);
+/* Around one step, outside its timed region (compute_step times it): a
+ * reading before, the sums since at the end (all -1 when not read; the
+ * computing threads' -1 when one of them could not be read). NULL t: -1. */
+void nbc_threads_before_step(nbc_threads *t);
+nbc_step_sched nbc_threads_after_step(nbc_threads *t);
 /* Collective, when a cell's raw rows are written: its sched.csv rows
  * gathered and written by rank 0; threads started since are probed from
  * now on. */

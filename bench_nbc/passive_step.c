@@ -3,6 +3,7 @@
  * and after it, written to passive.csv. */
 #include "bench_nbc/driver.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -22,6 +23,10 @@ int nbc_quiet_barrier(MPI_Comm comm)
     return rc;
 }
 
+/* Per step: window_ns, compute_cpu_ns, compute_run_delay_ns,
+ * progress_cpu_ns (nbc_step_sched, in passive.csv's order). */
+enum { PASSIVE_SCHED_FIELDS = 4 };
+
 /* t_comp_passive_mpi (equation 2): the GEMM step inside MPI with no
  * communication in flight, on every rank at the same time. The no-MPI
  * reference (compute_ref) runs the same way: as many processes per host,
@@ -32,8 +37,16 @@ void nbc_measure_passive(nbc_run *run, const placement *place, const compute_cal
                          size_t count, const char *phase)
 {
     int reps = nbc_passive_reps(run->cfg);
+    /* The scheduler's counters around every step say why a step took what
+     * it took (a thread that held the core, or a slower computation). */
+    char err[256];
+    if (nbc_threads_open_step_probe(run->threads, err, sizeof err) != 0)
+        fprintf(stderr,
+                "bench_nbc: rank %d: warning: passive.csv without the threads' counters: %s\n",
+                run->rank, err);
     for (size_t j = 0; j < count; j++) {
         double t[reps];
+        int64_t sched[reps][PASSIVE_SCHED_FIELDS];
         compute_step_timing timing;
         int failed = 0;
         /* Ranks start each size together, as compute_ref's processes do. */
@@ -43,28 +56,48 @@ void nbc_measure_passive(nbc_run *run, const placement *place, const compute_cal
              * step: the same threads run on both sides of equation 2. */
             if (run->progress_thread)
                 progress_thread_activate(run->progress_thread);
+            nbc_threads_before_step(run->threads);
             failed = compute_step(run->team, comp[j].matrix_n, &timing) != 0;
+            nbc_step_sched counters = nbc_threads_after_step(run->threads);
             if (run->progress_thread)
                 progress_thread_deactivate(run->progress_thread);
-            if (i >= 0)
+            if (i >= 0) {
                 t[i] = timing.step_s;
+                sched[i][0] = counters.window_ns;
+                sched[i][1] = counters.compute_cpu_ns;
+                sched[i][2] = counters.compute_run_delay_ns;
+                sched[i][3] = counters.progress_cpu_ns;
+            }
         }
         NBC_CHECK_MPI(nbc_quiet_barrier(run->comm)); /* nobody polls while others compute */
         nbc_exit_if_any_failed(failed, compute_team_error(run->team), 1);
         /* every step is kept: the analysis resamples them for the interval
          * of equation 2 */
         double *all = run->rank == 0 ? malloc((size_t)run->ranks * reps * sizeof *all) : NULL;
+        int64_t *all_sched =
+            run->rank == 0
+                ? malloc((size_t)run->ranks * reps * PASSIVE_SCHED_FIELDS * sizeof *all_sched)
+                : NULL;
         char *hosts = run->rank == 0 ? malloc((size_t)run->ranks * 256) : NULL;
-        nbc_exit_if_any_failed(run->rank == 0 && (!all || !hosts), "out of memory", 1);
+        nbc_exit_if_any_failed(run->rank == 0 && (!all || !all_sched || !hosts), "out of memory",
+                               1);
         NBC_CHECK_MPI(MPI_Gather(t, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, run->comm));
+        NBC_CHECK_MPI(MPI_Gather(sched, reps * PASSIVE_SCHED_FIELDS, MPI_INT64_T, all_sched,
+                                 reps * PASSIVE_SCHED_FIELDS, MPI_INT64_T, 0, run->comm));
         NBC_CHECK_MPI(MPI_Gather(place->host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, run->comm));
         FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_PASSIVE) : NULL;
         for (int r = 0; f && r < run->ranks; r++)
-            for (int i = 0; i < reps; i++)
-                fprintf(f, "%s,%d,%d,%zu,%.9g,%s,%d,%d,%d,%.9g\n", hosts + 256 * r, r,
-                        compute_team_threads(run->team), comp[j].matrix_n, comp[j].target_s, phase,
-                        NBC_PASSIVE_WARMUP_STEPS, reps, i, all[(size_t)r * reps + i]);
+            for (int i = 0; i < reps; i++) {
+                const int64_t *v = &all_sched[((size_t)r * reps + i) * PASSIVE_SCHED_FIELDS];
+                fprintf(f,
+                        "%s,%d,%d,%zu,%.9g,%s,%d,%d,%d,%.9g,%" PRId64 ",%" PRId64 ",%" PRId64
+                        ",%" PRId64 "\n",
+                        hosts + 256 * r, r, compute_team_threads(run->team), comp[j].matrix_n,
+                        comp[j].target_s, phase, NBC_PASSIVE_WARMUP_STEPS, reps, i,
+                        all[(size_t)r * reps + i], v[0], v[1], v[2], v[3]);
+            }
         free(all);
+        free(all_sched);
         free(hosts);
     }
 }

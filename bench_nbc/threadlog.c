@@ -44,6 +44,11 @@ struct nbc_threads {
     threads_sched *before;
     threads_sched *after;
     int64_t before_ns;
+    /* the passive step's readings, apart from the sweep's attempt */
+    threads_sched *step_before;
+    threads_sched *step_after;
+    int64_t step_before_ns;
+    bool step_armed;
     bool recording, armed;
     sched_row *rows;
     size_t row_count, row_capacity;
@@ -151,9 +156,13 @@ static void close_probe(nbc_threads *t)
     free(t->indices);
     free(t->before);
     free(t->after);
+    free(t->step_before);
+    free(t->step_after);
     t->roles = NULL;
     t->indices = NULL;
     t->before = t->after = NULL;
+    t->step_before = t->step_after = NULL;
+    t->step_armed = false;
 }
 
 /* Opens the probe on the threads that are there now. */
@@ -171,7 +180,9 @@ static int open_probe(nbc_threads *t, char *err, size_t errlen)
     t->indices = calloc((size_t)n + 1, sizeof *t->indices);
     t->before = calloc((size_t)n + 1, sizeof *t->before);
     t->after = calloc((size_t)n + 1, sizeof *t->after);
-    if (!t->roles || !t->indices || !t->before || !t->after) {
+    t->step_before = calloc((size_t)n + 1, sizeof *t->step_before);
+    t->step_after = calloc((size_t)n + 1, sizeof *t->step_after);
+    if (!t->roles || !t->indices || !t->before || !t->after || !t->step_before || !t->step_after) {
         close_probe(t);
         snprintf(err, errlen, "out of memory for the thread probe");
         return -1;
@@ -251,6 +262,62 @@ int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a)
             .delta = threads_sched_diff(&t->before[i], &t->after[i]),
         };
     return MPI_SUCCESS;
+}
+
+int nbc_threads_open_step_probe(nbc_threads *t, char *err, size_t errlen)
+{
+    if (!t) {
+        snprintf(err, errlen, "no thread record");
+        return -1;
+    }
+    /* The sweep's probe (and its armed attempt) stay as they are while it
+     * records; else the probe opens on the threads there now, those the
+     * library started since included. */
+    if (t->recording || t->armed)
+        return t->probe ? 0 : (snprintf(err, errlen, "the sweep's thread probe is not open"), -1);
+    return open_probe(t, err, errlen);
+}
+
+void nbc_threads_before_step(nbc_threads *t)
+{
+    if (!t || !t->probe || !t->step_before)
+        return;
+    t->step_armed = threads_probe_read(t->probe, t->step_before) == 0;
+    t->step_before_ns = clocksync_monotonic_ns();
+}
+
+nbc_step_sched nbc_threads_after_step(nbc_threads *t)
+{
+    nbc_step_sched s = {-1, -1, -1, -1};
+    if (!t || !t->step_armed)
+        return s;
+    t->step_armed = false;
+    int64_t end_ns = clocksync_monotonic_ns();
+    if (threads_probe_read(t->probe, t->step_after) != 0)
+        return s;
+    nbc_step_sched sum = {.window_ns = end_ns - t->step_before_ns};
+    bool computing_read = true;
+    for (int i = 0; i < threads_probe_count(t->probe); i++) {
+        threads_sched d = threads_sched_diff(&t->step_before[i], &t->step_after[i]);
+        switch (t->roles[i]) {
+        case THREADS_ROLE_MAIN:
+        case THREADS_ROLE_COMPUTE:
+            computing_read = computing_read && d.cpu_ns >= 0 && d.run_delay_ns >= 0;
+            sum.compute_cpu_ns += d.cpu_ns;
+            sum.compute_run_delay_ns += d.run_delay_ns;
+            break;
+        case THREADS_ROLE_SUITE_PROGRESS:
+        case THREADS_ROLE_LIBRARY:
+            /* a library thread that ended in the window ran no more in it */
+            sum.progress_cpu_ns += d.cpu_ns > 0 ? d.cpu_ns : 0;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!computing_read)
+        sum.compute_cpu_ns = sum.compute_run_delay_ns = -1;
+    return sum;
 }
 
 /* Fields of a row as gathered: seq, block, kind, attempt, role, thread,

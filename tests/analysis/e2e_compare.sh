@@ -21,6 +21,22 @@ b=$SCRATCH/openmpi-progress
 "$synth" --out "$b" --comm-ms 2,4,8,16,32,64 --comp-ms 1,2,4,8,16 --scenario overlap \
     --mpi openmpi --deployment progress --no-compute-ref --blocks 12 || fail "synth b"
 "$analyze" -q --no-plots "$a" 2>/dev/null || fail "analyzing $a failed"
+# impact.csv says why the passive steps are slower: synth_run made the
+# excess of node k at size i (1 + k + i %) waiting for the CPU while a
+# progress thread ran, so both shares are 1 - 1 / (1.01 + 0.01 (k + i)),
+# and r_mpi_impact x (1 - the delay share) is the computation's own
+# speed, 1 (within the steps' 0.5 % noise).
+python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sizes = sorted({float(r["comp_target_s"]) for r in rows})
+assert len(rows) == 12 and len(sizes) == 6, len(rows)
+for r in rows:
+    k, i = int(r["host"][4:]), sizes.index(float(r["comp_target_s"]))
+    want = 1 - 1 / (1.01 + 0.01 * (k + i))
+    delay, progress, impact = (float(r[c]) for c in ("passive_delay_share", "passive_progress_cpu_share", "r_mpi_impact"))
+    assert abs(delay - want) < 1e-6 and abs(progress - want) < 1e-6, (r["host"], r["comp_target_s"], delay, progress, want)
+    assert abs(impact * (1 - delay) - 1) < 0.01, (r["host"], impact, delay)' "$a/impact.csv" ||
+    fail "impact.csv's passive shares: $(cat "$a/impact.csv")"
 [ ! -e "$b/cells.csv" ] || fail "b should not be analyzed yet"
 
 out=$("$compare" "$a" "$b" -o "$SCRATCH/cmp" 2>"$SCRATCH/err") ||

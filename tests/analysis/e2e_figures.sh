@@ -44,6 +44,11 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     !($c["r_mpi_impact_ci_lo"] <= $c["r_mpi_impact"] && $c["r_mpi_impact"] <= $c["r_mpi_impact_ci_hi"]) ||
     $c["phases"] != "before" || $c["r_mpi_impact"] != $c["r_mpi_impact_before"] || $c["passive_steps"] != 5 { bad = 1 }
     END { exit bad }' "$run/impact.csv" || fail "impact.csv intervals: $(cat "$run/impact.csv")"
+# the example's passive.csv predates the scheduler's counters: it is read,
+# and the shares made of them are nan
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["passive_delay_share"] != "nan" || $c["passive_progress_cpu_share"] != "nan" { bad = 1 }
+    END { exit bad || NR != 13 }' "$run/impact.csv" || fail "impact.csv shares of a passive.csv without counters: $(cat "$run/impact.csv")"
 
 # the unconverged 2 ms communication target: 6 cells raw.csv lacks, listed
 # as invalid and unreachable

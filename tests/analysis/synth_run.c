@@ -318,7 +318,10 @@ static int write_calibrations(const synth_config *cfg)
 
 /* passive.csv a few percent slower than compute_ref.csv (rank k at size i
  * by 1 + (1 + k + i) %), before and after the sweep, every step +-0.5 %;
- * one rank (and one compute_ref process) per node. */
+ * one rank (and one compute_ref process) per node. The excess is waiting:
+ * the computing threads' CPU time is the step's share 1 / (1 + (1 + k + i)
+ * %) of their runnable time, the rest their run-queue delay, during which
+ * a progress thread ran (as much CPU time). */
 enum { PASSIVE_STEPS = 5 };
 
 static int write_passive_and_reference(const synth_config *cfg)
@@ -328,17 +331,25 @@ static int write_passive_and_reference(const synth_config *cfg)
     FILE *passive = open_out(cfg->out_dir, "passive.csv");
     if (!passive)
         return 1;
-    fprintf(passive,
-            "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n");
+    fprintf(passive, "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,"
+                     "t_comp_s,window_ns,compute_cpu_ns,compute_run_delay_ns,progress_cpu_ns\n");
     for (int p = 0; p < 2; p++)
         for (int rank = 0; rank < cfg->ranks; rank++)
             for (size_t i = 0; i < cfg->comp_count; i++)
-                for (int step = 0; step < PASSIVE_STEPS; step++)
-                    fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,%d,%d,%.9g\n", rank, rank,
-                            cfg->threads, matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3,
-                            phases[p], PASSIVE_STEPS, step,
-                            cfg->comp_ms[i] * 1e-3 * (1.01 + 0.01 * (double)((size_t)rank + i)) *
-                                jitter(&rng, 0.005));
+                for (int step = 0; step < PASSIVE_STEPS; step++) {
+                    /* the step's excess over the reference is time its
+                     * threads waited for the CPU while a progress thread
+                     * ran: delay share 1 - 1 / slower */
+                    double slower = 1.01 + 0.01 * (double)((size_t)rank + i);
+                    double t = cfg->comp_ms[i] * 1e-3 * slower * jitter(&rng, 0.005);
+                    double runnable_ns = t * 1e9 * cfg->threads;
+                    long long cpu_ns = llround(runnable_ns / slower);
+                    long long delay_ns = llround(runnable_ns) - cpu_ns;
+                    fprintf(passive, "node%d,%d,%d,%lld,%.9g,%s,2,%d,%d,%.9g,%lld,%lld,%lld,%lld\n",
+                            rank, rank, cfg->threads, matrix_n_of(cfg->comp_ms[i]),
+                            cfg->comp_ms[i] * 1e-3, phases[p], PASSIVE_STEPS, step, t,
+                            llround(t * 1e9) + 20000, cpu_ns, delay_ns, delay_ns);
+                }
     int failed = close_out(passive);
     if (!cfg->compute_ref)
         return failed;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MS 1000000LL /* nanoseconds */
 #define US 1000LL
@@ -1178,6 +1179,9 @@ static void test_seeded_bootstrap(void **state)
 
 /* ---- MPI impact ------------------------------------------------------------------ */
 
+/* passive.csv's counters of a file written before them. */
+#define NO_COUNTERS NAN, NAN, NAN, NAN
+
 /* Each (member, phase) of the old one-median-per-rank test as 3 steps whose
  * median is the old value. */
 static const double step_spread[3] = {1.0, 0.99, 1.01};
@@ -1185,15 +1189,19 @@ static const double step_spread[3] = {1.0, 0.99, 1.01};
 static void test_mpi_impact(void **state)
 {
     (void)state;
-    /* host, rank, threads, matrix_n, target, phase, warmup, reps, (step), t */
+    /* host, rank, threads, matrix_n, target, phase, warmup, reps, (step), t,
+     * no scheduler counters (a passive.csv before them) */
     static const passive_row medians[] = {
-        {"nodeA", 0, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0210},
-        {"nodeA", 1, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0220}, /* the slowest rank counts */
-        {"nodeA", 0, 2, 100, 0.02, PHASE_AFTER, 2, 3, 0, 0.0230},
-        {"nodeA", 1, 2, 100, 0.02, PHASE_AFTER, 2, 3, 0, 0.0240},
-        {"nodeB", 2, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0200},
-        {"nodeB", 2, 2, 100, 0.02, PHASE_AFTER, 2, 3, 0, 0.0300},  /* no reference after */
-        {"nodeC", 3, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0300}, /* no reference: skipped */
+        {"nodeA", 0, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0210, NO_COUNTERS},
+        {"nodeA", 1, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0220,
+         NO_COUNTERS}, /* the slowest rank counts */
+        {"nodeA", 0, 2, 100, 0.02, PHASE_AFTER, 2, 3, 0, 0.0230, NO_COUNTERS},
+        {"nodeA", 1, 2, 100, 0.02, PHASE_AFTER, 2, 3, 0, 0.0240, NO_COUNTERS},
+        {"nodeB", 2, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0200, NO_COUNTERS},
+        {"nodeB", 2, 2, 100, 0.02, PHASE_AFTER, 2, 3, 0, 0.0300,
+         NO_COUNTERS}, /* no reference after */
+        {"nodeC", 3, 2, 100, 0.02, PHASE_BEFORE, 2, 3, 0, 0.0300,
+         NO_COUNTERS}, /* no reference: skipped */
     };
     /* host, proc, procs, threads, matrix_n, target, phase, warmup, reps, (step), t */
     static const compute_ref_row ref_medians[] = {
@@ -1259,6 +1267,9 @@ static void test_mpi_impact(void **state)
     char text[160];
     analysis_impact_warnings_text(b->warnings, text, sizeof text);
     assert_string_equal(text, "procs_differ+threads_differ+phase_unpaired");
+    /* no scheduler counters in these steps: no shares */
+    assert_true(isnan(a->passive_delay_share) && isnan(a->passive_progress_cpu_share));
+    assert_true(isnan(b->passive_delay_share) && isnan(b->passive_progress_cpu_share));
     /* the job: every host's ranks against every host's processes, by size */
     assert_int_equal(impact.job_count, 1); /* matrix_n 200: no passive step */
     assert_string_equal(impact.job[0].host, "all");
@@ -1267,6 +1278,99 @@ static void test_mpi_impact(void **state)
     assert_close(impact.job[0].r_phase[PHASE_BEFORE], 0.030 / 0.020, 1e-9);
     assert_close(impact.job[0].r_phase[PHASE_AFTER], 0.030 / 0.021, 1e-9);
     analysis_impact_table_free(&impact);
+}
+
+/* Why the passive steps took what they took, from passive.csv's counters:
+ * known shares over the steps of the phases used, the counters of a phase
+ * without its reference left out, NAN when a step lacks them. */
+static void test_mpi_impact_shares(void **state)
+{
+    (void)state;
+    enum { STEPS = 3 };
+    /* nodeA: rank 0 shares its core with a busy progress thread (it waits
+     * as long as it computes, the thread runs in that wait), rank 1 has
+     * its core alone; both phases used. nodeB: before only in
+     * compute_ref.csv, and its after steps say something else: left out. */
+    static const passive_row rows[] = {
+        /* host, rank, threads, n, target, phase, warmup, reps, (step), t,
+         * window, compute cpu, compute delay, progress cpu (ns) */
+        {"nodeA", 0, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.020, 2.1e7, 1.0e7, 1.0e7, 0.9e7},
+        {"nodeA", 1, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.012, 1.3e7, 1.0e7, 0.2e7, 0.1e7},
+        {"nodeA", 0, 1, 100, 0.01, PHASE_AFTER, 1, STEPS, 0, 0.020, 2.1e7, 1.0e7, 1.0e7, 0.9e7},
+        {"nodeA", 1, 1, 100, 0.01, PHASE_AFTER, 1, STEPS, 0, 0.012, 1.3e7, 1.0e7, 0.2e7, 0.1e7},
+        {"nodeB", 2, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.010, 1.1e7, 1.0e7, 0.0, 0.0},
+        {"nodeB", 2, 1, 100, 0.01, PHASE_AFTER, 1, STEPS, 0, 0.030, 3.1e7, 1.0e7, 2.0e7, 2.0e7},
+        /* nodeC: one step of its rank could not be read */
+        {"nodeC", 3, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.010, 1.1e7, 1.0e7, 0.1e7, 0.0},
+    };
+    static const compute_ref_row ref_rows[] = {
+        {"nodeA", 0, 2, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.010},
+        {"nodeA", 1, 2, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.010},
+        {"nodeA", 0, 2, 1, 100, 0.01, PHASE_AFTER, 1, STEPS, 0, 0.010},
+        {"nodeA", 1, 2, 1, 100, 0.01, PHASE_AFTER, 1, STEPS, 0, 0.010},
+        {"nodeB", 0, 1, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.010},
+        {"nodeC", 0, 1, 1, 100, 0.01, PHASE_BEFORE, 1, STEPS, 0, 0.010},
+    };
+    enum { NP = sizeof rows / sizeof *rows, NR = sizeof ref_rows / sizeof *ref_rows };
+    passive_row passive[NP * STEPS];
+    compute_ref_row refs[NR * STEPS];
+    for (int i = 0; i < NP * STEPS; i++) {
+        passive[i] = rows[i / STEPS];
+        passive[i].step = i % STEPS;
+    }
+    passive[(NP - 1) * STEPS + 1].compute_run_delay_ns = NAN; /* nodeC, step 1 */
+    for (int i = 0; i < NR * STEPS; i++) {
+        refs[i] = ref_rows[i / STEPS];
+        refs[i].step = i % STEPS;
+    }
+    run_inputs in = {.passive = passive,
+                     .passive_count = NP * STEPS,
+                     .have_passive = true,
+                     .compute_ref = refs,
+                     .compute_ref_count = NR * STEPS,
+                     .have_compute_ref = true};
+    impact_table impact;
+    analysis_error err;
+    uncertainty_rules rules = analysis_default_uncertainty();
+    rules.resamples = 200;
+    assert_int_equal(analysis_compute_impact(&in, &rules, &impact, &err), 0);
+    assert_int_equal(impact.count, 3);
+    const impact_row *a = &impact.rows[0], *b = &impact.rows[1], *c = &impact.rows[2];
+    assert_string_equal(a->host, "nodeA");
+    /* per step over both ranks: cpu 2e7, delay 1.2e7, progress 1e7 */
+    assert_close(a->r_mpi_impact, 2.0, 1e-12);
+    assert_close(a->passive_delay_share, 1.2 / 3.2, 1e-12);
+    assert_close(a->passive_progress_cpu_share, 1.0 / 3.2, 1e-12);
+    assert_string_equal(b->host, "nodeB");
+    assert_int_equal(b->phases, 1u << PHASE_BEFORE);
+    assert_close(b->passive_delay_share, 0.0, 1e-12); /* not 2/3: after is not used */
+    assert_close(b->passive_progress_cpu_share, 0.0, 1e-12);
+    assert_string_equal(c->host, "nodeC");
+    assert_true(isnan(c->passive_delay_share) && isnan(c->passive_progress_cpu_share));
+    /* impact.csv says it: the shares in their columns, nan where undefined */
+    char dir[] = "/tmp/test_impact_shares_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    cell_table cells = {0};
+    assert_int_equal(analysis_write_tables(dir, &cells, &impact, &err), 0);
+    char path[256], line[1024];
+    snprintf(path, sizeof path, "%s/impact.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, ",warnings,passive_delay_share,passive_progress_cpu_share\n"));
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, ",0.375,0.3125\n"));
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, ",nan,nan\n"));
+    fclose(f);
+    analysis_impact_table_free(&impact);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/cells.csv", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/cells_by_rank.csv", dir);
+    unlink(path);
+    assert_int_equal(rmdir(dir), 0);
 }
 
 /* Per-step data of one host whose r_MPI_impact is known: `ranks` ranks and
@@ -1290,7 +1394,8 @@ static void impact_sample_make(impact_sample *s, int ranks, int steps, const dou
                 double base = 0.010 * (1 + 0.05 * p); /* the machine drifted */
                 s->passive[np++] = (passive_row){
                     "node0",           m, 1,     100, 0.01,
-                    (enum run_phase)p, 1, steps, k,   base * ratio[p] * outlier_noise(rng, 0.02)};
+                    (enum run_phase)p, 1, steps, k,   base * ratio[p] * outlier_noise(rng, 0.02),
+                    NO_COUNTERS};
                 s->refs[nr++] = (compute_ref_row){"node0",
                                                   m,
                                                   ranks,
@@ -1404,6 +1509,7 @@ int main(void)
         cmocka_unit_test(test_unreachable_cells),
         cmocka_unit_test(test_diagnosis_rules),
         cmocka_unit_test(test_mpi_impact),
+        cmocka_unit_test(test_mpi_impact_shares),
         cmocka_unit_test(test_mpi_impact_interval),
         cmocka_unit_test(test_interval_coverage),
         cmocka_unit_test(test_simultaneous_intervals),

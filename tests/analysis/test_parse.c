@@ -389,6 +389,47 @@ static void test_cells_round_trip(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* passive.csv's scheduler counters: read where the header has them (-1,
+ * a rank that could not read them, as NAN), NAN in a file written before
+ * them, which is still read; a value below -1 is refused. */
+static void test_passive_counters(void **state)
+{
+    (void)state;
+    analysis_error err;
+    passive_row *passive;
+    size_t count;
+    const char with[] = "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,"
+                        "t_comp_s,window_ns,compute_cpu_ns,compute_run_delay_ns,progress_cpu_ns\n"
+                        "node0,0,1,60,0.001,before,1,5,0,0.002,2100000,1000000,1000000,950000\n"
+                        "node0,0,1,60,0.001,before,1,5,1,0.001,-1,-1,-1,-1\n";
+    assert_int_equal(
+        analysis_parse_passive(with, strlen(with), "passive.csv", &passive, &count, &err), 0);
+    assert_int_equal(count, 2);
+    assert_true(passive[0].window_ns == 2100000 && passive[0].compute_cpu_ns == 1000000 &&
+                passive[0].compute_run_delay_ns == 1000000 && passive[0].progress_cpu_ns == 950000);
+    assert_true(isnan(passive[1].window_ns) && isnan(passive[1].compute_cpu_ns) &&
+                isnan(passive[1].compute_run_delay_ns) && isnan(passive[1].progress_cpu_ns));
+    free(passive);
+    /* the format before the counters: read, counters NAN */
+    const char without[] =
+        "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s\n"
+        "node0,0,1,60,0.001,before,1,5,0,0.00101\n";
+    assert_int_equal(
+        analysis_parse_passive(without, strlen(without), "passive.csv", &passive, &count, &err), 0);
+    assert_int_equal(count, 1);
+    assert_true(fabs(passive[0].t_comp_s - 0.00101) < 1e-15);
+    assert_true(isnan(passive[0].window_ns) && isnan(passive[0].compute_cpu_ns) &&
+                isnan(passive[0].compute_run_delay_ns) && isnan(passive[0].progress_cpu_ns));
+    free(passive);
+    const char bad[] = "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,"
+                       "t_comp_s,window_ns,compute_cpu_ns,compute_run_delay_ns,progress_cpu_ns\n"
+                       "node0,0,1,60,0.001,before,1,5,0,0.002,2100000,1000000,-5,0\n";
+    assert_int_equal(
+        analysis_parse_passive(bad, strlen(bad), "passive.csv", &passive, &count, &err),
+        ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "passive.csv:2: column 13 (compute_run_delay_ns)"));
+}
+
 /* Files in the format of an older writer are refused, saying so; rows of
  * one block or attempt that disagree are named. */
 static void test_older_formats_and_disagreements(void **state)
@@ -470,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_random_damage_never_crashes),
         cmocka_unit_test(test_meta),
         cmocka_unit_test(test_cells_round_trip),
+        cmocka_unit_test(test_passive_counters),
         cmocka_unit_test(test_older_formats_and_disagreements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,8 @@
 # MPI impact (equation 2): with no progress thread, the GEMM step inside MPI
 # (passive.csv) takes what the same step takes in compute_ref, a program
 # without MPI: r_MPI_impact near 1 (no factor of 1.5; the value a figure).
+# Every passive step carries its threads' scheduler counters, and
+# impact.csv the shares made of them.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -23,13 +25,34 @@ dir=$(run_folder "$out")
 "$BUILD/compute_ref" --run "$dir" --phase before || fail "compute_ref --phase before failed"
 out=$(mpi_launch -n 2 "$BENCH" --resume "$dir" 2>&1) || fail "bench_nbc --resume failed: $out"
 "$BUILD/compute_ref" --run "$dir" --phase after || fail "compute_ref --phase after failed"
+# Every passive step carries the scheduler's counters of its rank's threads,
+# read around the step: CPU time on every step, a delay that is not
+# negative, a window that holds the step's own time and the computing
+# threads' CPU time (both phases: before, with the probe opened for it,
+# and after the sweep, with the sweep's).
+steps=$(python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = []
+for r in rows:
+    window, cpu, delay, progress = (int(r[k]) for k in ("window_ns", "compute_cpu_ns", "compute_run_delay_ns", "progress_cpu_ns"))
+    threads, step_ns = int(r["threads"]), float(r["t_comp_s"]) * 1e9
+    if not (cpu > 0 and delay >= 0 and progress >= 0 and window >= step_ns and cpu <= threads * window * 1.01 + 1e6):
+        bad.append(r)
+assert not bad, bad[:3]
+assert {r["phase"] for r in rows} == {"before", "after"}, {r["phase"] for r in rows}
+print(len(rows))' "$dir/passive.csv") || fail "passive.csv: a step without sane scheduler counters"
 "$TOOLS_DIR/nbc-analyze" -q --no-plots "$dir" || fail "nbc-analyze failed"
 [ -s "$dir/impact.csv" ] || fail "no impact.csv"
 cat "$dir/impact.csv"
 values=$(python3 -c 'import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert all(r["phases"] == "before+after" for r in rows), [r["phases"] for r in rows]
-print(" ".join(r["r_mpi_impact"] for r in rows))' "$dir/impact.csv") || fail "impact.csv: not paired before and after"
+for r in rows:
+    delay, progress = float(r["passive_delay_share"]), float(r["passive_progress_cpu_share"])
+    assert 0 <= delay < 1 and progress >= 0, (delay, progress)
+print(" ".join(r["r_mpi_impact"] for r in rows))' "$dir/impact.csv") || fail "impact.csv: not paired before and after, or no passive shares"
+shares=$(python3 -c 'import csv, sys
+print(" ".join(r["passive_delay_share"] + "/" + r["passive_progress_cpu_share"] for r in csv.DictReader(open(sys.argv[1]))))' "$dir/impact.csv")
 [ "$(wc -w <<<"$values")" -eq 2 ] || fail "impact.csv: expected 2 sizes, got: $values"
 # What must hold: no factor of 1.5 either way, which a progress thread
 # sharing the core (about 2 here) or unlike statistics (the passive step's
@@ -40,3 +63,4 @@ for r in $values; do
     check_float "$r > 0.67 && $r < 1.5" || fail "r_MPI_impact $values: a factor of 1.5 without progress thread"
 done
 figure "r_MPI_impact without progress thread ($MPI basic, 1 thread per rank): $values"
+figure "passive steps: $steps rows with counters; passive_delay_share/passive_progress_cpu_share per size: $shares"

@@ -80,7 +80,8 @@ static void test_headers_unchanged(void **state)
         {SCHEMA_CALIB_COMP,
          "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
         {SCHEMA_PASSIVE,
-         "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s"},
+         "host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_comp_s,"
+         "window_ns,compute_cpu_ns,compute_run_delay_ns,progress_cpu_ns"},
         {SCHEMA_SCHED, "cell,block,kind,attempt,seq,rank,role,thread,tid,window_ns,cpu_ns,"
                        "run_delay_ns,vol_switches,invol_switches,migrations"},
         {SCHEMA_SWEEP, "cell,blocks,stop,half_width,elapsed_s"},
@@ -111,7 +112,7 @@ static void test_headers_unchanged(void **state)
          "r_mpi_impact_before_ci_lo,r_mpi_impact_before_ci_hi,r_mpi_impact_after,"
          "r_mpi_impact_after_ci_lo,r_mpi_impact_after_ci_hi,t_passive_before_s,"
          "t_passive_after_s,t_ref_before_s,t_ref_after_s,passive_steps,ref_steps,ranks,"
-         "procs,warnings"},
+         "procs,warnings,passive_delay_share,passive_progress_cpu_share"},
         {SCHEMA_CELLS_BY_RANK, "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,"
                                "t_comp_ref,t_measured,t_call,t_comp,t_wait,r_comm,"
                                "r_comp_slowdown,deciding_blocks,cell"},
