@@ -133,8 +133,8 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
 }
 
 /* Communication targets out of reach because the library's size limit
- * stopped the search below calibration.max_bytes: the limit and its reason,
- * on rank 0. */
+ * stopped the search below calibration.max_bytes (the closest size was still
+ * too fast): the limit and its reason, on rank 0. */
 static void report_size_limit(const nbc_run *run, const nbc_sweep_plan *plan)
 {
     const mpiprofile_size_limit *limit;
@@ -144,7 +144,7 @@ static void report_size_limit(const nbc_run *run, const nbc_sweep_plan *plan)
     size_t at_limit = 0;
     for (size_t i = 0; i < plan->comm_count; i++)
         at_limit += (!plan->comm[i].converged || plan->comm[i].bytes == 0) &&
-                    plan->comm[i].bytes_closest >= most;
+                    plan->comm[i].t_s < plan->comm[i].target_s; /* too fast: S too small */
     if (at_limit == 0)
         return;
     char reason[1024];
