@@ -62,6 +62,12 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
 {
     const nbc_config *cfg = run->cfg;
     size_t coll_max_bytes = nbc_collective_max_bytes(run->coll, &run->coll_options, run->ranks);
+    /* A size the library is known to fail is never tried (its profile's
+     * [size_limit]; a calibration.max_bytes set above it was refused). */
+    size_t library_max_bytes =
+        nbc_library_max_bytes(run->coll, &run->coll_options, run->ranks, NULL);
+    if (library_max_bytes < coll_max_bytes)
+        coll_max_bytes = library_max_bytes;
     size_search_options options = {
         .target_s = target_s,
         .tolerance = cfg->calibration.tolerance,

@@ -101,6 +101,17 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
 {
     const nbc_config *cfg = run->cfg;
     size_t start_bytes = 1024;
+    const mpiprofile_size_limit *limit;
+    size_t most = nbc_library_max_bytes(run->coll, &run->coll_options, run->ranks, &limit);
+    if (limit && most < cfg->calibration.max_bytes && done < cfg->grid.comm_count &&
+        run->rank == 0) {
+        char reason[1024];
+        nbc_library_describe_limit(limit, reason, sizeof reason);
+        fprintf(stderr,
+                "bench_nbc: %s: the search stops at S = %zu bytes, not calibration.max_bytes = "
+                "%llu: %s\n",
+                run->coll->name, most, (unsigned long long)cfg->calibration.max_bytes, reason);
+    }
     for (size_t i = 0; i < cfg->grid.comm_count; i++) {
         if (i >= done && nbc_stop_requested(run))
             return false;
@@ -129,6 +140,29 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
     return true;
 }
 
+/* Communication targets out of reach because the library's size limit
+ * stopped the search below calibration.max_bytes (the closest size was still
+ * too fast): the limit and its reason, on rank 0. */
+static void report_size_limit(const nbc_run *run, const nbc_sweep_plan *plan)
+{
+    const mpiprofile_size_limit *limit;
+    size_t most = nbc_library_max_bytes(run->coll, &run->coll_options, run->ranks, &limit);
+    if (!limit || most >= run->cfg->calibration.max_bytes || !plan->sizable)
+        return;
+    size_t at_limit = 0;
+    for (size_t i = 0; i < plan->comm_count; i++)
+        at_limit += (!plan->comm[i].converged || plan->comm[i].bytes == 0) &&
+                    plan->comm[i].t_s < plan->comm[i].target_s; /* too fast: S too small */
+    if (at_limit == 0)
+        return;
+    char reason[1024];
+    nbc_library_describe_limit(limit, reason, sizeof reason);
+    fprintf(stderr,
+            "bench_nbc: %zu communication target(s) need S above %zu bytes, the largest %s can "
+            "take with this library: %s\n",
+            at_limit, most, run->coll->name, reason);
+}
+
 /* Cells whose targets calibration could not reach are not measured: said
  * once, on rank 0, when calibration ends. Returns how many. */
 size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated)
@@ -151,6 +185,7 @@ size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bo
                         plan->comp[j].target_s * 1e3, plan->comp[j].t_s * 1e3,
                         plan->comp[j].matrix_n);
         fprintf(stderr, "\n");
+        report_size_limit(run, plan);
     }
     return unreachable;
 }

@@ -20,3 +20,22 @@ uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int rank
     nbc_collective_describe_buffers(coll, &options, ranks, what, whatlen);
     return nbc_collective_buffer_bytes(coll, &options, bytes, ranks);
 }
+
+uint64_t nbc_config_size_limit(const nbc_config *cfg, int ranks, char *why, size_t whylen)
+{
+    const nbc_collective *coll = nbc_collective_find(cfg->run.collective);
+    if (!coll) /* validated before: unreachable */
+        return 0;
+    coll_options options = nbc_coll_options(cfg);
+    const mpiprofile_size_limit *limit;
+    size_t most = nbc_library_max_bytes(coll, &options, ranks, &limit);
+    if (!limit)
+        return 0;
+    char reason[1024];
+    nbc_library_describe_limit(limit, reason, sizeof reason);
+    snprintf(why, whylen, "the library's limit of %llu bytes per buffer (S = %zu bytes), %s",
+             (unsigned long long)limit->max_bytes, most, reason);
+    /* Recorded for meta.json: capped when the default goes past it. */
+    nbc_library_record_size_limit(limit, coll->name, most, cfg->calibration.max_bytes > most);
+    return most;
+}

@@ -414,6 +414,24 @@ static int most_blocks(const nbc_collective *coll, const coll_options *options, 
     return most;
 }
 
+int nbc_collective_largest_buffer_blocks(const nbc_collective *coll, const coll_options *options,
+                                         int ranks)
+{
+    if (!options)
+        options = &default_options;
+    if (!coll->sizable)
+        return 0;
+    int largest = 0;
+    for (int k = 0; k < 2 && k < ranks; k++) {
+        bool in_place;
+        int send, recv;
+        rank_layout(coll, options, (options->root + k) % ranks, ranks, &in_place, &send, &recv);
+        largest = send > largest ? send : largest;
+        largest = recv > largest ? recv : largest;
+    }
+    return largest;
+}
+
 uint64_t nbc_collective_buffer_bytes(const nbc_collective *coll, const coll_options *options,
                                      uint64_t bytes, int ranks)
 {

@@ -146,6 +146,11 @@ size_t nbc_collective_unit_bytes(const nbc_collective *coll, const coll_options 
 /* Largest S the descriptor can take on `ranks` ranks (what MPI's counts and
  * addresses can express; memory is the caller's rule). */
 size_t nbc_collective_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks);
+/* Blocks of S in the largest single buffer any rank passes to MPI (ibcast:
+ * 1; ialltoall: ranks); 0 when the size changes nothing. A library's size
+ * limit per buffer divided by it is the largest S. */
+int nbc_collective_largest_buffer_blocks(const nbc_collective *coll, const coll_options *options,
+                                         int ranks);
 /* Bytes the rank that allocates most (the root, for rooted operations)
  * allocates for size S: send and receive buffers (the data check verifies
  * them in place and needs no other). */

@@ -1470,6 +1470,33 @@ static int rule_max_bytes_memory(const nbc_config *cfg, const nbc_config_limits 
                     problem, allowed);
 }
 
+/* A size the library is known to fail (its profile's [size_limit]): a
+ * calibration.max_bytes the user set above it is refused, since the search
+ * could reach it; left at its default, the calibration searches up to the
+ * limit instead (calibrate.c). */
+static int rule_size_limit(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                           size_t errlen)
+{
+    if (!limits->size_limit)
+        return 0;
+    size_t index = key_index("calibration", "max_bytes");
+    char why[MESSAGE_MAX];
+    uint64_t most = limits->size_limit(cfg, limits->ranks, why, sizeof why);
+    if (most == 0 || cfg->calibration.max_bytes <= most || !key_where(cfg, index))
+        return 0;
+    char problem[2 * MESSAGE_MAX], allowed[MESSAGE_MAX], asked[48];
+    format_bytes(cfg->calibration.max_bytes, asked, sizeof asked);
+    snprintf(problem, sizeof problem,
+             "is above what this MPI library can run: %s at S = %s (%llu bytes) exceeds %s",
+             cfg->run.collective, asked, (unsigned long long)cfg->calibration.max_bytes, why);
+    snprintf(allowed, sizeof allowed,
+             "at most %llu bytes for %s with this library, or leave the key at its default: the "
+             "calibration then stops at the limit",
+             (unsigned long long)most, cfg->run.collective);
+    return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
+                    problem, allowed);
+}
+
 /* Adaptive repetitions: the cap cannot be below the blocks always run. */
 static int rule_max_repetitions(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                                 size_t errlen)
@@ -1487,8 +1514,8 @@ static int rule_max_repetitions(const nbc_config *cfg, const nbc_config_limits *
                     problem, allowed);
 }
 
-static const cross_rule cross_rules[] = {rule_grid_cells, rule_threads, rule_max_bytes_memory,
-                                         rule_max_repetitions};
+static const cross_rule cross_rules[] = {rule_grid_cells, rule_threads, rule_size_limit,
+                                         rule_max_bytes_memory, rule_max_repetitions};
 
 int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen)

@@ -45,6 +45,12 @@ typedef struct nbc_config nbc_config;
 typedef uint64_t nbc_buffer_bytes_fn(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
                                      size_t whatlen);
 
+/* The largest message size S the MPI library can take for this
+ * configuration's collective on `ranks` ranks (a known bug from a size on,
+ * the library profile's [size_limit]); 0 when it has no limit. `why` gets
+ * the limit per buffer and its reason. */
+typedef uint64_t nbc_size_limit_fn(const nbc_config *cfg, int ranks, char *why, size_t whylen);
+
 /* Everything the caller knows of the machine and the driver. A count or size
  * of 0 means "not known" and skips the check that needs it (for tools that
  * only read a configuration); the driver fills every field. */
@@ -60,6 +66,9 @@ typedef struct {
     /* The collective's buffers (NULL: unknown, 4 x calibration.max_bytes is
      * assumed); ranks in the run and on this node (0: unknown). */
     nbc_buffer_bytes_fn *buffer_bytes;
+    /* The library's size limit (NULL: none known): a calibration.max_bytes
+     * set above it is refused; its default is capped by the calibration. */
+    nbc_size_limit_fn *size_limit;
     int ranks, local_ranks;
 } nbc_config_limits;
 

@@ -457,8 +457,23 @@ const char *const *nbc_library_profile_names(size_t *count);
 /* run.mpi against the library (and its profiles readable): 0, or -1 with a
  * message. What a deployment needs of the library is the plan's. */
 int nbc_library_check(const nbc_config *cfg, char *err, size_t errlen);
+/* The largest S a collective can take with this library, from the profile's
+ * size limits that apply to its version ([size_limit.*], a limit per
+ * buffer divided by the blocks of S of the largest buffer, rounded down to
+ * the collective's unit); SIZE_MAX when none applies. *limit (may be NULL)
+ * gets the limit, or NULL. */
+size_t nbc_library_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks,
+                             const mpiprofile_size_limit **limit);
+/* "MPICH 4.0.2 (profile mpich, [size_limit.NAME]): REASON" for messages. */
+void nbc_library_describe_limit(const mpiprofile_size_limit *limit, char *out, size_t outlen);
+/* Records a size limit that applies to a collective of the run for
+ * meta.json's mpi_library.size_limits (once per limit and collective):
+ * max_s_bytes is the largest S it leaves, capped whether it lowers the
+ * communication calibration's search. */
+void nbc_library_record_size_limit(const mpiprofile_size_limit *limit, const char *collective,
+                                   size_t max_s_bytes, bool capped);
 /* meta.json's "mpi_library": profile, version, file, settings, workarounds,
- * warnings (a new reference). */
+ * size limits, warnings (a new reference). */
 struct json_object *nbc_library_json(void);
 /* The profile name of the library this process runs with (e.g. "mpich";
  * the run folder's and meta.json's "mpi"). */
@@ -696,6 +711,9 @@ coll_options nbc_coll_options(const nbc_config *cfg);
  * of run.collective with its options. */
 uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
                                  size_t whatlen);
+/* nbc_size_limit_fn: the library profile's size limit for the
+ * configuration's collective (recorded for meta.json when there is one). */
+uint64_t nbc_config_size_limit(const nbc_config *cfg, int ranks, char *why, size_t whylen);
 
 /* ---- threadlog.c: every thread, its role, CPUs and scheduler counters ---- */
 struct json_object;

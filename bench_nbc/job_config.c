@@ -84,6 +84,7 @@ bool nbc_validate_config(nbc_job *job)
         .datatypes = datatypes,
         .datatype_count = n_datatypes,
         .buffer_bytes = nbc_config_buffer_bytes,
+        .size_limit = nbc_config_size_limit,
         .ranks = job->ranks,
         .local_ranks = job->place.local_ranks,
     };

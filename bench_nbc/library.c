@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,7 +29,7 @@ static struct {
     char text[MPI_MAX_LIBRARY_VERSION_STRING];
     const char *names[MAX_PROFILES + 2]; /* auto, the profiles, generic */
     size_t name_count;
-    json_object *settings, *workarounds, *warnings;
+    json_object *settings, *workarounds, *size_limits, *warnings;
     char note[2048]; /* for rank 0 to print once MPI runs */
 } library;
 
@@ -52,6 +53,7 @@ void nbc_library_identify(void)
     library.identified = true;
     library.settings = json_object_new_array();
     library.workarounds = json_object_new_array();
+    library.size_limits = json_object_new_array();
     library.warnings = json_object_new_array();
     int len = 0;
     if (MPI_Get_library_version(library.text, &len) != MPI_SUCCESS)
@@ -167,6 +169,60 @@ const char *nbc_compiled_mpi(void)
     return library.profile ? library.profile->name : "unknown";
 }
 
+size_t nbc_library_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks,
+                             const mpiprofile_size_limit **limit)
+{
+    nbc_library_identify();
+    const mpiprofile_size_limit *l =
+        coll->sizable ? mpiprofile_size_limit_find(library.profile, library.version, coll->name)
+                      : NULL;
+    if (limit)
+        *limit = l;
+    if (!l)
+        return SIZE_MAX;
+    int blocks = nbc_collective_largest_buffer_blocks(coll, options, ranks);
+    uint64_t most = l->max_bytes / (uint64_t)(blocks > 0 ? blocks : 1);
+    size_t unit = nbc_collective_unit_bytes(coll, options);
+    if (most > SIZE_MAX)
+        most = SIZE_MAX;
+    return (size_t)most / unit * unit;
+}
+
+void nbc_library_describe_limit(const mpiprofile_size_limit *limit, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s %s (profile %s, [size_limit.%s]): %s", library.profile->display_name,
+             library.version, library.profile->name, limit->name, limit->reason);
+}
+
+void nbc_library_record_size_limit(const mpiprofile_size_limit *limit, const char *collective,
+                                   size_t max_s_bytes, bool capped)
+{
+    nbc_library_identify();
+    size_t n = json_object_array_length(library.size_limits);
+    for (size_t i = 0; i < n; i++) {
+        json_object *r = json_object_array_get_idx(library.size_limits, i), *v;
+        if (json_object_object_get_ex(r, "name", &v) &&
+            strcmp(json_object_get_string(v), limit->name) == 0 &&
+            json_object_object_get_ex(r, "collective", &v) &&
+            strcmp(json_object_get_string(v), collective) == 0) {
+            /* Said again (another study, a re-validation): the latest verdict. */
+            json_object_object_add(r, "max_s_bytes", json_object_new_int64((int64_t)max_s_bytes));
+            json_object_object_add(r, "capped", json_object_new_boolean(capped));
+            return;
+        }
+    }
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "name", json_object_new_string(limit->name));
+    json_object_object_add(r, "versions",
+                           json_object_new_string(limit->versions ? limit->versions : ""));
+    json_object_object_add(r, "collective", json_object_new_string(collective));
+    json_object_object_add(r, "max_bytes", json_object_new_int64((int64_t)limit->max_bytes));
+    json_object_object_add(r, "max_s_bytes", json_object_new_int64((int64_t)max_s_bytes));
+    json_object_object_add(r, "capped", json_object_new_boolean(capped));
+    json_object_object_add(r, "reason", json_object_new_string(limit->reason));
+    json_object_array_add(library.size_limits, r);
+}
+
 int nbc_library_check(const nbc_config *cfg, char *err, size_t errlen)
 {
     const mpiprofile *p = library.profile;
@@ -200,6 +256,7 @@ json_object *nbc_library_json(void)
     json_object_object_add(o, "profiles_dir", json_object_new_string(library.profiles_dir));
     json_object_object_add(o, "settings", json_object_get(library.settings));
     json_object_object_add(o, "workarounds", json_object_get(library.workarounds));
+    json_object_object_add(o, "size_limits", json_object_get(library.size_limits));
     json_object_object_add(o, "warnings", json_object_get(library.warnings));
     return o;
 }

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The profile of a library no file matches. */
 #define MPIPROFILE_GENERIC "generic"
@@ -56,6 +57,17 @@ typedef struct {
     char *reason;                /* the bug, with its reference */
 } mpiprofile_workaround;
 
+/* [size_limit.<name>]: a known bug that no setting avoids, from a message
+ * size on: the largest buffer some collectives can take in some versions.
+ * bench_nbc never measures past it (docs/mpi-profiles.md). */
+typedef struct {
+    char *name;
+    char *versions;              /* conditions, all must hold: "=4.0", as in [workaround] */
+    mpiprofile_list collectives; /* names of `bench_nbc --list` (required) */
+    uint64_t max_bytes;          /* the largest buffer, in bytes, that works (required) */
+    char *reason;                /* the bug, with its reference (required) */
+} mpiprofile_size_limit;
+
 typedef struct {
     char *name;                    /* the file name without .ini: run.mpi, the run folders */
     char *path;                    /* the file read; NULL for the built-in generic profile */
@@ -82,6 +94,8 @@ typedef struct {
     size_t deployment_count;
     mpiprofile_workaround *workarounds;
     size_t workaround_count;
+    mpiprofile_size_limit *size_limits;
+    size_t size_limit_count;
 } mpiprofile;
 
 typedef struct {
@@ -138,5 +152,19 @@ const mpiprofile_deployment *mpiprofile_deployment_find(const mpiprofile *profil
 /* Whether a workaround applies to a library version and a collective. */
 bool mpiprofile_workaround_applies(const mpiprofile_workaround *workaround, const char *version,
                                    const char *collective);
+
+/* Whether a size limit applies to a library version and a collective (an
+ * unknown version is not guessed to be an affected one). */
+bool mpiprofile_size_limit_applies(const mpiprofile_size_limit *limit, const char *version,
+                                   const char *collective);
+
+/* The smallest size limit of the profile that applies to a version and a
+ * collective; NULL when none does. */
+const mpiprofile_size_limit *
+mpiprofile_size_limit_find(const mpiprofile *profile, const char *version, const char *collective);
+
+/* A byte count as profiles write it: digits, then optionally B, KiB, MiB,
+ * GiB or TiB ("2147483647", "2GiB"); at least 1. -1 when it is not one. */
+int mpiprofile_parse_bytes(const char *text, uint64_t *bytes);
 
 #endif

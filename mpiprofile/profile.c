@@ -31,7 +31,8 @@ typedef enum {
     SECTION_LIBRARY,
     SECTION_LAUNCHER,
     SECTION_DEPLOYMENT,
-    SECTION_WORKAROUND
+    SECTION_WORKAROUND,
+    SECTION_SIZE_LIMIT
 } section_kind;
 
 typedef enum {
@@ -42,6 +43,8 @@ typedef enum {
     VALUE_BOOL,         /* true|false */
     VALUE_THREAD_LEVEL, /* single|funneled|serialized|multiple */
     VALUE_VERSIONS,     /* conditions, see mpiprofile_versions_match */
+    VALUE_NAMES,        /* collective names (lower case, digits, _), appended */
+    VALUE_BYTES,        /* a byte count, see mpiprofile_parse_bytes */
 } value_kind;
 
 typedef struct {
@@ -54,6 +57,7 @@ typedef struct {
 #define PROFILE(f)    offsetof(mpiprofile, f)
 #define DEPLOYMENT(f) offsetof(mpiprofile_deployment, f)
 #define WORKAROUND(f) offsetof(mpiprofile_workaround, f)
+#define SIZE_LIMIT(f) offsetof(mpiprofile_size_limit, f)
 
 static const key_desc keys[] = {
     {SECTION_LIBRARY, "display_name", VALUE_TEXT, PROFILE(display_name)},
@@ -80,6 +84,10 @@ static const key_desc keys[] = {
     {SECTION_WORKAROUND, "collectives", VALUE_WORDS, WORKAROUND(collectives)},
     {SECTION_WORKAROUND, "env", VALUE_SETTINGS, WORKAROUND(env)},
     {SECTION_WORKAROUND, "reason", VALUE_TEXT, WORKAROUND(reason)},
+    {SECTION_SIZE_LIMIT, "versions", VALUE_VERSIONS, SIZE_LIMIT(versions)},
+    {SECTION_SIZE_LIMIT, "collectives", VALUE_NAMES, SIZE_LIMIT(collectives)},
+    {SECTION_SIZE_LIMIT, "max_bytes", VALUE_BYTES, SIZE_LIMIT(max_bytes)},
+    {SECTION_SIZE_LIMIT, "reason", VALUE_TEXT, SIZE_LIMIT(reason)},
 };
 
 static const char *const section_names[] = {
@@ -87,6 +95,7 @@ static const char *const section_names[] = {
     [SECTION_LAUNCHER] = "launcher",
     [SECTION_DEPLOYMENT] = "deployment.<name>",
     [SECTION_WORKAROUND] = "workaround.<name>",
+    [SECTION_SIZE_LIMIT] = "size_limit.<name>",
 };
 
 static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple"};
@@ -144,6 +153,41 @@ static bool name_is_valid(const char *name)
         if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_' && *c != '-')
             return false;
     return true;
+}
+
+/* A collective's name as bench_nbc's table spells it: ibcast, bcast_init. */
+static bool collective_name_is_valid(const char *name)
+{
+    if (!islower((unsigned char)name[0]))
+        return false;
+    for (const char *c = name; *c; c++)
+        if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_')
+            return false;
+    return true;
+}
+
+int mpiprofile_parse_bytes(const char *text, uint64_t *bytes)
+{
+    static const struct {
+        const char *suffix;
+        unsigned shift;
+    } units[] = {{"", 0}, {"B", 0}, {"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
+    if (!isdigit((unsigned char)text[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || value == 0)
+        return -1;
+    for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+        if (strcmp(end, units[i].suffix) != 0)
+            continue;
+        if (value > (UINT64_MAX >> units[i].shift))
+            return -1;
+        *bytes = (uint64_t)value << units[i].shift;
+        return 0;
+    }
+    return -1;
 }
 
 /* ---- versions -------------------------------------------------------------- */
@@ -235,6 +279,7 @@ typedef struct {
 
 _Static_assert(offsetof(mpiprofile_deployment, name) == 0, "named_element: the name comes first");
 _Static_assert(offsetof(mpiprofile_workaround, name) == 0, "named_element: the name comes first");
+_Static_assert(offsetof(mpiprofile_size_limit, name) == 0, "named_element: the name comes first");
 
 /* The element called name of an array of structs whose first member is their
  * name, appended (zeroed, named) when missing: a section given twice is one. */
@@ -295,9 +340,14 @@ static void *section_target(parse_state *st, const char *section, section_kind *
         return named_element(st, (void **)&p->workarounds, &p->workaround_count,
                              sizeof *p->workarounds, section + 11);
     }
+    if (strncmp(section, "size_limit.", 11) == 0 && section[11]) {
+        *kind = SECTION_SIZE_LIMIT;
+        return named_element(st, (void **)&p->size_limits, &p->size_limit_count,
+                             sizeof *p->size_limits, section + 11);
+    }
     fail(st->err, st->errlen,
          "unknown section [%s] (allowed: [library], [launcher], [deployment.<name>], "
-         "[workaround.<name>])",
+         "[workaround.<name>], [size_limit.<name>])",
          section);
     return NULL;
 }
@@ -331,6 +381,17 @@ static int set_value(parse_state *st, const key_desc *key, void *target, const c
         *text = strdup(value);
         return *text ? 0 : fail(st->err, st->errlen, "out of memory");
     }
+    case VALUE_BYTES: {
+        uint64_t *bytes = (uint64_t *)field;
+        if (*bytes)
+            return fail(st->err, st->errlen, "[%s] %s: given twice", section, key->name);
+        if (mpiprofile_parse_bytes(value, bytes) != 0)
+            return fail(st->err, st->errlen,
+                        "[%s] %s: \"%s\" is not a byte count (allowed: a whole number >= 1, "
+                        "optionally followed by B, KiB, MiB, GiB or TiB: 2147483647, 2GiB)",
+                        section, key->name, value);
+        return 0;
+    }
     case VALUE_BOOL: {
         bool *flag = (bool *)field;
         if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
@@ -349,6 +410,7 @@ static int set_value(parse_state *st, const key_desc *key, void *target, const c
                    : fail(st->err, st->errlen, "out of memory");
     }
     case VALUE_WORDS:
+    case VALUE_NAMES:
     case VALUE_SETTINGS: {
         mpiprofile_list *list = (mpiprofile_list *)field;
         for (const char *p = value; *p;) {
@@ -362,6 +424,12 @@ static int set_value(parse_state *st, const key_desc *key, void *target, const c
                 return fail(st->err, st->errlen,
                             "[%s] %s: \"%s\" is not NAME=VALUE (a variable of the "
                             "environment)",
+                            section, key->name, list->items[list->count - 1]);
+            if (key->kind == VALUE_NAMES && !collective_name_is_valid(list->items[list->count - 1]))
+                return fail(st->err, st->errlen,
+                            "[%s] %s: \"%s\" is not a collective's name (lower-case letters, "
+                            "digits and '_', as `bench_nbc --list` prints them: ibcast, "
+                            "bcast_init)",
                             section, key->name, list->items[list->count - 1]);
             p += len;
         }
@@ -426,6 +494,14 @@ static void profile_free(mpiprofile *p)
         free(w->reason);
     }
     free(p->workarounds);
+    for (size_t i = 0; i < p->size_limit_count; i++) {
+        mpiprofile_size_limit *l = &p->size_limits[i];
+        free(l->name);
+        free(l->versions);
+        list_free(&l->collectives);
+        free(l->reason);
+    }
+    free(p->size_limits);
     *p = (mpiprofile){0};
 }
 
@@ -446,6 +522,18 @@ static int check_profile(const mpiprofile *p, char *err, size_t errlen)
         if (p->workarounds[i].env.count == 0 || !p->workarounds[i].reason)
             return fail(err, errlen, "[workaround.%s] needs env (NAME=VALUE) and reason",
                         p->workarounds[i].name);
+    for (size_t i = 0; i < p->size_limit_count; i++) {
+        const mpiprofile_size_limit *l = &p->size_limits[i];
+        const char *missing = l->collectives.count == 0 ? "collectives"
+                              : l->max_bytes == 0       ? "max_bytes"
+                              : !l->reason              ? "reason"
+                                                        : NULL;
+        if (missing)
+            return fail(err, errlen,
+                        "[size_limit.%s] %s is missing (a size limit needs collectives, "
+                        "max_bytes and reason; versions is optional)",
+                        l->name, missing);
+    }
     return 0;
 }
 
@@ -563,20 +651,49 @@ const mpiprofile_deployment *mpiprofile_deployment_find(const mpiprofile *profil
     return NULL;
 }
 
-bool mpiprofile_workaround_applies(const mpiprofile_workaround *workaround, const char *version,
-                                   const char *collective)
+/* Whether a version meets conditions (never an unknown version) and a
+ * collective is in a list (an empty list holds every collective). */
+static bool scope_holds(const char *versions, const mpiprofile_list *collectives,
+                        const char *version, const char *collective)
 {
     char err[MESSAGE_MAX];
     /* An unknown version is not guessed to be an affected one. */
     if (!isdigit((unsigned char)version[0]) ||
-        mpiprofile_versions_match(workaround->versions, version, err, sizeof err) != 1)
+        mpiprofile_versions_match(versions, version, err, sizeof err) != 1)
         return false;
-    if (workaround->collectives.count == 0)
+    if (collectives->count == 0)
         return true;
-    for (size_t i = 0; i < workaround->collectives.count; i++)
-        if (strcmp(workaround->collectives.items[i], collective) == 0)
+    for (size_t i = 0; i < collectives->count; i++)
+        if (strcmp(collectives->items[i], collective) == 0)
             return true;
     return false;
+}
+
+bool mpiprofile_workaround_applies(const mpiprofile_workaround *workaround, const char *version,
+                                   const char *collective)
+{
+    return scope_holds(workaround->versions, &workaround->collectives, version, collective);
+}
+
+bool mpiprofile_size_limit_applies(const mpiprofile_size_limit *limit, const char *version,
+                                   const char *collective)
+{
+    /* A limit without collectives is refused when its file is read. */
+    return limit->collectives.count > 0 &&
+           scope_holds(limit->versions, &limit->collectives, version, collective);
+}
+
+const mpiprofile_size_limit *mpiprofile_size_limit_find(const mpiprofile *profile,
+                                                        const char *version, const char *collective)
+{
+    const mpiprofile_size_limit *best = NULL;
+    for (size_t i = 0; i < profile->size_limit_count; i++) {
+        const mpiprofile_size_limit *l = &profile->size_limits[i];
+        if (mpiprofile_size_limit_applies(l, version, collective) &&
+            (!best || l->max_bytes < best->max_bytes))
+            best = l;
+    }
+    return best;
 }
 
 /* ---- identification ------------------------------------------------------------ */

@@ -858,6 +858,75 @@ static void overlong_line_is_refused(void **state)
     nbc_config_free(&cfg);
 }
 
+/* A library that fails ibcast from 2^31 bytes on (an MPI library profile's
+ * [size_limit]); no limit for the other collectives. */
+static uint64_t ibcast_limit(const nbc_config *cfg, int ranks, char *why, size_t whylen)
+{
+    (void)ranks;
+    if (strcmp(cfg->run.collective, "ibcast") != 0)
+        return 0;
+    snprintf(why, whylen, "the limit of 2147483647 bytes per buffer: a known bug");
+    return 2147483647;
+}
+
+static uint64_t ibcast_limit_128mib(const nbc_config *cfg, int ranks, char *why, size_t whylen)
+{
+    return ibcast_limit(cfg, ranks, why, whylen) ? 128u << 20 : 0;
+}
+
+/* Set above the library's limit, calibration.max_bytes is refused with the
+ * limit and its reason; at the limit, below it, for another collective, or
+ * left at a default above it (the calibration stops at the limit), not. */
+static void size_limit_refuses_an_explicit_max_bytes(void **state)
+{
+    (void)state;
+    nbc_config_limits limited = machine;
+    limited.size_limit = ibcast_limit;
+    static const struct {
+        const char *collective, *max_bytes; /* NULL: the default */
+        bool refused;
+    } cases[] = {
+        {"ibcast", "3GiB", true},  {"ibcast", "2GiB", true},     {"ibcast", "2147483647", false},
+        {"ibcast", "1GiB", false}, {"ialltoall", "3GiB", false}, {"ibcast", NULL, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        nbc_config cfg;
+        init_config(&cfg);
+        char assignment[128], err[ERR_LEN] = "";
+        snprintf(assignment, sizeof assignment, "run.collective=%s", cases[i].collective);
+        set_ok(&cfg, assignment);
+        if (cases[i].max_bytes) {
+            snprintf(assignment, sizeof assignment, "calibration.max_bytes=%s", cases[i].max_bytes);
+            set_ok(&cfg, assignment);
+        }
+        int rc = nbc_config_validate(&cfg, &limited, err, sizeof err);
+        if ((rc != 0) != cases[i].refused)
+            fail_msg("%s at %s: status %d (%s)", cases[i].collective,
+                     cases[i].max_bytes ? cases[i].max_bytes : "the default", rc, err);
+        if (cases[i].refused) {
+            char value[64];
+            snprintf(value, sizeof value, "calibration.max_bytes: \"%s\"", cases[i].max_bytes);
+            const char *parts[] = {"--set", value, "is above what this MPI library can run",
+                                   "a known bug", "at most 2147483647 bytes for ibcast"};
+            for (size_t j = 0; j < sizeof parts / sizeof *parts; j++)
+                if (!strstr(err, parts[j]))
+                    fail_msg("no \"%s\" in: %s", parts[j], err);
+        }
+        nbc_config_free(&cfg);
+    }
+    /* A default (256 MiB) above a limit: accepted, the calibration caps it. */
+    limited.size_limit = ibcast_limit_128mib;
+    nbc_config cfg;
+    init_config(&cfg);
+    set_ok(&cfg, "run.collective=ibcast");
+    char err[ERR_LEN] = "";
+    if (nbc_config_validate(&cfg, &limited, err, sizeof err) != 0)
+        fail_msg("the default max_bytes refused: %s", err);
+    set_ok(&cfg, "calibration.max_bytes=256MiB");
+    assert_int_not_equal(nbc_config_validate(&cfg, &limited, err, sizeof err), 0);
+    nbc_config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest good[] = {
@@ -876,6 +945,7 @@ int main(void)
         cmocka_unit_test(missing_config_file_is_named),
         cmocka_unit_test(lists_of_collectives_and_rank_counts),
         cmocka_unit_test(overlong_line_is_refused),
+        cmocka_unit_test(size_limit_refuses_an_explicit_max_bytes),
     };
     struct CMUnitTest bad[BAD_INPUT_COUNT];
     for (size_t i = 0; i < BAD_INPUT_COUNT; i++)

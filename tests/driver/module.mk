@@ -4,7 +4,8 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
              tests/driver/e2e_progress_modes.sh tests/driver/e2e_watchdog.sh \
              tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \
              tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh \
-             tests/driver/e2e_adaptive.sh tests/driver/e2e_large_message.sh
+             tests/driver/e2e_adaptive.sh tests/driver/e2e_large_message.sh \
+             tests/driver/e2e_size_limit.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_replay.sh
 
 # The message size search (bench_nbc/size_search.c): a cmocka unit test,

@@ -2,8 +2,8 @@
  * MPI_Get_library_version texts of every library they name (Intel MPI,
  * MVAPICH and Cray MPICH are never taken for MPICH), the longest pattern
  * wins, the header-macro fallback, versions and their conditions, the
- * workarounds' scope, and malformed profile files refused with a message
- * naming the file, the line and the key. */
+ * workarounds' and size limits' scope, byte counts, and malformed profile files refused with a
+ * message naming the file, the line and the key. */
 #include "mpiprofile/mpiprofile.h"
 
 #include <setjmp.h>
@@ -217,6 +217,92 @@ static void workaround_applies_where_it_should(void **state)
     assert_string_equal(w->env.items[0], "MPIR_CVAR_IALLGATHER_INTRA_ALGORITHM=sched_ring");
 }
 
+/* MPICH 4.0's broadcast of 2^31 bytes or more: a limit, in 4.0.x only. */
+static void size_limit_applies_where_it_should(void **state)
+{
+    const mpiprofile *mpich = mpiprofile_find(*state, "mpich");
+    assert_non_null(mpich);
+    const mpiprofile_size_limit *l = mpiprofile_size_limit_find(mpich, "4.0.2", "ibcast");
+    assert_non_null(l);
+    assert_int_equal(l->max_bytes, 2147483647);
+    assert_non_null(strstr(l->reason, "2^31 bytes"));
+    assert_ptr_equal(mpiprofile_size_limit_find(mpich, "4.0", "bcast_init"), l);
+    assert_true(mpiprofile_size_limit_applies(l, "4.0.2", "ibcast"));
+    assert_false(mpiprofile_size_limit_applies(l, "4.1.2", "ibcast"));
+    assert_false(mpiprofile_size_limit_applies(l, "3.4.3", "ibcast"));
+    assert_false(mpiprofile_size_limit_applies(l, "unknown", "ibcast"));
+    assert_null(mpiprofile_size_limit_find(mpich, "4.0.2", "iallreduce"));
+    assert_null(mpiprofile_size_limit_find(mpich, "4.1", "ibcast"));
+    /* Open MPI 4.1.4 ran a 3 GiB ibcast here: no limit. */
+    const mpiprofile *openmpi = mpiprofile_find(*state, "openmpi");
+    assert_non_null(openmpi);
+    assert_null(mpiprofile_size_limit_find(openmpi, "4.1.4", "ibcast"));
+}
+
+/* Of two limits that apply, the smaller; each in its own versions and
+ * collectives; a byte count with its unit. */
+static void size_limit_smallest_wins(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/test_profile.XXXXXX", path[256], err[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/a.ini", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("[library]\ndisplay_name = A\nmatch = A\n"
+          "[size_limit.big]\nversions = <3\ncollectives = ibcast ialltoall\nmax_bytes = 2GiB\n"
+          "reason = big\n"
+          "[size_limit.small]\nversions = >=2 <3\ncollectives = ibcast\nmax_bytes = 1024\n"
+          "reason = small\n",
+          f);
+    fclose(f);
+    mpiprofile_set set;
+    int rc = mpiprofile_load_dir(&set, dir, deployments, 4, err, sizeof err);
+    unlink(path);
+    rmdir(dir);
+    if (rc != 0)
+        fail_msg("%s", err);
+    const mpiprofile *a = mpiprofile_find(&set, "a");
+    assert_non_null(a);
+    assert_int_equal(a->size_limit_count, 2);
+    assert_string_equal(mpiprofile_size_limit_find(a, "2.1", "ibcast")->reason, "small");
+    assert_string_equal(mpiprofile_size_limit_find(a, "1.9", "ibcast")->reason, "big");
+    assert_int_equal(mpiprofile_size_limit_find(a, "1.9", "ibcast")->max_bytes, 2ull << 30);
+    assert_string_equal(mpiprofile_size_limit_find(a, "2.1", "ialltoall")->reason, "big");
+    assert_null(mpiprofile_size_limit_find(a, "3.0", "ibcast"));
+    mpiprofile_set_free(&set);
+}
+
+static void parses_byte_counts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int rc;
+        uint64_t bytes;
+    } cases[] = {
+        {"2147483647", 0, 2147483647},
+        {"2GiB", 0, 2ull << 30},
+        {"3 GiB", -1, 0},
+        {"1KiB", 0, 1024},
+        {"7B", 0, 7},
+        {"0", -1, 0},
+        {"-1", -1, 0},
+        {"2gb", -1, 0},
+        {"", -1, 0},
+        {"18446744073709551615", 0, UINT64_MAX},
+        {"16777216TiB", -1, 0},
+        {"99999999999999999999", -1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint64_t bytes = 0;
+        int rc = mpiprofile_parse_bytes(cases[i].text, &bytes);
+        if (rc != cases[i].rc || (rc == 0 && bytes != cases[i].bytes))
+            fail_msg("\"%s\": %d, %llu; expected %d, %llu", cases[i].text, rc,
+                     (unsigned long long)bytes, cases[i].rc, (unsigned long long)cases[i].bytes);
+    }
+}
+
 /* One malformed file: refused, the message naming it, its line and the key. */
 static void refuses_malformed_files(void **state)
 {
@@ -240,6 +326,37 @@ static void refuses_malformed_files(void **state)
         {"a.ini", "[library]\ndisplay_name = A\nbusy_polls = yes\nmatch = A\n",
          "busy_polls: \"yes\" is not a boolean (allowed: true, false)"},
         {"Bad.ini", "[library]\ndisplay_name = A\nmatch = A\n", "'Bad' cannot name a profile"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\ncollectives=ibcast\nreason=r\n"
+         "max_bytes = 2 GiB\n",
+         "a.ini: line 7: [size_limit.l] max_bytes: \"2 GiB\" is not a byte count"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\ncollectives=ibcast\nreason=r\n"
+         "max_bytes = 0\n",
+         "[size_limit.l] max_bytes: \"0\" is not a byte count"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\ncollectives=ibcast\nreason=r\n"
+         "max_bytes = 1\nmax_bytes = 2\n",
+         "a.ini: line 8: [size_limit.l] max_bytes: given twice"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\ncollectives=MPI_Ibcast\n",
+         "a.ini: line 5: [size_limit.l] collectives: \"MPI_Ibcast\" is not a collective's name"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\nversions = 4.0\n",
+         "a.ini: line 5: [size_limit.l] versions: \"4.0\" is not a version condition"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\nbytes = 1\n",
+         "a.ini: line 5: [size_limit.l]: unknown key 'bytes' (allowed in [size_limit.<name>]: "
+         "versions, collectives, max_bytes, reason)"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\ncollectives=ibcast\n"
+         "reason=r\n",
+         "a.ini: [size_limit.l] max_bytes is missing"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\nmax_bytes=1\nreason=r\n",
+         "a.ini: [size_limit.l] collectives is missing"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[size_limit.l]\nmax_bytes=1\n"
+         "collectives=ibcast\n",
+         "a.ini: [size_limit.l] reason is missing"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[size_limit]\nmax_bytes=1\n",
+         "a.ini: line 5: unknown section [size_limit]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[] = "/tmp/test_profile.XXXXXX", path[256], err[1024];
@@ -281,6 +398,9 @@ int main(void)
         cmocka_unit_test(every_profile_is_complete),
         cmocka_unit_test(identifies_from_header_macros),
         cmocka_unit_test(workaround_applies_where_it_should),
+        cmocka_unit_test(size_limit_applies_where_it_should),
+        cmocka_unit_test(size_limit_smallest_wins),
+        cmocka_unit_test(parses_byte_counts),
         cmocka_unit_test(longest_pattern_wins),
         cmocka_unit_test(compares_versions),
         cmocka_unit_test(refuses_malformed_files),
