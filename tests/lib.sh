@@ -24,6 +24,57 @@ export -n MPI
 : "${MPIEXEC:=$(build_field mpi_launcher)}"
 
 skip() { echo "skip: $*"; exit 77; }
+
+# clean_make ARGS...: make in the repository with none of the variables of
+# the make running the tests (its command line in MAKEFLAGS, the build it
+# exported), but its SAN; ARGS choose the build (e.g. MPI=mpich).
+clean_make() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPI -u MPICC -u MPIEXEC -u MPI_PROFILE -u BUILD -u TOOLS_DIR \
+        make -s --no-print-directory -C "$BENCH_NBC_ROOT" SAN="${SAN:-}" "$@"
+}
+
+# use_mpi NAME [PROGRAM...]: the rest of the test runs with the library NAME
+# (a profile name, e.g. mpich: Debian's mpicc.NAME, as `make MPI=NAME`)
+# instead of the build's: nothing to do when the build's library is NAME;
+# else the PROGRAMs of its build folder (e.g. bench_nbc compute_ref) are
+# built with `make MPI=NAME` (make's own up-to-date check: once per make
+# check, the tests running one after another) and BUILD, MPIEXEC, MPI, the
+# launch flags and BENCH (when set) become that build's. USE_MPI_MAKE then
+# holds the make variables of that build, for a test's own make. Where NAME
+# is not installed: as root, scripts/deps.sh installs it (`make deps
+# MPI=NAME`); otherwise the test skips, naming the install command.
+USE_MPI_MAKE=()
+use_mpi() {
+    local name=$1 build mpiexec profile missing="" program
+    shift
+    [ "$MPI" = "$name" ] && return 0
+    profile=$(clean_make MPI="$name" print-mpi-profile 2>/dev/null)
+    if [ "$profile" != "$name" ]; then
+        if [ "$(id -u)" -eq 0 ]; then
+            echo "note: this build's library is $MPI and $name is not installed: installing it (make deps MPI=$name)"
+            clean_make MPI="$name" deps DEPS_FOR=check >&2
+            profile=$(clean_make MPI="$name" print-mpi-profile 2>/dev/null)
+        else
+            # deps.sh names the missing pieces and this system's install command.
+            missing=$(clean_make MPI="$name" deps DEPS_FOR=check 2>&1 | grep -m 1 '<- this system' |
+                sed -e 's/^ *[^:]*: *//' -e 's/ *<- this system//')
+        fi
+        [ "$profile" = "$name" ] ||
+            skip "needs the library $name (this build's is $MPI), not installed${missing:+: $missing}"
+    fi
+    build=$(clean_make MPI="$name" print-build-dir) && mpiexec=$(clean_make MPI="$name" print-mpiexec) ||
+        fail "make MPI=$name cannot name its build folder and launcher"
+    local -a targets=()
+    for program in "$@"; do targets+=("$build/$program"); done
+    if [ ${#targets[@]} -gt 0 ]; then
+        clean_make MPI="$name" "${targets[@]}" >&2 || fail "make MPI=$name ${targets[*]} failed"
+    fi
+    echo "note: this build's library is $MPI: running with $name ($build, $mpiexec)"
+    BUILD=$build MPIEXEC=$mpiexec MPI=$name MPI_PROFILE=$name MPI_LAUNCH_FLAGS=()
+    export BUILD MPIEXEC MPI_PROFILE
+    USE_MPI_MAKE=(MPI="$name")
+    [ -z "${BENCH+set}" ] || BENCH=$BUILD/bench_nbc
+}
 # For runs that test files, identity, plumbing or clock models, not the
 # sweep's timing: a 1 ms cell on this 2-core machine leaves the window
 # barrier later than 1 % of its reference in 16-40 % of attempts (measured),

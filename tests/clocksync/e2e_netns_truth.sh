@@ -27,13 +27,15 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
-prog=$BUILD/clocksync_check
-scale=$BUILD/clocksync_scale
 [ "$(id -u)" -eq 0 ] || skip "network and time namespaces need root"
-[ "$MPI" = mpich ] || skip "the nodes talk TCP; with $MPI that costs milliseconds per message (MPICH: microseconds)"
 command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 [ "$(nproc)" -ge 2 ] || skip "4 busy-polling ranks on one core would measure the scheduler"
+# The nodes talk TCP: with Open MPI that costs milliseconds per message
+# (MPICH: microseconds).
+use_mpi mpich clocksync_check clocksync_scale
+prog=$BUILD/clocksync_check
+scale=$BUILD/clocksync_scale
 for p in "$prog" "$scale"; do [ -x "$p" ] || fail "$p is not built"; done
 unshare --time --fork --monotonic=5 true 2>/dev/null || skip "this kernel or sandbox refuses time namespaces"
 export NBC_NETNS_PREFIX=ct$$

@@ -12,10 +12,11 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../driver/lib_driver.sh"
 nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
-[ "$MPI" = mpich ] || skip "dedicated binds a library progress thread: MPICH's ($MPI has none)"
 command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
 command -v jq >/dev/null || skip "jq is not installed"
 [ "$(nproc)" -ge 2 ] || skip "dedicated needs 2 cores per rank"
+# dedicated binds a library progress thread: MPICH's (Open MPI has none).
+use_mpi mpich bench_nbc
 export NBC_NETNS_PREFIX=nd$$
 ip netns add "$NBC_NETNS_PREFIX-probe" 2>/dev/null || skip "this kernel or sandbox refuses network namespaces"
 ip netns del "$NBC_NETNS_PREFIX-probe"
