@@ -54,6 +54,7 @@ use_mpi() {
             echo "note: this build's library is $MPI and $name is not installed: installing it (make deps MPI=$name)"
             clean_make MPI="$name" deps DEPS_FOR=check >&2
             profile=$(clean_make MPI="$name" print-mpi-profile 2>/dev/null)
+            missing="scripts/deps.sh did not install it (its output above)"
         else
             # deps.sh names the missing pieces and this system's install command.
             missing=$(clean_make MPI="$name" deps DEPS_FOR=check 2>&1 | grep -m 1 '<- this system' |
@@ -62,8 +63,8 @@ use_mpi() {
         [ "$profile" = "$name" ] ||
             skip "needs the library $name (this build's is $MPI), not installed${missing:+: $missing}"
     fi
-    build=$(clean_make MPI="$name" print-build-dir) && mpiexec=$(clean_make MPI="$name" print-mpiexec) ||
-        fail "make MPI=$name cannot name its build folder and launcher"
+    build=$(clean_make MPI="$name" print-build-dir) || fail "make MPI=$name print-build-dir failed"
+    mpiexec=$(clean_make MPI="$name" print-mpiexec) || fail "make MPI=$name print-mpiexec failed"
     local -a targets=()
     for program in "$@"; do targets+=("$build/$program"); done
     if [ ${#targets[@]} -gt 0 ]; then
@@ -72,6 +73,7 @@ use_mpi() {
     echo "note: this build's library is $MPI: running with $name ($build, $mpiexec)"
     BUILD=$build MPIEXEC=$mpiexec MPI=$name MPI_PROFILE=$name MPI_LAUNCH_FLAGS=()
     export BUILD MPIEXEC MPI_PROFILE
+    # shellcheck disable=SC2034 # used by the scripts that source this file
     USE_MPI_MAKE=(MPI="$name")
     [ -z "${BENCH+set}" ] || BENCH=$BUILD/bench_nbc
 }

@@ -5,7 +5,9 @@
 # thread among them) allowed only the rank's free core, confirmed; then the
 # same for the suite's own thread (deployment thread). A 2-core machine
 # gives both nodes the same 2 cores: slow (4 busy threads on 2 cores), so
-# the grid is one short cell.
+# the grid is one short cell, whose timing is not the point: its window
+# barrier, over TCP with 4 busy threads on 2 cores, was late beyond the
+# default rule 21 times in a row (exit 5) in one of 3 runs; it allows 20 %.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -40,7 +42,8 @@ cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=4ms --set grid.comp
       --set run.null_share=0)
 for dep in dedicated thread; do
     out=$(MPI_TIMEOUT_S=240 timeout -k 5 240 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 \
-        env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=$dep 2>&1) ||
+        env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" "${cell[@]}" \
+        --set run.deployment=$dep 2>&1) ||
         fail "$dep across the nodes: $out"
     DIR=$(run_folder "$out")
     [ "$(meta_value "$DIR" nodes)" = 2 ] || fail "$dep: $(meta_value "$DIR" nodes) nodes"
