@@ -119,6 +119,36 @@ mpi_launch() {
     timeout -k 5 "${MPI_TIMEOUT_S:-300}" "$MPIEXEC" "${extra[@]}" "$@"
 }
 
+# launch_watched DONE LOG CMD...: CMD (an MPI launch; its output into LOG)
+# under the guard nbc-run keeps for MPICH 4.0 over TCP, whose ranks may hang
+# in MPI_Finalize after their work (docs/running.md, known problem): once the
+# command DONE succeeds (checked every second: the work is out, e.g. the
+# final meta.json) and the ranks have not exited FINALIZE_GRACE_S (20) later,
+# the launch is stopped, said so, FINALIZE_HUNG set to 1, and its status is 0.
+# Otherwise CMD's status.
+FINALIZE_HUNG=0
+launch_watched() {
+    local finished=$1 log=$2 pid waited=0 done_at=-1 grace=${FINALIZE_GRACE_S:-20}
+    shift 2
+    FINALIZE_HUNG=0
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        waited=$((waited + 1))
+        [ "$done_at" -ge 0 ] || ! "$finished" || done_at=$waited
+        if [ "$done_at" -ge 0 ] && [ $((waited - done_at)) -ge "$grace" ]; then
+            echo "note: the work is out but the ranks have not exited $grace s later (MPI_Finalize hang): stopping the launcher"
+            # shellcheck disable=SC2034 # read by the scripts that source this file
+            FINALIZE_HUNG=1
+            kill -TERM "$pid"
+            wait "$pid"
+            return 0
+        fi
+    done
+    wait "$pid"
+}
+
 # json_get FILE KEY...: the value at that path of a JSON file, read with a
 # JSON parser (jq, else python3): strings as they are, anything else as JSON
 # ("null" when absent). Keys that are numbers index arrays.

@@ -8,6 +8,10 @@
 # the grid is one short cell, whose timing is not the point: its window
 # barrier, over TCP with 4 busy threads on 2 cores, was late beyond the
 # default rule 21 times in a row (exit 5) in one of 3 runs; it allows 20 %.
+# MPICH 4.0 over TCP may hang in MPI_Finalize once the run is written (one of
+# 3 runs): the launcher is then stopped after 20 s, as nbc-run does. Up to 8
+# calibration steps: with 4, a busy machine's size search stopped short of
+# 4 ms (cell unreachable, exit 5).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -38,14 +42,19 @@ mapfile -d '' -t across < <(
         "${per_node_flags[@]//\{n\}/1}"
 )
 cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=4ms --set grid.comp_times=4ms
-      --set run.repetitions=1 --set calibration.tolerance=0.9 --set calibration.max_iterations=4
+      --set run.repetitions=1 --set calibration.tolerance=0.9 --set calibration.max_iterations=8
       --set run.null_share=0)
+# run_done: the run's final meta.json is written (only MPI_Finalize is left).
+run_done() { DIR=$(cat "$SCRATCH/run_dir" 2>/dev/null) && [ "$(meta_value "$DIR" status 2>/dev/null)" = complete ]; }
+hung=()
 for dep in dedicated thread; do
-    out=$(MPI_TIMEOUT_S=240 timeout -k 5 240 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 \
+    rm -f "$SCRATCH/run_dir"
+    launch_watched run_done "$SCRATCH/out" timeout -k 5 240 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 \
         env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" "${cell[@]}" \
-        --set run.deployment=$dep 2>&1) ||
-        fail "$dep across the nodes: $out"
-    DIR=$(run_folder "$out")
+        --set run.deployment=$dep --run-dir-file "$SCRATCH/run_dir" ||
+        fail "$dep across the nodes: $(cat "$SCRATCH/out")"
+    [ "$FINALIZE_HUNG" = 0 ] || hung+=("$dep")
+    DIR=$(cat "$SCRATCH/run_dir")
     [ "$(meta_value "$DIR" nodes)" = 2 ] || fail "$dep: $(meta_value "$DIR" nodes) nodes"
     for r in 0 1; do
         free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
@@ -72,3 +81,4 @@ for dep in dedicated thread; do
     done
     figure "$dep across 2 namespace nodes: progress threads on CPU $free, $(jq -c '[.deployment_threads[].threads[] | {name, cpus, cpu_s_sweep}]' "$DIR/meta.json")"
 done
+[ ${#hung[@]} -eq 0 ] || figure "MPICH hung in MPI_Finalize after the run (stopped): ${hung[*]}"
