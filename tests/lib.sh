@@ -65,10 +65,10 @@ use_mpi() {
     fi
     build=$(clean_make MPI="$name" print-build-dir) || fail "make MPI=$name print-build-dir failed"
     mpiexec=$(clean_make MPI="$name" print-mpiexec) || fail "make MPI=$name print-mpiexec failed"
-    local -a targets=()
-    for program in "$@"; do targets+=("$build/$program"); done
-    if [ ${#targets[@]} -gt 0 ]; then
-        clean_make MPI="$name" "${targets[@]}" >&2 || fail "make MPI=$name ${targets[*]} failed"
+    local -a make_goals=()
+    for program in "$@"; do make_goals+=("$build/$program"); done
+    if [ ${#make_goals[@]} -gt 0 ]; then
+        clean_make MPI="$name" "${make_goals[@]}" >&2 || fail "make MPI=$name ${make_goals[*]} failed"
     fi
     echo "note: this build's library is $MPI: running with $name ($build, $mpiexec)"
     BUILD=$build MPIEXEC=$mpiexec MPI=$name MPI_PROFILE=$name MPI_LAUNCH_FLAGS=()
