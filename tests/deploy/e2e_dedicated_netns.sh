@@ -8,7 +8,7 @@
 # the grid is one short cell, whose timing is not the point: its window
 # barrier, over TCP with 4 busy threads on 2 cores, was late beyond the
 # default rule 21 times in a row (exit 5) in one of 3 runs; it allows 20 %.
-# MPICH 4.0 over TCP may hang in MPI_Finalize once the run is written (5 of
+# MPICH 4.0 over TCP may hang in MPI_Finalize once the run is written (4 of
 # 13 runs here): the launcher is then stopped (launch_watched), as nbc-run
 # does. Up to 8 calibration steps: with 4, a busy machine's size search
 # stopped short of 4 ms (cell unreachable, exit 5).
