@@ -24,6 +24,59 @@ export -n MPI
 : "${MPIEXEC:=$(build_field mpi_launcher)}"
 
 skip() { echo "skip: $*"; exit 77; }
+
+# clean_make ARGS...: make in the repository with none of the variables of
+# the make running the tests (its command line in MAKEFLAGS, the build it
+# exported), but its SAN; ARGS choose the build (e.g. MPI=mpich).
+clean_make() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPI -u MPICC -u MPIEXEC -u MPI_PROFILE -u BUILD -u TOOLS_DIR \
+        make -s --no-print-directory -C "$BENCH_NBC_ROOT" SAN="${SAN:-}" "$@"
+}
+
+# use_mpi NAME [PROGRAM...]: the rest of the test runs with the library NAME
+# (a profile name, e.g. mpich: Debian's mpicc.NAME, as `make MPI=NAME`)
+# instead of the build's: nothing to do when the build's library is NAME;
+# else the PROGRAMs of its build folder (e.g. bench_nbc compute_ref) are
+# built with `make MPI=NAME` (make's own up-to-date check: once per make
+# check, the tests running one after another) and BUILD, MPIEXEC, MPI, the
+# launch flags and BENCH (when set) become that build's. USE_MPI_MAKE then
+# holds the make variables of that build, for a test's own make. Where NAME
+# is not installed: as root, scripts/deps.sh installs it (`make deps
+# MPI=NAME`); otherwise the test skips, naming the install command.
+USE_MPI_MAKE=()
+use_mpi() {
+    local name=$1 build mpiexec profile missing="" program
+    shift
+    [ "$MPI" = "$name" ] && return 0
+    profile=$(clean_make MPI="$name" print-mpi-profile 2>/dev/null)
+    if [ "$profile" != "$name" ]; then
+        if [ "$(id -u)" -eq 0 ]; then
+            echo "note: this build's library is $MPI and $name is not installed: installing it (make deps MPI=$name)"
+            clean_make MPI="$name" deps DEPS_FOR=check >&2
+            profile=$(clean_make MPI="$name" print-mpi-profile 2>/dev/null)
+            missing="scripts/deps.sh did not install it (its output above)"
+        else
+            # deps.sh names the missing pieces and this system's install command.
+            missing=$(clean_make MPI="$name" deps DEPS_FOR=check 2>&1 | grep -m 1 '<- this system' |
+                sed -e 's/^ *[^:]*: *//' -e 's/ *<- this system//')
+        fi
+        [ "$profile" = "$name" ] ||
+            skip "needs the library $name (this build's is $MPI), not installed${missing:+: $missing}"
+    fi
+    build=$(clean_make MPI="$name" print-build-dir) || fail "make MPI=$name print-build-dir failed"
+    mpiexec=$(clean_make MPI="$name" print-mpiexec) || fail "make MPI=$name print-mpiexec failed"
+    local -a make_goals=()
+    for program in "$@"; do make_goals+=("$build/$program"); done
+    if [ ${#make_goals[@]} -gt 0 ]; then
+        clean_make MPI="$name" "${make_goals[@]}" >&2 || fail "make MPI=$name ${make_goals[*]} failed"
+    fi
+    echo "note: this build's library is $MPI: running with $name ($build, $mpiexec)"
+    BUILD=$build MPIEXEC=$mpiexec MPI=$name MPI_PROFILE=$name MPI_LAUNCH_FLAGS=()
+    export BUILD MPIEXEC MPI_PROFILE
+    # shellcheck disable=SC2034 # used by the scripts that source this file
+    USE_MPI_MAKE=(MPI="$name")
+    [ -z "${BENCH+set}" ] || BENCH=$BUILD/bench_nbc
+}
 # For runs that test files, identity, plumbing or clock models, not the
 # sweep's timing: a 1 ms cell on this 2-core machine leaves the window
 # barrier later than 1 % of its reference in 16-40 % of attempts (measured),
@@ -64,6 +117,38 @@ mpi_launch() {
         return
     fi
     timeout -k 5 "${MPI_TIMEOUT_S:-300}" "$MPIEXEC" "${extra[@]}" "$@"
+}
+
+# launch_watched DONE LOG CMD...: CMD (an MPI launch; its output into LOG)
+# under the guard nbc-run keeps for MPICH 4.0 over TCP, whose ranks may hang
+# in MPI_Finalize after their work (docs/running.md, known problem): once the
+# command DONE succeeds (checked every second: the work is out, e.g. the
+# final meta.json) and the ranks have not exited FINALIZE_GRACE_S (5) later,
+# the launch is stopped, said so, FINALIZE_HUNG set to 1, and its status is 0.
+# Otherwise CMD's status. (nbc-run waits 20 s; a test checks what the work
+# wrote, which a stop cannot spoil, and ranks that do exit here do so within
+# a second: a longer wait would only cost time.)
+FINALIZE_HUNG=0
+launch_watched() {
+    local finished=$1 log=$2 pid waited=0 done_at=-1 grace=${FINALIZE_GRACE_S:-5}
+    shift 2
+    FINALIZE_HUNG=0
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        waited=$((waited + 1))
+        [ "$done_at" -ge 0 ] || ! "$finished" || done_at=$waited
+        if [ "$done_at" -ge 0 ] && [ $((waited - done_at)) -ge "$grace" ]; then
+            echo "note: the work is out but the ranks have not exited $grace s later (MPI_Finalize hang): stopping the launcher"
+            # shellcheck disable=SC2034 # read by the scripts that source this file
+            FINALIZE_HUNG=1
+            kill -TERM "$pid"
+            wait "$pid"
+            return 0
+        fi
+    done
+    wait "$pid"
 }
 
 # json_get FILE KEY...: the value at that path of a JSON file, read with a

@@ -27,13 +27,15 @@
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
-prog=$BUILD/clocksync_check
-scale=$BUILD/clocksync_scale
 [ "$(id -u)" -eq 0 ] || skip "network and time namespaces need root"
-[ "$MPI" = mpich ] || skip "the nodes talk TCP; with $MPI that costs milliseconds per message (MPICH: microseconds)"
 command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 [ "$(nproc)" -ge 2 ] || skip "4 busy-polling ranks on one core would measure the scheduler"
+# The nodes talk TCP: with Open MPI that costs milliseconds per message
+# (MPICH: microseconds).
+use_mpi mpich clocksync_check clocksync_scale
+prog=$BUILD/clocksync_check
+scale=$BUILD/clocksync_scale
 for p in "$prog" "$scale"; do [ -x "$p" ] || fail "$p is not built"; done
 unshare --time --fork --monotonic=5 true 2>/dev/null || skip "this kernel or sandbox refuses time namespaces"
 export NBC_NETNS_PREFIX=ct$$
@@ -56,31 +58,18 @@ args=(--roundtrips "$roundtrips" --barriers 50 --wait-s 1 --skew-clock "0,$drift
 # run_across RANKS METHOD: clocksync_check across the nodes, its output in
 # $out. MPICH 4.0.2 over TCP may hang in MPI_Finalize (docs/running.md, known
 # problems) though every rank has printed and met a last barrier: once the
-# figures are out and the ranks have not exited 20 s later, the launcher is
-# stopped and the figures kept, as nbc-run does; anything else over 150 s fails.
+# figures are out (rank 0's last line) and the ranks have not exited, the
+# launcher is stopped and the figures kept (launch_watched, as nbc-run
+# does); anything else over 150 s fails.
+figures_out() { grep -q 'model_error_max_us=' "$SCRATCH/out"; }
 run_across() {
-    local ranks=$1 method=$2 per_node=$(($1 / 2)) log=$SCRATCH/out status waited=0 printed=-1 stopped=0
-    "$nodes_sh" run "$MPIEXEC" "${across[@]}" -ppn $per_node \
-        -n $per_node "$prog" --method "$method" "${args[@]}" : \
-        -n $per_node unshare --time --fork --monotonic=5 "$prog" --method "$method" "${args[@]}" >"$log" 2>&1 &
-    local pid=$!
-    while kill -0 $pid 2>/dev/null; do
-        sleep 1
-        waited=$((waited + 1))
-        [ $printed -lt 0 ] && grep -q 'model_error_max_us=' "$log" && printed=$waited
-        if [ $printed -ge 0 ] && [ $((waited - printed)) -ge 20 ]; then
-            echo "note: $method on $ranks ranks: the figures are out but the ranks hang in MPI_Finalize; stopping the launcher"
-            hung+=("$method p=$ranks")
-            kill -TERM $pid
-            stopped=1
-            break
-        fi
-        [ $waited -lt 150 ] || { kill -TERM $pid; wait $pid; fail "$method on $ranks ranks: no end after 150 s: $(cat "$log")"; }
-    done
-    wait $pid
-    status=$?
-    out=$(cat "$log")
-    [ $status -eq 0 ] || [ $stopped = 1 ] || fail "$method on $ranks ranks across the nodes: $out"
+    local ranks=$1 method=$2 per_node=$(($1 / 2))
+    launch_watched figures_out "$SCRATCH/out" timeout -k 5 150 "$nodes_sh" run "$MPIEXEC" "${across[@]}" \
+        -ppn $per_node -n $per_node "$prog" --method "$method" "${args[@]}" : \
+        -n $per_node unshare --time --fork --monotonic=5 "$prog" --method "$method" "${args[@]}" ||
+        fail "$method on $ranks ranks across the nodes (status $?, 124: no end after 150 s): $(cat "$SCRATCH/out")"
+    [ "$FINALIZE_HUNG" = 0 ] || hung+=("$method p=$ranks")
+    out=$(cat "$SCRATCH/out")
 }
 
 summary=() hung=()

@@ -5,17 +5,24 @@
 # thread among them) allowed only the rank's free core, confirmed; then the
 # same for the suite's own thread (deployment thread). A 2-core machine
 # gives both nodes the same 2 cores: slow (4 busy threads on 2 cores), so
-# the grid is one short cell.
+# the grid is one short cell, whose timing is not the point: its window
+# barrier, over TCP with 4 busy threads on 2 cores, was late beyond the
+# default rule 21 times in a row (exit 5) in one of 3 runs; it allows 20 %.
+# MPICH 4.0 over TCP may hang in MPI_Finalize once the run is written (4 of
+# 13 runs here): the launcher is then stopped (launch_watched), as nbc-run
+# does. Up to 8 calibration steps: with 4, a busy machine's size search
+# stopped short of 4 ms (cell unreachable, exit 5).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/../driver/lib_driver.sh"
 nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
-[ "$MPI" = mpich ] || skip "dedicated binds a library progress thread: MPICH's ($MPI has none)"
 command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
 command -v jq >/dev/null || skip "jq is not installed"
 [ "$(nproc)" -ge 2 ] || skip "dedicated needs 2 cores per rank"
+# dedicated binds a library progress thread: MPICH's (Open MPI has none).
+use_mpi mpich bench_nbc
 export NBC_NETNS_PREFIX=nd$$
 ip netns add "$NBC_NETNS_PREFIX-probe" 2>/dev/null || skip "this kernel or sandbox refuses network namespaces"
 ip netns del "$NBC_NETNS_PREFIX-probe"
@@ -35,13 +42,19 @@ mapfile -d '' -t across < <(
         "${per_node_flags[@]//\{n\}/1}"
 )
 cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=4ms --set grid.comp_times=4ms
-      --set run.repetitions=1 --set calibration.tolerance=0.9 --set calibration.max_iterations=4
+      --set run.repetitions=1 --set calibration.tolerance=0.9 --set calibration.max_iterations=8
       --set run.null_share=0)
+# run_done: the run's final meta.json is written (only MPI_Finalize is left).
+run_done() { DIR=$(cat "$SCRATCH/run_dir" 2>/dev/null) && [ "$(meta_value "$DIR" status 2>/dev/null)" = complete ]; }
+hung=()
 for dep in dedicated thread; do
-    out=$(MPI_TIMEOUT_S=240 timeout -k 5 240 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 \
-        env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${cell[@]}" --set run.deployment=$dep 2>&1) ||
-        fail "$dep across the nodes: $out"
-    DIR=$(run_folder "$out")
+    rm -f "$SCRATCH/run_dir"
+    launch_watched run_done "$SCRATCH/out" timeout -k 5 240 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 \
+        env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" "${cell[@]}" \
+        --set run.deployment=$dep --run-dir-file "$SCRATCH/run_dir" ||
+        fail "$dep across the nodes: $(cat "$SCRATCH/out")"
+    [ "$FINALIZE_HUNG" = 0 ] || hung+=("$dep")
+    DIR=$(cat "$SCRATCH/run_dir")
     [ "$(meta_value "$DIR" nodes)" = 2 ] || fail "$dep: $(meta_value "$DIR" nodes) nodes"
     for r in 0 1; do
         free=$(jq -r '.deployment_plan.progress_thread.cpus | join(",")' "$DIR/meta.json")
@@ -68,3 +81,4 @@ for dep in dedicated thread; do
     done
     figure "$dep across 2 namespace nodes: progress threads on CPU $free, $(jq -c '[.deployment_threads[].threads[] | {name, cpus, cpu_s_sweep}]' "$DIR/meta.json")"
 done
+[ ${#hung[@]} -eq 0 ] || figure "MPICH hung in MPI_Finalize after the run (stopped): ${hung[*]}"

@@ -3,12 +3,13 @@
 # second with MPIR_CVAR_IBCAST_INTRA_ALGORITHM=sched_binomial in the
 # environment. meta.json records the user's setting (environment) and the
 # value in effect (collective_settings), mpit_cvars.csv the same value, and
-# the two runs differ in it. MPICH only (make MPI=mpich builds it).
+# the two runs differ in it. With MPICH (use_mpi: the build of make MPI=mpich
+# when this build's library is another).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/../driver/lib_driver.sh"
-[ "$MPI" = mpich ] || skip "MPICH's algorithm variables (this build's MPI is $MPI; make MPI=mpich check TESTS=$0)"
+use_mpi mpich bench_nbc
 command -v jq >/dev/null || skip "needs jq"
 make_scratch
 var=MPIR_CVAR_IBCAST_INTRA_ALGORITHM

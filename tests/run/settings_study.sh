@@ -9,7 +9,8 @@
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
 source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
-[ "$MPI" = mpich ] || skip "varies MPICH's MPIR_CVAR_IBCAST_INTRA_ALGORITHM; this build's library is $MPI (make check MPI=mpich)"
+# Varies MPICH's MPIR_CVAR_IBCAST_INTRA_ALGORITHM.
+use_mpi mpich bench_nbc compute_ref
 study_needs
 command -v jq >/dev/null || skip "reads study.json and meta.json with jq (apt-get install jq)"
 { [ -x "$TOOLS_DIR/nbc-analyze" ] && [ -x "$TOOLS_DIR/nbc-compare" ]; } || skip "the analysis tools are not built"
