@@ -1,7 +1,7 @@
 /* The clock sync stage: the clocks of every rank of the job synchronized
  * once, before anything is measured (the window barrier's global time), and
- * each study's ranks again at its end, so its raw records convert to global
- * time by interpolation. */
+ * once more after the last study, so every study's raw records convert to
+ * global time by interpolation between the two. */
 #include "bench_nbc/driver.h"
 
 void nbc_clock_sync_stage(nbc_job *job)
@@ -30,10 +30,10 @@ void nbc_clock_sync_stage(nbc_job *job)
 int nbc_clock_sync_end(nbc_job *job)
 {
     nbc_run *run = &job->run;
-    watchdog_context(run->watchdog, "the end of the run");
+    watchdog_context(run->watchdog, "the end of the job");
     watchdog_arm(run->watchdog, 0);
     watchdog_phase(run->watchdog, PHASE_CALIBRATION);
-    int rc = clocksync_calibrate(run->sync);
+    int rc = clocksync_calibrate(job->job_sync);
     watchdog_disarm(run->watchdog);
     return rc;
 }

@@ -548,8 +548,9 @@ struct json_object *nbc_meta_environment_json(void);
 /* Collective: every rank's object (a new reference, consumed) gathered into
  * an array on rank 0, indexed by rank; NULL on the other ranks. */
 struct json_object *nbc_meta_gather_json(nbc_run *run, struct json_object *mine);
-/* Collective: the clock sync summary of every rank (NULL except on rank 0). */
-struct json_object *nbc_meta_clocksync_json(nbc_run *run);
+/* Collective: the clock sync summary of every rank (NULL except on rank 0);
+ * raw_times says how raw.csv's times were converted (docs/formats.md). */
+struct json_object *nbc_meta_clocksync_json(nbc_run *run, const char *raw_times);
 /* The watchdog is about to end the job: rank 0 records why in meta.json
  * (every finished cell is already on disk). */
 typedef struct watchdog_record {
@@ -596,6 +597,18 @@ typedef struct nbc_cli {
     nbc_replay replay; /* --replay CELL RUN_DIR (replay.c) */
 } nbc_cli;
 
+/* A study measured whose raw.csv still holds times extrapolated from the
+ * job's start clock point: what converting them again by interpolation
+ * needs once the job's end point is taken, so one end point serves every
+ * study of the job (finish_stage.c). */
+typedef struct nbc_study_rewrite {
+    nbc_run run;      /* its ranks' communicator (owned) and clock context (owned) */
+    char dir[4096];   /* rank 0: its run folder, opened again for the rewrite */
+    nbc_resume prior; /* the calibrations `plan` points into; raw_keep_bytes */
+    nbc_sweep_plan plan;
+    nbc_sweep_record record;
+} nbc_study_rewrite;
+
 typedef struct nbc_job {
     char err[1024]; /* the message of the last failure */
     nbc_cli cli;
@@ -634,8 +647,10 @@ typedef struct nbc_job {
     nbc_sweep_plan plan;
     nbc_sweep_record record;
     size_t unreachable;
-    int rc;   /* MPI_SUCCESS, or the error that failed the run */
-    int kept; /* cells whose every block was kept */
+    int rc;                      /* MPI_SUCCESS, or the error that failed the run */
+    int kept;                    /* cells whose every block was kept */
+    nbc_study_rewrite *rewrites; /* this rank's studies, for the job's end point */
+    size_t rewrite_count;
 } nbc_job;
 
 /* cli.c: -1 when the job goes on, else the status to exit with (--plan
@@ -658,8 +673,8 @@ struct json_object *nbc_deployment_meta_json(nbc_run *run, const nbc_deployment_
 void nbc_record_threads(nbc_run *run, meta_info *meta, const char *host, const char *key);
 /* run_guards.c: watchdog started, threads_start recorded, signals caught. */
 void nbc_start_guards(nbc_job *job);
-/* clock_sync_stage.c: the job's sync, on every rank, once; a study's end
- * point (an MPI error code). */
+/* clock_sync_stage.c: the job's sync, on every rank, once; the job's end
+ * point, on every rank, once (an MPI error code). */
 void nbc_clock_sync_stage(nbc_job *job);
 int nbc_clock_sync_end(nbc_job *job);
 /* calibration_stage.c: the job's computation sizes, on every rank, once
@@ -681,7 +696,8 @@ size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bo
 /* sweep_stage.c */
 void nbc_sweep_stage(nbc_job *job);
 /* finish_stage.c: a study's end (its status in job->study_status); the
- * job's exit status, MPI ended. */
+ * job's end point, every study's raw.csv converted by interpolation, and
+ * the job's exit status, MPI ended. */
 void nbc_finish_study(nbc_job *job);
 int nbc_finish_stage(nbc_job *job);
 

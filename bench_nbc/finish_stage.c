@@ -1,11 +1,17 @@
-/* The finish stage: the end clock sync and the raw records converted by
- * interpolation, the passive step again, meta.json's last word, the exit
- * status, and everything the job started stopped and freed. */
+/* The finish stage: a study's passive step again and meta.json's last
+ * word; at the job's end, its end clock point and every study's raw records
+ * converted by interpolation, the exit status, and everything the job
+ * started stopped and freed. */
 #include "bench_nbc/driver.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* meta.json clocksync.raw_times: before and after the job's end point. */
+#define RAW_TIMES_START "extrapolated from the job's start point"
+#define RAW_TIMES_BOTH  "interpolated between the job's start and end points"
 
 /* Cells whose every block was kept: measured now and not stopped late, or
  * kept by an earlier session of a resumed run. */
@@ -25,7 +31,7 @@ static void record_end(nbc_job *job)
 {
     nbc_run *run = &job->run;
     meta_info *meta = &job->meta;
-    meta->clocksync = job->rc == MPI_SUCCESS ? nbc_meta_clocksync_json(run) : NULL;
+    meta->clocksync = job->rc == MPI_SUCCESS ? nbc_meta_clocksync_json(run, RAW_TIMES_START) : NULL;
     if (job->rc == MPI_SUCCESS) {
         json_object_put(meta->deployment);
         meta->deployment = nbc_deployment_meta_json(run, &job->dep);
@@ -75,21 +81,39 @@ static void end_study(nbc_job *job)
     run->out = NULL;
 }
 
+/* The study's records and clock context kept for the job's end point
+ * (nbc_study_rewrite); the study no longer owns them. Collective. */
+static void keep_for_rewrite(nbc_job *job)
+{
+    nbc_run *run = &job->run;
+    nbc_study_rewrite *grown =
+        realloc(job->rewrites, (job->rewrite_count + 1) * sizeof *job->rewrites);
+    nbc_exit_if_any_failed(!grown, "out of memory keeping a study's records", 1);
+    job->rewrites = grown;
+    nbc_study_rewrite *w = &grown[job->rewrite_count++];
+    *w = (nbc_study_rewrite){
+        .run = *run, .prior = job->prior, .plan = job->plan, .record = job->record};
+    w->run.out = NULL;
+    w->run.mpit = NULL;
+    if (run->rank == 0)
+        snprintf(w->dir, sizeof w->dir, "%s", run_output_dir(run->out));
+    NBC_CHECK_MPI(MPI_Comm_dup(run->comm, &w->run.comm));
+    job->prior = (nbc_resume){0};
+    job->record = (nbc_sweep_record){0};
+    run->sync = NULL;
+}
+
 void nbc_finish_study(nbc_job *job)
 {
     nbc_run *run = &job->run;
     bool stopped = job->stopped;
-    if (job->rc == MPI_SUCCESS && !stopped)
-        job->rc = nbc_clock_sync_end(job);
-    if (job->rc == MPI_SUCCESS && !stopped)
-        job->rc = nbc_sweep_rewrite_raw(run, &job->plan, &job->record, job->prior.raw_keep_bytes);
-    /* The passive step again, so drift over the sweep shows in equation 2;
-     * after raw.csv is rewritten and synced, so no write-back of the
-     * sweep's records competes with it (rank 0 computed ~10 % slower
-     * before that). */
+    /* The passive step again, so drift over the sweep shows in equation 2.
+     * raw.csv's times are converted again at the job's end point. */
     if (job->rc == MPI_SUCCESS && !job->interrupted && !stopped)
         nbc_measure_passive(run, &job->place, job->prior.comp, job->cfg.grid.comp_count, "after");
     record_end(job);
+    if (job->rc == MPI_SUCCESS && !stopped)
+        keep_for_rewrite(job);
     int rc = job->rc;
     size_t cells = job->record.cells;
     /* 3 tells a batch script the run was cut short but kept its cells; 5
@@ -111,10 +135,103 @@ void nbc_finish_study(nbc_job *job)
     end_study(job);
 }
 
+/* Rank 0: meta.json's clocksync replaced by `clocksync` (taken). */
+static int update_meta_clocksync(run_output *out, json_object *clocksync)
+{
+    char path[4096 + 16];
+    snprintf(path, sizeof path, "%s/meta.json", run_output_dir(out));
+    json_object *meta = json_object_from_file(path);
+    int rc = -1;
+    if (meta && json_object_is_type(meta, json_type_object)) {
+        json_object_object_add(meta, "clocksync", clocksync);
+        clocksync = NULL;
+        const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY);
+        char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
+        if (with_newline) {
+            sprintf(with_newline, "%s\n", text);
+            rc = run_output_write_atomic(out, "meta.json", with_newline);
+        }
+        free(with_newline);
+    }
+    if (rc != 0)
+        fprintf(stderr, "bench_nbc: cannot update %s with the end clock point\n", path);
+    json_object_put(clocksync);
+    json_object_put(meta);
+    return rc;
+}
+
+/* One study's raw.csv converted again by interpolation between the job's
+ * start and end points, and its meta.json told so. Collective on its ranks. */
+static int rewrite_study(nbc_job *job, nbc_study_rewrite *w)
+{
+    nbc_run *run = &w->run;
+    int failed = clocksync_adopt_later_points(run->sync, job->job_sync) != 0;
+    if (run->rank == 0 && !failed) {
+        run->out = run_output_open(w->dir, job->err, sizeof job->err);
+        failed = run->out == NULL;
+        if (failed)
+            fprintf(stderr, "bench_nbc: %s\n", job->err);
+    }
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, run->comm);
+    if (rc == MPI_SUCCESS && failed)
+        rc = MPI_ERR_OTHER;
+    if (rc == MPI_SUCCESS)
+        rc = nbc_sweep_rewrite_raw(run, &w->plan, &w->record, w->prior.raw_keep_bytes);
+    if (rc == MPI_SUCCESS) {
+        json_object *clocksync = nbc_meta_clocksync_json(run, RAW_TIMES_BOTH);
+        if (run->rank == 0 && update_meta_clocksync(run->out, clocksync) != 0)
+            rc = MPI_ERR_IO;
+    }
+    return rc;
+}
+
+static void free_rewrite(nbc_study_rewrite *w)
+{
+    run_output_close(w->run.out);
+    clocksync_free(w->run.sync);
+    nbc_sweep_record_free(&w->record);
+    nbc_resume_free(&w->prior);
+    if (w->run.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&w->run.comm);
+}
+
+/* The job's end point, once for all its studies, on every rank when any
+ * study kept records; then every study's raw.csv converted again. A study's
+ * own end point would cost one clock sync per study. 0, or 1 on failure. */
+static int end_point_and_rewrites(nbc_job *job)
+{
+    int any = job->rewrite_count > 0;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && any) {
+        int64_t start_ns = clocksync_monotonic_ns();
+        rc = nbc_clock_sync_end(job);
+        for (size_t i = 0; i < job->rewrite_count && rc == MPI_SUCCESS; i++)
+            rc = rewrite_study(job, &job->rewrites[i]);
+        if (rc == MPI_SUCCESS && job->rank == 0 && job->study_count > 1)
+            fprintf(stderr,
+                    "bench_nbc: the job's end clock point: raw.csv of %zu run folder%s converted "
+                    "by interpolation (%.1f s)\n",
+                    job->rewrite_count, job->rewrite_count == 1 ? "" : "s",
+                    (double)(clocksync_monotonic_ns() - start_ns) * 1e-9);
+    }
+    for (size_t i = 0; i < job->rewrite_count; i++)
+        free_rewrite(&job->rewrites[i]);
+    free(job->rewrites);
+    job->rewrites = NULL;
+    if (rc != MPI_SUCCESS)
+        fprintf(stderr,
+                "bench_nbc: rank %d: the end clock point or a raw.csv rewrite failed "
+                "(MPI error %d)\n",
+                job->rank, rc);
+    return rc == MPI_SUCCESS ? 0 : 1;
+}
+
 int nbc_finish_stage(nbc_job *job)
 {
     nbc_run *run = &job->run;
     int status = job->status;
+    if (end_point_and_rewrites(job) != 0 && status == 0)
+        status = 1;
     if (progress_thread_stop(run->progress_thread) != MPI_SUCCESS)
         status = 1;
     if (watchdog_stop(run->watchdog) != 0)

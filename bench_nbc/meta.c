@@ -204,27 +204,32 @@ json_object *nbc_meta_gather_json(nbc_run *run, json_object *mine)
     return array;
 }
 
-json_object *nbc_meta_clocksync_json(nbc_run *run)
+json_object *nbc_meta_clocksync_json(nbc_run *run, const char *raw_times)
 {
     const clocksync_model *m = clocksync_get_model(run->sync);
-    double mine[4] = {m->n_points ? m->points[0].offset_ns * 1e-3 : 0,
-                      m->n_points ? m->points[0].latency_ns * 1e-3 : 0,
-                      clocksync_model_drift_ppm(m), m->n_points};
+    enum { FIELDS = 5 };
+    double mine[FIELDS] = {m->n_points ? m->points[0].offset_ns * 1e-3 : 0,
+                           m->n_points ? m->points[0].latency_ns * 1e-3 : 0,
+                           clocksync_model_drift_ppm(m), m->n_points,
+                           m->n_points ? m->points[m->n_points - 1].offset_ns * 1e-3 : 0};
     double *all = run->rank == 0 ? malloc((size_t)run->ranks * sizeof mine) : NULL;
-    NBC_CHECK_MPI(MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, run->comm));
+    NBC_CHECK_MPI(MPI_Gather(mine, FIELDS, MPI_DOUBLE, all, FIELDS, MPI_DOUBLE, 0, run->comm));
     if (run->rank != 0)
         return NULL;
     json_object *o = json_object_new_object(), *ranks = json_object_new_array();
     for (int r = 0; all && r < run->ranks; r++) {
+        const double *f = &all[FIELDS * r];
         json_object *e = json_object_new_object();
-        json_object_object_add(e, "offset_us", json_object_new_double(all[4 * r]));
-        json_object_object_add(e, "latency_us", json_object_new_double(all[4 * r + 1]));
-        json_object_object_add(e, "drift_ppm", json_object_new_double(all[4 * r + 2]));
-        json_object_object_add(e, "calibrations", json_object_new_int((int)all[4 * r + 3]));
+        json_object_object_add(e, "offset_us", json_object_new_double(f[0]));
+        json_object_object_add(e, "latency_us", json_object_new_double(f[1]));
+        json_object_object_add(e, "drift_ppm", json_object_new_double(f[2]));
+        json_object_object_add(e, "calibrations", json_object_new_int((int)f[3]));
+        json_object_object_add(e, "last_offset_us", json_object_new_double(f[4]));
         json_object_array_add(ranks, e);
     }
     json_object_object_add(o, "method",
                            json_object_new_string(clocksync_get_method_name(run->sync)));
+    json_object_object_add(o, "raw_times", json_object_new_string(raw_times));
     json_object_object_add(o, "roundtrips", json_object_new_int(run->cfg->clocksync.roundtrips));
     json_object_object_add(o, "ranks", ranks);
     free(all);

@@ -188,6 +188,11 @@ int clocksync_create(clocksync_ctx **ctx, MPI_Comm comm, const clocksync_options
  * copy of parent's model, options, clock and barrier margin, so a
  * sub-communicator shares one synchronization instead of measuring its own. */
 int clocksync_create_sub(clocksync_ctx **ctx, const clocksync_ctx *parent, MPI_Comm comm);
+/* Not collective: adds to ctx's model the points of parent's taken after
+ * ctx's last (a context made by clocksync_create_sub), so a sub-context
+ * gains the parent's end point without measuring one of its own. 0, or -1
+ * when out of memory. */
+int clocksync_adopt_later_points(clocksync_ctx *ctx, const clocksync_ctx *parent);
 void clocksync_free(clocksync_ctx *ctx);
 
 /* Collective. Measures every rank's offset to rank 0 now with the options'

@@ -142,6 +142,17 @@ int clocksync_create_sub(clocksync_ctx **out, const clocksync_ctx *parent, MPI_C
     return MPI_SUCCESS;
 }
 
+int clocksync_adopt_later_points(clocksync_ctx *ctx, const clocksync_ctx *parent)
+{
+    const clocksync_model *own = &ctx->model;
+    int64_t last_ns = own->n_points ? own->points[own->n_points - 1].local_ns : INT64_MIN;
+    for (int i = 0; i < parent->model.n_points; i++)
+        if (parent->model.points[i].local_ns > last_ns &&
+            clocksync_model_add_point(&ctx->model, parent->model.points[i]) != 0)
+            return -1;
+    return 0;
+}
+
 void clocksync_free(clocksync_ctx *ctx)
 {
     if (!ctx)

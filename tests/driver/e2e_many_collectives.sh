@@ -4,7 +4,9 @@
 # known-answer sleep computation, the 2-rank studies on a sub-communicator
 # while the other 2 ranks wait) give 6 run folders, each complete and
 # analysed by nbc-analyze, all from ONE clock sync (the first clock point of
-# every folder is the job's: the same offset and latency on every rank) and
+# every folder is the job's: the same offset and latency on every rank; and
+# one end point after the last study, the same last offset in every folder,
+# every raw.csv converted by interpolation between the two) and
 # ONE computation calibration (its log lines once; every calib_comp.csv the
 # same sizes), as meta.json's "job" and the log say.
 # Four ranks on two cores leave the window barrier late by a time slice or
@@ -39,6 +41,8 @@ calibrations=$(grep -c '^bench_nbc: computation .* -> n=' <<<"$out")
 [ "$calibrations" -eq $comp_targets ] || fail "$calibrations computation calibration lines, expected $comp_targets"
 shared=$(grep -c 'clock sync: shared, computation calibration: shared' <<<"$out")
 [ "$shared" -eq 6 ] || fail "$shared studies say their clock sync and computation calibration are shared"
+end_points=$(grep -c "^bench_nbc: the job's end clock point: raw.csv of 6 run folders converted" <<<"$out")
+[ "$end_points" -eq 1 ] || fail "$end_points lines of the job's end clock point, expected 1: $out"
 sizes() { cut -d, -f1-3 "$1/calib_comp.csv"; }
 first=${dirs[0]}
 expected_ranks=(2 4 2 4 2 4) expected_colls=(ibcast ibcast iallreduce iallreduce ialltoall ialltoall)
@@ -59,6 +63,12 @@ for i in "${!dirs[@]}"; do
     first_points=$(jq -c --argjson n "${expected_ranks[$i]}" '[.clocksync.ranks[:$n][] | [.offset_us, .latency_us]]' "$first/meta.json" 2>/dev/null)
     [ "${expected_ranks[$i]}" -gt 2 ] || [ "$points" = "$first_points" ] ||
         fail "$dir: clock points $points, the job's $first_points"
+    # The job's clock points, the last its end point: the same in every folder.
+    jq -e '.clocksync.raw_times == "interpolated between the job'"'"'s start and end points"' \
+        "$dir/meta.json" >/dev/null || fail "$dir: clocksync $(jq -c .clocksync "$dir/meta.json")"
+    end_point() { jq -c '[.clocksync.ranks[:2][] | [.calibrations, .last_offset_us]]' "$1/meta.json"; }
+    [ "$(end_point "$dir")" = "$(end_point "$first")" ] ||
+        fail "$dir: clock points and end offsets $(end_point "$dir"), the first folder's $(end_point "$first")"
     # config.ini: a one-collective run on its ranks (--resume, the analysis).
     [ "$(sed -n 's/^collective = //p' "$dir/config.ini")" = "${expected_colls[$i]}" ] ||
         fail "$dir: config.ini's collective"
@@ -92,6 +102,6 @@ done
 [ "$(jq -c '.clocksync.ranks | map([.offset_us, .latency_us])' "${dirs[1]}/meta.json")" = \
     "$(jq -c '.clocksync.ranks | map([.offset_us, .latency_us])' "${dirs[5]}/meta.json")" ] ||
     fail "the 4-rank folders have different first clock points"
-figure "one job, 3 collectives x ranks 2,4: 6 run folders in ${wall} s from 1 clock sync and" \
+figure "one job, 3 collectives x ranks 2,4: 6 run folders in ${wall} s from 1 clock sync (one end point for all) and" \
     "1 computation calibration ($comp_targets sizes, shared $(jq -r '.job.shared_calibration_s * 1000 | round / 1000' "$first/meta.json") s)," \
     "each analysed"
