@@ -18,15 +18,7 @@ prog=$BUILD/tests/datacheck/datacheck_run
 library=$(library_of "$prog")
 [ -n "$library" ] || fail "$prog did not name its MPI library"
 # The profile's settings for the collectives that need one in this version.
-mapfile -t collectives < <(mpi_launch -n 1 "$BUILD/bench_nbc" --list | awk '/^  [a-z]/ { print $1 }')
-[ ${#collectives[@]} -gt 0 ] || fail "bench_nbc --list named no collective"
-workaround=() worked_around=()
-for coll in "${collectives[@]}"; do
-    mapfile -t settings < <("$TOOLS_DIR/nbc-profile" env --build "$BUILD" --collective "$coll")
-    [ ${#settings[@]} -gt 0 ] || continue
-    worked_around+=("$coll")
-    for s in "${settings[@]}"; do [[ " ${workaround[*]} " == *" $s "* ]] || workaround+=("$s"); done
-done
+profile_workarounds
 # (The launcher passes its environment on to the ranks.)
 out=$(for s in "${workaround[@]}"; do export "${s?}"; done && MPI_TIMEOUT_S=300 mpi_launch -n 2 "$prog" 2>&1)
 status=$?

@@ -53,3 +53,21 @@ expect_all_ok() {
     # shellcheck disable=SC2034 # read by the sourcing script
     summary="$ok of $total collectives ($no_data of them without data) x $(grep -m 1 -o '[0-9]* sizes x [0-9]* reps' <<<"$out") on $ranks ranks$([ "$known" -eq 0 ] || echo ", $known known library bugs")"
 }
+
+# profile_workarounds: the settings the library profile of $BUILD applies
+# for its collectives (nbc-profile env), as bench_nbc applies them, into
+# `workaround` (NAME=VALUE, each once) and the collectives that need one
+# into `worked_around`.
+profile_workarounds() {
+    local coll s
+    local -a collectives settings
+    workaround=() worked_around=()
+    mapfile -t collectives < <(mpi_launch -n 1 "$BUILD/bench_nbc" --list | awk '/^  [a-z]/ { print $1 }')
+    [ ${#collectives[@]} -gt 0 ] || fail "bench_nbc --list named no collective"
+    for coll in "${collectives[@]}"; do
+        mapfile -t settings < <("$TOOLS_DIR/nbc-profile" env --build "$BUILD" --collective "$coll")
+        [ ${#settings[@]} -gt 0 ] || continue
+        worked_around+=("$coll")
+        for s in "${settings[@]}"; do [[ " ${workaround[*]} " == *" $s "* ]] || workaround+=("$s"); done
+    done
+}

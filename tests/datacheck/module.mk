@@ -1,8 +1,8 @@
 # Tests of the data check (bench_nbc/datacheck.c): a cmocka unit test that
 # moves the data of all ranks inside one process (no MPI_Init), a program
 # that runs the collectives table with fill/verify, launched by the scripts
-# on 2 ranks (this build's MPI), 4 ranks (Open MPI) and with corrupted data,
-# and a benchmark of the check's own speed.
+# on 2 ranks (this build's MPI), 2 and 4 ranks (MPICH), 4 ranks (Open MPI)
+# and with corrupted data, and a benchmark of the check's own speed.
 # The table's synthetic rows live in synthetic.c and use clocksync's clock.
 datacheck_table_objects := $(BUILD)/mpi/bench_nbc/datacheck.o $(BUILD)/mpi/bench_nbc/collectives.o \
                            $(BUILD)/mpi/bench_nbc/synthetic.o $(CLOCKSYNC_LIB)
@@ -30,4 +30,4 @@ BENCHMARKS += $(BUILD)/tests/datacheck/bench_datacheck
 check: $(BUILD)/tests/datacheck/datacheck_run
 E2E_TESTS += tests/datacheck/e2e_datacheck.sh tests/datacheck/e2e_datacheck_openmpi4.sh \
              tests/datacheck/e2e_datacheck_corrupt.sh tests/datacheck/e2e_datacheck_options.sh \
-             tests/datacheck/e2e_datacheck_large.sh
+             tests/datacheck/e2e_datacheck_large.sh tests/datacheck/e2e_datacheck_mpich.sh
