@@ -7,6 +7,9 @@ set -u
 : "${BENCH_NBC_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 cd "$BENCH_NBC_ROOT" || exit 1
 : "${TOOLS_DIR:=build}"
+# TOOLS_DIR as nbc-run prints it in its commands: absolute (build/san with SAN=1).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+case $TOOLS_DIR in /*) TOOLS_ABS=$TOOLS_DIR ;; *) TOOLS_ABS=$BENCH_NBC_ROOT/$TOOLS_DIR ;; esac
 if [ -z "${BUILD:-}" ]; then
     BUILD=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory print-build-dir)
 fi

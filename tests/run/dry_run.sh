@@ -54,16 +54,16 @@ for coll in ibcast iallreduce; do
     expect "\+ $D/compute_ref --run $run_dir --phase before"
     expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
-    expect "\+ $R/build/nbc-analyze $run_dir"
+    expect "\+ $TOOLS_ABS/nbc-analyze $run_dir"
 done
-expect "\+ $R/build/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
+expect "\+ $TOOLS_ABS/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
 [ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected"
 
 # Basic vs progress on MPICH, one collective: one comparison of the two.
 dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
 [ "$(count '^\+ (scripts|make)')" = 0 ] || fail "--no-deps --no-build still printed deps or make"
 expect "\+ $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich --stop-after calibration --run-dir-file $PWD/out/YYYYmmdd-HHMMSS-study/run-002.path"
-expect "\+ $R/build/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
+expect "\+ $TOOLS_ABS/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
 # Its build: Debian's named wrapper.
 dry configs/default.conf --mpi mpich
 expect "\+ make -C $R MPI=mpich deps"
@@ -83,7 +83,7 @@ dry configs/default.conf --mpi mpich,openmpi --deployments basic,progress --no-d
 [ "$(count "/bench_nbc -c ")" = 3 ] || fail "3 runs expected (openmpi-progress skipped)"
 grep -q "skipping openmpi-ibcast-progress: Open MPI has no asynchronous progress thread" "$SCRATCH/stderr" ||
     fail "no reason given for skipping openmpi progress: $(cat "$SCRATCH/stderr")"
-expect "\+ $R/build/nbc-compare .*mpich-ibcast-basic .*mpich-ibcast-progress .*openmpi-ibcast-basic -o .*-compare-ibcast"
+expect "\+ $TOOLS_ABS/nbc-compare .*mpich-ibcast-basic .*mpich-ibcast-progress .*openmpi-ibcast-basic -o .*-compare-ibcast"
 
 # dedicated needs >= 2 cores per rank: skipped with 2 ranks on 2 cores, run with 1 rank.
 if [ "$cores" -lt 4 ]; then
@@ -181,7 +181,7 @@ for value in sched_binomial sched_smp; do
     expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $MX -n 2 $M/bench_nbc --resume $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value"
     expect "\+ $M/compute_ref --run $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value --phase before"
 done
-expect "\+ $R/build/nbc-compare .*-mpich-ibcast-basic-sched_binomial .*-mpich-ibcast-basic-sched_smp -o .*-compare-ibcast"
+expect "\+ $TOOLS_ABS/nbc-compare .*-mpich-ibcast-basic-sched_binomial .*-mpich-ibcast-basic-sched_smp -o .*-compare-ibcast"
 [ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected (one per value)"
 # The study of MPICH's ibcast algorithms: one run per value.
 dry configs/study-mpich-ibcast.conf --no-deps --no-build

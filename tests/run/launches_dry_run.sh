@@ -38,7 +38,7 @@ expected_run() {
         "\+ $D/compute_ref --run $dir --phase before"
         "\+ $launcher $D/bench_nbc --resume $dir"
         "\+ $D/compute_ref --run $dir --phase after"
-        "\+ $R/build/nbc-analyze $dir")
+        "\+ $TOOLS_ABS/nbc-analyze $dir")
 }
 # check_lines: the output is the expected lines, one for one, in order.
 check_lines() {
@@ -56,7 +56,7 @@ expected_run 2 manual 1
 expected_run 3 basic 2
 expected_run 4 manual 2
 r=$SCRATCH/results/YYYYmmdd-HHMMSS-$P-ibcast
-expected+=("\+ $R/build/nbc-compare ${r}-basic-launch1 ${r}-manual-launch1 ${r}-basic-launch2 ${r}-manual-launch2 -o $SCRATCH/results/[0-9]{8}-[0-9]{6}-compare-ibcast")
+expected+=("\+ $TOOLS_ABS/nbc-compare ${r}-basic-launch1 ${r}-manual-launch1 ${r}-basic-launch2 ${r}-manual-launch2 -o $SCRATCH/results/[0-9]{8}-[0-9]{6}-compare-ibcast")
 check_lines
 interleaved=${#lines[@]}
 

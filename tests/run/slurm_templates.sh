@@ -62,7 +62,7 @@ expect_run() {
     local run_dir="$R/results/YYYYmmdd-HHMMSS-$1-$4-$5"
     expect "\+ $srun_ranks --mpi=$(field "$1" srun_mpi) $2/bench_nbc -c $R/configs/$3 (--set [^ ]+ )*--set run.collective=$4 --set run.deployment=$5 --set run.mpi=$1( .*)?"
     expect "\+ $srun_ranks $2/compute_ref --run $run_dir( --phase before)?"
-    expect "\+ $R/build/nbc-analyze $run_dir"
+    expect "\+ $TOOLS_ABS/nbc-analyze $run_dir"
 }
 checked=0
 for dep in basic progress dedicated manual; do
@@ -77,7 +77,7 @@ for dep in basic progress dedicated manual; do
     for coll in ibcast ireduce iallgather ialltoall; do
         expect_run "$lib" "$build" paper.conf $coll $dep
     done
-    expect "\+ $R/build/nbc-compare( $R/results/YYYYmmdd-HHMMSS-$lib-[a-z]+-$dep){4} -o $R/results/[0-9-]{15}-compare"
+    expect "\+ $TOOLS_ABS/nbc-compare( $R/results/YYYYmmdd-HHMMSS-$lib-[a-z]+-$dep){4} -o $R/results/[0-9-]{15}-compare"
     grep -q "fake srun called" "$SCRATCH/stderr" && fail "$what: --dry-run ran srun"
     checked=$((checked + 1))
 done
