@@ -364,6 +364,9 @@ const char *run_output_name(out_file which);
 const char *run_output_header(out_file which);
 /* Flushes every file; -1 on an I/O error (message on stderr). */
 int run_output_flush(run_output *out);
+/* Flushes every file and waits until the disk has them (fsync), so no
+ * write-back of them runs during what is measured next; -1 on an error. */
+int run_output_sync(run_output *out);
 /* Writes path (relative to the run folder) atomically: temporary + rename. */
 int run_output_write_atomic(run_output *out, const char *name, const char *text);
 /* --run-dir-file: writes the run folder's absolute path and a newline into

@@ -149,6 +149,19 @@ int run_output_flush(run_output *out)
     return rc;
 }
 
+int run_output_sync(run_output *out)
+{
+    int rc = run_output_flush(out);
+    for (int i = 0; i < OUT_FILE_COUNT; i++) {
+        if (out->files[i] && fsync(fileno(out->files[i])) != 0) {
+            fprintf(stderr, "bench_nbc: cannot sync %s/%s: %s\n", out->dir,
+                    run_output_name((out_file)i), strerror(errno));
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
 /* After a rename, the folder's entry must reach the disk too, or a power
  * loss could bring back the old file. */
 static void sync_folder(const run_output *out)
