@@ -17,10 +17,12 @@
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
 source "$BENCH_NBC_ROOT/tests/run/study_lib.sh"
+[ "$(id -u)" -eq 0 ] || skip "a private slurmd runs as root (SlurmdUser=root)"
+# The daemons live in sbin, which a login shell's PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
 for tool in slurmctld slurmd sbatch squeue scancel scontrol srun sinfo; do
     command -v $tool >/dev/null || skip "no $tool: Slurm is not installed (apt-get install slurm-wlm)"
 done
-[ "$(id -u)" -eq 0 ] || skip "a private slurmd runs as root (SlurmdUser=root)"
 command -v taskset >/dev/null || skip "no taskset (util-linux): the two slurmd need a core each"
 study_needs
 command -v jq >/dev/null || skip "reads meta.json with jq (apt-get install jq)"
