@@ -40,8 +40,13 @@ rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${SLURM_PROCID:-0}}}
 # odls_base_sigkill_timeout, 1 s, and a rank stopped between the two writes leaves
 # the old status)
 meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json"; }
-# (The trap before the run folder is announced: the signal may follow at once.)
-[ "$FAKE_MODE" = term ] && trap '[ "$rank" = 0 ] && meta interrupted; exit 3' TERM
+# (The trap before the run folder is announced: the signal may follow at once.
+# Each rank says it holds its trap in FAKE_READY: a rank the signal met before
+# its trap would die of it, and the launcher would SIGKILL rank 0 mid-write.)
+if [ "$FAKE_MODE" = term ]; then
+    trap '[ "$rank" = 0 ] && meta interrupted; exit 3' TERM
+    touch "$FAKE_READY/rank.$rank"
+fi
 if [ "$rank" = 0 ]; then
     mkdir -p "$dir" && meta running && echo "bench_nbc: run folder $dir"
     [ -z "$dir_file" ] || { echo "$dir" >"$dir_file.tmp" && mv "$dir_file.tmp" "$dir_file"; }
@@ -85,14 +90,16 @@ grep -qx "run folder: $dir" <<<"$out" || fail "the complete run is not listed: $
 # ranks stopped cleanly (meta.json interrupted), nothing left running,
 # study.json interrupted and resumable. Sets stop_s.
 stop_study() {
-    rm -rf "$dir"
-    env "$@" FAKE_MODE=term ./nbc-run "${study[@]}" >"$SCRATCH/out" 2>"$SCRATCH/stderr" &
+    rm -rf "$dir" "$SCRATCH/ready"
+    mkdir "$SCRATCH/ready"
+    env "$@" FAKE_MODE=term FAKE_READY="$SCRATCH/ready" ./nbc-run "${study[@]}" >"$SCRATCH/out" 2>"$SCRATCH/stderr" &
     runner=$!
+    ready() { grep -q "^bench_nbc: run folder" "$SCRATCH/out" && [ -e "$SCRATCH/ready/rank.0" ] && [ -e "$SCRATCH/ready/rank.1" ]; }
     for _ in $(seq 1 100); do
-        grep -q "^bench_nbc: run folder" "$SCRATCH/out" && break
+        ready && break
         sleep 0.1
     done
-    grep -q "^bench_nbc: run folder" "$SCRATCH/out" || fail "the fake run did not start: $(cat "$SCRATCH/stderr")"
+    ready || fail "the fake run did not start with both ranks ready: $(cat "$SCRATCH/stderr")"
     start=$SECONDS
     kill -TERM "$runner"
     wait "$runner"
