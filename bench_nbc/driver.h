@@ -545,6 +545,9 @@ void nbc_deployment_free(nbc_deployment_state *st);
 
 void nbc_iso_time_now(char *buf, size_t size);
 int nbc_meta_write(nbc_run *run, const meta_info *m);
+/* Rank 0: the run folder's meta.json with `key` set to `value` (taken),
+ * the rest as it is on disk; 0, or -1 with a message. */
+int nbc_meta_replace_key(run_output *out, const char *key, struct json_object *value);
 /* This process's variables of the prefixes meta.json's `environment`
  * records (a new object). */
 struct json_object *nbc_meta_environment_json(void);

@@ -7,7 +7,6 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* meta.json clocksync.raw_times: before and after the job's end point. */
 #define RAW_TIMES_START "extrapolated from the job's start point"
@@ -142,31 +141,6 @@ void nbc_finish_study(nbc_job *job)
     end_study(job);
 }
 
-/* Rank 0: meta.json's clocksync replaced by `clocksync` (taken). */
-static int update_meta_clocksync(run_output *out, json_object *clocksync)
-{
-    char path[4096 + 16];
-    snprintf(path, sizeof path, "%s/meta.json", run_output_dir(out));
-    json_object *meta = json_object_from_file(path);
-    int rc = -1;
-    if (meta && json_object_is_type(meta, json_type_object)) {
-        json_object_object_add(meta, "clocksync", clocksync);
-        clocksync = NULL;
-        const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PRETTY);
-        char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
-        if (with_newline) {
-            sprintf(with_newline, "%s\n", text);
-            rc = run_output_write_atomic(out, "meta.json", with_newline);
-        }
-        free(with_newline);
-    }
-    if (rc != 0)
-        fprintf(stderr, "bench_nbc: cannot update %s with the end clock point\n", path);
-    json_object_put(clocksync);
-    json_object_put(meta);
-    return rc;
-}
-
 /* One study's raw.csv converted again by interpolation between the job's
  * start and end points, and its meta.json told so. Collective on its ranks. */
 static int rewrite_study(nbc_job *job, nbc_study_rewrite *w)
@@ -186,7 +160,7 @@ static int rewrite_study(nbc_job *job, nbc_study_rewrite *w)
         rc = nbc_sweep_rewrite_raw(run, &w->plan, &w->record, w->prior.raw_keep_bytes);
     if (rc == MPI_SUCCESS) {
         json_object *clocksync = nbc_meta_clocksync_json(run, RAW_TIMES_BOTH);
-        if (run->rank == 0 && update_meta_clocksync(run->out, clocksync) != 0)
+        if (run->rank == 0 && nbc_meta_replace_key(run->out, "clocksync", clocksync) != 0)
             rc = MPI_ERR_IO;
     }
     return rc;

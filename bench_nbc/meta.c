@@ -5,6 +5,7 @@
 #include "bench_nbc/driver.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,20 @@ static void merge_keys(json_object *to, json_object *from)
         json_object_object_add(to, key, json_object_get(value));
 }
 
+/* meta.json from `o`, pretty, atomically (temporary file + rename). */
+static int write_meta_object(run_output *out, json_object *o)
+{
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+    char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
+    int rc = -1;
+    if (with_newline) {
+        sprintf(with_newline, "%s\n", text);
+        rc = run_output_write_atomic(out, "meta.json", with_newline);
+    }
+    free(with_newline);
+    return rc;
+}
+
 int nbc_meta_write(nbc_run *run, const meta_info *m)
 {
     const nbc_config *cfg = run->cfg;
@@ -147,15 +162,26 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "cells_done", json_object_new_int(m->cells_done));
     json_object_object_add(o, "calibration_s", seconds_json(m->calibration_s));
     json_object_object_add(o, "sweep_s", seconds_json(m->sweep_s));
-    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-    char *with_newline = text ? malloc(strlen(text) + 2) : NULL;
-    int rc = -1;
-    if (with_newline) {
-        sprintf(with_newline, "%s\n", text);
-        rc = run_output_write_atomic(run->out, "meta.json", with_newline);
-    }
-    free(with_newline);
+    int rc = write_meta_object(run->out, o);
     json_object_put(o);
+    return rc;
+}
+
+int nbc_meta_replace_key(run_output *out, const char *key, json_object *value)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/meta.json", run_output_dir(out));
+    json_object *meta = json_object_from_file(path);
+    int rc = -1;
+    if (meta && json_object_is_type(meta, json_type_object)) {
+        json_object_object_add(meta, key, value);
+        value = NULL;
+        rc = write_meta_object(out, meta);
+    }
+    if (rc != 0)
+        fprintf(stderr, "bench_nbc: cannot update %s's %s\n", path, key);
+    json_object_put(value);
+    json_object_put(meta);
     return rc;
 }
 
