@@ -35,25 +35,57 @@ static int calibration_measure(nbc_run *run, nbc_kind kind, coll_instance *inst,
     return rc;
 }
 
-/* Median over runs_per_point of the comm reference span at `bytes`. */
-static int measure_comm(nbc_run *run, size_t bytes, double expected_s, double *median_s,
+/* The calibration's options from the configuration: runs_per_point runs
+ * of each candidate, up to 8 times as many while their estimate is less
+ * precise than a quarter of the tolerance (compute_calib_point_rule). */
+static compute_calib_options calibration_options(const nbc_config *cfg)
+{
+    compute_calib_options options = compute_calib_defaults();
+    options.tolerance = cfg->calibration.tolerance;
+    options.reps = cfg->calibration.runs_per_point;
+    options.max_reps = 8 * cfg->calibration.runs_per_point;
+    options.max_iterations = cfg->calibration.max_iterations;
+    return options;
+}
+
+typedef struct comm_measure_context {
+    nbc_run *run;
+    coll_instance *inst;
+    double expected_s;
+    int error;
+} comm_measure_context;
+
+/* compute_measure_fn: one comm reference, its span across ranks (the same
+ * on every rank, so all take the same decisions). The size is the
+ * instance's. */
+static int measure_comm_run(void *context, size_t bytes, double *t_s)
+{
+    (void)bytes;
+    comm_measure_context *c = context;
+    nbc_sample s;
+    int rc = calibration_measure(c->run, KIND_COMM_REF, c->inst, 0, c->expected_s, &s);
+    if (rc == MPI_SUCCESS)
+        rc = nbc_global_span_s(c->run, s.t_ns[0], s.t_ns[3], t_s);
+    c->error = rc;
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+/* The comm reference span at `bytes`, as a candidate of the calibration to
+ * target_s sees it (compute_measure_point). */
+static int measure_comm(nbc_run *run, size_t bytes, double target_s, double *t_s,
                         size_t *used_bytes)
 {
     coll_instance inst;
     int rc = nbc_prepare_instance(run, bytes, &inst);
     if (rc != MPI_SUCCESS)
         return rc;
-    int runs = run->cfg->calibration.runs_per_point;
-    double spans[runs];
-    for (int i = 0; i < runs && rc == MPI_SUCCESS; i++) {
-        nbc_sample s;
-        rc = calibration_measure(run, KIND_COMM_REF, &inst, 0, expected_s, &s);
-        if (rc == MPI_SUCCESS)
-            rc = nbc_global_span_s(run, s.t_ns[0], s.t_ns[3], &spans[i]);
-    }
+    compute_calib_options options = calibration_options(run->cfg);
+    compute_point_rule rule = compute_calib_point_rule(&options, target_s);
+    comm_measure_context context = {run, &inst, target_s, MPI_SUCCESS};
+    if (compute_measure_point(measure_comm_run, &context, inst.bytes, &rule, t_s, NULL) != 0)
+        rc = context.error != MPI_SUCCESS ? context.error : MPI_ERR_NO_MEM;
     *used_bytes = inst.bytes;
     coll_instance_release(&inst);
-    *median_s = nbc_median(spans, runs);
     return rc;
 }
 
@@ -136,10 +168,7 @@ int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n,
                        const compute_calib_result *floor, size_t max_n,
                        compute_calib_result *result, char *err, size_t errlen)
 {
-    compute_calib_options options = compute_calib_defaults();
-    options.tolerance = run->cfg->calibration.tolerance;
-    options.reps = run->cfg->calibration.runs_per_point;
-    options.max_iterations = run->cfg->calibration.max_iterations;
+    compute_calib_options options = calibration_options(run->cfg);
     options.max_matrix_n = max_n;
     options.start_n = start_n;
     if (floor) {

@@ -31,6 +31,7 @@ static const char *const progress_mode_names[] = {
 #define AT_LEAST(v)   .lo = {true, (v), false}
 #define ABOVE(v)      .lo = {true, (v), true}
 #define BELOW(v)      .hi = {true, (v), true}
+#define AT_MOST(v)    .hi = {true, (v), false}
 #define CHOICES(list) .choices = (list), .choice_count = ARRAY_SIZE(list)
 #define KEY(sec, key, value_type, value_unit, default_value, field)                                \
     .section = (sec), .name = (key), .type = (value_type), .unit = (value_unit),                   \
@@ -148,7 +149,10 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
      .help = "Candidate sizes tried per target; past them the target keeps 0 bytes and its "
              "cells are invalid."},
     {KEY("calibration", "runs_per_point", TYPE_INT, NULL, "5", calibration.runs_per_point),
-     AT_LEAST(1), .help = "Runs of each candidate size; their median is kept."},
+     AT_LEAST(1), AT_MOST(125),
+     .help = "Runs of each candidate size; their 10 % trimmed mean is kept (the paper keeps "
+             "the median, which jumps over targets where a step is bimodal). While that mean's "
+             "standard error is above a quarter of the tolerance, up to 8 times as many runs."},
     {KEY("calibration", "max_bytes", TYPE_BYTES, "bytes", "256MiB", calibration.max_bytes),
      ABOVE(0),
      .help = "Largest message size S the communication calibration may try. The buffers of "

@@ -164,9 +164,6 @@ int nbc_prepare_instance(nbc_run *run, size_t bytes, coll_instance *inst);
  * calibration decisions, identical on every rank). Collective. */
 int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns, double *span_s);
 
-/* Median of n >= 1 values (sorts them in place). */
-double nbc_median(double *values, int n);
-
 /* Collective: whether SIGTERM/SIGINT reached any rank, so every rank stops
  * at the same point (Slurm signals every task, a terminal only some). */
 bool nbc_stop_requested(const nbc_run *run);

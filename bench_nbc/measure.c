@@ -301,18 +301,6 @@ int nbc_global_span_s(nbc_run *run, int64_t start_local_ns, int64_t end_local_ns
     return err;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double nbc_median(double *values, int n)
-{
-    qsort(values, (size_t)n, sizeof *values, compare_double);
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 bool nbc_stop_requested(const nbc_run *run)
 {
     int mine = *run->stop_signal != 0, any = 0;

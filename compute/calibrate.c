@@ -1,5 +1,7 @@
 /* Calibration: the matrix size whose step takes a target time (paper
- * section 5.1: iterate on the median of several runs until within 10 %). */
+ * section 5.1: iterate on several runs of each candidate until within
+ * 10 %; the paper keeps their median, here their 10 % trimmed mean, see
+ * compute.h). */
 #include "compute/compute.h"
 
 #include <math.h>
@@ -9,9 +11,15 @@
 
 /* Enough to bracket 1 us to 10 s from n = 64 with room for noise. */
 enum { most_reps = 1000, most_iterations = 1000 };
-/* Medians taken of a candidate whose first median is implausible (see
- * implausible): the median of these counts. */
-enum { implausible_medians = 3 };
+/* Estimates taken of a candidate whose first estimate is implausible (see
+ * implausible): their median counts. */
+enum { implausible_estimates = 3 };
+/* Brackets steeper than a GEMM whose older end is dropped, at most: a
+ * disturbed candidate costs two (it drops the end before it, the next
+ * candidate drops it), two disturbed ones four. Steeper again after that is
+ * the step itself: a step that is bimodal on a core shared with a busy
+ * thread grows faster than n^4 where its share of slow runs rises. */
+enum { most_steep_drops = 4 };
 /* Largest growth of n from one candidate to the next (8^3 = 512 x the time):
  * the cubic model is poor at small n, where the fork/join overhead dominates. */
 static const double most_growth = 8.0;
@@ -34,6 +42,7 @@ compute_calib_options compute_calib_defaults(void)
     return (compute_calib_options){
         .tolerance = 0.10,
         .reps = 5,
+        .max_reps = 40,
         .max_iterations = 20,
         .max_matrix_n = 0,
         .start_n = 64,
@@ -45,6 +54,9 @@ compute_calib_options compute_calib_defaults(void)
 typedef struct point {
     size_t matrix_n; /* 0: none yet */
     double t_s;
+    /* Still imprecise after the most runs: the step is bimodal here, not
+     * disturbed for a while, and measuring it again would tell no more. */
+    bool bimodal;
 } point;
 
 static int compare_doubles(const void *left, const void *right)
@@ -54,23 +66,64 @@ static int compare_doubles(const void *left, const void *right)
     return (a > b) - (a < b);
 }
 
-int compute_measure_median(compute_measure_fn measure, void *context, size_t matrix_n, int reps,
-                           double *median_s)
+/* The i-th of the sorted times, winsorized: the `trimmed` fastest count as
+ * the fastest kept one, the `trimmed` slowest as the slowest kept one. */
+static double winsorized(const double *sorted_s, int count, int trimmed, int i)
 {
-    if (reps < 1 || reps > most_reps)
-        return -1;
-    double *samples = malloc(sizeof *samples * (size_t)reps);
-    if (samples == NULL)
-        return -1;
-    for (int rep = 0; rep < reps; rep++) {
-        if (measure(context, matrix_n, &samples[rep]) != 0) {
-            free(samples);
-            return -1;
+    int at = i < trimmed ? trimmed : i >= count - trimmed ? count - trimmed - 1 : i;
+    return sorted_s[at];
+}
+
+double compute_trimmed_mean(double *times_s, int count, double *standard_error_s)
+{
+    qsort(times_s, (size_t)count, sizeof *times_s, compare_doubles);
+    int trimmed = count / 10, kept = count - 2 * trimmed;
+    double sum = 0;
+    for (int i = trimmed; i < count - trimmed; i++)
+        sum += times_s[i];
+    if (standard_error_s) {
+        /* Tukey and McLaughlin: the winsorized sample's standard deviation
+         * over (1 - 2 g) sqrt(n), g the share trimmed from each end. */
+        double winsorized_mean = 0, square = 0;
+        for (int i = 0; i < count; i++)
+            winsorized_mean += winsorized(times_s, count, trimmed, i) / count;
+        for (int i = 0; i < count; i++) {
+            double deviation = winsorized(times_s, count, trimmed, i) - winsorized_mean;
+            square += deviation * deviation;
         }
+        double deviation_s = count > 1 ? sqrt(square / (count - 1)) : INFINITY;
+        *standard_error_s = deviation_s / ((double)kept / count * sqrt(count));
     }
-    qsort(samples, (size_t)reps, sizeof *samples, compare_doubles);
-    *median_s = reps % 2 ? samples[reps / 2] : (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
-    free(samples);
+    return sum / kept;
+}
+
+int compute_measure_point(compute_measure_fn measure, void *context, size_t size,
+                          const compute_point_rule *rule, double *t_s, int *runs_taken)
+{
+    if (rule->runs < 1 || rule->most_runs < rule->runs || rule->most_runs > most_reps)
+        return -1;
+    double *times_s = malloc(sizeof *times_s * (size_t)rule->most_runs);
+    if (times_s == NULL)
+        return -1;
+    int count = 0, wanted = rule->runs;
+    double standard_error_s = INFINITY;
+    for (;;) {
+        for (; count < wanted; count++) {
+            if (measure(context, size, &times_s[count]) != 0) {
+                free(times_s);
+                return -1;
+            }
+        }
+        *t_s = compute_trimmed_mean(times_s, count, &standard_error_s);
+        if (standard_error_s <= rule->precision_s || count >= rule->most_runs)
+            break;
+        /* Another batch of runs: the measurements are sorted now, which is
+         * fine, the statistic does not depend on their order. */
+        wanted = count + rule->runs < rule->most_runs ? count + rule->runs : rule->most_runs;
+    }
+    if (runs_taken)
+        *runs_taken = count;
+    free(times_s);
     return 0;
 }
 
@@ -138,6 +191,12 @@ static int check_options(const compute_calib_options *options, double target_s, 
                  most_reps);
         return -1;
     }
+    if (options->max_reps != 0 &&
+        (options->max_reps < options->reps || options->max_reps > most_reps)) {
+        snprintf(error, error_size, "compute: calibration max_reps %d, allowed: 0 or %d to %d",
+                 options->max_reps, options->reps, most_reps);
+        return -1;
+    }
     if (options->max_iterations < 1 || options->max_iterations > most_iterations) {
         snprintf(error, error_size, "compute: calibration max_iterations %d, allowed: 1 to %d",
                  options->max_iterations, most_iterations);
@@ -151,9 +210,9 @@ static int check_options(const compute_calib_options *options, double target_s, 
     return 0;
 }
 
-/* A first median not to be trusted alone: the smallest n allowed already
+/* A first estimate not to be trusted alone: the smallest n allowed already
  * too long (no smaller n can be tried instead), or a time that grew faster
- * than a GEMM's from the floor's measured time (one slow median of a step
+ * than a GEMM's from the floor's measured time (one slow estimate of a step
  * that is bimodal on a core shared with a busy thread, or disturbed). */
 static bool implausible(const compute_calib_options *options, point at, size_t lowest_n,
                         double target_s)
@@ -161,23 +220,37 @@ static bool implausible(const compute_calib_options *options, point at, size_t l
     if (at.matrix_n == lowest_n && lowest_n > 1 && at.t_s > target_s * (1 + options->tolerance))
         return true;
     return options->floor_n > 0 && options->floor_t_s > 0 && at.matrix_n > options->floor_n &&
-           steeper_than_gemm((point){options->floor_n, options->floor_t_s}, at);
+           steeper_than_gemm((point){options->floor_n, options->floor_t_s, false}, at);
 }
 
-/* The median of implausible_medians medians at `at` (the first one is
- * at.t_s); each further median counts as an iteration. */
-static int measure_again(const compute_calib_options *options, compute_measure_fn measure,
-                         void *context, point *at, compute_calib_result *result)
+/* The median of implausible_estimates estimates at `at` (the first one is
+ * at.t_s); each further estimate counts as an iteration. */
+static int measure_again(const compute_calib_options *options, double target_s,
+                         compute_measure_fn measure, void *context, point *at,
+                         compute_calib_result *result)
 {
-    double medians[implausible_medians] = {at->t_s};
-    for (int i = 1; i < implausible_medians; i++) {
-        if (compute_measure_median(measure, context, at->matrix_n, options->reps, &medians[i]) != 0)
+    double estimates[implausible_estimates] = {at->t_s};
+    compute_point_rule rule = compute_calib_point_rule(options, target_s);
+    for (int i = 1; i < implausible_estimates; i++) {
+        if (compute_measure_point(measure, context, at->matrix_n, &rule, &estimates[i], NULL) != 0)
             return -1;
         result->iterations++;
     }
-    qsort(medians, implausible_medians, sizeof *medians, compare_doubles);
-    at->t_s = medians[implausible_medians / 2];
+    qsort(estimates, implausible_estimates, sizeof *estimates, compare_doubles);
+    at->t_s = estimates[implausible_estimates / 2];
     return 0;
+}
+
+compute_point_rule compute_calib_point_rule(const compute_calib_options *options, double target_s)
+{
+    /* A standard error of a quarter of the tolerance: the estimate's 95 %
+     * interval spans half the accepted band, so an accepted candidate is
+     * within the tolerance in fact, not by a lucky draw. */
+    return (compute_point_rule){
+        .runs = options->reps,
+        .most_runs = options->max_reps > options->reps ? options->max_reps : options->reps,
+        .precision_s = options->tolerance * target_s / 4,
+    };
 }
 
 static double relative_error(double t_s, double target_s)
@@ -201,7 +274,7 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     *result = (compute_calib_result){.target_s = target_s, .status = COMPUTE_CALIB_ERROR};
     if (check_options(options, target_s, error, error_size) != 0)
         return -1;
-    point below = {0, 0}, above = {0, 0}, best = {0, 0};
+    point below = {0, 0, false}, above = below, best = below;
     /* Above the floor, within memory (a floor at the limit leaves the limit). */
     size_t lowest_n =
         options->floor_n < options->max_matrix_n ? options->floor_n + 1 : options->max_matrix_n;
@@ -209,22 +282,27 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     if (options->floor_n > 0 && options->floor_t_s > 0 && options->floor_t_s < target_s &&
         options->floor_n < options->max_matrix_n) {
         /* The shorter target's measured size bounds this one from below. */
-        below = (point){options->floor_n, options->floor_t_s};
+        below = (point){options->floor_n, options->floor_t_s, false};
         matrix_n = next_candidate(below, above, target_s, lowest_n, options->max_matrix_n);
     }
+    compute_point_rule rule = compute_calib_point_rule(options, target_s);
     compute_calib_status status = COMPUTE_CALIB_NOT_CONVERGED;
     size_t measured_again_n = 0; /* each candidate at most once */
+    int steep_drops = 0;
     while (result->iterations < options->max_iterations) {
-        point at = {matrix_n, 0};
-        if (compute_measure_median(measure, context, matrix_n, options->reps, &at.t_s) != 0) {
+        point at = {matrix_n, 0, false};
+        int runs;
+        if (compute_measure_point(measure, context, matrix_n, &rule, &at.t_s, &runs) != 0) {
             snprintf(error, error_size, "compute: calibration measurement at n = %zu failed",
                      matrix_n);
             return -1;
         }
         result->iterations++;
-        if (matrix_n != measured_again_n && implausible(options, at, lowest_n, target_s)) {
+        at.bimodal = runs > rule.runs && runs == rule.most_runs;
+        if (matrix_n != measured_again_n && !at.bimodal &&
+            implausible(options, at, lowest_n, target_s)) {
             measured_again_n = matrix_n;
-            if (measure_again(options, measure, context, &at, result) != 0) {
+            if (measure_again(options, target_s, measure, context, &at, result) != 0) {
                 snprintf(error, error_size, "compute: calibration measurement at n = %zu failed",
                          matrix_n);
                 return -1;
@@ -254,12 +332,13 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
                 break;
             }
         }
-        if (below.matrix_n > 0 && above.matrix_n > 0 && steeper_than_gemm(below, above)) {
+        if (below.matrix_n > 0 && above.matrix_n > 0 && !below.bimodal && !above.bimodal &&
+            steeper_than_gemm(below, above) && steep_drops++ < most_steep_drops) {
             /* Keep the fresh measurement, measure again around it. */
             if (at.t_s < target_s)
-                above = (point){0, 0};
+                above = (point){0, 0, false};
             else
-                below = (point){0, 0};
+                below = (point){0, 0, false};
         }
         matrix_n = next_candidate(below, above, target_s, lowest_n, options->max_matrix_n);
         if (matrix_n == 0)

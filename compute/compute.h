@@ -220,10 +220,28 @@ size_t compute_team_matrices(const compute_team *team, int thread, const double 
  * alike. */
 typedef int (*compute_measure_fn)(void *context, size_t matrix_n, double *t_s);
 
-/* Median of `reps` (1 to 1000) measurements at size n; 0, or -1 when one
- * failed. */
-int compute_measure_median(compute_measure_fn measure, void *context, size_t matrix_n, int reps,
-                           double *median_s);
+/* The time a calibration candidate stands for: the 10 % trimmed mean of
+ * its runs (the mean of all but the count / 10 fastest and slowest), not
+ * their median as in the paper. On a core shared with a busy thread a step
+ * is bimodal (it either fits in its scheduler slice or waits out the other
+ * thread's turn), and the median jumps from one mode to the other between
+ * neighbouring sizes, over the targets in between; the trimmed mean moves
+ * continuously with the share of slow runs, yet ignores a far run in ten.
+ * Sorts times_s; with standard_error_s, also its standard error (Tukey and
+ * McLaughlin; infinite for one run). */
+double compute_trimmed_mean(double *times_s, int count, double *standard_error_s);
+
+typedef struct compute_point_rule {
+    int runs;           /* runs always taken, 1 to 1000 */
+    int most_runs;      /* runs at most (>= runs): batches of `runs` are added while... */
+    double precision_s; /* ...the standard error is above this */
+} compute_point_rule;
+
+/* The trimmed mean of measure(size) over the runs the rule asks for
+ * (every run, and the count in *runs_taken unless NULL); 0, or -1 when a
+ * measurement failed or the rule is invalid. */
+int compute_measure_point(compute_measure_fn measure, void *context, size_t size,
+                          const compute_point_rule *rule, double *t_s, int *runs_taken);
 
 /* The local measurement: context is a compute_team *; reserves n and runs
  * compute_step, returning step_s. */
@@ -231,7 +249,9 @@ int compute_measure_local(void *team, size_t matrix_n, double *t_s);
 
 typedef struct compute_calib_options {
     double tolerance;    /* relative error accepted, e.g. 0.10 */
-    int reps;            /* measurements per candidate; their median counts */
+    int reps;            /* measurements per candidate; their trimmed mean counts */
+    int max_reps;        /* more, up to this (0: reps), while that is less precise than a
+                            quarter of the tolerance (compute_calib_point_rule) */
     int max_iterations;  /* candidates measured at most */
     size_t max_matrix_n; /* largest n memory allows (compute_team_max_matrix_n) */
     size_t start_n;      /* first candidate (e.g. the n of a smaller target) */
@@ -239,7 +259,7 @@ typedef struct compute_calib_options {
     double floor_t_s;    /* floor_n's measured time (0: unknown) */
 } compute_calib_options;
 
-/* tolerance 0.10 (the paper's), reps 5, max_iterations 20, start_n 64,
+/* tolerance 0.10 (the paper's), reps 5, max_reps 40, max_iterations 20, start_n 64,
  * floor_n 0, floor_t_s 0, max_matrix_n 0 (must be set). */
 compute_calib_options compute_calib_defaults(void);
 
@@ -253,10 +273,14 @@ typedef enum compute_calib_status {
 
 const char *compute_calib_status_name(compute_calib_status status);
 
+/* The rule for one candidate of a calibration to target_s: options' reps,
+ * up to max_reps while the standard error is above tolerance * target / 4. */
+compute_point_rule compute_calib_point_rule(const compute_calib_options *options, double target_s);
+
 typedef struct compute_calib_result {
     double target_s;
     size_t matrix_n;          /* the n found (closest measured when not converged) */
-    double t_s;               /* measured median at matrix_n, not the target */
+    double t_s;               /* measured at matrix_n (trimmed mean), not the target */
     double gflops_per_thread; /* 2 n^3 / t_s / 1e9 */
     int iterations;           /* candidates measured */
     bool converged;
@@ -264,18 +288,17 @@ typedef struct compute_calib_result {
 } compute_calib_result;
 
 /* Finds n such that measure(n) ~ target_s: models t ~ c n^3 (refit from each
- * median; log-log interpolation once the target is bracketed; a bracket
- * steeper than n^4 holds a disturbed measurement and loses its older end).
- * With floor_n, only n > floor_n are candidates, so sizes rise with their
- * targets; with floor_t_s as well, the floor is the first lower bound of
- * the search. A candidate whose median is implausible (n = floor_n + 1
- * already too long, or a time grown faster than n^4 from the floor's) is
- * measured twice more and the median of the three medians decides: a step
- * whose time is bimodal (a core shared with a busy thread) is not judged on
- * one median. Still too long at floor_n + 1: NOT_CONVERGED there.
- * Returns 0
- * whatever the status, -1 (status ERROR) when the measurement failed or the
- * options are invalid, with a message. */
+ * candidate's estimate, compute_calib_point_rule; log-log interpolation
+ * once the target is bracketed; a bracket steeper than n^4 holds a
+ * disturbed measurement and loses its older end). With floor_n, only
+ * n > floor_n are candidates, so sizes rise with their targets; with
+ * floor_t_s as well, the floor is the first lower bound of the search. A
+ * candidate whose estimate is implausible (n = floor_n + 1 already too long,
+ * or a time grown faster than n^4 from the floor's) is measured twice more
+ * and the median of the three estimates decides: a disturbed candidate is
+ * not judged on one estimate. Still too long at floor_n + 1: NOT_CONVERGED
+ * there. Returns 0 whatever the status, -1 (status ERROR) when the
+ * measurement failed or the options are invalid, with a message. */
 int compute_calibrate(const compute_calib_options *options, double target_s,
                       compute_measure_fn measure, void *context, compute_calib_result *result,
                       char *error, size_t error_size);

@@ -1,7 +1,7 @@
 /* compute_bench: GFLOP/s per thread of the harness's step next to a plain
  * single-threaded cblas_dgemm loop, to show the harness costs nothing. The
  * machine is shared and noisy: the three are measured in turns, several
- * rounds, and each keeps its best median. */
+ * rounds, and each keeps its best trimmed mean. */
 #include "compute/blas_cblas.h"
 #include "compute/compute.h"
 
@@ -11,8 +11,8 @@
 
 static const size_t sizes[] = {64, 128, 256, 512, 1024};
 enum { size_count = sizeof sizes / sizeof *sizes, rounds = 5, kind_count = 3 };
-/* Each median spans about this long, so small sizes get many reps. */
-static const double median_span_s = 0.02;
+/* Each estimate spans about this long, so small sizes get many reps. */
+static const double estimate_span_s = 0.02;
 
 typedef struct plain_matrices {
     double *a, *b, *c;
@@ -67,22 +67,22 @@ static plain_matrices plain_create(size_t matrix_n)
     return m;
 }
 
-/* Best (over rounds) median GFLOP/s of each kind at size n, in turns.
+/* Best (over rounds) trimmed-mean GFLOP/s of each kind at size n, in turns.
  * Returns the kind that failed, or -1. */
 static int measure_size(const kind *kinds, size_t matrix_n, double *gflops)
 {
     double warm_up_s;
     if (kinds[0].measure(kinds[0].context, matrix_n, &warm_up_s) != 0)
         return 0;
-    int reps = (int)fmin(fmax(median_span_s / warm_up_s, 5), 999);
+    int reps = (int)fmin(fmax(estimate_span_s / warm_up_s, 5), 999);
     for (int k = 0; k < kind_count; k++)
         gflops[k] = 0;
     for (int round = 0; round < rounds; round++) {
         for (int k = 0; k < kind_count; k++) {
             double t_s;
             if (kinds[k].measure(kinds[k].context, matrix_n, &warm_up_s) != 0 ||
-                compute_measure_median(kinds[k].measure, kinds[k].context, matrix_n, reps, &t_s) !=
-                    0)
+                compute_measure_point(kinds[k].measure, kinds[k].context, matrix_n,
+                                      &(compute_point_rule){reps, reps, 0}, &t_s, NULL) != 0)
                 return k;
             gflops[k] = fmax(gflops[k], compute_gflops(matrix_n, t_s));
         }
@@ -120,7 +120,7 @@ int main(void)
     compute_blas_info blas;
     compute_blas_get_info(&blas);
     if (status == 0)
-        printf("GFLOP/s per thread, best of %d medians (%s: %s)\n", rounds, blas.name,
+        printf("GFLOP/s per thread, best of %d trimmed means (%s: %s)\n", rounds, blas.name,
                blas.version);
     for (int i = 0; i < size_count && status == 0; i++) {
         double gflops[kind_count];
