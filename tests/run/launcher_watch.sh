@@ -42,9 +42,23 @@ rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${SLURM_PROCID:-0}}}
 meta() { printf '{\n  "status":"%s",\n  "threads_per_rank":1\n}\n' "$1" >"$dir/meta.json"; }
 # (The trap before the run folder is announced: the signal may follow at once.
 # Each rank says it holds its trap in FAKE_READY: a rank the signal met before
-# its trap would die of it, and the launcher would SIGKILL rank 0 mid-write.)
+# its trap would die of it, and the launcher would SIGKILL rank 0 mid-write.
+# The other ranks leave only once rank 0 has written, as the real ones stop
+# together: a rank that exits first, non-zero, has Open MPI's launcher abort
+# the job and kill rank 0, maybe before its write.)
+stopped() {
+    if [ "$rank" = 0 ]; then
+        meta interrupted
+    else
+        for _ in $(seq 1 100); do
+            grep -q '"status":"interrupted"' "$dir/meta.json" 2>/dev/null && break
+            sleep 0.05
+        done
+    fi
+    exit 3
+}
 if [ "$FAKE_MODE" = term ]; then
-    trap '[ "$rank" = 0 ] && meta interrupted; exit 3' TERM
+    trap stopped TERM
     touch "$FAKE_READY/rank.$rank"
 fi
 if [ "$rank" = 0 ]; then
