@@ -524,8 +524,8 @@ int analysis_sched_apply(const sched_row *rows, size_t count, const interference
 /* The same from RUN_DIR/sched.csv; a run without one leaves NAN, false. */
 int analysis_sched_cells(const char *run_dir, cell_table *cells, analysis_error *err);
 
-/* Bits of impact_row.warnings: the two programs ran unlike steps, or a
- * phase is in one file only. */
+/* Bits of impact_row.warnings: the two programs ran unlike steps, a phase
+ * is in one file only, or the phases disagree. */
 enum impact_warning {
     IMPACT_PROCS_DIFFER = 1 << 0,
     IMPACT_THREADS_DIFFER = 1 << 1,
@@ -533,6 +533,9 @@ enum impact_warning {
     IMPACT_REPS_DIFFER = 1 << 3,
     IMPACT_PHASE_UNPAIRED = 1 << 4, /* a phase of one file has no partner in the other */
     IMPACT_STEPS_DIFFER = 1 << 5,   /* ranks or processes with unequal step counts */
+    /* the phases' intervals are apart: one was disturbed, or the machine
+     * changed between them; r_mpi_impact's interval is widened to cover both */
+    IMPACT_PHASES_DISAGREE = 1 << 6,
 };
 void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size);
 

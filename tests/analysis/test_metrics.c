@@ -1280,6 +1280,68 @@ static void test_mpi_impact(void **state)
     analysis_impact_table_free(&impact);
 }
 
+/* One host, two ranks, 12 steps a phase: the passive steps take 10 ms in
+ * both phases, the reference 10 ms before the sweep and `ref_after_s` after
+ * it (each step within 1 %). */
+static impact_table impact_of_phases(double ref_after_s)
+{
+    enum { STEPS = 12, MEMBERS = 2 };
+    passive_row passive[PHASE_COUNT * MEMBERS * STEPS];
+    compute_ref_row refs[PHASE_COUNT * MEMBERS * STEPS];
+    size_t n = 0;
+    for (int phase = 0; phase < PHASE_COUNT; phase++)
+        for (int member = 0; member < MEMBERS; member++)
+            for (int step = 0; step < STEPS; step++, n++) {
+                double spread = 1 + 0.01 * ((step * 7 + member * 3) % 5 - 2) / 2;
+                passive[n] =
+                    (passive_row){"nodeA", member,         1,          100, 0.01, phase, 1, STEPS,
+                                  step,    0.010 * spread, NO_COUNTERS};
+                double ref_s = phase == PHASE_AFTER ? ref_after_s : 0.010;
+                refs[n] = (compute_ref_row){"nodeA", member, MEMBERS, 1,    100,           0.01,
+                                            phase,   1,      STEPS,   step, ref_s * spread};
+            }
+    run_inputs in = {.passive = passive,
+                     .passive_count = n,
+                     .have_passive = true,
+                     .compute_ref = refs,
+                     .compute_ref_count = n,
+                     .have_compute_ref = true};
+    impact_table impact;
+    analysis_error err;
+    uncertainty_rules rules = analysis_default_uncertainty();
+    rules.resamples = 500;
+    assert_int_equal(analysis_compute_impact(&in, &rules, &impact, &err), 0);
+    assert_int_equal(impact.count, 1);
+    return impact;
+}
+
+/* The phases' intervals apart (the reference 45 % faster after the sweep,
+ * as when a slow spell hit the reference before it): flagged, and the
+ * interval over both phases spans both phases' intervals. Phases 1 % apart
+ * within the steps' spread: not flagged, the interval as resampled. */
+static void test_mpi_impact_phases_disagree(void **state)
+{
+    (void)state;
+    impact_table impact = impact_of_phases(0.0055);
+    const impact_row *r = &impact.rows[0];
+    assert_close(r->r_phase[PHASE_BEFORE], 1.0, 0.02);
+    assert_close(r->r_phase[PHASE_AFTER], 1 / 0.55, 0.02);
+    assert_true(r->r_phase_ci[PHASE_BEFORE].hi < r->r_phase_ci[PHASE_AFTER].lo);
+    assert_true(r->warnings & IMPACT_PHASES_DISAGREE);
+    assert_true(r->r_mpi_impact_ci.lo <= r->r_phase_ci[PHASE_BEFORE].lo);
+    assert_true(r->r_mpi_impact_ci.hi >= r->r_phase_ci[PHASE_AFTER].hi);
+    char text[160];
+    analysis_impact_warnings_text(r->warnings, text, sizeof text);
+    assert_string_equal(text, "phases_disagree");
+    analysis_impact_table_free(&impact);
+
+    impact = impact_of_phases(0.0101);
+    r = &impact.rows[0];
+    assert_int_equal(r->warnings, 0);
+    assert_true(r->r_mpi_impact_ci.lo > 0.97 && r->r_mpi_impact_ci.hi < 1.02);
+    analysis_impact_table_free(&impact);
+}
+
 /* Why the passive steps took what they took, from passive.csv's counters:
  * known shares over the steps of the phases used, the counters of a phase
  * without its reference left out, NAN when a step lacks them. */
@@ -1510,6 +1572,7 @@ int main(void)
         cmocka_unit_test(test_diagnosis_rules),
         cmocka_unit_test(test_mpi_impact),
         cmocka_unit_test(test_mpi_impact_shares),
+        cmocka_unit_test(test_mpi_impact_phases_disagree),
         cmocka_unit_test(test_mpi_impact_interval),
         cmocka_unit_test(test_interval_coverage),
         cmocka_unit_test(test_simultaneous_intervals),
