@@ -71,9 +71,10 @@ static int measure_comm_run(void *context, size_t bytes, double *t_s)
 }
 
 /* The comm reference span at `bytes`, as a candidate of the calibration to
- * target_s sees it (compute_measure_point). */
-static int measure_comm(nbc_run *run, size_t bytes, double target_s, double *t_s,
-                        size_t *used_bytes)
+ * target_s sees it (compute_measure_point); *imprecise as
+ * compute_point_imprecise says. */
+static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_point *point,
+                        bool *imprecise, size_t *used_bytes)
 {
     coll_instance inst;
     int rc = nbc_prepare_instance(run, bytes, &inst);
@@ -82,8 +83,9 @@ static int measure_comm(nbc_run *run, size_t bytes, double target_s, double *t_s
     compute_calib_options options = calibration_options(run->cfg);
     compute_point_rule rule = compute_calib_point_rule(&options, target_s);
     comm_measure_context context = {run, &inst, target_s, MPI_SUCCESS};
-    if (compute_measure_point(measure_comm_run, &context, inst.bytes, &rule, t_s, NULL) != 0)
+    if (compute_measure_point(measure_comm_run, &context, inst.bytes, &rule, point) != 0)
         rc = context.error != MPI_SUCCESS ? context.error : MPI_ERR_NO_MEM;
+    *imprecise = rc == MPI_SUCCESS && compute_point_imprecise(point, &rule);
     *used_bytes = inst.bytes;
     coll_instance_release(&inst);
     return rc;
@@ -114,19 +116,30 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
     if (size_search_init(&search, &options, start_bytes) != 0)
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
+    compute_point closest = {0};
+    bool closest_imprecise = false;
     while (!size_search_done(&search)) {
         size_t used;
-        double t;
-        rc = measure_comm(run, size_search_next_bytes(&search), target_s, &t, &used);
+        compute_point point;
+        bool imprecise;
+        rc =
+            measure_comm(run, size_search_next_bytes(&search), target_s, &point, &imprecise, &used);
         if (rc != MPI_SUCCESS)
             break;
-        size_search_record(&search, used, t);
+        size_search_record(&search, used, point.t_s);
+        if (search.closest_bytes == used && search.closest_t_s == point.t_s) {
+            closest = point;
+            closest_imprecise = imprecise;
+        }
     }
     *result = (nbc_comm_calibration){
         .target_s = target_s,
         .bytes = search.converged ? search.closest_bytes : 0,
         .bytes_closest = search.closest_bytes,
         .t_s = search.closest_t_s,
+        .t_se_s = closest.standard_error_s,
+        .runs = closest.runs,
+        .imprecise = closest_imprecise,
         .iterations = search.measurements,
         .converged = search.converged,
     };

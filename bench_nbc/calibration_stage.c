@@ -25,6 +25,19 @@ static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
                 r->iterations, r->converged);
 }
 
+/* How precise a calibrated time is, for its log line: its runs and
+ * standard error, and whether the most runs left it imprecise (a step that
+ * is bimodal on a core shared with a busy thread, docs/running.md). Empty
+ * for a calibration kept from the folder a run resumes. */
+static const char *precision_text(int runs, double t_se_s, bool imprecise, char *text, size_t size)
+{
+    if (runs <= 0)
+        return "";
+    snprintf(text, size, ", %d runs, standard error %.2g ms%s", runs, t_se_s * 1e3,
+             imprecise ? ", imprecise at the most runs: a bimodal step?" : "");
+    return text;
+}
+
 /* The lateness tolerance is floored at the barrier precision measured here:
  * on a busy node that floor can exceed the share of the shortest references
  * the rule asks for, and the cells concerned then accept more lateness (their
@@ -81,11 +94,14 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
         }
         if (comp[j].matrix_n > 0)
             start_n = comp[j].matrix_n;
+        char precision[160];
         if (run->rank == 0)
-            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s%s, %d steps)\n",
+            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s%s, %d steps%s)\n",
                     comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
                     compute_calib_status_name(comp[j].status), j < done ? ", kept" : "",
-                    comp[j].iterations);
+                    comp[j].iterations,
+                    precision_text(comp[j].runs, comp[j].t_se_s, comp[j].imprecise, precision,
+                                   sizeof precision));
     }
     /* Matrices for the largest size, first-touched now, outside the sweep. */
     size_t largest_n = 1;
@@ -128,12 +144,15 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
         }
         if (comm[i].bytes_closest > 0)
             start_bytes = comm[i].bytes_closest;
+        char precision[160];
         if (run->rank == 0)
             fprintf(stderr,
-                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s%s, %d sizes tried)\n",
+                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s%s, %d sizes tried%s)\n",
                     comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
                     comm[i].converged ? "converged" : "NOT converged: its cells are not measured",
-                    i < done ? ", kept" : "", comm[i].iterations);
+                    i < done ? ", kept" : "", comm[i].iterations,
+                    precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
+                                   sizeof precision));
     }
     bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
     nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);

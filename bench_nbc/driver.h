@@ -211,7 +211,10 @@ typedef struct nbc_comm_calibration {
     double target_s;
     size_t bytes; /* 0 when not converged, as the paper does */
     size_t bytes_closest;
-    double t_s; /* measured median at bytes_closest */
+    double t_s;     /* measured at bytes_closest (trimmed mean, compute_measure_point) */
+    double t_se_s;  /* t_s's standard error (0 when kept from a resumed run) */
+    int runs;       /* runs behind t_s */
+    bool imprecise; /* less precise than the rule asks after the most runs */
     int iterations;
     bool converged;
 } nbc_comm_calibration;

@@ -57,7 +57,16 @@ typedef struct point {
     /* Still imprecise after the most runs: the step is bimodal here, not
      * disturbed for a while, and measuring it again would tell no more. */
     bool bimodal;
+    double t_se_s; /* t_s's standard error; 0 for the floor (not measured here) */
+    int runs;
 } point;
+
+static int compare_point_times(const void *left, const void *right)
+{
+    double a = ((const compute_point *)left)->t_s;
+    double b = ((const compute_point *)right)->t_s;
+    return (a > b) - (a < b);
+}
 
 static int compare_doubles(const void *left, const void *right)
 {
@@ -97,8 +106,14 @@ double compute_trimmed_mean(double *times_s, int count, double *standard_error_s
     return sum / kept;
 }
 
+bool compute_point_imprecise(const compute_point *point, const compute_point_rule *rule)
+{
+    return point->standard_error_s > rule->precision_s && point->runs >= rule->most_runs &&
+           rule->most_runs > rule->runs;
+}
+
 int compute_measure_point(compute_measure_fn measure, void *context, size_t size,
-                          const compute_point_rule *rule, double *t_s, int *runs_taken)
+                          const compute_point_rule *rule, compute_point *point)
 {
     if (rule->runs < 1 || rule->most_runs < rule->runs || rule->most_runs > most_reps)
         return -1;
@@ -114,15 +129,15 @@ int compute_measure_point(compute_measure_fn measure, void *context, size_t size
                 return -1;
             }
         }
-        *t_s = compute_trimmed_mean(times_s, count, &standard_error_s);
+        point->t_s = compute_trimmed_mean(times_s, count, &standard_error_s);
         if (standard_error_s <= rule->precision_s || count >= rule->most_runs)
             break;
         /* Another batch of runs: the measurements are sorted now, which is
          * fine, the statistic does not depend on their order. */
         wanted = count + rule->runs < rule->most_runs ? count + rule->runs : rule->most_runs;
     }
-    if (runs_taken)
-        *runs_taken = count;
+    point->standard_error_s = standard_error_s;
+    point->runs = count;
     free(times_s);
     return 0;
 }
@@ -220,7 +235,7 @@ static bool implausible(const compute_calib_options *options, point at, size_t l
     if (at.matrix_n == lowest_n && lowest_n > 1 && at.t_s > target_s * (1 + options->tolerance))
         return true;
     return options->floor_n > 0 && options->floor_t_s > 0 && at.matrix_n > options->floor_n &&
-           steeper_than_gemm((point){options->floor_n, options->floor_t_s, false}, at);
+           steeper_than_gemm((point){.matrix_n = options->floor_n, .t_s = options->floor_t_s}, at);
 }
 
 /* The median of implausible_estimates estimates at `at` (the first one is
@@ -229,15 +244,21 @@ static int measure_again(const compute_calib_options *options, double target_s,
                          compute_measure_fn measure, void *context, point *at,
                          compute_calib_result *result)
 {
-    double estimates[implausible_estimates] = {at->t_s};
+    compute_point estimates[implausible_estimates] = {
+        {.t_s = at->t_s, .standard_error_s = at->t_se_s, .runs = at->runs}};
     compute_point_rule rule = compute_calib_point_rule(options, target_s);
+    int runs = at->runs;
     for (int i = 1; i < implausible_estimates; i++) {
-        if (compute_measure_point(measure, context, at->matrix_n, &rule, &estimates[i], NULL) != 0)
+        if (compute_measure_point(measure, context, at->matrix_n, &rule, &estimates[i]) != 0)
             return -1;
+        runs += estimates[i].runs;
         result->iterations++;
     }
-    qsort(estimates, implausible_estimates, sizeof *estimates, compare_doubles);
-    at->t_s = estimates[implausible_estimates / 2];
+    qsort(estimates, implausible_estimates, sizeof *estimates, compare_point_times);
+    const compute_point *median = &estimates[implausible_estimates / 2];
+    at->t_s = median->t_s;
+    at->t_se_s = median->standard_error_s;
+    at->runs = runs;
     return 0;
 }
 
@@ -262,6 +283,9 @@ static void set_result(compute_calib_result *result, point at, compute_calib_sta
 {
     result->matrix_n = at.matrix_n;
     result->t_s = at.t_s;
+    result->t_se_s = at.t_se_s;
+    result->runs = at.runs;
+    result->imprecise = at.bimodal;
     result->gflops_per_thread = compute_gflops(at.matrix_n, at.t_s);
     result->status = status;
     result->converged = status == COMPUTE_CALIB_CONVERGED;
@@ -274,7 +298,7 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     *result = (compute_calib_result){.target_s = target_s, .status = COMPUTE_CALIB_ERROR};
     if (check_options(options, target_s, error, error_size) != 0)
         return -1;
-    point below = {0, 0, false}, above = below, best = below;
+    point below = {.matrix_n = 0}, above = below, best = below;
     /* Above the floor, within memory (a floor at the limit leaves the limit). */
     size_t lowest_n =
         options->floor_n < options->max_matrix_n ? options->floor_n + 1 : options->max_matrix_n;
@@ -282,7 +306,7 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     if (options->floor_n > 0 && options->floor_t_s > 0 && options->floor_t_s < target_s &&
         options->floor_n < options->max_matrix_n) {
         /* The shorter target's measured size bounds this one from below. */
-        below = (point){options->floor_n, options->floor_t_s, false};
+        below = (point){.matrix_n = options->floor_n, .t_s = options->floor_t_s};
         matrix_n = next_candidate(below, above, target_s, lowest_n, options->max_matrix_n);
     }
     compute_point_rule rule = compute_calib_point_rule(options, target_s);
@@ -290,15 +314,18 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     size_t measured_again_n = 0; /* each candidate at most once */
     int steep_drops = 0;
     while (result->iterations < options->max_iterations) {
-        point at = {matrix_n, 0, false};
-        int runs;
-        if (compute_measure_point(measure, context, matrix_n, &rule, &at.t_s, &runs) != 0) {
+        compute_point measured;
+        if (compute_measure_point(measure, context, matrix_n, &rule, &measured) != 0) {
             snprintf(error, error_size, "compute: calibration measurement at n = %zu failed",
                      matrix_n);
             return -1;
         }
         result->iterations++;
-        at.bimodal = runs > rule.runs && runs == rule.most_runs;
+        point at = {.matrix_n = matrix_n,
+                    .t_s = measured.t_s,
+                    .bimodal = compute_point_imprecise(&measured, &rule),
+                    .t_se_s = measured.standard_error_s,
+                    .runs = measured.runs};
         if (matrix_n != measured_again_n && !at.bimodal &&
             implausible(options, at, lowest_n, target_s)) {
             measured_again_n = matrix_n;
@@ -336,9 +363,9 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
             steeper_than_gemm(below, above) && steep_drops++ < most_steep_drops) {
             /* Keep the fresh measurement, measure again around it. */
             if (at.t_s < target_s)
-                above = (point){0, 0, false};
+                above = (point){.matrix_n = 0};
             else
-                below = (point){0, 0, false};
+                below = (point){.matrix_n = 0};
         }
         matrix_n = next_candidate(below, above, target_s, lowest_n, options->max_matrix_n);
         if (matrix_n == 0)

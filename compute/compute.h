@@ -237,11 +237,22 @@ typedef struct compute_point_rule {
     double precision_s; /* ...the standard error is above this */
 } compute_point_rule;
 
-/* The trimmed mean of measure(size) over the runs the rule asks for
- * (every run, and the count in *runs_taken unless NULL); 0, or -1 when a
+/* What a candidate measured: its time and how precisely. */
+typedef struct compute_point {
+    double t_s;              /* the trimmed mean of the runs */
+    double standard_error_s; /* of t_s; infinite for one run */
+    int runs;
+} compute_point;
+
+/* Whether the point is still less precise than the rule asks after the most
+ * runs it allows: the step is bimodal there, or the node was disturbed
+ * throughout. */
+bool compute_point_imprecise(const compute_point *point, const compute_point_rule *rule);
+
+/* measure(size) over the runs the rule asks for; 0, or -1 when a
  * measurement failed or the rule is invalid. */
 int compute_measure_point(compute_measure_fn measure, void *context, size_t size,
-                          const compute_point_rule *rule, double *t_s, int *runs_taken);
+                          const compute_point_rule *rule, compute_point *point);
 
 /* The local measurement: context is a compute_team *; reserves n and runs
  * compute_step, returning step_s. */
@@ -281,6 +292,9 @@ typedef struct compute_calib_result {
     double target_s;
     size_t matrix_n;          /* the n found (closest measured when not converged) */
     double t_s;               /* measured at matrix_n (trimmed mean), not the target */
+    double t_se_s;            /* t_s's standard error (0 when not measured here) */
+    int runs;                 /* runs behind t_s */
+    bool imprecise;           /* t_s less precise than the rule asks after the most runs */
     double gflops_per_thread; /* 2 n^3 / t_s / 1e9 */
     int iterations;           /* candidates measured */
     bool converged;

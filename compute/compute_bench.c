@@ -79,12 +79,12 @@ static int measure_size(const kind *kinds, size_t matrix_n, double *gflops)
         gflops[k] = 0;
     for (int round = 0; round < rounds; round++) {
         for (int k = 0; k < kind_count; k++) {
-            double t_s;
+            compute_point point;
             if (kinds[k].measure(kinds[k].context, matrix_n, &warm_up_s) != 0 ||
                 compute_measure_point(kinds[k].measure, kinds[k].context, matrix_n,
-                                      &(compute_point_rule){reps, reps, 0}, &t_s, NULL) != 0)
+                                      &(compute_point_rule){reps, reps, 0}, &point) != 0)
                 return k;
-            gflops[k] = fmax(gflops[k], compute_gflops(matrix_n, t_s));
+            gflops[k] = fmax(gflops[k], compute_gflops(matrix_n, point.t_s));
         }
     }
     return -1;

@@ -97,8 +97,12 @@ static void check_converges(model *m, const compute_calib_options *options, int 
         /* reps runs a candidate, more (up to max_reps) where they are noisy. */
         assert_true(m->calls >= result.iterations * options->reps);
         assert_true(m->calls <= result.iterations * options->max_reps);
-        if (m->noise == 0 && m->outlier_every == 0)
+        if (m->noise == 0 && m->outlier_every == 0) {
             assert_int_equal(m->calls, result.iterations * options->reps);
+            assert_int_equal(result.runs, options->reps);
+            assert_true(result.t_se_s < 1e-12 * target_s);
+        }
+        assert_false(result.imprecise);
         /* The model's own answer, to within what the tolerance and noise allow. */
         double exact_n = cbrt((target_s - m->overhead_s) / m->seconds_per_n3);
         double slack = exact_n * (options->tolerance + m->noise) + 1;
@@ -419,18 +423,20 @@ static void test_point_runs(void **state)
     (void)state;
     alternating a = {0, 1e-3, 3e-3};
     compute_point_rule rule = {.runs = 5, .most_runs = 23, .precision_s = 1e-4};
-    double t_s;
-    int runs;
-    assert_int_equal(compute_measure_point(measure_alternating, &a, 1, &rule, &t_s, &runs), 0);
-    assert_int_equal(runs, 23); /* batches of 5, the last one cut to the most */
+    compute_point point;
+    assert_int_equal(compute_measure_point(measure_alternating, &a, 1, &rule, &point), 0);
+    assert_int_equal(point.runs, 23); /* batches of 5, the last one cut to the most */
     assert_int_equal(a.calls, 23);
-    assert_true(t_s > 1e-3 && t_s < 3e-3);
+    assert_true(point.t_s > 1e-3 && point.t_s < 3e-3);
+    assert_true(point.standard_error_s > rule.precision_s);
+    assert_true(compute_point_imprecise(&point, &rule));
     a = (alternating){0, 2e-3, 2e-3};
-    assert_int_equal(compute_measure_point(measure_alternating, &a, 1, &rule, &t_s, &runs), 0);
-    assert_int_equal(runs, 5);
-    assert_true(fabs(t_s - 2e-3) < 1e-15);
+    assert_int_equal(compute_measure_point(measure_alternating, &a, 1, &rule, &point), 0);
+    assert_int_equal(point.runs, 5);
+    assert_true(fabs(point.t_s - 2e-3) < 1e-15);
+    assert_false(compute_point_imprecise(&point, &rule));
     compute_point_rule bad = {.runs = 5, .most_runs = 4};
-    assert_int_equal(compute_measure_point(measure_alternating, &a, 1, &bad, &t_s, &runs), -1);
+    assert_int_equal(compute_measure_point(measure_alternating, &a, 1, &bad, &point), -1);
 }
 
 /* A step on a core shared with a busy thread under a 4 ms scheduler tick:
@@ -483,6 +489,14 @@ static void test_bimodal_step_converges(void **state)
                      compute_calib_status_name(result.status), result.matrix_n, result.t_s * 1e3,
                      result.iterations);
         assert_true(result.matrix_n > previous.matrix_n);
+        /* Between the modes the most runs leave it imprecise, and it says so. */
+        if (target_s == 4e-3 || target_s == 6e-3) {
+            assert_true(result.imprecise);
+            assert_true(result.runs >= options.max_reps);
+            assert_true(result.t_se_s > options.tolerance * target_s / 4);
+        }
+        if (target_s == 1e-3)
+            assert_false(result.imprecise);
         /* The model's own trimmed mean at the size found: within the band,
          * give or take the estimate's noise at 40 runs. */
         double n = (double)result.matrix_n, work_s = b.seconds_per_n3 * n * n * n;
