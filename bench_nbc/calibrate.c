@@ -71,10 +71,10 @@ static int measure_comm_run(void *context, size_t bytes, double *t_s)
 }
 
 /* The comm reference span at `bytes`, as a candidate of the calibration to
- * target_s sees it (compute_measure_point); *imprecise as
- * compute_point_imprecise says. */
+ * target_s sees it (compute_measure_point), and its slack
+ * (compute_point_slack_s: above 0 when imprecise). */
 static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_point *point,
-                        bool *imprecise, size_t *used_bytes)
+                        double *slack_s, size_t *used_bytes)
 {
     coll_instance inst;
     int rc = nbc_prepare_instance(run, bytes, &inst);
@@ -85,7 +85,7 @@ static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_poi
     comm_measure_context context = {run, &inst, target_s, MPI_SUCCESS};
     if (compute_measure_point(measure_comm_run, &context, inst.bytes, &rule, point) != 0)
         rc = context.error != MPI_SUCCESS ? context.error : MPI_ERR_NO_MEM;
-    *imprecise = rc == MPI_SUCCESS && compute_point_imprecise(point, &rule);
+    *slack_s = rc == MPI_SUCCESS ? compute_point_slack_s(point, &rule) : 0;
     *used_bytes = inst.bytes;
     coll_instance_release(&inst);
     return rc;
@@ -121,15 +121,14 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
     while (!size_search_done(&search)) {
         size_t used;
         compute_point point;
-        bool imprecise;
-        rc =
-            measure_comm(run, size_search_next_bytes(&search), target_s, &point, &imprecise, &used);
+        double slack_s;
+        rc = measure_comm(run, size_search_next_bytes(&search), target_s, &point, &slack_s, &used);
         if (rc != MPI_SUCCESS)
             break;
-        size_search_record(&search, used, point.t_s);
+        size_search_record(&search, used, point.t_s, slack_s);
         if (search.closest_bytes == used && search.closest_t_s == point.t_s) {
             closest = point;
-            closest_imprecise = imprecise;
+            closest_imprecise = slack_s > 0;
         }
     }
     *result = (nbc_comm_calibration){

@@ -139,7 +139,7 @@ static double next_size(size_search *s, double last_bytes, double last_t)
     return lo + (target - s->lo.t_s) * (hi - lo) / (s->hi.t_s - s->lo.t_s);
 }
 
-bool size_search_record(size_search *s, size_t used_bytes, double t_s)
+bool size_search_record(size_search *s, size_t used_bytes, double t_s, double slack_s)
 {
     if (s->done)
         return false;
@@ -151,7 +151,12 @@ bool size_search_record(size_search *s, size_t used_bytes, double t_s)
         s->closest_bytes = used_bytes;
         s->closest_t_s = t_s;
     }
-    if (error <= o->tolerance) {
+    if (fabs(t_s - o->target_s) <= o->tolerance * o->target_s + slack_s) {
+        /* The result is the size that reached the target (with a slack, an
+         * earlier size may have been closer by its estimate alone). */
+        s->closest_error = error;
+        s->closest_bytes = used_bytes;
+        s->closest_t_s = t_s;
         s->converged = true;
         s->done = true;
         return false;

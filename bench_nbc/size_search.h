@@ -8,7 +8,8 @@
  * t = a + b s + c s^2 through the bracket and its nearest measured neighbour
  * (the paper's interpolation), bisecting instead whenever the last step
  * failed to halve the bracket, so noise cannot stall it. It stops when a
- * measurement is within the tolerance, when the next size was measured
+ * measurement is within the tolerance (widened by the caller's slack for an
+ * imprecise measurement), when the next size was measured
  * already (a bound such as max_bytes reached, or the search converged on a
  * size) or after max_points measurements.
  *
@@ -60,8 +61,11 @@ bool size_search_done(const size_search *search);
 
 /* Records that the collective took t_s at used_bytes (the size actually
  * measured: a collective may round the size it was asked for) and chooses
- * the next size. Returns true while the search goes on. */
-bool size_search_record(size_search *search, size_t used_bytes, double t_s);
+ * the next size. t_s within tolerance * target + slack_s of the target
+ * reaches it: slack_s is 0 for a precise measurement, twice the standard
+ * error of one that stayed imprecise (compute_point_slack_s). Returns true
+ * while the search goes on. */
+bool size_search_record(size_search *search, size_t used_bytes, double t_s, double slack_s);
 
 /* The size where the quadratic through three points (sorted by size)
  * reaches target_s, strictly inside (lo, hi); NAN when it has no root there. */

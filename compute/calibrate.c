@@ -112,6 +112,11 @@ bool compute_point_imprecise(const compute_point *point, const compute_point_rul
            rule->most_runs > rule->runs;
 }
 
+double compute_point_slack_s(const compute_point *point, const compute_point_rule *rule)
+{
+    return compute_point_imprecise(point, rule) ? 2 * point->standard_error_s : 0;
+}
+
 int compute_measure_point(compute_measure_fn measure, void *context, size_t size,
                           const compute_point_rule *rule, compute_point *point)
 {
@@ -326,6 +331,7 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
                     .bimodal = compute_point_imprecise(&measured, &rule),
                     .t_se_s = measured.standard_error_s,
                     .runs = measured.runs};
+        double slack_s = compute_point_slack_s(&measured, &rule);
         if (matrix_n != measured_again_n && !at.bimodal &&
             implausible(options, at, lowest_n, target_s)) {
             measured_again_n = matrix_n;
@@ -340,7 +346,8 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
         if (best.matrix_n == 0 ||
             relative_error(at.t_s, target_s) < relative_error(best.t_s, target_s))
             best = at;
-        if (relative_error(at.t_s, target_s) <= options->tolerance) {
+        if (fabs(at.t_s - target_s) <= options->tolerance * target_s + slack_s) {
+            best = at; /* with a slack, an earlier n may look closer by its estimate alone */
             status = COMPUTE_CALIB_CONVERGED;
             break;
         }

@@ -249,6 +249,13 @@ typedef struct compute_point {
  * throughout. */
 bool compute_point_imprecise(const compute_point *point, const compute_point_rule *rule);
 
+/* How far beyond the tolerance a point may lie and still count as reaching
+ * its target: twice its standard error when it is imprecise (its 95 %
+ * interval then meets the accepted band), else 0. A bimodal step's
+ * estimate stays imprecise at any affordable number of runs, and a search
+ * that demanded the band itself would stop on a collapsed bracket. */
+double compute_point_slack_s(const compute_point *point, const compute_point_rule *rule);
+
 /* measure(size) over the runs the rule asks for; 0, or -1 when a
  * measurement failed or the rule is invalid. */
 int compute_measure_point(compute_measure_fn measure, void *context, size_t size,
@@ -275,7 +282,8 @@ typedef struct compute_calib_options {
 compute_calib_options compute_calib_defaults(void);
 
 typedef enum compute_calib_status {
-    COMPUTE_CALIB_CONVERGED,     /* |t - target| <= tolerance * target */
+    COMPUTE_CALIB_CONVERGED,     /* |t - target| <= tolerance * target (+ the slack of an
+                                    imprecise t, compute_point_slack_s) */
     COMPUTE_CALIB_NOT_CONVERGED, /* out of iterations, or no integer n fits: closest kept */
     COMPUTE_CALIB_TOO_SMALL,     /* even n = 1 takes longer than the target */
     COMPUTE_CALIB_TOO_LARGE,     /* the target needs more memory than allowed */

@@ -92,7 +92,7 @@ static void run_search(collective_model *m, const size_search_options *o, size_t
         double t = measured_time_s(m, (double)bytes);
         tr->bytes[tr->count] = bytes;
         tr->t_s[tr->count++] = t;
-        bool goes_on = size_search_record(s, bytes, t);
+        bool goes_on = size_search_record(s, bytes, t, 0);
         assert_true(goes_on == !size_search_done(s));
     }
     assert_int_equal(s->measurements, tr->count);
@@ -338,13 +338,13 @@ static void a_contradicted_bound_is_dropped(void **state)
     size_search_options o = options_for(1e-3);
     size_search s;
     assert_int_equal(size_search_init(&s, &o, 100000), 0);
-    assert_true(size_search_record(&s, 100000, 1.5e-3)); /* too slow: shrink */
+    assert_true(size_search_record(&s, 100000, 1.5e-3, 0)); /* too slow: shrink */
     size_t smaller = size_search_next_bytes(&s);
     assert_true(smaller < 100000);
-    assert_true(size_search_record(&s, 200000, 0.5e-3)); /* larger, yet too fast */
+    assert_true(size_search_record(&s, 200000, 0.5e-3, 0)); /* larger, yet too fast */
     assert_true(s.hi.bytes == 0 && s.lo.bytes == 200000);
-    assert_true(size_search_next_bytes(&s) >= 400000);   /* grows at least 2x */
-    assert_true(size_search_record(&s, 150000, 1.2e-3)); /* smaller, yet too slow */
+    assert_true(size_search_next_bytes(&s) >= 400000);      /* grows at least 2x */
+    assert_true(size_search_record(&s, 150000, 1.2e-3, 0)); /* smaller, yet too slow */
     assert_true(s.lo.bytes == 0 && s.hi.bytes == 150000);
     assert_true(size_search_next_bytes(&s) <= 75000); /* shrinks at least 2x */
     size_search_free(&s);
@@ -471,8 +471,32 @@ static void start_is_clamped_and_no_points_means_done(void **state)
     o.max_points = 0;
     assert_int_equal(size_search_init(&s, &o, 1024), 0);
     assert_true(size_search_done(&s));
-    assert_false(size_search_record(&s, 1024, 1e-3));
+    assert_false(size_search_record(&s, 1024, 1e-3, 0));
     assert_int_equal(s.measurements, 0);
+    size_search_free(&s);
+}
+
+/* 1.15 ms for a 1 ms target with a 10 % tolerance: not reached when
+ * precise; reached when imprecise enough that twice its standard error
+ * (the slack) covers the remaining 0.05 ms, and then it is the result even
+ * though an earlier size measured closer (1.12 ms). */
+static void slack_reaches_an_imprecise_target(void **state)
+{
+    (void)state;
+    size_search_options o = options_for(1e-3);
+    size_search s;
+    assert_int_equal(size_search_init(&s, &o, 100000), 0);
+    assert_true(size_search_record(&s, 100000, 1.15e-3, 0));
+    assert_false(s.converged);
+    size_search_free(&s);
+
+    assert_int_equal(size_search_init(&s, &o, 100000), 0);
+    assert_true(size_search_record(&s, 100000, 1.12e-3, 0.01e-3));
+    assert_int_equal(s.closest_bytes, 100000);
+    assert_false(size_search_record(&s, 120000, 1.15e-3, 0.06e-3));
+    assert_true(s.converged);
+    assert_int_equal(s.closest_bytes, 120000);
+    assert_true(s.closest_t_s == 1.15e-3);
     size_search_free(&s);
 }
 
@@ -512,6 +536,7 @@ int main(void)
         cmocka_unit_test(sizeless_collective_is_measured_once),
         cmocka_unit_test(start_is_clamped_and_no_points_means_done),
         cmocka_unit_test(quadratic_root_is_exact_on_a_parabola),
+        cmocka_unit_test(slack_reaches_an_imprecise_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
