@@ -91,7 +91,7 @@ static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_poi
     return rc;
 }
 
-int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
+int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t floor_bytes,
                        nbc_comm_calibration *result)
 {
     const nbc_config *cfg = run->cfg;
@@ -109,6 +109,7 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
         .max_bytes = cfg->calibration.max_bytes < coll_max_bytes
                          ? (size_t)cfg->calibration.max_bytes
                          : coll_max_bytes,
+        .floor_bytes = floor_bytes,
         .max_points = cfg->calibration.max_iterations,
         .size_irrelevant = !run->coll->sizable,
     };

@@ -136,7 +136,16 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
                  cfg->grid.comm_times_s[i] * 1e3);
         watchdog_context(run->watchdog, context);
         if (i >= done) {
-            int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, &comm[i]);
+            /* A longer target's size exceeds every shorter one's, as for the
+             * computation: a bimodal step's estimate is too imprecise to
+             * keep neighbouring sizes apart on its own. */
+            size_t floor_bytes = 0;
+            for (size_t k = 0; k < i; k++)
+                if (cfg->grid.comm_times_s[k] < cfg->grid.comm_times_s[i] && comm[k].converged &&
+                    comm[k].bytes > floor_bytes)
+                    floor_bytes = comm[k].bytes;
+            int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, floor_bytes,
+                                        &comm[i]);
             /* Every rank has the same verdict (a data check failure is
              * allreduced); the failing rank printed why. */
             nbc_exit_if_any_failed(rc != MPI_SUCCESS, "the communication calibration failed", 1);

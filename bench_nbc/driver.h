@@ -219,7 +219,9 @@ typedef struct nbc_comm_calibration {
     bool converged;
 } nbc_comm_calibration;
 
-int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes,
+/* floor_bytes: the size of a shorter target, which the answer must exceed
+ * (0: none). */
+int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t floor_bytes,
                        nbc_comm_calibration *result);
 /* floor: the calibration of the shorter target with the largest n, which
  * the answer must exceed (NULL: none). */

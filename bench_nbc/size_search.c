@@ -41,6 +41,14 @@ double size_search_quadratic_root(const size_search_point p[3], double target_s,
     return NAN;
 }
 
+/* The smallest size the search may try: one unit, or the first multiple of
+ * the unit above the floor. */
+static double lowest_bytes(const size_search_options *o)
+{
+    double unit = (double)o->unit_bytes;
+    return o->floor_bytes > 0 ? (floor((double)o->floor_bytes / unit) + 1) * unit : unit;
+}
+
 int size_search_init(size_search *s, const size_search_options *options, size_t start_bytes)
 {
     int capacity = options->max_points > 0 ? options->max_points : 1;
@@ -49,9 +57,9 @@ int size_search_init(size_search *s, const size_search_options *options, size_t 
                        .closest_error = INFINITY};
     if (!s->points)
         return -1;
-    double unit = (double)options->unit_bytes;
-    s->next_bytes = (size_t)fmax(unit, fmin((double)options->max_bytes, (double)start_bytes));
-    s->done = options->max_points <= 0;
+    s->next_bytes =
+        (size_t)fmax(lowest_bytes(options), fmin((double)options->max_bytes, (double)start_bytes));
+    s->done = options->max_points <= 0 || lowest_bytes(options) > (double)options->max_bytes;
     return 0;
 }
 
@@ -102,12 +110,12 @@ static void add_point(size_search *s, double bytes, double t)
 static double next_size(size_search *s, double last_bytes, double last_t)
 {
     double target = s->options.target_s;
-    double unit = (double)s->options.unit_bytes, max_bytes = (double)s->options.max_bytes;
+    double lowest = lowest_bytes(&s->options), max_bytes = (double)s->options.max_bytes;
     double ratio = target / (last_t > 0 ? last_t : 1e-9);
     if (s->hi.bytes == 0) /* everything too fast: grow, at most 16x a step */
         return fmin(max_bytes, last_bytes * fmin(16.0, fmax(2.0, ratio)));
     if (s->lo.bytes == 0) /* everything too slow: shrink */
-        return fmax(unit, s->hi.bytes * fmax(1.0 / 16, fmin(0.5, target / s->hi.t_s)));
+        return fmax(lowest, s->hi.bytes * fmax(1.0 / 16, fmin(0.5, target / s->hi.t_s)));
     double lo = s->lo.bytes, hi = s->hi.bytes, width = hi - lo;
     bool bisect = s->last_width > 0 && width > 0.5 * s->last_width;
     s->last_width = width;
@@ -168,7 +176,7 @@ bool size_search_record(size_search *s, size_t used_bytes, double t_s, double sl
     add_point(s, (double)used_bytes, t_s);
     double unit = (double)o->unit_bytes;
     double next = next_size(s, (double)used_bytes, t_s);
-    next = fmax(unit, floor(next / unit) * unit);
+    next = fmax(lowest_bytes(o), floor(next / unit) * unit);
     /* A size already measured (or stuck at a bound) brings nothing new. */
     for (int i = 0; i < s->n_points; i++)
         if (s->points[i].bytes == next)

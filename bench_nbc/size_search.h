@@ -25,6 +25,8 @@ typedef struct size_search_options {
     double tolerance;     /* relative: |t - target| / target within it is reached */
     size_t unit_bytes;    /* sizes are multiples of it (a reduction's element), >= 1 */
     size_t max_bytes;     /* the largest size to try */
+    size_t floor_bytes;   /* sizes tried exceed it (0: none): a shorter target's size, so
+                             the sizes rise with their targets where a step is bimodal */
     int max_points;       /* measurements at most, >= 1 */
     bool size_irrelevant; /* the collective takes no size: one measurement says it all */
 } size_search_options;

@@ -114,7 +114,11 @@ bool compute_point_imprecise(const compute_point *point, const compute_point_rul
 
 double compute_point_slack_s(const compute_point *point, const compute_point_rule *rule)
 {
-    return compute_point_imprecise(point, rule) ? 2 * point->standard_error_s : 0;
+    /* At most the tolerance band itself (4 x precision_s): beyond, the
+     * estimate could not tell neighbouring targets apart. */
+    return compute_point_imprecise(point, rule)
+               ? fmin(2 * point->standard_error_s, 4 * rule->precision_s)
+               : 0;
 }
 
 int compute_measure_point(compute_measure_fn measure, void *context, size_t size,

@@ -251,7 +251,8 @@ bool compute_point_imprecise(const compute_point *point, const compute_point_rul
 
 /* How far beyond the tolerance a point may lie and still count as reaching
  * its target: twice its standard error when it is imprecise (its 95 %
- * interval then meets the accepted band), else 0. A bimodal step's
+ * interval then meets the accepted band), at most the band's own half
+ * width (the tolerance, 4 x precision_s), else 0. A bimodal step's
  * estimate stays imprecise at any affordable number of runs, and a search
  * that demanded the band itself would stop on a collapsed bracket. */
 double compute_point_slack_s(const compute_point *point, const compute_point_rule *rule);

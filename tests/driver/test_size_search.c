@@ -500,6 +500,36 @@ static void slack_reaches_an_imprecise_target(void **state)
     size_search_free(&s);
 }
 
+/* With a floor (a shorter target's size), every size tried exceeds it,
+ * even where the collective would reach the target below it; the search
+ * then ends on the smallest size allowed. */
+static void floor_is_never_crossed(void **state)
+{
+    (void)state;
+    collective_model m = shared_memory_like();
+    size_search_options o = options_for(1e-3);
+    o.unit_bytes = 8;
+    size_search s;
+    trace tr;
+    run_search(&m, &o, START_BYTES, &s, &tr);
+    assert_true(s.converged);
+    size_t reached = s.closest_bytes;
+    size_search_free(&s);
+    o.floor_bytes = 2 * reached + 3;
+    run_search(&m, &o, START_BYTES, &s, &tr);
+    for (int i = 0; i < tr.count; i++)
+        assert_true(tr.bytes[i] > o.floor_bytes);
+    assert_int_equal(tr.bytes[0], 2 * reached + 8); /* the first multiple of 8 above */
+    assert_false(s.converged);
+    assert_true(s.closest_bytes > o.floor_bytes);
+    size_search_free(&s);
+    /* A floor at the largest size leaves nothing to try. */
+    o.floor_bytes = o.max_bytes;
+    assert_int_equal(size_search_init(&s, &o, START_BYTES), 0);
+    assert_true(size_search_done(&s));
+    size_search_free(&s);
+}
+
 static void quadratic_root_is_exact_on_a_parabola(void **state)
 {
     (void)state;
@@ -537,6 +567,7 @@ int main(void)
         cmocka_unit_test(start_is_clamped_and_no_points_means_done),
         cmocka_unit_test(quadratic_root_is_exact_on_a_parabola),
         cmocka_unit_test(slack_reaches_an_imprecise_target),
+        cmocka_unit_test(floor_is_never_crossed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
