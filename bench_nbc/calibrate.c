@@ -118,7 +118,7 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     compute_point closest = {0};
-    bool closest_imprecise = false;
+    double closest_slack_s = 0;
     while (!size_search_done(&search)) {
         size_t used;
         compute_point point;
@@ -129,7 +129,7 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t
         size_search_record(&search, used, point.t_s, slack_s);
         if (search.closest_bytes == used && search.closest_t_s == point.t_s) {
             closest = point;
-            closest_imprecise = slack_s > 0;
+            closest_slack_s = slack_s;
         }
     }
     *result = (nbc_comm_calibration){
@@ -139,7 +139,7 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t
         .t_s = search.closest_t_s,
         .t_se_s = closest.standard_error_s,
         .runs = closest.runs,
-        .imprecise = closest_imprecise,
+        .imprecise = closest_slack_s > 0,
         .iterations = search.measurements,
         .converged = search.converged,
     };

@@ -154,17 +154,15 @@ bool size_search_record(size_search *s, size_t used_bytes, double t_s, double sl
     const size_search_options *o = &s->options;
     s->measurements++;
     double error = fabs(t_s - o->target_s) / o->target_s;
-    if (error < s->closest_error) {
+    bool reached = fabs(t_s - o->target_s) <= o->tolerance * o->target_s + slack_s;
+    /* A size that reaches the target is the result, even when (with a
+     * slack) an earlier size looked closer by its estimate alone. */
+    if (reached || error < s->closest_error) {
         s->closest_error = error;
         s->closest_bytes = used_bytes;
         s->closest_t_s = t_s;
     }
-    if (fabs(t_s - o->target_s) <= o->tolerance * o->target_s + slack_s) {
-        /* The result is the size that reached the target (with a slack, an
-         * earlier size may have been closer by its estimate alone). */
-        s->closest_error = error;
-        s->closest_bytes = used_bytes;
-        s->closest_t_s = t_s;
+    if (reached) {
         s->converged = true;
         s->done = true;
         return false;

@@ -54,9 +54,10 @@ compute_calib_options compute_calib_defaults(void)
 typedef struct point {
     size_t matrix_n; /* 0: none yet */
     double t_s;
-    /* Still imprecise after the most runs: the step is bimodal here, not
-     * disturbed for a while, and measuring it again would tell no more. */
-    bool bimodal;
+    /* Still imprecise after the most runs (compute_point_imprecise): the
+     * step is bimodal here, not disturbed for a while, and measuring it
+     * again would tell no more. */
+    bool imprecise;
     double t_se_s; /* t_s's standard error; 0 for the floor (not measured here) */
     int runs;
 } point;
@@ -274,8 +275,8 @@ static int measure_again(const compute_calib_options *options, double target_s,
 compute_point_rule compute_calib_point_rule(const compute_calib_options *options, double target_s)
 {
     /* A standard error of a quarter of the tolerance: the estimate's 95 %
-     * interval spans half the accepted band, so an accepted candidate is
-     * within the tolerance in fact, not by a lucky draw. */
+     * interval spans half the accepted band, so a precise candidate that is
+     * accepted is within the tolerance in fact, not by a lucky draw. */
     return (compute_point_rule){
         .runs = options->reps,
         .most_runs = options->max_reps > options->reps ? options->max_reps : options->reps,
@@ -294,7 +295,7 @@ static void set_result(compute_calib_result *result, point at, compute_calib_sta
     result->t_s = at.t_s;
     result->t_se_s = at.t_se_s;
     result->runs = at.runs;
-    result->imprecise = at.bimodal;
+    result->imprecise = at.imprecise;
     result->gflops_per_thread = compute_gflops(at.matrix_n, at.t_s);
     result->status = status;
     result->converged = status == COMPUTE_CALIB_CONVERGED;
@@ -332,11 +333,11 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
         result->iterations++;
         point at = {.matrix_n = matrix_n,
                     .t_s = measured.t_s,
-                    .bimodal = compute_point_imprecise(&measured, &rule),
+                    .imprecise = compute_point_imprecise(&measured, &rule),
                     .t_se_s = measured.standard_error_s,
                     .runs = measured.runs};
         double slack_s = compute_point_slack_s(&measured, &rule);
-        if (matrix_n != measured_again_n && !at.bimodal &&
+        if (matrix_n != measured_again_n && !at.imprecise &&
             implausible(options, at, lowest_n, target_s)) {
             measured_again_n = matrix_n;
             if (measure_again(options, target_s, measure, context, &at, result) != 0) {
@@ -370,7 +371,7 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
                 break;
             }
         }
-        if (below.matrix_n > 0 && above.matrix_n > 0 && !below.bimodal && !above.bimodal &&
+        if (below.matrix_n > 0 && above.matrix_n > 0 && !below.imprecise && !above.imprecise &&
             steeper_than_gemm(below, above) && steep_drops++ < most_steep_drops) {
             /* Keep the fresh measurement, measure again around it. */
             if (at.t_s < target_s)
