@@ -582,6 +582,17 @@ typedef struct impact_table {
  * in->have_compute_ref). */
 int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
                             impact_table *impact, analysis_error *err);
+/* The median of r_mpi_impact over rows (impact.csv's, one per host and
+ * computation size) and its 95 % interval, [median of the rows' lower ends,
+ * median of their upper ends] (README.md, "Median over the sizes"); NAN
+ * without a row, and the interval NAN when a row has none. */
+typedef struct impact_median {
+    double r_mpi_impact;
+    metric_bounds ci;
+    size_t rows; /* rows with a finite r_mpi_impact */
+} impact_median;
+int analysis_impact_median(const impact_row *rows, size_t count, impact_median *median,
+                           analysis_error *err);
 /* Copies the job's r_mpi_impact at each cell's matrix_n into the cells. */
 void analysis_impact_into_cells(const impact_table *impact, cell_table *cells);
 void analysis_impact_table_free(impact_table *impact);

@@ -83,8 +83,27 @@ static void blocks_text(strbuf *sb, const cell_table *cells)
     strbuf_printf(sb, "\n");
 }
 
+/* r_MPI_impact's median over impact.csv's rows, what a reader of the run
+ * looks for first, with its interval and what that interval says. */
+static void impact_median_text(strbuf *sb, const impact_median *m)
+{
+    if (!m->rows)
+        return;
+    strbuf_printf(sb, "r_MPI_impact (eq. 2): median %.3g over the %zu rows of impact.csv",
+                  m->r_mpi_impact, m->rows);
+    if (isnan(m->ci.lo)) {
+        strbuf_printf(sb, ", no interval (a row has none)\n");
+        return;
+    }
+    strbuf_printf(sb, ", 95 %% [%.3g, %.3g] (the medians of the rows' interval ends): %s\n",
+                  m->ci.lo, m->ci.hi,
+                  m->ci.lo > 1   ? "above 1, the library slows the computation"
+                  : m->ci.hi < 1 ? "below 1, the computation ran faster inside MPI"
+                                 : "1 is within it, no impact shown");
+}
+
 static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cells,
-                         const cell_rules *rules, bool impact)
+                         const cell_rules *rules, const impact_median *impact)
 {
     size_t per_class[DIAG_COUNT] = {0}, valid = 0;
     long attempts = 0, late = 0;
@@ -124,6 +143,8 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                       "late tolerance re-applied: %g of min(t_comm_s, t_comp_s), at least "
                       "meta.json barrier_precision_ns\n",
                       rules->late_tolerance);
+    if (impact)
+        impact_median_text(sb, impact);
     strbuf_printf(sb, "wrote: %s/cells.csv, cells_by_rank.csv, summary.txt%s\n", run_dir,
                   impact ? ", impact.csv" : "");
 }
@@ -131,17 +152,21 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
 /* The summary into RUN_DIR/summary.txt and (unless quiet) the report; the
  * null-control coverage also to stderr, the log. */
 static int write_summary(const char *run_dir, const cell_table *cells, const cell_rules *rules,
-                         bool impact, FILE *report, analysis_error *err)
+                         const impact_table *impact, FILE *report, analysis_error *err)
 {
+    impact_median median;
+    int status =
+        impact ? analysis_impact_median(impact->rows, impact->count, &median, err) : ANALYSIS_OK;
+    if (status != ANALYSIS_OK)
+        return status;
     strbuf sb = {0}, log = {0};
-    summary_text(&sb, run_dir, cells, rules, impact);
+    summary_text(&sb, run_dir, cells, rules, impact ? &median : NULL);
     char prefix[4200];
     snprintf(prefix, sizeof prefix, "%s: ", run_dir);
     null_coverage_text(&log, cells, prefix);
     char path[4200];
-    int status = sb.ok && log.ok
-                     ? analysis_path(path, sizeof path, run_dir, "summary.txt", err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (summary)");
+    status = sb.ok && log.ok ? analysis_path(path, sizeof path, run_dir, "summary.txt", err)
+                             : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (summary)");
     if (status == ANALYSIS_OK)
         status = analysis_write_file_atomic(path, sb.data, sb.len, err);
     if (status == ANALYSIS_OK) {
@@ -279,7 +304,8 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
         report_no_valid_cell(run_dir, &cells, options->valid_cells);
     }
     if (status == ANALYSIS_OK)
-        status = write_summary(run_dir, &cells, &options->rules, with_impact, options->report, err);
+        status = write_summary(run_dir, &cells, &options->rules, with_impact ? &impact : NULL,
+                               options->report, err);
     if (status == ANALYSIS_OK)
         status = analysis_plot_run(run_dir, &in.meta, &cells, with_impact ? &impact : NULL, options,
                                    err);

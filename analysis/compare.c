@@ -475,7 +475,7 @@ typedef struct run_summary {
     double worst_r_overhead;
     double worst_comm_target_s;
     double worst_comp_target_s;
-    double median_r_mpi_impact;
+    impact_median impact; /* over impact.csv's rows, with its interval */
 } run_summary;
 
 static run_summary summarize(const compare_run *run, size_t r, const common_cell *common, size_t n,
@@ -505,61 +505,64 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
     }
     s.overlap_share = s.certain ? (double)overlap / (double)s.certain : NAN;
     s.median_r_overhead = stats_median(scratch, s.certain);
-    size_t impacts = 0;
-    for (size_t i = 0; run->have_impact && i < run->impact.count; i++)
-        if (isfinite(run->impact.rows[i].r_mpi_impact))
-            scratch[impacts++] = run->impact.rows[i].r_mpi_impact;
-    s.median_r_mpi_impact = stats_median(scratch, impacts);
     return s;
 }
 
 static int write_summary(const compare_run *runs, size_t run_count, const common_cell *common,
                          size_t n, const char *out_dir, FILE *report, analysis_error *err)
 {
-    size_t scratch_size = n;
-    for (size_t r = 0; r < run_count; r++)
-        scratch_size = runs[r].impact.count > scratch_size ? runs[r].impact.count : scratch_size;
-    double *scratch = malloc((scratch_size ? scratch_size : 1) * sizeof *scratch);
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
     if (!scratch)
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (summary)");
     strbuf csv = {0};
     strbuf_printf(&csv, "run,mpi,deployment,collective,cells,valid_cells,overlap_share,"
                         "median_r_overhead,worst_r_overhead,worst_comm_target_s,"
-                        "worst_comp_target_s,median_r_mpi_impact,certain_cells,"
-                        "uncertain_cells,configuration,launch\n");
+                        "worst_comp_target_s,median_r_mpi_impact,median_r_mpi_impact_ci_lo,"
+                        "median_r_mpi_impact_ci_hi,certain_cells,uncertain_cells,configuration,"
+                        "launch\n");
     if (report)
-        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %9s %6s\n", "run",
+        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %-21s %6s\n", "run",
                 "mpi", "deployment", "collective", "cells", "valid", "certain", "overlap",
-                "median_r", "worst_r", "worst at (ms)", "r_impact", "config");
-    for (size_t r = 0; r < run_count; r++) {
+                "median_r", "worst_r", "worst at (ms)", "r_impact [95 %]", "config");
+    int status = ANALYSIS_OK;
+    for (size_t r = 0; r < run_count && status == ANALYSIS_OK; r++) {
         const compare_run *run = &runs[r];
         run_summary s = summarize(run, r, common, n, scratch);
+        status = analysis_impact_median(run->have_impact ? run->impact.rows : NULL,
+                                        run->have_impact ? run->impact.count : 0, &s.impact, err);
+        if (status != ANALYSIS_OK)
+            break;
         const char *mpi = meta_or(run->meta.mpi, "?");
         const char *deployment = meta_or(run->meta.deployment, "?");
         const char *collective =
             meta_or(run->meta.collective, run->cells.count ? run->cells.cells[0].collective : "?");
-        strbuf_printf(&csv, "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g,%zu,%zu,%zu,%zu\n",
+        strbuf_printf(&csv,
+                      "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g,%.6g,%.6g,%zu,%zu,%zu,"
+                      "%zu\n",
                       run->label, mpi, deployment, collective, s.cells, s.valid, s.overlap_share,
                       s.median_r_overhead, s.worst_r_overhead, s.worst_comm_target_s,
-                      s.worst_comp_target_s, s.median_r_mpi_impact, s.certain, s.uncertain,
-                      run->config + 1, run->launch);
+                      s.worst_comp_target_s, s.impact.r_mpi_impact, s.impact.ci.lo, s.impact.ci.hi,
+                      s.certain, s.uncertain, run->config + 1, run->launch);
         if (report) {
             char worst_at[64] = "-";
             if (!isnan(s.worst_r_overhead))
                 snprintf(worst_at, sizeof worst_at, "comm %g comp %g", s.worst_comm_target_s * 1e3,
                          s.worst_comp_target_s * 1e3);
-            char config[32];
+            char config[32], impact[64];
             snprintf(config, sizeof config, "%zu.%zu", run->config + 1, run->launch);
+            snprintf(impact, sizeof impact, "%.3g [%.3g, %.3g]", s.impact.r_mpi_impact,
+                     s.impact.ci.lo, s.impact.ci.hi);
             fprintf(report,
-                    "%-28s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %9.3g %6s\n",
+                    "%-28s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %-21s %6s\n",
                     run->label, mpi, deployment, collective, s.cells, s.valid, s.certain,
                     100.0 * s.overlap_share, s.median_r_overhead, s.worst_r_overhead, worst_at,
-                    s.median_r_mpi_impact, config);
+                    isnan(s.impact.r_mpi_impact) ? "-" : impact, config);
         }
     }
     free(scratch);
     char path[4200];
-    int status = csv.ok ? analysis_path(path, sizeof path, out_dir, "summary.csv", err)
+    if (status == ANALYSIS_OK)
+        status = csv.ok ? analysis_path(path, sizeof path, out_dir, "summary.csv", err)
                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (summary)");
     if (status == ANALYSIS_OK)
         status = analysis_write_file_atomic(path, csv.data, csv.len, err);

@@ -50,12 +50,12 @@ grep -q "grids differ: comparing the 25 cells common to all runs" <<<"$out" || f
 summary=$SCRATCH/cmp/summary.csv
 [ "$(head -n 1 "$summary")" = "run,mpi,deployment,collective,cells,valid_cells,overlap_share,\
 median_r_overhead,worst_r_overhead,worst_comm_target_s,worst_comp_target_s,median_r_mpi_impact,\
-certain_cells,uncertain_cells,configuration,launch" ] ||
+median_r_mpi_impact_ci_lo,median_r_mpi_impact_ci_hi,certain_cells,uncertain_cells,configuration,launch" ] ||
     fail "summary.csv header: $(head -n 1 "$summary")"
 [ "$(wc -l <"$summary")" -eq 3 ] || fail "summary.csv should have 2 runs"
-awk -F, 'NF != 16 { exit 1 }' "$summary" || fail "summary.csv rows do not all have 16 fields"
+awk -F, 'NF != 18 { exit 1 }' "$summary" || fail "summary.csv rows do not all have 18 fields"
 row_b=$(grep '^openmpi-progress,' "$summary") || fail "no row for b"
-IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact certain uncertain config launch <<<"$row_b"
+IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact _ _ certain uncertain config launch <<<"$row_b"
 [ "$mpi" = openmpi ] || fail "b's mpi: $row_b"
 [ "$deployment" = progress ] || fail "b's deployment: $row_b"
 [ "$config.$launch" = 2.1 ] || fail "b is configuration 2, launch 1: $row_b"
@@ -76,11 +76,23 @@ others=$(awk -F, 'NR > 1 && $20 != "overlap" && $20 != "imprecision" && $20 != "
 check_float "$median < 0.1 && $worst < 0.3" || fail "b's r_overhead median $median worst $worst"
 [ "$impact" = nan ] || fail "b has no compute_ref.csv, yet median r_mpi_impact is $impact"
 row_a=$(grep '^mpich-basic,' "$summary") || fail "no row for a"
-IFS=, read -r _ _ _ _ cells _ share median worst _ _ impact _ _ _ _ <<<"$row_a"
+IFS=, read -r _ _ _ _ cells _ share median worst _ _ impact impact_lo impact_hi _ _ _ _ <<<"$row_a"
 [ "$cells" -eq 25 ] || fail "a: $cells cells compared, expected 25"
 check_float "$share < 0.5 && $median > 0.5" || fail "a is mostly not overlapping: share $share median $median"
 check_float "$worst > 1" || fail "a's worst r_overhead $worst should exceed 1 (contention cells)"
 check_float "$impact > 1 && $impact < 1.2" || fail "a's median r_mpi_impact $impact"
+# its interval: the medians of the ends of impact.csv's rows' intervals
+python3 -c '
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = [statistics.median(float(r[c]) for r in rows)
+        for c in ("r_mpi_impact", "r_mpi_impact_ci_lo", "r_mpi_impact_ci_hi")]
+got = [float(v) for v in sys.argv[2:]]
+assert all(abs(g - w) <= 1e-5 * w for g, w in zip(got, want)), (got, want)
+assert got[1] <= got[0] <= got[2], got' "$a/impact.csv" "$impact" "$impact_lo" "$impact_hi" ||
+    fail "a's median r_mpi_impact $impact [$impact_lo, $impact_hi] is not that of impact.csv's rows"
+grep -q "^r_MPI_impact (eq. 2): median .* over the [0-9]* rows of impact.csv, 95 % \[" "$a/summary.txt" ||
+    fail "a's summary.txt has no median r_MPI_impact with its interval: $(cat "$a/summary.txt")"
 
 data_rows() { grep -cv -e '^#' -e '^$' "$1"; }
 for data in compare_overhead_1 compare_overhead_2 diff_overhead; do

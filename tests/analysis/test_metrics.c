@@ -1342,6 +1342,73 @@ static void test_mpi_impact_phases_disagree(void **state)
     analysis_impact_table_free(&impact);
 }
 
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n values (sorted in place), written out here as the
+ * definition the test holds the code to. */
+static double median_of(double *values, size_t n)
+{
+    qsort(values, n, sizeof *values, compare_doubles);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/* The median over impact.csv's rows and its interval: known values (odd and
+ * even counts, rows without r skipped, a row without an interval leaves the
+ * median without one), then the property it rests on: over 2000 random sets
+ * of rows whose true values lie within their intervals, the median of the
+ * true values lies within the median's interval, every time. */
+static void test_mpi_impact_median(void **state)
+{
+    (void)state;
+    analysis_error err;
+    impact_median m;
+    impact_row rows[9];
+    memset(rows, 0, sizeof rows);
+    const double values[] = {2.0, 0.9, 1.8, NAN, 1.9};
+    const metric_bounds ends[] = {{1.9, 2.1}, {0.5, 2.5}, {1.7, 1.9}, {NAN, NAN}, {1.0, 1.95}};
+    for (int i = 0; i < 5; i++) {
+        rows[i].r_mpi_impact = values[i];
+        rows[i].r_mpi_impact_ci = ends[i];
+    }
+    assert_int_equal(analysis_impact_median(rows, 5, &m, &err), ANALYSIS_OK);
+    assert_int_equal(m.rows, 4);
+    assert_close(m.r_mpi_impact, 1.85, 1e-12);
+    assert_close(m.ci.lo, 1.35, 1e-12);  /* lows 0.5 1.0 1.7 1.9 */
+    assert_close(m.ci.hi, 2.025, 1e-12); /* highs 1.9 1.95 2.1 2.5 */
+    assert_int_equal(analysis_impact_median(rows, 3, &m, &err), ANALYSIS_OK);
+    assert_close(m.r_mpi_impact, 1.8, 1e-12);
+    assert_close(m.ci.lo, 1.7, 1e-12);
+    assert_close(m.ci.hi, 2.1, 1e-12);
+    rows[1].r_mpi_impact_ci.hi = NAN;
+    assert_int_equal(analysis_impact_median(rows, 3, &m, &err), ANALYSIS_OK);
+    assert_close(m.r_mpi_impact, 1.8, 1e-12);
+    assert_true(isnan(m.ci.lo) && isnan(m.ci.hi));
+    assert_int_equal(analysis_impact_median(rows + 3, 1, &m, &err), ANALYSIS_OK);
+    assert_int_equal(m.rows, 0);
+    assert_true(isnan(m.r_mpi_impact) && isnan(m.ci.lo));
+
+    uint64_t rng = 42;
+    for (int set = 0; set < 2000; set++) {
+        int count = 1 + set % 9;
+        double truths[9];
+        for (int i = 0; i < count; i++) {
+            truths[i] = noise(&rng, 0.9); /* 0.1 to 1.9 */
+            /* lopsided intervals, the estimate within its own as well */
+            double below = 0.5 * noise(&rng, 1.0), above = noise(&rng, 1.0);
+            rows[i].r_mpi_impact = truths[i] + 0.5 * (above - below);
+            rows[i].r_mpi_impact_ci = (metric_bounds){truths[i] - below, truths[i] + above};
+        }
+        assert_int_equal(analysis_impact_median(rows, (size_t)count, &m, &err), ANALYSIS_OK);
+        double truth = median_of(truths, (size_t)count);
+        assert_true(m.ci.lo <= truth && truth <= m.ci.hi);
+        assert_true(m.ci.lo <= m.r_mpi_impact && m.r_mpi_impact <= m.ci.hi);
+    }
+}
+
 /* Why the passive steps took what they took, from passive.csv's counters:
  * known shares over the steps of the phases used, the counters of a phase
  * without its reference left out, NAN when a step lacks them. */
@@ -1573,6 +1640,7 @@ int main(void)
         cmocka_unit_test(test_mpi_impact),
         cmocka_unit_test(test_mpi_impact_shares),
         cmocka_unit_test(test_mpi_impact_phases_disagree),
+        cmocka_unit_test(test_mpi_impact_median),
         cmocka_unit_test(test_mpi_impact_interval),
         cmocka_unit_test(test_interval_coverage),
         cmocka_unit_test(test_simultaneous_intervals),
