@@ -13,7 +13,7 @@
  * and over the whole job (the cells' r_mpi_impact).
  *
  * Intervals: a bootstrap of the steps. Step k of every rank of a phase ran
- * at about the same moment (the ranks start each size together and their
+ * at about the same moment (the ranks start each round together and their
  * steps last alike), so a resample draws step numbers and every rank takes
  * the same ones, keeping what a slow spell of the machine did to all of
  * them together; ranks with unequal step counts draw their own. The two

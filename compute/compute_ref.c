@@ -4,9 +4,10 @@
  *
  * With --run RUN_DIR it reproduces the conditions of the run's passive step
  * on this host, so that equation 2 compares like with like: one process per
- * rank the run had here, each on that rank's CPUs, all computing each size
- * at the same time, with the passive step's warm-up steps and repetitions,
- * each process reporting every step (one row each, as passive.csv). */
+ * rank the run had here, each on that rank's CPUs, all computing at the
+ * same time, the sizes in rounds (one step of each size a round) with the
+ * passive step's warm-up rounds and repetitions, each process reporting
+ * every step (one row each, as passive.csv). */
 #include "compute/compute.h"
 #include "schema/schema.h"
 
@@ -560,12 +561,12 @@ static void read_passive_settings(settings *s)
     }
 }
 
-/* How long each process computes before the first measured size. */
+/* How long each process computes before the first measured round. */
 static const int64_t process_warmup_ns = 1000000000;
 
-/* What the processes share: a barrier per size, and their results. */
+/* What the processes share: a barrier per round, and their results. */
 typedef struct shared_state {
-    pthread_barrier_t size_barrier;
+    pthread_barrier_t round_barrier;
     int procs;
     int reps;
     double t_comp_s[]; /* [size][proc][step] */
@@ -588,16 +589,33 @@ static void run_process(const settings *s, const host_rank *rank, shared_state *
     /* bench_nbc's passive step follows its calibration, seconds of GEMM on a
      * warm process and core; a fresh process computes its first steps
      * slower (up to 1.7 x here at 1 ms), so it warms up as long first. */
+    size_t largest_n = 0;
+    for (int i = 0; i < s->count; i++)
+        largest_n = s->sizes[i] > largest_n ? s->sizes[i] : largest_n;
+    if (compute_team_reserve(team, largest_n) != 0)
+        fail("process %d: %s", proc, compute_team_error(team));
     double unused_s;
     for (int64_t until_ns = compute_now_ns() + process_warmup_ns; compute_now_ns() < until_ns;)
         if (compute_measure_local(team, s->sizes[0], &unused_s) != 0)
             fail("process %d: %s", proc, compute_team_error(team));
-    for (int i = 0; i < s->count; i++) {
-        int rc = pthread_barrier_wait(&shared->size_barrier);
+    /* In rounds, as bench_nbc's passive step: the warm-up rounds, then each
+     * round one step of every size, the processes starting each round
+     * together. A slow spell of the machine (seen here: 1.9 x for a few
+     * hundred ms, on both CPUs) then lands on a few steps of every size,
+     * which each process's median passes over, instead of on every step of
+     * the sizes measured during it. */
+    for (int round = -s->warmup_steps; round < s->reps; round++) {
+        int rc = pthread_barrier_wait(&shared->round_barrier);
         if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)
             fail("pthread_barrier_wait: %s", strerror(rc));
-        measure_size(team, s->sizes[i], s->warmup_steps, s->reps,
-                     &shared->t_comp_s[((size_t)i * shared->procs + proc) * shared->reps]);
+        for (int i = 0; i < s->count; i++) {
+            double *t_s =
+                round < 0 ? &unused_s
+                          : &shared->t_comp_s[((size_t)i * shared->procs + proc) * shared->reps +
+                                              (size_t)round];
+            if (compute_measure_local(team, s->sizes[i], t_s) != 0)
+                fail("process %d, n = %zu: %s", proc, s->sizes[i], compute_team_error(team));
+        }
     }
     compute_team_destroy(team);
 }
@@ -626,7 +644,7 @@ static int run_reference(settings *s)
     pthread_barrierattr_t attr;
     if (pthread_barrierattr_init(&attr) != 0 ||
         pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED) != 0 ||
-        pthread_barrier_init(&shared->size_barrier, &attr, (unsigned)procs) != 0)
+        pthread_barrier_init(&shared->round_barrier, &attr, (unsigned)procs) != 0)
         fail("cannot set up a barrier between the processes");
     pthread_barrierattr_destroy(&attr);
     /* No OpenMP or BLAS thread exists yet in this process: forking is safe. */
@@ -656,7 +674,7 @@ static int run_reference(settings *s)
                        &shared->t_comp_s[((size_t)i * procs + p) * s->reps]);
     if (out.locked && close(out.fd) != 0)
         fail("-o: cannot close the output: %s", strerror(errno));
-    pthread_barrier_destroy(&shared->size_barrier);
+    pthread_barrier_destroy(&shared->round_barrier);
     munmap(shared, shared_bytes);
     return 0;
 }

@@ -15,3 +15,10 @@ E2E_TESTS  += tests/compute/compute_ref.sh tests/compute/blas_check.sh \
               tests/compute/blas_select.sh tests/compute/blas_openblas_pthread.sh \
               tests/compute/blas_blis.sh tests/compute/blas_netlib.sh \
               tests/compute/topology_sysfs.sh tests/compute/blas_meta.sh
+# Logs the order of every dgemm call (LD_PRELOAD, tests/driver/e2e_impact.sh):
+# the passive step and compute_ref measure their sizes in rounds.
+$(BUILD)/tests/compute/libdgemm_order_shim.so: tests/compute/dgemm_order_shim.c $(TOOLCHAIN_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $< -ldl
+
+check: $(BUILD)/tests/compute/libdgemm_order_shim.so

@@ -18,11 +18,41 @@ make_scratch
 # before the sweep and 3.75 ms after it) divides out. compute_ref measures
 # without MPI under the passive step's conditions (one process per rank on
 # that rank's CPUs, all at once, the same warm-up, repetitions and statistic).
-out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+#
+# Both measure their sizes in rounds, one step of each size a round, so a
+# slow spell of the machine lands on a few steps of every size rather than
+# on all the steps of one: a shim (LD_PRELOAD) logs each dgemm's n per
+# process, and each process's last calls, the passive step's and the
+# reference's, are the warm-up round and the 12 rounds, n1 n2 n1 n2 ...
+shim=$BENCH_NBC_ROOT/$BUILD/tests/compute/libdgemm_order_shim.so
+[ -f "$shim" ] || fail "$shim is not built (make check builds it)"
+preload=$shim
+# A sanitized build needs the ASan runtime first in the preload list.
+if [ -n "${SAN:-}" ]; then
+    asan=$(${CC:-cc} -print-file-name=libasan.so)
+    [ -f "$asan" ] || skip "SAN=1: the ASan runtime for the shim's preload was not found ($asan)"
+    preload=$asan:$shim
+fi
+out=$(mpi_launch -n 2 env LD_PRELOAD="$preload" DGEMM_ORDER_LOG="$SCRATCH/dgemm_passive.log" \
+    "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=2ms --set grid.comp_times=4ms,16ms,4 --set run.repetitions=12 \
     --set calibration.tolerance=0.5 --stop-after calibration 2>&1) || fail "bench_nbc up to its calibration failed: $out"
 dir=$(run_folder "$out")
-"$BUILD/compute_ref" --run "$dir" --phase before || fail "compute_ref --phase before failed"
+LD_PRELOAD="$preload" DGEMM_ORDER_LOG="$SCRATCH/dgemm_ref.log" "$BUILD/compute_ref" --run "$dir" --phase before ||
+    fail "compute_ref --phase before failed"
+for program in passive ref; do
+    python3 -c 'import csv, sys
+sizes = [int(r["matrix_n"]) for r in csv.DictReader(open(sys.argv[2]))]
+calls = {}
+for line in open(sys.argv[1]):
+    pid, n = line.split()
+    calls.setdefault(pid, []).append(int(n))
+want = sizes * (1 + 12)
+assert len(calls) == 2, "%d processes computed, not 2" % len(calls)
+for pid, ns in calls.items():
+    assert ns[-len(want):] == want, (pid, ns[-len(want):], want)' "$SCRATCH/dgemm_$program.log" "$dir/calib_comp.csv" ||
+        fail "the $program steps are not in rounds of every size"
+done
 out=$(mpi_launch -n 2 "$BENCH" --resume "$dir" 2>&1) || fail "bench_nbc --resume failed: $out"
 "$BUILD/compute_ref" --run "$dir" --phase after || fail "compute_ref --phase after failed"
 # Every passive step carries the scheduler's counters of its rank's threads,
