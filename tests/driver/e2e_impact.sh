@@ -24,21 +24,13 @@ make_scratch
 # on all the steps of one: a shim (LD_PRELOAD) logs each dgemm's n per
 # process, and each process's last calls, the passive step's and the
 # reference's, are the warm-up round and the 12 rounds, n1 n2 n1 n2 ...
-shim=$BENCH_NBC_ROOT/$BUILD/tests/compute/libdgemm_order_shim.so
-[ -f "$shim" ] || fail "$shim is not built (make check builds it)"
-preload=$shim
-# A sanitized build needs the ASan runtime first in the preload list.
-if [ -n "${SAN:-}" ]; then
-    asan=$(${CC:-cc} -print-file-name=libasan.so)
-    [ -f "$asan" ] || skip "SAN=1: the ASan runtime for the shim's preload was not found ($asan)"
-    preload=$asan:$shim
-fi
-out=$(mpi_launch -n 2 env LD_PRELOAD="$preload" DGEMM_ORDER_LOG="$SCRATCH/dgemm_passive.log" \
+preload_list "$BENCH_NBC_ROOT/$BUILD/tests/compute/libdgemm_order_shim.so"
+out=$(mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$SCRATCH/dgemm_passive.log" \
     "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=2ms --set grid.comp_times=4ms,16ms,4 --set run.repetitions=12 \
     --set calibration.tolerance=0.5 --stop-after calibration 2>&1) || fail "bench_nbc up to its calibration failed: $out"
 dir=$(run_folder "$out")
-LD_PRELOAD="$preload" DGEMM_ORDER_LOG="$SCRATCH/dgemm_ref.log" "$BUILD/compute_ref" --run "$dir" --phase before ||
+LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$SCRATCH/dgemm_ref.log" "$BUILD/compute_ref" --run "$dir" --phase before ||
     fail "compute_ref --phase before failed"
 for program in passive ref; do
     python3 -c 'import csv, sys

@@ -114,16 +114,8 @@ refused "one rank" "one-rank job" mpi_launch -n 1 "$BENCH" "${QUICK[@]}" "${cell
 first=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -n 1 | sed 's/-.*//')
 refused "both ranks on CPU $first" "ranks 0 and 1 of host .* both compute on CPU $first" \
     mpi_launch -n 2 taskset -c "$first" "$BENCH" "${QUICK[@]}" "${cell[@]}"
-shim=$BUILD/tests/driver/libthread_level_shim.so
-[ -f "$shim" ] || fail "$shim is not built (make check builds it)"
-preload=$shim
-# A sanitized bench_nbc needs the ASan runtime first in the preload list.
-if [ -n "${SAN:-}" ]; then
-    asan=$(${CC:-cc} -print-file-name=libasan.so)
-    [ -f "$asan" ] || skip "SAN=1: the ASan runtime for the shim's preload was not found ($asan)"
-    preload=$asan:$shim
-fi
+preload_list "$BUILD/tests/driver/libthread_level_shim.so"
 refused "thread level" "needs MPI_THREAD_MULTIPLE .* provided MPI_THREAD_FUNNELED" \
-    mpi_launch -n 2 env LD_PRELOAD="$preload" "$BENCH" "${QUICK[@]}" "${cell[@]}" \
+    mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" "$BENCH" "${QUICK[@]}" "${cell[@]}" \
     --set run.deployment=thread --set progress.oversubscribe=true
 echo "threads listed with roles and CPUs, sched.csv for every attempt, 3 placements refused"

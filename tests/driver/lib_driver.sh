@@ -80,3 +80,17 @@ no_leftovers() {
         fail "bench_nbc processes left behind"
     fi
 }
+
+# preload_list SHIM: sets PRELOAD, the LD_PRELOAD value that puts a test's
+# shim into the build's programs; a sanitized build needs the ASan runtime
+# first in it (skips when it cannot be found).
+preload_list() {
+    [ -f "$1" ] || fail "$1 is not built (make check builds it)"
+    PRELOAD=$1
+    if [ -n "${SAN:-}" ]; then
+        local asan
+        asan=$(${CC:-cc} -print-file-name=libasan.so)
+        [ -f "$asan" ] || skip "SAN=1: the ASan runtime for the shim's preload was not found ($asan)"
+        PRELOAD=$asan:$1
+    fi
+}
