@@ -196,10 +196,15 @@ void watchdog_disarm(watchdog *w);
 int watchdog_stop(watchdog *w);
 
 /* ---- progress.c ---- */
+/* The library's own progress function of one int handle
+ * (MPIX_Stream_progress), found by its name after MPI_Init. */
+typedef int progress_poll_fn(int handle);
 /* Starts a thread bound to `cpu` (-1: the caller's CPUs) that drives MPI
- * progress while active (deployment thread); needs MPI_THREAD_MULTIPLE.
- * NULL with a message on failure. */
-progress_thread *progress_thread_start(MPI_Comm comm, int cpu, char *err, size_t errlen);
+ * progress while active (deployment thread): poll(poll_argument), or
+ * MPI_Iprobe on a duplicate of comm when poll is NULL; needs
+ * MPI_THREAD_MULTIPLE. NULL with a message on failure. */
+progress_thread *progress_thread_start(MPI_Comm comm, int cpu, progress_poll_fn *poll,
+                                       int poll_argument, char *err, size_t errlen);
 void progress_thread_activate(progress_thread *pt);
 void progress_thread_deactivate(progress_thread *pt);
 int progress_thread_stop(progress_thread *pt);

@@ -5,6 +5,7 @@
  * rank here, before anything is measured. */
 #include "bench_nbc/driver.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,21 @@ static void start_run(nbc_job *job)
     if (deploy->progress_thread == DEPLOY_PROGRESS_SUITE) {
         /* Oversubscribed, it inherits the compute team's first core. */
         int cpu = deploy->oversubscribed ? -1 : deploy->progress_cpus[0];
-        job->run.progress_thread = progress_thread_start(MPI_COMM_WORLD, cpu, err, errlen);
+        progress_poll_fn *poll = NULL;
+        if (deploy->poll_function) {
+            /* The profile says this version exports it: a library that
+             * does not is not the one the plan was made for. */
+            *(void **)&poll = dlsym(RTLD_DEFAULT, deploy->poll_function);
+            if (!poll)
+                snprintf(err, errlen,
+                         "run.deployment: \"thread\" would call %s, but this MPI library does "
+                         "not export it (%s); fix the profile's poll_versions in %s",
+                         deploy->poll_function, deploy->poll_why,
+                         "configs/mpi (docs/mpi-profiles.md)");
+            nbc_exit_if_any_failed(poll == NULL, err, 2);
+        }
+        job->run.progress_thread =
+            progress_thread_start(MPI_COMM_WORLD, cpu, poll, deploy->poll_argument, err, errlen);
         nbc_exit_if_any_failed(job->run.progress_thread == NULL, err, 2);
         nbc_deployment_track_suite_thread(&job->dep, progress_thread_tid(job->run.progress_thread));
     }

@@ -1,10 +1,12 @@
 /* The benchmark's own progress thread (progress.mode=thread): while a
  * measurement is active it keeps calling into the MPI library so a library
- * without its own progress thread still advances the collective. It polls
- * with MPI_Iprobe on a private communicator, never touching the measured
- * request, which the main thread alone waits on (two threads must not
- * complete one request). Between measurements it sleeps on a condition
- * variable so it steals no cycles outside its core. */
+ * without its own progress thread still advances the collective. It calls
+ * the library's own progress function where the plan found one
+ * (MPIX_Stream_progress on the null stream), else MPI_Iprobe on a private
+ * communicator, never touching the measured request, which the main
+ * thread alone waits on (two threads must not complete one request).
+ * Between measurements it sleeps on a condition variable so it steals no
+ * cycles outside its core. */
 #include "bench_nbc/driver.h"
 
 #include <pthread.h>
@@ -25,6 +27,8 @@ struct progress_thread {
     int cpu;
     _Atomic pid_t tid; /* set by the thread itself */
     MPI_Comm comm;
+    progress_poll_fn *poll; /* NULL: MPI_Iprobe on comm */
+    int poll_argument;
     int error;
 };
 
@@ -49,14 +53,17 @@ static void *progress_main(void *arg)
             return NULL;
         while (atomic_load_explicit(&pt->active, memory_order_relaxed)) {
             int flag;
-            int err = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pt->comm, &flag, MPI_STATUS_IGNORE);
+            int err = pt->poll ? pt->poll(pt->poll_argument)
+                               : MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, pt->comm, &flag,
+                                            MPI_STATUS_IGNORE);
             if (err != MPI_SUCCESS)
                 pt->error = err;
         }
     }
 }
 
-progress_thread *progress_thread_start(MPI_Comm comm, int cpu, char *err, size_t errlen)
+progress_thread *progress_thread_start(MPI_Comm comm, int cpu, progress_poll_fn *poll,
+                                       int poll_argument, char *err, size_t errlen)
 {
     int provided;
     if (MPI_Query_thread(&provided) != MPI_SUCCESS || provided < MPI_THREAD_MULTIPLE) {
@@ -71,6 +78,8 @@ progress_thread *progress_thread_start(MPI_Comm comm, int cpu, char *err, size_t
         return NULL;
     }
     pt->cpu = cpu;
+    pt->poll = poll;
+    pt->poll_argument = poll_argument;
     atomic_init(&pt->active, 0);
     if (MPI_Comm_dup(comm, &pt->comm) != MPI_SUCCESS) {
         snprintf(err, errlen, "MPI_Comm_dup failed for the progress thread");

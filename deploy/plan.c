@@ -306,6 +306,33 @@ static int add_settings(const deploy_input *in, deploy_plan *plan, const mpiprof
                               : "OpenMP wait policy: the compute cores are the team's alone");
 }
 
+/* The suite's thread calls the library's own progress function where the
+ * profile names one for this version (MPIX_Stream_progress on the null
+ * stream: MPICH >= 4.1 progresses every channel in it, as its own progress
+ * thread does); else MPI_Iprobe, which any library progresses in. */
+static void choose_poll(const deploy_input *in, deploy_plan *plan, const mpiprofile_deployment *dep)
+{
+    static const char iprobe[] = "MPI_Iprobe on a private communicator";
+    if (!dep || !dep->poll) {
+        snprintf(plan->poll_why, sizeof plan->poll_why,
+                 "%s: profile %s names no progress function of the library's own", iprobe,
+                 in->profile->name);
+        return;
+    }
+    char why[256];
+    if (mpiprofile_versions_match(dep->poll_versions, in->version, why, sizeof why) != 1) {
+        snprintf(plan->poll_why, sizeof plan->poll_why,
+                 "%s: profile %s's %s needs versions %s, this library is %s", iprobe,
+                 in->profile->name, dep->poll, dep->poll_versions, in->version);
+        return;
+    }
+    plan->poll_function = dep->poll;
+    plan->poll_argument = (int)dep->poll_argument;
+    snprintf(plan->poll_why, sizeof plan->poll_why,
+             "%s(%#x): the library's own progress function (profile %s, versions %s)", dep->poll,
+             (unsigned)dep->poll_argument, in->profile->name, dep->poll_versions);
+}
+
 int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
 {
     const nbc_config *cfg = in->cfg;
@@ -357,6 +384,8 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
      * window barrier too (the suite's sleeps between measurements). */
     plan->barrier_sleep_min_s =
         shared && plan->progress_thread == DEPLOY_PROGRESS_LIBRARY ? busy_core_barrier_sleep_s : 0;
+    if (plan->progress_thread == DEPLOY_PROGRESS_SUITE)
+        choose_poll(in, plan, dep);
     plan->thread_level = DEPLOY_THREAD_FUNNELED;
     if (plan->progress_thread == DEPLOY_PROGRESS_LIBRARY && dep)
         plan->thread_level = level_of(dep->thread_level);
@@ -483,6 +512,16 @@ json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
         json_object_object_add(pt, "confirm", json_object_new_boolean(plan->confirm));
         json_object_object_add(pt, "unconfirmed_ok", json_object_new_boolean(plan->unconfirmed_ok));
         json_object_object_add(pt, "oversubscribed", json_object_new_boolean(plan->oversubscribed));
+    }
+    if (plan->progress_thread == DEPLOY_PROGRESS_SUITE) {
+        json_object *poll = json_object_new_object();
+        json_object_object_add(
+            poll, "function",
+            json_object_new_string(plan->poll_function ? plan->poll_function : "MPI_Iprobe"));
+        if (plan->poll_function)
+            json_object_object_add(poll, "argument", json_object_new_int(plan->poll_argument));
+        json_object_object_add(poll, "why", json_object_new_string(plan->poll_why));
+        json_object_object_add(pt, "poll", poll);
     }
     json_object_object_add(o, "progress_thread", pt);
     json_object_object_add(o, "library_thread_cpus",

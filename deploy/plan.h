@@ -103,6 +103,13 @@ typedef struct deploy_plan {
                                    the cores */
     nbc_progress_mode progress_mode;
     int test_chunks; /* progress_mode test: K */
+    /* What the suite's progress thread calls (deployment thread): the
+     * library's own progress function where its profile names one for this
+     * version (resolved after MPI_Init), else NULL: MPI_Iprobe on a private
+     * communicator. poll_why says which, and why. */
+    const char *poll_function;
+    int poll_argument;
+    char poll_why[320];
 } deploy_plan;
 
 /* Makes the plan of in->cfg's deployment. 0, or -1 with plan->refused and

@@ -46,6 +46,13 @@ typedef struct {
      * after MPI_Init. */
     mpiprofile_list bind;
     char *bind_versions;
+    /* The library's own progress call for the suite's progress thread
+     * (deployment thread): a function of one int handle, e.g.
+     * MPIX_Stream_progress on the null stream, in the versions
+     * poll_versions allows; none: the thread polls with MPI_Iprobe. */
+    char *poll;
+    long poll_argument; /* poll's argument (poll_argument = 0x3c000000) */
+    char *poll_versions;
 } mpiprofile_deployment;
 
 /* [workaround.<name>]: a known bug avoided by a setting, in some versions. */

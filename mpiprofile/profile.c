@@ -45,6 +45,7 @@ typedef enum {
     VALUE_VERSIONS,     /* conditions, see mpiprofile_versions_match */
     VALUE_NAMES,        /* collective names (lower case, digits, _), appended */
     VALUE_BYTES,        /* a byte count, see mpiprofile_parse_bytes */
+    VALUE_HANDLE,       /* an int of the library's mpi.h, decimal or 0x hex */
 } value_kind;
 
 typedef struct {
@@ -80,6 +81,9 @@ static const key_desc keys[] = {
     {SECTION_DEPLOYMENT, "unsupported", VALUE_TEXT, DEPLOYMENT(unsupported)},
     {SECTION_DEPLOYMENT, "bind", VALUE_SETTINGS, DEPLOYMENT(bind)},
     {SECTION_DEPLOYMENT, "bind_versions", VALUE_VERSIONS, DEPLOYMENT(bind_versions)},
+    {SECTION_DEPLOYMENT, "poll", VALUE_TEXT, DEPLOYMENT(poll)},
+    {SECTION_DEPLOYMENT, "poll_argument", VALUE_HANDLE, DEPLOYMENT(poll_argument)},
+    {SECTION_DEPLOYMENT, "poll_versions", VALUE_VERSIONS, DEPLOYMENT(poll_versions)},
     {SECTION_WORKAROUND, "versions", VALUE_VERSIONS, WORKAROUND(versions)},
     {SECTION_WORKAROUND, "collectives", VALUE_WORDS, WORKAROUND(collectives)},
     {SECTION_WORKAROUND, "env", VALUE_SETTINGS, WORKAROUND(env)},
@@ -392,6 +396,18 @@ static int set_value(parse_state *st, const key_desc *key, void *target, const c
                         section, key->name, value);
         return 0;
     }
+    case VALUE_HANDLE: {
+        char *end;
+        errno = 0;
+        long handle = strtol(value, &end, 0);
+        if (errno || end == value || *end || handle < INT_MIN || handle > INT_MAX)
+            return fail(st->err, st->errlen,
+                        "[%s] %s: \"%s\" is not an int handle (allowed: a whole number that "
+                        "fits an int, decimal or 0x hex: 0x3c000000)",
+                        section, key->name, value);
+        *(long *)field = handle;
+        return 0;
+    }
     case VALUE_BOOL: {
         bool *flag = (bool *)field;
         if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
@@ -483,6 +499,8 @@ static void profile_free(mpiprofile *p)
         free(p->deployments[i].unsupported);
         list_free(&p->deployments[i].bind);
         free(p->deployments[i].bind_versions);
+        free(p->deployments[i].poll);
+        free(p->deployments[i].poll_versions);
     }
     free(p->deployments);
     for (size_t i = 0; i < p->workaround_count; i++) {
@@ -514,10 +532,22 @@ static int check_profile(const mpiprofile *p, char *err, size_t errlen)
         return fail(err, errlen,
                     "[library] match is missing: a substring of the library's "
                     "MPI_Get_library_version text (e.g. match = MPICH Version:)");
-    for (size_t i = 0; i < p->deployment_count; i++)
-        if (p->deployments[i].bind.count > 1)
+    for (size_t i = 0; i < p->deployment_count; i++) {
+        const mpiprofile_deployment *d = &p->deployments[i];
+        if (d->bind.count > 1)
             return fail(err, errlen, "[deployment.%s] bind: one NAME=VALUE setting, not %zu",
-                        p->deployments[i].name, p->deployments[i].bind.count);
+                        d->name, d->bind.count);
+        if (d->poll && strcmp(d->name, "thread") != 0)
+            return fail(err, errlen,
+                        "[deployment.%s] poll: only the suite's progress thread polls "
+                        "(allowed in: [deployment.thread])",
+                        d->name);
+        if (d->poll && !d->poll_versions)
+            return fail(err, errlen,
+                        "[deployment.%s] poll = %s needs poll_versions (the versions that "
+                        "export it, e.g. >=4.1)",
+                        d->name, d->poll);
+    }
     for (size_t i = 0; i < p->workaround_count; i++)
         if (p->workarounds[i].env.count == 0 || !p->workarounds[i].reason)
             return fail(err, errlen, "[workaround.%s] needs env (NAME=VALUE) and reason",

@@ -536,12 +536,58 @@ static void thread_level_asserted(void **state)
     }
 }
 
+/* The suite's progress thread calls the library's own progress function
+ * where the profile names one for the version, else MPI_Iprobe; the plan
+ * says which and why (meta.json's deployment_plan). */
+static void thread_poll_follows_versions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *profile, *version, *function, *why;
+    } rows[] = {
+        {"mpich", "4.0.2", NULL,
+         "MPIX_Stream_progress needs versions >=4.1, this library is 4.0.2"},
+        {"mpich", "4.1", "MPIX_Stream_progress", "MPIX_Stream_progress(0x3c000000)"},
+        {"mpich", "4.2.0", "MPIX_Stream_progress", "profile mpich, versions >=4.1"},
+        {"openmpi", "4.1.4", NULL, "profile openmpi names no progress function"},
+    };
+    const int cpus[] = {0, 1};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        nbc_config cfg;
+        char err[1024];
+        assert_int_equal(nbc_config_init(&cfg, err, sizeof err), 0);
+        assert_int_equal(nbc_config_set(&cfg, "run.deployment=thread", err, sizeof err), 0);
+        assert_int_equal(nbc_config_set(&cfg, "progress.oversubscribe=true", err, sizeof err), 0);
+        deploy_input in = {.cfg = &cfg,
+                           .profile = mpiprofile_find(&profiles, rows[i].profile),
+                           .version = rows[i].version,
+                           .cpus = cpus,
+                           .cpu_count = 2,
+                           .machine_cpus = 2};
+        deploy_plan plan;
+        if (deploy_plan_make(&in, &plan) != 0)
+            fail_msg("%s %s: refused: %s", rows[i].profile, rows[i].version, plan.refusal);
+        if ((rows[i].function == NULL) != (plan.poll_function == NULL) ||
+            (rows[i].function && strcmp(rows[i].function, plan.poll_function) != 0))
+            fail_msg("%s %s: calls %s", rows[i].profile, rows[i].version,
+                     plan.poll_function ? plan.poll_function : "MPI_Iprobe");
+        if (plan.poll_function)
+            assert_int_equal(plan.poll_argument, 0x3c000000);
+        if (!strstr(plan.poll_why, rows[i].why))
+            fail_msg("%s %s: \"%s\" lacks \"%s\"", rows[i].profile, rows[i].version, plan.poll_why,
+                     rows[i].why);
+        deploy_plan_free(&plan);
+        nbc_config_free(&cfg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_case),
         cmocka_unit_test(profiles_state_progress),
         cmocka_unit_test(thread_level_asserted),
+        cmocka_unit_test(thread_poll_follows_versions),
     };
     return cmocka_run_group_tests(tests, load_profiles, free_profiles);
 }

@@ -84,6 +84,7 @@ no_leftovers() {
 # preload_list SHIM: sets PRELOAD, the LD_PRELOAD value that puts a test's
 # shim into the build's programs; a sanitized build needs the ASan runtime
 # first in it (skips when it cannot be found).
+# shellcheck disable=SC2034 # PRELOAD is for the scripts that source this file
 preload_list() {
     [ -f "$1" ] || fail "$1 is not built (make check builds it)"
     PRELOAD=$1

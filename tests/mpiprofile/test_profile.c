@@ -21,7 +21,7 @@
 #define MPIPROFILE_TEST_PROFILES "configs/mpi"
 #endif
 
-static const char *const deployments[] = {"basic", "progress", "dedicated", "manual"};
+static const char *const deployments[] = {"basic", "progress", "dedicated", "manual", "thread"};
 
 /* Texts as the libraries return them (sources: this machine for MPICH 4.0.2
  * and Open MPI 4.1.4; the others as printed by programs and tests of other
@@ -66,7 +66,8 @@ static int load_repository_profiles(void **state)
     mpiprofile_set *set = malloc(sizeof *set);
     char err[1024];
     assert_non_null(set);
-    int rc = mpiprofile_load_dir(set, MPIPROFILE_TEST_PROFILES, deployments, 4, err, sizeof err);
+    int rc = mpiprofile_load_dir(set, MPIPROFILE_TEST_PROFILES, deployments,
+                                 sizeof deployments / sizeof *deployments, err, sizeof err);
     if (rc != 0)
         fail_msg("%s", err);
     *state = set;
@@ -257,7 +258,8 @@ static void size_limit_smallest_wins(void **state)
           f);
     fclose(f);
     mpiprofile_set set;
-    int rc = mpiprofile_load_dir(&set, dir, deployments, 4, err, sizeof err);
+    int rc = mpiprofile_load_dir(&set, dir, deployments, sizeof deployments / sizeof *deployments,
+                                 err, sizeof err);
     unlink(path);
     rmdir(dir);
     if (rc != 0)
@@ -315,7 +317,7 @@ static void refuses_malformed_files(void **state)
         {"a.ini", "[library]\ndisplay_name = A\nmatch = A\n[launcher]\nflags = -x\n[mood]\nx=1\n",
          "a.ini: line 7: unknown section [mood]"},
         {"a.ini", "[library]\ndisplay_name = A\nmatch = A\n[deployment.fast]\nenv = X=1\n",
-         "unknown deployment 'fast' (allowed: basic, progress, dedicated, manual)"},
+         "unknown deployment 'fast' (allowed: basic, progress, dedicated, manual, thread)"},
         {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[deployment.progress]\nthread_level=many\n",
          "thread_level: \"many\" is not a thread level"},
         {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[deployment.progress]\nenv = 1X\n",
@@ -357,6 +359,17 @@ static void refuses_malformed_files(void **state)
          "a.ini: [size_limit.l] reason is missing"},
         {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[size_limit]\nmax_bytes=1\n",
          "a.ini: line 5: unknown section [size_limit]"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[deployment.progress]\npoll=F\npoll_versions=>=1\n",
+         "[deployment.progress] poll: only the suite's progress thread polls (allowed in: "
+         "[deployment.thread])"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[deployment.thread]\npoll=F\n",
+         "[deployment.thread] poll = F needs poll_versions"},
+        {"a.ini", "[library]\ndisplay_name=A\nmatch=A\n[deployment.thread]\npoll_argument=0x1z\n",
+         "a.ini: line 5: [deployment.thread] poll_argument: \"0x1z\" is not an int handle"},
+        {"a.ini",
+         "[library]\ndisplay_name=A\nmatch=A\n[deployment.thread]\npoll_argument=0x100000000\n",
+         "poll_argument: \"0x100000000\" is not an int handle"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[] = "/tmp/test_profile.XXXXXX", path[256], err[1024];
@@ -367,7 +380,8 @@ static void refuses_malformed_files(void **state)
         fputs(cases[i].text, f);
         fclose(f);
         mpiprofile_set set;
-        int rc = mpiprofile_load_dir(&set, dir, deployments, 4, err, sizeof err);
+        int rc = mpiprofile_load_dir(&set, dir, deployments,
+                                     sizeof deployments / sizeof *deployments, err, sizeof err);
         unlink(path);
         rmdir(dir);
         if (rc == 0 || !strstr(err, cases[i].message))
