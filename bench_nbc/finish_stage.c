@@ -118,10 +118,10 @@ void nbc_finish_study(nbc_job *job)
         nbc_measure_passive(run, &job->place, job->prior.comp, job->cfg.grid.comp_count, "after");
     }
     record_end(job);
+    size_t cells = job->record.cells; /* before keep_for_rewrite takes the record */
     if (job->rc == MPI_SUCCESS && !stopped)
         keep_for_rewrite(job);
     int rc = job->rc;
-    size_t cells = job->record.cells;
     /* 3 tells a batch script the run was cut short but kept its cells; 5
      * that it ended with nothing to analyse. */
     int status = rc != MPI_SUCCESS  ? 1

@@ -32,6 +32,17 @@ struct progress_thread {
     int error;
 };
 
+/* The lock and condition variable are the thread's own and valid: a
+ * failing call is a bug, and the run stops on it rather than measure with
+ * a thread in an unknown state. */
+static void must(int rc, const char *call)
+{
+    if (rc == 0)
+        return;
+    fprintf(stderr, "bench_nbc: progress thread: %s: %s\n", call, strerror(rc));
+    exit(1);
+}
+
 static void *progress_main(void *arg)
 {
     progress_thread *pt = arg;
@@ -44,11 +55,11 @@ static void *progress_main(void *arg)
             pt->error = MPI_ERR_OTHER;
     }
     for (;;) {
-        pthread_mutex_lock(&pt->lock);
+        must(pthread_mutex_lock(&pt->lock), "pthread_mutex_lock");
         while (!atomic_load(&pt->active) && !pt->quit)
-            pthread_cond_wait(&pt->wake, &pt->lock);
+            must(pthread_cond_wait(&pt->wake, &pt->lock), "pthread_cond_wait");
         bool quit = pt->quit;
-        pthread_mutex_unlock(&pt->lock);
+        must(pthread_mutex_unlock(&pt->lock), "pthread_mutex_unlock");
         if (quit)
             return NULL;
         while (atomic_load_explicit(&pt->active, memory_order_relaxed)) {
@@ -113,10 +124,10 @@ pid_t progress_thread_tid(const progress_thread *pt)
 
 void progress_thread_activate(progress_thread *pt)
 {
-    pthread_mutex_lock(&pt->lock);
+    must(pthread_mutex_lock(&pt->lock), "pthread_mutex_lock");
     atomic_store(&pt->active, 1);
-    pthread_cond_signal(&pt->wake);
-    pthread_mutex_unlock(&pt->lock);
+    must(pthread_cond_signal(&pt->wake), "pthread_cond_signal");
+    must(pthread_mutex_unlock(&pt->lock), "pthread_mutex_unlock");
 }
 
 void progress_thread_deactivate(progress_thread *pt)
@@ -128,15 +139,16 @@ int progress_thread_stop(progress_thread *pt)
 {
     if (!pt)
         return MPI_SUCCESS;
-    pthread_mutex_lock(&pt->lock);
+    must(pthread_mutex_lock(&pt->lock), "pthread_mutex_lock");
     pt->quit = true;
     atomic_store(&pt->active, 0);
-    pthread_cond_signal(&pt->wake);
-    pthread_mutex_unlock(&pt->lock);
+    must(pthread_cond_signal(&pt->wake), "pthread_cond_signal");
+    must(pthread_mutex_unlock(&pt->lock), "pthread_mutex_unlock");
     int rc = pthread_join(pt->thread, NULL);
     int err = pt->error;
-    pthread_cond_destroy(&pt->wake);
-    pthread_mutex_destroy(&pt->lock);
+    if ((pthread_cond_destroy(&pt->wake) != 0 || pthread_mutex_destroy(&pt->lock) != 0) &&
+        err == MPI_SUCCESS)
+        err = MPI_ERR_OTHER;
     if (MPI_Comm_free(&pt->comm) != MPI_SUCCESS && err == MPI_SUCCESS)
         err = MPI_ERR_OTHER;
     free(pt);

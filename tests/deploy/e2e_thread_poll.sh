@@ -25,9 +25,20 @@ cell=(--set run.results_dir="$SCRATCH" --set "grid.comm_times=1ms,2ms,2" --set g
 poll_of() { jq -c '.deployment_plan.progress_thread.poll' "$1/meta.json"; }
 
 # As it is: 4.0.2 is polled with MPI_Iprobe, the shim present or not.
-out=$(mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" STREAM_PROGRESS_LOG="$SCRATCH/as_is.log" \
-    "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1) || fail "thread deployment failed: $out"
-dir=$(run_folder "$out")
+# The thread polls on the rank's only core (no core to spare here): the
+# communication calibration may then miss its targets (exit 5, nothing
+# measured, as in e2e_progress_modes.sh); what is checked here is what the
+# thread called, through the calibrations and any sweep.
+launch_thread_run() { # LOG [ENV...]: the run, exit 0 or 5; sets dir
+    local log=$1 status=0
+    shift
+    out=$(mpi_launch -n 2 env "$@" STREAM_PROGRESS_LOG="$log" "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1) ||
+        status=$?
+    [ $status -eq 0 ] || [ $status -eq 5 ] || fail "thread deployment failed (exit $status): $out"
+    dir=$(run_folder "$out")
+    [ "$(meta_value "$dir" status)" = complete ] || fail "status $(meta_value "$dir" status): $out"
+}
+launch_thread_run "$SCRATCH/as_is.log" LD_PRELOAD="$PRELOAD"
 poll=$(poll_of "$dir")
 jq -e '.function == "MPI_Iprobe" and (.why | test("MPIX_Stream_progress needs versions >=4.1, this library is 4[.]0[.]2"))' \
     <<<"$poll" >/dev/null || fail "MPICH 4.0.2: $poll"
@@ -39,14 +50,10 @@ profiles=$SCRATCH/profiles
 cp -r "$BENCH_NBC_ROOT/configs/mpi" "$profiles"
 sed -i 's/^poll_versions = .*/poll_versions = >=4.0/' "$profiles/mpich.ini"
 grep -q '^poll_versions = >=4.0$' "$profiles/mpich.ini" || fail "mpich.ini has no poll_versions to change"
-out=$(mpi_launch -n 2 env BENCH_NBC_PROFILES="$profiles" LD_PRELOAD="$PRELOAD" \
-    STREAM_PROGRESS_LOG="$SCRATCH/stream.log" "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1) ||
-    fail "thread deployment with MPIX_Stream_progress failed: $out"
-dir=$(run_folder "$out")
+launch_thread_run "$SCRATCH/stream.log" BENCH_NBC_PROFILES="$profiles" LD_PRELOAD="$PRELOAD"
 poll=$(poll_of "$dir")
 jq -e '.function == "MPIX_Stream_progress" and .argument == 1006632960' <<<"$poll" >/dev/null ||
     fail "with the function: $poll"
-[ "$(meta_value "$dir" status)" = complete ] || fail "status $(meta_value "$dir" status)"
 [ "$(wc -l <"$SCRATCH/stream.log")" -eq 2 ] || fail "not 2 ranks in the shim's log: $(cat "$SCRATCH/stream.log")"
 awk '$2 < 1 || $3 != "0x3c000000" { bad = 1 } END { exit bad }' "$SCRATCH/stream.log" ||
     fail "a rank's thread did not call MPIX_Stream_progress(MPIX_STREAM_NULL): $(cat "$SCRATCH/stream.log")"

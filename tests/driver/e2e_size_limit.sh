@@ -28,6 +28,8 @@ out=$(BENCH_NBC_PROFILES="$SCRATCH/profiles" MPI_TIMEOUT_S=120 mpi_launch -n 2 "
     --set run.results_dir="$SCRATCH/runs" "${args[@]}" 2>&1) || status=$?
 echo "$out"
 [ $status -eq 5 ] || fail "exit $status, expected 5 (the only cell out of reach): $out"
+grep -qF "no cell was measured whole: 1 of 1 cells unreachable (calibration did not reach their targets), the other 0 stopped late" <<<"$out" ||
+    fail "exit 5 does not count the one cell as unreachable: $out"
 DIR=$(run_folder "$out")
 [ -d "$DIR" ] || fail "no run folder printed"
 grep -qF "ibcast: the search stops at S = 65536 bytes, not calibration.max_bytes = 268435456" <<<"$out" ||
