@@ -9,8 +9,11 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
+# What is tested is which mode ran, not the lateness rule: a loose one, so a
+# busy machine (a 1 ms reference judges lateness at 10 us) cannot exhaust
+# the retries of the one cell (it did once, beside another test run).
 cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=2ms --set grid.comp_times=4ms
-      --set run.repetitions=3 --set calibration.tolerance=0.5)
+      --set run.repetitions=3 --set calibration.tolerance=0.5 "${LOOSE_LATENESS[@]}")
 
 # run_mode NAME ARGS...: one cell, complete; sets DIR.
 run_mode() {
