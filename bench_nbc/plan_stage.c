@@ -147,9 +147,9 @@ static void start_run(nbc_job *job)
             if (!poll)
                 snprintf(err, errlen,
                          "run.deployment: \"thread\" would call %s, but this MPI library does "
-                         "not export it (%s); fix the profile's poll_versions in %s",
-                         deploy->poll_function, deploy->poll_why,
-                         "configs/mpi (docs/mpi-profiles.md)");
+                         "not export it (%s); fix the profile's poll_versions in configs/mpi "
+                         "(docs/mpi-profiles.md)",
+                         deploy->poll_function, deploy->poll_why);
             nbc_exit_if_any_failed(poll == NULL, err, 2);
         }
         job->run.progress_thread =
