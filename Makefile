@@ -180,20 +180,24 @@ run: deps programs
 # make install PREFIX=DIR [DESTDIR=STAGE]: every program the build lists into
 # DIR/bin, with nbc-run (which, next to bench_nbc, knows it is installed and
 # finds its configurations and library profiles in DIR/share/bench_nbc);
-# README, docs, configurations (with configs/mpi and configs/slurm) and
+# README, docs, VERSION and REVISION, the exit statuses (cli/, read by the
+# Python tools), configurations (with configs/mpi and configs/slurm) and
 # module files (Lmod and Tcl, for `module use`) into DIR/share/bench_nbc.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 install_bin   = $(DESTDIR)$(PREFIX)/bin
 install_share = $(DESTDIR)$(PREFIX)/share/bench_nbc
 install: programs
-	install -d $(install_bin) $(install_share)/analysis $(install_share)/modulefiles/lmod \
-	    $(install_share)/modulefiles/tcl
+	install -d $(install_bin) $(install_share)/analysis $(install_share)/cli \
+	    $(install_share)/modulefiles/lmod $(install_share)/modulefiles/tcl
 	install -m 755 $(filter-out %.a,$(PROGRAMS)) $(install_bin)/
 	cp -R configs docs $(install_share)/
 	chmod -R a+rX $(install_share)
 	install -m 644 README.md $(install_share)/
 	install -m 644 analysis/README.md $(install_share)/analysis/
+	install -m 644 cli/exit_status.def cli/nbc_cli.py $(install_share)/cli/
+	install -m 644 VERSION $(install_share)/
+	echo '$(BENCH_NBC_REVISION)' >$(install_share)/REVISION
 	install -m 755 nbc-run $(install_bin)/
 	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
 	sed 's|^local prefix = .*|local prefix = "$(PREFIX)"|' packaging/modules/bench_nbc.lua \

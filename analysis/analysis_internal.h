@@ -28,7 +28,7 @@ void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, si
 /* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */
-enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm', CLI_PALETTE = 'p' };
+enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm', CLI_PALETTE = 'p', CLI_VERSION = 'V' };
 const char *cli_common_help(void);
 /* Applies a common option: 1 when opt was one (applied), 0 when it is not,
  * -1 when its value is bad (the message is printed). */

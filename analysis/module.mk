@@ -8,7 +8,7 @@ ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c
 ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o csv.o inputs.o metrics.o bootstrap.o \
                      intervals.o diagnosis.o impact.o tables.o plot.o analyze.o compare.o \
                      trace.o sched.o) \
-                   $(BUILD)/nompi/schema/schema.o
+                   $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/cli/cli.o
 ANALYSIS_LIB    := $(BUILD)/libanalysis.a
 
 $(BUILD)/nompi/analysis/%.o: CFLAGS += $(ANALYSIS_CFLAGS)

@@ -1,6 +1,7 @@
 /* nbc-analyze: metrics, tables and figures of run folders (no MPI needed).
  * See analysis/README.md. */
 #include "analysis/analysis_internal.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES };
-enum { EXIT_NO_VALID_CELL = 4 };
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -100,9 +100,7 @@ static void usage(FILE *out)
           "  --resamples=B        bootstrap resamples per cell (default 2000)\n",
           out);
     fputs(cli_common_help(), out);
-    fputs("Exit status: 0 done, 1 system failure, 2 bad input, 4 a run has no valid cell\n"
-          "(every file written; the reasons on stderr).\n",
-          out);
+    cli_print_exit_statuses(out);
 }
 
 int main(int argc, char **argv)
@@ -116,6 +114,7 @@ int main(int argc, char **argv)
         {"ecdf", required_argument, NULL, OPT_ECDF},
         {"seed", required_argument, NULL, OPT_SEED},
         {"resamples", required_argument, NULL, OPT_RESAMPLES},
+        {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -123,7 +122,7 @@ int main(int argc, char **argv)
     long *ecdf_cells = NULL;
     long long value;
     int opt;
-    while ((opt = getopt_long(argc, argv, "qh", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "qhV", long_options, NULL)) != -1) {
         int common = cli_common_option("nbc-analyze", opt, optarg, &options);
         if (common < 0)
             return ANALYSIS_ERR_INPUT;
@@ -178,5 +177,5 @@ int main(int argc, char **argv)
         some_without_valid |= status == ANALYSIS_OK && valid == 0;
     }
     /* Every file is written; the run has nothing to show (said above). */
-    return worst == 0 && some_without_valid ? EXIT_NO_VALID_CELL : worst;
+    return worst == 0 && some_without_valid ? CLI_EXIT_NO_VALID_CELL : worst;
 }

@@ -1,6 +1,7 @@
 /* nbc-compare: runs side by side on their common cells (no MPI needed).
  * See analysis/README.md. */
 #include "analysis/analysis_internal.h"
+#include "cli/cli.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static void usage(FILE *out)
           "                       r_overhead recomputed, OUT_DIR/normalization.csv\n",
           out);
     fputs(cli_common_help(), out);
-    fputs("Exit status: 0 done, 1 system failure, 2 bad input.\n", out);
+    cli_print_exit_statuses(out);
 }
 
 int main(int argc, char **argv)
@@ -33,13 +34,14 @@ int main(int argc, char **argv)
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
         {"palette", required_argument, NULL, CLI_PALETTE},
         {"normalize-cores", no_argument, NULL, OPT_NORMALIZE_CORES},
+        {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     analysis_options options = analysis_default_options();
     const char *out_dir = NULL;
     int opt;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:hV", long_options, NULL)) != -1) {
         int common = cli_common_option("nbc-compare", opt, optarg, &options);
         if (common < 0)
             return ANALYSIS_ERR_INPUT;

@@ -12,8 +12,7 @@ nbc-analyze's summary.txt), the discards and retries (cells.csv, through
 the columns configs/report.ini names), then the deviations from the paper
 and every PNG figure below DIR with its caption (the first line of its
 gnuplot script). Standard library only. See analysis/README.md ("nbc-report").
-Exit status: 0 done (a missing weasyprint is said, not a failure), 1 a
-file could not be written, 2 bad input."""
+A missing weasyprint is said, not a failure."""
 import argparse
 import configparser
 import csv
@@ -26,6 +25,21 @@ import subprocess
 import sys
 
 PROGRAM = "nbc-report"
+
+
+def _cli_dir():
+    """cli/ of the source tree (from analysis/, build/ or build/san/) or of an
+    installed copy (PREFIX/share/bench_nbc)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for folder in (os.path.join(here, "..", "cli"), os.path.join(here, "..", "..", "cli"),
+                   os.path.join(here, "..", "share", "bench_nbc", "cli")):
+        if os.path.isfile(os.path.join(folder, "nbc_cli.py")):
+            return folder
+    sys.exit("%s: cli/nbc_cli.py is missing (an incomplete copy or installation)" % PROGRAM)
+
+
+sys.path.insert(0, _cli_dir())
+from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
 
 # Where the paper's method is changed or extended, and where each is
 # documented (paths relative to the project's root).
@@ -72,7 +86,7 @@ figcaption { font-size: 9.5pt; color: #333; }
 """
 
 
-def fail(text, status=2):
+def fail(text, status=ExitStatus.BAD_INPUT):
     print("%s: %s" % (PROGRAM, text), file=sys.stderr)
     sys.exit(status)
 
@@ -438,7 +452,10 @@ def write_pdf(html_path, pdf_path):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.split("\n\n")[0],
+                                     epilog=exit_status_help(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-V", "--version", action="version", version=version_line(PROGRAM))
     parser.add_argument("dir", metavar="DIR", help="a run folder or a study folder")
     parser.add_argument("--columns", metavar="FILE",
                         help="the cells.csv columns to count (default configs/report.ini)")
@@ -478,14 +495,14 @@ def main(argv):
             f.write(page)
         os.replace(html_path + ".tmp", html_path)
     except OSError as e:
-        fail("%s: cannot write: %s" % (html_path, e.strerror), 1)
+        fail("%s: cannot write: %s" % (html_path, e.strerror), ExitStatus.FAILURE)
     written = [html_path]
     if not args.no_pdf and write_pdf(html_path, os.path.join(top, "report.pdf")):
         written.append(os.path.join(top, "report.pdf"))
     print("%s: %s (%d run folder%s, %d figure%s)" % (PROGRAM, ", ".join(written), len(runs),
                                                      "" if len(runs) == 1 else "s", len(pngs),
                                                      "" if len(pngs) == 1 else "s"))
-    return 0
+    return ExitStatus.COMPLETE
 
 
 if __name__ == "__main__":

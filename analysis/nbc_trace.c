@@ -1,6 +1,7 @@
 /* nbc-trace: one cell of a run's raw.csv as a Chrome trace / Perfetto JSON
  * (no MPI needed). See analysis/README.md. */
 #include "analysis/analysis_internal.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -15,22 +16,28 @@ static void usage(FILE *out)
           "named after its kind (args: block, role, attempt, seq, late), with its phases\n"
           "start (t1..t2), compute (t2..t3) and wait (t3..t4) nested inside.\n"
           "  -o, --output=FILE    write there instead of stdout\n"
-          "Exit status: 0 done, 1 system failure, 2 bad input.\n",
+          "  -V, --version        the version and revision\n"
+          "  -h, --help           this text\n",
           out);
+    cli_print_exit_statuses(out);
 }
 
 int main(int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"output", required_argument, NULL, 'o'},
+        {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *output = NULL;
     int opt;
-    while ((opt = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "o:hV", long_options, NULL)) != -1) {
         if (opt == 'o') {
             output = optarg;
+        } else if (opt == 'V') {
+            cli_print_version(stdout, "nbc-trace");
+            return CLI_EXIT_COMPLETE;
         } else if (opt == 'h') {
             usage(stdout);
             return 0;

@@ -1,5 +1,6 @@
 /* analysis: messages, files, growable buffers and order statistics. */
 #include "analysis/analysis_internal.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,11 +89,16 @@ const char *cli_common_help(void)
            "  --palette=NAME       colour maps: default (section 5.2's), viridis or cividis\n"
            "                       (perceptually uniform, colour-blind safe; differences in\n"
            "                       Paul Tol's blue-to-red 'sunset', classes in his 'muted')\n"
+           "  -V, --version        the version and revision\n"
            "  -h, --help           this text\n";
 }
 
 int cli_common_option(const char *program, int opt, const char *arg, analysis_options *options)
 {
+    if (opt == CLI_VERSION) {
+        cli_print_version(stdout, program);
+        exit(CLI_EXIT_COMPLETE);
+    }
     if (opt == CLI_NO_PLOTS) {
         options->plots = false;
         return 1;

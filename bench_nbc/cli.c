@@ -2,6 +2,8 @@
  * first look at the configuration before MPI_Init (--plan prints it). */
 #include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
+#include "cli/cli.h"
+#include "compute/compute.h"
 
 #include <getopt.h>
 #include <json-c/json.h>
@@ -31,6 +33,7 @@ static void usage(FILE *out)
                  "  -l, --list            list the collectives and what their byte size means\n"
                  "  -p, --plan            print the deployment plan as JSON (environment, thread\n"
                  "                        level, progress thread, cores) without starting MPI\n"
+                 "  -V, --version         the version, revision, MPI library and BLAS\n"
                  "  -h, --help            this text and every configuration key\n"
                  "Writes a new folder under run.results_dir; see docs/formats.md.\n\n");
 }
@@ -48,6 +51,7 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
         {"stop-after", required_argument, NULL, 'A'},
         {"run-dir-file", required_argument, NULL, 'F'},
         {"replay", required_argument, NULL, 'P'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     *c = (nbc_cli){0};
@@ -59,7 +63,7 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
     opterr = 0;
     optind = 1;
     int opt;
-    while ((opt = getopt_long(argc, argv, ":c:s:r:lhp", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":c:s:r:lhpV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c':
             c->config_path = optarg;
@@ -92,13 +96,16 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
         case 'p':
             c->plan = true;
             break;
+        case 'V':
+            c->version = true;
+            break;
         case ':':
             snprintf(err, errlen, "option %s needs a value; see --help", argv[optind - 1]);
             return 2;
         default:
             snprintf(err, errlen,
                      "unknown option %s (allowed: --config, --set, --resume, "
-                     "--replay, --stop-after, --run-dir-file, --list, --plan, --help)",
+                     "--replay, --stop-after, --run-dir-file, --list, --plan, --version, --help)",
                      argv[optind - 1]);
             return 2;
         }
@@ -175,9 +182,26 @@ static int print_plan(const nbc_deployment_state *dep, int status, const char *e
     return status;
 }
 
+/* bench_nbc --version: without MPI_Init (MPI_Get_library_version may be
+ * called before it) and without a run. */
+static void print_version(void)
+{
+    cli_print_version(stdout, "bench_nbc");
+    nbc_library_identify();
+    compute_blas_info blas;
+    compute_blas_get_info(&blas);
+    printf("MPI library: %s %s\nBLAS: %s %s (%s)\n", nbc_library_profile()->display_name,
+           nbc_library_version(), blas.name, blas.version, blas.library);
+}
+
 int nbc_parse_stage(nbc_job *job, int argc, char **argv)
 {
     job->cli_status = parse_cli(argc, argv, &job->cli, job->err, sizeof job->err);
+    if (job->cli_status == 0 && job->cli.version) {
+        print_version();
+        free(job->cli.sets);
+        return CLI_EXIT_COMPLETE;
+    }
     if (job->cli_status == 0 && !job->cli.help && !job->cli.list)
         job->plan_status = configure_before_init(&job->cli, &job->dep, job->err, sizeof job->err);
     if (job->cli_status == 0 && job->cli.plan) {
@@ -195,6 +219,8 @@ void nbc_print_help_or_list(const nbc_cli *c, int rank)
         return;
     if (c->help) {
         usage(stdout);
+        cli_print_exit_statuses(stdout);
+        printf("\n");
         nbc_config_print_help(stdout);
         printf("\n");
     }

@@ -606,7 +606,7 @@ typedef struct nbc_cli {
     bool stop_after_calibration;
     const char **sets; /* --set, in order */
     int set_count;
-    bool help, list, plan;
+    bool help, list, plan, version;
     nbc_replay replay; /* --replay CELL RUN_DIR (replay.c) */
 } nbc_cli;
 

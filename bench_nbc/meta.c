@@ -3,6 +3,7 @@
  * revision, times), written atomically by rank 0 at the start and the end
  * of a run and when the watchdog ends it. */
 #include "bench_nbc/driver.h"
+#include "cli/cli.h"
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -10,10 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#ifndef BENCH_NBC_REVISION
-#define BENCH_NBC_REVISION "unknown"
-#endif
 
 /* Environment variables that change how MPI, OpenMP or BLAS progress and
  * place threads (MPI: MPICH, Open MPI, Intel MPI, MVAPICH, their transports). */
@@ -153,7 +150,7 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     merge_keys(o, m->measurement);
     merge_keys(o, m->system);
     merge_keys(o, m->thread_record);
-    json_object_object_add(o, "revision", json_object_new_string(BENCH_NBC_REVISION));
+    json_object_object_add(o, "revision", json_object_new_string(cli_revision()));
     json_object_object_add(o, "start_time", json_object_new_string(m->start_time));
     json_object_object_add(o, "end_time", json_object_new_string(m->end_time));
     if (m->failure)

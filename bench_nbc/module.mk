@@ -1,6 +1,5 @@
 # bench_nbc: the driver (see bench_nbc/driver.h for how its files divide the work).
 # (Libraries are named by path: module.mk files are read in alphabetical order.)
-BENCH_NBC_REVISION := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o measure.o \
                        progress.o calibrate.o sweep.o output.o synthetic.o resume.o datacheck.o watchdog.o \
                        errors.o meta.o replay.o placement.o library.o deployment.o node_record.o mpit.o threadlog.o) $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
@@ -13,12 +12,10 @@ bench_nbc_objects += $(addprefix $(BUILD)/mpi/bench_nbc/,cli.o job_config.o plan
                        passive_step.o prior_run.o sweep_stage.o finish_stage.o coll_config.o study.o)
 BENCH_NBC_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) -lpthread
 
-$(BUILD)/mpi/bench_nbc/meta.o: CFLAGS += -DBENCH_NBC_REVISION='"$(BENCH_NBC_REVISION)"'
-
 # The adaptive repetitions' interval is the analysis's own (bench_nbc/stopping.c):
 # the MPI-free analysis library is linked in.
 $(BUILD)/bench_nbc: $(bench_nbc_objects) $(BUILD)/libclocksync.a $(BUILD)/libcompute.a \
-                    $(BUILD)/libprovenance.a $(ANALYSIS_LIB)
+                    $(BUILD)/libprovenance.a $(ANALYSIS_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) -o $@ $^ $(BLAS_LIBS) $(COMPUTE_LIBS) $(BENCH_NBC_LIBS) $(LDLIBS)
 

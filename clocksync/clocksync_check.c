@@ -12,6 +12,7 @@
  * The model error is the same comparison per rank after each MPI_Barrier:
  * the model's global time of a local reading minus rank 0's true clock at
  * that instant (the midpoint of two raw reads around it). */
+#include "cli/cli.h"
 #include "clocksync/clocksync.h"
 
 #include <getopt.h>
@@ -63,8 +64,10 @@ static void usage(FILE *out)
             "(default 1)\n"
             "  --margin-us M         initial window-barrier margin (default 200)\n"
             "  --skew-clock OFF,PPM  give ranks >= 1 a simulated clock OFF us ahead, PPM fast\n"
+            "  --version             the version and revision\n"
             "  --help                this text\n"
             "The last line holds key=value figures.\n");
+    cli_print_exit_statuses(out);
 }
 
 static bool parse_double(const char *text, double *value)
@@ -85,6 +88,7 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         {"drift-gap-s", required_argument, NULL, 'g'},
         {"margin-us", required_argument, NULL, 'm'},
         {"skew-clock", required_argument, NULL, 's'},
+        {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -137,6 +141,10 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         case 'h':
             if (rank == 0)
                 usage(stdout);
+            return 1;
+        case 'V':
+            if (rank == 0)
+                cli_print_version(stdout, "clocksync_check");
             return 1;
         default:
             bad = "unknown option";

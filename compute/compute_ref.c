@@ -8,6 +8,7 @@
  * same time, the sizes in rounds (one step of each size a round) with the
  * passive step's warm-up rounds and repetitions, each process reporting
  * every step (one row each, as passive.csv). */
+#include "cli/cli.h"
 #include "compute/compute.h"
 #include "schema/schema.h"
 
@@ -56,8 +57,8 @@ static const char usage_text[] =
     "                      several processes); default: standard output\n"
     "  --blas              check the BLAS (one thread per call, measured) and print\n"
     "                      what it is, one 'key: value' per line, then exit\n"
-    "  -h, --help          this text\n"
-    "Exit status: 0 done, 1 run-time failure, 2 bad option or multithreaded BLAS.\n";
+    "  -V, --version       the version and revision\n"
+    "  -h, --help          this text\n";
 
 enum { max_sizes = 4096, default_reps = 10, max_reps = 1000 };
 
@@ -279,6 +280,7 @@ static void parse_arguments(int argc, char **argv, settings *s)
         {"run", required_argument, NULL, 'R'},
         {"phase", required_argument, NULL, 'P'},
         {"blas", no_argument, NULL, 'b'},
+        {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -289,7 +291,7 @@ static void parse_arguments(int argc, char **argv, settings *s)
     opterr = 0; /* our own messages, with exit status 2 */
     int option;
     unsigned long long value;
-    while ((option = getopt_long(argc, argv, ":o:h", options, NULL)) != -1) {
+    while ((option = getopt_long(argc, argv, ":o:hV", options, NULL)) != -1) {
         switch (option) {
         case 'T':
             set_source(s, source_targets, "--targets");
@@ -340,7 +342,11 @@ static void parse_arguments(int argc, char **argv, settings *s)
             break;
         case 'h':
             fputs(usage_text, stdout);
-            exit(0);
+            cli_print_exit_statuses(stdout);
+            exit(CLI_EXIT_COMPLETE);
+        case 'V':
+            cli_print_version(stdout, "compute_ref");
+            exit(CLI_EXIT_COMPLETE);
         case ':':
             bad_usage("option '%s' needs a value", argv[optind - 1]);
         default:

@@ -13,6 +13,7 @@
  * folder or an input cannot be read, 2 bad input (an unknown command or
  * profile, a malformed profile file: one message naming what is allowed). */
 #include "bench_nbc/config.h"
+#include "cli/cli.h"
 #include "mpiprofile/mpiprofile.h"
 
 #include <getopt.h>
@@ -44,8 +45,10 @@ static void usage(FILE *out)
             "  env NAME VERSION|--build DIR [--deployment D] [--collective C]\n"
             "                             NAME=VALUE settings bench_nbc applies before MPI_Init\n"
             "--profiles DIR: where the profiles are (default: $BENCH_NBC_PROFILES, the\n"
-            "installed copy, the source tree's configs/mpi). docs/mpi-profiles.md: the keys.\n",
+            "installed copy, the source tree's configs/mpi). docs/mpi-profiles.md: the keys.\n"
+            "--version: the version and revision; --help: this text\n",
             BUILD_FILE);
+    cli_print_exit_statuses(out);
 }
 
 static int bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -266,13 +269,14 @@ int main(int argc, char **argv)
         {"build", required_argument, NULL, 'b'},
         {"deployment", required_argument, NULL, 'd'},
         {"collective", required_argument, NULL, 'c'},
+        {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *dir = NULL, *build_dir = NULL, *deployment = NULL, *collective = NULL;
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'p':
             dir = optarg;
@@ -288,12 +292,15 @@ int main(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
-            return 0;
+            return CLI_EXIT_COMPLETE;
+        case 'V':
+            cli_print_version(stdout, "nbc-profile");
+            return CLI_EXIT_COMPLETE;
         case ':':
             return bad_input("option %s needs a value; see --help", argv[optind - 1]);
         default:
             return bad_input("unknown option %s (allowed: --profiles, --build, --deployment, "
-                             "--collective, --help)",
+                             "--collective, --version, --help)",
                              argv[optind - 1]);
         }
     }

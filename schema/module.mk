@@ -10,7 +10,7 @@ $(SCHEMA_LIB): $(SCHEMA_OBJS)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB)
+$(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) $(LDLIBS)
 

@@ -10,9 +10,11 @@
  *
  * A generated section of DOC (docs/formats.md) lies between the lines
  * "<!-- schema FILE -->" and "<!-- end schema FILE -->". */
+#include "cli/cli.h"
 #include "schema/schema.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +88,7 @@ static int print_json(void)
 {
     json_object *root = json_object_new_object(), *list = json_object_new_array();
     if (!root || !list)
-        return 3;
+        return CLI_EXIT_FAILURE;
     json_object_object_add(root, "files", list);
     for (int f = 0; f < SCHEMA_FILE_COUNT; f++) {
         json_object *o = json_object_new_object(), *cols = json_object_new_array();
@@ -121,7 +123,7 @@ static int print_fuzz_dict(void)
         for (int before = 0; before < c && !seen; before++)
             seen = strcmp(schema_column_name((schema_column)before), name) == 0;
         if (!seen && printf("\"%s\"\n", name) < 0)
-            return 3;
+            return CLI_EXIT_FAILURE;
     }
     return 0;
 }
@@ -222,7 +224,7 @@ static int check_or_update(const char *path, bool update)
         FILE *f = fopen(path, "w");
         if (!f || fwrite(out.data, 1, out.len, f) != out.len || fclose(f) != 0) {
             fprintf(stderr, "schema_doc: cannot write %s: %s\n", path, strerror(errno));
-            rc = 2;
+            rc = CLI_EXIT_FAILURE;
         } else {
             fprintf(stderr, "schema_doc: %s: %d section(s) rewritten\n", path, stale);
         }
@@ -234,24 +236,36 @@ static int check_or_update(const char *path, bool update)
     return rc;
 }
 
-static int usage(void)
+static void usage(FILE *out)
 {
-    fputs("usage: schema_doc [--markdown] [FILE...] | --json | --fuzz-dict | --check DOC |\n"
-          "       --update DOC\n"
-          "The run folder's CSV files and their columns (schema/columns.def).\n",
-          stderr);
-    return 2;
+    fputs("usage: schema_doc [--markdown] [FILE...]   the columns of FILE (every file when\n"
+          "                                           none), as markdown\n"
+          "       schema_doc --json | --fuzz-dict\n"
+          "       schema_doc --check DOC | --update DOC  DOC's generated sections against\n"
+          "                                           the table (1 when stale) / rewritten\n"
+          "The run folder's CSV files and their columns (schema/columns.def).\n"
+          "  -V, --version   the version and revision\n"
+          "  -h, --help      this text\n",
+          out);
+    cli_print_exit_statuses(out);
 }
 
-int main(int argc, char **argv)
+static int bad_usage(const char *what)
 {
-    if (argc > 1 && strcmp(argv[1], "--json") == 0)
-        return argc == 2 ? print_json() : usage();
-    if (argc > 1 && strcmp(argv[1], "--fuzz-dict") == 0)
-        return argc == 2 ? print_fuzz_dict() : usage();
-    if (argc > 1 && (strcmp(argv[1], "--check") == 0 || strcmp(argv[1], "--update") == 0))
-        return argc == 3 ? check_or_update(argv[2], argv[1][2] == 'u') : usage();
-    int first = argc > 1 && strcmp(argv[1], "--markdown") == 0 ? 2 : 1;
+    fprintf(stderr, "schema_doc: %s; see --help\n", what);
+    return CLI_EXIT_BAD_INPUT;
+}
+
+static int print_markdown(int argc, char **argv, int first)
+{
+    for (int a = first; a < argc; a++)
+        if (schema_file_find(argv[a]) < 0) {
+            fprintf(stderr, "schema_doc: no file '%s' in the schema (allowed: ", argv[a]);
+            for (int f = 0; f < SCHEMA_FILE_COUNT; f++)
+                fprintf(stderr, "%s%s", f ? ", " : "", schema_file_name(f));
+            fputs(")\n", stderr);
+            return CLI_EXIT_BAD_INPUT;
+        }
     text t = {0};
     for (int f = 0; f < SCHEMA_FILE_COUNT; f++) {
         bool wanted = first == argc;
@@ -265,16 +279,65 @@ int main(int argc, char **argv)
         markdown(&t, (schema_file)f);
         adds(&t, "\n");
     }
-    for (int a = first; a < argc; a++)
-        if (schema_file_find(argv[a]) < 0) {
-            fprintf(stderr, "schema_doc: no file '%s' in the schema (allowed: ", argv[a]);
-            for (int f = 0; f < SCHEMA_FILE_COUNT; f++)
-                fprintf(stderr, "%s%s", f ? ", " : "", schema_file_name(f));
-            fputs(")\n", stderr);
-            free(t.data);
-            return 2;
-        }
-    int rc = t.data && fputs(t.data, stdout) < 0 ? 3 : 0;
+    int rc = t.data && fputs(t.data, stdout) < 0 ? CLI_EXIT_FAILURE : CLI_EXIT_COMPLETE;
     free(t.data);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_JSON = 1000, OPT_FUZZ_DICT, OPT_CHECK, OPT_UPDATE, OPT_MARKDOWN };
+    static const struct option longopts[] = {
+        {"markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"fuzz-dict", no_argument, NULL, OPT_FUZZ_DICT},
+        {"check", required_argument, NULL, OPT_CHECK},
+        {"update", required_argument, NULL, OPT_UPDATE},
+        {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int action = OPT_MARKDOWN, actions = 0, opt;
+    const char *doc = NULL;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            usage(stdout);
+            return CLI_EXIT_COMPLETE;
+        case 'V':
+            cli_print_version(stdout, "schema_doc");
+            return CLI_EXIT_COMPLETE;
+        case OPT_CHECK:
+        case OPT_UPDATE:
+            doc = optarg;
+            /* fall through */
+        case OPT_JSON:
+        case OPT_FUZZ_DICT:
+        case OPT_MARKDOWN:
+            action = opt;
+            actions++;
+            break;
+        case ':':
+            return bad_usage("an option needs a value (--check DOC, --update DOC)");
+        default:
+            return bad_usage("unknown option (allowed: --markdown, --json, --fuzz-dict, "
+                             "--check, --update, --version, --help)");
+        }
+    }
+    if (actions > 1)
+        return bad_usage("give one of --markdown, --json, --fuzz-dict, --check, --update");
+    if (action != OPT_MARKDOWN && optind < argc)
+        return bad_usage("file names go with --markdown (or alone) only");
+    switch (action) {
+    case OPT_JSON:
+        return print_json();
+    case OPT_FUZZ_DICT:
+        return print_fuzz_dict();
+    case OPT_CHECK:
+    case OPT_UPDATE:
+        return check_or_update(doc, action == OPT_UPDATE);
+    default:
+        return print_markdown(argc, argv, optind);
+    }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nbc-run and the processes it launches, with a fake bench_nbc (a script under
 # the real launcher): a signal to nbc-run stops the running ranks cleanly
-# (interrupted run, exit 130, nothing left running), and ranks that hang
+# (interrupted run, exit 3, nothing left running), and ranks that hang
 # after bench_nbc wrote its final meta.json (the MPICH finalize hang over TCP)
 # are stopped after the grace time, the run going on as complete. The fake
 # build is this build's library (its mpi-build.ini: profile, launcher).
@@ -100,7 +100,7 @@ grep -qx "run folder: $dir" <<<"$out" || fail "the complete run is not listed: $
 [ -z "$(leftovers)" ] || fail "fake ranks still running: $(leftovers)"
 
 # stop_study VAR=VALUE...: nbc-run on the fake build in the environment
-# given, stopped by SIGTERM once its bench_nbc has started: exit 130, the
+# given, stopped by SIGTERM once its bench_nbc has started: exit 3, the
 # ranks stopped cleanly (meta.json interrupted), nothing left running,
 # study.json interrupted and resumable. Sets stop_s.
 stop_study() {
@@ -119,7 +119,7 @@ stop_study() {
     wait "$runner"
     status=$?
     cat "$SCRATCH/stderr"
-    [ $status -eq 130 ] || fail "nbc-run after SIGTERM: status $status, expected 130"
+    [ $status -eq 3 ] || fail "nbc-run after SIGTERM: status $status, expected 3 (interrupted)"
     grep -q '"status":"interrupted"' "$dir/meta.json" || fail "the ranks did not get the signal (meta.json not interrupted)"
     grep -q "interrupted" "$SCRATCH/stderr" || fail "nbc-run did not say it was interrupted"
     [ -z "$(leftovers)" ] || fail "fake ranks still running after SIGTERM: $(leftovers)"
@@ -175,4 +175,4 @@ stop_study PATH="$slurm/bin:$PATH" FAKE_SLURM="$slurm" SLURM_JOB_ID=4242 SLURM_N
 grep -q "srun --nodes=1 --ntasks=2 .*$fake/bench_nbc" "$dir/nbc-run.log" || fail "the ranks were not started by srun: $(cat "$dir/nbc-run.log")"
 grep -qx "+ scancel --signal=TERM 4242" "$SCRATCH/stderr" || fail "nbc-run did not show the scancel command"
 figure "launcher watch: hung ranks stopped twice in $hang_s s (grace 2 s);" \
-    "SIGTERM stopped the study in $term_s s, exit 130; in a Slurm job through scancel --signal=TERM in $stop_s s"
+    "SIGTERM stopped the study in $term_s s, exit 3; in a Slurm job through scancel --signal=TERM in $stop_s s"

@@ -17,7 +17,7 @@ make_scratch
 # (a tight calibration tolerance: no ibcast nor iallreduce takes 1 us +- 5 %)
 tiny_options=(--collectives "ibcast,iallreduce" --set calibration.tolerance=0.05)
 tiny_study 1us 2
-[ $status -eq 4 ] || fail "nbc-run: status $status, expected 4 (runs without a valid cell); its stderr: $(cat "$SCRATCH/stderr")"
+[ $status -eq 5 ] || fail "nbc-run: status $status, expected 5 (runs without a valid cell); its stderr: $(cat "$SCRATCH/stderr")"
 study=$(sed -n 's/^study: //p' <<<"$out")
 [ -f "$study" ] || fail "no study.json listed at the end: $out"
 q() { jq -r "$1" "$study"; }
@@ -38,9 +38,9 @@ for i in 0 1; do
     [ "$(json "$dir/meta.json" .cells_kept)" = 0 ] || fail "$dir: meta.json cells_kept is not 0"
     [ "$(data_rows "$dir/cells.csv")" -eq 1 ] || fail "$dir: nbc-analyze wrote no cells.csv row"
     grep -qF "no valid cell: $name (" <<<"$out" || fail "the summary does not name $name as without a valid cell"
-    grep -qF "# exit status 4" "$dir/nbc-run.log" || fail "$dir/nbc-run.log lacks nbc-analyze's exit status 4"
+    grep -qF "# exit status 5" "$dir/nbc-run.log" || fail "$dir/nbc-run.log lacks nbc-analyze's exit status 5"
 done
 grep -q "^nbc-run: 2 run(s) done (2 without a valid cell), 0 failed" <<<"$out" || fail "summary count line: $out"
 [ "$(q '.comparisons | length')" = 1 ] || fail "study.json: $(q '.comparisons | length') comparisons, expected 1 over both runs"
 study_table "$study"
-figure "a study of 2 runs without a valid cell: both analysed and compared, recorded no_valid_cell, exit 4 (${secs} s)"
+figure "a study of 2 runs without a valid cell: both analysed and compared, recorded no_valid_cell, exit 5 (${secs} s)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A study cut short and resumed: nbc-run with 2 launches of a 3 x 3-cell
 # ibcast study gets SIGTERM once the first run's sweep has kept a cell; it
-# stops the ranks (bench_nbc keeps its whole cells), exits 130 and leaves
+# stops the ranks (bench_nbc keeps its whole cells), exits 3 and leaves
 # study.json resumable. `nbc-run --resume STUDY_DIR` then continues that run
 # in its folder (bench_nbc --resume: no new calibration) and starts the
 # second: every cell kept before the signal is still there, byte for byte,
@@ -37,7 +37,7 @@ kill -TERM "$runner"
 wait "$runner"
 status=$?
 cat "$SCRATCH/stderr"
-[ $status -eq 130 ] || fail "nbc-run after SIGTERM: status $status, expected 130"
+[ $status -eq 3 ] || fail "nbc-run after SIGTERM: status $status, expected 3 (interrupted)"
 q() { jq -r "$1" "$study"; }
 [ "$(q .status)" = interrupted ] || fail "study.json: status $(q .status) after SIGTERM"
 [ "$(q '.runs[0].status')" = interrupted ] || fail "study.json: run 1 is $(q '.runs[0].status')"
