@@ -625,12 +625,19 @@ typedef enum plot_palette {
     PLOT_PALETTE_COUNT
 } plot_palette;
 
+/* The cells table a harness reads (cells.txt, nbc-analyze --table;
+ * docs/formats.md): aligned text, or the same rows as JSON lines. */
+typedef enum table_format { TABLE_NONE, TABLE_TEXT, TABLE_JSON, TABLE_FORMAT_COUNT } table_format;
+/* "none", "text" or "json": 0, else -1. */
+int analysis_table_format_parse(const char *name, table_format *format);
+
 typedef struct analysis_options {
     bool plots;            /* draw figures (scripts and data are always written) */
     double r_overhead_max; /* colour saturation of r_overhead maps, > 1 */
     plot_palette palette;  /* colour maps of every heatmap */
     bool normalize_cores;  /* nbc-compare: compute times scaled to the most compute cores */
     FILE *report;          /* one-line summaries go here (NULL: none) */
+    table_format table;    /* the cells table on stdout too (cells.txt is always written) */
     cell_rules rules;
     const long *ecdf_cells; /* cells whose distribution to draw (--ecdf) */
     size_t ecdf_count;

@@ -28,6 +28,10 @@ void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, si
 /* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */
+/* The cells table of a run in `format` (harness_table.c). */
+int analysis_print_table(FILE *out, table_format format, const char *run_dir, const run_meta *meta,
+                         const cell_table *cells, analysis_error *err);
+
 enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm', CLI_PALETTE = 'p', CLI_VERSION = 'V' };
 const char *cli_common_help(void);
 /* Applies a common option: 1 when opt was one (applied), 0 when it is not,

@@ -179,6 +179,29 @@ static int write_summary(const char *run_dir, const cell_table *cells, const cel
     return status;
 }
 
+/* RUN_DIR/cells.txt, the cells table a harness reads (docs/formats.md), and
+ * the same on stdout in options->table's format. */
+static int write_cells_table(const char *run_dir, const run_meta *meta, const cell_table *cells,
+                             table_format on_stdout, analysis_error *err)
+{
+    char *text = NULL, path[4200];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (cells table)");
+    int status = analysis_print_table(f, TABLE_TEXT, run_dir, meta, cells, err);
+    if (fclose(f) != 0 && status == ANALYSIS_OK)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (cells table)");
+    if (status == ANALYSIS_OK)
+        status = analysis_path(path, sizeof path, run_dir, "cells.txt", err);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, text, len, err);
+    free(text);
+    if (status == ANALYSIS_OK && on_stdout != TABLE_NONE)
+        status = analysis_print_table(stdout, on_stdout, run_dir, meta, cells, err);
+    return status;
+}
+
 /* --ecdf names cells by their number; each must have blocks to draw. */
 static int check_ecdf_cells(const char *run_dir, const cell_table *cells,
                             const analysis_options *options, analysis_error *err)
@@ -306,6 +329,8 @@ int analysis_analyze_run(const char *run_dir, const analysis_options *options, a
     if (status == ANALYSIS_OK)
         status = write_summary(run_dir, &cells, &options->rules, with_impact ? &impact : NULL,
                                options->report, err);
+    if (status == ANALYSIS_OK)
+        status = write_cells_table(run_dir, &in.meta, &cells, options->table, err);
     if (status == ANALYSIS_OK)
         status = analysis_plot_run(run_dir, &in.meta, &cells, with_impact ? &impact : NULL, options,
                                    err);

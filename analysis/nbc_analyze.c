@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES };
+enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES, OPT_TABLE };
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -97,7 +97,10 @@ static void usage(FILE *out)
           "                       plots/ecdf_cell_CELL.{png,svg,pdf}\n"
           "  --seed=N             seed of the bootstrap (default 1; written to summary.txt\n"
           "                       and cells.csv)\n"
-          "  --resamples=B        bootstrap resamples per cell (default 2000)\n",
+          "  --resamples=B        bootstrap resamples per cell (default 2000)\n"
+          "  --table[=FORMAT]     print each run's cells table on stdout (the summary then\n"
+          "                       goes to stderr): text (default; as RUN_DIR/cells.txt) or\n"
+          "                       json (the same rows as JSON lines)\n",
           out);
     fputs(cli_common_help(), out);
     cli_print_exit_statuses(out);
@@ -114,6 +117,7 @@ int main(int argc, char **argv)
         {"ecdf", required_argument, NULL, OPT_ECDF},
         {"seed", required_argument, NULL, OPT_SEED},
         {"resamples", required_argument, NULL, OPT_RESAMPLES},
+        {"table", optional_argument, NULL, OPT_TABLE},
         {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -153,6 +157,15 @@ int main(int argc, char **argv)
                 return ANALYSIS_ERR_INPUT;
             options.rules.uncertainty.resamples = (long)value;
             break;
+        case OPT_TABLE:
+            options.table = TABLE_TEXT;
+            if (optarg && (analysis_table_format_parse(optarg, &options.table) != 0 ||
+                           options.table == TABLE_NONE)) {
+                fprintf(stderr, "nbc-analyze: --table: '%s' is not allowed (text or json)\n",
+                        optarg);
+                return ANALYSIS_ERR_INPUT;
+            }
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -161,6 +174,8 @@ int main(int argc, char **argv)
             return ANALYSIS_ERR_INPUT;
         }
     }
+    if (options.table != TABLE_NONE && options.report == stdout)
+        options.report = stderr; /* stdout holds the tables alone, for harnesses */
     if (optind >= argc) {
         fputs("nbc-analyze: no run folder given\n", stderr);
         usage(stderr);

@@ -54,7 +54,7 @@ for coll in ibcast iallreduce; do
     expect "\+ $D/compute_ref --run $run_dir --phase before"
     expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
-    expect "\+ $TOOLS_ABS/nbc-analyze $run_dir"
+    expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 done
 expect "\+ $TOOLS_ABS/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
 [ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected"
@@ -121,7 +121,7 @@ out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default
     fail "installed nbc-run --dry-run: $(cat "$SCRATCH/stderr")"
 echo "$out"
 expect "\+ $DX ${default_root_flag}-n 2 $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-study/run-001.path"
-expect "\+ $prefix/bin/nbc-analyze $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
+expect "\+ $prefix/bin/nbc-analyze --table=text $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
 [ "$(count '^\+ make')" = 0 ] || fail "an installed nbc-run ran make"
 
 # Bad input: exit 2 and one message naming the option, the value and what is allowed.

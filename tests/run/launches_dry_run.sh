@@ -38,7 +38,7 @@ expected_run() {
         "\+ $D/compute_ref --run $dir --phase before"
         "\+ $launcher $D/bench_nbc --resume $dir"
         "\+ $D/compute_ref --run $dir --phase after"
-        "\+ $TOOLS_ABS/nbc-analyze $dir")
+        "\+ $TOOLS_ABS/nbc-analyze --table=text $dir")
 }
 # check_lines: the output is the expected lines, one for one, in order.
 check_lines() {

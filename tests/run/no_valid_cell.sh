@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A study whose runs measure no valid cell: two collectives on a 1 us cell
 # that calibration cannot reach (bench_nbc exits 5: complete, no cell kept;
-# nbc-analyze exits 4). nbc-run records each run as `no_valid_cell` with the
+# nbc-analyze exits 5). nbc-run records each run as `no_valid_cell` with the
 # reason (meta.json's counts, nbc-analyze's message), still analyses it (its
 # tables), goes on to the next run, compares them, says which runs had no
 # valid cell and why at the end, and exits 4.
