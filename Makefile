@@ -181,7 +181,8 @@ run: deps programs
 # DIR/bin, with nbc-run (which, next to bench_nbc, knows it is installed and
 # finds its configurations and library profiles in DIR/share/bench_nbc);
 # README, docs, VERSION and REVISION, the exit statuses (cli/, read by the
-# Python tools), configurations (with configs/mpi and configs/slurm) and
+# Python tools), the harness definitions (packaging/jube, reframe, ramble into
+# harnesses/), configurations (with configs/mpi and configs/slurm) and
 # module files (Lmod and Tcl, for `module use`) into DIR/share/bench_nbc.
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -197,6 +198,8 @@ install: programs
 	install -m 644 analysis/README.md $(install_share)/analysis/
 	install -m 644 cli/exit_status.def cli/nbc_cli.py $(install_share)/cli/
 	install -m 644 VERSION $(install_share)/
+	for harness in jube reframe ramble; do install -d $(install_share)/harnesses/$$harness && \
+	    install -m 644 packaging/$$harness/* $(install_share)/harnesses/$$harness/ || exit 1; done
 	echo '$(BENCH_NBC_REVISION)' >$(install_share)/REVISION
 	install -m 755 nbc-run $(install_bin)/
 	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
