@@ -38,7 +38,7 @@ root_flag="" default_root_flag=""
 if [ "$(id -u)" -eq 0 ]; then
     root_flag="--allow-run-as-root "
     # shellcheck disable=SC2154 # root_flags: from the eval
-    default_root_flag=$(eval "$("$TOOLS_DIR/nbc-profile" shell "$P")" && printf '%s ' "${root_flags[@]}")
+    default_root_flag=$(eval "$("$TOOLS_DIR/nbc-profile" shell "$P")" && { [ ${#root_flags[@]} -eq 0 ] || printf '%s ' "${root_flags[@]}"; })
 fi
 echo "default build: $D ($P, $DX); MPICH: $M ($MX); Open MPI: $O ($OX)"
 
@@ -104,7 +104,7 @@ dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
 expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
 
 # An installed copy (PREFIX/bin: nbc-run next to the programs and tools;
-# PREFIX/share/bench_nbc: the configurations and the build's mpi-build.ini):
+# PREFIX/share/bench_nbc: the configurations, cli/ and the build's mpi-build.ini):
 # no make, the configuration found in share/, everything relative to where it runs.
 prefix=$SCRATCH/prefix
 mkdir -p "$prefix/bin" "$prefix/share/bench_nbc" "$SCRATCH/elsewhere"
@@ -114,7 +114,7 @@ for prog in compute_ref nbc-analyze nbc-compare; do
     printf '#!/bin/sh\nexit 0\n' >"$prefix/bin/$prog"
     chmod +x "$prefix/bin/$prog"
 done
-cp -r "$R/configs" "$prefix/share/bench_nbc/"
+cp -r "$R/configs" "$R/cli" "$prefix/share/bench_nbc/"
 printf '[build]\nprofile = %s\nversion = 1.0\nmpiexec = %s\n' "$P" "$DX" >"$prefix/share/bench_nbc/mpi-build.ini"
 studies=$((studies + 1))
 out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||

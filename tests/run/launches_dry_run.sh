@@ -17,7 +17,7 @@ ask_make() { clean_env make -s --no-print-directory -C "$R" "$@"; }
 D=$R/$(ask_make print-build-dir) DX=$(ask_make print-mpiexec) P=$(ask_make print-mpi-profile)
 # shellcheck disable=SC2154 # root_flags: from the eval
 launcher="$DX $([ "$(id -u)" -eq 0 ] && eval "$("$TOOLS_DIR/nbc-profile" shell "$P")" &&
-    printf '%s ' "${root_flags[@]}")-n 2"
+    { [ ${#root_flags[@]} -eq 0 ] || printf '%s ' "${root_flags[@]}"; })-n 2"
 printf '[study]\nconfig = %s\ncollectives = ibcast\ndeployments = basic,manual\nlaunches = 2\nranks = 2\n[grid]\ncomm_times = 1ms,2ms,2\n' \
     "$R/configs/default.conf" >"$SCRATCH/study.conf"
 
