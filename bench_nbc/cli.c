@@ -2,12 +2,14 @@
  * first look at the configuration before MPI_Init (--plan prints it). */
 #include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
+#include "bench_nbc/plan_estimate.h"
 #include "cli/cli.h"
 #include "compute/compute.h"
 
 #include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,42 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
     return 0;
 }
 
+/* --plan: the cells and the range of durations of the job
+ * (plan_estimate.h), as the plan's member "estimate", and one line on
+ * stderr for a batch job's --time. */
+static void add_estimate(json_object *plan, const nbc_config *cfg)
+{
+    nbc_plan_estimate e = nbc_plan_estimate_of(cfg);
+    json_object *o = json_object_new_object(), *range;
+    if (!o)
+        return;
+    json_object_object_add(o, "cells_per_run", json_object_new_int64((int64_t)e.cells_per_run));
+    json_object_object_add(o, "runs", json_object_new_int64((int64_t)e.runs));
+    json_object_object_add(o, "blocks_per_cell", (range = json_object_new_array()) ? range : NULL);
+    if (range) {
+        json_object_array_add(range, json_object_new_int(e.blocks_lo));
+        json_object_array_add(range, json_object_new_int(e.blocks_hi));
+    }
+    const struct {
+        const char *name;
+        const double *s;
+    } spans[] = {{"sweep_s", e.sweep_s}, {"calibration_s", e.calibration_s}, {"job_s", e.job_s}};
+    for (size_t i = 0; i < sizeof spans / sizeof *spans; i++) {
+        if (!(range = json_object_new_array()))
+            continue;
+        json_object_array_add(range, json_object_new_double(round(spans[i].s[0])));
+        json_object_array_add(range, json_object_new_double(round(spans[i].s[1])));
+        json_object_object_add(o, spans[i].name, range);
+    }
+    json_object_object_add(plan, "estimate", o);
+    fprintf(stderr,
+            "bench_nbc: %zu run(s) of %zu cells, %d to %d blocks a cell: about %.0f to %.0f s "
+            "(sweep %.0f to %.0f s; with nbc-run, compute_ref adds about the passive step's "
+            "time)\n",
+            e.runs, e.cells_per_run, e.blocks_lo, e.blocks_hi, e.job_s[0], e.job_s[1], e.sweep_s[0],
+            e.sweep_s[1]);
+}
+
 /* Pre-MPI_Init look at the configuration (file readable here, --set): the
  * library identifies itself (MPI_Get_library_version) and the deployment
  * plan (deploy/plan.h) gives the environment the library reads in MPI_Init
@@ -154,17 +192,35 @@ static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, ch
         path = resume_path;
     }
     int status = path && nbc_config_read_file(path, &text, err, errlen) != 0 ? 2 : 0;
+    if (status != 0 && c->resume_dir) {
+        char *why = strdup(err);
+        if (why)
+            snprintf(err, errlen, "--resume %.200s: not a run folder bench_nbc wrote (%.700s)",
+                     c->resume_dir, why);
+        free(why);
+    }
     if (status == 0 && text)
         status = nbc_config_parse_text(&cfg, text, path, err, errlen) != 0 ? 2 : 0;
     for (int i = 0; status == 0 && i < c->set_count; i++)
         status = nbc_config_set(&cfg, c->sets[i], err, errlen) != 0 ? 2 : 0;
     free(text);
+    /* --plan checks the configuration as a run would, with what is known
+     * before MPI_Init (the job's ranks are not). */
+    if (status == 0 && c->plan) {
+        int cpus[COMPUTE_MAX_CPUS];
+        char why[256];
+        int cores = compute_allowed_cpus(cpus, COMPUTE_MAX_CPUS, why, sizeof why);
+        nbc_config_limits limits = nbc_config_limits_known(0, 0, cores > 0 ? cores : 0);
+        status = nbc_check_config(&cfg, &limits, err, errlen) != 0 ? 2 : 0;
+    }
     /* A file that cannot be read is reported after MPI_Init, by every rank;
      * --plan reports it here. */
     if (status == 0)
         status = nbc_deployment_plan_before_init(dep, &cfg, err, errlen) != 0 ? 2 : 0;
     else if (!c->plan)
         status = 0;
+    if (status == 0 && c->plan && dep->plan_json)
+        add_estimate(dep->plan_json, &cfg);
     nbc_config_free(&cfg);
     return status;
 }

@@ -678,6 +678,14 @@ int nbc_plan_stage(nbc_job *job, int *argc, char ***argv);
  * checked against the job's limits (true: bad, job->err says why). */
 void nbc_load_config(nbc_job *job);
 bool nbc_validate_config(nbc_job *job);
+/* The limits a configuration is checked against: the collectives, datatypes
+ * and library profiles the build knows, the memory of the node shared by
+ * local_ranks, the cores of the rank (0: unknown, as ranks). */
+nbc_config_limits nbc_config_limits_known(int ranks, int local_ranks, int available_cores);
+/* Every check of a run on cfg (nbc_config_validate, each of run.collectives,
+ * run.mpi against the library): 0, or -1 with err; used before MPI_Init by
+ * --plan too. */
+int nbc_check_config(nbc_config *cfg, const nbc_config_limits *limits, char *err, size_t errlen);
 /* run_folder.c: collective; exits 2 when the folder cannot be made. */
 void nbc_open_run_folder(nbc_job *job);
 /* Collective: meta.json's record of the deployment (NULL except on rank 0). */

@@ -67,45 +67,55 @@ void nbc_load_config(nbc_job *job)
     nbc_exit_if_any_failed(bad, job->err, 2);
 }
 
-bool nbc_validate_config(nbc_job *job)
+nbc_config_limits nbc_config_limits_known(int ranks, int local_ranks, int available_cores)
 {
     size_t n_names, n_profiles, n_datatypes;
     const char *const *names = nbc_collective_names(&n_names);
     const char *const *datatypes = nbc_collective_datatype_names(&n_datatypes);
     const char *const *profiles = nbc_library_profile_names(&n_profiles);
-    nbc_config_limits limits = {
+    return (nbc_config_limits){
         .collectives = names,
         .collective_count = n_names,
         .mpi_profiles = profiles,
         .mpi_profile_count = n_profiles,
-        .available_cores = job->place.cpu_count,
+        .available_cores = available_cores,
         .available_memory_bytes =
-            compute_available_memory_bytes() / (uint64_t)job->place.local_ranks,
+            compute_available_memory_bytes() / (uint64_t)(local_ranks > 0 ? local_ranks : 1),
         .datatypes = datatypes,
         .datatype_count = n_datatypes,
         .buffer_bytes = nbc_config_buffer_bytes,
         .size_limit = nbc_config_size_limit,
-        .ranks = job->ranks,
-        .local_ranks = job->place.local_ranks,
+        .ranks = ranks,
+        .local_ranks = local_ranks,
     };
-    bool bad = nbc_config_validate(&job->cfg, &limits, job->err, sizeof job->err) != 0;
+}
+
+int nbc_check_config(nbc_config *cfg, const nbc_config_limits *limits, char *err, size_t errlen)
+{
+    bool bad = nbc_config_validate(cfg, limits, err, errlen) != 0;
     /* Each of run.collectives has its buffers checked against the memory,
      * as run.collective is. */
-    nbc_config *cfg = &job->cfg;
     char *alone = cfg->run.collectives_count ? strdup(cfg->run.collective) : NULL;
     bad = bad || (cfg->run.collectives_count && !alone);
     for (size_t i = 0; !bad && i < cfg->run.collectives_count; i++) {
         char assignment[128];
         snprintf(assignment, sizeof assignment, "run.collective=%s", cfg->run.collectives[i]);
-        bad = nbc_config_set(cfg, assignment, job->err, sizeof job->err) != 0 ||
-              nbc_config_validate(cfg, &limits, job->err, sizeof job->err) != 0;
+        bad = nbc_config_set(cfg, assignment, err, errlen) != 0 ||
+              nbc_config_validate(cfg, limits, err, errlen) != 0;
     }
     if (alone) {
         char assignment[128];
         snprintf(assignment, sizeof assignment, "run.collective=%s", alone);
-        bad = nbc_config_set(cfg, assignment, job->err, sizeof job->err) != 0 || bad;
+        bad = nbc_config_set(cfg, assignment, err, errlen) != 0 || bad;
         free(alone);
     }
     /* run.mpi against the library. */
-    return bad || nbc_library_check(&job->cfg, job->err, sizeof job->err) != 0;
+    return bad || nbc_library_check(cfg, err, errlen) != 0 ? -1 : 0;
+}
+
+bool nbc_validate_config(nbc_job *job)
+{
+    nbc_config_limits limits =
+        nbc_config_limits_known(job->ranks, job->place.local_ranks, job->place.cpu_count);
+    return nbc_check_config(&job->cfg, &limits, job->err, sizeof job->err) != 0;
 }

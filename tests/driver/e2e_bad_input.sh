@@ -55,6 +55,7 @@ cases=(
     "assignment|--set run.repetitions"
     "--stop-after: 'sweep' (allowed: calibration)|--stop-after sweep"
 )
+planned=0
 for entry in "${cases[@]}"; do
     want=${entry%%|*}
     read -r -a args <<<"${entry#*|}"
@@ -68,7 +69,19 @@ for entry in "${cases[@]}"; do
     [ "$messages" -eq 1 ] || fail "${args[*]}: $messages messages, expected one: $out"
     grep -qF -- "$want" <<<"$out" || fail "${args[*]}: message does not name '$want': $out"
     grep -q '^bench_nbc: run folder' <<<"$out" && fail "${args[*]}: a run folder was created: $out"
+    # --plan, without MPI, refuses it as the run does; but for dedicated,
+    # refused here for 2 ranks sharing 2 cores: the ranks a node holds are
+    # the launcher's, unknown to --plan (it plans a rank with every core)
+    if [ "${args[*]}" = "--set run.deployment=dedicated" ]; then
+        echo "ok: ${args[*]} -> $out"
+        continue
+    fi
+    plan=$("$BENCH" --plan "${base[@]}" "${args[@]}" 2>&1 >/dev/null)
+    status=$?
+    [ $status -eq 2 ] || fail "--plan ${args[*]}: exit status $status, expected 2; stderr: $plan"
+    grep -qF -- "$want" <<<"$plan" || fail "--plan ${args[*]}: message does not name '$want': $plan"
     echo "ok: ${args[*]} -> $out"
+    planned=$((planned + 1))
 done
 # The mismatch names both libraries: the running one as its profile says.
 out=$(mpi_launch -n 2 "$BENCH" --set run.results_dir="$SCRATCH/results" --set run.mpi="$other" 2>&1)
@@ -89,4 +102,4 @@ fi
 # Nothing was measured: the results folder is still empty.
 [ -z "$(ls -A "$SCRATCH/results")" ] || fail "bad input left files: $(ls "$SCRATCH/results")"
 no_leftovers "$SCRATCH"
-figure "$((${#cases[@]} + 1)) bad inputs refused with status 2 and one message on 2 ranks"
+figure "$((${#cases[@]} + 1)) bad inputs refused with status 2 and one message on 2 ranks; $planned of them by --plan too, without MPI"

@@ -25,6 +25,16 @@ $(BUILD)/tests/driver/test_stopping: $(BUILD)/nompi/tests/driver/test_stopping.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ANALYSIS_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_stopping
+
+# bench_nbc --plan's estimate of cells and durations (bench_nbc/plan_estimate.c).
+$(BUILD)/tests/driver/test_plan_estimate: $(BUILD)/nompi/tests/driver/test_plan_estimate.o \
+                                          $(BUILD)/nompi/bench_nbc/plan_estimate.o \
+                                          $(BUILD)/nompi/bench_nbc/config.o \
+                                          $(BUILD)/nompi/bench_nbc/config_keys.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(BENCH_NBC_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/driver/test_plan_estimate
 # A library that provides less than the deployment needs (LD_PRELOAD,
 # e2e_placement.sh): MPI_Init_thread held to MPI_THREAD_FUNNELED.
 $(BUILD)/tests/driver/libthread_level_shim.so: tests/driver/thread_level_shim.c $(TOOLCHAIN_STAMP)

@@ -1,0 +1,95 @@
+/* The cost of a configuration before it runs (plan_estimate.h). */
+#include "bench_nbc/plan_estimate.h"
+
+#include <math.h>
+
+/* Kinds of a block: comm_ref, comp_ref and overlap; a block holding the
+ * null controls repeats the three (run.null_share of the blocks). */
+enum { KINDS = 3 };
+/* Besides its step, every attempt waits out the window barrier's margin
+ * (clocksync.barrier_margin_us) and its bookkeeping; measured here at
+ * 0.1-0.3 ms an attempt beyond the margin. */
+static const double attempt_overhead_s = 0.3e-3;
+/* A look of the stopping rule (the analysis's bootstrap of the cell):
+ * 5-30 ms, more for more blocks. */
+static const double look_s = 0.03;
+/* A calibration search tries at least one size and at most
+ * calibration.max_iterations, each run runs_per_point times at about its
+ * target (up to 4 x runs_per_point for an imprecise one). */
+static const int imprecise_runs_factor = 4;
+
+/* One block of a cell: the three kinds, the overlap at least the longer
+ * reference (perfect overlap) and at most their sum (serialized). */
+static void block_s(const nbc_config *cfg, double comm_s, double comp_s, double out[2])
+{
+    double margin_s = cfg->clocksync.barrier_margin_us * 1e-6 + attempt_overhead_s;
+    double per_block = 1 + cfg->run.null_share; /* null controls in that share */
+    out[0] = per_block * (comm_s + comp_s + fmax(comm_s, comp_s) + KINDS * margin_s);
+    out[1] = per_block * (comm_s + comp_s + (comm_s + comp_s) + KINDS * margin_s);
+}
+
+/* The blocks a cell runs, warm-up included: fixed, or from run.repetitions
+ * to run.max_repetitions (fewer when the cell budget ends it first). */
+static void cell_s(const nbc_config *cfg, double comm_s, double comp_s, double out[2])
+{
+    double block[2];
+    block_s(cfg, comm_s, comp_s, block);
+    int lo = cfg->run.repetitions, hi = cfg->run.half_width > 0 ? cfg->run.max_repetitions : lo;
+    out[0] = (lo + 1) * block[0];
+    out[1] = (hi + 1) * block[1];
+    if (cfg->run.half_width > 0) {
+        /* one look a Williams cycle (6 blocks) from run.repetitions on */
+        out[0] += look_s;
+        out[1] += look_s * (1 + (hi - lo) / 6);
+        /* the budget stops a cell at the end of the block that passed it */
+        double budget_s = cfg->run.cell_budget_s;
+        if (budget_s > 0 && out[1] > budget_s + block[1])
+            out[1] = fmax(out[0], budget_s + block[1]);
+    }
+}
+
+static double sum(const double *values, size_t n)
+{
+    double total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += values[i];
+    return total;
+}
+
+nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg)
+{
+    nbc_plan_estimate e = {
+        .cells_per_run = cfg->grid.comm_count * cfg->grid.comp_count,
+        .runs = (cfg->run.collectives_count ? cfg->run.collectives_count : 1) *
+                (cfg->run.ranks_count ? cfg->run.ranks_count : 1),
+        .blocks_lo = cfg->run.repetitions,
+        .blocks_hi = cfg->run.half_width > 0 ? cfg->run.max_repetitions : cfg->run.repetitions,
+    };
+    double sweep[2] = {0, 0};
+    for (size_t i = 0; i < cfg->grid.comm_count; i++)
+        for (size_t j = 0; j < cfg->grid.comp_count; j++) {
+            double cell[2];
+            cell_s(cfg, cfg->grid.comm_times_s[i], cfg->grid.comp_times_s[j], cell);
+            sweep[0] += cell[0];
+            sweep[1] += cell[1];
+        }
+    double comm = sum(cfg->grid.comm_times_s, cfg->grid.comm_count);
+    double comp = sum(cfg->grid.comp_times_s, cfg->grid.comp_count);
+    int runs = cfg->calibration.runs_per_point;
+    /* the sizes: the computation once for the job, the messages once a run */
+    double searched = comp + (double)e.runs * comm;
+    double sizes[2] = {runs * searched,
+                       runs * imprecise_runs_factor * cfg->calibration.max_iterations * searched};
+    /* the passive step (eq. 2): a warm-up round and the repetitions (at
+     * least 5), one step of every size a round, before and after the sweep */
+    int rounds = (cfg->run.repetitions < 5 ? 5 : cfg->run.repetitions) + 1;
+    double passive = 2 * rounds * comp;
+    /* the clock: two calibrations drift_gap_s apart at the start, one at the end */
+    double clock = 2 * cfg->clocksync.drift_gap_s;
+    for (int k = 0; k < 2; k++) {
+        e.sweep_s[k] = sweep[k] * (double)e.runs;
+        e.calibration_s[k] = sizes[k] + (double)e.runs * passive;
+        e.job_s[k] = e.sweep_s[k] + e.calibration_s[k] + clock;
+    }
+    return e;
+}

@@ -1,0 +1,25 @@
+/* What a configuration will cost before it runs (bench_nbc --plan): the
+ * cells and a range of durations, from the targets (the calibration makes
+ * each step last its target), the repetition settings and the clock
+ * synchronization settings. No MPI: `--plan` prints it before MPI_Init, for
+ * a batch job's --time. */
+#ifndef BENCH_NBC_PLAN_ESTIMATE_H
+#define BENCH_NBC_PLAN_ESTIMATE_H
+
+#include "bench_nbc/config.h"
+
+#include <stddef.h>
+
+typedef struct nbc_plan_estimate {
+    size_t cells_per_run;     /* grid.comm_times x grid.comp_times */
+    size_t runs;              /* run.collectives x run.ranks (1 each when empty) */
+    int blocks_lo, blocks_hi; /* measured blocks a cell runs (plus one warm-up) */
+    double sweep_s[2];        /* the sweeps of every run: least, most */
+    double calibration_s[2];  /* clock sync, sizes and the passive step, once a run */
+    double job_s[2];          /* the whole bench_nbc job */
+} nbc_plan_estimate;
+
+/* The estimate of cfg; the README's --plan section says what it assumes. */
+nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg);
+
+#endif
