@@ -181,7 +181,7 @@ int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_nam
 typedef struct sweep_row {
     long cell;
     long blocks;
-    char stop[ANALYSIS_NAME_MAX]; /* fixed, precision, max, budget, late */
+    char stop[ANALYSIS_NAME_MAX]; /* nbc_stop_reason_name: fixed, precision, decided, ... */
 } sweep_row;
 
 int analysis_parse_sweep(const char *buf, size_t len, const char *file_name, sweep_row **rows,
@@ -491,6 +491,10 @@ typedef struct diagnosis_input {
 
 /* The point estimates of a cell (lo = hi). */
 diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
+
+/* The standard normal quantile Phi^-1(p), 0 < p < 1 (the stopping rule's
+ * projection of a p-value). */
+double analysis_normal_quantile(double p);
 
 /* Applies the rules of section 3.3, the table of README.md: the first rule
  * that holds on the whole of the intervals decides, unless a rule before it

@@ -53,6 +53,11 @@ static double normal_quantile(double p)
     return (lo + hi) / 2;
 }
 
+double analysis_normal_quantile(double p)
+{
+    return p > 0 && p < 1 ? normal_quantile(p) : NAN;
+}
+
 double stats_student_quantile(double p, long df)
 {
     if (!(p > 0 && p < 1) || df < 1)
