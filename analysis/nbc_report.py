@@ -37,8 +37,9 @@ DEVIATIONS = [
     ("A window barrier releases the ranks together; an attempt that a rank left late "
      "(beyond the tolerance) is discarded and redone, up to run.max_retries.",
      "analysis/README.md, \"Blocks and attempts\" and \"Lateness\"; docs/formats.md, raw.csv"),
-    ("95 % block-bootstrap intervals of every metric, and the diagnosis on simultaneous "
-     "(Bonferroni) intervals with an 'uncertain' class, where the paper gives point "
+    ("95 % block-bootstrap intervals of every metric, and each cell's class a claim with a "
+     "p-value from the joint bootstrap, confirmed at a false-discovery rate of 0.05 over "
+     "the map (Benjamini-Hochberg), else 'uncertain', where the paper gives point "
      "estimates.",
      "analysis/README.md, \"Uncertainty\""),
     ("Null controls (comm_null, comp_null: a reference measured twice) test the "
@@ -308,7 +309,7 @@ def statistics(meta, run_dir):
     if os.path.isfile(summary):
         with open(summary, encoding="utf-8", errors="replace") as f:
             out.append("<p>nbc-analyze's summary (summary.txt): intervals, resamples, seed, "
-                       "the Bonferroni family, the null controls, lateness:</p><pre>%s</pre>"
+                       "the claims' false-discovery rate, the null controls, lateness:</p><pre>%s</pre>"
                        % esc(f.read()))
     else:
         out.append("<p class=missing>no summary.txt: run nbc-analyze on this folder</p>")

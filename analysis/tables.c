@@ -336,7 +336,7 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
             return bad_word(
                 record, index,
                 "a diagnosis (allowed: overlap, no_progress, comp_slowdown, "
-                "contention, comm_slowed, imprecision, off_target, unexplained, uncertain, "
+                "contention, comm_slowed, imprecision, unexplained, uncertain, unresolvable, "
                 "invalid)",
                 err);
         return ANALYSIS_OK;
