@@ -196,9 +196,9 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
                                u->interval, &replicates, err);
         if (replicates && cell->valid && s->n >= (size_t)cell_rules->thresholds.min_blocks) {
             diagnosis_input input = diagnosis_input_of(u->estimate, true, (long)s->n);
-            cell->diagnosis_p = class_p_value(replicates, (size_t)rules->resamples, s->n,
-                                              analysis_diagnose(&input, &point_rules),
-                                              &point_rules);
+            cell->diagnosis_p =
+                class_p_value(replicates, (size_t)rules->resamples, s->n,
+                              analysis_diagnose(&input, &point_rules), &point_rules);
         }
         free(replicates);
         overhead_distribution(s, cell, scratch);
@@ -315,9 +315,8 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
         if (confirmed) {
             summary->confirmed_cells++;
             summary->expected_wrong += p[i];
-            summary->confirmed_max_p = isnan(summary->confirmed_max_p)
-                                           ? p[i]
-                                           : fmax(summary->confirmed_max_p, p[i]);
+            summary->confirmed_max_p =
+                isnan(summary->confirmed_max_p) ? p[i] : fmax(summary->confirmed_max_p, p[i]);
         }
         summary->unresolvable_cells += cell->diagnosis == DIAG_UNRESOLVABLE;
         summary->off_target_cells += cell->comm_off_target || cell->comp_off_target;

@@ -787,8 +787,8 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
              "%s: diagnosis (section 3.3)\n%s\nclasses confirmed at a false-discovery rate of "
              "%g over %ld cells (%ld confirmed, %.2g expected wrong)\nuncertain (?): not "
              "confirmed, or under %ld blocks",
-             run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate,
-             u->family_cells, u->confirmed_cells, u->expected_wrong, u->min_blocks);
+             run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate, u->family_cells,
+             u->confirmed_cells, u->expected_wrong, u->min_blocks);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");

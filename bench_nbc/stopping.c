@@ -11,10 +11,14 @@
 #include <stdio.h>
 
 static const char *const reason_names[NBC_STOP_COUNT] = {
-    [NBC_STOP_CONTINUE] = "continue",   [NBC_STOP_FIXED] = "fixed",
-    [NBC_STOP_PRECISION] = "precision", [NBC_STOP_DECIDED] = "decided",
-    [NBC_STOP_UNRESOLVABLE] = "unresolvable", [NBC_STOP_MAX] = "max",
-    [NBC_STOP_BUDGET] = "budget",       [NBC_STOP_LATE] = "late",
+    [NBC_STOP_CONTINUE] = "continue",
+    [NBC_STOP_FIXED] = "fixed",
+    [NBC_STOP_PRECISION] = "precision",
+    [NBC_STOP_DECIDED] = "decided",
+    [NBC_STOP_UNRESOLVABLE] = "unresolvable",
+    [NBC_STOP_MAX] = "max",
+    [NBC_STOP_BUDGET] = "budget",
+    [NBC_STOP_LATE] = "late",
 };
 
 const char *nbc_stop_reason_name(nbc_stop_reason reason)
@@ -106,8 +110,8 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
     return NBC_STOP_CONTINUE;
 }
 
-int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state,
-                      char *err, size_t errlen)
+int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state, char *err,
+                      size_t errlen)
 {
     state->ci_lo = state->ci_hi = state->p = NAN;
     run_inputs in = {.meta = {.ranks = ranks, .late_tolerance = NAN, .barrier_precision_ns = NAN}};

@@ -34,11 +34,11 @@ typedef enum {
 const char *nbc_stop_reason_name(nbc_stop_reason reason);
 
 typedef struct nbc_stop_rule {
-    int min_blocks;       /* run.repetitions: always measured, the first look */
-    int max_blocks;       /* run.max_repetitions */
-    double half_width;    /* run.half_width; 0: a fixed min_blocks */
-    double cell_budget_s; /* run.cell_budget_s; 0: none */
-    int look_blocks;      /* blocks between looks: one Williams cycle (6) */
+    int min_blocks;        /* run.repetitions: always measured, the first look */
+    int max_blocks;        /* run.max_repetitions */
+    double half_width;     /* run.half_width; 0: a fixed min_blocks */
+    double cell_budget_s;  /* run.cell_budget_s; 0: none */
+    int look_blocks;       /* blocks between looks: one Williams cycle (6) */
     int decide_min_blocks; /* the analysis's min_blocks: no decision on fewer */
     double look_level;     /* the per-look level of "decided" (nbc_stop_rule_of) */
 } nbc_stop_rule;
@@ -81,7 +81,7 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
  * raw_csv holds raw.csv's header and the cell's rows (docs/formats.md),
  * ranks the run's ranks. NAN bounds when the cell has no interval (fewer
  * than 2 usable blocks). 0, or -1 with a message in err. */
-int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state,
-                      char *err, size_t errlen);
+int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state, char *err,
+                      size_t errlen);
 
 #endif

@@ -1011,9 +1011,9 @@ static void test_interval_coverage(void **state)
 /* A cell whose overhead sits on the overlap band's edge (0.3) is uncertain
  * (its replicates fall on both sides: a large p), never a confirmed class;
  * the same cell measured tightly away from the edge is confirmed overlap;
- * with fewer than 10 blocks it is uncertain again. Both compute at their reference's speed (20 ms, comm_ref 10 ms);
- * the collective is left with a wait of 3 ms +- 50 % (the edge: r_overhead
- * and the unhidden share both near 0.3), or 0.5 ms +- 0.5 % (overlap). */
+ * with fewer than 10 blocks it is uncertain again. Both compute at their reference's speed (20 ms,
+ * comm_ref 10 ms); the collective is left with a wait of 3 ms +- 50 % (the edge: r_overhead and the
+ * unhidden share both near 0.3), or 0.5 ms +- 0.5 % (overlap). */
 static void uncertain_cells(big_raw *raw, int blocks, uint64_t *rng)
 {
     static const double wait_s[] = {3e-3, 0.5e-3}, spread[] = {0.5, 0.005};

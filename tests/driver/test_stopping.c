@@ -77,8 +77,8 @@ static void test_rule_of_the_configuration(void **unused)
         assert_true(nbc_stop_is_look(&rule, looks[i]));
     for (size_t i = 0; i < sizeof others / sizeof *others; i++)
         assert_false(nbc_stop_is_look(&rule, others[i]));
-    const char *names[NBC_STOP_COUNT] = {"continue", "fixed", "precision", "decided",
-                                         "unresolvable", "max", "budget", "late"};
+    const char *names[NBC_STOP_COUNT] = {"continue",     "fixed", "precision", "decided",
+                                         "unresolvable", "max",   "budget",    "late"};
     for (int r = 0; r < NBC_STOP_COUNT; r++)
         assert_string_equal(nbc_stop_reason_name((nbc_stop_reason)r), names[r]);
 }
@@ -380,8 +380,8 @@ static void sim_grid(int grid, sim_totals *t)
         int k = (grid * SIM_GRID_CELLS + i) % SIM_TRUTHS;
         truth_of[i] = k;
         /* one cell in four 16:1, the others 2:1; three noise shapes */
-        cells[i] = (sim_cell){i, 4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03,
-                              i % 4 == 3 ? 16 : 2};
+        cells[i] =
+            (sim_cell){i, 4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03, i % 4 == 3 ? 16 : 2};
         uint64_t seed = (uint64_t)(grid * 1000 + i + 1);
         nbc_stop_reason reason;
         int blocks = blocks_run(&rule, &cells[i], seed, &reason);
