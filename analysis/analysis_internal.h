@@ -230,7 +230,7 @@ enum cell_quantity {
     Q_R_OVERHEAD_MEAN,   /* eq. 1 on the mean overlap span */
     Q_COUNT
 };
-enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* the quantities the diagnosis reads come first */
+enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* what a class and its flags read come first */
 
 /* The quantities from the medians of the series and the mean overlap span:
  * the one definition of eqs. 1, 3 and 4 (estimates and resamples alike). */
