@@ -45,8 +45,9 @@ DEVIATIONS = [
     ("Null controls (comm_null, comp_null: a reference measured twice) test the "
      "intervals' coverage.",
      "analysis/README.md, \"Null controls\""),
-    ("Adaptive repetitions: a cell stops once its r_overhead interval is narrow enough "
-     "(run.half_width); run.half_width = 0 keeps the paper's fixed count "
+    ("Adaptive repetitions: looked at every 6 blocks, a cell stops once its class is "
+     "decided, its r_overhead interval is narrow enough (run.half_width), or its blocks "
+     "could not decide it (unresolvable); run.half_width = 0 keeps the paper's fixed count "
      "(configs/paper.conf).",
      "docs/running.md, \"Adaptive repetitions\""),
     ("r_MPI_impact (eq. 2) per phase, before and after the sweep, like with like, with "
@@ -284,8 +285,9 @@ def stopping_rule(run):
     if not run.get("half_width"):
         return "fixed: a warm-up and %s blocks a cell (run.half_width = 0)" % run["repetitions"]
     budget = run.get("cell_budget_s") or 0
-    return ("adaptive: a warm-up and %s blocks, then one block at a time until r_overhead's "
-            "95 %% interval is at most %s either side, %s blocks%s"
+    return ("adaptive: a warm-up and %s blocks, then looks every 6 blocks until the class "
+            "is decided, r_overhead's 95 %% interval is at most %s either side or the "
+            "class cannot be decided; at most %s blocks%s"
             % (run["repetitions"], run["half_width"], run.get("max_repetitions", "?"),
                ", or %s s since the warm-up began" % budget if budget else ""))
 
