@@ -1198,6 +1198,55 @@ static void test_claims_false_discovery_rate(void **state)
     assert_true((double)wrong <= stated + 3 * sqrt(stated) + 1);
 }
 
+/* A reference 30 % off its target is a flag, not a class: the cell (comm
+ * target 10 ms, comm_ref 13 ms; comp 20 ms on target) is classified from
+ * its ratios, and confirmed. A cell the driver stopped as unresolvable
+ * keeps its point class and is never claimed. */
+static void test_off_target_flag_and_unresolvable(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    big_raw raw;
+    big_begin(&raw);
+    for (int c = 0; c < 2; c++)
+        for (int b = 0; b <= TRUTH_BLOCKS; b++) {
+            big_row(&raw, c, b, "comm_ref", truth_call_s, 0,
+                    13e-3 * outlier_noise(&rng, truth_sigma) - truth_call_s);
+            big_row(&raw, c, b, "comp_ref", 0, 20e-3 * outlier_noise(&rng, truth_sigma), 0);
+            big_row(&raw, c, b, "overlap", truth_call_s, 20e-3,
+                    13e-3 * outlier_noise(&rng, truth_sigma));
+        }
+    assert_int_equal(fclose(raw.out), 0);
+    computed comp;
+    memset(&comp, 0, sizeof comp);
+    comp.in.meta.barrier_precision_ns = NAN;
+    sweep_row sweep[2] = {{0, TRUTH_BLOCKS, "decided"}, {1, TRUTH_BLOCKS, "unresolvable"}};
+    comp.in.sweep = sweep;
+    comp.in.sweep_count = 2;
+    analysis_error err;
+    cell_rules rules = analysis_default_rules();
+    if (analysis_parse_raw(raw.text, raw.len, "raw.csv", &comp.in.raw, &err) != ANALYSIS_OK ||
+        analysis_compute_cells(&comp.in, &rules, &comp.cells, &err) != ANALYSIS_OK)
+        fail_msg("%s", err.text);
+    free(raw.text);
+    const cell_metrics *flagged = &comp.cells.cells[0], *given_up = &comp.cells.cells[1];
+    assert_true(flagged->valid);
+    assert_true(flagged->comm_off_target);
+    assert_false(flagged->comp_off_target);
+    assert_close(flagged->comm_target_error, 0.3, 0.02);
+    assert_int_equal(flagged->diagnosis_point, DIAG_NO_PROGRESS);
+    assert_int_equal(flagged->diagnosis, DIAG_NO_PROGRESS);
+    assert_int_equal(given_up->diagnosis_point, DIAG_NO_PROGRESS);
+    assert_int_equal(given_up->diagnosis, DIAG_UNRESOLVABLE);
+    const uncertainty_summary *u = &comp.cells.uncertainty;
+    assert_int_equal(u->family_cells, 2);
+    assert_int_equal(u->confirmed_cells, 1);
+    assert_int_equal(u->unresolvable_cells, 1);
+    assert_int_equal(u->off_target_cells, 2);
+    comp.in.sweep = NULL; /* not ours to free */
+    release(&comp);
+}
+
 /* Beyond the median: the mean of eq. 1 per block and its interval, its 90th
  * percentile, the blocks outside Tukey's fences, and two modes. */
 static void test_distribution_beyond_median(void **state)
@@ -1741,6 +1790,7 @@ int main(void)
         cmocka_unit_test(test_interval_coverage),
         cmocka_unit_test(test_uncertain_cells),
         cmocka_unit_test(test_claims_false_discovery_rate),
+        cmocka_unit_test(test_off_target_flag_and_unresolvable),
         cmocka_unit_test(test_distribution_beyond_median),
         cmocka_unit_test(test_seeded_bootstrap),
     };
