@@ -304,7 +304,7 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
     for (size_t i = 0; i < cells->count; i++) {
         cell_metrics *cell = &cells->cells[i];
         bool confirmed = !isnan(p[i]) && p[i] <= threshold; /* false for a NAN threshold */
-        if (cell->diagnosis_point == DIAG_INVALID) /* invalid, or no r_overhead */
+        if (cell->diagnosis_point == DIAG_INVALID)          /* invalid, or no r_overhead */
             cell->diagnosis = DIAG_INVALID;
         else if (strcmp(cell->stop, "unresolvable") == 0)
             cell->diagnosis = DIAG_UNRESOLVABLE;
