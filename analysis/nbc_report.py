@@ -51,15 +51,17 @@ DEVIATIONS = [
     ("A window barrier releases the ranks together; an attempt that a rank left late "
      "(beyond the tolerance) is discarded and redone, up to run.max_retries.",
      "analysis/README.md, \"Blocks and attempts\" and \"Lateness\"; docs/formats.md, raw.csv"),
-    ("95 % block-bootstrap intervals of every metric, and the diagnosis on simultaneous "
-     "(Bonferroni) intervals with an 'uncertain' class, where the paper gives point "
+    ("95 % block-bootstrap intervals of every metric, and each cell's class a claim with a "
+     "p-value from the joint bootstrap, confirmed at a false-discovery rate of 0.05 over "
+     "the map (Benjamini-Hochberg), else 'uncertain', where the paper gives point "
      "estimates.",
      "analysis/README.md, \"Uncertainty\""),
     ("Null controls (comm_null, comp_null: a reference measured twice) test the "
      "intervals' coverage.",
      "analysis/README.md, \"Null controls\""),
-    ("Adaptive repetitions: a cell stops once its r_overhead interval is narrow enough "
-     "(run.half_width); run.half_width = 0 keeps the paper's fixed count "
+    ("Adaptive repetitions: looked at every 6 blocks, a cell stops once its class is "
+     "decided, its r_overhead interval is narrow enough (run.half_width), or its blocks "
+     "could not decide it (unresolvable); run.half_width = 0 keeps the paper's fixed count "
      "(configs/paper.conf).",
      "docs/running.md, \"Adaptive repetitions\""),
     ("r_MPI_impact (eq. 2) per phase, before and after the sweep, like with like, with "
@@ -297,8 +299,9 @@ def stopping_rule(run):
     if not run.get("half_width"):
         return "fixed: a warm-up and %s blocks a cell (run.half_width = 0)" % run["repetitions"]
     budget = run.get("cell_budget_s") or 0
-    return ("adaptive: a warm-up and %s blocks, then one block at a time until r_overhead's "
-            "95 %% interval is at most %s either side, %s blocks%s"
+    return ("adaptive: a warm-up and %s blocks, then looks every 6 blocks until the class "
+            "is decided, r_overhead's 95 %% interval is at most %s either side or the "
+            "class cannot be decided; at most %s blocks%s"
             % (run["repetitions"], run["half_width"], run.get("max_repetitions", "?"),
                ", or %s s since the warm-up began" % budget if budget else ""))
 
@@ -322,7 +325,7 @@ def statistics(meta, run_dir):
     if os.path.isfile(summary):
         with open(summary, encoding="utf-8", errors="replace") as f:
             out.append("<p>nbc-analyze's summary (summary.txt): intervals, resamples, seed, "
-                       "the Bonferroni family, the null controls, lateness:</p><pre>%s</pre>"
+                       "the claims' false-discovery rate, the null controls, lateness:</p><pre>%s</pre>"
                        % esc(f.read()))
     else:
         out.append("<p class=missing>no summary.txt: run nbc-analyze on this folder</p>")

@@ -394,9 +394,9 @@ static const struct {
     [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
     [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
     [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
-    [DIAG_OFF_TARGET] = {"#8c6d31", "OT", 0xffffffu},
     [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
     [DIAG_UNCERTAIN] = {"#737373", "?", 0x000000u},
+    [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
 
@@ -507,9 +507,9 @@ static const struct {
     [DIAG_CONTENTION] = {"#882255", 0xffffffu},    /* wine */
     [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
     [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
-    [DIAG_OFF_TARGET] = {"#999933", 0x000000u},    /* olive */
     [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
     [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
+    [DIAG_UNRESOLVABLE] = {"#999933", 0x000000u},  /* olive */
     [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */
 };
 
@@ -672,9 +672,9 @@ static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 {
     const uncertainty_summary *u = &ctx->cells->uncertainty;
     snprintf(out, out_size,
-             "hatched, '?': uncertain (intervals across two classes, Bonferroni over %ld cells; "
-             "or under %ld blocks)",
-             u->family_cells, u->min_blocks);
+             "hatched, '?': uncertain (not confirmed at a false-discovery rate of %g over %ld "
+             "cells; or under %ld blocks)",
+             u->false_discovery_rate, u->family_cells, u->min_blocks);
 }
 
 /* Section 5.2's r_overhead map, and beside it the width of each cell's 95 %
@@ -784,11 +784,11 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     char title[900];
     const uncertainty_summary *u = &cells->uncertainty;
     snprintf(title, sizeof title,
-             "%s: diagnosis (section 3.3)\n%s\nclasses on simultaneous %.0f %% intervals "
-             "(Bonferroni over %ld cells x %d quantities)\nuncertain (?): across two classes, "
-             "or under %ld blocks",
-             run_collective(meta, cells), ctx->title_tail, 100 * u->rules.confidence,
-             u->family_cells, Q_DIAGNOSED, u->min_blocks);
+             "%s: diagnosis (section 3.3)\n%s\nclasses confirmed at a false-discovery rate of "
+             "%g over %ld cells (%ld confirmed, %.2g expected wrong)\nuncertain (?): not "
+             "confirmed, or under %ld blocks",
+             run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate, u->family_cells,
+             u->confirmed_cells, u->expected_wrong, u->min_blocks);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");

@@ -17,8 +17,10 @@
 # could not measure, is counted apart; a collective without a valid cell
 # fails): one run, no second chance. A value is right when its estimate, or its 95 % interval
 # (the analysis's block bootstrap), lies within the bound of the answer. A
-# cell the analysis flags (`uncertain`: its simultaneous intervals span two
-# classes; `off_target`: a reference more than 25 % from its target) is not
+# cell the analysis flags (`uncertain`: its class not confirmed at the map's
+# false-discovery rate; `unresolvable`: the driver found its blocks could
+# not decide it; `comm_off_target` or `comp_off_target`: a reference more
+# than 25 % from its target) is not
 # confidently wrong: it is counted as flagged, and as `flagged, value off`
 # when its value misses too (shown, never hidden). An unflagged cell with a
 # wrong class, or a value whose interval misses the answer by more than the
@@ -130,10 +132,11 @@ check_collective() {
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         {
             r = $col[name["CELLS_R_OVERHEAD"]]; d = $col[name["CELLS_DIAGNOSIS"]]; s = $col[name["CELLS_R_COMP_SLOWDOWN"]]
-            # flagged, not confidently wrong: intervals spanning two classes,
-            # or a reference more than 25 % off its target (the machine
-            # slowed that cell); its value is still checked below
-            unsure = d == "uncertain" || d == "off_target"
+            # flagged, not confidently wrong: a class not confirmed or not
+            # decidable, or a reference more than 25 % off its target (the
+            # machine slowed that cell); its value is still checked below
+            unsure = d == "uncertain" || d == "unresolvable" ||
+                $col[name["CELLS_COMM_OFF_TARGET"]] == 1 || $col[name["CELLS_COMP_OFF_TARGET"]] == 1
             n++
             predicted = "-"
             # no answer at all (late, unreachable...): not confidently wrong,

@@ -38,15 +38,22 @@ done
 column() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) print i }' "$run/cells.csv"; }
 for name in r_overhead_ci_lo r_comm_ci_hi r_comp_slowdown_ci_lo comm_null_ratio comp_null_ci_hi \
     r_overhead_mean r_overhead_p90 r_overhead_outlier_share r_overhead_bimodal diagnosis_point \
-    bootstrap_seed; do
+    diagnosis_p bootstrap_seed; do
     [ -n "$(column "$name")" ] || fail "cells.csv has no column $name"
 done
 awk -F, -v r="$(column r_overhead)" -v lo="$(column r_overhead_ci_lo)" -v hi="$(column r_overhead_ci_hi)" \
-    -v slo="$(column r_overhead_sim_lo)" -v shi="$(column r_overhead_sim_hi)" \
-    -v nb="$(column comm_null_blocks)" -v seed="$(column bootstrap_seed)" \
-    'NR > 1 && !($lo <= $r && $r <= $hi && $slo <= $lo && $hi <= $shi && $nb == 6 && $seed == 1) { bad++ }
+    -v p="$(column diagnosis_p)" -v nb="$(column comm_null_blocks)" -v seed="$(column bootstrap_seed)" \
+    'NR > 1 && !($lo <= $r && $r <= $hi && $p > 0 && $p <= 1 && $nb == 6 && $seed == 1) { bad++ }
      END { exit bad > 0 }' "$run/cells.csv" ||
-    fail "an interval does not hold its estimate, or the simultaneous one the cell's own"
+    fail "an interval does not hold its estimate, or a p-value is not in (0, 1]"
+# the claims: a confirmed class is the point class, and summary.txt states
+# the rate and the expected number of wrong claims
+awk -F, -v d="$(column diagnosis)" -v pt="$(column diagnosis_point)" \
+    'NR > 1 && $d != "uncertain" && $d != "invalid" && $d != $pt { bad++ } END { exit bad > 0 }' \
+    "$run/cells.csv" || fail "a confirmed class is not the cell's point class"
+grep -qE '^claims: [0-9]+ of 49 valid cells confirmed at a false-discovery rate of 0.05 .*expected wrong claims' \
+    "$run/summary.txt" || fail "summary.txt does not state the claims' error rate: $(cat "$run/summary.txt")"
+
 # the classes the synthetic run holds are found with confidence where the
 # intervals allow (the 1 ms collectives next to 16-64 ms steps do not)
 for class in overlap no_progress comp_slowdown contention uncertain; do

@@ -511,8 +511,11 @@ static void test_invalid_calibration(void **state)
         unsigned reasons;
     } cases[] = {
         {true, 1024, true, 0},
-        {false, 1024, true, INVALID_COMM_CALIBRATION},
+        /* a missed target measured at its closest size: valid (and
+         * comm_off_target when far: the flag reads the achieved time) */
+        {false, 1024, true, 0},
         {true, 0, true, INVALID_COMM_CALIBRATION}, /* the algorithm "sticks to 0 bytes" */
+        {false, 0, true, INVALID_COMM_CALIBRATION},
         {true, 1024, false, INVALID_COMP_CALIBRATION},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -777,10 +780,11 @@ static void test_diagnosis_rules(void **state)
         {1.00, 1.20, 1.05, 1.20, 0, 0, true, DIAG_NO_PROGRESS}, /* 1.2 is still ~1 */
         {1.50, 1.00, 1.25, 1.00, 0, 0, true, DIAG_UNEXPLAINED}, /* slowed, ~1: not named */
         {0.50, 0.10, 1.00, 0.10, 0, 0, true, DIAG_UNEXPLAINED}, /* nothing explains it */
-        {0.00, 0.10, 1.00, 0.10, 0.26, 0, true, DIAG_OFF_TARGET},
-        {0.00, 0.10, 1.00, 0.10, 0, -0.26, true, DIAG_OFF_TARGET},
-        {0.00, 0.10, 1.00, 0.10, 0.24, -0.24, true, DIAG_OVERLAP},
-        {-0.50, 0.10, 1.00, 0.10, 0.5, 0, true, DIAG_OFF_TARGET}, /* before imprecision */
+        /* a reference far from its target is flagged, not a class: the
+         * ratios decide */
+        {0.00, 0.10, 1.00, 0.10, 0.26, 0, true, DIAG_OVERLAP},
+        {0.95, 0.98, 1.02, 0.98, 0, -0.26, true, DIAG_NO_PROGRESS},
+        {-0.50, 0.10, 1.00, 0.10, 0.5, 0, true, DIAG_IMPRECISION},
         {0.00, 0.00, 1.00, 0.00, 0, 0, false, DIAG_INVALID},
         /* 5 % slower 20 ms step next to a 10 ms collective: +0.1 of 0.6 */
         {0.60, 0.90, 1.05, 0.90, 0, 0, true, DIAG_NO_PROGRESS},
@@ -1004,54 +1008,12 @@ static void test_interval_coverage(void **state)
     release(&c);
 }
 
-/* The map's intervals are simultaneous: over a grid of 49 cells the chance
- * that any cell's interval of r_overhead, r_comm or r_comp_slowdown misses
- * its truth is at most 5 % (Bonferroni over the 7 quantities the diagnosis
- * reads). Of 20 such grids, the number with a miss is at most Binomial(20,
- * 0.05): 5 or more has probability 0.3 %. */
-static void test_simultaneous_intervals(void **state)
-{
-    (void)state;
-    enum { GRIDS = 20, CELLS = 49 };
-    uint64_t rng = 1234;
-    int grids_missing = 0;
-    double truth_overhead =
-        (truth_call_s + truth_slowdown * truth_comp_s + truth_wait_s - truth_comp_s) / truth_comm_s;
-    double truth_comm = (truth_call_s + truth_wait_s) / truth_comm_s;
-    for (int g = 0; g < GRIDS; g++) {
-        big_raw raw;
-        big_begin(&raw);
-        truth_cells(&raw, 0, CELLS, &rng);
-        computed c;
-        big_compute(&raw, &c);
-        assert_int_equal(c.cells.uncertainty.family_cells, CELLS);
-        assert_close(c.cells.uncertainty.family_cell_level, 1 - 0.05 / (CELLS * 7), 1e-12);
-        bool missed = false;
-        for (size_t i = 0; i < CELLS; i++) {
-            const cell_metrics *m = &c.cells.cells[i];
-            assert_close(m->diagnosis_confidence, 1 - 0.05 / (CELLS * 7), 1e-9);
-            /* simultaneous intervals hold the cell's own */
-            assert_true(m->r_overhead_sim.lo <= m->r_overhead_ci.lo &&
-                        m->r_overhead_sim.hi >= m->r_overhead_ci.hi);
-            missed = missed || !covers(m->r_overhead_sim, truth_overhead) ||
-                     !covers(m->r_comm_sim, truth_comm) ||
-                     !covers(m->r_comp_slowdown_sim, truth_slowdown);
-        }
-        grids_missing += missed;
-        release(&c);
-    }
-    print_message("figure: simultaneous intervals: %d of %d grids of %d cells with a miss "
-                  "(family 95 %%)\n",
-                  grids_missing, GRIDS, CELLS);
-    assert_true(grids_missing <= 4);
-}
-
-/* A cell whose overhead sits on the overlap band's edge (0.3) is uncertain,
- * never a confident class; the same cell measured tightly away from the
- * edge is confidently overlap; with fewer than 10 blocks it is uncertain
- * again. Both compute at their reference's speed (20 ms, comm_ref 10 ms);
- * the collective is left with a wait of 3 ms +- 50 % (the edge: r_overhead
- * and the unhidden share both near 0.3), or 0.5 ms +- 0.5 % (overlap). */
+/* A cell whose overhead sits on the overlap band's edge (0.3) is uncertain
+ * (its replicates fall on both sides: a large p), never a confirmed class;
+ * the same cell measured tightly away from the edge is confirmed overlap;
+ * with fewer than 10 blocks it is uncertain again. Both compute at their reference's speed (20 ms,
+ * comm_ref 10 ms); the collective is left with a wait of 3 ms +- 50 % (the edge: r_overhead and the
+ * unhidden share both near 0.3), or 0.5 ms +- 0.5 % (overlap). */
 static void uncertain_cells(big_raw *raw, int blocks, uint64_t *rng)
 {
     static const double wait_s[] = {3e-3, 0.5e-3}, spread[] = {0.5, 0.005};
@@ -1075,16 +1037,21 @@ static void test_uncertain_cells(void **state)
     computed c;
     big_compute(&raw, &c);
     const cell_metrics *edge = &c.cells.cells[0], *tight = &c.cells.cells[1];
-    print_message("figure: cell on the edge: r_overhead %.3f, simultaneous interval [%.3f, "
-                  "%.3f], diagnosis %s (estimates alone: %s)\n",
-                  edge->r_overhead, edge->r_overhead_sim.lo, edge->r_overhead_sim.hi,
-                  analysis_diagnosis_name(edge->diagnosis),
-                  analysis_diagnosis_name(edge->diagnosis_point));
-    assert_true(edge->r_overhead_sim.lo < 0.3 && edge->r_overhead_sim.hi > 0.3);
+    print_message("figure: cell on the edge: r_overhead %.3f, 95 %% interval [%.3f, %.3f], "
+                  "p %.3g, diagnosis %s (estimates alone: %s); tight cell p %.3g\n",
+                  edge->r_overhead, edge->r_overhead_ci.lo, edge->r_overhead_ci.hi,
+                  edge->diagnosis_p, analysis_diagnosis_name(edge->diagnosis),
+                  analysis_diagnosis_name(edge->diagnosis_point), tight->diagnosis_p);
+    assert_true(edge->r_overhead_ci.lo < 0.3 && edge->r_overhead_ci.hi > 0.3);
+    assert_true(edge->diagnosis_p > 0.05);
     assert_int_equal(edge->diagnosis, DIAG_UNCERTAIN);
     assert_int_not_equal(edge->diagnosis_point, DIAG_UNCERTAIN);
-    assert_true(tight->r_overhead_sim.hi < 0.3 && tight->r_overhead_sim.lo > -0.1);
+    assert_true(tight->r_overhead_ci.hi < 0.3 && tight->r_overhead_ci.lo > -0.1);
+    /* 2 cells: Benjamini-Hochberg confirms p <= 0.025 at rank 1 */
+    assert_true(tight->diagnosis_p <= 0.025);
     assert_int_equal(tight->diagnosis, DIAG_OVERLAP);
+    assert_int_equal(c.cells.uncertainty.confirmed_cells, 1);
+    assert_close(c.cells.uncertainty.expected_wrong, tight->diagnosis_p, 1e-12);
     assert_int_equal(c.cells.uncertainty.uncertain_cells, 1);
     assert_int_equal(c.cells.uncertainty.few_blocks_cells, 0);
     release(&c);
@@ -1097,9 +1064,187 @@ static void test_uncertain_cells(void **state)
         assert_int_equal(tight->blocks, blocks);
         assert_int_equal(tight->diagnosis_point, DIAG_OVERLAP);
         assert_int_equal(tight->diagnosis, blocks < 10 ? DIAG_UNCERTAIN : DIAG_OVERLAP);
+        assert_true(blocks < 10 ? isnan(tight->diagnosis_p) : tight->diagnosis_p < 0.025);
         assert_int_equal(c.cells.uncertainty.few_blocks_cells, blocks < 10 ? 2 : 0);
         release(&c);
     }
+}
+
+/* ---- The map's claims ---------------------------------------------------------- */
+
+/* 1 + s t3: Student's t with 3 degrees of freedom (infinite kurtosis),
+ * symmetric, median 1 (a floor keeps a time positive). */
+static double t3_noise(uint64_t *state, double s)
+{
+    double chi2 = 0;
+    for (int i = 0; i < 3; i++) {
+        double u = gaussian(state);
+        chi2 += u * u;
+    }
+    return fmax(0.05, 1 + s * gaussian(state) / sqrt(chi2 / 3));
+}
+
+/* Cells of known class: comm_ref C e, comp_ref P e (C 10 ms, P 20 ms), the
+ * overlap step a call, a computation of exactly s P and a wait of W e, so
+ * the medians, and with them every quantity the rules read, are known. Each
+ * kind of cell: clear classes of every kind, and pairs on either side of a
+ * threshold (r_overhead and the unhidden share 0.3, r_comp_slowdown 1.1,
+ * r_comm 1.2). */
+static const struct claim_kind {
+    double slowdown, wait_s;
+} claim_kinds[] = {
+    {1.00, 0.5e-3},  /* overlap */
+    {1.00, 10e-3},   /* no_progress */
+    {1.25, 0.5e-3},  /* comp_slowdown */
+    {1.25, 13e-3},   /* contention */
+    {1.00, 13e-3},   /* comm_slowed */
+    {1.00, 2.8e-3},  /* overlap, near 0.3 */
+    {1.00, 3.2e-3},  /* beyond 0.3: unexplained */
+    {1.09, 10e-3},   /* no_progress, near 1.1 */
+    {1.11, 10e-3},   /* beyond 1.1: unexplained */
+    {1.00, 11.8e-3}, /* no_progress, near 1.2 */
+    {1.00, 12.2e-3}, /* beyond 1.2: comm_slowed */
+};
+enum { CLAIM_KINDS = sizeof claim_kinds / sizeof *claim_kinds, CLAIM_CLEAR = 5 };
+
+static enum diagnosis claim_truth(const struct claim_kind *k)
+{
+    double comm = 10e-3, comp = 20e-3, mpi = truth_call_s + k->wait_s, comp_o = k->slowdown * comp;
+    double hideable = fmin(comm, comp_o);
+    cell_metrics truth = {
+        .valid = true,
+        .blocks = TRUTH_BLOCKS,
+        .r_overhead = (truth_call_s + comp_o + k->wait_s - comp) / comm,
+        .r_comm = mpi / comm,
+        .r_comp_slowdown = k->slowdown,
+        .comm_unhidden_share = (mpi - fmax(0, comm - comp_o)) / hideable,
+        .t_comm_ref = comm,
+        .t_comp_ref = comp,
+        .t_comp_ref_local = comp,
+        .t_comp = comp_o,
+    };
+    diagnosis_input input = analysis_diagnosis_point(&truth);
+    diagnosis_thresholds th = analysis_default_thresholds();
+    return analysis_diagnose(&input, &th);
+}
+
+/* Grids of 49 cells of the kinds above, with this machine's heavy tails
+ * (3 % lognormal with one draw in ten four times wider, or 3 % t3), 12
+ * blocks each, through the whole analysis: the share of wrong claims among
+ * a grid's confirmed cells, averaged over the grids, is the false-discovery
+ * rate Benjamini-Hochberg holds at q = 0.05 (its standard error here is
+ * about 0.01: the mean of 20 grids' shares, each of tens of claims). The
+ * grids are hard enough to need the control: claiming every point class
+ * would give more wrong claims than q. */
+static void test_claims_false_discovery_rate(void **state)
+{
+    (void)state;
+    enum { GRIDS = 20, CELLS = 49 };
+    uint64_t rng = 4242;
+    double fdp = 0, fdp_uncontrolled = 0, stated = 0;
+    long claims = 0, wrong = 0, clear = 0, clear_claimed = 0;
+    for (int g = 0; g < GRIDS; g++) {
+        big_raw raw;
+        big_begin(&raw);
+        for (int c = 0; c < CELLS; c++) {
+            const struct claim_kind *k = &claim_kinds[(g * CELLS + c) % CLAIM_KINDS];
+            bool t3 = c % 2;
+            for (int b = 0; b <= TRUTH_BLOCKS; b++) {
+                double e[3];
+                for (int i = 0; i < 3; i++)
+                    e[i] = t3 ? t3_noise(&rng, truth_sigma) : outlier_noise(&rng, truth_sigma);
+                big_row(&raw, c, b, "comm_ref", truth_call_s, 0, 10e-3 * e[0] - truth_call_s);
+                big_row(&raw, c, b, "comp_ref", 0, 20e-3 * e[1], 0);
+                big_row(&raw, c, b, "overlap", truth_call_s, k->slowdown * 20e-3, k->wait_s * e[2]);
+            }
+        }
+        computed comp;
+        big_compute(&raw, &comp);
+        long grid_claims = 0, grid_wrong = 0, point_wrong = 0;
+        for (int c = 0; c < CELLS; c++) {
+            const cell_metrics *m = &comp.cells.cells[c];
+            int kind = (g * CELLS + c) % CLAIM_KINDS;
+            enum diagnosis truth = claim_truth(&claim_kinds[kind]);
+            point_wrong += m->diagnosis_point != truth;
+            if (kind < CLAIM_CLEAR) {
+                clear++;
+                clear_claimed += m->diagnosis == truth;
+            }
+            if (m->diagnosis == DIAG_UNCERTAIN)
+                continue;
+            grid_claims++;
+            grid_wrong += m->diagnosis != truth;
+        }
+        assert_int_equal(comp.cells.uncertainty.confirmed_cells, grid_claims);
+        stated += comp.cells.uncertainty.expected_wrong;
+        claims += grid_claims;
+        wrong += grid_wrong;
+        fdp += grid_claims ? (double)grid_wrong / (double)grid_claims : 0;
+        fdp_uncontrolled += (double)point_wrong / CELLS;
+        release(&comp);
+    }
+    fdp /= GRIDS;
+    fdp_uncontrolled /= GRIDS;
+    print_message("figure: claims over %d grids of %d cells: %ld confirmed, %ld wrong, mean "
+                  "share wrong %.3f (q 0.05; stated expected wrong %.1f; every point class "
+                  "claimed: %.3f); clear cells confirmed %ld of %ld\n",
+                  GRIDS, CELLS, claims, wrong, fdp, stated, fdp_uncontrolled, clear_claimed, clear);
+    assert_true(fdp <= 0.05);
+    assert_true(fdp_uncontrolled > 0.05);
+    /* the map answers: nearly every clear cell is claimed, and right */
+    assert_true(clear_claimed >= 0.9 * (double)clear);
+    /* the stated count is an upper estimate: at least what went wrong,
+     * give or take its Poisson noise */
+    assert_true((double)wrong <= stated + 3 * sqrt(stated) + 1);
+}
+
+/* A reference 30 % off its target is a flag, not a class: the cell (comm
+ * target 10 ms, comm_ref 13 ms; comp 20 ms on target) is classified from
+ * its ratios, and confirmed. A cell the driver stopped as unresolvable
+ * keeps its point class and is never claimed. */
+static void test_off_target_flag_and_unresolvable(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    big_raw raw;
+    big_begin(&raw);
+    for (int c = 0; c < 2; c++)
+        for (int b = 0; b <= TRUTH_BLOCKS; b++) {
+            big_row(&raw, c, b, "comm_ref", truth_call_s, 0,
+                    13e-3 * outlier_noise(&rng, truth_sigma) - truth_call_s);
+            big_row(&raw, c, b, "comp_ref", 0, 20e-3 * outlier_noise(&rng, truth_sigma), 0);
+            big_row(&raw, c, b, "overlap", truth_call_s, 20e-3,
+                    13e-3 * outlier_noise(&rng, truth_sigma));
+        }
+    assert_int_equal(fclose(raw.out), 0);
+    computed comp;
+    memset(&comp, 0, sizeof comp);
+    comp.in.meta.barrier_precision_ns = NAN;
+    sweep_row sweep[2] = {{0, TRUTH_BLOCKS, "decided"}, {1, TRUTH_BLOCKS, "unresolvable"}};
+    comp.in.sweep = sweep;
+    comp.in.sweep_count = 2;
+    analysis_error err;
+    cell_rules rules = analysis_default_rules();
+    if (analysis_parse_raw(raw.text, raw.len, "raw.csv", &comp.in.raw, &err) != ANALYSIS_OK ||
+        analysis_compute_cells(&comp.in, &rules, &comp.cells, &err) != ANALYSIS_OK)
+        fail_msg("%s", err.text);
+    free(raw.text);
+    const cell_metrics *flagged = &comp.cells.cells[0], *given_up = &comp.cells.cells[1];
+    assert_true(flagged->valid);
+    assert_true(flagged->comm_off_target);
+    assert_false(flagged->comp_off_target);
+    assert_close(flagged->comm_target_error, 0.3, 0.02);
+    assert_int_equal(flagged->diagnosis_point, DIAG_NO_PROGRESS);
+    assert_int_equal(flagged->diagnosis, DIAG_NO_PROGRESS);
+    assert_int_equal(given_up->diagnosis_point, DIAG_NO_PROGRESS);
+    assert_int_equal(given_up->diagnosis, DIAG_UNRESOLVABLE);
+    const uncertainty_summary *u = &comp.cells.uncertainty;
+    assert_int_equal(u->family_cells, 2);
+    assert_int_equal(u->confirmed_cells, 1);
+    assert_int_equal(u->unresolvable_cells, 1);
+    assert_int_equal(u->off_target_cells, 2);
+    comp.in.sweep = NULL; /* not ours to free */
+    release(&comp);
 }
 
 /* Beyond the median: the mean of eq. 1 per block and its interval, its 90th
@@ -1643,8 +1788,9 @@ int main(void)
         cmocka_unit_test(test_mpi_impact_median),
         cmocka_unit_test(test_mpi_impact_interval),
         cmocka_unit_test(test_interval_coverage),
-        cmocka_unit_test(test_simultaneous_intervals),
         cmocka_unit_test(test_uncertain_cells),
+        cmocka_unit_test(test_claims_false_discovery_rate),
+        cmocka_unit_test(test_off_target_flag_and_unresolvable),
         cmocka_unit_test(test_distribution_beyond_median),
         cmocka_unit_test(test_seeded_bootstrap),
     };

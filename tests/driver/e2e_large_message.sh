@@ -99,7 +99,7 @@ column() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nex
     fail "raw.csv rows not all of $size bytes (calibration: $calibration)"
 [ "$(column bytes "$DIR/cells.csv")" = $size ] || fail "cells.csv: $(cat "$DIR/cells.csv")"
 # Measured: its block kept, valid (its reference is off the 3 s target, as
-# the window above wants: the analysis says off_target, which is no fault).
+# the window above wants: the analysis flags comm_off_target, no fault).
 if [ "$(column blocks "$DIR/cells.csv")" != 1 ] || [ "$(column valid "$DIR/cells.csv")" != 1 ]; then
     fail "the cell is not measured: $(cat "$DIR/cells.csv")"
 fi
