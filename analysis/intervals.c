@@ -19,8 +19,12 @@ void cell_quantities(const double median[SERIES_COUNT], double mean_measured_spa
     double comm_local = median[SERIES_COMM_LOCAL], comp_local = median[SERIES_COMP_LOCAL];
     double mpi = median[SERIES_MPI_LOCAL], comp = median[SERIES_COMP_OVERLAP_LOCAL];
     q[Q_R_OVERHEAD] = (median[SERIES_MEASURED_SPAN] - longer) / shorter; /* eq. 1 */
-    q[Q_R_COMM] = mpi / comm_local;                                      /* eq. 4 */
-    q[Q_R_COMP_SLOWDOWN] = comp / comp_local;                            /* eq. 3 */
+    /* eq. 4 with the wait counted from the last rank's arrival at it: a
+     * rank that finished computing first waits for the others, which is
+     * their computation, not the collective (README.md, "The statistics") */
+    q[Q_R_COMM] = median[SERIES_MPI_FROM_LAST] / comm_local;
+    q[Q_R_COMM_LOCAL_WAIT] = mpi / comm_local; /* eq. 4 on each rank's own wait */
+    q[Q_R_COMP_SLOWDOWN] = comp / comp_local;  /* eq. 3 */
     /* MPI time beyond what perfect overlap leaves (the part of the
      * collective longer than the computation), over the part the
      * computation could hide: 0 perfect progress, 1 none (section 3.3).
@@ -168,6 +172,8 @@ int cell_intervals(const cell_series *s, const uncertainty_rules *rules, cell_me
     }
     cell->r_overhead_ci = u->interval[Q_R_OVERHEAD].ci;
     cell->r_comm_ci = u->interval[Q_R_COMM].ci;
+    cell->r_comm_local_wait = u->estimate[Q_R_COMM_LOCAL_WAIT];
+    cell->r_comm_local_wait_ci = u->interval[Q_R_COMM_LOCAL_WAIT].ci;
     cell->r_comp_slowdown_ci = u->interval[Q_R_COMP_SLOWDOWN].ci;
     cell->r_overhead_mean = u->estimate[Q_R_OVERHEAD_MEAN];
     cell->r_overhead_mean_ci = u->interval[Q_R_OVERHEAD_MEAN].ci;
