@@ -97,12 +97,44 @@ for data in overhead overhead_ci_width r_comm r_comp_slowdown; do
     [ "$marked" -eq 30 ] || fail "plots/$data.dat marks $marked cells uncertain, expected 30"
 done
 grep -q 'fs transparent pattern 7' "$run/plots/overhead.gp" || fail "uncertain cells are not hatched"
-grep -q "title 'uncertain (?)'" "$run/plots/diagnosis.gp" || fail "no uncertain class on the diagnosis map"
+# the diagnosis map shows the class of the estimates (diagnosis_point) in
+# every measured cell, never a bare '?': each valid cell's label is its
+# point class's, and a dashed outline (column 9 = 0) marks the 30 not
+# confirmed; the key counts them and the title states the error rate
+dat=$run/plots/diagnosis.dat
+! grep -q '"?"' "$dat" || fail "plots/diagnosis.dat has a bare '?' label"
+declare -A short=([overlap]=OV [no_progress]=NP [comp_slowdown]=CS [contention]=CT [comm_slowed]=CM
+    [imprecision]=IM [unexplained]=UX)
+for class in "${!short[@]}"; do
+    want=$(awk -F, -v p="$point" -v c="$class" 'NR > 1 && $7 == 1 && $p == c' "$run/cells.csv" | wc -l)
+    got=$(grep -v '^#' "$dat" | awk -v l="\"${short[$class]}\"" 'NF && $7 == l' | wc -l)
+    [ "$got" -eq "$want" ] || fail "diagnosis.dat labels $got cells ${short[$class]}, cells.csv has $want $class"
+done
+unconfirmed=$(grep -v '^#' "$dat" | awk 'NF && $9 == 0' | wc -l)
+[ "$unconfirmed" -eq 30 ] || fail "diagnosis.dat marks $unconfirmed cells not confirmed, expected 30"
+grep -q "title 'not confirmed (30 of 30)'" "$run/plots/diagnosis.gp" || fail "the key does not count the cells not confirmed"
+grep -q 'all confirmed classes right with probability >= 95 %' "$run/plots/diagnosis.gp" ||
+    fail "the diagnosis map does not state its error rate"
+[ "$(grep -v '^#' "$dat" | awk 'NF && $7 == "\"unreach.\""' | wc -l)" -eq 6 ] ||
+    fail "the diagnosis map does not give the unreachable cells their reason"
 drawn_invalid=$(grep -v '^#' "$run/plots/overhead.dat" | awk 'NF && $8 == 0 && $9 == "\"unreach.\""' | wc -l)
 [ "$drawn_invalid" -eq 6 ] || fail "overhead.dat marks $drawn_invalid cells unreachable, expected 6"
 grep -q "fs transparent pattern 4" "$run/plots/overhead.gp" || fail "invalid cells are not hatched"
 [ "$(data_rows "$run/plots/impact.dat")" -eq 12 ] || fail "impact.dat does not have 12 bars"
 [ ! -e tests/data/example_run/cells.csv ] || fail "the repository's example folder was written to"
+
+# a reference 60 % over its target (cell 14's comm_ref stretched 1.6x):
+# the cell keeps a class of overlap on the map, annotated with the time
+# reached, and is not confirmed
+off=$SCRATCH/off_target
+cp -r tests/data/example_run "$off"
+awk -F, -v OFS=, 'NR > 1 && $1 == 14 && $9 == "comm_ref" { $17 = $14 + int(($17 - $14) * 1.6) } { print }' \
+    tests/data/example_run/raw.csv >"$off/raw.csv"
+"$analyze" -q --no-plots "$off" 2>/dev/null || fail "nbc-analyze of the off-target copy failed"
+[ "$(awk -F, -v p="$point" 'NR > 1 && $23 == 14 { print $p }' "$off/cells.csv")" = off_target ] ||
+    fail "cell 14 is not off_target: $(awk -F, 'NR > 1 && $23 == 14' "$off/cells.csv")"
+grep -v '^#' "$off/plots/diagnosis.dat" | awk 'NF && $10 == "\"comm" && $11 == "6.4" && $7 != "\"OT\"" && $9 == 0 { n++ } END { exit n != 1 }' ||
+    fail "the off-target cell is not a class annotated 'comm 6.4 ms': $(grep 'comm' "$off/plots/diagnosis.dat")"
 
 # re-running on an analyzed folder gives the same table
 cp "$run/cells.csv" "$SCRATCH/cells.first"
