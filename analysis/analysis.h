@@ -376,6 +376,14 @@ typedef struct cell_metrics {
      * counts its wait for the others), and its 95 % interval */
     double r_comm_local_wait;
     metric_bounds r_comm_local_wait_ci;
+    /* the 95 % intervals of the other quantities the diagnosis reads (its
+     * extra computation, written here too), for nbc-compare's classes
+     * across launches */
+    metric_bounds comm_unhidden_share_ci;
+    double comp_extra_in_overhead;
+    metric_bounds comp_extra_in_overhead_ci;
+    metric_bounds comm_target_error_ci;
+    metric_bounds comp_target_error_ci;
     enum diagnosis diagnosis_point; /* what the estimates alone say */
     /* beyond the median: eq. 1 per block, with the median references */
     double r_overhead_mean;

@@ -174,6 +174,11 @@ int cell_intervals(const cell_series *s, const uncertainty_rules *rules, cell_me
     cell->r_comm_ci = u->interval[Q_R_COMM].ci;
     cell->r_comm_local_wait = u->estimate[Q_R_COMM_LOCAL_WAIT];
     cell->r_comm_local_wait_ci = u->interval[Q_R_COMM_LOCAL_WAIT].ci;
+    cell->comm_unhidden_share_ci = u->interval[Q_COMM_UNHIDDEN].ci;
+    cell->comp_extra_in_overhead = u->estimate[Q_COMP_EXTRA];
+    cell->comp_extra_in_overhead_ci = u->interval[Q_COMP_EXTRA].ci;
+    cell->comm_target_error_ci = u->interval[Q_COMM_TARGET_ERROR].ci;
+    cell->comp_target_error_ci = u->interval[Q_COMP_TARGET_ERROR].ci;
     cell->r_comp_slowdown_ci = u->interval[Q_R_COMP_SLOWDOWN].ci;
     cell->r_overhead_mean = u->estimate[Q_R_OVERHEAD_MEAN];
     cell->r_overhead_mean_ci = u->interval[Q_R_OVERHEAD_MEAN].ci;

@@ -113,12 +113,22 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_COMM_LOCAL_WAIT, FIELD_RATIO, r_comm_local_wait),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_LO, FIELD_RATIO, r_comm_local_wait_ci.lo),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_HI, FIELD_RATIO, r_comm_local_wait_ci.hi),
+    CELL_COLUMN(COMM_UNHIDDEN_SHARE_CI_LO, FIELD_RATIO, comm_unhidden_share_ci.lo),
+    CELL_COLUMN(COMM_UNHIDDEN_SHARE_CI_HI, FIELD_RATIO, comm_unhidden_share_ci.hi),
+    CELL_COLUMN(COMP_EXTRA, FIELD_RATIO, comp_extra_in_overhead),
+    CELL_COLUMN(COMP_EXTRA_CI_LO, FIELD_RATIO, comp_extra_in_overhead_ci.lo),
+    CELL_COLUMN(COMP_EXTRA_CI_HI, FIELD_RATIO, comp_extra_in_overhead_ci.hi),
+    CELL_COLUMN(COMM_TARGET_ERROR_CI_LO, FIELD_RATIO, comm_target_error_ci.lo),
+    CELL_COLUMN(COMM_TARGET_ERROR_CI_HI, FIELD_RATIO, comm_target_error_ci.hi),
+    CELL_COLUMN(COMP_TARGET_ERROR_CI_LO, FIELD_RATIO, comp_target_error_ci.lo),
+    CELL_COLUMN(COMP_TARGET_ERROR_CI_HI, FIELD_RATIO, comp_target_error_ci.hi),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
- * interference; then its r_comm counted each rank's own wait). */
+ * interference; then its r_comm counted each rank's own wait; then it had
+ * no intervals of the diagnosis's other quantities). */
 static const schema_column cells_new_columns[] = {
     COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,    COL_CELLS_ATTEMPTS,
     COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO, COL_CELLS_R_MPI_IMPACT,

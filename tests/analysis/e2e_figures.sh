@@ -29,7 +29,10 @@ diagnosis_confidence,diagnosis_point,r_overhead_mean,r_overhead_mean_ci_lo,r_ove
 r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,r_overhead_bimodal,comm_null_blocks,\
 comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio,comp_null_ci_lo,\
 comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,\
-r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi"
+r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,comm_unhidden_share_ci_lo,\
+comm_unhidden_share_ci_hi,comp_extra_in_overhead,comp_extra_in_overhead_ci_lo,\
+comp_extra_in_overhead_ci_hi,comm_target_error_ci_lo,comm_target_error_ci_hi,\
+comp_target_error_ci_lo,comp_target_error_ci_hi"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))
