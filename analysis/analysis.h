@@ -181,7 +181,7 @@ int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_nam
 typedef struct sweep_row {
     long cell;
     long blocks;
-    char stop[ANALYSIS_NAME_MAX]; /* fixed, precision, max, budget, late */
+    char stop[ANALYSIS_NAME_MAX]; /* nbc_stop_reason_name: fixed, precision, decided, ... */
 } sweep_row;
 
 int analysis_parse_sweep(const char *buf, size_t len, const char *file_name, sweep_row **rows,
@@ -248,9 +248,13 @@ enum diagnosis {
     DIAG_CONTENTION,
     DIAG_COMM_SLOWED,
     DIAG_IMPRECISION,
-    DIAG_OFF_TARGET,
     DIAG_UNEXPLAINED,
-    DIAG_UNCERTAIN, /* the interval spans two classes, or too few blocks */
+    /* not confirmed at the map's false-discovery rate, or too few blocks
+     * (cells.csv diagnosis only; diagnosis_point keeps the class) */
+    DIAG_UNCERTAIN,
+    /* the driver stopped the cell as one run.max_repetitions could not
+     * decide (sweep.csv stop `unresolvable`; diagnosis only) */
+    DIAG_UNRESOLVABLE,
     DIAG_INVALID,
     DIAG_COUNT
 };
@@ -261,7 +265,7 @@ bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis);
 /* Thresholds of the diagnosis rules (section 3.3); the values and their
  * reasons are in analysis_default_thresholds() and README.md. */
 typedef struct diagnosis_thresholds {
-    double off_target_max_error;       /* |reference / target - 1| */
+    double off_target_max_error;       /* |reference / target - 1| above: flagged */
     double imprecision_max_r_overhead; /* r_overhead below it: imprecision */
     double overlap_max_r_overhead;
     double progressed_max_unhidden; /* comm_unhidden_share at most: progressed */
@@ -269,17 +273,20 @@ typedef struct diagnosis_thresholds {
     double slowed_min_r_comp_slowdown;
     double slowed_min_share_of_overhead;
     long min_blocks; /* fewer usable blocks: uncertain (0: no such rule) */
+    /* the map's false-discovery rate: the claims are the Benjamini-Hochberg
+     * rejections at this q over the valid cells' p-values (README.md) */
+    double false_discovery_rate;
 } diagnosis_thresholds;
 
 diagnosis_thresholds analysis_default_thresholds(void);
 
 /* How intervals are computed (README.md, "Uncertainty"): a bootstrap over
- * whole blocks, the expanded percentile interval per cell, Bonferroni over
- * the grid's cells for the diagnosis. */
+ * whole blocks, the expanded percentile interval per cell; the same
+ * replicates, each classified, give each cell's p-value. */
 typedef struct uncertainty_rules {
     long resamples;    /* bootstrap resamples per cell */
     long long seed;    /* of the generator; each cell draws its own stream */
-    double confidence; /* of each cell's interval, and of the map as a family */
+    double confidence; /* of each cell's interval */
 } uncertainty_rules;
 
 uncertainty_rules analysis_default_uncertainty(void);
@@ -363,28 +370,28 @@ typedef struct cell_metrics {
     /* MPI time beyond what perfect overlap leaves, over the part of the
      * communication the computation could hide (README.md, Diagnosis) */
     double comm_unhidden_share;
+    /* the references more than off_target_max_error from their targets:
+     * a fact about the axis, flagged; the cell is classified all the same */
+    bool comm_off_target;
+    bool comp_off_target;
     /* Uncertainty (README.md): each cell's 95 % intervals (block bootstrap,
-     * expanded percentile), and the simultaneous ones the diagnosis used */
+     * expanded percentile) */
     metric_bounds r_overhead_ci;
     metric_bounds r_comm_ci;
     metric_bounds r_comp_slowdown_ci;
-    metric_bounds r_overhead_sim;
-    metric_bounds r_comm_sim;
-    metric_bounds r_comp_slowdown_sim;
-    double diagnosis_confidence; /* each cell's level in the simultaneous family */
     /* eq. 4 on each rank's own wait t4 - t3 (a rank done computing first
      * counts its wait for the others), and its 95 % interval */
     double r_comm_local_wait;
     metric_bounds r_comm_local_wait_ci;
-    /* the 95 % intervals of the other quantities the diagnosis reads (its
-     * extra computation, written here too), for nbc-compare's classes
-     * across launches */
-    metric_bounds comm_unhidden_share_ci;
-    double comp_extra_in_overhead;
-    metric_bounds comp_extra_in_overhead_ci;
-    metric_bounds comm_target_error_ci;
-    metric_bounds comp_target_error_ci;
-    enum diagnosis diagnosis_point; /* what the estimates alone say */
+    /* The claim (README.md, "Diagnosis"): diagnosis_point is the class the
+     * estimates give; diagnosis_p the chance of a replicate of the joint
+     * bootstrap in another class, corrected for few blocks (the p-value
+     * of "the truth is in another class"; NAN for an invalid cell or one
+     * with fewer than min_blocks blocks); diagnosis is diagnosis_point when
+     * Benjamini-Hochberg over the map confirms it, else uncertain (or
+     * unresolvable, invalid). */
+    enum diagnosis diagnosis_point;
+    double diagnosis_p;
     /* beyond the median: eq. 1 per block, with the median references */
     double r_overhead_mean;
     metric_bounds r_overhead_mean_ci;
@@ -444,16 +451,22 @@ typedef struct block_values {
 /* The two null controls: comm_null / comm_ref and comp_null / comp_ref. */
 enum null_pair { NULL_COMM, NULL_COMP, NULL_PAIR_COUNT };
 
-/* What the intervals of a run rest on (README.md, "Uncertainty"). */
+/* What the intervals and the map's claims rest on (README.md,
+ * "Uncertainty", "Diagnosis"). */
 typedef struct uncertainty_summary {
     uncertainty_rules rules;
     long min_blocks;
-    long family_cells; /* cells the map's simultaneous intervals cover */
-    /* each interval's level: 1 - (1 - confidence) / (family_cells x the 7
-     * quantities the diagnosis reads) */
-    double family_cell_level;
+    long family_cells;           /* valid cells: Benjamini-Hochberg's m */
+    double false_discovery_rate; /* its q */
+    long confirmed_cells;        /* its rejections: cells whose class is claimed */
+    double confirmed_max_p;      /* the largest p confirmed (NAN: none) */
+    /* the sum of the confirmed cells' p: the expected number of wrong
+     * claims if each p were exact (at most q x confirmed_cells on average) */
+    double expected_wrong;
     long uncertain_cells;               /* valid cells diagnosed uncertain */
     long few_blocks_cells;              /* ... of them for lack of blocks */
+    long unresolvable_cells;            /* valid cells the driver gave up on */
+    long off_target_cells;              /* valid cells with a flag comm/comp_off_target */
     long null_cells[NULL_PAIR_COUNT];   /* valid cells with a null interval */
     long null_covered[NULL_PAIR_COUNT]; /* ... whose interval covers 1 */
 } uncertainty_summary;
@@ -480,16 +493,20 @@ typedef struct diagnosis_input {
     /* extra computation time in overlap, in units of eq. 1's denominator:
      * (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
     metric_bounds comp_extra_in_overhead;
-    metric_bounds comm_target_error;
-    metric_bounds comp_target_error;
 } diagnosis_input;
 
 /* The point estimates of a cell (lo = hi). */
 diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
 
+/* The standard normal quantile Phi^-1(p), 0 < p < 1 (the stopping rule's
+ * projection of a p-value). */
+double analysis_normal_quantile(double p);
+
 /* Applies the rules of section 3.3, the table of README.md: the first rule
  * that holds on the whole of the intervals decides, unless a rule before it
- * holds on part of them (the intervals span two classes): uncertain. */
+ * holds on part of them (the intervals span two classes): uncertain. The
+ * map applies it to points (lo = hi: the estimates, and each bootstrap
+ * replicate), where only a NAN answers "part of" it. */
 enum diagnosis analysis_diagnose(const diagnosis_input *input,
                                  const diagnosis_thresholds *thresholds);
 

@@ -195,11 +195,12 @@ typedef struct boot_summary {
 } boot_summary;
 boot_summary boot_summarize(double *replicates, size_t count, size_t n, double confidence);
 
-/* The interval at `level` (a simultaneous family's share, far in the tail
- * where the replicates are too few): estimate -+ sqrt(n/(n-1))
- * t_(n-1)(1 - (1 - level)/2) se, and at least the `confidence` interval. */
-metric_bounds boot_simultaneous(const boot_summary *summary, double estimate, size_t n,
-                                double level);
+/* The p-value of a claim that `other` of `resamples` replicates of an
+ * n-block bootstrap contradict: the share (other + 1) / (resamples + 1)
+ * (a replicate share is never 0), corrected for few blocks as the
+ * intervals are (expanded percentile): its normal quantile z shrunk to
+ * sqrt((n-1)/n) z and mapped back. NAN when n < 2. */
+double boot_p_value(size_t other, size_t resamples, size_t n);
 
 /* ---- A cell's estimates and intervals (intervals.c) ------------------------- */
 
@@ -257,14 +258,27 @@ typedef struct cell_uncertainty {
 } cell_uncertainty;
 
 /* The bootstrap of one cell: its quantities' intervals into u and the
- * cell's _ci columns, the distribution of eq. 1 over blocks, the null
- * ratios and their intervals. */
-int cell_intervals(const cell_series *series, const uncertainty_rules *rules, cell_metrics *cell,
+ * cell's _ci columns, the p-value of its point class (diagnosis_p, for a
+ * valid cell of at least min_blocks blocks), the distribution of eq. 1
+ * over blocks, the null ratios and their intervals. */
+int cell_intervals(const cell_series *series, const cell_rules *rules, cell_metrics *cell,
                    cell_uncertainty *u, analysis_error *err);
 
-/* After every cell: the simultaneous intervals of the map (Bonferroni over
- * the cells it diagnoses), each cell's diagnosis, and the run's summary. */
-void diagnose_run(cell_table *cells, const cell_uncertainty *u, const cell_rules *rules);
+/* The diagnosis input of the quantities q (a point: lo = hi). */
+diagnosis_input diagnosis_input_of(const double q[Q_COUNT], bool valid, long blocks);
+
+/* After every cell: each cell's point class, target flags and confirmed
+ * class (Benjamini-Hochberg over the valid cells' diagnosis_p), and the
+ * run's summary. */
+int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err);
+
+/* Benjamini-Hochberg at q over m tests whose p-values (NAN: not a
+ * candidate, as p = 1) are p[0..count): *threshold is the largest p
+ * confirmed, NAN when none is. Rejecting every p up to it keeps the
+ * expected share of wrong claims among the claims at most q (independent
+ * or positively dependent tests, Benjamini and Yekutieli 2001). False when
+ * out of memory. */
+bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold);
 
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);

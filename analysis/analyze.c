@@ -125,13 +125,16 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
             strbuf_printf(sb, " %s %zu", analysis_diagnosis_name((enum diagnosis)d), per_class[d]);
     const uncertainty_summary *u = &cells->uncertainty;
     strbuf_printf(sb,
-                  "\nintervals: %.0f %% per cell from %ld resamples of whole blocks (seed %lld); "
-                  "the diagnosis on simultaneous intervals, Bonferroni over %ld cells x %d "
-                  "quantities (each at %.4f %%); fewer than %ld blocks: uncertain\n"
-                  "uncertain: %ld of %zu valid cells (%ld for fewer than %ld blocks)\n",
-                  100 * u->rules.confidence, u->rules.resamples, u->rules.seed, u->family_cells,
-                  Q_DIAGNOSED, 100 * u->family_cell_level, u->min_blocks, u->uncertain_cells, valid,
-                  u->few_blocks_cells, u->min_blocks);
+                  "\nintervals: %.0f %% per cell from %ld resamples of whole blocks (seed %lld)\n"
+                  "claims: %ld of %ld valid cells confirmed at a false-discovery rate of %g "
+                  "(Benjamini-Hochberg over the cells' diagnosis_p, largest confirmed p %.3g); "
+                  "expected wrong claims %.3g (sum of their p), at most %.3g (q x confirmed)\n"
+                  "uncertain: %ld of %zu valid cells (%ld for fewer than %ld blocks); "
+                  "unresolvable: %ld; off target (flagged, classified): %ld\n",
+                  100 * u->rules.confidence, u->rules.resamples, u->rules.seed, u->confirmed_cells,
+                  u->family_cells, u->false_discovery_rate, u->confirmed_max_p, u->expected_wrong,
+                  u->false_discovery_rate * (double)u->confirmed_cells, u->uncertain_cells, valid,
+                  u->few_blocks_cells, u->min_blocks, u->unresolvable_cells, u->off_target_cells);
     null_coverage_text(sb, cells, "");
     blocks_text(sb, cells);
     strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,

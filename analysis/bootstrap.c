@@ -53,6 +53,11 @@ static double normal_quantile(double p)
     return (lo + hi) / 2;
 }
 
+double analysis_normal_quantile(double p)
+{
+    return p > 0 && p < 1 ? normal_quantile(p) : NAN;
+}
+
 double stats_student_quantile(double p, long df)
 {
     if (!(p > 0 && p < 1) || df < 1)
@@ -340,14 +345,13 @@ boot_summary boot_summarize(double *replicates, size_t count, size_t n, double c
                           sqrt(square / (double)(count - 1))};
 }
 
-metric_bounds boot_simultaneous(const boot_summary *summary, double estimate, size_t n,
-                                double level)
+double boot_p_value(size_t other, size_t resamples, size_t n)
 {
-    if (n < 2 || isnan(summary->ci.lo) || isnan(estimate))
-        return (metric_bounds){NAN, NAN};
+    if (n < 2 || resamples < 1)
+        return NAN;
     double nn = (double)n;
-    double half = sqrt(nn / (nn - 1)) * stats_student_quantile(1 - (1 - level) / 2, (long)n - 1) *
-                  summary->se;
-    return (metric_bounds){fmin(summary->ci.lo, estimate - half),
-                           fmax(summary->ci.hi, estimate + half)};
+    double share = ((double)other + 1) / ((double)resamples + 1);
+    /* the inverse of expanded_tail: a tail share s of the replicates is a
+     * tail of the sampling distribution at z sqrt((n-1)/n), z = -Phi^-1(s) */
+    return stats_normal_cdf(sqrt((nn - 1) / nn) * normal_quantile(share));
 }

@@ -468,77 +468,56 @@ static metric_bounds difference_interval(const level_estimate *a, const level_es
     return (metric_bounds){b->ci.lo - a->ci.hi, b->ci.hi - a->ci.lo};
 }
 
-/* The quantities the diagnosis reads (diagnosis_input), and where each
- * launch's 95 % interval of it is in cells.csv. */
-static const struct {
-    size_t input; /* offsetof(diagnosis_input, ...) */
-    size_t ci;    /* offsetof(cell_metrics, ..._ci) */
-} class_quantities[] = {
-    {offsetof(diagnosis_input, r_overhead), offsetof(cell_metrics, r_overhead_ci)},
-    {offsetof(diagnosis_input, r_comm), offsetof(cell_metrics, r_comm_ci)},
-    {offsetof(diagnosis_input, r_comp_slowdown), offsetof(cell_metrics, r_comp_slowdown_ci)},
-    {offsetof(diagnosis_input, comm_unhidden_share),
-     offsetof(cell_metrics, comm_unhidden_share_ci)},
-    {offsetof(diagnosis_input, comp_extra_in_overhead),
-     offsetof(cell_metrics, comp_extra_in_overhead_ci)},
-    {offsetof(diagnosis_input, comm_target_error), offsetof(cell_metrics, comm_target_error_ci)},
-    {offsetof(diagnosis_input, comp_target_error), offsetof(cell_metrics, comp_target_error_ci)},
+/* The quantities the diagnosis reads (diagnosis_input). */
+static const size_t class_quantities[] = {
+    offsetof(diagnosis_input, r_overhead),
+    offsetof(diagnosis_input, r_comm),
+    offsetof(diagnosis_input, r_comp_slowdown),
+    offsetof(diagnosis_input, comm_unhidden_share),
+    offsetof(diagnosis_input, comp_extra_in_overhead),
 };
 enum { CLASS_QUANTITY_COUNT = sizeof class_quantities / sizeof *class_quantities };
 
 static metric_bounds *input_bounds(diagnosis_input *input, size_t k)
 {
-    return (metric_bounds *)((char *)input + class_quantities[k].input);
+    return (metric_bounds *)((char *)input + class_quantities[k]);
 }
 
-/* The combined interval of one quantity over L >= 2 launches: the mean of
- * their estimates -+ t_df(level) sqrt(v / L), with v = max(S^2, W) as the
- * configuration's estimates (S^2 the launches' sample variance, W their
- * mean within-launch variance, 0 where a launch has no interval), and df
- * Satterthwaite's for v = W + (v - W): W is known from thousands of
- * resamples (df infinite), v - W from L - 1 (README.md, "Launches"). */
-static metric_bounds combined_bounds(const double *x, const double *within, long launches,
-                                     double level)
+/* P(chi^2 with 2 L degrees of freedom > x) = exp(-x/2) sum_(k<L) (x/2)^k / k! */
+static double chi2_even_tail(double x, long launches)
 {
-    double l = (double)launches, sum = 0, square = 0, w = 0;
-    for (long j = 0; j < launches; j++) {
-        sum += x[j];
-        w += within[j] / l;
+    double term = 1, sum = 0;
+    for (long k = 0; k < launches; k++) {
+        sum += term;
+        term *= x / 2 / (double)(k + 1);
     }
-    double mean = sum / l;
-    for (long j = 0; j < launches; j++)
-        square += (x[j] - mean) * (x[j] - mean);
-    double v = fmax(square / (l - 1), w);
-    /* df past 1000 is the normal's to 0.1 %; the quantile costs O(df) */
-    double df = v > w ? (l - 1) * (v / (v - w)) * (v / (v - w)) : 1000;
-    double half = stats_student_quantile(1 - (1 - level) / 2, (long)fmin(df, 1000)) * sqrt(v / l);
-    return (metric_bounds){mean - half, mean + half};
+    return fmin(1.0, exp(-x / 2) * sum);
 }
 
-/* Configuration c's class of common cell i from its launches combined: one
- * launch, the run's own claim; L >= 2, the diagnosis's rules
- * (analysis_diagnose) on the combined interval of each quantity it reads,
- * each at `level`. scratch: 2 x CLASS_QUANTITY_COUNT x run_count values. */
-static level_class configuration_class(const compare_run *runs, size_t run_count, size_t config,
-                                       const common_cell *cell, const cell_rules *rules,
-                                       double level, double *scratch)
+/* Configuration c's candidate class of common cell i from its L >= 2
+ * launches (README.md, "Launches"): the class of the mean of their
+ * estimates (analysis_diagnose on points), and Fisher's combination of the
+ * launches' p-values of it, -2 sum ln p_j against chi^2 with 2 L degrees
+ * of freedom; a launch whose estimates give another class, or without a p
+ * (too few blocks), counts as p = 1. *p is NAN when there is no class to
+ * claim. With one launch, the run's own class and claim (*p NAN). */
+static level_class configuration_candidate(const compare_run *runs, size_t run_count, size_t config,
+                                           const common_cell *cell, const cell_rules *rules,
+                                           double *p)
 {
     level_class out = {DIAG_INVALID, DIAG_INVALID};
-    double *x = scratch, *within = scratch + CLASS_QUANTITY_COUNT * run_count;
-    long launches = 0, blocks = 0;
+    diagnosis_input mean = {.valid = true};
+    long launches = 0;
     const cell_metrics *only = NULL;
+    *p = NAN;
     for (size_t r = 0; r < run_count; r++) {
         const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
         if (runs[r].config != config || !c->valid || !isfinite(c->r_overhead))
             continue;
         diagnosis_input point = analysis_diagnosis_point(c);
-        for (size_t k = 0; k < CLASS_QUANTITY_COUNT; k++) {
-            metric_bounds ci = *(const metric_bounds *)((const char *)c + class_quantities[k].ci);
-            double se = (ci.hi - ci.lo) / (2 * z_975);
-            x[k * run_count + (size_t)launches] = input_bounds(&point, k)->lo;
-            within[k * run_count + (size_t)launches] = isfinite(se) ? se * se : 0;
-        }
-        blocks += c->blocks;
+        for (size_t k = 0; k < CLASS_QUANTITY_COUNT; k++)
+            input_bounds(&mean, k)->lo += input_bounds(&point, k)->lo;
+        mean.blocks += c->blocks;
         only = c;
         launches++;
     }
@@ -546,43 +525,59 @@ static level_class configuration_class(const compare_run *runs, size_t run_count
         return out;
     if (launches == 1)
         return (level_class){only->diagnosis, only->diagnosis_point};
-    diagnosis_input input = {.valid = true, .blocks = blocks}, point = input;
     for (size_t k = 0; k < CLASS_QUANTITY_COUNT; k++) {
-        metric_bounds b =
-            combined_bounds(x + k * run_count, within + k * run_count, launches, level);
-        double mean = (b.lo + b.hi) / 2;
-        *input_bounds(&input, k) = b;
-        *input_bounds(&point, k) = (metric_bounds){mean, mean};
+        metric_bounds *b = input_bounds(&mean, k);
+        b->lo /= (double)launches;
+        b->hi = b->lo;
     }
     diagnosis_thresholds point_rules = rules->thresholds;
     point_rules.min_blocks = 0; /* the estimates alone, as diagnosis_point */
-    out.diagnosis = analysis_diagnose(&input, &rules->thresholds);
-    out.diagnosis_point = analysis_diagnose(&point, &point_rules);
+    out.diagnosis_point = analysis_diagnose(&mean, &point_rules);
+    out.diagnosis = DIAG_UNCERTAIN;
+    if (out.diagnosis_point == DIAG_UNCERTAIN || mean.blocks < rules->thresholds.min_blocks)
+        return out;
+    double statistic = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
+        if (runs[r].config != config || !c->valid || !isfinite(c->r_overhead))
+            continue;
+        bool same = c->diagnosis_point == out.diagnosis_point && isfinite(c->diagnosis_p);
+        statistic += same ? -2 * log(fmax(c->diagnosis_p, 1e-300)) : 0;
+    }
+    *p = chi2_even_tail(statistic, launches);
     return out;
 }
 
 /* Every configuration's classes: classes[config * n + cell]; NULL when out
- * of memory. Each interval is at 1 - (1 - confidence) / (the quantities the
- * diagnosis reads), so that each cell's confirmed class is wrong with
- * probability at most 1 - confidence (Bonferroni within the cell; a
- * family-wise level over the map with 2 launches needs Student's t far in
- * its tail, README.md "Launches"). */
+ * of memory. With two or more launches, a cell's class is claimed when
+ * Benjamini-Hochberg at the map's false-discovery rate over the
+ * configuration's valid common cells confirms its combined p, as a run's
+ * map confirms its cells' p. */
 static level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
                                  const common_cell *common, size_t n, const cell_rules *rules)
 {
     size_t count = configs * n;
     level_class *classes = malloc((count ? count : 1) * sizeof *classes);
-    double *scratch = malloc(2 * CLASS_QUANTITY_COUNT * run_count * sizeof *scratch);
-    double level = 1 - (1 - rules->uncertainty.confidence) / CLASS_QUANTITY_COUNT;
-    for (size_t c = 0; classes && scratch && c < configs; c++)
-        for (size_t i = 0; i < n; i++)
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    bool ok = classes && p;
+    for (size_t c = 0; ok && c < configs; c++) {
+        long valid = 0;
+        for (size_t i = 0; i < n; i++) {
             classes[c * n + i] =
-                configuration_class(runs, run_count, c, &common[i], rules, level, scratch);
-    if (!scratch) {
+                configuration_candidate(runs, run_count, c, &common[i], rules, &p[i]);
+            valid += classes[c * n + i].diagnosis != DIAG_INVALID;
+        }
+        double threshold;
+        ok = bh_threshold(p, n, valid, rules->thresholds.false_discovery_rate, &threshold);
+        for (size_t i = 0; ok && i < n; i++)
+            if (!isnan(p[i]) && p[i] <= threshold)
+                classes[c * n + i].diagnosis = classes[c * n + i].diagnosis_point;
+    }
+    free(p);
+    if (!ok) {
         free(classes);
         classes = NULL;
     }
-    free(scratch);
     return classes;
 }
 

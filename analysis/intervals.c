@@ -1,10 +1,12 @@
 /* analysis: how sure each number is (README.md, "Uncertainty"). The
  * estimands stay the paper's ratios of medians (section 5.1); their
  * intervals come from a bootstrap that resamples whole blocks, so the
- * kinds measured together in a block stay together. The map's diagnosis
- * rests on simultaneous intervals (Bonferroni over the cells it
- * diagnoses), and the null controls measure how often the intervals cover
- * a truth of exactly 1. */
+ * kinds measured together in a block stay together. Each replicate of that
+ * joint bootstrap is classified by the point rules: the share in another
+ * class is the cell's p-value, and the map claims the classes that
+ * Benjamini-Hochberg confirms over the valid cells (README.md,
+ * "Diagnosis"). The null controls measure how often the intervals cover a
+ * truth of exactly 1. */
 #include "analysis/analysis_internal.h"
 
 #include <math.h>
@@ -67,9 +69,10 @@ static void null_statistic(const double *medians, const double *means, const voi
  * depend on the other cells, nor on the order they are computed in. */
 enum { STREAM_METRICS, STREAM_NULL_COMM, STREAM_NULL_COMP, STREAMS_PER_CELL };
 
-/* Intervals of quantity_count quantities of problem. */
+/* Intervals of quantity_count quantities of problem; the replicates (row
+ * by row) are handed to *kept when it is not NULL (the caller frees). */
 static int bootstrap(const boot_problem *problem, const uncertainty_rules *rules, uint64_t stream,
-                     boot_summary *out, analysis_error *err)
+                     boot_summary *out, double **kept, analysis_error *err)
 {
     size_t resamples = (size_t)rules->resamples, k = problem->quantity_count;
     double *replicates = malloc(resamples * k * sizeof *replicates);
@@ -87,9 +90,31 @@ static int bootstrap(const boot_problem *problem, const uncertainty_rules *rules
             column[r] = replicates[r * k + q];
         out[q] = boot_summarize(column, resamples, problem->n, rules->confidence);
     }
+    if (kept && status == ANALYSIS_OK) {
+        *kept = replicates;
+        replicates = NULL;
+    }
     free(replicates);
     free(column);
     return status;
+}
+
+/* The p-value of the claim "the truth is in the class of the estimates":
+ * each replicate of the joint bootstrap classified by the same point rules
+ * (all quantities of one resample together, so correlated quantities and
+ * the rules' order are taken as they are), the share in another class
+ * corrected for few blocks (boot_p_value). It is the p-value of the
+ * intersection-union test of the class's conditions (Berger 1982): no
+ * correction over the conditions a class reads. */
+static double class_p_value(const double *replicates, size_t resamples, size_t n,
+                            enum diagnosis point, const diagnosis_thresholds *point_rules)
+{
+    size_t other = 0;
+    for (size_t r = 0; r < resamples; r++) {
+        diagnosis_input input = diagnosis_input_of(replicates + r * Q_COUNT, true, (long)n);
+        other += analysis_diagnose(&input, point_rules) != point;
+    }
+    return boot_p_value(other, resamples, n);
 }
 
 static double median_of_copy(const double *values, size_t n, double *scratch)
@@ -116,7 +141,7 @@ static int null_pair(const cell_series *s, enum null_pair pair, const uncertaint
                             .quantity_count = 1,
                             .statistic = null_statistic};
     uint64_t stream = (uint64_t)cell * STREAMS_PER_CELL + STREAM_NULL_COMM + (uint64_t)pair;
-    int status = bootstrap(&problem, rules, stream, &summary, err);
+    int status = bootstrap(&problem, rules, stream, &summary, NULL, err);
     *ci = summary.ci;
     return status;
 }
@@ -143,9 +168,13 @@ static void overhead_distribution(const cell_series *s, cell_metrics *cell, doub
     cell->r_overhead_bimodal = cell->r_overhead_bimodality > 5.0 / 9.0;
 }
 
-int cell_intervals(const cell_series *s, const uncertainty_rules *rules, cell_metrics *cell,
+int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metrics *cell,
                    cell_uncertainty *u, analysis_error *err)
 {
+    const uncertainty_rules *rules = &cell_rules->uncertainty;
+    diagnosis_thresholds point_rules = cell_rules->thresholds;
+    point_rules.min_blocks = 0; /* the estimates alone, however few the blocks */
+    cell->diagnosis_p = NAN;
     for (int q = 0; q < Q_COUNT; q++)
         u->interval[q] = (boot_summary){{NAN, NAN}, NAN};
     size_t most = s->n;
@@ -165,20 +194,23 @@ int cell_intervals(const cell_series *s, const uncertainty_rules *rules, cell_me
                                 .ctx = &t};
         for (int i = 0; i < SERIES_COUNT; i++)
             problem.series[i] = s->values[i];
+        double *replicates = NULL;
         if (s->n >= 2)
             status = bootstrap(&problem, rules, (uint64_t)cell->cell * STREAMS_PER_CELL,
-                               u->interval, err);
+                               u->interval, &replicates, err);
+        if (replicates && cell->valid && s->n >= (size_t)cell_rules->thresholds.min_blocks) {
+            diagnosis_input input = diagnosis_input_of(u->estimate, true, (long)s->n);
+            cell->diagnosis_p =
+                class_p_value(replicates, (size_t)rules->resamples, s->n,
+                              analysis_diagnose(&input, &point_rules), &point_rules);
+        }
+        free(replicates);
         overhead_distribution(s, cell, scratch);
     }
     cell->r_overhead_ci = u->interval[Q_R_OVERHEAD].ci;
     cell->r_comm_ci = u->interval[Q_R_COMM].ci;
     cell->r_comm_local_wait = u->estimate[Q_R_COMM_LOCAL_WAIT];
     cell->r_comm_local_wait_ci = u->interval[Q_R_COMM_LOCAL_WAIT].ci;
-    cell->comm_unhidden_share_ci = u->interval[Q_COMM_UNHIDDEN].ci;
-    cell->comp_extra_in_overhead = u->estimate[Q_COMP_EXTRA];
-    cell->comp_extra_in_overhead_ci = u->interval[Q_COMP_EXTRA].ci;
-    cell->comm_target_error_ci = u->interval[Q_COMM_TARGET_ERROR].ci;
-    cell->comp_target_error_ci = u->interval[Q_COMP_TARGET_ERROR].ci;
     cell->r_comp_slowdown_ci = u->interval[Q_R_COMP_SLOWDOWN].ci;
     cell->r_overhead_mean = u->estimate[Q_R_OVERHEAD_MEAN];
     cell->r_overhead_mean_ci = u->interval[Q_R_OVERHEAD_MEAN].ci;
@@ -196,72 +228,112 @@ int cell_intervals(const cell_series *s, const uncertainty_rules *rules, cell_me
 
 /* ---- The run ---------------------------------------------------------------------- */
 
-static diagnosis_input input_of(const cell_metrics *cell, const metric_bounds b[Q_COUNT])
-{
-    return (diagnosis_input){
-        .valid = cell->valid && !isnan(cell->r_overhead),
-        .blocks = cell->blocks,
-        .r_overhead = b[Q_R_OVERHEAD],
-        .r_comm = b[Q_R_COMM],
-        .r_comp_slowdown = b[Q_R_COMP_SLOWDOWN],
-        .comm_unhidden_share = b[Q_COMM_UNHIDDEN],
-        .comp_extra_in_overhead = b[Q_COMP_EXTRA],
-        .comm_target_error = b[Q_COMM_TARGET_ERROR],
-        .comp_target_error = b[Q_COMP_TARGET_ERROR],
-    };
-}
-
 static bool covers_one(metric_bounds ci)
 {
     return ci.lo <= 1 && ci.hi >= 1;
 }
 
-void diagnose_run(cell_table *cells, const cell_uncertainty *u, const cell_rules *rules)
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Benjamini-Hochberg (analysis_internal.h; nbc-compare's classes use it
+ * too). */
+bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold)
+{
+    double *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    size_t k = 0;
+    *threshold = NAN;
+    if (!sorted)
+        return false;
+    for (size_t i = 0; i < count; i++)
+        if (!isnan(p[i]))
+            sorted[k++] = p[i];
+    qsort(sorted, k, sizeof *sorted, compare_doubles);
+    for (size_t i = k; i-- > 0;)
+        if (sorted[i] <= (double)(i + 1) * q / (double)m) {
+            *threshold = sorted[i];
+            break;
+        }
+    free(sorted);
+    return true;
+}
+
+/* A candidate's p: valid, enough blocks, a class, and not given up by the
+ * driver; NAN for the others (never confirmed). */
+static double candidate_p(const cell_metrics *cell, const diagnosis_thresholds *th)
+{
+    if (!cell->valid || cell->blocks < th->min_blocks || strcmp(cell->stop, "unresolvable") == 0 ||
+        cell->diagnosis_point == DIAG_UNCERTAIN || cell->diagnosis_point == DIAG_INVALID)
+        return NAN;
+    return cell->diagnosis_p;
+}
+
+int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err)
 {
     const diagnosis_thresholds *th = &rules->thresholds;
     diagnosis_thresholds point_rules = *th;
     point_rules.min_blocks = 0; /* the estimates alone, however few the blocks */
     uncertainty_summary *summary = &cells->uncertainty;
-    *summary = (uncertainty_summary){.rules = rules->uncertainty, .min_blocks = th->min_blocks};
-    /* The family: the intervals the map's classes rest on, those of the
-     * Q_DIAGNOSED quantities of every cell the map asserts a class for
-     * (valid, enough blocks). Each is taken at 1 - (1 - confidence) /
-     * intervals, so that the chance that any of them misses its truth, and
-     * with it the chance of any confidently wrong class, is at most
-     * 1 - confidence (Bonferroni). */
-    for (size_t i = 0; i < cells->count; i++)
-        summary->family_cells += cells->cells[i].valid && cells->cells[i].blocks >= th->min_blocks;
-    double confidence = rules->uncertainty.confidence;
-    double intervals =
-        (double)(summary->family_cells > 1 ? summary->family_cells : 1) * Q_DIAGNOSED;
-    summary->family_cell_level = 1 - (1 - confidence) / intervals;
+    *summary = (uncertainty_summary){.rules = rules->uncertainty,
+                                     .min_blocks = th->min_blocks,
+                                     .false_discovery_rate = th->false_discovery_rate,
+                                     .confirmed_max_p = NAN};
+    double *p = malloc((cells->count ? cells->count : 1) * sizeof *p);
+    if (!p)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells->count);
     for (size_t i = 0; i < cells->count; i++) {
         cell_metrics *cell = &cells->cells[i];
-        metric_bounds sim[Q_COUNT];
-        for (int q = 0; q < Q_COUNT; q++)
-            sim[q] = boot_simultaneous(&u[i].interval[q], u[i].estimate[q], (size_t)cell->blocks,
-                                       summary->family_cell_level);
-        cell->r_overhead_sim = sim[Q_R_OVERHEAD];
-        cell->r_comm_sim = sim[Q_R_COMM];
-        cell->r_comp_slowdown_sim = sim[Q_R_COMP_SLOWDOWN];
-        cell->diagnosis_confidence = summary->family_cell_level;
         cell->bootstrap_seed = rules->uncertainty.seed;
-        diagnosis_input input = input_of(cell, sim);
-        cell->diagnosis = analysis_diagnose(&input, th);
-        input = analysis_diagnosis_point(cell);
+        diagnosis_input input = analysis_diagnosis_point(cell);
         cell->diagnosis_point = analysis_diagnose(&input, &point_rules);
+        double most = th->off_target_max_error;
+        cell->comm_off_target = cell->valid && fabs(cell->comm_target_error) > most;
+        cell->comp_off_target = cell->valid && fabs(cell->comp_target_error) > most;
+        summary->family_cells += cell->valid;
+        p[i] = candidate_p(cell, th);
+    }
+    /* The family is every valid cell (m), the candidates those with a p:
+     * a cell without one counts as p = 1, never confirmed. */
+    double threshold;
+    if (!bh_threshold(p, cells->count, summary->family_cells, th->false_discovery_rate,
+                      &threshold)) {
+        free(p);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells->count);
+    }
+    for (size_t i = 0; i < cells->count; i++) {
+        cell_metrics *cell = &cells->cells[i];
+        bool confirmed = !isnan(p[i]) && p[i] <= threshold; /* false for a NAN threshold */
+        if (!cell->valid)
+            cell->diagnosis = DIAG_INVALID;
+        else if (strcmp(cell->stop, "unresolvable") == 0)
+            cell->diagnosis = DIAG_UNRESOLVABLE;
+        else
+            cell->diagnosis = confirmed ? cell->diagnosis_point : DIAG_UNCERTAIN;
         if (!cell->valid)
             continue;
+        if (confirmed) {
+            summary->confirmed_cells++;
+            summary->expected_wrong += p[i];
+            summary->confirmed_max_p =
+                isnan(summary->confirmed_max_p) ? p[i] : fmax(summary->confirmed_max_p, p[i]);
+        }
+        summary->unresolvable_cells += cell->diagnosis == DIAG_UNRESOLVABLE;
+        summary->off_target_cells += cell->comm_off_target || cell->comp_off_target;
         if (cell->diagnosis == DIAG_UNCERTAIN) {
             summary->uncertain_cells++;
             summary->few_blocks_cells += cell->blocks < th->min_blocks;
         }
         const metric_bounds nulls[NULL_PAIR_COUNT] = {cell->comm_null_ci, cell->comp_null_ci};
-        for (int p = 0; p < NULL_PAIR_COUNT; p++) {
-            if (isnan(nulls[p].lo))
+        for (int n = 0; n < NULL_PAIR_COUNT; n++) {
+            if (isnan(nulls[n].lo))
                 continue;
-            summary->null_cells[p]++;
-            summary->null_covered[p] += covers_one(nulls[p]);
+            summary->null_cells[n]++;
+            summary->null_covered[n] += covers_one(nulls[n]);
         }
     }
+    free(p);
+    return ANALYSIS_OK;
 }

@@ -394,9 +394,9 @@ static const struct {
     [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
     [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
     [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
-    [DIAG_OFF_TARGET] = {"#8c6d31", "OT", 0xffffffu},
     [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
     [DIAG_UNCERTAIN] = {"#737373", "n/a", 0x000000u},
+    [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
 
@@ -507,9 +507,9 @@ static const struct {
     [DIAG_CONTENTION] = {"#882255", 0xffffffu},    /* wine */
     [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
     [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
-    [DIAG_OFF_TARGET] = {"#999933", 0x000000u},    /* olive */
     [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
     [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
+    [DIAG_UNRESOLVABLE] = {"#999933", 0x000000u},  /* olive */
     [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */
 };
 
@@ -530,7 +530,7 @@ typedef struct plot_ctx {
     int width_px;
     int height_px;
     plot_palette palette;
-    diagnosis_thresholds thresholds; /* the run's: the target rule of the diagnosis map */
+    diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
 
 static void compact_library(const run_meta *meta, char *out, size_t out_size)
@@ -673,9 +673,9 @@ static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 {
     const uncertainty_summary *u = &ctx->cells->uncertainty;
     snprintf(out, out_size,
-             "hatched, '?': uncertain (intervals across two classes, Bonferroni over %ld cells; "
-             "or under %ld blocks)",
-             u->family_cells, u->min_blocks);
+             "hatched, '?': uncertain (not confirmed at a false-discovery rate of %g over %ld "
+             "cells; or under %ld blocks)",
+             u->false_discovery_rate, u->family_cells, u->min_blocks);
 }
 
 /* Section 5.2's r_overhead map, and beside it the width of each cell's 95 %
@@ -748,30 +748,18 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
 }
 
 /* The class the diagnosis map shows in a cell: invalid, or the class its
- * estimates give (diagnosis_point). A reference off its target is a fact
- * about the axis, not about overlap (the cell is annotated with the time
- * it reached): such a cell shows the class its estimates give once the
- * target rule is set aside, by the analysis's own rules. */
-static enum diagnosis shown_class(const cell_metrics *c, const diagnosis_thresholds *th)
+ * estimates give (diagnosis_point; a reference off its target is a flag,
+ * the cell is annotated with the time it reached). */
+static enum diagnosis shown_class(const cell_metrics *c)
 {
-    if (!c->valid || c->diagnosis_point == DIAG_INVALID)
-        return DIAG_INVALID;
-    if (c->diagnosis_point != DIAG_OFF_TARGET)
-        return c->diagnosis_point;
-    diagnosis_input input = analysis_diagnosis_point(c);
-    diagnosis_thresholds point = *th;
-    point.min_blocks = 0;
-    point.off_target_max_error = INFINITY;
-    return analysis_diagnose(&input, &point);
+    return !c->valid ? DIAG_INVALID : c->diagnosis_point;
 }
 
-/* "comm 2.6 ms", "comp 41 ms", both, or "" when both references are
- * within off_target_max_error of their targets. */
-static void off_target_note(const cell_metrics *c, const diagnosis_thresholds *th, char *out,
-                            size_t out_size)
+/* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
+ * flagged off its target (comm_off_target, comp_off_target). */
+static void off_target_note(const cell_metrics *c, char *out, size_t out_size)
 {
-    bool comm = fabs(c->comm_target_error) > th->off_target_max_error;
-    bool comp = fabs(c->comp_target_error) > th->off_target_max_error;
+    bool comm = c->comm_off_target, comp = c->comp_off_target;
     out[0] = '\0';
     if (comm && comp)
         snprintf(out, out_size, "comm %.2g, comp %.2g ms", c->t_comm_ref * 1e3,
@@ -801,7 +789,7 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
         present[d] = -1;
         for (size_t i = 0; i < cells->count; i++) {
             const cell_metrics *c = &cells->cells[i];
-            if ((int)shown_class(c, &ctx->thresholds) != d)
+            if ((int)shown_class(c) != d)
                 continue;
             size_t xi = axis_index(&ctx->x_axis, c->comm_target_s);
             size_t yi = axis_index(&ctx->y_axis, c->comp_target_s);
@@ -820,7 +808,7 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
             bool confirmed = !measured || c->diagnosis == (enum diagnosis)d;
             char note[64] = "";
             if (measured)
-                off_target_note(c, &ctx->thresholds, note, sizeof note);
+                off_target_note(c, note, sizeof note);
             counts->measured += measured;
             counts->unconfirmed += !confirmed;
             counts->off_target += note[0] != '\0';
@@ -852,15 +840,15 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     const uncertainty_summary *u = &cells->uncertainty;
     if (counts.off_target)
         snprintf(off_target, sizeof off_target,
-                 "\nsmall text: the reference reached, more than %.0f %% from its target",
+                 "\nsmall text: the reference reached, over %.0f %% from its target",
                  100 * ctx->thresholds.off_target_max_error);
     snprintf(title, sizeof title,
              "%s: diagnosis (section 3.3)\n%s\ncolour: the class of the estimates, in every "
-             "measured cell\nconfirmed: on simultaneous %.0f %% intervals (Bonferroni over %ld "
-             "cells x %d quantities),\nall confirmed classes right with probability >= %.0f %%"
-             "\ndashed: not confirmed (intervals across two classes, or under %ld blocks)%s",
-             run_collective(meta, cells), ctx->title_tail, 100 * u->rules.confidence,
-             u->family_cells, Q_DIAGNOSED, 100 * u->rules.confidence, u->min_blocks, off_target);
+             "measured cell\nconfirmed at a false-discovery rate of %g over %ld cells\n(%ld "
+             "confirmed, %.2g expected wrong); dashed: not confirmed\n(or under %ld blocks, or "
+             "unresolvable)%s",
+             run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate, u->family_cells,
+             u->confirmed_cells, u->expected_wrong, u->min_blocks, off_target);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");

@@ -14,7 +14,6 @@ enum column_type {
     FIELD_TARGET,    /* double, targets to 9 digits */
     FIELD_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
     FIELD_RATIO,     /* double, 6 digits */
-    FIELD_LEVEL,     /* double, 9 digits: a confidence level near 1 */
     FIELD_LONG,      /* long */
     FIELD_LLONG,     /* long long */
     FIELD_BOOL,      /* bool as 0 or 1 */
@@ -72,6 +71,8 @@ static const column cells_fields[] = {
     CELL_COLUMN(T_MEASURED_LOCAL, FIELD_TIME, t_measured_local),
     CELL_COLUMN(COMM_TARGET_ERROR, FIELD_RATIO, comm_target_error),
     CELL_COLUMN(COMP_TARGET_ERROR, FIELD_RATIO, comp_target_error),
+    CELL_COLUMN(COMM_OFF_TARGET, FIELD_BOOL, comm_off_target),
+    CELL_COLUMN(COMP_OFF_TARGET, FIELD_BOOL, comp_off_target),
     CELL_COLUMN(COMM_UNHIDDEN_SHARE, FIELD_RATIO, comm_unhidden_share),
     CELL_COLUMN(R_OVERHEAD_CI_LO, FIELD_RATIO, r_overhead_ci.lo),
     CELL_COLUMN(R_OVERHEAD_CI_HI, FIELD_RATIO, r_overhead_ci.hi),
@@ -79,14 +80,8 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_COMM_CI_HI, FIELD_RATIO, r_comm_ci.hi),
     CELL_COLUMN(R_COMP_SLOWDOWN_CI_LO, FIELD_RATIO, r_comp_slowdown_ci.lo),
     CELL_COLUMN(R_COMP_SLOWDOWN_CI_HI, FIELD_RATIO, r_comp_slowdown_ci.hi),
-    CELL_COLUMN(R_OVERHEAD_SIM_LO, FIELD_RATIO, r_overhead_sim.lo),
-    CELL_COLUMN(R_OVERHEAD_SIM_HI, FIELD_RATIO, r_overhead_sim.hi),
-    CELL_COLUMN(R_COMM_SIM_LO, FIELD_RATIO, r_comm_sim.lo),
-    CELL_COLUMN(R_COMM_SIM_HI, FIELD_RATIO, r_comm_sim.hi),
-    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_LO, FIELD_RATIO, r_comp_slowdown_sim.lo),
-    CELL_COLUMN(R_COMP_SLOWDOWN_SIM_HI, FIELD_RATIO, r_comp_slowdown_sim.hi),
-    CELL_COLUMN(DIAGNOSIS_CONFIDENCE, FIELD_LEVEL, diagnosis_confidence),
     CELL_COLUMN(DIAGNOSIS_POINT, FIELD_DIAGNOSIS, diagnosis_point),
+    CELL_COLUMN(DIAGNOSIS_P, FIELD_RATIO, diagnosis_p),
     CELL_COLUMN(R_OVERHEAD_MEAN, FIELD_RATIO, r_overhead_mean),
     CELL_COLUMN(R_OVERHEAD_MEAN_CI_LO, FIELD_RATIO, r_overhead_mean_ci.lo),
     CELL_COLUMN(R_OVERHEAD_MEAN_CI_HI, FIELD_RATIO, r_overhead_mean_ci.hi),
@@ -113,26 +108,17 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_COMM_LOCAL_WAIT, FIELD_RATIO, r_comm_local_wait),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_LO, FIELD_RATIO, r_comm_local_wait_ci.lo),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_HI, FIELD_RATIO, r_comm_local_wait_ci.hi),
-    CELL_COLUMN(COMM_UNHIDDEN_SHARE_CI_LO, FIELD_RATIO, comm_unhidden_share_ci.lo),
-    CELL_COLUMN(COMM_UNHIDDEN_SHARE_CI_HI, FIELD_RATIO, comm_unhidden_share_ci.hi),
-    CELL_COLUMN(COMP_EXTRA, FIELD_RATIO, comp_extra_in_overhead),
-    CELL_COLUMN(COMP_EXTRA_CI_LO, FIELD_RATIO, comp_extra_in_overhead_ci.lo),
-    CELL_COLUMN(COMP_EXTRA_CI_HI, FIELD_RATIO, comp_extra_in_overhead_ci.hi),
-    CELL_COLUMN(COMM_TARGET_ERROR_CI_LO, FIELD_RATIO, comm_target_error_ci.lo),
-    CELL_COLUMN(COMM_TARGET_ERROR_CI_HI, FIELD_RATIO, comm_target_error_ci.hi),
-    CELL_COLUMN(COMP_TARGET_ERROR_CI_LO, FIELD_RATIO, comp_target_error_ci.lo),
-    CELL_COLUMN(COMP_TARGET_ERROR_CI_HI, FIELD_RATIO, comp_target_error_ci.hi),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
- * interference; then its r_comm counted each rank's own wait; then it had
- * no intervals of the diagnosis's other quantities). */
+ * interference; then simultaneous intervals instead of diagnosis_p; then its
+ * r_comm counted each rank's own wait). */
 static const schema_column cells_new_columns[] = {
     COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,    COL_CELLS_ATTEMPTS,
     COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO, COL_CELLS_R_MPI_IMPACT,
-    COL_CELLS_INTERFERENCE, COL_CELLS_R_COMM_LOCAL_WAIT};
+    COL_CELLS_INTERFERENCE, COL_CELLS_DIAGNOSIS_P,      COL_CELLS_R_COMM_LOCAL_WAIT};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */
@@ -204,9 +190,6 @@ static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
         break;
     case FIELD_RATIO:
         strbuf_printf(sb, "%.6g", *(const double *)field);
-        break;
-    case FIELD_LEVEL:
-        strbuf_printf(sb, "%.9g", *(const double *)field);
         break;
     case FIELD_LONG:
         strbuf_printf(sb, "%ld", *(const long *)field);
@@ -342,7 +325,6 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
         return csv_double(record, index, false, field, err);
     case FIELD_TIME:
     case FIELD_RATIO:
-    case FIELD_LEVEL:
         return csv_double(record, index, true, field, err);
     case FIELD_LONG:
         status = csv_long(record, index, LONG_MIN, LONG_MAX, &value, err);

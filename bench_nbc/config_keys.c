@@ -78,16 +78,18 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
              "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
              "carry-over), after one warm-up block that is recorded and not used; the "
              "analysis keeps medians. With run.half_width > 0 the least blocks a cell runs "
-             "(more follow until its interval is narrow enough)."},
+             "(more follow until its class is decided or its interval narrow enough)."},
     {KEY("run", "max_repetitions", TYPE_INT, NULL, "40", run.max_repetitions), AT_LEAST(1),
      BELOW(100000),
      .help = "With run.half_width > 0: the most blocks a cell runs (at least run.repetitions)."},
     {KEY("run", "half_width", TYPE_DOUBLE, NULL, "0", run.half_width), AT_LEAST(0),
-     .help = "Adaptive repetitions: after run.repetitions blocks a cell runs one more block at a "
-             "time until the 95 % interval of its r_overhead (the analysis's block bootstrap) "
-             "is at most this half-width (absolute, units of r_overhead), or "
-             "run.max_repetitions or run.cell_budget_s is reached. Only the interval's width "
-             "decides, never the estimate. 0 = a fixed run.repetitions blocks per cell."},
+     .help = "Adaptive repetitions: from run.repetitions blocks on, the cell is looked at every "
+             "6 blocks (a Williams cycle) and stops when the 95 % interval of its r_overhead is "
+             "at most this half-width (absolute, units of r_overhead), when its class is "
+             "decided at the map's false-discovery rate spent over the looks, or when "
+             "run.max_repetitions could not decide it (unresolvable); else at "
+             "run.max_repetitions or run.cell_budget_s (analysis/README.md, Stopping). "
+             "0 = a fixed run.repetitions blocks per cell."},
     {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
      .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
              "of its block, once it has run.repetitions blocks; 0 = no budget."},

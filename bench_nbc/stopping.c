@@ -1,8 +1,8 @@
-/* Adaptive repetitions: the stopping rule and the interval it reads
- * (stopping.h). The interval is the analysis's, computed by the analysis
- * library from the same rows raw.csv will hold, so the driver stops on the
- * very interval nbc-analyze later reports (up to the clock model, which the
- * driver extrapolates and the end of the run interpolates). */
+/* Adaptive repetitions: the stopping rule and what it reads (stopping.h).
+ * The interval and the class's p-value are the analysis's, computed by the
+ * analysis library from the same rows raw.csv will hold, so the driver stops
+ * on the very numbers nbc-analyze later reports (up to the clock model,
+ * which the driver extrapolates and the end of the run interpolates). */
 #include "bench_nbc/stopping.h"
 
 #include "analysis/analysis.h"
@@ -12,7 +12,8 @@
 
 static const char *const reason_names[NBC_STOP_COUNT] = {
     [NBC_STOP_CONTINUE] = "continue",   [NBC_STOP_FIXED] = "fixed",
-    [NBC_STOP_PRECISION] = "precision", [NBC_STOP_MAX] = "max",
+    [NBC_STOP_PRECISION] = "precision", [NBC_STOP_DECIDED] = "decided",
+    [NBC_STOP_UNRESOLVABLE] = "unresolvable", [NBC_STOP_MAX] = "max",
     [NBC_STOP_BUDGET] = "budget",       [NBC_STOP_LATE] = "late",
 };
 
@@ -21,16 +22,83 @@ const char *nbc_stop_reason_name(nbc_stop_reason reason)
     return reason >= 0 && reason < NBC_STOP_COUNT ? reason_names[reason] : "unknown";
 }
 
+/* One Williams cycle: the sweep runs the 6 orders of the 3 kinds once each
+ * every 6 blocks (sweep.c). */
+enum { WILLIAMS_CYCLE_BLOCKS = 6 };
+
+int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks)
+{
+    int every = rule->look_blocks > 0 ? rule->look_blocks : 1;
+    return blocks >= rule->min_blocks && (blocks - rule->min_blocks) % every == 0;
+}
+
+nbc_stop_rule nbc_stop_rule_of(int min_blocks, int max_blocks, double half_width,
+                               double cell_budget_s)
+{
+    diagnosis_thresholds th = analysis_default_thresholds();
+    nbc_stop_rule rule = {.min_blocks = min_blocks,
+                          .max_blocks = max_blocks,
+                          .half_width = half_width,
+                          .cell_budget_s = cell_budget_s,
+                          .look_blocks = WILLIAMS_CYCLE_BLOCKS,
+                          .decide_min_blocks = (int)th.min_blocks};
+    int looks = 0;
+    for (int b = min_blocks; b <= max_blocks; b += WILLIAMS_CYCLE_BLOCKS)
+        looks += b >= rule.decide_min_blocks;
+    rule.look_level = th.false_discovery_rate / (looks > 0 ? looks : 1);
+    return rule;
+}
+
+/* The blocks the cell can still reach: max_blocks, or what the budget
+ * affords at the pace of the blocks so far (the warm-up one of them). */
+static int reachable_blocks(const nbc_stop_rule *rule, const nbc_stop_state *s)
+{
+    int most = rule->max_blocks;
+    if (rule->cell_budget_s > 0 && s->elapsed_s > 0) {
+        double pace_s = s->elapsed_s / (s->blocks + 1);
+        double affordable = floor(rule->cell_budget_s / pace_s);
+        most = affordable < most ? (int)affordable : most;
+    }
+    return most;
+}
+
+/* Neither the interval nor the class can be settled by the blocks the
+ * cell can still reach: standard errors shrink as 1/sqrt(blocks), so the
+ * width projects to width sqrt(n / n_reach), and the class's distance from
+ * its nearest other class in standard errors, z = -Phi^-1(p), to z
+ * sqrt(n_reach / n); the class is given the benefit of one standard error
+ * of z (its own noise) before the cell is given up. */
+static int unresolvable(const nbc_stop_rule *rule, const nbc_stop_state *s)
+{
+    if (s->blocks < rule->decide_min_blocks)
+        return 0;
+    int reach = reachable_blocks(rule, s);
+    if (reach <= s->blocks)
+        return 0; /* no block left to spend: max or budget says so */
+    double growth = sqrt((double)reach / s->blocks);
+    double width = s->ci_hi - s->ci_lo;
+    if (width / growth <= 2 * rule->half_width) /* false for NAN */
+        return 0;
+    double needed = -analysis_normal_quantile(rule->look_level);
+    double z = isnan(s->p) ? -INFINITY : -analysis_normal_quantile(s->p);
+    return (z + 1) * growth < needed;
+}
+
 nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state)
 {
     if (state->blocks < rule->min_blocks)
         return NBC_STOP_CONTINUE;
     if (rule->half_width <= 0)
         return NBC_STOP_FIXED;
-    /* the width alone: where the interval lies plays no part */
-    double width = state->ci_hi - state->ci_lo;
-    if (width <= 2 * rule->half_width) /* false for NAN */
-        return NBC_STOP_PRECISION;
+    if (nbc_stop_is_look(rule, state->blocks)) {
+        double width = state->ci_hi - state->ci_lo;
+        if (width <= 2 * rule->half_width) /* false for NAN */
+            return NBC_STOP_PRECISION;
+        if (state->blocks >= rule->decide_min_blocks && state->p <= rule->look_level)
+            return NBC_STOP_DECIDED;
+        if (unresolvable(rule, state))
+            return NBC_STOP_UNRESOLVABLE;
+    }
     if (state->blocks >= rule->max_blocks)
         return NBC_STOP_MAX;
     if (rule->cell_budget_s > 0 && state->elapsed_s > rule->cell_budget_s)
@@ -38,10 +106,10 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
     return NBC_STOP_CONTINUE;
 }
 
-int nbc_stop_interval(const char *raw_csv, size_t len, long ranks, double *ci_lo, double *ci_hi,
+int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state,
                       char *err, size_t errlen)
 {
-    *ci_lo = *ci_hi = NAN;
+    state->ci_lo = state->ci_hi = state->p = NAN;
     run_inputs in = {.meta = {.ranks = ranks, .late_tolerance = NAN, .barrier_precision_ns = NAN}};
     analysis_error aerr = {{0}};
     cell_rules rules = analysis_default_rules();
@@ -50,8 +118,12 @@ int nbc_stop_interval(const char *raw_csv, size_t len, long ranks, double *ci_lo
     if (status == ANALYSIS_OK)
         status = analysis_compute_cells(&in, &rules, &cells, &aerr);
     if (status == ANALYSIS_OK && cells.count == 1) {
-        *ci_lo = cells.cells[0].r_overhead_ci.lo;
-        *ci_hi = cells.cells[0].r_overhead_ci.hi;
+        const cell_metrics *cell = &cells.cells[0];
+        state->ci_lo = cell->r_overhead_ci.lo;
+        state->ci_hi = cell->r_overhead_ci.hi;
+        /* a class to decide: not invalid, no undefined quantity */
+        if (cell->diagnosis_point != DIAG_INVALID && cell->diagnosis_point != DIAG_UNCERTAIN)
+            state->p = cell->diagnosis_p;
     } else if (status == ANALYSIS_OK) {
         snprintf(aerr.text, sizeof aerr.text, "%zu cells in the rows of one cell", cells.count);
         status = ANALYSIS_ERR_INPUT;
@@ -59,7 +131,7 @@ int nbc_stop_interval(const char *raw_csv, size_t len, long ranks, double *ci_lo
     analysis_cell_table_free(&cells);
     analysis_raw_table_free(&in.raw);
     if (status != ANALYSIS_OK) {
-        snprintf(err, errlen, "the interval of r_overhead: %s", aerr.text);
+        snprintf(err, errlen, "the interval of r_overhead and the class's p-value: %s", aerr.text);
         return -1;
     }
     return 0;

@@ -191,10 +191,11 @@ static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_
     return rc;
 }
 
-/* Rank 0: the 95 % interval of r_overhead of the cell so far, from the rows
- * raw.csv will hold, by the analysis's estimator (stopping.h). */
+/* Rank 0: what the stopping rule reads of the cell so far (the 95 %
+ * interval of r_overhead, the p-value of its class), from the rows raw.csv
+ * will hold, by the analysis's estimator (stopping.h). */
 static int cell_interval(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
-                         const nbc_attempt_log *log, const int64_t *all, double *lo, double *hi)
+                         const nbc_attempt_log *log, const int64_t *all, nbc_stop_state *state)
 {
     char *text = NULL, err[1024];
     size_t len = 0;
@@ -207,7 +208,7 @@ static int cell_interval(const nbc_run *run, const nbc_sweep_plan *plan, size_t 
     if (fclose(f) != 0 && rc == MPI_SUCCESS)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS &&
-        nbc_stop_interval(text, len, run->ranks, lo, hi, err, sizeof err) != 0) {
+        nbc_stop_estimate(text, len, run->ranks, state, err, sizeof err) != 0) {
         fprintf(stderr, "bench_nbc: cell %zu: %s\n", cell, err);
         rc = MPI_ERR_OTHER;
     }
@@ -216,25 +217,32 @@ static int cell_interval(const nbc_run *run, const nbc_sweep_plan *plan, size_t 
 }
 
 /* After a complete measured block: whether the cell stops and why
- * (stopping.h). The interval is computed once the cell has its least
- * blocks and only when run.half_width asks for one; rank 0 decides, every
- * rank receives its answer. Collective. */
+ * (stopping.h). The cell's estimates are computed at the rule's looks (every
+ * Williams cycle from run.repetitions on) and when the cell is about to
+ * stop on its cap or budget (so that sweep.csv records the half-width it
+ * stopped at), and only when run.half_width asks for them; rank 0 decides,
+ * every rank receives its answer. Collective. */
 static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
                        const nbc_attempt_log *log, int blocks, int64_t start_ns,
                        nbc_cell_stop *stop)
 {
     const nbc_config *cfg = run->cfg;
-    nbc_stop_rule rule = {.min_blocks = cfg->run.repetitions,
-                          .max_blocks = cfg->run.max_repetitions,
-                          .half_width = cfg->run.half_width,
-                          .cell_budget_s = cfg->run.cell_budget_s};
-    nbc_stop_state state = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN};
-    int rc = MPI_SUCCESS;
-    if (blocks >= rule.min_blocks && rule.half_width > 0) {
+    nbc_stop_rule rule = nbc_stop_rule_of(cfg->run.repetitions, cfg->run.max_repetitions,
+                                          cfg->run.half_width, cfg->run.cell_budget_s);
+    nbc_stop_state state = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN, .p = NAN};
+    state.elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+    /* rank 0's clock decides whether the budget is spent: its answer to all */
+    int estimate = blocks >= rule.min_blocks && rule.half_width > 0 &&
+                   (nbc_stop_is_look(&rule, blocks) || blocks >= rule.max_blocks ||
+                    (rule.cell_budget_s > 0 && state.elapsed_s > rule.cell_budget_s));
+    int rc = MPI_Bcast(&estimate, 1, MPI_INT, 0, run->comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (estimate) {
         int64_t *all;
         rc = gather_cell(run, log, &all);
         if (rc == MPI_SUCCESS && run->rank == 0)
-            rc = cell_interval(run, plan, cell, log, all, &state.ci_lo, &state.ci_hi);
+            rc = cell_interval(run, plan, cell, log, all, &state);
         free(all);
     }
     /* failed, reason, half-width, elapsed: rank 0's, for every rank */

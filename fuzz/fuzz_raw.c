@@ -88,9 +88,12 @@ static void require_intervals(const cell_metrics *cell, const diagnosis_threshol
     require_interval(cell->r_overhead_mean_ci, "an interval is not upside down");
     require_interval(cell->comm_null_ci, "an interval is not upside down");
     require_interval(cell->comp_null_ci, "an interval is not upside down");
-    fuzz_require(!(cell->r_overhead_sim.lo > cell->r_overhead_ci.lo) &&
-                     !(cell->r_overhead_sim.hi < cell->r_overhead_ci.hi),
-                 TARGET, "a simultaneous interval holds the cell's own");
+    fuzz_require(isnan(cell->diagnosis_p) || (cell->diagnosis_p > 0 && cell->diagnosis_p <= 1),
+                 TARGET, "a p-value is in (0, 1]");
+    fuzz_require(cell->diagnosis == DIAG_INVALID || cell->diagnosis == DIAG_UNCERTAIN ||
+                     cell->diagnosis == DIAG_UNRESOLVABLE ||
+                     cell->diagnosis == cell->diagnosis_point,
+                 TARGET, "a confirmed class is the point class");
     fuzz_require(cell->diagnosis != DIAG_UNCERTAIN || cell->valid, TARGET,
                  "only a valid cell is uncertain");
     fuzz_require(!cell->valid || cell->blocks >= th->min_blocks ||

@@ -94,7 +94,8 @@ single=$(awk -F, 'NR > 1 && $1 == "r_comp_slowdown" { print $9 "/" $7 }' "$SCRAT
 # had at least as many as the launch with the most; no confirmed class
 # contradicts a launch's confirmed one
 for i in 0 1 2; do
-    "$synth" --out "$SCRATCH/m$i" "${grid[@]}" --scenario mixed --seed $((30 + i)) || fail "synth m$i"
+    "$synth" --out "$SCRATCH/m$i" --comm-ms "1,2,4,8,16,32" --comp-ms "1,2,4,8,16,32" --blocks 10 \
+        --scenario mixed --seed $((40 + i)) || fail "synth m$i"
 done
 read -r alone_min alone_union combined2 combined3 <<<"$(
     for launches in 2 3; do
@@ -108,7 +109,7 @@ import csv, sys
 d = sys.argv[1]
 runs = [{(r["comm_target_s"], r["comp_target_s"]): r for r in csv.DictReader(open(f"{d}/m{i}/cells.csv"))}
         for i in range(3)]
-alone = [{k for k, r in run.items() if r["valid"] == "1" and r["diagnosis"] == "uncertain"} for run in runs]
+alone = [{k for k, r in run.items() if r["valid"] == "1" and r["diagnosis"] != r["diagnosis_point"]} for run in runs]
 out = [min(len(a) for a in alone), len(alone[0] | alone[1] | alone[2])]
 for launches in (2, 3):
     rows = list(csv.DictReader(open(f"{d}/m{launches}/configuration_cells.csv")))
