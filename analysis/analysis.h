@@ -360,7 +360,8 @@ typedef struct cell_metrics {
     double late_share;        /* late_attempts / attempts */
     double tolerance_ns;      /* lateness tolerance the attempts were judged by */
     double start_skew_s;      /* median over blocks of max(t1) - min(t1) in overlap */
-    double t_mpi;             /* slowest local (t2 - t1) + (t4 - t3) in overlap (eq. 4 numerator) */
+    double t_mpi;             /* slowest (t2 - t1) + max(0, t4 - max(t3)) in overlap (eq. 4
+                               * numerator: the wait from the last rank's arrival) */
     double t_comm_ref_local;  /* slowest local t4 - t1 in comm_ref (eq. 4 denominator) */
     double t_comp_ref_local;  /* slowest local t3 - t2 in comp_ref (eq. 3 denominator) */
     double t_measured_local;  /* slowest local t4 - t1 in overlap (the peers' t_overall) */
@@ -378,6 +379,10 @@ typedef struct cell_metrics {
     metric_bounds r_overhead_ci;
     metric_bounds r_comm_ci;
     metric_bounds r_comp_slowdown_ci;
+    /* eq. 4 on each rank's own wait t4 - t3 (a rank done computing first
+     * counts its wait for the others), and its 95 % interval */
+    double r_comm_local_wait;
+    metric_bounds r_comm_local_wait_ci;
     /* The claim (README.md, "Diagnosis"): diagnosis_point is the class the
      * estimates give; diagnosis_p the chance of a replicate of the joint
      * bootstrap in another class, corrected for few blocks (the p-value
@@ -427,9 +432,10 @@ typedef struct rank_metrics {
     double t_call;
     double t_comp;
     double t_wait;
-    double r_comm;
+    double r_comm; /* wait from the last rank's arrival, as the cell's */
     double r_comp_slowdown;
-    long deciding_blocks; /* blocks in which this rank's overlap ended last */
+    long deciding_blocks;     /* blocks in which this rank's overlap ended last */
+    double r_comm_local_wait; /* on its own wait t4 - t3 */
 } rank_metrics;
 
 /* One usable block of a measured cell: the spans of its three kinds (for the

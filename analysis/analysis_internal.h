@@ -166,7 +166,7 @@ void boot_rng_seed(boot_rng *rng, uint64_t seed, uint64_t stream);
 /* A uniform draw in [0, n), n > 0. */
 size_t boot_below(boot_rng *rng, size_t n);
 
-enum { BOOT_MAX_SERIES = 8 };
+enum { BOOT_MAX_SERIES = 10 };
 
 /* Quantities computed from the medians (and the means) of a resample's
  * series; out has quantity_count entries. */
@@ -219,19 +219,23 @@ enum block_series {
     SERIES_MPI_LOCAL,          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
     SERIES_COMP_OVERLAP_LOCAL, /* overlap: slowest local t3 - t2 */
     SERIES_COMP_OF_MPI_RANK,   /* overlap: t3 - t2 of the rank of SERIES_MPI_LOCAL */
+    /* overlap: slowest (t2 - t1) + max(0, t4 - max over ranks of t3), the
+     * MPI time from the last rank's arrival at the wait (eq. 4) */
+    SERIES_MPI_FROM_LAST,
     SERIES_COUNT
 };
 
 /* What the diagnosis and cells.csv take from the medians. */
 enum cell_quantity {
     Q_R_OVERHEAD,        /* eq. 1 */
-    Q_R_COMM,            /* eq. 4 */
+    Q_R_COMM,            /* eq. 4, the wait from the last rank's arrival */
     Q_R_COMP_SLOWDOWN,   /* eq. 3 */
     Q_COMM_UNHIDDEN,     /* comm_unhidden_share */
     Q_COMP_EXTRA,        /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
     Q_COMM_TARGET_ERROR, /* t_comm_ref / comm_target_s - 1 */
     Q_COMP_TARGET_ERROR, /* t_comp_ref / comp_target_s - 1 */
     Q_R_OVERHEAD_MEAN,   /* eq. 1 on the mean overlap span */
+    Q_R_COMM_LOCAL_WAIT, /* eq. 4 on each rank's own wait t4 - t3 */
     Q_COUNT
 };
 enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* what a class and its flags read come first */
@@ -271,6 +275,14 @@ diagnosis_input diagnosis_input_of(const double q[Q_COUNT], bool valid, long blo
  * class (Benjamini-Hochberg over the valid cells' diagnosis_p), and the
  * run's summary. */
 int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err);
+
+/* Benjamini-Hochberg at q over m tests whose p-values (NAN: not a
+ * candidate, as p = 1) are p[0..count): *threshold is the largest p
+ * confirmed, NAN when none is. Rejecting every p up to it keeps the
+ * expected share of wrong claims among the claims at most q (independent
+ * or positively dependent tests, Benjamini and Yekutieli 2001). False when
+ * out of memory. */
+bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold);
 
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);

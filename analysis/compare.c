@@ -61,8 +61,14 @@ typedef struct level_estimate {
     metric_bounds ci;
     double variance; /* of the estimate */
     long launches;   /* launches where the cell is valid with a value */
-    bool uncertain;  /* diagnosed uncertain in one of them */
 } level_estimate;
+
+/* A configuration's class of one cell from its launches combined
+ * (README.md, "Launches"): the claim and what the estimates alone say. */
+typedef struct level_class {
+    enum diagnosis diagnosis;       /* confirmed class, uncertain or invalid */
+    enum diagnosis diagnosis_point; /* of the combined estimates alone */
+} level_class;
 
 /* A cell present in every run: its index in each run's table. */
 typedef struct common_cell {
@@ -420,7 +426,6 @@ static level_estimate configuration_estimate(const compare_run *runs, size_t run
         if (!c->valid || !isfinite(x))
             continue;
         e.launches++;
-        e.uncertain = e.uncertain || c->diagnosis == DIAG_UNCERTAIN;
         sum += x;
         square += x * x;
         metric_bounds ci = cell_interval(c, metric);
@@ -461,6 +466,119 @@ static metric_bounds difference_interval(const level_estimate *a, const level_es
         return (metric_bounds){d - half, d + half};
     }
     return (metric_bounds){b->ci.lo - a->ci.hi, b->ci.hi - a->ci.lo};
+}
+
+/* The quantities the diagnosis reads (diagnosis_input). */
+static const size_t class_quantities[] = {
+    offsetof(diagnosis_input, r_overhead),
+    offsetof(diagnosis_input, r_comm),
+    offsetof(diagnosis_input, r_comp_slowdown),
+    offsetof(diagnosis_input, comm_unhidden_share),
+    offsetof(diagnosis_input, comp_extra_in_overhead),
+};
+enum { CLASS_QUANTITY_COUNT = sizeof class_quantities / sizeof *class_quantities };
+
+static metric_bounds *input_bounds(diagnosis_input *input, size_t k)
+{
+    return (metric_bounds *)((char *)input + class_quantities[k]);
+}
+
+/* P(chi^2 with 2 L degrees of freedom > x) = exp(-x/2) sum_(k<L) (x/2)^k / k! */
+static double chi2_even_tail(double x, long launches)
+{
+    double term = 1, sum = 0;
+    for (long k = 0; k < launches; k++) {
+        sum += term;
+        term *= x / 2 / (double)(k + 1);
+    }
+    return fmin(1.0, exp(-x / 2) * sum);
+}
+
+/* Configuration c's candidate class of common cell i from its L >= 2
+ * launches (README.md, "Launches"): the class of the mean of their
+ * estimates (analysis_diagnose on points), and Fisher's combination of the
+ * launches' p-values of it, -2 sum ln p_j against chi^2 with 2 L degrees
+ * of freedom; a launch whose estimates give another class, or without a p
+ * (too few blocks), counts as p = 1. *p is NAN when there is no class to
+ * claim. With one launch, the run's own class and claim (*p NAN). */
+static level_class configuration_candidate(const compare_run *runs, size_t run_count, size_t config,
+                                           const common_cell *cell, const cell_rules *rules,
+                                           double *p)
+{
+    level_class out = {DIAG_INVALID, DIAG_INVALID};
+    diagnosis_input mean = {.valid = true};
+    long launches = 0;
+    const cell_metrics *only = NULL;
+    *p = NAN;
+    for (size_t r = 0; r < run_count; r++) {
+        const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
+        if (runs[r].config != config || !c->valid || !isfinite(c->r_overhead))
+            continue;
+        diagnosis_input point = analysis_diagnosis_point(c);
+        for (size_t k = 0; k < CLASS_QUANTITY_COUNT; k++)
+            input_bounds(&mean, k)->lo += input_bounds(&point, k)->lo;
+        mean.blocks += c->blocks;
+        only = c;
+        launches++;
+    }
+    if (launches == 0)
+        return out;
+    if (launches == 1)
+        return (level_class){only->diagnosis, only->diagnosis_point};
+    for (size_t k = 0; k < CLASS_QUANTITY_COUNT; k++) {
+        metric_bounds *b = input_bounds(&mean, k);
+        b->lo /= (double)launches;
+        b->hi = b->lo;
+    }
+    diagnosis_thresholds point_rules = rules->thresholds;
+    point_rules.min_blocks = 0; /* the estimates alone, as diagnosis_point */
+    out.diagnosis_point = analysis_diagnose(&mean, &point_rules);
+    out.diagnosis = DIAG_UNCERTAIN;
+    if (out.diagnosis_point == DIAG_UNCERTAIN || mean.blocks < rules->thresholds.min_blocks)
+        return out;
+    double statistic = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
+        if (runs[r].config != config || !c->valid || !isfinite(c->r_overhead))
+            continue;
+        bool same = c->diagnosis_point == out.diagnosis_point && isfinite(c->diagnosis_p);
+        statistic += same ? -2 * log(fmax(c->diagnosis_p, 1e-300)) : 0;
+    }
+    *p = chi2_even_tail(statistic, launches);
+    return out;
+}
+
+/* Every configuration's classes: classes[config * n + cell]; NULL when out
+ * of memory. With two or more launches, a cell's class is claimed when
+ * Benjamini-Hochberg at the map's false-discovery rate over the
+ * configuration's valid common cells confirms its combined p, as a run's
+ * map confirms its cells' p. */
+static level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
+                                 const common_cell *common, size_t n, const cell_rules *rules)
+{
+    size_t count = configs * n;
+    level_class *classes = malloc((count ? count : 1) * sizeof *classes);
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    bool ok = classes && p;
+    for (size_t c = 0; ok && c < configs; c++) {
+        long valid = 0;
+        for (size_t i = 0; i < n; i++) {
+            classes[c * n + i] =
+                configuration_candidate(runs, run_count, c, &common[i], rules, &p[i]);
+            valid += classes[c * n + i].diagnosis != DIAG_INVALID;
+        }
+        double threshold;
+        ok = bh_threshold(p, n, valid, rules->thresholds.false_discovery_rate, &threshold);
+        for (size_t i = 0; ok && i < n; i++)
+            if (!isnan(p[i]) && p[i] <= threshold)
+                classes[c * n + i].diagnosis = classes[c * n + i].diagnosis_point;
+    }
+    free(p);
+    if (!ok) {
+        free(classes);
+        classes = NULL;
+    }
+    return classes;
 }
 
 /* ---- Tables --------------------------------------------------------------------- */
@@ -622,6 +740,14 @@ static int write_two_texts(const char *out_dir, const char *first_name, strbuf *
     return status;
 }
 
+/* Whether a configuration's combined class of a cell is not what its
+ * estimates say (uncertain, or a class the estimates do not give): hatched
+ * on its map. */
+static bool unconfirmed(const level_class *k)
+{
+    return k->diagnosis != DIAG_INVALID && k->diagnosis != k->diagnosis_point;
+}
+
 /* Configuration c's estimate of metric m in common cell i. */
 static const level_estimate *estimate_at(const level_estimate *est, size_t n, size_t c, size_t m,
                                          size_t i)
@@ -635,7 +761,8 @@ static const level_estimate *estimate_at(const level_estimate *est, size_t n, si
 static int write_configurations(const compare_run *runs, size_t run_count,
                                 const compare_config *configs, size_t config_count,
                                 const common_cell *common, size_t n, const level_estimate *est,
-                                const char *out_dir, FILE *report, analysis_error *err)
+                                const level_class *classes, const char *out_dir, FILE *report,
+                                analysis_error *err)
 {
     strbuf list = {0}, cells = {0};
     strbuf_printf(&list, "configuration,label,launches,runs\n");
@@ -643,7 +770,7 @@ static int write_configurations(const compare_run *runs, size_t run_count,
     for (size_t m = 0; m < METRIC_COUNT; m++)
         strbuf_printf(&cells, ",%s,%s_ci_lo,%s_ci_hi", compare_metrics[m].name,
                       compare_metrics[m].name, compare_metrics[m].name);
-    strbuf_printf(&cells, ",uncertain\n");
+    strbuf_printf(&cells, ",uncertain,diagnosis,diagnosis_point\n");
     for (size_t c = 0; c < config_count; c++) {
         strbuf_printf(&list, "%zu,%s,%zu,", c + 1, configs[c].label, configs[c].launches);
         if (report)
@@ -658,11 +785,17 @@ static int write_configurations(const compare_run *runs, size_t run_count,
             k++;
         }
         strbuf_printf(&list, "\n");
+        size_t measured = 0, open = 0;
+        for (size_t i = 0; i < n; i++) {
+            measured += classes[c * n + i].diagnosis != DIAG_INVALID;
+            open += unconfirmed(&classes[c * n + i]);
+        }
         if (report)
-            fprintf(report, ")%s\n",
+            fprintf(report, ")%s; classes not confirmed in %zu of %zu valid cells%s\n",
                     configs[c].launches == 1
                         ? ": one launch, its intervals do not cover launch-to-launch variation"
-                        : "");
+                        : "",
+                    open, measured, configs[c].launches == 1 ? " (the run's own)" : "");
         for (size_t i = 0; i < n; i++) {
             long launches = estimate_at(est, n, c, 0, i)->launches;
             strbuf_printf(&cells, "%zu,%.9g,%.9g,%ld", c + 1, common[i].comm_target_s,
@@ -671,7 +804,10 @@ static int write_configurations(const compare_run *runs, size_t run_count,
                 const level_estimate *e = estimate_at(est, n, c, m, i);
                 strbuf_printf(&cells, ",%.6g,%.6g,%.6g", e->estimate, e->ci.lo, e->ci.hi);
             }
-            strbuf_printf(&cells, ",%d\n", estimate_at(est, n, c, 0, i)->uncertain ? 1 : 0);
+            const level_class *k = &classes[c * n + i];
+            strbuf_printf(&cells, ",%d,%s,%s\n", unconfirmed(k) ? 1 : 0,
+                          analysis_diagnosis_name(k->diagnosis),
+                          analysis_diagnosis_name(k->diagnosis_point));
         }
     }
     return write_two_texts(out_dir, "configurations.csv", &list, "configuration_cells.csv", &cells,
@@ -774,7 +910,8 @@ static int grid_build(figure_grid *g, const common_cell *common, size_t n, analy
 /* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
 static int draw_configurations(const compare_run *runs, const compare_config *configs,
                                size_t config_count, const common_cell *common, size_t n,
-                               const level_estimate *est, const figure_grid *g, const char *out_dir,
+                               const level_estimate *est, const level_class *classes,
+                               const figure_grid *g, const char *out_dir,
                                const analysis_options *options, const char *note,
                                heat_value *values, analysis_error *err)
 {
@@ -795,9 +932,12 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
         for (size_t i = 0; i < n; i++) {
             const level_estimate *e = estimate_at(est, n, c, 0, i); /* r_overhead */
             const cell_metrics *cell = &first->cells.cells[common[i].index[configs[c].first_run]];
-            values[i] =
-                (heat_value){common[i].comm_target_s, common[i].comp_target_s,  e->estimate,
-                             e->launches > 0,         plot_invalid_label(cell), e->uncertain};
+            values[i] = (heat_value){common[i].comm_target_s,
+                                     common[i].comp_target_s,
+                                     e->estimate,
+                                     e->launches > 0,
+                                     plot_invalid_label(cell),
+                                     unconfirmed(&classes[c * n + i])};
         }
         char name[64], tail[400], title[700], launches[64] = "";
         snprintf(name, sizeof name, "compare_overhead_%zu.dat", c + 1);
@@ -1019,16 +1159,18 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
         }
     }
     level_estimate *est = NULL;
+    level_class *classes = NULL;
     if (status == ANALYSIS_OK) {
         est = estimate_all(runs, run_count, config_count, common, n);
-        if (!est)
+        classes = classify_all(runs, run_count, config_count, common, n, &options->rules);
+        if (!est || !classes)
             status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (estimates)");
     }
     if (status == ANALYSIS_OK)
         status = write_summary(runs, run_count, common, n, out_dir, options->report, err);
     if (status == ANALYSIS_OK)
         status = write_configurations(runs, run_count, configs, config_count, common, n, est,
-                                      out_dir, options->report, err);
+                                      classes, out_dir, options->report, err);
     bool with_diff = config_count == 2;
     if (status == ANALYSIS_OK && with_diff)
         status = write_differences(configs, common, n, est, out_dir, options->report, err);
@@ -1041,8 +1183,8 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     if (status == ANALYSIS_OK)
         status = grid_build(&grid, common, n, err);
     if (status == ANALYSIS_OK)
-        status = draw_configurations(runs, configs, config_count, common, n, est, &grid, out_dir,
-                                     options, note, values, err);
+        status = draw_configurations(runs, configs, config_count, common, n, est, classes, &grid,
+                                     out_dir, options, note, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
         status = draw_difference(configs, common, n, est, m, &grid, out_dir, options->palette, note,
                                  values, err);
@@ -1070,6 +1212,7 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     heat_axis_free(&grid.y_axis);
     free(values);
     free(est);
+    free(classes);
     free_common(common);
     free(configs);
     for (size_t r = 0; r < run_count; r++) {

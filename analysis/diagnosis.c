@@ -214,7 +214,10 @@ static enum tri communication_progressed(const diagnosis_input *in, const diagno
     return tri_not(above(in->comm_unhidden_share, th->progressed_max_unhidden));
 }
 
-/* r_comm > 1: the collective took longer than its reference. */
+/* r_comm > 1: the collective took longer than its reference. r_comm counts
+ * the wait from the last rank's arrival at it (eq. 4, README.md "The
+ * statistics"): a rank that computed faster waiting for a slower one is an
+ * imbalance of the computation, not a slower collective. */
 static enum tri communication_slowed(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
     return above(in->r_comm, th->comm_slowed_min_r_comm);

@@ -21,8 +21,12 @@ void cell_quantities(const double median[SERIES_COUNT], double mean_measured_spa
     double comm_local = median[SERIES_COMM_LOCAL], comp_local = median[SERIES_COMP_LOCAL];
     double mpi = median[SERIES_MPI_LOCAL], comp = median[SERIES_COMP_OVERLAP_LOCAL];
     q[Q_R_OVERHEAD] = (median[SERIES_MEASURED_SPAN] - longer) / shorter; /* eq. 1 */
-    q[Q_R_COMM] = mpi / comm_local;                                      /* eq. 4 */
-    q[Q_R_COMP_SLOWDOWN] = comp / comp_local;                            /* eq. 3 */
+    /* eq. 4 with the wait counted from the last rank's arrival at it: a
+     * rank that finished computing first waits for the others, which is
+     * their computation, not the collective (README.md, "The statistics") */
+    q[Q_R_COMM] = median[SERIES_MPI_FROM_LAST] / comm_local;
+    q[Q_R_COMM_LOCAL_WAIT] = mpi / comm_local; /* eq. 4 on each rank's own wait */
+    q[Q_R_COMP_SLOWDOWN] = comp / comp_local;  /* eq. 3 */
     /* MPI time beyond what perfect overlap leaves (the part of the
      * collective longer than the computation), over the part the
      * computation could hide: 0 perfect progress, 1 none (section 3.3).
@@ -205,6 +209,8 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
     }
     cell->r_overhead_ci = u->interval[Q_R_OVERHEAD].ci;
     cell->r_comm_ci = u->interval[Q_R_COMM].ci;
+    cell->r_comm_local_wait = u->estimate[Q_R_COMM_LOCAL_WAIT];
+    cell->r_comm_local_wait_ci = u->interval[Q_R_COMM_LOCAL_WAIT].ci;
     cell->r_comp_slowdown_ci = u->interval[Q_R_COMP_SLOWDOWN].ci;
     cell->r_overhead_mean = u->estimate[Q_R_OVERHEAD_MEAN];
     cell->r_overhead_mean_ci = u->interval[Q_R_OVERHEAD_MEAN].ci;
@@ -233,13 +239,9 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Benjamini-Hochberg at q over m tests whose p-values (NAN: not a
- * candidate, as p = 1) are p[0..count): *threshold is the largest p
- * confirmed, NAN when none is. Rejecting every p up to it keeps the
- * expected share of wrong claims among the claims at most q (independent
- * or positively dependent tests, Benjamini and Yekutieli 2001). False when
- * out of memory. */
-static bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold)
+/* Benjamini-Hochberg (analysis_internal.h; nbc-compare's classes use it
+ * too). */
+bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold)
 {
     double *sorted = malloc((count ? count : 1) * sizeof *sorted);
     size_t k = 0;

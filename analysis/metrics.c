@@ -58,9 +58,11 @@ typedef struct block_stats {
     double comm_local;         /* comm_ref: slowest local t4 - t1 */
     double comp_local;         /* comp_ref: slowest local t3 - t2 */
     double mpi_local;          /* overlap: slowest local (t2 - t1) + (t4 - t3) */
-    double call;               /* ... its t2 - t1 */
-    double wait;               /* ... its t4 - t3 */
     double comp_of_mpi_rank;   /* ... its t3 - t2 */
+    int64_t last_arrival_ns;   /* overlap: max(t3), the last rank's arrival at the wait */
+    double mpi_from_last;      /* overlap: slowest (t2 - t1) + max(0, t4 - max(t3)) */
+    double call;               /* ... its t2 - t1 */
+    double wait;               /* ... its max(0, t4 - max(t3)) */
     double comp_overlap_local; /* overlap: slowest local t3 - t2 */
     double measured_local;     /* overlap: slowest local t4 - t1 */
     double start_skew;         /* overlap: max(t1) - min(t1) */
@@ -103,9 +105,12 @@ static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ra
     const attempt *o = &kept[RAW_KIND_OVERLAP];
     reference_stats(o, 0, 3, &b.measured_span, &b.measured_local);
     int64_t first_start = o->rows[0].t_ns[0], last_start = first_start;
-    int64_t last_end = o->rows[0].t_ns[3];
+    int64_t last_end = o->rows[0].t_ns[3], last_arrival = o->rows[0].t_ns[2];
+    for (size_t i = 0; i < o->n; i++)
+        last_arrival = o->rows[i].t_ns[2] > last_arrival ? o->rows[i].t_ns[2] : last_arrival;
+    b.last_arrival_ns = last_arrival;
     b.deciding_rank = o->rows[0].rank;
-    b.mpi_local = -1;
+    b.mpi_local = b.mpi_from_last = -1;
     for (size_t i = 0; i < o->n; i++) {
         const int64_t *t = o->rows[i].t_ns;
         first_start = t[0] < first_start ? t[0] : first_start;
@@ -117,9 +122,17 @@ static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ra
         double call = ns_between_s(t[0], t[1]), wait = ns_between_s(t[2], t[3]);
         if (call + wait > b.mpi_local) {
             b.mpi_local = call + wait;
-            b.call = call;
-            b.wait = wait;
             b.comp_of_mpi_rank = ns_between_s(t[1], t[2]);
+        }
+        /* The collective cannot end before its last rank calls the wait
+         * (without progress): a rank's wait before that is the others'
+         * computation. A rank whose wait ended before the last arrival
+         * (the collective done without it) waited for none of it. */
+        double wait_from_last = fmax(0.0, ns_between_s(last_arrival, t[3]));
+        if (call + wait_from_last > b.mpi_from_last) {
+            b.mpi_from_last = call + wait_from_last;
+            b.call = call;
+            b.wait = wait_from_last;
         }
         b.comp_overlap_local = fmax(b.comp_overlap_local, ns_between_s(t[1], t[2]));
     }
@@ -263,6 +276,7 @@ static void cell_series_of(const cell_work *w, double *values, cell_series *s)
         [SERIES_MPI_LOCAL] = offsetof(block_stats, mpi_local),
         [SERIES_COMP_OVERLAP_LOCAL] = offsetof(block_stats, comp_overlap_local),
         [SERIES_COMP_OF_MPI_RANK] = offsetof(block_stats, comp_of_mpi_rank),
+        [SERIES_MPI_FROM_LAST] = offsetof(block_stats, mpi_from_last),
     };
     *s = (cell_series){.n = n};
     for (int i = 0; i < SERIES_COUNT; i++) {
@@ -298,8 +312,11 @@ static void cell_series_of(const cell_work *w, double *values, cell_series *s)
  * numerator and denominator are the same statistic:
  *   r_overhead      (eq. 1) = (median overlap span - max(median comm span,
  *                   median comp span)) / min(the same two);
- *   r_comm          (eq. 4) = median slowest local (t2-t1)+(t4-t3) in
- *                   overlap / median slowest local t4-t1 in comm_ref;
+ *   r_comm          (eq. 4) = median slowest (t2-t1) + max(0, t4 -
+ *                   max over ranks of t3) in overlap (the wait from the
+ *                   last rank's arrival at it) / median slowest local
+ *                   t4-t1 in comm_ref; r_comm_local_wait the same with
+ *                   each rank's own wait t4-t3;
  *   r_comp_slowdown (eq. 3) = median slowest local t3-t2 in overlap /
  *                   median slowest local t3-t2 in comp_ref.
  * cell_quantities (intervals.c) holds the formulas, so the bootstrap
@@ -320,7 +337,7 @@ static void cell_ratios(cell_metrics *c, const cell_work *w, const cell_series *
     c->t_measured = median[SERIES_MEASURED_SPAN];
     c->t_comm_ref_local = median[SERIES_COMM_LOCAL];
     c->t_comp_ref_local = median[SERIES_COMP_LOCAL];
-    c->t_mpi = median[SERIES_MPI_LOCAL];
+    c->t_mpi = median[SERIES_MPI_FROM_LAST];
     c->t_comp = median[SERIES_COMP_OVERLAP_LOCAL];
     c->t_call = MEDIAN_OF(w, call, scratch);
     c->t_wait = MEDIAN_OF(w, wait, scratch);
@@ -458,6 +475,9 @@ static cell_metrics empty_cell(long number, const char *collective, double comm_
         &c.r_overhead_ci.hi,
         &c.r_comm_ci.lo,
         &c.r_comm_ci.hi,
+        &c.r_comm_local_wait,
+        &c.r_comm_local_wait_ci.lo,
+        &c.r_comm_local_wait_ci.hi,
         &c.r_comp_slowdown_ci.lo,
         &c.r_comp_slowdown_ci.hi,
         &c.diagnosis_p,
@@ -514,7 +534,7 @@ static int rank_metrics_of(const cell_work *w, size_t cell_index, cell_table *ou
     size_t total = 0;
     for (size_t b = 0; b < w->block_count; b++)
         total += w->kept[b][RAW_KIND_OVERLAP].n;
-    enum { COMM, COMPREF, MEASURED, CALL, COMP, WAIT, MPI_TIME, SERIES };
+    enum { COMM, COMPREF, MEASURED, CALL, COMP, WAIT, MPI_TIME, MPI_FROM_LAST, SERIES };
     size_t n = w->block_count ? w->block_count : 1;
     long *ranks = malloc((total ? total : 1) * sizeof *ranks);
     double *values = malloc(SERIES * n * sizeof *values);
@@ -551,6 +571,9 @@ static int rank_metrics_of(const cell_work *w, size_t cell_index, cell_table *ou
             series[COMP][k] = ns_between_s(t[1], t[2]);
             series[WAIT][k] = ns_between_s(t[2], t[3]);
             series[MPI_TIME][k] = series[CALL][k] + series[WAIT][k];
+            /* the wait from the last rank's arrival at it, as the cell's r_comm */
+            series[MPI_FROM_LAST][k] =
+                series[CALL][k] + fmax(0.0, ns_between_s(w->blocks[b].last_arrival_ns, t[3]));
             m.deciding_blocks += w->blocks[b].deciding_rank == m.rank;
             k++;
         }
@@ -561,8 +584,11 @@ static int rank_metrics_of(const cell_work *w, size_t cell_index, cell_table *ou
         m.t_call = stats_median(series[CALL], k);
         m.t_comp = stats_median(series[COMP], k);
         m.t_wait = stats_median(series[WAIT], k);
-        m.r_comm = stats_median(series[MPI_TIME], k) / m.t_comm_ref; /* eq. 4, own reference */
-        m.r_comp_slowdown = m.t_comp / m.t_comp_ref;                 /* eq. 3, own reference */
+        /* eq. 4 against the rank's own reference, from the last arrival
+         * and on the rank's own wait */
+        m.r_comm = stats_median(series[MPI_FROM_LAST], k) / m.t_comm_ref;
+        m.r_comm_local_wait = stats_median(series[MPI_TIME], k) / m.t_comm_ref;
+        m.r_comp_slowdown = m.t_comp / m.t_comp_ref; /* eq. 3, own reference */
         status =
             analysis_grow((void **)&out->ranks, capacity, out->rank_count, sizeof *out->ranks, err);
         if (status == ANALYSIS_OK)

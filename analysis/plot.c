@@ -395,7 +395,7 @@ static const struct {
     [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
     [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
     [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
-    [DIAG_UNCERTAIN] = {"#737373", "?", 0x000000u},
+    [DIAG_UNCERTAIN] = {"#737373", "n/a", 0x000000u},
     [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
 };
@@ -530,6 +530,7 @@ typedef struct plot_ctx {
     int width_px;
     int height_px;
     plot_palette palette;
+    diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
 
 static void compact_library(const run_meta *meta, char *out, size_t out_size)
@@ -746,19 +747,49 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
     return status;
 }
 
-static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+/* The class the diagnosis map shows in a cell: invalid, or the class its
+ * estimates give (diagnosis_point; a reference off its target is a flag,
+ * the cell is annotated with the time it reached). */
+static enum diagnosis shown_class(const cell_metrics *c)
+{
+    return !c->valid ? DIAG_INVALID : c->diagnosis_point;
+}
+
+/* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
+ * flagged off its target (comm_off_target, comp_off_target). */
+static void off_target_note(const cell_metrics *c, char *out, size_t out_size)
+{
+    bool comm = c->comm_off_target, comp = c->comp_off_target;
+    out[0] = '\0';
+    if (comm && comp)
+        snprintf(out, out_size, "comm %.2g, comp %.2g ms", c->t_comm_ref * 1e3,
+                 c->t_comp_ref * 1e3);
+    else if (comm || comp)
+        snprintf(out, out_size, "%s %.2g ms", comm ? "comm" : "comp",
+                 (comm ? c->t_comm_ref : c->t_comp_ref) * 1e3);
+}
+
+/* What the map says and how sure it is, counted over its cells. */
+typedef struct diagnosis_counts {
+    size_t measured;
+    size_t unconfirmed;
+    size_t off_target;
+} diagnosis_counts;
+
+/* diagnosis.dat: one block (gnuplot index) per shown class, present[d] its
+ * index or -1; columns x y xlo xhi ylo yhi label label_colour confirmed
+ * note. */
+static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_COUNT],
+                           size_t *blocks, diagnosis_counts *counts)
 {
     const cell_table *cells = ctx->cells;
-    strbuf data = {0};
-    size_t blocks = 0;
-    int present[DIAG_COUNT];
-    strbuf_printf(&data, "# x y xlo xhi ylo yhi label label_colour; one block (gnuplot index) per "
-                         "diagnosis\n");
+    strbuf_printf(data, "# x y xlo xhi ylo yhi label label_colour confirmed note; one block "
+                        "(gnuplot index) per class shown\n");
     for (int d = 0; d < DIAG_COUNT; d++) {
         present[d] = -1;
         for (size_t i = 0; i < cells->count; i++) {
             const cell_metrics *c = &cells->cells[i];
-            if ((int)c->diagnosis != d)
+            if ((int)shown_class(c) != d)
                 continue;
             size_t xi = axis_index(&ctx->x_axis, c->comm_target_s);
             size_t yi = axis_index(&ctx->y_axis, c->comp_target_s);
@@ -766,62 +797,101 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
             axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
             axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
             if (present[d] < 0) {
-                strbuf_printf(&data, "%s# %s\n", blocks ? "\n\n" : "",
+                strbuf_printf(data, "%s# %s\n", *blocks ? "\n\n" : "",
                               analysis_diagnosis_name((enum diagnosis)d));
-                present[d] = (int)blocks++;
+                present[d] = (int)(*blocks)++;
             }
             unsigned label;
             diagnosis_colour(ctx->palette, d, &label);
-            strbuf_printf(&data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u\n",
+            bool measured = d != DIAG_INVALID;
+            /* confirmed: the analysis's claim (diagnosis) is the class shown */
+            bool confirmed = !measured || c->diagnosis == (enum diagnosis)d;
+            char note[64] = "";
+            if (measured)
+                off_target_note(c, note, sizeof note);
+            counts->measured += measured;
+            counts->unconfirmed += !confirmed;
+            counts->off_target += note[0] != '\0';
+            strbuf_printf(data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u %d \"%s\"\n",
                           axis_position(c->comm_target_s), axis_position(c->comp_target_s), xlo,
-                          xhi, ylo, yhi, diagnosis_style[d].short_label, label);
+                          xhi, ylo, yhi,
+                          measured ? diagnosis_style[d].short_label : plot_invalid_label(c), label,
+                          confirmed ? 1 : 0, note);
         }
     }
+}
+
+/* The diagnosis map: the estimates' class in every measured cell, a dashed
+ * inner outline where the analysis did not confirm it, the error rate of
+ * the confirmed classes, invalid cells grey with their reason. */
+static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    strbuf data = {0};
+    size_t blocks = 0;
+    int present[DIAG_COUNT];
+    diagnosis_counts counts = {0};
+    diagnosis_data(ctx, &data, present, &blocks, &counts);
     int status = write_plot_data(ctx, "diagnosis.dat", &data, err);
     if (status != ANALYSIS_OK)
         return status;
 
-    char title[900];
+    char title[1200], off_target[160] = "";
     const uncertainty_summary *u = &cells->uncertainty;
+    if (counts.off_target)
+        snprintf(off_target, sizeof off_target,
+                 "\nsmall text: the reference reached, over %.0f %% from its target",
+                 100 * ctx->thresholds.off_target_max_error);
     snprintf(title, sizeof title,
-             "%s: diagnosis (section 3.3)\n%s\nclasses confirmed at a false-discovery rate of "
-             "%g over %ld cells (%ld confirmed, %.2g expected wrong)\nuncertain (?): not "
-             "confirmed, or under %ld blocks",
+             "%s: diagnosis (section 3.3)\n%s\ncolour: the class of the estimates, in every "
+             "measured cell\nconfirmed at a false-discovery rate of %g over %ld cells\n(%ld "
+             "confirmed, %.2g expected wrong); dashed: not confirmed\n(or under %ld blocks, or "
+             "unresolvable)%s",
              run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate, u->family_cells,
-             u->confirmed_cells, u->expected_wrong, u->min_blocks);
+             u->confirmed_cells, u->expected_wrong, u->min_blocks, off_target);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
     /* below the map, so the map and its title stay centred */
     strbuf_printf(&body, "    unset colorbox\n"
-                         "    set bmargin 8\n"
-                         "    set key at screen 0.5,0.015 center bottom horizontal maxrows 2 box "
+                         "    set bmargin 11\n"
+                         "    set key at screen 0.5,0.015 center bottom horizontal maxrows 3 box "
                          "opaque reverse Left width 1 samplen 2\n");
     const char *separator = "    plot ";
     unsigned unused;
     for (int d = 0; d < DIAG_COUNT; d++) {
         if (present[d] < 0)
             continue;
-        /* invalid and uncertain cells are hatched (two ways), never a colour */
-        const char *fill = d == DIAG_INVALID     ? "fs pattern 4 border lc rgb 'white'"
-                           : d == DIAG_UNCERTAIN ? "fs pattern 1 border lc rgb 'white'"
-                                                 : "fs solid 1.0 border lc rgb 'white'";
+        /* invalid cells are hatched grey, never a colour */
         strbuf_printf(&body,
                       "%s'diagnosis.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
                       "'%s' title '%s (%s)'",
-                      separator, present[d], fill,
+                      separator, present[d],
+                      d == DIAG_INVALID ? "fs pattern 4 border lc rgb 'white'"
+                                        : "fs solid 1.0 border lc rgb 'white'",
                       d == DIAG_INVALID ? "#7f7f7f" : diagnosis_colour(ctx->palette, d, &unused),
-                      analysis_diagnosis_name((enum diagnosis)d), diagnosis_style[d].short_label);
+                      analysis_diagnosis_name((enum diagnosis)d),
+                      d == DIAG_INVALID ? "grey" : diagnosis_style[d].short_label);
         separator = ", \\\n        ";
     }
+    int font_pt = label_font_pt(&ctx->x_axis, &ctx->y_axis);
+    /* the mark of a class not confirmed: a dashed outline inside the cell,
+     * its colour and label kept */
     strbuf_printf(&body,
-                  "%sdiagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
-                  ", \\\n        for [i=0:%zu] 'diagnosis.dat' index i using 1:2:7:8 with labels "
-                  "font ',%d' tc rgb variable notitle\n",
-                  separator, blocks ? blocks - 1 : 0, label_font_pt(&ctx->x_axis, &ctx->y_axis));
+                  "%s'diagnosis.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
+                  "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
+                  "dt (4,3) lw 1.5 title 'not confirmed (%zu of %zu)'",
+                  separator, counts.unconfirmed, counts.measured);
+    strbuf_printf(&body,
+                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
+                  ", \\\n        'diagnosis.dat' using 1:2:7:8 with labels font ',%d' tc rgb "
+                  "variable notitle"
+                  ", \\\n        'diagnosis.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font "
+                  "',%d' tc rgb variable notitle\n",
+                  font_pt, font_pt > 8 ? font_pt - 3 : 6);
     strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
-                          ctx->width_px, ctx->height_px + 120, &body, err);
+                          ctx->width_px, ctx->height_px + 180, &body, err);
     strbuf_free(&body);
     return status;
 }
@@ -1088,7 +1158,10 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
         return status;
     if (cells->count == 0)
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: no cells to draw", run_dir);
-    plot_ctx ctx = {.plots_dir = plots_dir, .cells = cells, .palette = options->palette};
+    plot_ctx ctx = {.plots_dir = plots_dir,
+                    .cells = cells,
+                    .palette = options->palette,
+                    .thresholds = options->rules.thresholds};
     plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);
     /* wide enough for the title's second line (about 10.5 px a character) */

@@ -105,16 +105,20 @@ static const column cells_fields[] = {
     CELL_COLUMN(COMPUTE_DELAY_SHARE, FIELD_RATIO, compute_delay_share),
     CELL_COLUMN(INTERFERENCE, FIELD_BOOL, interference),
     CELL_COLUMN(LIBRARY_CPU_SHARE, FIELD_RATIO, library_cpu_share),
+    CELL_COLUMN(R_COMM_LOCAL_WAIT, FIELD_RATIO, r_comm_local_wait),
+    CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_LO, FIELD_RATIO, r_comm_local_wait_ci.lo),
+    CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_HI, FIELD_RATIO, r_comm_local_wait_ci.hi),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
- * interference; then simultaneous intervals instead of diagnosis_p). */
+ * interference; then simultaneous intervals instead of diagnosis_p; then its
+ * r_comm counted each rank's own wait). */
 static const schema_column cells_new_columns[] = {
     COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,    COL_CELLS_ATTEMPTS,
     COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO, COL_CELLS_R_MPI_IMPACT,
-    COL_CELLS_INTERFERENCE, COL_CELLS_DIAGNOSIS_P};
+    COL_CELLS_INTERFERENCE, COL_CELLS_DIAGNOSIS_P,      COL_CELLS_R_COMM_LOCAL_WAIT};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */
@@ -233,10 +237,11 @@ static void by_rank_text(strbuf *sb, const cell_table *cells)
         const cell_metrics *c = &cells->cells[r->cell_index];
         strbuf_printf(sb,
                       "%s,%.9g,%.9g,%ld,%ld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.6g,%.6g,%ld,"
-                      "%ld\n",
+                      "%ld,%.6g\n",
                       c->collective, c->comm_target_s, c->comp_target_s, r->rank, r->blocks,
                       r->t_comm_ref, r->t_comp_ref, r->t_measured, r->t_call, r->t_comp, r->t_wait,
-                      r->r_comm, r->r_comp_slowdown, r->deciding_blocks, c->cell);
+                      r->r_comm, r->r_comp_slowdown, r->deciding_blocks, c->cell,
+                      r->r_comm_local_wait);
     }
 }
 

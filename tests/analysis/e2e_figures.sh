@@ -18,16 +18,18 @@ cp -r tests/data/example_run "$run"
     fail "nbc-analyze failed: $(cat "$SCRATCH/out" "$SCRATCH/err")"
 cat "$SCRATCH/out"
 
-expected_header="collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,valid,t_comm_ref,\
-t_comp_ref,t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,\
+expected_header="collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,valid,t_comm_ref,t_comp_ref,\
+t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,\
 overlap_osu_pct,overlap_imb_pct,diagnosis,late_attempts,invalid_reason,cell,ranks,start_skew_s,\
 attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,t_comp_ref_local,t_measured_local,\
 comm_target_error,comp_target_error,comm_off_target,comp_off_target,comm_unhidden_share,\
 r_overhead_ci_lo,r_overhead_ci_hi,r_comm_ci_lo,r_comm_ci_hi,r_comp_slowdown_ci_lo,\
-r_comp_slowdown_ci_hi,diagnosis_point,diagnosis_p,r_overhead_mean,r_overhead_mean_ci_lo,r_overhead_mean_ci_hi,\
-r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,r_overhead_bimodal,comm_null_blocks,\
-comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio,comp_null_ci_lo,\
-comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share"
+r_comp_slowdown_ci_hi,diagnosis_point,diagnosis_p,r_overhead_mean,r_overhead_mean_ci_lo,\
+r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,\
+r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,\
+comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,\
+r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,\
+library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))
@@ -95,12 +97,45 @@ for data in overhead overhead_ci_width r_comm r_comp_slowdown; do
     [ "$marked" -eq 30 ] || fail "plots/$data.dat marks $marked cells uncertain, expected 30"
 done
 grep -q 'fs transparent pattern 7' "$run/plots/overhead.gp" || fail "uncertain cells are not hatched"
-grep -q "title 'uncertain (?)'" "$run/plots/diagnosis.gp" || fail "no uncertain class on the diagnosis map"
+# the diagnosis map shows the class of the estimates (diagnosis_point) in
+# every measured cell, never a bare '?': each valid cell's label is its
+# point class's, and a dashed outline (column 9 = 0) marks the 30 not
+# confirmed; the key counts them and the title states the error rate
+dat=$run/plots/diagnosis.dat
+! grep -q '"?"' "$dat" || fail "plots/diagnosis.dat has a bare '?' label"
+declare -A short=([overlap]=OV [no_progress]=NP [comp_slowdown]=CS [contention]=CT [comm_slowed]=CM
+    [imprecision]=IM [unexplained]=UX)
+for class in "${!short[@]}"; do
+    want=$(awk -F, -v p="$point" -v c="$class" 'NR > 1 && $7 == 1 && $p == c' "$run/cells.csv" | wc -l)
+    got=$(grep -v '^#' "$dat" | awk -v l="\"${short[$class]}\"" 'NF && $7 == l' | wc -l)
+    [ "$got" -eq "$want" ] || fail "diagnosis.dat labels $got cells ${short[$class]}, cells.csv has $want $class"
+done
+unconfirmed=$(grep -v '^#' "$dat" | awk 'NF && $9 == 0' | wc -l)
+[ "$unconfirmed" -eq 30 ] || fail "diagnosis.dat marks $unconfirmed cells not confirmed, expected 30"
+grep -q "title 'not confirmed (30 of 30)'" "$run/plots/diagnosis.gp" || fail "the key does not count the cells not confirmed"
+grep -q 'confirmed at a false-discovery rate of 0.05 over 30 cells' "$run/plots/diagnosis.gp" ||
+    fail "the diagnosis map does not state its error rate"
+[ "$(grep -v '^#' "$dat" | awk 'NF && $7 == "\"unreach.\""' | wc -l)" -eq 6 ] ||
+    fail "the diagnosis map does not give the unreachable cells their reason"
 drawn_invalid=$(grep -v '^#' "$run/plots/overhead.dat" | awk 'NF && $8 == 0 && $9 == "\"unreach.\""' | wc -l)
 [ "$drawn_invalid" -eq 6 ] || fail "overhead.dat marks $drawn_invalid cells unreachable, expected 6"
 grep -q "fs transparent pattern 4" "$run/plots/overhead.gp" || fail "invalid cells are not hatched"
 [ "$(data_rows "$run/plots/impact.dat")" -eq 12 ] || fail "impact.dat does not have 12 bars"
 [ ! -e tests/data/example_run/cells.csv ] || fail "the repository's example folder was written to"
+
+# a reference 60 % over its target (cell 14's comm_ref stretched 1.6x): a
+# flag, the cell keeps its class on the map, annotated with the time
+# reached
+off=$SCRATCH/off_target
+cp -r tests/data/example_run "$off"
+awk -F, -v OFS=, 'NR > 1 && $1 == 14 && $9 == "comm_ref" { $17 = $14 + int(($17 - $14) * 1.6) } { print }' \
+    tests/data/example_run/raw.csv >"$off/raw.csv"
+"$analyze" -q --no-plots "$off" 2>/dev/null || fail "nbc-analyze of the off-target copy failed"
+flag=$(column comm_off_target)
+[ "$(awk -F, -v f="$flag" 'NR > 1 && $23 == 14 { print $f }' "$off/cells.csv")" = 1 ] ||
+    fail "cell 14 is not flagged comm_off_target: $(awk -F, 'NR > 1 && $23 == 14' "$off/cells.csv")"
+grep -v '^#' "$off/plots/diagnosis.dat" | awk 'NF && $10 == "\"comm" && $11 == "6.4" && $9 == 0 { n++ } END { exit n != 1 }' ||
+    fail "the off-target cell is not a class annotated 'comm 6.4 ms': $(grep 'comm' "$off/plots/diagnosis.dat")"
 
 # re-running on an analyzed folder gives the same table
 cp "$run/cells.csv" "$SCRATCH/cells.first"

@@ -86,6 +86,51 @@ PY
 grep -q "one launch: launch-to-launch variation is not covered" "$SCRATCH/one.out" ||
     fail "single launches: the limit is not said: $(cat "$SCRATCH/one.out")"
 single=$(awk -F, 'NR > 1 && $1 == "r_comp_slowdown" { print $9 "/" $7 }' "$SCRATCH/one/summary_differences.csv")
+
+# classes from the launches combined: 3 launches of one configuration that
+# differ by their noise only (seeds). Each launch's own map leaves some
+# classes unconfirmed; combined (2 and 3 launches), no more than the launch
+# with the fewest, where the former rule (unconfirmed when any launch was)
+# had at least as many as the launch with the most; no confirmed class
+# contradicts a launch's confirmed one
+for i in 0 1 2; do
+    "$synth" --out "$SCRATCH/m$i" --comm-ms "1,2,4,8,16,32" --comp-ms "1,2,4,8,16,32" --blocks 10 \
+        --scenario mixed --seed $((40 + i)) || fail "synth m$i"
+done
+read -r alone_min alone_union combined2 combined3 <<<"$(
+    for launches in 2 3; do
+        dirs=()
+        for ((i = 0; i < launches; i++)); do dirs+=("$SCRATCH/m$i"); done
+        "$compare" --no-plots "${dirs[@]}" -o "$SCRATCH/m$launches" >/dev/null 2>&1 ||
+            echo "nbc-compare of $launches launches failed" >&2
+    done
+    python3 - "$SCRATCH" <<'PY'
+import csv, sys
+d = sys.argv[1]
+runs = [{(r["comm_target_s"], r["comp_target_s"]): r for r in csv.DictReader(open(f"{d}/m{i}/cells.csv"))}
+        for i in range(3)]
+alone = [{k for k, r in run.items() if r["valid"] == "1" and r["diagnosis"] != r["diagnosis_point"]} for run in runs]
+out = [min(len(a) for a in alone), len(alone[0] | alone[1] | alone[2])]
+for launches in (2, 3):
+    rows = list(csv.DictReader(open(f"{d}/m{launches}/configuration_cells.csv")))
+    assert len(rows) == 36 and all(r["launches"] == str(launches) for r in rows), rows[0]
+    for r in rows:
+        k = (r["comm_target_s"], r["comp_target_s"])
+        if r["uncertain"] == "0":
+            for run in runs[:launches]:
+                assert run[k]["diagnosis"] in ("uncertain", r["diagnosis"]), (k, r["diagnosis"], run[k]["diagnosis"])
+    out.append(sum(r["uncertain"] == "1" for r in rows))
+print(" ".join(map(str, out)))
+PY
+)" || fail "reading the combined classes failed"
+[ -n "$combined3" ] || fail "no combined classes"
+[ "$alone_union" -gt "$alone_min" ] || fail "the launches leave the same cells unconfirmed: the test cannot tell the rules apart"
+[ "$combined2" -le "$alone_min" ] || fail "2 launches combined leave $combined2 classes unconfirmed, a launch alone $alone_min"
+[ "$combined3" -le "$alone_min" ] || fail "3 launches combined leave $combined3 classes unconfirmed, a launch alone $alone_min"
+grep -q "classes not confirmed in $combined3 of 36 valid cells" < <("$compare" --no-plots "$SCRATCH/m0" \
+    "$SCRATCH/m1" "$SCRATCH/m2" -o "$SCRATCH/m3r" 2>&1) || fail "the report does not count the unconfirmed classes"
+
 figure "launches: 2 configurations x 3 launches, 36 cells; r_comm difference (truth 0.5) median $comm_median," \
     "significant in $comm_sig; r_comp_slowdown (truth 0, launch shifts +-3 %) median $null_median," \
-    "significant in $null_sig; one launch each: $single significant"
+    "significant in $null_sig; one launch each: $single significant; classes not confirmed: a launch" \
+    "alone >= $alone_min, any launch $alone_union, 2 launches combined $combined2, 3 launches $combined3"

@@ -214,10 +214,11 @@ static void test_longer_collective_overlapped(void **state)
 
 /* Perfect overlap beside a CPU-bound process on rank 0's core: the step was
  * sized on the slowed rank (comp 10 ms there), rank 1 computes it in 5 ms
- * and waits the rest of the 10 ms collective. The slowest rank's MPI time
- * (rank 1's 5 ms wait) is set against rank 1's own computation, not rank
- * 0's: nothing is left unhidden, and the class is overlap, not
- * no_progress. */
+ * and waits the rest of the 10 ms collective. From the last arrival at the
+ * wait (rank 0's) both ranks wait 5 us: r_comm is ~0; on its own wait rank
+ * 1 spends 5 ms (r_comm_local_wait 0.5). comm_unhidden_share sets rank 1's
+ * MPI time against its own computation, not rank 0's: nothing is left
+ * unhidden, and the class is overlap, not no_progress. */
 static void test_faster_rank_waits_is_overlap(void **state)
 {
     (void)state;
@@ -235,7 +236,8 @@ static void test_faster_rank_waits_is_overlap(void **state)
     compute(&c, &raw);
     const cell_metrics *m = &c.cells.cells[0];
     assert_close(m->r_overhead, 1e-3, 1e-9);         /* 10 us over 10 ms */
-    assert_close(m->r_comm, 0.501, 1e-9);            /* rank 1's wait and call */
+    assert_close(m->r_comm, 0.001, 1e-9);            /* 5 us call, 5 us from the last arrival */
+    assert_close(m->r_comm_local_wait, 0.501, 1e-9); /* rank 1's own wait and call */
     assert_close(m->comm_unhidden_share, 0.0, 2e-3); /* 10 us of 5 ms */
     assert_point_class(m, DIAG_OVERLAP);
     release(&c);
@@ -325,7 +327,9 @@ static void test_multi_rank_spans_and_slowest_locals(void **state)
     assert_int_equal(r0->rank, 0);
     assert_close(r0->t_measured, 0.024, 1e-12);
     assert_close(r0->t_comm_ref, 0.007, 1e-12);
-    assert_close(r0->r_comm, (10e-6 + 0.005) / 0.007, 1e-9);
+    /* its wait from rank 1's arrival at 21 ms, and its own from 20 ms */
+    assert_close(r0->r_comm, (10e-6 + 0.004) / 0.007, 1e-9);
+    assert_close(r0->r_comm_local_wait, (10e-6 + 0.005) / 0.007, 1e-9);
     assert_int_equal(r0->deciding_blocks, 0);
     assert_int_equal(r1->deciding_blocks, 1);
     assert_close(r1->r_comp_slowdown, (0.021 - 0.00203) / 0.0188, 1e-9);
@@ -496,6 +500,82 @@ static void test_rank_skewed_work(void **state)
 }
 
 /* ---- Validity, lateness, the grid ------------------------------------------------ */
+
+/* ---- A computation imbalance between ranks (eq. 4) ---------------------------- */
+
+enum { IMBALANCE_BLOCKS = 12 };
+static const double imbalance_comm_s = 2e-3, imbalance_comp_s = 16e-3;
+static const cell_id imbalance_cell = {0, "0.002", "0.02"}; /* the slow rank: 20.8 ms */
+
+/* `ranks` ranks, the last computing 1.3x longer than the others in both
+ * comp_ref and the overlap step (a slower core: r_comp_slowdown stays 1),
+ * 1 % noise. The 2 ms collective is never slower than its reference: with
+ * `progressed` it is done during the computation (each rank leaves its wait
+ * 2 us after calling it), else it starts when the last rank calls the wait
+ * and every rank leaves it 2 ms later (no progress, section 3.3.1). */
+static void imbalance_run(raw_text *raw, int ranks, bool progressed)
+{
+    uint64_t rng = 77;
+    raw_begin(raw);
+    for (int b = 1; b <= IMBALANCE_BLOCKS; b++) {
+        double deadline = b * 0.2, last_arrival = 0;
+        double start[4], comp[4], comm[4];
+        for (int k = 0; k < ranks; k++) {
+            start[k] = deadline + 5e-6 * noise(&rng, 1.0);
+            comp[k] = (k == ranks - 1 ? 1.3 : 1.0) * imbalance_comp_s * noise(&rng, 0.01);
+            comm[k] = imbalance_comm_s * noise(&rng, 0.01);
+            last_arrival = fmax(last_arrival, start[k] + 0.05 + 5e-6 + comp[k]);
+        }
+        for (int k = 0; k < ranks; k++) {
+            double t1 = start[k], t3 = start[k] + 0.05 + 5e-6 + comp[k];
+            row_of(raw, &imbalance_cell, b, "comm_ref", 0, k, ns_of(t1), ns_of(t1 + 5e-6),
+                   ns_of(t1 + 5e-6), ns_of(t1 + comm[k]), 0, 0);
+            row_of(raw, &imbalance_cell, b, "comp_ref", 0, k, ns_of(t1 + 0.1), ns_of(t1 + 0.1),
+                   ns_of(t1 + 0.1 + comp[k]), ns_of(t1 + 0.1 + comp[k]), 0, 0);
+            double t4 = progressed ? t3 + 2e-6 : last_arrival + comm[k];
+            row_of(raw, &imbalance_cell, b, "overlap", 0, k, ns_of(t1 + 0.05),
+                   ns_of(t1 + 0.05 + 5e-6), ns_of(t3), ns_of(t4), 0, 0);
+        }
+    }
+}
+
+/* The rank done computing first waits in MPI_Wait for the others: counted
+ * from the last rank's arrival at the wait, r_comm reads 1 without progress
+ * and ~0 with it; on each rank's own wait (the former r_comm, now
+ * r_comm_local_wait) the imbalance reads as a collective 1 + 0.3 x 16 / 2
+ * = 3.4 times slower than its reference, comm_slowed. */
+static void test_imbalance_is_not_comm_slowed(void **state)
+{
+    (void)state;
+    static raw_text raw;
+    for (int ranks = 2; ranks <= 4; ranks++) {
+        imbalance_run(&raw, ranks, false);
+        computed c;
+        compute(&c, &raw);
+        const cell_metrics *m = &c.cells.cells[0];
+        print_message("figure: no progress, %d ranks, one computing 1.3x: r_comm %.3f (expected "
+                      "1.00), r_comm_local_wait %.3f, r_comp_slowdown %.3f, point class %s\n",
+                      ranks, m->r_comm, m->r_comm_local_wait, m->r_comp_slowdown,
+                      analysis_diagnosis_name(m->diagnosis_point));
+        assert_int_equal(m->blocks, IMBALANCE_BLOCKS);
+        assert_close(m->r_comm, 1.0, 0.05);
+        assert_close(m->r_comp_slowdown, 1.0, 0.05);
+        /* guard: the former definition fails this test */
+        assert_true(fabs(m->r_comm_local_wait - 1.0) > 0.05);
+        assert_int_equal(m->diagnosis_point, DIAG_NO_PROGRESS);
+        assert_true(m->diagnosis != DIAG_COMM_SLOWED);
+        release(&c);
+
+        imbalance_run(&raw, ranks, true);
+        compute(&c, &raw);
+        m = &c.cells.cells[0];
+        print_message("figure: progressed, %d ranks, one computing 1.3x: r_comm %.4f\n", ranks,
+                      m->r_comm);
+        assert_close(m->r_comm, 0.0, 0.01); /* 5 us call + 2 us wait of a 2 ms collective */
+        assert_int_equal(m->diagnosis_point, DIAG_OVERLAP);
+        release(&c);
+    }
+}
 
 static void test_invalid_calibration(void **state)
 {
@@ -1776,6 +1856,7 @@ int main(void)
         cmocka_unit_test(test_multi_rank_spans_and_slowest_locals),
         cmocka_unit_test(test_ratio_of_medians),
         cmocka_unit_test(test_rank_skewed_work),
+        cmocka_unit_test(test_imbalance_is_not_comm_slowed),
         cmocka_unit_test(test_invalid_calibration),
         cmocka_unit_test(test_lateness_and_tolerance_reapplied),
         cmocka_unit_test(test_late_tolerance_needs_inputs),

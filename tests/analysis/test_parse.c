@@ -330,7 +330,7 @@ static void test_cells_round_trip(void **state)
         "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
         "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,"
         "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
-        "library_cpu_share\n";
+        "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;

@@ -104,7 +104,8 @@ static void test_headers_unchanged(void **state)
          "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,"
          "comm_null_ci_hi,comp_null_blocks,comp_null_ratio,comp_null_ci_lo,"
          "comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,"
-         "r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share"},
+         "r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,"
+         "r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi"},
         {SCHEMA_IMPACT,
          "host,matrix_n,comp_target_s,t_comp_ref_s,t_comp_passive_mpi_s,r_mpi_impact,"
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,phases,r_mpi_impact_before,"
@@ -114,7 +115,7 @@ static void test_headers_unchanged(void **state)
          "procs,warnings,passive_delay_share,passive_progress_cpu_share"},
         {SCHEMA_CELLS_BY_RANK, "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,"
                                "t_comp_ref,t_measured,t_call,t_comp,t_wait,r_comm,"
-                               "r_comp_slowdown,deciding_blocks,cell"},
+                               "r_comp_slowdown,deciding_blocks,cell,r_comm_local_wait"},
     };
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         char header[4096];
