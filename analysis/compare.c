@@ -587,7 +587,7 @@ typedef struct run_summary {
     size_t cells;
     size_t valid;
     size_t certain;   /* valid and not uncertain: what the numbers below count */
-    size_t uncertain; /* valid but uncertain */
+    size_t uncertain; /* valid but not confirmed (uncertain or unresolvable) */
     double overlap_share;
     double median_r_overhead;
     double worst_r_overhead;
@@ -609,7 +609,7 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
         if (!c->valid || isnan(c->r_overhead))
             continue;
         s.valid++;
-        if (c->diagnosis == DIAG_UNCERTAIN) {
+        if (c->diagnosis == DIAG_UNCERTAIN || c->diagnosis == DIAG_UNRESOLVABLE) {
             s.uncertain++;
             continue; /* a run is summarized by what it is sure of */
         }
