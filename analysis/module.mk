@@ -35,5 +35,11 @@ $(TOOLS_DIR)/nbc-report: analysis/nbc_report.py
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
+# nbc-verdict: the verdict lines nbc-run prints and nbc-report shows first
+# (nbc-report loads it from its own folder).
+$(TOOLS_DIR)/nbc-verdict: analysis/nbc_verdict.py
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
 PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace \
-            $(TOOLS_DIR)/nbc-report
+            $(TOOLS_DIR)/nbc-report $(TOOLS_DIR)/nbc-verdict

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""nbc-verdict: one line in words per configuration of a study.
+
+    nbc-verdict DIR...
+
+DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
+study folder (study.json naming its runs). For each run, in the study's
+order with each library and collective's basic deployment first:
+
+    MPICH 4.0.2, ibcast, basic: no overlap (no_progress confirmed in 46 of 49
+    cells; 3 uncertain; false-discovery rate 0.05); computation 1.02x slower
+    beside the idle library [0.99, 1.05], within the A/A floor
+    MPICH 4.0.2, ibcast, progress (MPICH_ASYNC_PROGRESS=1): overlap in 30 of 49
+    cells (...); computation 1.85x slower beside the idle library [1.43, 2.08]
+
+The class counts are cells.csv's `diagnosis` (the confirmed classes,
+uncertain, unresolvable, invalid); the false-discovery rate is summary.txt's
+`claims` line; the computation's slowdown is r_MPI_impact (eq. 2) as
+summary.txt states it, the medians over impact.csv's rows of the value and
+of its interval ends, set against the A/A floor (r_aa) when impact.csv has
+it. nbc-run prints these lines at the end of a study, nbc-report at the top
+of report.html. Standard library only; see analysis/README.md ("Verdicts")."""
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+PROGRAM = "nbc-verdict"
+
+# The headline of a configuration: the class most cells were confirmed in
+# (section 3.3's classes, analysis/README.md "Diagnosis"), in words.
+CLASS_WORDS = {
+    "overlap": "overlap",
+    "no_progress": "no overlap (the collective progresses only in MPI_Wait)",
+    "comp_slowdown": "overlap, but the computation is slowed",
+    "contention": "partial overlap (communication and computation contend)",
+    "comm_slowed": "the communication is slowed by the computation",
+    "imprecision": "too imprecise to say",
+    "unexplained": "unexplained timings",
+}
+# Not claims: counted after the confirmed classes.
+UNCONFIRMED = ("uncertain", "unresolvable", "invalid")
+
+# How the deployment is named in a verdict: the profile's variables where
+# the library runs it (meta.json's settings), else these words.
+DEPLOYMENT_WORDS = {
+    "basic": "",
+    "thread": "the suite's progress thread",
+    "manual": "MPI_Test between compute chunks",
+}
+
+
+def fail(text):
+    print("%s: %s" % (PROGRAM, text), file=sys.stderr)
+    sys.exit(2)
+
+
+def read_csv(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def number(text):
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return math.nan
+    return value
+
+
+def median_of(rows, column):
+    values = [number(r.get(column)) for r in rows]
+    values = [v for v in values if not math.isnan(v)]
+    return statistics.median(values) if values else math.nan
+
+
+def false_discovery_rate(run_dir):
+    """summary.txt's claims line: the rate the classes were confirmed at."""
+    try:
+        with open(os.path.join(run_dir, "summary.txt"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    m = re.search(r"confirmed at a false-discovery rate of ([0-9.eE+-]+)", text)
+    return m.group(1) if m else ""
+
+
+def deployment_words(meta):
+    deployment = meta.get("deployment") or "basic"
+    library = meta.get("mpi_library") or {}
+    env = ["%s=%s" % (s.get("variable"), s.get("value")) for s in library.get("settings") or []
+           if s.get("applied") and "deployment " + deployment in str(s.get("source", ""))]
+    words = ", ".join(env) or DEPLOYMENT_WORDS.get(deployment, "")
+    return deployment + (" (%s)" % words if words else "")
+
+
+def class_counts(cells):
+    counts = {}
+    for row in cells:
+        name = row.get("diagnosis") or "invalid"
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def cells_words(counts, rate):
+    """The headline and the counts behind it."""
+    valid = sum(n for name, n in counts.items() if name != "invalid")
+    confirmed = sorted(((n, name) for name, n in counts.items() if name not in UNCONFIRMED),
+                       reverse=True)
+    if not valid:
+        return "no valid cell (%d invalid)" % counts.get("invalid", 0)
+    parts = ["%s confirmed in %d of %d cells" % (name, n, valid) for n, name in confirmed]
+    parts += ["%d %s" % (counts[name], name) for name in UNCONFIRMED if counts.get(name)]
+    if rate:
+        parts.append("false-discovery rate " + rate)
+    if confirmed and 2 * confirmed[0][0] > valid:
+        lead = CLASS_WORDS.get(confirmed[0][1], confirmed[0][1])
+    elif confirmed:
+        lead = "mixed"
+    else:
+        lead = "undecided (no class confirmed)"
+    overlap = counts.get("overlap", 0)
+    if confirmed and confirmed[0][1] != "overlap":
+        lead += "; overlap in %d of %d cells" % (overlap, valid)
+    return "%s (%s)" % (lead, "; ".join(parts))
+
+
+def impact_words(rows):
+    """r_MPI_impact (eq. 2): the medians of the rows' value and interval
+    ends (summary.txt's figure), against the A/A floor."""
+    value = median_of(rows, "r_mpi_impact")
+    if math.isnan(value):
+        return ""
+    lo, hi = median_of(rows, "r_mpi_impact_ci_lo"), median_of(rows, "r_mpi_impact_ci_hi")
+    interval = "" if math.isnan(lo) or math.isnan(hi) else " [%.2f, %.2f]" % (lo, hi)
+    if interval and lo <= 1 <= hi:
+        text = "computation not measurably slowed beside the idle library (r_MPI_impact %.2f%s)" % (
+            value, interval)
+    else:
+        text = "computation %.2fx %s beside the idle library%s" % (
+            value if value >= 1 else 1 / value, "slower" if value >= 1 else "faster", interval)
+    # The A/A floor (compute_ref after / before, no MPI): an impact whose
+    # interval meets the floor's is not told apart from the machine's drift.
+    floor = median_of(rows, "r_aa")
+    floor_lo, floor_hi = median_of(rows, "r_aa_ci_lo"), median_of(rows, "r_aa_ci_hi")
+    if interval and not lo <= 1 <= hi and not (math.isnan(floor) or math.isnan(floor_lo) or math.isnan(floor_hi)):
+        within = lo <= floor_hi and hi >= floor_lo
+        text += ", %s the A/A floor %.2f [%.2f, %.2f]" % ("within" if within else "beyond",
+                                                           floor, floor_lo, floor_hi)
+    return text
+
+
+def verdict(run_dir):
+    """(library, collective, deployment, line) of one run folder."""
+    try:
+        with open(os.path.join(run_dir, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s: cannot read meta.json (%s)" % (run_dir, e))
+    if not isinstance(meta, dict):
+        fail("%s: meta.json is not an object" % run_dir)
+    library = meta.get("mpi_library") or {}
+    name = ("%s %s" % (library.get("display_name", ""), library.get("version", ""))).strip()
+    cells = read_csv(os.path.join(run_dir, "cells.csv"))
+    if not cells:
+        fail("%s: no cells.csv (run nbc-analyze on it first)" % run_dir)
+    collective = cells[0].get("collective", "?")
+    deployment = meta.get("deployment") or "basic"
+    words = [cells_words(class_counts(cells), false_discovery_rate(run_dir)),
+             impact_words(read_csv(os.path.join(run_dir, "impact.csv")))]
+    line = "%s, %s, %s: %s" % (name or "MPI library", collective, deployment_words(meta),
+                               "; ".join(w for w in words if w))
+    return name, collective, deployment, line
+
+
+def run_folders(top):
+    """The run folders of DIR: itself, or its study's runs in order."""
+    if os.path.isfile(os.path.join(top, "meta.json")):
+        return [top]
+    try:
+        with open(os.path.join(top, "study.json"), encoding="utf-8") as f:
+            study = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s: neither a run folder (meta.json) nor a study folder (study.json: %s)" % (top, e))
+    folders = []
+    for run in study.get("runs") or []:
+        d = run.get("run_dir") if isinstance(run, dict) else None
+        if d and os.path.isfile(os.path.join(d, "cells.csv")) and d not in folders:
+            folders.append(d)
+    return folders
+
+
+def verdicts(dirs):
+    """The verdict lines of run and study folders, basic first within each
+    library and collective."""
+    found = [verdict(d) for top in dirs for d in run_folders(top)]
+    groups = []
+    for lib, coll, _, _ in found:
+        if (lib, coll) not in groups:
+            groups.append((lib, coll))
+    return [line for g in groups
+            for _, line in sorted(((dep != "basic", line) for lib, coll, dep, line in found
+                                   if (lib, coll) == g), key=lambda t: t[0])]
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.split("\n\n")[1].strip())
+        return 0 if argv else 2
+    for top in argv:
+        if not os.path.isdir(top):
+            fail("'%s' is not a folder (a run folder or a study folder)" % top)
+    for line in verdicts(argv):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
