@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
-"""nbc-report: the methods report of a run folder or a study folder.
+"""nbc-report: the report of a run folder or a study folder.
 
     nbc-report [--columns FILE] [--no-pdf] DIR
 
-writes DIR/report.html (and DIR/report.pdf with weasyprint): for every run
-folder (DIR itself when it holds meta.json, else each folder below it that
-does) the environment (meta.json, provenance.json: library and version,
-CPU, kernel, BLAS, deployment, threads and their CPUs), the clock
-synchronization, the statistics used (the run's configuration and
-nbc-analyze's summary.txt), the discards and retries (cells.csv, through
-the columns configs/report.ini names), then the deviations from the paper
-and every PNG figure below DIR with its caption (the first line of its
-gnuplot script). Standard library only. See analysis/README.md ("nbc-report").
-A missing weasyprint is said, not a failure."""
+writes DIR/report.html (and DIR/report.pdf with weasyprint), a file that
+stands alone (its figures embedded as data: URIs). First what a reader
+comes for: nbc-verdict's line in words per configuration and a results
+table (the cells of each class, the median ratios, r_MPI_impact); then
+every PNG figure in DIR and its runs and comparisons, a run's maps
+(overhead, concurrency, diagnosis) before its impact and the comparisons
+last, each with its caption (plots/NAME.caption.txt beside it, else the
+first line of its gnuplot script); then the methods: the study, and for
+every run folder (DIR itself when it holds meta.json, else each folder
+below it that does) the environment (meta.json, provenance.json), threads
+and their CPUs, the clock synchronization, the statistics used (the run's
+configuration and nbc-analyze's summary.txt), the discards and retries
+(cells.csv, through the columns configs/report.ini names); then the
+deviations from the paper. Standard library only. See analysis/README.md
+("nbc-report"). A missing weasyprint is said, not a failure."""
 import argparse
+import base64
 import configparser
 import csv
 import datetime
 import html
+import importlib.machinery
+import importlib.util
 import json
 import os
 import shutil
@@ -75,7 +83,8 @@ DEVIATIONS = [
 STYLE = """
 body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; margin: 1.5em; color: #222; }
 h1 { font-size: 17pt; } h2 { font-size: 14pt; border-bottom: 1px solid #999; }
-h3 { font-size: 12pt; }
+h3 { font-size: 12pt; } h4 { font-size: 11pt; } h5 { font-size: 10.5pt; }
+.verdicts li { margin: 0.3em 0; font-size: 11pt; }
 table { border-collapse: collapse; margin: 0.4em 0 1em 0; }
 td, th { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #eee; }
@@ -127,8 +136,8 @@ def text_of(value):
         return "%.6g" % value
     if isinstance(value, (list, tuple)):
         return ", ".join(text_of(v) for v in value)
-    if isinstance(value, dict):
-        return json.dumps(value, sort_keys=True)
+    if isinstance(value, dict):  # key: value pairs, never raw JSON
+        return "; ".join("%s: %s" % (k, text_of(v)) for k, v in sorted(value.items())) or "none"
     return str(value)
 
 
@@ -316,10 +325,11 @@ def statistics(meta, run_dir):
         for section in sorted(config):
             values = config[section]
             if isinstance(values, dict):
-                out.append("<h4>[%s]</h4>" % esc(section))
+                out.append("<h5>[%s]</h5>" % esc(section))
                 out.append(table(sorted(values.items())))
     rows = [(k, json_get(meta, k)) for k in ("late_tolerance", "max_retries", "warmup_blocks",
                                         "sweep_seed")]
+    out.append("<h5>Recorded by the run (meta.json)</h5>")
     out.append(table(rows))
     summary = os.path.join(run_dir, "summary.txt")
     if os.path.isfile(summary):
@@ -384,12 +394,12 @@ def run_section(run_dir, columns, notes):
     prov = None
     if os.path.isfile(os.path.join(run_dir, str(prov_name))):
         prov = read_json(os.path.join(run_dir, str(prov_name)), notes)
-    out = ["<h2>Run %s</h2>" % esc(os.path.basename(os.path.abspath(run_dir))),
-           "<h3>Environment</h3>", environment(meta, prov),
-           "<h3>Threads and their CPUs</h3>", threads(meta),
-           "<h3>Clock synchronization</h3>", clock_sync(meta),
-           "<h3>Statistics</h3>", statistics(meta, run_dir),
-           "<h3>Discards and retries</h3>", discards(meta, run_dir, columns)]
+    out = ["<h3>Run %s</h3>" % esc(os.path.basename(os.path.abspath(run_dir))),
+           "<h4>Environment</h4>", environment(meta, prov),
+           "<h4>Threads and their CPUs</h4>", threads(meta),
+           "<h4>Clock synchronization</h4>", clock_sync(meta),
+           "<h4>Statistics</h4>", statistics(meta, run_dir),
+           "<h4>Discards and retries</h4>", discards(meta, run_dir, columns)]
     if prov is None:
         out.insert(3, "<p class=missing>no provenance.json: CPU, kernel and frequency not "
                       "recorded</p>")
@@ -403,40 +413,139 @@ def study_section(study):
     rows += [("study " + k, v) for k, v in sorted(json_get(study, "study", default={}).items())]
     runs = [(r.get("index", "?"), r.get("name", "?"), r.get("launch", "?"), r.get("status", "?"),
              r.get("run_dir") or "none") for r in study.get("runs", []) if isinstance(r, dict)]
-    return ("<h2>Study (study.json)</h2>\n" + table(rows) +
+    return ("<h3>Study (study.json)</h3>\n" + table(rows) +
             table(runs, ("run", "configuration", "launch", "status", "run folder")))
 
 
+# The order a reader meets the figures in (by file name; others follow, by
+# name): a run's maps, then its impact, then the comparisons.
+FIGURE_ORDER = ["overhead", "concurrency", "diagnosis", "overhead_ci_width", "r_comm",
+                "r_comp_slowdown", "impact", "compare_overhead", "diff_overhead", "diff_comm",
+                "diff_comp_slowdown"]
+
+
 def caption(png):
-    """The first line of the figure's gnuplot script, else its name."""
-    script = os.path.splitext(png)[0] + ".gp"
-    if os.path.isfile(script):
-        with open(script, encoding="utf-8", errors="replace") as f:
-            first = f.readline().strip()
-        if first.startswith("#"):
-            return first.lstrip("# ")
+    """plots/NAME.caption.txt beside the figure (nbc-analyze's caption: what
+    it shows, its statistics and provenance), else the first line of its
+    gnuplot script, else its name."""
+    stem = os.path.splitext(png)[0]
+    for path, whole in ((stem + ".caption.txt", True), (stem + ".gp", False)):
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read().strip() if whole else f.readline().strip()
+            if whole and text:
+                return text
+            if text.startswith("#"):
+                return text.lstrip("# ")
     return os.path.basename(png)
 
 
-def figures(top, folders):
+def figure_key(png):
+    name = os.path.splitext(os.path.basename(png))[0]
+    rank = FIGURE_ORDER.index(name) if name in FIGURE_ORDER else len(FIGURE_ORDER)
+    return rank, name
+
+
+def embedded(png):
+    """The PNG as a data: URI, so that report.html stands alone wherever it
+    is copied; None when unreadable."""
+    try:
+        with open(png, "rb") as f:
+            return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
+    except OSError:
+        return None
+
+
+def figures(top, folders, notes):
     """Every PNG in and below top and the given folders (a study's runs and
-    comparisons), once each, linked relative to top."""
-    pngs, seen = [], set()
+    comparisons), once each, folder by folder, each folder's in FIGURE_ORDER;
+    embedded, with the folder and the caption."""
+    groups, seen = [], set()
     for folder in [top] + folders:
+        pngs = []
         for root, dirs, files in os.walk(folder):
             dirs.sort()
-            for f in sorted(files):
+            for f in files:
                 path = os.path.join(root, f)
                 if f.lower().endswith(".png") and os.path.realpath(path) not in seen:
                     seen.add(os.path.realpath(path))
                     pngs.append(path)
-    out = []
-    for png in pngs:
-        rel = os.path.relpath(png, top)
-        out.append('<figure><img src="%s" alt="%s"><figcaption><a href="%s">%s</a>: %s'
-                   "</figcaption></figure>" % (esc(rel), esc(rel), esc(rel), esc(rel),
-                                               esc(caption(png))))
-    return pngs, "\n".join(out) or "<p class=missing>no figure (PNG) in this folder</p>"
+        if pngs:
+            groups.append((folder, sorted(pngs, key=figure_key)))
+    out, count = [], 0
+    for folder, pngs in groups:
+        out.append("<h3>%s</h3>" % esc(os.path.basename(os.path.abspath(folder))))
+        for png in pngs:
+            uri = embedded(png)
+            if uri is None:
+                notes.append("%s: unreadable, not shown" % png)
+                continue
+            count += 1
+            name = os.path.splitext(os.path.basename(png))[0]
+            text = caption(png)
+            out.append('<figure id="fig-%d" data-name="%s"><img src="%s" alt="%s">'
+                       "<figcaption><b>Figure %d (%s).</b> %s</figcaption></figure>"
+                       % (count, esc(name), uri, esc(text.split("\n")[0]), count, esc(name),
+                          esc(text).replace("\n", "<br>")))
+    return count, "\n".join(out) or "<p class=missing>no figure (PNG) in this folder</p>"
+
+
+def verdict_module():
+    """nbc-verdict (analysis/nbc_verdict.py), installed beside nbc-report."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for path in (os.path.join(here, "nbc-verdict"), os.path.join(here, "nbc_verdict.py")):
+        if os.path.isfile(path):
+            loader = importlib.machinery.SourceFileLoader("nbc_verdict", path)
+            module = importlib.util.module_from_spec(
+                importlib.util.spec_from_loader("nbc_verdict", loader))
+            loader.exec_module(module)
+            return module
+    fail("nbc-verdict is missing beside %s (an incomplete copy or installation)" % here,
+         ExitStatus.FAILURE)
+
+
+# The results table: the cells of each class (cells.csv's diagnosis), then
+# the medians a reader compares across configurations.
+RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm_slowed",
+                  "imprecision", "unexplained", "uncertain", "unresolvable", "invalid"]
+
+
+def results(verdict, runs):
+    """The verdict lines, then one row per run: its configuration, the cells
+    of each class, median r_overhead (eq. 1), r_comm (eq. 3), r_comp_slowdown
+    (eq. 4) over the valid cells and r_MPI_impact (eq. 2) with its interval."""
+    analyzed = [r for r in runs if os.path.isfile(os.path.join(r, "cells.csv")) and
+                os.path.isfile(os.path.join(r, "meta.json"))]
+    if not analyzed:
+        return "<p class=missing>no analyzed run (cells.csv): run nbc-analyze first</p>"
+    out = ["<ul class=verdicts>%s</ul>" % "".join(
+        "<li>%s</li>" % esc(line) for line in verdict.verdicts(analyzed))]
+    rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
+        os.path.join(run, "cells.csv"))) for run in analyzed}
+    # The classes some run has: a column of zeros says nothing.
+    classes = [k for k in RESULT_CLASSES if any(c.get(k) for c in counts_of.values())]
+    for run in analyzed:
+        cells = verdict.read_csv(os.path.join(run, "cells.csv"))
+        counts = counts_of[run]
+        valid = [c for c in cells if c.get("diagnosis") != "invalid"]
+        impact = verdict.read_csv(os.path.join(run, "impact.csv"))
+        name, coll, dep, _ = verdict.verdict(run)
+        medians = ["%.3g" % verdict.median_of(valid, k) if valid else "-"
+                   for k in ("r_overhead", "r_comm", "r_comp_slowdown")]
+        r_mpi = verdict.median_of(impact, "r_mpi_impact")
+        rows.append([name, coll, dep, len(valid)] +
+                    [counts.get(k, 0) for k in classes] + medians +
+                    ["-" if r_mpi != r_mpi else "%.3g [%.3g, %.3g]" % (
+                        r_mpi, verdict.median_of(impact, "r_mpi_impact_ci_lo"),
+                        verdict.median_of(impact, "r_mpi_impact_ci_hi"))])
+    out.append(table(rows, ["library", "collective", "deployment", "valid cells"] +
+                     classes + ["median r_overhead", "median r_comm",
+                                       "median r_comp_slowdown", "r_MPI_impact [95 %]"]))
+    out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
+               "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
+               "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
+               "r_MPI_impact (eq. 2): the medians over impact.csv's rows.</p>")
+    return "\n".join(out)
 
 
 def write_pdf(html_path, pdf_path):
@@ -474,22 +583,24 @@ def main(argv):
     if not runs:
         fail("%s: no run folder (a folder holding meta.json: the folder itself, one below it, "
              "or a run of its study.json)" % top)
-    body = [study_section(study)]
+    comparisons = [c for c in json_get(study, "comparisons", default=[]) if os.path.isdir(str(c))]
+    count, figure_html = figures(top, [r for r in runs if r != top] + comparisons, notes)
+    # What a reader starts with: the verdicts and the results, the figures;
+    # then the methods behind them.
+    body = ["<h2>Verdicts and results</h2>", results(verdict_module(), runs),
+            "<h2>Figures (%d)</h2>" % count, figure_html,
+            "<h2>Methods</h2>", study_section(study)]
     body += [run_section(r, columns, notes) for r in runs]
     body.append("<h2>Deviations from the paper</h2>")
     body.append(table(DEVIATIONS, ("what", "documented in")))
-    comparisons = [c for c in json_get(study, "comparisons", default=[]) if os.path.isdir(str(c))]
-    pngs, figure_html = figures(top, [r for r in runs if r != top] + comparisons)
-    body.append("<h2>Figures (%d)</h2>" % len(pngs))
-    body.append(figure_html)
     if notes:
         body.append("<h2>Notes</h2><ul>%s</ul>" % "".join("<li>%s</li>" % esc(n) for n in notes))
-    title = "bench_nbc methods report: %s" % os.path.basename(os.path.abspath(top))
+    title = "bench_nbc report: %s" % os.path.basename(os.path.abspath(top))
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>"
             "<style>%s</style></head><body>\n<h1>%s</h1>\n<p>%d run folder%s, %d figure%s; "
             "written %s by nbc-report (columns from %s).</p>\n%s\n</body></html>\n"
             % (esc(title), STYLE, esc(title), len(runs), "" if len(runs) == 1 else "s",
-               len(pngs), "" if len(pngs) == 1 else "s",
+               count, "" if count == 1 else "s",
                datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                esc(columns["file"]), "\n".join(b for b in body if b)))
     html_path = os.path.join(top, "report.html")
@@ -503,8 +614,8 @@ def main(argv):
     if not args.no_pdf and write_pdf(html_path, os.path.join(top, "report.pdf")):
         written.append(os.path.join(top, "report.pdf"))
     print("%s: %s (%d run folder%s, %d figure%s)" % (PROGRAM, ", ".join(written), len(runs),
-                                                     "" if len(runs) == 1 else "s", len(pngs),
-                                                     "" if len(pngs) == 1 else "s"))
+                                                     "" if len(runs) == 1 else "s", count,
+                                                     "" if count == 1 else "s"))
     return ExitStatus.COMPLETE
 
 
