@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # nbc-report on a small real run (2 ranks, 2 x 2 cells, analyzed with
 # --palette=cividis) and on a study folder (study.json naming two synthetic
-# runs and a comparison): report.html names every figure (PNG) of the
-# folders, each image it shows exists, its sections hold the run's library,
+# runs and a comparison): report.html embeds every figure (PNG) of the
+# folders with its caption, after the verdicts and results; its sections hold the run's library,
 # clock synchronization, stopping rule, the invalid cells counted as
 # cells.csv has them and the deviations from the paper; the columns come
 # from the column list (one that cells.csv lacks is said, not guessed); bad
@@ -23,41 +23,10 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox): no figures to report"
 make_scratch
 
-# check_html DIR FOLDER...: report.html in DIR names every PNG below the
-# folders (relative to DIR), and every image it shows exists
+# check_html DIR RUNS FOLDER...: report.html in DIR embeds every PNG below the
+# folders as a captioned figure, after RUNS verdict lines and results rows
 check_html() {
-    python3 - "$@" <<'EOF'
-import html.parser, os, sys
-top, folders = sys.argv[1], sys.argv[2:]
-class Links(html.parser.HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.images, self.links, self.h2 = set(), set(), []
-        self.in_h2 = False
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "img":
-            self.images.add(a.get("src"))
-        elif tag == "a":
-            self.links.add(a.get("href"))
-        self.in_h2 = tag == "h2"
-    def handle_data(self, data):
-        if self.in_h2:
-            self.h2.append(data.strip())
-            self.in_h2 = False
-p = Links()
-p.feed(open(os.path.join(top, "report.html"), encoding="utf-8").read())
-pngs = set()
-for folder in folders:
-    for root, _, files in os.walk(folder):
-        pngs |= {os.path.relpath(os.path.join(root, f), top) for f in files if f.endswith(".png")}
-missing = sorted(pngs - (p.images & p.links))
-broken = sorted(i for i in p.images if not os.path.isfile(os.path.join(top, i)))
-if not pngs or missing or broken:
-    print("figures %d, not named: %s; shown but absent: %s" % (len(pngs), missing, broken))
-    sys.exit(1)
-print("report.html: %d figures named and shown; sections: %s" % (len(pngs), "; ".join(p.h2)))
-EOF
+    python3 tests/analysis/report_check.py structure "$1/report.html" "${@:2}"
 }
 
 # ---- a small real run -------------------------------------------------------------------
@@ -73,7 +42,7 @@ if [ -z "$run" ] || [ ! -f "$run/meta.json" ]; then fail "no run folder: $out"; 
 [ -f "$run/plots/overhead.png" ] || fail "nbc-analyze drew no figure in $run"
 msg=$("$report" "$run" 2>&1) || fail "nbc-report failed: $msg"
 echo "$msg"
-check_html "$run" "$run" || fail "report.html of the run"
+check_html "$run" 1 "$run" || fail "report.html of the run"
 page=$run/report.html
 library=$(jq -r '.mpi_library.display_name + " " + .mpi_library.version' "$run/meta.json")
 grep -q "<td>MPI library</td><td>$library</td>" "$page" || fail "report.html lacks the library '$library'"
@@ -111,7 +80,7 @@ EOF
 msg=$("$report" --no-pdf "$study" 2>&1) || fail "nbc-report on the study failed: $msg"
 echo "$msg"
 grep -q "(2 run folders, " <<<"$msg" || fail "study report: $msg"
-check_html "$study" "$SCRATCH/s1" "$SCRATCH/s2" "$SCRATCH/cmp" || fail "report.html of the study"
+check_html "$study" 2 "$SCRATCH/s1" "$SCRATCH/s2" "$SCRATCH/cmp" || fail "report.html of the study"
 
 # bad input
 msg=$("$report" "$SCRATCH/none" 2>&1)
