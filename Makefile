@@ -2,7 +2,8 @@
 #
 #   make [MPICC=mpicc] [MPI=mpich|openmpi] [SAN=1]
 #                                      build the suite into build/<mpi>-<version>[-san]/
-#   make run                           install, build, run the default sweep, draw the figures
+#   make run                           install and build (output in build/make-run.log), run the
+#                                      default study, print its verdicts, write its report
 #   make check                         install, build, run every test
 #   make install PREFIX=DIR            bench_nbc, nbc-run, configs and docs into DIR
 #   make check-matrix                  the default study on every MPI library and BLAS here
@@ -32,7 +33,7 @@ endif
 MPICC ?= mpicc
 # Goals that need no MPI library skip the configure step; those that only
 # print leave the build folder as it is.
-NO_MPI_GOALS   := clean help format format-check blas-config
+NO_MPI_GOALS   := clean help format format-check blas-config run
 PRINTING_GOALS := $(NO_MPI_GOALS) print-build-dir print-mpiexec print-mpi-profile
 ifneq ($(MAKECMDGOALS),)
 ifeq ($(filter-out $(NO_MPI_GOALS),$(MAKECMDGOALS)),)
@@ -113,7 +114,7 @@ UNIT_TESTS :=
 E2E_TESTS  :=
 BENCHMARKS :=
 
-.PHONY: all deps check bench run install format format-check clean help print-build-dir \
+.PHONY: all deps check bench run run-study install format format-check clean help print-build-dir \
         print-mpiexec print-mpi-profile
 all: programs
 
@@ -152,7 +153,7 @@ deps:
 # which remakes its included files before anything else, reads them all again
 # (also once after the file is first created).
 DEPS_INSTALLED := build/deps-installed.mk
-ifneq ($(filter-out clean help format format-check print-% blas-config fuzz fuzz-toolchain,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean help format format-check print-% blas-config fuzz fuzz-toolchain run run-study,$(or $(MAKECMDGOALS),all)),)
 include $(DEPS_INSTALLED)
 endif
 $(DEPS_INSTALLED): deps
@@ -164,16 +165,28 @@ check: programs $(UNIT_TESTS)
 	@BUILD=$(BUILD) TOOLS_DIR=$(TOOLS_DIR) MPI_PROFILE=$(MPI_PROFILE) MPIEXEC=$(MPIEXEC) SAN=$(SAN) \
 	    tests/run.sh $(TESTS)
 
-# The default study (configs/study-default.conf: ibcast and iallreduce, basic,
-# 2 ranks here): packages, build, runs, analysis; prints the run folders and
-# PNG figures, then nbc-report writes the study's report.html (and
-# report.pdf) into its study folder. Extra nbc-run options: make run RUN_ARGS="--deployments basic,progress".
+# The default study (configs/study-default.conf: ibcast, basic against the
+# library's asynchronous progress, 2 ranks here): packages and build first,
+# their output in RUN_LOG (named on one line, its end shown on a failure;
+# run configures in that step, so that a library installed by it is the one
+# built), then the runs and their comparison, the verdict lines, and
+# nbc-report's report.html and report.pdf in the study folder. Extra nbc-run
+# options: make run RUN_ARGS="--collectives ibcast,iallreduce".
 RUN_ARGS ?=
-run: deps programs
+RUN_LOG  := build/make-run.log
+run:
+	@mkdir -p $(dir $(RUN_LOG))
+	@echo "make run: installing what is missing and building (output in $(RUN_LOG))"
+	@$(MAKE) --no-print-directory deps programs >$(RUN_LOG) 2>&1 || { tail -n 25 $(RUN_LOG) >&2; \
+	    echo "make run: the install or the build failed (above; all of it in $(RUN_LOG))" >&2; exit 1; }
+	@$(MAKE) --no-print-directory run-study
+
+# The study alone, on what is built.
+run-study:
 	@touch $(BUILD)/run.stamp
 	./nbc-run configs/study-default.conf --no-deps --no-build \
 	    --build-dir $(BUILD) --tools-dir $(TOOLS_DIR) $(RUN_ARGS)
-	@# the methods report of the study folder nbc-run wrote into results/
+	@# the report of the study folder nbc-run wrote into results/
 	@for study in $$(find results -maxdepth 1 -name '*-study' -newer $(BUILD)/run.stamp); do \
 	    $(TOOLS_DIR)/nbc-report "$$study" || exit 1; done
 
