@@ -60,7 +60,9 @@ static void one_point_is_a_constant_offset(void **state)
     (void)state;
     clocksync_model m;
     clocksync_model_init(&m);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){.local_ns = uptime_ns, .offset_ns = -5e9}), 0);
+    assert_int_equal(
+        clocksync_model_add_point(&m, (clocksync_point){.local_ns = uptime_ns, .offset_ns = -5e9}),
+        0);
     assert_int_equal(clocksync_model_to_global(&m, uptime_ns + 123), uptime_ns + 123 - 5000000000);
     assert_int_equal(clocksync_model_to_local(&m, uptime_ns), uptime_ns + 5000000000);
     clocksync_model_free(&m);
@@ -136,11 +138,15 @@ static void points_must_move_forward(void **state)
     clocksync_model m;
     clocksync_model_init(&m);
     assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100}), 0);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100, .offset_ns = 5}), -1);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){.local_ns = 50, .offset_ns = 5}), -1);
+    assert_int_equal(
+        clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100, .offset_ns = 5}), -1);
+    assert_int_equal(
+        clocksync_model_add_point(&m, (clocksync_point){.local_ns = 50, .offset_ns = 5}), -1);
     /* Growing past the initial capacity keeps every point. */
     for (int i = 1; i <= 100; i++)
-        assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100 + i, .offset_ns = i}), 0);
+        assert_int_equal(
+            clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100 + i, .offset_ns = i}),
+            0);
     assert_int_equal(m.n_points, 101);
     clocksync_model_free(&m);
 }
@@ -396,7 +402,8 @@ static int64_t fake_now(void *ctx)
 static void extrapolation_uses_the_longest_baseline_within_its_bound(void **state)
 {
     (void)state;
-    drifting_clock c = {.origin_ns = uptime_ns, .offset_ns = 2e6, .segments = 1, .drift_ppm = {100}};
+    drifting_clock c = {
+        .origin_ns = uptime_ns, .offset_ns = 2e6, .segments = 1, .drift_ppm = {100}};
     const double at_s[] = {0, 1, 2, 4, 8, 16, 32, 64};
     /* Asymmetric latencies that alternate in sign: the worst case for a
      * slope between neighbours. */
@@ -416,22 +423,27 @@ static void extrapolation_uses_the_longest_baseline_within_its_bound(void **stat
     double worst_ns = 0;
     for (double tau_s = 0; tau_s <= 64; tau_s += 4) {
         int64_t local = last->local_ns + (int64_t)(tau_s * 1e9);
-        double error = fabs((double)clocksync_model_to_global(&m, local) - global_at(&c, (double)local));
+        double error =
+            fabs((double)clocksync_model_to_global(&m, local) - global_at(&c, (double)local));
         double bound = clocksync_model_error_bound_ns(&m, local);
         if (error > bound + 1)
-            fail_msg("%.0f s past the last point: off by %.0f ns, bound %.0f ns", tau_s, error, bound);
+            fail_msg("%.0f s past the last point: off by %.0f ns, bound %.0f ns", tau_s, error,
+                     bound);
         worst_ns = fmax(worst_ns, error);
-        assert_within_ns(local, clocksync_model_to_local(&m, clocksync_model_to_global(&m, local)), 1);
+        assert_within_ns(local, clocksync_model_to_local(&m, clocksync_model_to_global(&m, local)),
+                         1);
     }
     /* u = (b_F + b_L) / (t_L - t_F): the first and last points' bounds over 64 s. */
-    double u = (m.points[0].bound_ns + last->bound_ns) / (double)(last->local_ns - m.points[0].local_ns);
+    double u =
+        (m.points[0].bound_ns + last->bound_ns) / (double)(last->local_ns - m.points[0].local_ns);
     assert_true(fabs(clocksync_model_drift_uncertainty(&m) - u) <= 1e-15);
     assert_true(fabs(clocksync_model_extrapolation_error_ns(&m, last->local_ns + 10000000000LL) -
                      u * 1e10) <= 1e-3);
     assert_true(clocksync_model_extrapolation_error_ns(&m, last->local_ns - 1) == 0);
     printf("figure: clock model: 8 points over 64 s off by +-0.5 us, 64 s further on: off by at "
            "most %.2f us, bound %.2f us\n",
-           worst_ns * 1e-3, clocksync_model_error_bound_ns(&m, last->local_ns + 64000000000LL) * 1e-3);
+           worst_ns * 1e-3,
+           clocksync_model_error_bound_ns(&m, last->local_ns + 64000000000LL) * 1e-3);
     clocksync_model_free(&m);
 }
 
