@@ -241,6 +241,18 @@ int clocksync_prepare_realtime(clocksync_ctx *ctx);
 int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
                                double *predicted_offset_ns);
 
+/* Collective. Whether the run should calibrate again now (the same answer
+ * on every rank), by the schedule that bounds the real-time model's error:
+ *   - the time since the last point reaches the baseline's length (points
+ *     at 0, drift_gap_s, then doubling: the baseline grows with the run);
+ *   - or it reaches interval_s;
+ *   - or the error extrapolation adds on any rank (u tau, the "Error bound"
+ *     above) exceeds a quarter of tolerance_ns, the run's smallest lateness
+ *     tolerance: two ranks' errors then take at most half of it, the other
+ *     half is left to the barrier's exit jitter.
+ * interval_s <= 0 turns every rule off (never recalibrate). */
+int clocksync_resync_due(clocksync_ctx *ctx, int64_t tolerance_ns, double interval_s, bool *due);
+
 const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx);
 /* The name of the context's method ("linear", "hierarchical"). */
 const char *clocksync_get_method_name(const clocksync_ctx *ctx);
@@ -282,5 +294,18 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
  * discards and redoes the measurement. */
 int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
                              bool *any_late);
+
+/* Collective; clocksync_barrier_settle for a measurement that started at
+ * start_local_ns on each rank (its t1), in the same single reduction. The
+ * measurement is also late when its start skew exceeds tolerance_ns: the
+ * spread of the ranks' starts in global time, each widened by its model's
+ * extrapolation error (u tau, "Error bound" above),
+ *   start_skew = max_r(g_r + e_r) - min_r(g_r - e_r),
+ * known only after the measurement and written to *start_skew_ns (may be
+ * NULL). The points' own bounds (b) are left out: post-mortem conversion
+ * shares them, they are the method's floor that clocksync_check reports. */
+int clocksync_settle_attempt(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
+                             int64_t start_local_ns, int64_t tolerance_ns, bool *any_late,
+                             int64_t *start_skew_ns);
 
 #endif
