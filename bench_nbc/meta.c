@@ -148,6 +148,11 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
                            json_object_new_string(compute_cpu_topology_source()));
     json_object_object_add(o, "environment", nbc_meta_environment_json());
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
+    /* The passive step's rounds, for compute_ref, which may measure before
+     * it (the ABBA order: analysis/README.md). */
+    json_object_object_add(o, "passive_warmup_steps",
+                           json_object_new_int(NBC_PASSIVE_WARMUP_STEPS));
+    json_object_object_add(o, "passive_reps", json_object_new_int(nbc_passive_reps(cfg)));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
     merge_keys(o, m->deployment);
