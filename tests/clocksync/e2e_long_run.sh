@@ -39,4 +39,4 @@ attempts=$(kv run_attempts "$line") kept=$(kv run_kept "$line")
 [ $((2 * kept)) -ge "$attempts" ] || fail "only $kept of $attempts attempts kept: $line"
 figure "100 ppm clock, $run_s s of attempts at a $tolerance_us us tolerance: kept $kept of $attempts," \
     "true start skew max $kept_skew us kept, $(kv run_all_true_skew_max_us "$line") us over all," \
-    "$(kv run_end_true_skew_max_us "$line") us in the last tenth; $points clock points"
+    "$(kv run_end_true_skew_max_us "$line") us in the last tenth (median $(kv run_end_true_skew_p50_us "$line") us); $points clock points"
