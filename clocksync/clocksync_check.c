@@ -41,6 +41,7 @@ typedef struct check_options {
 /* The long run's figures (rank 0's). */
 typedef struct run_figures {
     int attempts, kept, late, resyncs;
+    int end_kept;                 /* attempts kept in the run's last tenth */
     double kept_true_skew_max_us; /* of the attempts kept: what the run would publish */
     double all_true_skew_max_us;  /* of every attempt: what no lateness rule would keep */
     double end_true_skew_max_us;  /* of every attempt in the run's last tenth */
@@ -308,6 +309,7 @@ static void long_run(clocksync_ctx *sync, const check_options *opt, int64_t to_r
         if (!late)
             fig->kept_true_skew_max_us = fmax(fig->kept_true_skew_max_us, skew_us);
         if (now_ns >= tail_ns) {
+            fig->end_kept += !late;
             fig->end_true_skew_max_us = fmax(fig->end_true_skew_max_us, skew_us);
             if (tail_count == tail_capacity) {
                 tail_capacity = tail_capacity ? 2 * tail_capacity : 256;
@@ -528,9 +530,10 @@ int main(int argc, char **argv)
             printf("run_s=%.1f run_tolerance_us=%.3f run_attempts=%d run_kept=%d run_late=%d "
                    "run_resyncs=%d run_points=%d run_residual_beyond_bound=%d "
                    "run_kept_true_skew_max_us=%s run_all_true_skew_max_us=%s "
-                   "run_end_true_skew_max_us=%s run_end_true_skew_p50_us=%s\n",
+                   "run_end_true_skew_max_us=%s run_end_true_skew_p50_us=%s run_end_kept=%d\n",
                    opt.run_s, opt.tolerance_us, run.attempts, run.kept, run.late, run.resyncs,
-                   clocksync_get_model(sync)->n_points, beyond, kept, all, end, end_p50);
+                   clocksync_get_model(sync)->n_points, beyond, kept, all, end, end_p50,
+                   run.end_kept);
         }
         printf("# method %s; %d ranks, %d barriers each; true skews and model errors need one "
                "kernel and no faked clock: %s\n",

@@ -13,7 +13,9 @@
 #     (|residual| <= predicted error + the point's own bound);
 #   - the baseline grew with the run: a point at least every doubling of the
 #     time since the start (1, 2, 4, ... s after the drift point);
-#   - the rule keeps most attempts (it is a bound, not a veto).
+#   - the rule still keeps attempts in the run's last tenth: without the
+#     schedule the extrapolation error (u tau, 0.4 ppm x 40 s here) passes
+#     the tolerance and every attempt there would be late.
 # 40 s here; RUN_S=600 gives the 10-minute figures.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -36,7 +38,7 @@ min_points=$(awk -v t="$run_s" 'BEGIN { n = 2; b = 1; while (2 * b <= t) { b *= 
 points=$(kv run_points "$line")
 [ "$points" -ge "$min_points" ] || fail "$points clock points over $run_s s, the schedule needs $min_points: $line"
 attempts=$(kv run_attempts "$line") kept=$(kv run_kept "$line")
-[ $((2 * kept)) -ge "$attempts" ] || fail "only $kept of $attempts attempts kept: $line"
+[ "$(kv run_end_kept "$line")" -gt 0 ] || fail "no attempt kept in the run's last tenth: $line"
 figure "100 ppm clock, $run_s s of attempts at a $tolerance_us us tolerance: kept $kept of $attempts," \
     "true start skew max $kept_skew us kept, $(kv run_all_true_skew_max_us "$line") us over all," \
     "$(kv run_end_true_skew_max_us "$line") us in the last tenth (median $(kv run_end_true_skew_p50_us "$line") us); $points clock points"
