@@ -95,11 +95,13 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
         if (comp[j].matrix_n > 0)
             start_n = comp[j].matrix_n;
         char precision[160];
-        if (run->rank == 0)
-            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s%s, %d steps%s)\n",
+        /* A kept size was printed when it was calibrated: once per run. */
+        if (run->rank == 0 && j == done && done > 0)
+            fprintf(stderr, "bench_nbc: computation: %zu sizes kept from the run folder\n", done);
+        if (run->rank == 0 && j >= done)
+            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
                     comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
-                    compute_calib_status_name(comp[j].status), j < done ? ", kept" : "",
-                    comp[j].iterations,
+                    compute_calib_status_name(comp[j].status), comp[j].iterations,
                     precision_text(comp[j].runs, comp[j].t_se_s, comp[j].imprecise, precision,
                                    sizeof precision));
     }
@@ -154,12 +156,14 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
         if (comm[i].bytes_closest > 0)
             start_bytes = comm[i].bytes_closest;
         char precision[160];
-        if (run->rank == 0)
+        if (run->rank == 0 && i == done && done > 0)
+            fprintf(stderr, "bench_nbc: communication: %zu sizes kept from the run folder\n", done);
+        if (run->rank == 0 && i >= done)
             fprintf(stderr,
-                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s%s, %d sizes tried%s)\n",
+                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s, %d sizes tried%s)\n",
                     comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
                     comm[i].converged ? "converged" : "NOT converged: its cells are not measured",
-                    i < done ? ", kept" : "", comm[i].iterations,
+                    comm[i].iterations,
                     precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
                                    sizeof precision));
     }

@@ -50,9 +50,16 @@ static void record_end(nbc_job *job)
     nbc_iso_time_now(meta->end_time, sizeof meta->end_time);
     if (run->rank == 0) {
         nbc_meta_write(run, meta);
-        fprintf(stderr, "bench_nbc: %s: %d of %d cells in %s (calibration %.1f s, sweep %.1f s)\n",
-                meta->status, meta->cells_done, meta->cells_total, run_output_dir(run->out),
-                meta->calibration_s, meta->sweep_s);
+        /* Stopped after the calibration (nbc-run's first step): no cell yet
+         * is what was asked, not a shortfall. */
+        if (job->stopped && job->rc == MPI_SUCCESS && !job->interrupted)
+            fprintf(stderr, "bench_nbc: calibrated in %.1f s: %s; its %d cells come on --resume\n",
+                    meta->calibration_s, run_output_dir(run->out), meta->cells_total);
+        else
+            fprintf(stderr,
+                    "bench_nbc: %s: %d of %d cells in %s (calibration %.1f s, sweep %.1f s)\n",
+                    meta->status, meta->cells_done, meta->cells_total, run_output_dir(run->out),
+                    meta->calibration_s, meta->sweep_s);
     }
     job->kept = kept;
 }
