@@ -533,19 +533,19 @@ def results(verdict, runs):
         name, coll, dep, _ = verdict.verdict(run)
         medians = ["%.3g" % verdict.median_of(valid, k) if valid else "-"
                    for k in ("r_overhead", "r_comm", "r_comp_slowdown")]
-        r_mpi = verdict.median_of(impact, "r_mpi_impact")
+        r_mpi, r_lo, r_hi = verdict.impact_figures(
+            verdict.summary_text(run), impact)[0]
         rows.append([name, coll, dep, len(valid)] +
                     [counts.get(k, 0) for k in classes] + medians +
-                    ["-" if r_mpi != r_mpi else "%.3g [%.3g, %.3g]" % (
-                        r_mpi, verdict.median_of(impact, "r_mpi_impact_ci_lo"),
-                        verdict.median_of(impact, "r_mpi_impact_ci_hi"))])
+                    ["-" if r_mpi != r_mpi else "%.3g [%.3g, %.3g]" % (r_mpi, r_lo, r_hi)])
     out.append(table(rows, ["library", "collective", "deployment", "valid cells"] +
                      classes + ["median r_overhead", "median r_comm",
                                        "median r_comp_slowdown", "r_MPI_impact [95 %]"]))
     out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
                "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
                "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
-               "r_MPI_impact (eq. 2): the medians over impact.csv's rows.</p>")
+               "r_MPI_impact (eq. 2): the median over the computation sizes with its "
+               "joint-bootstrap interval (summary.txt).</p>")
     return "\n".join(out)
 
 

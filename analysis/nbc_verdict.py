@@ -16,9 +16,9 @@ order with each library and collective's basic deployment first:
 The class counts are cells.csv's `diagnosis` (the confirmed classes,
 uncertain, unresolvable, invalid); the false-discovery rate is summary.txt's
 `claims` line; the computation's slowdown is r_MPI_impact (eq. 2) as
-summary.txt states it, the medians over impact.csv's rows of the value and
-of its interval ends, set against the A/A floor (r_aa) when impact.csv has
-it. nbc-run prints these lines at the end of a study, nbc-report at the top
+summary.txt states it (the median over the sizes, its joint-bootstrap
+interval; without that line the medians over impact.csv's rows), set
+against the A/A floor the same way. nbc-run prints these lines at the end of a study, nbc-report at the top
 of report.html. Standard library only; see analysis/README.md ("Verdicts")."""
 import csv
 import json
@@ -80,15 +80,38 @@ def median_of(rows, column):
     return statistics.median(values) if values else math.nan
 
 
-def false_discovery_rate(run_dir):
-    """summary.txt's claims line: the rate the classes were confirmed at."""
+def summary_text(run_dir):
     try:
         with open(os.path.join(run_dir, "summary.txt"), encoding="utf-8") as f:
-            text = f.read()
+            return f.read()
     except OSError:
         return ""
-    m = re.search(r"confirmed at a false-discovery rate of ([0-9.eE+-]+)", text)
+
+
+def false_discovery_rate(summary):
+    """summary.txt's claims line: the rate the classes were confirmed at."""
+    m = re.search(r"confirmed at a false-discovery rate of ([0-9.eE+-]+)", summary)
     return m.group(1) if m else ""
+
+
+# summary.txt's r_MPI_impact and A/A floor lines (analysis/analyze.c):
+# the median over the sizes and its joint-bootstrap interval.
+IMPACT_LINE = re.compile(r"^r_MPI_impact \(eq\. 2\): median (\S+) over .*?95 % \[(\S+), (\S+)\]",
+                         re.M)
+FLOOR_LINE = re.compile(r"^A/A floor \(.*?\): median (\S+), 95 % \[(\S+), (\S+)\]", re.M)
+
+
+def impact_figures(summary, rows):
+    """(value, lo, hi) of r_MPI_impact and of the A/A floor: summary.txt's
+    lines, else the medians over impact.csv's rows."""
+    found = []
+    for line, columns in ((IMPACT_LINE, ("r_mpi_impact", "r_mpi_impact_ci_lo",
+                                         "r_mpi_impact_ci_hi")),
+                          (FLOOR_LINE, ("r_aa", "r_aa_ci_lo", "r_aa_ci_hi"))):
+        m = line.search(summary)
+        found.append(tuple(number(v) for v in m.groups()) if m else
+                     tuple(median_of(rows, c) for c in columns))
+    return found
 
 
 def deployment_words(meta):
@@ -131,13 +154,11 @@ def cells_words(counts, rate):
     return "%s (%s)" % (lead, "; ".join(parts))
 
 
-def impact_words(rows):
-    """r_MPI_impact (eq. 2): the medians of the rows' value and interval
-    ends (summary.txt's figure), against the A/A floor."""
-    value = median_of(rows, "r_mpi_impact")
+def impact_words(summary, rows):
+    """r_MPI_impact (eq. 2) against the A/A floor, in words."""
+    (value, lo, hi), (floor, floor_lo, floor_hi) = impact_figures(summary, rows)
     if math.isnan(value):
         return ""
-    lo, hi = median_of(rows, "r_mpi_impact_ci_lo"), median_of(rows, "r_mpi_impact_ci_hi")
     interval = "" if math.isnan(lo) or math.isnan(hi) else " [%.2f, %.2f]" % (lo, hi)
     if interval and lo <= 1 <= hi:
         text = "computation not measurably slowed beside the idle library (r_MPI_impact %.2f%s)" % (
@@ -147,8 +168,6 @@ def impact_words(rows):
             value if value >= 1 else 1 / value, "slower" if value >= 1 else "faster", interval)
     # The A/A floor (compute_ref after / before, no MPI): an impact whose
     # interval meets the floor's is not told apart from the machine's drift.
-    floor = median_of(rows, "r_aa")
-    floor_lo, floor_hi = median_of(rows, "r_aa_ci_lo"), median_of(rows, "r_aa_ci_hi")
     if interval and not lo <= 1 <= hi and not (math.isnan(floor) or math.isnan(floor_lo) or math.isnan(floor_hi)):
         within = lo <= floor_hi and hi >= floor_lo
         text += ", %s the A/A floor %.2f [%.2f, %.2f]" % ("within" if within else "beyond",
@@ -172,8 +191,9 @@ def verdict(run_dir):
         fail("%s: no cells.csv (run nbc-analyze on it first)" % run_dir)
     collective = cells[0].get("collective", "?")
     deployment = meta.get("deployment") or "basic"
-    words = [cells_words(class_counts(cells), false_discovery_rate(run_dir)),
-             impact_words(read_csv(os.path.join(run_dir, "impact.csv")))]
+    summary = summary_text(run_dir)
+    words = [cells_words(class_counts(cells), false_discovery_rate(summary)),
+             impact_words(summary, read_csv(os.path.join(run_dir, "impact.csv")))]
     line = "%s, %s, %s: %s" % (name or "MPI library", collective, deployment_words(meta),
                                "; ".join(w for w in words if w))
     return name, collective, deployment, line
