@@ -86,6 +86,7 @@ body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; margin: 1.5em;
 h1 { font-size: 17pt; } h2 { font-size: 14pt; border-bottom: 1px solid #999; }
 h3 { font-size: 12pt; } h4 { font-size: 11pt; } h5 { font-size: 10.5pt; }
 .verdicts li { margin: 0.3em 0; font-size: 11pt; }
+.results td, .results th { font-size: 8.5pt; padding: 1px 4px; }
 table { border-collapse: collapse; margin: 0.4em 0 1em 0; }
 td, th { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #eee; }
@@ -512,9 +513,10 @@ RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm
 
 
 def results(verdict, runs):
-    """The verdict lines, then one row per run: its configuration, the cells
-    of each class, median r_overhead (eq. 1), r_comm (eq. 3), r_comp_slowdown
-    (eq. 4) over the valid cells and r_MPI_impact (eq. 2) with its interval."""
+    """The verdict lines, then a column per run: its configuration, the
+    cells of each class, median r_overhead (eq. 1), r_comm (eq. 3),
+    r_comp_slowdown (eq. 4) over the valid cells and r_MPI_impact (eq. 2)
+    with its interval."""
     analyzed = [r for r in runs if os.path.isfile(os.path.join(r, "cells.csv")) and
                 os.path.isfile(os.path.join(r, "meta.json"))]
     if not analyzed:
@@ -538,9 +540,13 @@ def results(verdict, runs):
         rows.append([name, coll, dep, len(valid)] +
                     [counts.get(k, 0) for k in classes] + medians +
                     ["-" if r_mpi != r_mpi else "%.3g [%.3g, %.3g]" % (r_mpi, r_lo, r_hi)])
-    out.append(table(rows, ["library", "collective", "deployment", "valid cells"] +
-                     classes + ["median r_overhead", "median r_comm",
-                                       "median r_comp_slowdown", "r_MPI_impact [95 %]"]))
+    header = ["library", "collective", "deployment", "valid cells"] + classes + [
+        "median r_overhead", "median r_comm", "median r_comp_slowdown", "r_MPI_impact [95 %]"]
+    # A column per run, a row per quantity: a printed page holds a few runs
+    # where it would not hold a column per quantity.
+    out.append('<div class="results">%s</div>' % table(
+        [[h] + [row[i] for row in rows] for i, h in enumerate(header[1:], 1)],
+        ["library"] + [row[0] for row in rows]))
     out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
                "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
                "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "

@@ -24,7 +24,7 @@ command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install
 make_scratch
 
 # check_html DIR RUNS FOLDER...: report.html in DIR embeds every PNG below the
-# folders as a captioned figure, after RUNS verdict lines and results rows
+# folders as a captioned figure, after RUNS verdict lines and results columns
 check_html() {
     python3 tests/analysis/report_check.py structure "$1/report.html" "${@:2}"
 }

@@ -2,7 +2,7 @@
 # nbc-report's report of a study folder (study.json naming two synthetic
 # runs of one collective, basic and progress, and their comparison), as a
 # reader gets it: report.html has its sections in the reader's order, one
-# verdict line and one results row per run, every PNG of the runs and the
+# verdict line and one results column per run, every PNG of the runs and the
 # comparison embedded as a figure with a caption, no raw JSON
 # (report_check.py structure). Copied alone to another folder, headless
 # Chromium loads it with every image decoded and no console message; the

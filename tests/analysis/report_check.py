@@ -26,6 +26,7 @@ class Report(html.parser.HTMLParser):
         self.h2, self.figures, self.verdicts, self.cells, self.tables = [], [], 0, [], []
         self.stack = []
         self.in_verdicts = False
+        self.rows_seen = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -40,8 +41,12 @@ class Report(html.parser.HTMLParser):
             self.figures[-1]["src"] = a.get("src") or ""
         elif tag == "table":
             self.tables.append(0)
-        elif tag == "tr" and self.tables:
-            self.tables[-1] += 1
+        elif tag == "tr":
+            self.rows_seen += 1
+        elif tag == "th" and self.tables and self.rows_seen == 1:
+            self.tables[-1] += 1  # the header row's cells
+        if tag == "table":
+            self.rows_seen = 0
 
     def handle_endtag(self, tag):
         if tag == "ul":
@@ -69,7 +74,7 @@ def structure(report, runs, folders):
     if p.verdicts != runs:
         errors.append("%d verdict lines for %d runs" % (p.verdicts, runs))
     if not p.tables or p.tables[0] != runs + 1:
-        errors.append("the results table has %s rows for %d runs and a header"
+        errors.append("the results table has %s header cells for %d runs and the quantities"
                       % (p.tables[:1], runs))
     pngs = sorted(os.path.splitext(f)[0] for folder in folders for _, _, files in os.walk(folder)
                   for f in files if f.endswith(".png"))
