@@ -42,22 +42,35 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 echo "default build: $D ($P, $DX); MPICH: $M ($MX); Open MPI: $O ($OX)"
 
-# make run's study: two collectives, basic, the default wrapper's library
-# (auto), 2 ranks, one per core.
+# make run's study: ibcast, deployments auto (basic, then the library's own
+# progress thread where its profile has one, else the suite's: thread; no
+# dedicated with one core per rank), the default wrapper's library (auto),
+# 2 ranks, one per core; one comparison, of the deployments of ibcast.
 dry configs/study-default.conf
 expect "\+ make -C $R deps"
 expect "\+ make -C $R programs"
 S=$R/results/YYYYmmdd-HHMMSS-study
-for coll in ibcast iallreduce; do
-    run_dir=$R/results/YYYYmmdd-HHMMSS-$P-$coll-basic
-    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set run.collective=$coll --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $S/run-00[12].path"
+second=$(sed -n "s/^nbc-run: deployments auto for $P: basic,\([a-z]*\)\( (not dedicated: .*)\)\{0,1\}$/\1/p" "$SCRATCH/stderr")
+case $P in
+mpich) [ "$second" = progress ] || fail "deployments auto on MPICH: '$second', not progress: $(cat "$SCRATCH/stderr")" ;;
+openmpi) [ "$second" = thread ] || fail "deployments auto on Open MPI: '$second', not thread: $(cat "$SCRATCH/stderr")" ;;
+esac
+[ -n "$second" ] || fail "no 'deployments auto' line naming basic first: $(cat "$SCRATCH/stderr")"
+for dep in basic "$second"; do
+    run_dir=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-$dep
+    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P --stop-after calibration --run-dir-file $S/run-00[12].path"
     expect "\+ $D/compute_ref --run $run_dir --phase before"
     expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
     expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 done
-expect "\+ $TOOLS_ABS/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-iallreduce-basic -o $R/results/[0-9]{8}-[0-9]{6}-compare"
+expect "\+ $TOOLS_ABS/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-ibcast-$second -o $R/results/[0-9]{8}-[0-9]{6}-compare-ibcast"
 [ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected"
+# The same study on Open MPI, whose profile refuses progress: the suite's thread.
+dry configs/study-default.conf --mpi openmpi --no-deps --no-build
+grep -q "^nbc-run: deployments auto for openmpi: basic,thread" "$SCRATCH/stderr" ||
+    fail "deployments auto on Open MPI: $(cat "$SCRATCH/stderr")"
+expect "\+ .*/bench_nbc -c $R/configs/default.conf .* --set run.deployment=thread --set run.mpi=openmpi .*"
 
 # Basic vs progress on MPICH, one collective: one comparison of the two.
 dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
@@ -140,6 +153,7 @@ bad "--mpi: unknown value 'lam' \(allowed: auto,craympich,intelmpi,mpich,mvapich
 # A profile whose library make does not find here: its build is another library's.
 bad "--mpi intelmpi: .* is built with .* \(profile $P\)" configs/default.conf --mpi intelmpi
 bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual,thread\)" configs/default.conf --deployments basic,fast
+bad "--deployments: auto chooses the deployments itself and takes no others \(allowed: auto, or names" configs/default.conf --deployments auto,basic
 printf '[study]\nconfig = %s\ndeployments = basic,fast\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
 bad "--deployments: unknown value 'fast' \(allowed: basic,progress,dedicated,manual,thread\)" "$SCRATCH/study.conf"
 bad "--deployments: 'basic;progress' is not a comma-separated list" configs/default.conf --deployments 'basic;progress'
