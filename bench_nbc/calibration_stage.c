@@ -72,6 +72,9 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
     NBC_CHECK_MPI(
         MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
     size_t start_n = compute_calib_defaults().start_n;
+    if (run->rank == 0 && done > 0)
+        fprintf(stderr, "bench_nbc: computation: %zu of %zu sizes kept from the run folder\n", done,
+                cfg->grid.comp_count);
     for (size_t j = 0; j < cfg->grid.comp_count; j++) {
         if (j >= done && nbc_stop_requested(run))
             return false;
@@ -96,8 +99,6 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
             start_n = comp[j].matrix_n;
         char precision[160];
         /* A kept size was printed when it was calibrated: once per run. */
-        if (run->rank == 0 && j == done && done > 0)
-            fprintf(stderr, "bench_nbc: computation: %zu sizes kept from the run folder\n", done);
         if (run->rank == 0 && j >= done)
             fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
                     comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
@@ -130,6 +131,9 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
                 "%llu: %s\n",
                 run->coll->name, most, (unsigned long long)cfg->calibration.max_bytes, reason);
     }
+    if (run->rank == 0 && done > 0)
+        fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
+                done, cfg->grid.comm_count);
     for (size_t i = 0; i < cfg->grid.comm_count; i++) {
         if (i >= done && nbc_stop_requested(run))
             return false;
@@ -156,8 +160,6 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
         if (comm[i].bytes_closest > 0)
             start_bytes = comm[i].bytes_closest;
         char precision[160];
-        if (run->rank == 0 && i == done && done > 0)
-            fprintf(stderr, "bench_nbc: communication: %zu sizes kept from the run folder\n", done);
         if (run->rank == 0 && i >= done)
             fprintf(stderr,
                     "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s, %d sizes tried%s)\n",
