@@ -18,8 +18,9 @@ uncertain, unresolvable, invalid); the false-discovery rate is summary.txt's
 `claims` line; the computation's slowdown is r_MPI_impact (eq. 2) as
 summary.txt states it (the median over the sizes, its joint-bootstrap
 interval; without that line the medians over impact.csv's rows), set
-against the A/A floor the same way. nbc-run prints these lines at the end of a study, nbc-report at the top
-of report.html. Standard library only; see analysis/README.md ("Verdicts")."""
+against the A/A floor the same way. nbc-run prints these lines at the end
+of a study, nbc-report at the top of report.html. Standard library only;
+see analysis/README.md ("nbc-verdict")."""
 import csv
 import json
 import math
@@ -168,7 +169,8 @@ def impact_words(summary, rows):
             value if value >= 1 else 1 / value, "slower" if value >= 1 else "faster", interval)
     # The A/A floor (compute_ref after / before, no MPI): an impact whose
     # interval meets the floor's is not told apart from the machine's drift.
-    if interval and not lo <= 1 <= hi and not (math.isnan(floor) or math.isnan(floor_lo) or math.isnan(floor_hi)):
+    floor_known = not any(math.isnan(v) for v in (floor, floor_lo, floor_hi))
+    if interval and not lo <= 1 <= hi and floor_known:
         within = lo <= floor_hi and hi >= floor_lo
         text += ", %s the A/A floor %.2f [%.2f, %.2f]" % ("within" if within else "beyond",
                                                            floor, floor_lo, floor_hi)
