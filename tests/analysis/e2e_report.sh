@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # nbc-report on a small real run (2 ranks, 2 x 2 cells, analyzed with
-# --palette=cividis) and on a study folder (study.json naming two synthetic
-# runs and a comparison): report.html embeds every figure (PNG) of the
-# folders with its caption, after the verdicts and results; its sections hold the run's library,
+# --palette=cividis; a study folder's report is e2e_report_render.sh's):
+# report.html embeds every figure (PNG) of the run with its caption, after
+# the verdicts and results; its sections hold the run's library,
 # clock synchronization, stopping rule, the invalid cells counted as
 # cells.csv has them and the deviations from the paper; the columns come
 # from the column list (one that cells.csv lacks is said, not guessed); bad
@@ -15,10 +15,8 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../driver/lib_driver.sh"
 report=$TOOLS_DIR/nbc-report
 analyze=$TOOLS_DIR/nbc-analyze
-compare=$TOOLS_DIR/nbc-compare
-synth=$BUILD/tests/analysis/synth_run
 pixels=tests/analysis/png_pixels.py
-for tool in "$report" "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+for tool in "$report" "$analyze"; do [ -x "$tool" ] || fail "$tool is not built"; done
 command -v python3 >/dev/null || skip "python3 is not installed"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox): no figures to report"
 make_scratch
@@ -62,25 +60,6 @@ sed 's/^validity_column = .*/validity_column = no_such_column/' configs/report.i
 "$report" --no-pdf --columns "$SCRATCH/columns.ini" "$run" >/dev/null 2>&1 || fail "nbc-report --columns failed"
 grep -q "cells.csv lacks no_such_column" "$page" || fail "a missing column is not reported"
 grep -q "invalid cells (" "$page" && fail "invalid cells counted without the validity column"
-
-# ---- a study folder: study.json, two runs, a comparison ---------------------------------
-study=$SCRATCH/study
-mkdir -p "$study"
-"$synth" --out "$SCRATCH/s1" --comm-ms 1,2 --comp-ms 1,2 --scenario mixed --blocks 10 || fail "synth s1"
-"$synth" --out "$SCRATCH/s2" --comm-ms 1,2 --comp-ms 1,2 --scenario overlap --deployment progress \
-    --blocks 10 || fail "synth s2"
-"$analyze" -q "$SCRATCH/s1" "$SCRATCH/s2" 2>/dev/null || fail "nbc-analyze on the synthetic runs"
-"$compare" "$SCRATCH/s1" "$SCRATCH/s2" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare"
-cat >"$study/study.json" <<EOF
-{"format": 1, "status": "complete", "study": {"collectives": ["ibcast"], "launches": 1},
- "runs": [{"index": 1, "name": "mpich-ibcast-basic", "launch": 1, "status": "complete", "run_dir": "$SCRATCH/s1"},
-          {"index": 2, "name": "mpich-ibcast-progress", "launch": 1, "status": "complete", "run_dir": "$SCRATCH/s2"}],
- "comparisons": ["$SCRATCH/cmp"]}
-EOF
-msg=$("$report" --no-pdf "$study" 2>&1) || fail "nbc-report on the study failed: $msg"
-echo "$msg"
-grep -q "(2 run folders, " <<<"$msg" || fail "study report: $msg"
-check_html "$study" 2 "$SCRATCH/s1" "$SCRATCH/s2" "$SCRATCH/cmp" || fail "report.html of the study"
 
 # bad input
 msg=$("$report" "$SCRATCH/none" 2>&1)

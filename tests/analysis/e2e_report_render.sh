@@ -36,6 +36,7 @@ pdf=yes no_pdf=()
 command -v weasyprint >/dev/null || pdf="" no_pdf=(--no-pdf)
 msg=$("$report" "${no_pdf[@]}" "$study" 2>&1) || fail "nbc-report on the study failed: $msg"
 echo "$msg"
+grep -q "(2 run folders, " <<<"$msg" || fail "study report: $msg"
 python3 "$check" structure "$study/report.html" 2 "$SCRATCH/s1" "$SCRATCH/s2" "$SCRATCH/cmp" ||
     fail "report.html of the study"
 figures=$(grep -o '<figure ' "$study/report.html" | wc -l)
