@@ -421,9 +421,8 @@ def study_section(study):
 
 # The order a reader meets the figures in (by file name; others follow, by
 # name): a run's maps, then its impact, then the comparisons.
-FIGURE_ORDER = ["overhead", "concurrency", "diagnosis", "overhead_ci_width", "r_comm",
-                "r_comp_slowdown", "impact", "compare_overhead", "diff_overhead", "diff_comm",
-                "diff_comp_slowdown"]
+FIGURE_ORDER = ["overhead", "concurrency", "diagnosis", "impact", "compare_overhead",
+                "diff_overhead", "diff_comm", "diff_comp_slowdown"]
 
 
 def caption(png):
@@ -530,23 +529,24 @@ def results(verdict, runs):
     for run in analyzed:
         cells = verdict.read_csv(os.path.join(run, "cells.csv"))
         counts = counts_of[run]
-        valid = [c for c in cells if c.get("diagnosis") != "invalid"]
+        valid = [c for c in cells if c.get(verdict.column("CELLS_DIAGNOSIS")) != "invalid"]
         impact = verdict.read_csv(os.path.join(run, "impact.csv"))
         name, coll, dep, _ = verdict.verdict(run)
         medians = ["%.3g" % verdict.median_of(valid, k) if valid else "-"
-                   for k in ("r_overhead", "r_comm", "r_comp_slowdown")]
+                   for k in map(verdict.column, ("CELLS_R_OVERHEAD", "CELLS_R_COMM",
+                                                 "CELLS_R_COMP_SLOWDOWN"))]
         r_mpi, r_lo, r_hi = verdict.impact_figures(
             verdict.summary_text(run), impact)[0]
         rows.append([name, coll, dep, len(valid)] +
                     [counts.get(k, 0) for k in classes] + medians +
                     ["-" if r_mpi != r_mpi else "%.3g [%.3g, %.3g]" % (r_mpi, r_lo, r_hi)])
-    header = ["library", "collective", "deployment", "valid cells"] + classes + [
+    header = ["MPI library", "Collective", "Deployment", "valid cells"] + classes + [
         "median r_overhead", "median r_comm", "median r_comp_slowdown", "r_MPI_impact [95 %]"]
     # A column per run, a row per quantity: a printed page holds a few runs
     # where it would not hold a column per quantity.
     out.append('<div class="results">%s</div>' % table(
         [[h] + [row[i] for row in rows] for i, h in enumerate(header[1:], 1)],
-        ["library"] + [row[0] for row in rows]))
+        ["MPI library"] + [row[0] for row in rows]))
     out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
                "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
                "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "

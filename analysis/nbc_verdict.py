@@ -21,15 +21,23 @@ interval; without that line the medians over impact.csv's rows), set
 against the A/A floor the same way. nbc-run prints these lines at the end
 of a study, nbc-report at the top of report.html. Standard library only;
 see analysis/README.md ("nbc-verdict")."""
+import argparse
 import csv
 import json
 import math
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 PROGRAM = "nbc-verdict"
+# cli/ of the source tree (from analysis/ or build/[san/]) or of an installed
+# copy: the exit statuses and --version every tool shares.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path[:0] = [os.path.join(_HERE, *up, "cli") for up in
+                (("..",), ("..", ".."), ("..", "share", "bench_nbc"))]
+from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
 
 # The headline of a configuration: the class most cells were confirmed in
 # (section 3.3's classes, analysis/README.md "Diagnosis"), in words.
@@ -54,9 +62,35 @@ DEPLOYMENT_WORDS = {
 }
 
 
-def fail(text):
+_COLUMNS = {}
+
+
+def column(schema_id):
+    """A column's name from its id in schema/columns.def (schema_doc --json,
+    built beside this tool; from the source tree, build/'s): the tool
+    spells no column of the run folder's files itself."""
+    if not _COLUMNS:
+        for tool in (os.path.join(_HERE, "schema_doc"),
+                     os.path.join(_HERE, "..", "build", "schema_doc")):
+            if os.access(tool, os.X_OK):
+                try:
+                    out = subprocess.run([tool, "--json"], stdout=subprocess.PIPE, check=True,
+                                         universal_newlines=True).stdout
+                    files = json.loads(out)["files"]
+                except (OSError, subprocess.SubprocessError, ValueError, KeyError) as e:
+                    fail("%s --json: %s" % (tool, e), ExitStatus.FAILURE)
+                _COLUMNS.update((c["id"], c["name"]) for f in files for c in f["columns"])
+                break
+        else:
+            fail("schema_doc is missing beside %s (build it: make)" % _HERE, ExitStatus.FAILURE)
+    if schema_id not in _COLUMNS:
+        fail("schema_doc names no column %s (schema/columns.def)" % schema_id, ExitStatus.FAILURE)
+    return _COLUMNS[schema_id]
+
+
+def fail(text, status=None):
     print("%s: %s" % (PROGRAM, text), file=sys.stderr)
-    sys.exit(2)
+    sys.exit(ExitStatus.BAD_INPUT if status is None else status)
 
 
 def read_csv(path):
@@ -106,12 +140,12 @@ def impact_figures(summary, rows):
     """(value, lo, hi) of r_MPI_impact and of the A/A floor: summary.txt's
     lines, else the medians over impact.csv's rows."""
     found = []
-    for line, columns in ((IMPACT_LINE, ("r_mpi_impact", "r_mpi_impact_ci_lo",
-                                         "r_mpi_impact_ci_hi")),
-                          (FLOOR_LINE, ("r_aa", "r_aa_ci_lo", "r_aa_ci_hi"))):
+    for line, ids in ((IMPACT_LINE, ("IMPACT_R_MPI_IMPACT", "IMPACT_R_MPI_IMPACT_CI_LO",
+                                     "IMPACT_R_MPI_IMPACT_CI_HI")),
+                      (FLOOR_LINE, ("IMPACT_R_AA", "IMPACT_R_AA_CI_LO", "IMPACT_R_AA_CI_HI"))):
         m = line.search(summary)
         found.append(tuple(number(v) for v in m.groups()) if m else
-                     tuple(median_of(rows, c) for c in columns))
+                     tuple(median_of(rows, column(i)) for i in ids))
     return found
 
 
@@ -127,7 +161,7 @@ def deployment_words(meta):
 def class_counts(cells):
     counts = {}
     for row in cells:
-        name = row.get("diagnosis") or "invalid"
+        name = row.get(column("CELLS_DIAGNOSIS")) or "invalid"
         counts[name] = counts.get(name, 0) + 1
     return counts
 
@@ -191,7 +225,7 @@ def verdict(run_dir):
     cells = read_csv(os.path.join(run_dir, "cells.csv"))
     if not cells:
         fail("%s: no cells.csv (run nbc-analyze on it first)" % run_dir)
-    collective = cells[0].get("collective", "?")
+    collective = cells[0].get(column("CELLS_COLLECTIVE"), "?")
     deployment = meta.get("deployment") or "basic"
     summary = summary_text(run_dir)
     words = [cells_words(class_counts(cells), false_discovery_rate(summary)),
@@ -232,15 +266,18 @@ def verdicts(dirs):
 
 
 def main(argv):
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__.split("\n\n")[1].strip())
-        return 0 if argv else 2
-    for top in argv:
+    parser = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.split("\n\n")[0],
+                                     epilog=exit_status_help(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-V", "--version", action="version", version=version_line(PROGRAM))
+    parser.add_argument("dirs", metavar="DIR", nargs="+", help="a run folder or a study folder")
+    args = parser.parse_args(argv)
+    for top in args.dirs:
         if not os.path.isdir(top):
             fail("'%s' is not a folder (a run folder or a study folder)" % top)
-    for line in verdicts(argv):
+    for line in verdicts(args.dirs):
         print(line)
-    return 0
+    return ExitStatus.COMPLETE
 
 
 if __name__ == "__main__":
