@@ -134,6 +134,8 @@ def json_get(obj, *keys, default="not recorded"):
 
 
 def text_of(value):
+    if value is None:
+        return "none"
     if isinstance(value, float):
         return "%.6g" % value
     if isinstance(value, (list, tuple)):
@@ -415,7 +417,7 @@ def study_section(study):
     rows += [("study " + k, v) for k, v in sorted(json_get(study, "study", default={}).items())]
     runs = [(r.get("index", "?"), r.get("name", "?"), r.get("launch", "?"), r.get("status", "?"),
              r.get("run_dir") or "none") for r in study.get("runs", []) if isinstance(r, dict)]
-    return ("<h3>Study (study.json)</h3>\n" + table(rows) +
+    return ("<h3>Study (study.json)</h3>\n" + table(rows) + "<h4>Its runs</h4>\n" +
             table(runs, ("run", "configuration", "launch", "status", "run folder")))
 
 
