@@ -3,7 +3,8 @@
 # runs of one collective, basic and progress, and their comparison), as a
 # reader gets it: report.html has its sections in the reader's order, one
 # verdict line and one results column per run, every PNG of the runs and the
-# comparison embedded as a figure with a caption, no raw JSON
+# comparison embedded as a figure with a caption (a NAME.caption.txt beside
+# it when there is one), no raw JSON
 # (report_check.py structure). Copied alone to another folder, headless
 # Chromium loads it with every image decoded and no console message; the
 # PDF renders with pdftoppm and holds one image per figure (pdfimages).
@@ -32,6 +33,8 @@ cat >"$study/study.json" <<EOF
           {"index": 2, "name": "mpich-ibcast-progress", "launch": 1, "status": "complete", "run_dir": "$SCRATCH/s2"}],
  "comparisons": ["$SCRATCH/cmp"]}
 EOF
+# A caption file beside a figure is its caption (nbc-analyze's, when it writes one).
+echo "Overhead of the basic run: words from the caption file." >"$SCRATCH/s1/plots/overhead.caption.txt"
 pdf=yes no_pdf=()
 command -v weasyprint >/dev/null || pdf="" no_pdf=(--no-pdf)
 msg=$("$report" "${no_pdf[@]}" "$study" 2>&1) || fail "nbc-report on the study failed: $msg"
@@ -39,6 +42,8 @@ echo "$msg"
 grep -q "(2 run folders, " <<<"$msg" || fail "study report: $msg"
 python3 "$check" structure "$study/report.html" 2 "$SCRATCH/s1" "$SCRATCH/s2" "$SCRATCH/cmp" ||
     fail "report.html of the study"
+grep -q "</b> Overhead of the basic run: words from the caption file.</figcaption>" "$study/report.html" ||
+    fail "report.html does not caption overhead.png with overhead.caption.txt"
 figures=$(grep -o '<figure ' "$study/report.html" | wc -l)
 basic_line=$(grep -o '<li>[^<]*, basic: [^<]*</li>' "$study/report.html" | head -n 1)
 [ -n "$basic_line" ] || fail "no verdict line for the basic deployment"
