@@ -297,6 +297,20 @@ typedef struct heat_axis {
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);
 void heat_axis_free(heat_axis *axis);
+/* Position of a target time on a heatmap axis: log2 of milliseconds, the
+ * same scale on both axes. */
+double heat_axis_position(double target_s);
+/* Index of target_s among the axis's targets, axis->count if absent. */
+size_t heat_axis_index(const heat_axis *axis, double target_s);
+/* The edges of cell i: halfway to its neighbours on the log scale. */
+void heat_axis_bounds(const heat_axis *axis, size_t i, double *lo, double *hi);
+/* A target time in ms as a tick label ("0.5", "16"). */
+void plot_format_ms(double target_s, char *out, size_t out_size);
+/* Axes, ticks and the t_comp = t_comm diagonal shared by every heatmap. */
+void heat_emit_grid(strbuf *script, const heat_axis *x_axis, const heat_axis *y_axis,
+                    const char *title);
+/* Font of the values printed in the cells (pt). */
+int heat_label_font_pt(const heat_axis *x_axis, const heat_axis *y_axis);
 
 /* One cell of a heatmap data file. */
 typedef struct heat_value {
@@ -367,6 +381,10 @@ heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r
                                size_t stops_size);
 heat_scale plot_sequential_scale(plot_palette palette, const char *label, double min, double max);
 heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation);
+/* A diagnosis class's colour in a palette, and its label's colour. */
+const char *plot_diagnosis_colour(plot_palette palette, int d, unsigned *label);
+/* A class's short label on the map ("OV", "NP"), readable in grey print. */
+const char *plot_diagnosis_short_label(int d);
 
 /* "library, R ranks x T threads" separator "D deployment[, SYNTHETIC data]". */
 void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,

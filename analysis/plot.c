@@ -11,515 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Look of every figure: big enough to read in a paper and on screen. */
-enum {
-    PLOT_FONT_PT = 14,
-    PLOT_CELL_PX = 78,       /* side of a heatmap cell up to 8x8 cells */
-    PLOT_SMALL_CELL_PX = 62, /* beyond that */
-    PLOT_MARGIN_X_PX = 330,  /* tick labels, axis label, colour box */
-    PLOT_MARGIN_Y_PX = 230,  /* two title lines, tick and axis labels */
-};
-
-static const char gnuplot_install_hint[] = "apt-get install gnuplot-nox";
-
-/* ---- Script text helpers ------------------------------------------------------ */
-
-void plot_quote(const char *text, char *out, size_t out_size)
-{
-    size_t o = 0;
-    for (size_t i = 0; text[i] && o + 3 < out_size; i++) {
-        char c = text[i];
-        if (c == '"' || c == '\\') {
-            out[o++] = '\\';
-            out[o++] = c;
-        } else if (c == '\n') {
-            out[o++] = '\\';
-            out[o++] = 'n';
-        } else {
-            out[o++] = (c == '\t' || c == '\r') ? ' ' : c;
-        }
-    }
-    out[o] = '\0';
-}
-
-void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
-                      int height_px, const char *body)
-{
-    strbuf_printf(script,
-                  "# %s\n"
-                  "# Written by nbc-analyze; edit and re-run from this folder:\n"
-                  "#   gnuplot %s.gp\n"
-                  "# It renders %s.png, %s.svg and %s.pdf.\n"
-                  "set encoding utf8\n"
-                  "do for [fmt in \"png svg pdf\"] {\n"
-                  "    if (fmt eq \"png\") { set terminal pngcairo size %d,%d font \"DejaVu "
-                  "Sans,%d\" noenhanced }\n"
-                  "    if (fmt eq \"svg\") { set terminal svg size %d,%d font \"DejaVu "
-                  "Sans,%d\" noenhanced }\n"
-                  "    if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
-                  "\"DejaVu Sans,%d\" fontscale 1.0 noenhanced }\n"
-                  "    set output \"%s.\".fmt\n"
-                  "%s"
-                  "    set output\n"
-                  "}\n",
-                  comment, base_name, base_name, base_name, base_name, width_px, height_px,
-                  PLOT_FONT_PT, width_px, height_px, PLOT_FONT_PT, width_px / 72.0,
-                  height_px / 72.0, PLOT_FONT_PT, base_name, body);
-}
-
-void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
-                           size_t count)
-{
-    char file[512];
-    plot_quote(data_file, file, sizeof file);
-    strbuf_printf(script, "    set xlabel \"ranks\"\n"
-                          "    set ylabel \"r_overhead (mean of the cells; bars: min, max)\"\n"
-                          "    set key outside right top\n"
-                          "    set grid\n"
-                          "    set offsets 0.5, 0.5, 0.05, 0.05\n"
-                          "    set xtics 1\n"
-                          "    plot ");
-    for (size_t i = 0; i < count; i++) {
-        char title[256];
-        plot_quote(names[i], title, sizeof title);
-        strbuf_printf(script,
-                      "%s\"%s\" index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 title \"%s\"",
-                      i ? ", \\\n        " : "", file, i, title);
-    }
-    strbuf_printf(script, "\n");
-}
-
-/* ---- Heatmap grid --------------------------------------------------------------- */
-
-static double axis_position(double target_s)
-{
-    return log2(target_s * 1e3); /* log2 of milliseconds: same scale on both axes */
-}
-
-int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err)
-{
-    *axis = (heat_axis){0};
-    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (!sorted)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axis)");
-    memcpy(sorted, targets_s, n * sizeof *sorted);
-    stats_sort(sorted, n);
-    size_t distinct = 0;
-    for (size_t i = 0; i < n; i++)
-        if (distinct == 0 || !analysis_same_target(sorted[distinct - 1], sorted[i]))
-            sorted[distinct++] = sorted[i];
-    axis->targets_s = sorted;
-    axis->count = distinct;
-    return ANALYSIS_OK;
-}
-
-void heat_axis_free(heat_axis *axis)
-{
-    free(axis->targets_s);
-    *axis = (heat_axis){0};
-}
-
-static size_t axis_index(const heat_axis *axis, double target_s)
-{
-    for (size_t i = 0; i < axis->count; i++)
-        if (analysis_same_target(axis->targets_s[i], target_s))
-            return i;
-    return axis->count;
-}
-
-/* A cell spans halfway to its neighbours on the log scale. */
-static void axis_bounds(const heat_axis *axis, size_t i, double *lo, double *hi)
-{
-    double x = axis_position(axis->targets_s[i]);
-    double left = i > 0 ? (x - axis_position(axis->targets_s[i - 1])) / 2 : NAN;
-    double right = i + 1 < axis->count ? (axis_position(axis->targets_s[i + 1]) - x) / 2 : NAN;
-    if (isnan(left))
-        left = isnan(right) ? 0.5 : right;
-    if (isnan(right))
-        right = left;
-    *lo = x - left;
-    *hi = x + right;
-}
-
-static void axis_range(const heat_axis *axis, double *lo, double *hi)
-{
-    double unused;
-    axis_bounds(axis, 0, lo, &unused);
-    axis_bounds(axis, axis->count - 1, &unused, hi);
-}
-
-static void format_value(double value, char *out, size_t out_size)
-{
-    double magnitude = fabs(value);
-    int decimals = magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0;
-    snprintf(out, out_size, "%.*f", decimals, value);
-}
-
-/* White labels on the dark ends of a scale (the low end only for a
- * sequential map), black elsewhere. */
-static unsigned label_colour(const heat_scale *scale, double value)
-{
-    double span = scale->max - scale->min;
-    bool dark = value <= scale->min + scale->dark_fraction * span ||
-                (!scale->dark_low_only && value >= scale->max - scale->dark_fraction * span);
-    return scale->dark_fraction > 0 && dark ? 0xffffffu : 0x000000u;
-}
-
-int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, const heat_scale *scale,
-                    analysis_error *err)
-{
-    strbuf sb = {0};
-    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour uncertain\n"
-                       "# x, y: log2 of the target times in ms; one line per cell\n");
-    for (size_t i = 0; i < n; i++) {
-        const heat_value *v = &values[i];
-        size_t xi = axis_index(x_axis, v->comm_target_s);
-        size_t yi = axis_index(y_axis, v->comp_target_s);
-        if (xi == x_axis->count || yi == y_axis->count)
-            continue;
-        double xlo, xhi, ylo, yhi;
-        axis_bounds(x_axis, xi, &xlo, &xhi);
-        axis_bounds(y_axis, yi, &ylo, &yhi);
-        bool shown = v->valid && isfinite(v->value);
-        char label[32];
-        if (shown)
-            format_value(v->value, label, sizeof label);
-        else
-            snprintf(label, sizeof label, "%s", v->invalid_label ? v->invalid_label : "invalid");
-        bool uncertain = shown && v->uncertain;
-        if (uncertain)
-            strncat(label, "?", sizeof label - strlen(label) - 1);
-        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d\n",
-                      axis_position(v->comm_target_s), axis_position(v->comp_target_s), xlo, xhi,
-                      ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
-                      shown ? label_colour(scale, v->value) : 0u, uncertain ? 1 : 0);
-    }
-    if (!sb.ok) {
-        strbuf_free(&sb);
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", path);
-    }
-    int status = analysis_write_file_atomic(path, sb.data, sb.len, err);
-    strbuf_free(&sb);
-    return status;
-}
-
-static void format_ms(double target_s, char *out, size_t out_size)
-{
-    snprintf(out, out_size, "%g", target_s * 1e3);
-}
-
-static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
-{
-    strbuf_printf(sb, "    set %s (", which);
-    for (size_t i = 0; i < axis->count; i++) {
-        char ms[32];
-        format_ms(axis->targets_s[i], ms, sizeof ms);
-        strbuf_printf(sb, "%s\"%s\" %.6f", i ? ", " : "", ms, axis_position(axis->targets_s[i]));
-    }
-    strbuf_printf(sb, ")\n");
-}
-
-/* Axes, ticks and the t_comp = t_comm diagonal shared by every heatmap. */
-static void emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis,
-                      const char *title)
-{
-    double xlo, xhi, ylo, yhi;
-    axis_range(x_axis, &xlo, &xhi);
-    axis_range(y_axis, &ylo, &yhi);
-    char quoted[600];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf_printf(sb,
-                  "    set title \"%s\"\n"
-                  "    set size ratio -1\n"
-                  "    set xrange [%.6f:%.6f]\n"
-                  "    set yrange [%.6f:%.6f]\n"
-                  "    set xlabel 'communication time, target (ms)'\n"
-                  "    set ylabel 'computation time, target (ms)'\n"
-                  "    set tics out nomirror scale 0.5\n"
-                  "    set key off\n",
-                  quoted, xlo, xhi, ylo, yhi);
-    emit_tics(sb, "xtics", x_axis);
-    emit_tics(sb, "ytics", y_axis);
-    /* long lists (beyond 12 columns) turn their labels to keep them apart */
-    if (x_axis->count > 12)
-        strbuf_printf(sb, "    set xtics rotate by 45 right\n");
-    strbuf_printf(sb,
-                  "    diagonal(x) = (x >= %.6f && x <= %.6f) ? x : NaN\n"
-                  "    set samples 400\n",
-                  fmax(xlo, ylo), fmin(xhi, yhi));
-}
-
-static int label_font_pt(const heat_axis *x_axis, const heat_axis *y_axis)
-{
-    size_t cells = x_axis->count > y_axis->count ? x_axis->count : y_axis->count;
-    return cells <= 8 ? 12 : 10;
-}
-
-/* Invalid cells: grey and hatched, labelled "invalid", never coloured as data. */
-static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
-{
-    strbuf_printf(
-        sb,
-        ", \\\n        \"%s\" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs solid 1.0 "
-        "border lc rgb 'white' lc rgb '#d9d9d9' notitle"
-        ", \\\n        \"%s\" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs "
-        "transparent pattern 4 noborder lc rgb '#7f7f7f' notitle",
-        quoted_file, quoted_file);
-}
-
-/* Uncertain cells (README.md, "Uncertainty"): hatched the other way than
- * invalid ones, over their colour, which stays readable. */
-static void emit_uncertain_layer(strbuf *sb, const char *quoted_file)
-{
-    strbuf_printf(sb,
-                  ", \\\n        \"%s\" using ($11==1?$1:NaN):2:3:4:5:6 with boxxyerror fs "
-                  "transparent pattern 7 noborder lc rgb '#404040' notitle",
-                  quoted_file);
-}
-
-/* A one-panel multiplot: its title is centred on the page, not on the
- * (narrow, square-celled) plot area, so long titles are not cut. */
-void plot_emit_canvas_title(strbuf *sb, const char *title)
-{
-    char quoted[800];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf_printf(sb, "    set multiplot layout 1,1 title \"%s\"\n", quoted);
-}
-
-void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
-                     const heat_axis *y_axis, const heat_scale *scale, const char *title)
-{
-    char file[600], label[300];
-    plot_quote(data_file, file, sizeof file);
-    plot_quote(scale->label, label, sizeof label);
-    emit_grid(sb, x_axis, y_axis, title);
-    strbuf_printf(sb,
-                  "    set cbrange [%g:%g]\n"
-                  "    set palette defined %s\n"
-                  "    set cblabel \"%s\"\n"
-                  "    set colorbox\n",
-                  scale->min, scale->max, scale->palette, label);
-    strbuf_printf(sb,
-                  "    plot \"%s\" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 "
-                  "border lc rgb 'white' lc palette notitle",
-                  file);
-    emit_invalid_layers(sb, file);
-    emit_uncertain_layer(sb, file);
-    strbuf_printf(
-        sb,
-        ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
-        ", \\\n        \"%s\" using 1:2:9:10 with labels font ',%d' tc rgb variable notitle\n",
-        file, label_font_pt(x_axis, y_axis));
-}
-
-/* ---- Running gnuplot ----------------------------------------------------------------- */
-
-bool plot_gnuplot_available(void)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return false;
-    const char *start = path;
-    for (;;) {
-        const char *colon = strchr(start, ':');
-        size_t n = colon ? (size_t)(colon - start) : strlen(start);
-        char candidate[4200];
-        if (n > 0 && n + sizeof "/gnuplot" < sizeof candidate) {
-            memcpy(candidate, start, n);
-            memcpy(candidate + n, "/gnuplot", sizeof "/gnuplot");
-            if (access(candidate, X_OK) == 0)
-                return true;
-        }
-        if (!colon)
-            return false;
-        start = colon + 1;
-    }
-}
-
-int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
-{
-    if (!plot_gnuplot_available())
-        return analysis_fail(err, ANALYSIS_NO_GNUPLOT,
-                             "gnuplot is not installed: figures not drawn (install it with "
-                             "'%s', then run 'gnuplot %s' in %s or re-run the analysis)",
-                             gnuplot_install_hint, script, dir);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "cannot start gnuplot: %s", strerror(errno));
-    if (pid == 0) {
-        if (chdir(dir) != 0)
-            _exit(126);
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
-    int wstatus;
-    while (waitpid(pid, &wstatus, 0) < 0) {
-        if (errno != EINTR)
-            return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "waiting for gnuplot: %s",
-                                 strerror(errno));
-    }
-    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
-                             "gnuplot failed on %s/%s (exit status %d); its messages are above",
-                             dir, script, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-    return ANALYSIS_OK;
-}
-
-/* ---- The run's figures ------------------------------------------------------------- */
-
-/* Colour scales of section 5.2. */
-void plot_overhead_palette(double r_max, char *out, size_t out_size)
-{
-    /* blue below 0, green at 0, yellow at 1, red from r_max on */
-    snprintf(out, out_size, "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', %g '#d73027')", r_max);
-}
+/* room for the tick labels, axis label and colour box of one panel */
+enum { PLOT_MARGIN_X_PX = 330 };
 
 static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
 static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
 /* an interval as wide as serialized is from perfect overlap says nothing */
 static const double interval_width_max = 1.0;
-
-/* Diagnosis colours, short labels (for grey printing) and label colours. */
-static const struct {
-    const char *colour;
-    const char *short_label;
-    unsigned label_colour;
-} diagnosis_style[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#1a9850", "OV", 0x000000u},
-    [DIAG_NO_PROGRESS] = {"#fee08b", "NP", 0x000000u},
-    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS", 0x000000u},
-    [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
-    [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
-    [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
-    [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
-    [DIAG_UNCERTAIN] = {"#737373", "n/a", 0x000000u},
-    [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
-    [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
-};
-
-/* Every palette: one row per --palette name. The default keeps section
- * 5.2's colours (blue-green-yellow-red r_overhead, blue-to-red ratio and
- * difference maps, its class colours); the others are perceptually uniform
- * and colour-blind safe: stops from viridisLite (viridis, cividis, 10
- * each) for every value map, r_overhead included, and Paul Tol's schemes
- * for the differences (sunset) and the classes (muted). *_dark: the share
- * of a scale from its dark end(s) where labels turn white, where the
- * colours' relative luminance is below 0.18 (black and white text contrast
- * alike there). */
-static const struct palette_style {
-    const char *name;
-    const char *sequential; /* best (low) to worst (high) */
-    double sequential_dark; /* white labels this share from the low end... */
-    bool sequential_low;    /* ...only (a dark-to-light map) */
-    bool section_colours;   /* section 5.2's r_overhead, difference and class colours */
-} palette_styles[PLOT_PALETTE_COUNT] = {
-    [PLOT_PALETTE_DEFAULT] = {"default",
-                              "(0 '#2166ac', 1 '#92c5de', 2 '#f7f7f7', 3 '#f4a582', 4 '#b2182b')",
-                              0.2, false, true},
-    [PLOT_PALETTE_VIRIDIS] = {"viridis",
-                              "(0 '#440154', 1 '#482878', 2 '#3e4a89', 3 '#31688e', 4 '#26828e', "
-                              "5 '#1f9e89', 6 '#35b779', 7 '#6dcd59', 8 '#b4de2c', 9 '#fde725')",
-                              0.43, true, false},
-    [PLOT_PALETTE_CIVIDIS] = {"cividis",
-                              "(0 '#00204d', 1 '#00336f', 2 '#39486b', 3 '#575c6d', 4 '#707173', "
-                              "5 '#8a8779', 6 '#a69d75', 7 '#c4b56c', 8 '#e4cf5b', 9 '#ffea46')",
-                              0.46, true, false},
-};
-
-/* Differences: blue where the second configuration is lower, red higher. */
-static const char section_diverging[] =
-    "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', 1 '#b2182b')";
-static const double section_diverging_dark = 0.2;
-static const char tol_sunset[] =
-    "(-1 '#364b9a', -0.8 '#4a7bb7', -0.6 '#6ea6cd', -0.4 '#98cae1', -0.2 '#c2e4ef', "
-    "0 '#eaeccc', 0.2 '#feda8b', 0.4 '#fdb366', 0.6 '#f67e4b', 0.8 '#dd3d2d', 1 '#a50026')";
-static const double tol_sunset_dark = 0.1;
-
-static const struct palette_style *palette_style(plot_palette palette)
-{
-    return &palette_styles[palette < PLOT_PALETTE_COUNT ? palette : PLOT_PALETTE_DEFAULT];
-}
-
-int plot_palette_parse(const char *name, plot_palette *out)
-{
-    for (int p = 0; p < PLOT_PALETTE_COUNT; p++)
-        if (strcmp(name, palette_styles[p].name) == 0) {
-            *out = (plot_palette)p;
-            return 0;
-        }
-    return -1;
-}
-
-const char *plot_palette_names(void)
-{
-    static char names[128]; /* the table's names, for messages */
-    if (!names[0])
-        for (int p = 0; p < PLOT_PALETTE_COUNT; p++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", p ? ", " : "",
-                     palette_styles[p].name);
-    return names;
-}
-
-const char *plot_palette_name(plot_palette palette)
-{
-    return palette_style(palette)->name;
-}
-
-heat_scale plot_sequential_scale(plot_palette palette, const char *label, double min, double max)
-{
-    const struct palette_style *style = palette_style(palette);
-    return (heat_scale){
-        label, min, max, style->sequential, style->sequential_dark, style->sequential_low};
-}
-
-heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r_max, char *stops,
-                               size_t stops_size)
-{
-    if (!palette_style(palette)->section_colours)
-        return plot_sequential_scale(palette, label, -1, r_max);
-    plot_overhead_palette(r_max, stops, stops_size);
-    return (heat_scale){label, -1, r_max, stops, 0, false};
-}
-
-heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation)
-{
-    bool section = palette_style(palette)->section_colours;
-    return (heat_scale){label,
-                        -saturation,
-                        saturation,
-                        section ? section_diverging : tol_sunset,
-                        section ? section_diverging_dark : tol_sunset_dark,
-                        false};
-}
-
-/* Paul Tol's "muted" colours per class for the colour-blind-safe palettes;
- * uncertain and invalid keep their greys (they are hatched, not coloured). */
-static const struct {
-    const char *colour;
-    unsigned label_colour;
-} tol_muted[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#117733", 0xffffffu},       /* green */
-    [DIAG_NO_PROGRESS] = {"#ddcc77", 0x000000u},   /* sand */
-    [DIAG_COMP_SLOWDOWN] = {"#cc6677", 0x000000u}, /* rose */
-    [DIAG_CONTENTION] = {"#882255", 0xffffffu},    /* wine */
-    [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
-    [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
-    [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
-    [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
-    [DIAG_UNRESOLVABLE] = {"#999933", 0x000000u},  /* olive */
-    [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */
-};
-
-/* A class's colour and its label's colour in a palette. */
-static const char *diagnosis_colour(plot_palette palette, int d, unsigned *label)
-{
-    bool section = palette_style(palette)->section_colours;
-    *label = section ? diagnosis_style[d].label_colour : tol_muted[d].label_colour;
-    return section ? diagnosis_style[d].colour : tol_muted[d].colour;
-}
 
 typedef struct plot_ctx {
     const char *plots_dir;
@@ -791,18 +289,18 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
             const cell_metrics *c = &cells->cells[i];
             if ((int)shown_class(c) != d)
                 continue;
-            size_t xi = axis_index(&ctx->x_axis, c->comm_target_s);
-            size_t yi = axis_index(&ctx->y_axis, c->comp_target_s);
+            size_t xi = heat_axis_index(&ctx->x_axis, c->comm_target_s);
+            size_t yi = heat_axis_index(&ctx->y_axis, c->comp_target_s);
             double xlo, xhi, ylo, yhi;
-            axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
-            axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
+            heat_axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
+            heat_axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
             if (present[d] < 0) {
                 strbuf_printf(data, "%s# %s\n", *blocks ? "\n\n" : "",
                               analysis_diagnosis_name((enum diagnosis)d));
                 present[d] = (int)(*blocks)++;
             }
             unsigned label;
-            diagnosis_colour(ctx->palette, d, &label);
+            plot_diagnosis_colour(ctx->palette, d, &label);
             bool measured = d != DIAG_INVALID;
             /* confirmed: the analysis's claim (diagnosis) is the class shown */
             bool confirmed = !measured || c->diagnosis == (enum diagnosis)d;
@@ -813,9 +311,9 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
             counts->unconfirmed += !confirmed;
             counts->off_target += note[0] != '\0';
             strbuf_printf(data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u %d \"%s\"\n",
-                          axis_position(c->comm_target_s), axis_position(c->comp_target_s), xlo,
-                          xhi, ylo, yhi,
-                          measured ? diagnosis_style[d].short_label : plot_invalid_label(c), label,
+                          heat_axis_position(c->comm_target_s),
+                          heat_axis_position(c->comp_target_s), xlo, xhi, ylo, yhi,
+                          measured ? plot_diagnosis_short_label(d) : plot_invalid_label(c), label,
                           confirmed ? 1 : 0, note);
         }
     }
@@ -851,7 +349,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
              u->confirmed_cells, u->expected_wrong, u->min_blocks, off_target);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
-    emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
+    heat_emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
     /* below the map, so the map and its title stay centred */
     strbuf_printf(&body, "    unset colorbox\n"
                          "    set bmargin 11\n"
@@ -869,12 +367,13 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                       separator, present[d],
                       d == DIAG_INVALID ? "fs pattern 4 border lc rgb 'white'"
                                         : "fs solid 1.0 border lc rgb 'white'",
-                      d == DIAG_INVALID ? "#7f7f7f" : diagnosis_colour(ctx->palette, d, &unused),
+                      d == DIAG_INVALID ? "#7f7f7f"
+                                        : plot_diagnosis_colour(ctx->palette, d, &unused),
                       analysis_diagnosis_name((enum diagnosis)d),
-                      d == DIAG_INVALID ? "grey" : diagnosis_style[d].short_label);
+                      d == DIAG_INVALID ? "grey" : plot_diagnosis_short_label(d));
         separator = ", \\\n        ";
     }
-    int font_pt = label_font_pt(&ctx->x_axis, &ctx->y_axis);
+    int font_pt = heat_label_font_pt(&ctx->x_axis, &ctx->y_axis);
     /* the mark of a class not confirmed: a dashed outline inside the cell,
      * its colour and label kept */
     strbuf_printf(&body,
@@ -1057,8 +556,8 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
             const impact_row *r = &impact->rows[i];
             if (strcmp(r->host, hosts[h]) != 0)
                 continue;
-            double x =
-                (double)axis_index(&sizes, r->comp_target_s) - 0.4 + bar_width * ((double)h + 0.5);
+            double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.4 +
+                       bar_width * ((double)h + 0.5);
             strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g\n", x, r->r_mpi_impact,
                           r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi);
             highest = fmax(highest, fmax(r->r_mpi_impact, r->r_mpi_impact_ci.hi));
@@ -1088,7 +587,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                   quoted, sizes.count - 1, highest * 1.15, bar_width * 0.9, "on");
     for (size_t i = 0; i < sizes.count; i++) {
         char ms[32];
-        format_ms(sizes.targets_s[i], ms, sizeof ms);
+        plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
         strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
     }
     static const char *const host_colours[] = {"#4575b4", "#91bfdb", "#fc8d59", "#d73027",
@@ -1115,17 +614,6 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
     strbuf_free(&body);
     heat_axis_free(&sizes);
     return status;
-}
-
-int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px)
-{
-    size_t largest = columns > rows ? columns : rows;
-    int cell_px = largest <= 8 ? PLOT_CELL_PX : PLOT_SMALL_CELL_PX;
-    *width_px = PLOT_MARGIN_X_PX + (int)columns * cell_px;
-    *height_px = PLOT_MARGIN_Y_PX + (int)rows * cell_px;
-    if (*width_px < 640)
-        *width_px = 640; /* room for the two title lines */
-    return cell_px;
 }
 
 static int build_axes(plot_ctx *ctx, analysis_error *err)

@@ -1,0 +1,143 @@
+/* analysis: the gnuplot plumbing shared by every figure (nbc-analyze,
+ * nbc-compare): quoting, the script that renders PNG, SVG and PDF from one
+ * body, and running gnuplot in the plots folder. */
+#include "analysis/analysis_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Look of every figure: big enough to read in a paper and on screen. */
+enum {
+    PLOT_FONT_PT = 14,
+    PLOT_CELL_PX = 78,       /* side of a heatmap cell up to 8x8 cells */
+    PLOT_SMALL_CELL_PX = 62, /* beyond that */
+    PLOT_MARGIN_X_PX = 330,  /* tick labels, axis label, colour box */
+    PLOT_MARGIN_Y_PX = 230,  /* two title lines, tick and axis labels */
+};
+
+static const char gnuplot_install_hint[] = "apt-get install gnuplot-nox";
+
+/* ---- Script text helpers ------------------------------------------------------ */
+
+void plot_quote(const char *text, char *out, size_t out_size)
+{
+    size_t o = 0;
+    for (size_t i = 0; text[i] && o + 3 < out_size; i++) {
+        char c = text[i];
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = c;
+        } else if (c == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else {
+            out[o++] = (c == '\t' || c == '\r') ? ' ' : c;
+        }
+    }
+    out[o] = '\0';
+}
+
+void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
+                      int height_px, const char *body)
+{
+    strbuf_printf(script,
+                  "# %s\n"
+                  "# Written by nbc-analyze; edit and re-run from this folder:\n"
+                  "#   gnuplot %s.gp\n"
+                  "# It renders %s.png, %s.svg and %s.pdf.\n"
+                  "set encoding utf8\n"
+                  "do for [fmt in \"png svg pdf\"] {\n"
+                  "    if (fmt eq \"png\") { set terminal pngcairo size %d,%d font \"DejaVu "
+                  "Sans,%d\" noenhanced }\n"
+                  "    if (fmt eq \"svg\") { set terminal svg size %d,%d font \"DejaVu "
+                  "Sans,%d\" noenhanced }\n"
+                  "    if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
+                  "\"DejaVu Sans,%d\" fontscale 1.0 noenhanced }\n"
+                  "    set output \"%s.\".fmt\n"
+                  "%s"
+                  "    set output\n"
+                  "}\n",
+                  comment, base_name, base_name, base_name, base_name, width_px, height_px,
+                  PLOT_FONT_PT, width_px, height_px, PLOT_FONT_PT, width_px / 72.0,
+                  height_px / 72.0, PLOT_FONT_PT, base_name, body);
+}
+
+void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
+                           size_t count)
+{
+    char file[512];
+    plot_quote(data_file, file, sizeof file);
+    strbuf_printf(script, "    set xlabel \"ranks\"\n"
+                          "    set ylabel \"r_overhead (mean of the cells; bars: min, max)\"\n"
+                          "    set key outside right top\n"
+                          "    set grid\n"
+                          "    set offsets 0.5, 0.5, 0.05, 0.05\n"
+                          "    set xtics 1\n"
+                          "    plot ");
+    for (size_t i = 0; i < count; i++) {
+        char title[256];
+        plot_quote(names[i], title, sizeof title);
+        strbuf_printf(script,
+                      "%s\"%s\" index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 title \"%s\"",
+                      i ? ", \\\n        " : "", file, i, title);
+    }
+    strbuf_printf(script, "\n");
+}
+
+bool plot_gnuplot_available(void)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return false;
+    const char *start = path;
+    for (;;) {
+        const char *colon = strchr(start, ':');
+        size_t n = colon ? (size_t)(colon - start) : strlen(start);
+        char candidate[4200];
+        if (n > 0 && n + sizeof "/gnuplot" < sizeof candidate) {
+            memcpy(candidate, start, n);
+            memcpy(candidate + n, "/gnuplot", sizeof "/gnuplot");
+            if (access(candidate, X_OK) == 0)
+                return true;
+        }
+        if (!colon)
+            return false;
+        start = colon + 1;
+    }
+}
+
+int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
+{
+    if (!plot_gnuplot_available())
+        return analysis_fail(err, ANALYSIS_NO_GNUPLOT,
+                             "gnuplot is not installed: figures not drawn (install it with "
+                             "'%s', then run 'gnuplot %s' in %s or re-run the analysis)",
+                             gnuplot_install_hint, script, dir);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "cannot start gnuplot: %s", strerror(errno));
+    if (pid == 0) {
+        if (chdir(dir) != 0)
+            _exit(126);
+        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    int wstatus;
+    while (waitpid(pid, &wstatus, 0) < 0) {
+        if (errno != EINTR)
+            return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "waiting for gnuplot: %s",
+                                 strerror(errno));
+    }
+    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
+                             "gnuplot failed on %s/%s (exit status %d); its messages are above",
+                             dir, script, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    return ANALYSIS_OK;
+}
+
+/* ---- The run's figures ------------------------------------------------------------- */
