@@ -11,9 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* room for the tick labels, axis label and colour box of one panel */
-enum { PLOT_MARGIN_X_PX = 330 };
-
 static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
 static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
 /* an interval as wide as serialized is from perfect overlap says nothing */
@@ -24,9 +21,10 @@ typedef struct plot_ctx {
     const cell_table *cells;
     heat_axis x_axis;
     heat_axis y_axis;
-    char title_tail[400]; /* library, ranks x threads, deployment */
-    int width_px;
-    int height_px;
+    char title_tail[400]; /* library, ranks x threads, deployment: the captions */
+    char short_tail[160]; /* library, deployment: the titles */
+    figure_size size;     /* printed size (--figure-size) */
+    bool titles;          /* --no-titles: none */
     plot_palette palette;
     diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
@@ -68,6 +66,14 @@ void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *
              meta->synthetic ? ", SYNTHETIC data" : "");
 }
 
+void plot_short_tail(const run_meta *meta, char *out, size_t out_size)
+{
+    char library[64];
+    compact_library(meta, library, sizeof library);
+    snprintf(out, out_size, "%s, %s%s", library, meta->deployment[0] ? meta->deployment : "?",
+             meta->synthetic && !strstr(library, "synthetic") ? " (synthetic)" : "");
+}
+
 static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
                      analysis_error *err)
 {
@@ -86,20 +92,42 @@ static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, 
     return status;
 }
 
-static int write_script(const plot_ctx *ctx, const char *base, const char *comment, int width_px,
-                        int height_px, strbuf *body, analysis_error *err)
+/* NAME.gp, and NAME.caption.txt: what the figure shows, its statistics and
+ * provenance (docs/formats.md), which the short title leaves out. */
+static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
+                        double height_in, strbuf *body, const char *caption, analysis_error *err)
 {
-    strbuf script = {0};
+    strbuf script = {0}, text = {0};
     char path[4200], name[128];
     snprintf(name, sizeof name, "%s.gp", base);
-    plot_emit_script(&script, base, comment, width_px, height_px, body->data ? body->data : "");
-    int status = body->ok && script.ok
+    plot_emit_script(&script, base, comment, width_in, height_in, body->data ? body->data : "");
+    strbuf_printf(&text, "%s.\n%s\n%s\n", comment, caption, ctx->title_tail);
+    int status = body->ok && script.ok && text.ok
                      ? plot_path(ctx, name, path, sizeof path, err)
                      : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
     if (status == ANALYSIS_OK)
         status = analysis_write_file_atomic(path, script.data, script.len, err);
+    snprintf(name, sizeof name, "%s.caption.txt", base);
+    if (status == ANALYSIS_OK)
+        status = plot_path(ctx, name, path, sizeof path, err);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, text.data, text.len, err);
     strbuf_free(&script);
+    strbuf_free(&text);
     return status;
+}
+
+/* The figure's title ("ibcast r_overhead, MPICH 4.0.2, basic"), or none
+ * under --no-titles; the title lines it takes. */
+static int short_title(const plot_ctx *ctx, const char *what, const char *collective, char *out,
+                       size_t out_size)
+{
+    char quoted[300], text[300];
+    snprintf(text, sizeof text, "%s%s%s, %s", collective ? collective : "", collective ? " " : "",
+             what, ctx->short_tail);
+    plot_quote(text, quoted, sizeof quoted);
+    snprintf(out, out_size, "%s", ctx->titles ? quoted : "");
+    return ctx->titles ? 1 : 0;
 }
 
 const char *plot_invalid_label(const cell_metrics *cell)
@@ -166,14 +194,37 @@ static const char *run_collective(const run_meta *meta, const cell_table *cells)
     return cells->count ? cells->cells[0].collective : "?";
 }
 
-/* The third title line of the value maps: what the hatching means. */
+/* The caption's sentence on the marks of uncertain cells. */
 static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 {
     const uncertainty_summary *u = &ctx->cells->uncertainty;
     snprintf(out, out_size,
-             "hatched, '?': uncertain (not confirmed at a false-discovery rate of %g over %ld "
-             "cells; or under %ld blocks)",
+             "Dashed outline: uncertain (not confirmed at a false-discovery rate of %g over %ld "
+             "cells, or under %ld blocks); the value is the estimate. Dashed diagonal: equal "
+             "communication and computation times.",
              u->false_discovery_rate, u->family_cells, u->min_blocks);
+}
+
+/* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
+static int two_panels(const plot_ctx *ctx, const char *base, const char *comment,
+                      const char *title_what, const char *collective, const char *left_data,
+                      const heat_scale *left, const char *left_title, const char *right_data,
+                      const heat_scale *right, const char *right_title, analysis_error *err)
+{
+    char title[320], note[400];
+    int lines = short_title(ctx, title_what, collective, title, sizeof title);
+    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
+    uncertainty_note(ctx, note, sizeof note);
+    strbuf body = {0};
+    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
+                  title);
+    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, left, left_title);
+    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, right, right_title);
+    strbuf_printf(&body, "    unset multiplot\n");
+    int status =
+        write_script(ctx, base, comment, layout.width_in, layout.height_in, &body, note, err);
+    strbuf_free(&body);
+    return status;
 }
 
 /* Section 5.2's r_overhead map, and beside it the width of each cell's 95 %
@@ -181,68 +232,40 @@ static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
                          analysis_error *err)
 {
-    char title[900], label[100], stops[200], note[300];
-    uncertainty_note(ctx, note, sizeof note);
-    snprintf(title, sizeof title,
-             "%s: overhead ratio r_overhead (0 overlap, 1 serialized) and its interval\n%s\n%s",
-             run_collective(meta, ctx->cells), ctx->title_tail, note);
-    snprintf(label, sizeof label, "r_overhead (saturates at %g)", r_max);
+    char label[100], stops[400];
+    snprintf(label, sizeof label, "r_overhead");
     heat_scale scale = plot_overhead_scale(ctx->palette, label, r_max, stops, sizeof stops);
     char width_label[100];
-    snprintf(width_label, sizeof width_label, "%.0f %% interval width (saturates at %g)",
-             100 * ctx->cells->uncertainty.rules.confidence, interval_width_max);
-    heat_scale width = plot_sequential_scale(ctx->palette, width_label, 0, interval_width_max);
+    snprintf(width_label, sizeof width_label, "width of the %.0f %% interval",
+             100 * ctx->cells->uncertainty.rules.confidence);
+    heat_scale width = plot_width_scale(ctx->palette, width_label, interval_width_max);
     int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
     if (status != ANALYSIS_OK)
         return status;
-    char quoted[1000];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf body = {0};
-    strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
-    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, "r_overhead");
-    heat_emit_panel(&body, "overhead_ci_width.dat", &ctx->x_axis, &ctx->y_axis, &width,
-                    "r_overhead_ci_hi - r_overhead_ci_lo");
-    strbuf_printf(&body, "    unset multiplot\n");
-    status =
-        write_script(ctx, "overhead",
-                     "Overhead ratio heatmap (paper eq. 1, section 5.2) and the width of "
-                     "its interval",
-                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 70, &body, err);
-    strbuf_free(&body);
-    return status;
+    return two_panels(ctx, "overhead",
+                      "Overhead ratio r_overhead (paper eq. 1, section 5.2: 0 overlap, 1 "
+                      "serialized) and the width of its interval",
+                      "r_overhead", run_collective(meta, ctx->cells), "overhead.dat", &scale,
+                      "r_overhead", "overhead_ci_width.dat", &width, "interval width", err);
 }
 
 static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
 {
-    heat_scale comm = plot_sequential_scale(ctx->palette, "r_comm", 0, r_comm_max);
-    heat_scale slow = plot_sequential_scale(ctx->palette, "r_comp_slowdown", 1, slowdown_max);
+    heat_scale comm = plot_ratio_scale(ctx->palette, "r_comm (1: unchanged)", r_comm_max);
+    heat_scale slow =
+        plot_ratio_scale(ctx->palette, "r_comp_slowdown (1: unchanged)", slowdown_max);
     int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
-    char title[900], left[120], right[120], note[300];
-    uncertainty_note(ctx, note, sizeof note);
-    snprintf(title, sizeof title, "%s: concurrency ratios\n%s\n%s",
-             run_collective(meta, ctx->cells), ctx->title_tail, note);
-    snprintf(left, sizeof left, "r_comm (0 best, >1 slower)");
-    snprintf(right, sizeof right, "r_comp_slowdown (1 best)");
-    char quoted[1000];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf body = {0};
-    strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
-    heat_emit_panel(&body, "r_comm.dat", &ctx->x_axis, &ctx->y_axis, &comm, left);
-    heat_emit_panel(&body, "r_comp_slowdown.dat", &ctx->x_axis, &ctx->y_axis, &slow, right);
-    strbuf_printf(&body, "    unset multiplot\n");
-    status =
-        write_script(ctx, "concurrency",
-                     "Concurrency ratios r_comm (eq. 4, left) and r_comp_slowdown (eq. 3, "
-                     "right), section 5.2",
-                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 70, &body, err);
-    strbuf_free(&body);
-    return status;
+    return two_panels(ctx, "concurrency",
+                      "Concurrency ratios r_comm (eq. 4) and r_comp_slowdown (eq. 3), section "
+                      "5.2, on a log scale centred at 1 (unchanged)",
+                      "concurrency", run_collective(meta, ctx->cells), "r_comm.dat", &comm,
+                      "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
 }
 
 /* The class the diagnosis map shows in a cell: invalid, or the class its
@@ -334,27 +357,34 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     if (status != ANALYSIS_OK)
         return status;
 
-    char title[1200], off_target[160] = "";
+    char caption[1200], off_target[160] = "", title[320];
     const uncertainty_summary *u = &cells->uncertainty;
     if (counts.off_target)
         snprintf(off_target, sizeof off_target,
-                 "\nsmall text: the reference reached, over %.0f %% from its target",
+                 " Small text: the reference reached, over %.0f %% from its target.",
                  100 * ctx->thresholds.off_target_max_error);
-    snprintf(title, sizeof title,
-             "%s: diagnosis (section 3.3)\n%s\ncolour: the class of the estimates, in every "
-             "measured cell\nconfirmed at a false-discovery rate of %g over %ld cells\n(%ld "
-             "confirmed, %.2g expected wrong); dashed: not confirmed\n(or under %ld blocks, or "
-             "unresolvable)%s",
-             run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate, u->family_cells,
-             u->confirmed_cells, u->expected_wrong, u->min_blocks, off_target);
+    snprintf(caption, sizeof caption,
+             "Colour: the class of the estimates, in every measured cell. Confirmed at a "
+             "false-discovery rate of %g over %ld cells (%ld confirmed, %.2g expected wrong); "
+             "dashed outline: not confirmed (or under %ld blocks, or unresolvable). Dashed "
+             "diagonal: equal communication and computation times.%s",
+             u->false_discovery_rate, u->family_cells, u->confirmed_cells, u->expected_wrong,
+             u->min_blocks, off_target);
+    int lines = short_title(ctx, "diagnosis", run_collective(meta, cells), title, sizeof title);
+    /* the key below the map: up to 4 rows of 2 entries */
+    enum { KEY_ROWS = 5 };
+    heat_layout layout =
+        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 1, lines + KEY_ROWS);
     strbuf body = {0};
-    plot_emit_canvas_title(&body, title);
+    strbuf_printf(&body, "    set multiplot layout 1,1 title \"%s\"\n", title);
     heat_emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
     /* below the map, so the map and its title stay centred */
-    strbuf_printf(&body, "    unset colorbox\n"
-                         "    set bmargin 11\n"
-                         "    set key at screen 0.5,0.015 center bottom horizontal maxrows 3 box "
-                         "opaque reverse Left width 1 samplen 2\n");
+    strbuf_printf(&body,
+                  "    unset colorbox\n"
+                  "    set bmargin %d\n"
+                  "    set key at screen 0.5,0.01 center bottom horizontal maxcols 2 "
+                  "reverse Left width -2 samplen 1.5 font ',%d'\n",
+                  KEY_ROWS + 4, PLOT_LABEL_PT);
     const char *separator = "    plot ";
     unsigned unused;
     for (int d = 0; d < DIAG_COUNT; d++) {
@@ -373,7 +403,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                       d == DIAG_INVALID ? "grey" : plot_diagnosis_short_label(d));
         separator = ", \\\n        ";
     }
-    int font_pt = heat_label_font_pt(&ctx->x_axis, &ctx->y_axis);
+    int font_pt = PLOT_LABEL_PT;
     /* the mark of a class not confirmed: a dashed outline inside the cell,
      * its colour and label kept */
     strbuf_printf(&body,
@@ -382,15 +412,16 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                   "dt (4,3) lw 1.5 title 'not confirmed (%zu of %zu)'",
                   separator, counts.unconfirmed, counts.measured);
     strbuf_printf(&body,
-                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
+                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title "
+                  "'equal times'"
                   ", \\\n        'diagnosis.dat' using 1:2:7:8 with labels font ',%d' tc rgb "
                   "variable notitle"
                   ", \\\n        'diagnosis.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font "
                   "',%d' tc rgb variable notitle\n",
-                  font_pt, font_pt > 8 ? font_pt - 3 : 6);
+                  font_pt, font_pt);
     strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
-                          ctx->width_px, ctx->height_px + 180, &body, err);
+                          layout.width_in, layout.height_in, &body, caption, err);
     strbuf_free(&body);
     return status;
 }
@@ -456,33 +487,35 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
     if (status != ANALYSIS_OK)
         return status;
 
-    char title[900], quoted[1000];
-    snprintf(title, sizeof title,
-             "%s, cell %ld: communication %g ms x computation %g ms, %ld blocks, diagnosis %s\n%s",
-             run_collective(meta, cells), cell_number, c->comm_target_s * 1e3,
-             c->comp_target_s * 1e3, c->blocks, analysis_diagnosis_name(c->diagnosis),
-             ctx->title_tail);
-    plot_quote(title, quoted, sizeof quoted);
-    char left[400];
+    char what[120], quoted[320];
+    snprintf(what, sizeof what, "cell %ld (%g x %g ms)", cell_number, c->comm_target_s * 1e3,
+             c->comp_target_s * 1e3);
+    int title_lines = short_title(ctx, what, run_collective(meta, cells), quoted, sizeof quoted);
+    char left[600];
     snprintf(left, sizeof left,
+             "Cell %ld: communication %g ms x computation %g ms, %ld blocks, diagnosis %s. "
              "r_overhead %.3g, %.0f %% interval [%.3g, %.3g] (dashed); mean %.3g (dotted), "
-             "p90 %.3g\noutside Tukey's fences %.0f %%, bimodality coefficient %.2f%s",
-             c->r_overhead, 100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo,
-             c->r_overhead_ci.hi, c->r_overhead_mean, c->r_overhead_p90,
-             100 * c->r_overhead_outlier_share, c->r_overhead_bimodality,
-             c->r_overhead_bimodal ? " (bimodal)" : "");
-    char left_quoted[500];
-    plot_quote(left, left_quoted, sizeof left_quoted);
+             "p90 %.3g; outside Tukey's fences %.0f %%, bimodality coefficient %.2f%s.",
+             cell_number, c->comm_target_s * 1e3, c->comp_target_s * 1e3, c->blocks,
+             analysis_diagnosis_name(c->diagnosis), c->r_overhead,
+             100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
+             c->r_overhead_mean, c->r_overhead_p90, 100 * c->r_overhead_outlier_share,
+             c->r_overhead_bimodality, c->r_overhead_bimodal ? " (bimodal)" : "");
+    /* side by side on a page, stacked in a column */
+    static const double panel_in = 2.6, side_by_side_in = 6.0;
+    bool stacked = ctx->size.width_in < side_by_side_in;
+    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
+                                               : panel_in * (stacked ? 2 : 1) + 0.2 * title_lines;
     strbuf body = {0};
     strbuf_printf(&body,
-                  "    set multiplot layout 1,2 title \"%s\"\n"
+                  "    set multiplot layout %d,%d title \"%s\"\n"
                   "    set key bottom right\n"
                   "    set grid\n"
                   "    set yrange [0:1]\n"
                   "    set ylabel 'share of blocks'\n"
-                  "    set xlabel 'r_overhead of one block (eq. 1, median references)'\n"
-                  "    set title \"%s\" font ',11'\n",
-                  quoted, left_quoted);
+                  "    set xlabel 'r_overhead of one block (eq. 1)'\n"
+                  "    set title 'r_overhead per block'\n",
+                  stacked ? 2 : 1, stacked ? 1 : 2, quoted);
     const double lines[] = {c->r_overhead, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
                             c->r_overhead_mean};
     static const char *const styles[] = {"lw 2 lc rgb '#d73027'", "lw 1.5 dt 2 lc rgb '#d73027'",
@@ -496,7 +529,7 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
                   "    plot '%s' index 0 using 1:2 with steps lw 2 lc rgb '#303030' title "
                   "'blocks'\n"
                   "    unset arrow\n"
-                  "    set title 'the three kinds, span of each block' font ',11'\n"
+                  "    set title 'span of each block'\n"
                   "    set xlabel 'duration (ms)'\n"
                   "    set logscale x 2\n"
                   "    plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#4575b4' title "
@@ -507,7 +540,7 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
                   "    unset multiplot\n",
                   data_name, data_name, data_name, data_name);
     status = write_script(ctx, name, "Distribution over blocks of one cell (nbc-analyze --ecdf)",
-                          1500, 620, &body, err);
+                          ctx->size.width_in, height_in, &body, left, err);
     strbuf_free(&body);
     return status;
 }
@@ -546,7 +579,8 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
         return status;
 
     /* bars side by side per computation size, one colour per host */
-    double bar_width = 0.8 / (double)host_count, highest = 1.0;
+    /* points side by side per computation size, one per host */
+    double spread = 0.6 / (double)host_count, lowest = 1.0, highest = 1.0;
     strbuf data = {0};
     strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi; one block (gnuplot index) per "
                          "host\n");
@@ -556,61 +590,67 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
             const impact_row *r = &impact->rows[i];
             if (strcmp(r->host, hosts[h]) != 0)
                 continue;
-            double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.4 +
-                       bar_width * ((double)h + 0.5);
+            double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.3 +
+                       spread * ((double)h + 0.5);
             strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g\n", x, r->r_mpi_impact,
                           r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi);
-            highest = fmax(highest, fmax(r->r_mpi_impact, r->r_mpi_impact_ci.hi));
+            double values[] = {r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi};
+            for (size_t k = 0; k < sizeof values / sizeof *values; k++)
+                if (isfinite(values[k]) && values[k] > 0) {
+                    lowest = fmin(lowest, values[k]);
+                    highest = fmax(highest, values[k]);
+                }
         }
     }
     status = write_plot_data(ctx, "impact.dat", &data, err);
 
-    char title[700], quoted[800];
-    snprintf(title, sizeof title,
-             "MPI impact on computation r_MPI_impact = t_passive_mpi / t_ref (1: no impact), "
-             "95 %% intervals\n%s",
-             ctx->title_tail);
-    plot_quote(title, quoted, sizeof quoted);
+    /* a ratio axis (log) symmetric about 1 (no impact), at least +-5 % */
+    double reach = fmax(fmax(highest, 1 / lowest), 1.05) * 1.02;
+    char title[320];
+    int title_lines = short_title(ctx, "r_MPI_impact", NULL, title, sizeof title);
+    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
+                                               : 0.6 * ctx->size.width_in + 0.2 * title_lines;
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set title \"%s\"\n"
                   "    set xrange [-0.6:%zu.6]\n"
-                  "    set yrange [0:%.3f]\n"
+                  "    set logscale y\n"
+                  "    set yrange [%.4f:%.4f]\n"
                   "    set xlabel 'computation time, target (ms)'\n"
-                  "    set ylabel 'r_MPI_impact'\n"
+                  "    set ylabel 'r_MPI_impact (1: none)'\n"
                   "    set grid ytics\n"
                   "    set tics out nomirror\n"
-                  "    set boxwidth %.4f absolute\n"
-                  "    set bmargin 6\n"
-                  "    set key %s at screen 0.5,0.015 center bottom horizontal box\n"
+                  "    set key %s top left font ',%d'\n"
                   "    set xtics (",
-                  quoted, sizes.count - 1, highest * 1.15, bar_width * 0.9, "on");
+                  title, sizes.count - 1, 1 / reach, reach, host_count > 1 ? "on" : "off",
+                  PLOT_LABEL_PT);
     for (size_t i = 0; i < sizes.count; i++) {
         char ms[32];
         plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
         strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
     }
-    static const char *const host_colours[] = {"#4575b4", "#91bfdb", "#fc8d59", "#d73027",
-                                               "#7b3294", "#1a9850", "#8c510a", "#666666"};
-    strbuf_printf(&body, ")\n    plot ");
+    /* Paul Tol's "bright" colours, one per host */
+    static const char *const host_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44",
+                                               "#66ccee", "#aa3377", "#bbbbbb"};
+    static const int host_points[] = {7, 5, 9, 11, 13, 4, 6};
+    strbuf_printf(&body, ")\n    plot 1 with lines lw 1.5 dt 2 lc rgb '#303030' notitle");
     for (size_t h = 0; h < host_count; h++) {
         char host[200];
         plot_quote(hosts[h], host, sizeof host);
+        size_t k = h % (sizeof host_colours / sizeof *host_colours);
         strbuf_printf(&body,
-                      "'impact.dat' index %zu using 1:2 with boxes fs solid 0.85 border lc rgb "
-                      "'#303030' fc rgb '%s' title \"%s\", \\\n        "
-                      "'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt 0 lc rgb "
-                      "'#303030' notitle, \\\n        "
-                      "'impact.dat' index %zu using 1:2:3 with labels offset 0,0.8 font ',%d' "
-                      "notitle, \\\n        ",
-                      h, host_colours[h % (sizeof host_colours / sizeof *host_colours)], host, h, h,
-                      host_count > 2 ? 9 : 12);
+                      ", \\\n        'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt %d "
+                      "ps 0.8 lw 1.5 lc rgb '%s' title \"%s\"",
+                      h, host_points[k], host_colours[k], host);
     }
-    strbuf_printf(&body, "1 with lines lw 3 lc rgb '#d73027' title 'no impact (1)'\n");
-    int width = 260 + (int)sizes.count * (host_count > 1 ? 150 : 110);
+    strbuf_printf(&body, "\n");
     if (status == ANALYSIS_OK)
         status = write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
-                              width < 700 ? 700 : width, 600, &body, err);
+                              ctx->size.width_in, height_in, &body,
+                              "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
+                              "computation size, bars its 95 % interval; log axis, dashed at 1 "
+                              "(no impact).",
+                              err);
     strbuf_free(&body);
     heat_axis_free(&sizes);
     return status;
@@ -629,8 +669,22 @@ static int build_axes(plot_ctx *ctx, analysis_error *err)
         targets[i] = cells->cells[i].comp_target_s;
     if (status == ANALYSIS_OK)
         status = heat_axis_build(&ctx->y_axis, targets, cells->count, err);
+    long long *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
+    if (status == ANALYSIS_OK && !values)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axes)");
+    /* the second physical axis: the bytes and the GEMM order measured */
+    for (size_t i = 0; status == ANALYSIS_OK && i < cells->count; i++)
+        values[i] = cells->cells[i].matrix_n;
+    if (status == ANALYSIS_OK)
+        status = heat_axis_set_physical(&ctx->y_axis, targets, values, cells->count, false, err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < cells->count; i++) {
+        targets[i] = cells->cells[i].comm_target_s;
+        values[i] = cells->cells[i].bytes;
+    }
+    if (status == ANALYSIS_OK)
+        status = heat_axis_set_physical(&ctx->x_axis, targets, values, cells->count, true, err);
+    free(values);
     free(targets);
-    plot_heat_size(ctx->x_axis.count, ctx->y_axis.count, &ctx->width_px, &ctx->height_px);
     return status;
 }
 
@@ -649,12 +703,12 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     plot_ctx ctx = {.plots_dir = plots_dir,
                     .cells = cells,
                     .palette = options->palette,
+                    .size = options->figure,
+                    .titles = options->titles,
                     .thresholds = options->rules.thresholds};
     plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);
-    /* wide enough for the title's second line (about 10.5 px a character) */
-    int title_px = (int)(10.5 * (double)strlen(ctx.title_tail)) + 40;
-    ctx.width_px = ctx.width_px > title_px ? ctx.width_px : title_px;
+    plot_short_tail(meta, ctx.short_tail, sizeof ctx.short_tail);
     if (status == ANALYSIS_OK)
         status = plot_overhead(&ctx, meta, options->r_overhead_max, err);
     if (status == ANALYSIS_OK)

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Heatmap cells on screen. */
-enum {
-    PLOT_CELL_PX = 78,       /* side of a heatmap cell up to 8x8 cells */
-    PLOT_SMALL_CELL_PX = 62, /* beyond that */
-    PLOT_MARGIN_X_PX = 330,  /* tick labels, axis label, colour box */
-    PLOT_MARGIN_Y_PX = 230,  /* two title lines, tick and axis labels */
-};
+/* The room around a heatmap's plot area at PLOT_FONT_PT (inches): left, the
+ * y label and tick labels; right, the colour box, its ticks and label;
+ * below, the tick and axis labels; one title line. */
+static const double margin_left_in = 0.75, margin_right_in = 0.75, margin_below_in = 1.0,
+                    title_line_in = PLOT_FONT_PT * 1.25 / 72.0;
+/* Panels go side by side when each gets this width, else one above the other. */
+static const double side_by_side_min_in = 3.2;
 
 /* ---- Heatmap grid --------------------------------------------------------------- */
 
@@ -39,9 +39,26 @@ int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis
     return ANALYSIS_OK;
 }
 
+int heat_axis_set_physical(heat_axis *axis, const double *targets_s, const long long *values,
+                           size_t n, bool is_bytes, analysis_error *err)
+{
+    free(axis->physical);
+    axis->physical = calloc(axis->count ? axis->count : 1, sizeof *axis->physical);
+    if (!axis->physical)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axis)");
+    axis->physical_is_bytes = is_bytes;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = heat_axis_index(axis, targets_s[i]);
+        if (k < axis->count && axis->physical[k] <= 0 && values[i] > 0)
+            axis->physical[k] = values[i];
+    }
+    return ANALYSIS_OK;
+}
+
 void heat_axis_free(heat_axis *axis)
 {
     free(axis->targets_s);
+    free(axis->physical);
     *axis = (heat_axis){0};
 }
 
@@ -78,6 +95,9 @@ static void format_value(double value, char *out, size_t out_size)
 {
     double magnitude = fabs(value);
     int decimals = magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0;
+    /* a value that rounds to zero reads "0.00", not "-0.00" */
+    if (magnitude < 0.5 * pow(10, -decimals))
+        value = 0;
     snprintf(out, out_size, "%.*f", decimals, value);
 }
 
@@ -85,9 +105,15 @@ static void format_value(double value, char *out, size_t out_size)
  * sequential map), black elsewhere. */
 static unsigned label_colour(const heat_scale *scale, double value)
 {
-    double span = scale->max - scale->min;
-    bool dark = value <= scale->min + scale->dark_fraction * span ||
-                (!scale->dark_low_only && value >= scale->max - scale->dark_fraction * span);
+    if (scale->white_band)
+        return value >= scale->white_lo && value <= scale->white_hi ? 0xffffffu : 0x000000u;
+    /* a log scale's ends are measured on its log */
+    double lo = scale->log ? log(scale->min) : scale->min;
+    double hi = scale->log ? log(scale->max) : scale->max;
+    double v = scale->log ? (value > 0 ? log(value) : lo) : value;
+    double span = hi - lo;
+    bool dark = v <= lo + scale->dark_fraction * span ||
+                (!scale->dark_low_only && v >= hi - scale->dark_fraction * span);
     return scale->dark_fraction > 0 && dark ? 0xffffffu : 0x000000u;
 }
 
@@ -114,8 +140,6 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
         else
             snprintf(label, sizeof label, "%s", v->invalid_label ? v->invalid_label : "invalid");
         bool uncertain = shown && v->uncertain;
-        if (uncertain)
-            strncat(label, "?", sizeof label - strlen(label) - 1);
         strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d\n",
                       heat_axis_position(v->comm_target_s), heat_axis_position(v->comp_target_s),
                       xlo, xhi, ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
@@ -135,13 +159,35 @@ void plot_format_ms(double target_s, char *out, size_t out_size)
     snprintf(out, out_size, "%g", target_s * 1e3);
 }
 
+/* Bytes in decimal units, two significant digits, the unit's letter only
+ * ("64", "5.4M"): a tick label must fit a cell. */
+static void format_bytes(long long bytes, char *out, size_t out_size)
+{
+    static const char *const units[] = {"", "k", "M", "G", "T"};
+    double value = (double)bytes;
+    size_t u = 0;
+    while (value >= 999.5 && u + 1 < sizeof units / sizeof *units) {
+        value /= 1000;
+        u++;
+    }
+    snprintf(out, out_size, value >= 99.5 ? "%.0f%s" : "%.2g%s", value, units[u]);
+}
+
+/* The target times, and under each the bytes or the GEMM order used. */
 static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
 {
     strbuf_printf(sb, "    set %s (", which);
     for (size_t i = 0; i < axis->count; i++) {
-        char ms[32];
+        char ms[32], second[40] = "";
         plot_format_ms(axis->targets_s[i], ms, sizeof ms);
-        strbuf_printf(sb, "%s\"%s\" %.6f", i ? ", " : "", ms,
+        long long physical = axis->physical ? axis->physical[i] : 0;
+        if (physical > 0 && axis->physical_is_bytes) {
+            format_bytes(physical, second + 2, sizeof second - 2);
+            memcpy(second, "\\n", 2);
+        } else if (physical > 0) {
+            snprintf(second, sizeof second, " (%lld)", physical);
+        }
+        strbuf_printf(sb, "%s\"%s%s\" %.6f", i ? ", " : "", ms, second,
                       heat_axis_position(axis->targets_s[i]));
     }
     strbuf_printf(sb, ")\n");
@@ -155,16 +201,19 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
     axis_range(y_axis, &ylo, &yhi);
     char quoted[600];
     plot_quote(title, quoted, sizeof quoted);
-    strbuf_printf(sb,
-                  "    set title \"%s\"\n"
-                  "    set size ratio -1\n"
-                  "    set xrange [%.6f:%.6f]\n"
-                  "    set yrange [%.6f:%.6f]\n"
-                  "    set xlabel 'communication time, target (ms)'\n"
-                  "    set ylabel 'computation time, target (ms)'\n"
-                  "    set tics out nomirror scale 0.5\n"
-                  "    set key off\n",
-                  quoted, xlo, xhi, ylo, yhi);
+    strbuf_printf(
+        sb,
+        "    set title \"%s\"\n"
+        "    set size ratio -1\n"
+        "    set xrange [%.6f:%.6f]\n"
+        "    set yrange [%.6f:%.6f]\n"
+        "    set xlabel '%s'\n"
+        "    set ylabel '%s'\n"
+        "    set tics out nomirror scale 0.5\n"
+        "    set key off\n",
+        quoted, xlo, xhi, ylo, yhi,
+        x_axis->physical ? "communication target: ms, bytes" : "communication target (ms)",
+        y_axis->physical ? "computation target: ms (GEMM order)" : "computation target (ms)");
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);
     /* long lists (beyond 12 columns) turn their labels to keep them apart */
@@ -174,12 +223,6 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
                   "    diagonal(x) = (x >= %.6f && x <= %.6f) ? x : NaN\n"
                   "    set samples 400\n",
                   fmax(xlo, ylo), fmin(xhi, yhi));
-}
-
-int heat_label_font_pt(const heat_axis *x_axis, const heat_axis *y_axis)
-{
-    size_t cells = x_axis->count > y_axis->count ? x_axis->count : y_axis->count;
-    return cells <= 8 ? 12 : 10;
 }
 
 /* Invalid cells: grey and hatched, labelled "invalid", never coloured as data. */
@@ -194,16 +237,16 @@ static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
         quoted_file, quoted_file);
 }
 
-/* Uncertain cells (README.md, "Uncertainty"): hatched the other way than
- * invalid ones, over their colour, which stays readable. */
+/* Uncertain cells (README.md, "Uncertainty"): a dashed outline inside the
+ * cell, as on the diagnosis map; colour and value stay readable. */
 static void emit_uncertain_layer(strbuf *sb, const char *quoted_file)
 {
     strbuf_printf(sb,
-                  ", \\\n        \"%s\" using ($11==1?$1:NaN):2:3:4:5:6 with boxxyerror fs "
-                  "transparent pattern 7 noborder lc rgb '#404040' notitle",
+                  ", \\\n        \"%s\" using ($11==1?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
+                  "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
+                  "dt (3,2) lw 1 notitle",
                   quoted_file);
 }
-
 /* A one-panel multiplot: its title is centred on the page, not on the
  * (narrow, square-celled) plot area, so long titles are not cut. */
 void plot_emit_canvas_title(strbuf *sb, const char *title)
@@ -224,30 +267,52 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "    set cbrange [%g:%g]\n"
                   "    set palette defined %s\n"
                   "    set cblabel \"%s\"\n"
-                  "    set colorbox\n",
-                  scale->min, scale->max, scale->palette, label);
+                  "    %s colorbox\n",
+                  scale->min, scale->max, scale->palette, label,
+                  scale->hide_colorbox ? "unset" : "set");
+    if (scale->log) {
+        /* centred at 1: the saturations, their square roots and 1 */
+        double s = scale->max, r = sqrt(s);
+        strbuf_printf(sb,
+                      "    set logscale cb\n"
+                      "    set cbtics (\"%.2g\" %g, \"%.2g\" %g, \"1\" 1, \"%.2g\" %g, \"%.2g\" "
+                      "%g)\n",
+                      1 / s, 1 / s, 1 / r, 1 / r, r, r, s, s);
+    } else if (scale->tics) {
+        strbuf_printf(sb, "    unset logscale cb\n    set cbtics %s\n", scale->tics);
+    } else {
+        strbuf_printf(sb, "    unset logscale cb\n    set cbtics autofreq\n");
+    }
     strbuf_printf(sb,
                   "    plot \"%s\" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 "
                   "border lc rgb 'white' lc palette notitle",
                   file);
     emit_invalid_layers(sb, file);
     emit_uncertain_layer(sb, file);
-    strbuf_printf(
-        sb,
-        ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
-        ", \\\n        \"%s\" using 1:2:9:10 with labels font ',%d' tc rgb variable notitle\n",
-        file, heat_label_font_pt(x_axis, y_axis));
+    strbuf_printf(sb,
+                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
+                  ", \\\n        \"%s\" using 1:2:($8==1?$9:\"\"):10 with labels font ',%d' tc rgb "
+                  "variable notitle\n",
+                  file, PLOT_LABEL_PT);
 }
 
 /* ---- Running gnuplot ----------------------------------------------------------------- */
 
-int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px)
+heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
+                               const heat_axis *y_axis, size_t panels, int title_lines)
 {
-    size_t largest = columns > rows ? columns : rows;
-    int cell_px = largest <= 8 ? PLOT_CELL_PX : PLOT_SMALL_CELL_PX;
-    *width_px = PLOT_MARGIN_X_PX + (int)columns * cell_px;
-    *height_px = PLOT_MARGIN_Y_PX + (int)rows * cell_px;
-    if (*width_px < 640)
-        *width_px = 640; /* room for the two title lines */
-    return cell_px;
+    heat_layout out = {1, 1, size->width_in, size->height_in};
+    if (panels > 1 && size->width_in / (double)panels >= side_by_side_min_in)
+        out.cols = (int)panels;
+    else
+        out.rows = (int)(panels ? panels : 1);
+    double xlo, xhi, ylo, yhi;
+    axis_range(x_axis, &xlo, &xhi);
+    axis_range(y_axis, &ylo, &yhi);
+    /* square cells (set size ratio -1): the plot area's height follows its width */
+    double area_in = size->width_in / out.cols - margin_left_in - margin_right_in;
+    double panel_in = area_in * (yhi - ylo) / (xhi - xlo) + margin_below_in + title_line_in;
+    if (out.height_in <= 0)
+        out.height_in = out.rows * panel_in + title_lines * title_line_in + 0.1;
+    return out;
 }
