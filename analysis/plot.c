@@ -218,8 +218,11 @@ static int two_panels(const plot_ctx *ctx, const char *base, const char *comment
     strbuf body = {0};
     strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
                   title);
-    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, left, left_title);
-    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, right, right_title);
+    /* each panel's title names its colour bar: the bar needs no label */
+    heat_scale left_bar = *left, right_bar = *right;
+    left_bar.label = right_bar.label = "";
+    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, &left_bar, left_title);
+    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, &right_bar, right_title);
     strbuf_printf(&body, "    unset multiplot\n");
     int status =
         write_script(ctx, base, comment, layout.width_in, layout.height_in, &body, note, err);
@@ -371,10 +374,13 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
              u->false_discovery_rate, u->family_cells, u->confirmed_cells, u->expected_wrong,
              u->min_blocks, off_target);
     int lines = short_title(ctx, "diagnosis", run_collective(meta, cells), title, sizeof title);
-    /* the key below the map: up to 4 rows of 2 entries */
-    enum { KEY_ROWS = 5 };
+    /* the key below the map, one entry a line: the classes shown, the
+     * outline and the diagonal */
+    int key_rows = 2;
+    for (int d = 0; d < DIAG_COUNT; d++)
+        key_rows += present[d] >= 0;
     heat_layout layout =
-        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 1, lines + KEY_ROWS);
+        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 1, lines + key_rows);
     strbuf body = {0};
     strbuf_printf(&body, "    set multiplot layout 1,1 title \"%s\"\n", title);
     heat_emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
@@ -382,9 +388,9 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     strbuf_printf(&body,
                   "    unset colorbox\n"
                   "    set bmargin %d\n"
-                  "    set key at screen 0.5,0.01 center bottom horizontal maxcols 2 "
-                  "reverse Left width -2 samplen 1.5 font ',%d'\n",
-                  KEY_ROWS + 4, PLOT_LABEL_PT);
+                  "    set key at screen 0.5,0.01 center bottom vertical reverse Left samplen 1.5 "
+                  "font ',%d'\n",
+                  key_rows + 5, PLOT_LABEL_PT);
     const char *separator = "    plot ";
     unsigned unused;
     for (int d = 0; d < DIAG_COUNT; d++) {

@@ -185,7 +185,7 @@ static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
             format_bytes(physical, second + 2, sizeof second - 2);
             memcpy(second, "\\n", 2);
         } else if (physical > 0) {
-            snprintf(second, sizeof second, " (%lld)", physical);
+            snprintf(second, sizeof second, "\\n(%lld)", physical);
         }
         strbuf_printf(sb, "%s\"%s%s\" %.6f", i ? ", " : "", ms, second,
                       heat_axis_position(axis->targets_s[i]));
@@ -201,19 +201,18 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
     axis_range(y_axis, &ylo, &yhi);
     char quoted[600];
     plot_quote(title, quoted, sizeof quoted);
-    strbuf_printf(
-        sb,
-        "    set title \"%s\"\n"
-        "    set size ratio -1\n"
-        "    set xrange [%.6f:%.6f]\n"
-        "    set yrange [%.6f:%.6f]\n"
-        "    set xlabel '%s'\n"
-        "    set ylabel '%s'\n"
-        "    set tics out nomirror scale 0.5\n"
-        "    set key off\n",
-        quoted, xlo, xhi, ylo, yhi,
-        x_axis->physical ? "communication target: ms, bytes" : "communication target (ms)",
-        y_axis->physical ? "computation target: ms (GEMM order)" : "computation target (ms)");
+    strbuf_printf(sb,
+                  "    set title \"%s\"\n"
+                  "    set size ratio -1\n"
+                  "    set xrange [%.6f:%.6f]\n"
+                  "    set yrange [%.6f:%.6f]\n"
+                  "    set xlabel '%s'\n"
+                  "    set ylabel '%s'\n"
+                  "    set tics out nomirror scale 0.5\n"
+                  "    set key off\n",
+                  quoted, xlo, xhi, ylo, yhi,
+                  x_axis->physical ? "communication: ms, bytes" : "communication target (ms)",
+                  y_axis->physical ? "computation: ms (GEMM order)" : "computation target (ms)");
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);
     /* long lists (beyond 12 columns) turn their labels to keep them apart */
@@ -267,8 +266,9 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "    set cbrange [%g:%g]\n"
                   "    set palette defined %s\n"
                   "    set cblabel \"%s\"\n"
+                  "    set xlabel offset 0,%g\n"
                   "    %s colorbox\n",
-                  scale->min, scale->max, scale->palette, label,
+                  scale->min, scale->max, scale->palette, label, x_axis->physical ? -0.6 : 0.0,
                   scale->hide_colorbox ? "unset" : "set");
     if (scale->log) {
         /* centred at 1: the saturations, their square roots and 1 */
