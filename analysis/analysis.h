@@ -583,6 +583,10 @@ typedef struct impact_row {
     double t_comp_passive_mpi_s; /* T of passive, mean over the phases used */
     double r_mpi_impact;
     metric_bounds r_mpi_impact_ci;
+    /* The A/A floor: compute_ref's T after the sweep over its T before
+     * (NAN without both phases), and its interval (README.md, "MPI impact") */
+    double r_aa;
+    metric_bounds r_aa_ci;
     unsigned phases;             /* bit p: phase p is in both files and used */
     double r_phase[PHASE_COUNT]; /* NAN when the phase is not used */
     metric_bounds r_phase_ci[PHASE_COUNT];
@@ -601,11 +605,27 @@ typedef struct impact_row {
     double passive_progress_cpu_share;
 } impact_row;
 
+/* The median of r_mpi_impact over rows, and of the A/A floor, with 95 %
+ * intervals: from a joint bootstrap of the rounds over the job's sizes
+ * (joint, analysis_compute_impact), or, from impact.csv's rows alone,
+ * [median of the rows' lower ends, median of their upper ends]
+ * (analysis_impact_median; README.md, "Median over the sizes"); NAN
+ * without a row, the interval NAN when a row has none. */
+typedef struct impact_median {
+    double r_mpi_impact;
+    metric_bounds ci;
+    size_t rows; /* rows with a finite r_mpi_impact */
+    double r_aa;
+    metric_bounds r_aa_ci;
+    bool joint;
+} impact_median;
+
 typedef struct impact_table {
     impact_row *rows; /* per host and matrix_n: impact.csv */
     size_t count;
     impact_row *job; /* per matrix_n over every host (the cells' r_mpi_impact) */
     size_t job_count;
+    impact_median median; /* over job: the joint bootstrap's */
 } impact_table;
 
 /* Joins passive.csv and compute_ref.csv on host, matrix_n and phase, with
@@ -613,15 +633,6 @@ typedef struct impact_table {
  * in->have_compute_ref). */
 int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
                             impact_table *impact, analysis_error *err);
-/* The median of r_mpi_impact over rows (impact.csv's, one per host and
- * computation size) and its 95 % interval, [median of the rows' lower ends,
- * median of their upper ends] (README.md, "Median over the sizes"); NAN
- * without a row, and the interval NAN when a row has none. */
-typedef struct impact_median {
-    double r_mpi_impact;
-    metric_bounds ci;
-    size_t rows; /* rows with a finite r_mpi_impact */
-} impact_median;
 int analysis_impact_median(const impact_row *rows, size_t count, impact_median *median,
                            analysis_error *err);
 /* Copies the job's r_mpi_impact at each cell's matrix_n into the cells. */

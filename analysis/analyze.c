@@ -85,23 +85,37 @@ static void blocks_text(strbuf *sb, const cell_table *cells)
     strbuf_printf(sb, "\n");
 }
 
-/* r_MPI_impact's median over impact.csv's rows, what a reader of the run
- * looks for first, with its interval and what that interval says. */
+/* r_MPI_impact's median over the sizes, what a reader of the run looks
+ * for first, with its interval, what that interval says, and the A/A
+ * floor beside it (README.md, "MPI impact"). */
 static void impact_median_text(strbuf *sb, const impact_median *m)
 {
     if (!m->rows)
         return;
-    strbuf_printf(sb, "r_MPI_impact (eq. 2): median %.3g over the %zu rows of impact.csv",
+    strbuf_printf(sb, "r_MPI_impact (eq. 2): median %.3g over %zu computation sizes",
                   m->r_mpi_impact, m->rows);
     if (isnan(m->ci.lo)) {
-        strbuf_printf(sb, ", no interval (a row has none)\n");
-        return;
+        strbuf_printf(sb, ", no interval (a size has none)\n");
+    } else {
+        strbuf_printf(sb, ", 95 %% [%.3g, %.3g] (joint bootstrap of the rounds): %s\n", m->ci.lo,
+                      m->ci.hi,
+                      m->ci.lo > 1   ? "above 1, the library slows the computation"
+                      : m->ci.hi < 1 ? "below 1, the computation ran faster inside MPI"
+                                     : "1 is within it, no impact shown");
     }
-    strbuf_printf(sb, ", 95 %% [%.3g, %.3g] (the medians of the rows' interval ends): %s\n",
-                  m->ci.lo, m->ci.hi,
-                  m->ci.lo > 1   ? "above 1, the library slows the computation"
-                  : m->ci.hi < 1 ? "below 1, the computation ran faster inside MPI"
-                                 : "1 is within it, no impact shown");
+    if (isnan(m->r_aa))
+        strbuf_printf(sb, "A/A floor: none (compute_ref.csv lacks a phase before or after the "
+                          "sweep)\n");
+    else
+        strbuf_printf(sb,
+                      "A/A floor (compute_ref after / before the sweep, no MPI at all): median "
+                      "%.3g, 95 %% [%.3g, %.3g]: r_MPI_impact means something only outside "
+                      "what this floor reads\n",
+                      m->r_aa, m->r_aa_ci.lo, m->r_aa_ci.hi);
+    /* One run folder is one launch: what differs between launches (placement,
+     * the machine's state) is in none of these intervals. */
+    strbuf_printf(sb, "one launch: these intervals hold within it; to report impact, repeat "
+                      "launches (nbc-run launches = N) and compare them (nbc-compare)\n");
 }
 
 static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cells,
@@ -159,13 +173,9 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
 static int write_summary(const char *run_dir, const cell_table *cells, const cell_rules *rules,
                          const impact_table *impact, FILE *report, analysis_error *err)
 {
-    impact_median median;
-    int status =
-        impact ? analysis_impact_median(impact->rows, impact->count, &median, err) : ANALYSIS_OK;
-    if (status != ANALYSIS_OK)
-        return status;
+    int status = ANALYSIS_OK;
     strbuf sb = {0}, log = {0};
-    summary_text(&sb, run_dir, cells, rules, impact ? &median : NULL);
+    summary_text(&sb, run_dir, cells, rules, impact ? &impact->median : NULL);
     char prefix[4200];
     snprintf(prefix, sizeof prefix, "%s: ", run_dir);
     null_coverage_text(&log, cells, prefix);

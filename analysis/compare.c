@@ -639,10 +639,16 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
                         "worst_comp_target_s,median_r_mpi_impact,median_r_mpi_impact_ci_lo,"
                         "median_r_mpi_impact_ci_hi,certain_cells,uncertain_cells,configuration,"
                         "launch\n");
+    /* the run column as wide as its longest label, so that long folder
+     * names do not push the other columns out of line */
+    int label_width = 3;
+    for (size_t r = 0; r < run_count; r++)
+        label_width =
+            (int)strlen(runs[r].label) > label_width ? (int)strlen(runs[r].label) : label_width;
     if (report)
-        fprintf(report, "%-28s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %-21s %6s\n", "run",
-                "mpi", "deployment", "collective", "cells", "valid", "certain", "overlap",
-                "median_r", "worst_r", "worst at (ms)", "r_impact [95 %]", "config");
+        fprintf(report, "%-*s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %-21s %6s\n",
+                label_width, "run", "mpi", "deployment", "collective", "cells", "valid", "certain",
+                "overlap", "median_r", "worst_r", "worst at (ms)", "r_impact [95 %]", "config");
     int status = ANALYSIS_OK;
     for (size_t r = 0; r < run_count && status == ANALYSIS_OK; r++) {
         const compare_run *run = &runs[r];
@@ -672,10 +678,10 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
             snprintf(impact, sizeof impact, "%.3g [%.3g, %.3g]", s.impact.r_mpi_impact,
                      s.impact.ci.lo, s.impact.ci.hi);
             fprintf(report,
-                    "%-28s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %-21s %6s\n",
-                    run->label, mpi, deployment, collective, s.cells, s.valid, s.certain,
-                    100.0 * s.overlap_share, s.median_r_overhead, s.worst_r_overhead, worst_at,
-                    isnan(s.impact.r_mpi_impact) ? "-" : impact, config);
+                    "%-*s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %-21s %6s\n",
+                    label_width, run->label, mpi, deployment, collective, s.cells, s.valid,
+                    s.certain, 100.0 * s.overlap_share, s.median_r_overhead, s.worst_r_overhead,
+                    worst_at, isnan(s.impact.r_mpi_impact) ? "-" : impact, config);
         }
     }
     free(scratch);

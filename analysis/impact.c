@@ -169,18 +169,24 @@ static void side_free(side *s)
 }
 
 /* T: the largest member median, over the steps themselves (rng NULL) or
- * over a resample of them (README.md, "MPI impact"). */
-static double side_statistic(side *s, boot_rng *rng)
+ * over a resample of them (README.md, "MPI impact"). shared, when not
+ * NULL, is the resample's draw of step numbers for every side of its
+ * program and phase (shared_n of them: the rounds, joint over the sizes);
+ * a side with another step count draws its own. */
+static double side_statistic(side *s, boot_rng *rng, const size_t *shared, size_t shared_n)
 {
     bool joint = s->fewest == s->most;
-    if (rng && joint)
+    const size_t *draw = s->draw;
+    if (rng && joint && shared && shared_n == s->most)
+        draw = shared;
+    else if (rng && joint)
         for (size_t k = 0; k < s->most; k++)
             s->draw[k] = boot_below(rng, s->most);
     double largest = NAN;
     for (size_t m = 0; m < s->members; m++) {
         size_t first = s->first[m], steps = s->first[m + 1] - first;
         for (size_t k = 0; k < steps; k++) {
-            size_t pick = !rng ? k : joint ? s->draw[k] : boot_below(rng, steps);
+            size_t pick = !rng ? k : joint ? draw[k] : boot_below(rng, steps);
             s->scratch[k] = s->rows[first + pick].t_s;
         }
         double median = stats_median(s->scratch, steps);
@@ -194,10 +200,20 @@ typedef struct group_sides {
     side sides[PROGRAM_COUNT][PHASE_COUNT];
 } group_sides;
 
-enum { IMPACT_QUANTITIES = PHASE_COUNT + 1 }; /* each phase, then over the phases */
+/* A resample's draw of rounds per program and phase, shared by every size
+ * (joint bootstrap over the sizes). */
+typedef struct round_draw {
+    const size_t *steps[PROGRAM_COUNT][PHASE_COUNT];
+    size_t n[PROGRAM_COUNT][PHASE_COUNT];
+} round_draw;
 
-/* r per phase and over the used phases, from the steps or a resample. */
-static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng,
+/* Each phase, then over the phases (eq. 2), then the A/A floor. */
+enum { IMPACT_OVER_PHASES = PHASE_COUNT, IMPACT_AA, IMPACT_QUANTITIES };
+
+/* r per phase and over the used phases, and the A/A floor (compute_ref
+ * after over compute_ref before, when both phases are used), from the
+ * steps or a resample (rounds NULL: each side draws its own). */
+static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const round_draw *rounds,
                           double out[IMPACT_QUANTITIES], double t_mpi[PHASE_COUNT],
                           double t_ref[PHASE_COUNT])
 {
@@ -207,14 +223,20 @@ static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng,
         out[p] = NAN;
         if (!(phases & (1u << p)))
             continue;
-        t_mpi[p] = side_statistic(&g->sides[PROGRAM_PASSIVE][p], rng);
-        t_ref[p] = side_statistic(&g->sides[PROGRAM_REF][p], rng);
+        t_mpi[p] = side_statistic(&g->sides[PROGRAM_PASSIVE][p], rng,
+                                  rounds ? rounds->steps[PROGRAM_PASSIVE][p] : NULL,
+                                  rounds ? rounds->n[PROGRAM_PASSIVE][p] : 0);
+        t_ref[p] = side_statistic(&g->sides[PROGRAM_REF][p], rng,
+                                  rounds ? rounds->steps[PROGRAM_REF][p] : NULL,
+                                  rounds ? rounds->n[PROGRAM_REF][p] : 0);
         out[p] = t_mpi[p] / t_ref[p]; /* eq. 2, one phase */
         passive_sum += t_mpi[p];
         ref_sum += t_ref[p];
         used++;
     }
-    out[PHASE_COUNT] = used ? (passive_sum / used) / (ref_sum / used) : NAN;
+    out[IMPACT_OVER_PHASES] = used ? (passive_sum / used) / (ref_sum / used) : NAN;
+    /* A/A: the same program twice, the sweep between (README.md). */
+    out[IMPACT_AA] = used == PHASE_COUNT ? t_ref[PHASE_AFTER] / t_ref[PHASE_BEFORE] : NAN;
 }
 
 /* Each group draws its own stream: its interval depends neither on the
@@ -243,17 +265,21 @@ static int impact_intervals(group_sides *g, impact_row *row, const uncertainty_r
     boot_rng_seed(&rng, (uint64_t)rules->seed, group_stream(row->host, row->matrix_n));
     double t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
     for (size_t r = 0; r < resamples; r++)
-        impact_ratios(g, row->phases, &rng, replicates + r * IMPACT_QUANTITIES, t_mpi, t_ref);
+        impact_ratios(g, row->phases, &rng, NULL, replicates + r * IMPACT_QUANTITIES, t_mpi, t_ref);
     for (int q = 0; q < IMPACT_QUANTITIES; q++) {
         for (size_t r = 0; r < resamples; r++)
             column[r] = replicates[r * IMPACT_QUANTITIES + q];
         metric_bounds ci = {NAN, NAN};
-        if (q == PHASE_COUNT || (row->phases & (1u << q)))
+        bool used = q == IMPACT_OVER_PHASES || (q < PHASE_COUNT && (row->phases & (1u << q))) ||
+                    (q == IMPACT_AA && isfinite(row->r_aa));
+        if (used)
             ci = boot_summarize(column, resamples, steps[q], rules->confidence).ci;
         if (q < PHASE_COUNT)
             row->r_phase_ci[q] = ci;
-        else
+        else if (q == IMPACT_OVER_PHASES)
             row->r_mpi_impact_ci = ci;
+        else
+            row->r_aa_ci = ci;
     }
     free(replicates);
     free(column);
@@ -330,9 +356,18 @@ static void phases_agree(impact_row *row)
 
 /* One row from the rows of one group in each program (sorted by phase);
  * false (row untouched) when no phase is in both. */
+static void group_free(group_sides *g)
+{
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
+        for (int p = 0; p < PHASE_COUNT; p++)
+            side_free(&g->sides[prog][p]);
+}
+
+/* keep, when not NULL, receives the group's steps of a row made (the
+ * caller frees them with group_free): the joint median resamples them. */
 static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT],
                      bool by_host, const uncertainty_rules *rules, impact_row *row, bool *made,
-                     analysis_error *err)
+                     group_sides *keep, analysis_error *err)
 {
     group_sides g;
     memset(&g, 0, sizeof g);
@@ -353,6 +388,8 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
     *row = (impact_row){.matrix_n = rows[PROGRAM_PASSIVE][0].matrix_n,
                         .comp_target_s = rows[PROGRAM_PASSIVE][0].comp_target_s,
                         .r_mpi_impact_ci = {NAN, NAN},
+                        .r_aa = NAN,
+                        .r_aa_ci = {NAN, NAN},
                         .passive_delay_share = NAN,
                         .passive_progress_cpu_share = NAN};
     snprintf(row->host, sizeof row->host, "%s", by_host ? rows[PROGRAM_PASSIVE][0].host : "all");
@@ -364,15 +401,16 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         if (present[PROGRAM_PASSIVE][p] != present[PROGRAM_REF][p])
             row->warnings |= IMPACT_PHASE_UNPAIRED;
         if (present[PROGRAM_PASSIVE][p])
-            row->t_passive_phase_s[p] = side_statistic(mpi, NULL);
+            row->t_passive_phase_s[p] = side_statistic(mpi, NULL, NULL, 0);
         if (present[PROGRAM_REF][p])
-            row->t_ref_phase_s[p] = side_statistic(ref, NULL);
+            row->t_ref_phase_s[p] = side_statistic(ref, NULL, NULL, 0);
         if (!present[PROGRAM_PASSIVE][p] || !present[PROGRAM_REF][p])
             continue;
         row->phases |= 1u << p;
         steps[p] = mpi->fewest < ref->fewest ? mpi->fewest : ref->fewest;
-        steps[PHASE_COUNT] =
-            !steps[PHASE_COUNT] || steps[p] < steps[PHASE_COUNT] ? steps[p] : steps[PHASE_COUNT];
+        size_t *over = &steps[IMPACT_OVER_PHASES], *aa = &steps[IMPACT_AA];
+        *over = !*over || steps[p] < *over ? steps[p] : *over;
+        *aa = !*aa || ref->fewest < *aa ? ref->fewest : *aa;
         row->passive_steps = !row->passive_steps || (long)mpi->fewest < row->passive_steps
                                  ? (long)mpi->fewest
                                  : row->passive_steps;
@@ -385,10 +423,11 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
     *made = status == ANALYSIS_OK && row->phases;
     if (*made) {
         double quantities[IMPACT_QUANTITIES], t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
-        impact_ratios(&g, row->phases, NULL, quantities, t_mpi, t_ref);
+        impact_ratios(&g, row->phases, NULL, NULL, quantities, t_mpi, t_ref);
         for (int p = 0; p < PHASE_COUNT; p++)
             row->r_phase[p] = quantities[p];
-        row->r_mpi_impact = quantities[PHASE_COUNT];
+        row->r_mpi_impact = quantities[IMPACT_OVER_PHASES];
+        row->r_aa = quantities[IMPACT_AA];
         double passive_sum = 0, ref_sum = 0;
         int used = 0;
         for (int p = 0; p < PHASE_COUNT; p++)
@@ -404,9 +443,10 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         if (status == ANALYSIS_OK)
             phases_agree(row);
     }
-    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
-        for (int p = 0; p < PHASE_COUNT; p++)
-            side_free(&g.sides[prog][p]);
+    if (keep && *made && status == ANALYSIS_OK)
+        *keep = g;
+    else
+        group_free(&g);
     return status;
 }
 
@@ -486,8 +526,9 @@ static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
  * into rows (per host when by_host, else per matrix_n over the job). */
 static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT], bool by_host,
                          const uncertainty_rules *rules, impact_row **out, size_t *count,
-                         analysis_error *err)
+                         group_sides **kept, analysis_error *err)
 {
+    size_t kept_capacity = 0;
     for (int prog = 0; prog < PROGRAM_COUNT; prog++)
         qsort(rows[prog], n[prog], sizeof *rows[prog], by_host ? compare_in_host : compare_in_job);
     size_t capacity = 0, r = 0;
@@ -506,6 +547,7 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
         const step_row *group[PROGRAM_COUNT] = {passive + begin, refs + r};
         size_t group_n[PROGRAM_COUNT] = {end - begin, r_end - r};
         impact_row row;
+        group_sides sides;
         bool made = false;
         if (r_end == r) {
             if (by_host)
@@ -513,7 +555,8 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
                               schema_file_name(program_files[PROGRAM_REF]), passive[begin].host,
                               passive[begin].matrix_n);
         } else {
-            status = impact_of(group, group_n, by_host, rules, &row, &made, err);
+            status =
+                impact_of(group, group_n, by_host, rules, &row, &made, kept ? &sides : NULL, err);
             if (status == ANALYSIS_OK && !made && by_host)
                 analysis_warn("host %s, matrix_n %lld: passive.csv and compute_ref.csv have no "
                               "phase in common (before, after): no MPI impact for it",
@@ -523,11 +566,110 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
             warn_row(&row);
         if (status == ANALYSIS_OK && made)
             status = analysis_grow((void **)out, &capacity, *count, sizeof **out, err);
+        if (status == ANALYSIS_OK && made && kept)
+            status = analysis_grow((void **)kept, &kept_capacity, *count, sizeof **kept, err);
+        if (status == ANALYSIS_OK && made && kept)
+            (*kept)[*count] = sides;
+        else if (made && kept)
+            group_free(&sides);
         if (status == ANALYSIS_OK && made)
             (*out)[(*count)++] = row;
         begin = end;
     }
     return status;
+}
+
+/* The rounds' count of one program and phase when every size's side has
+ * it for every member (the steps of all sizes were measured in the same
+ * rounds), else 0: the sides then draw their own. */
+static size_t common_rounds(group_sides *groups, size_t count, int prog, int phase)
+{
+    size_t rounds = 0;
+    for (size_t i = 0; i < count; i++) {
+        const side *s = &groups[i].sides[prog][phase];
+        if (!s->members)
+            continue;
+        if (s->fewest != s->most || (rounds && s->most != rounds))
+            return 0;
+        rounds = s->most;
+    }
+    return rounds;
+}
+
+/* r_mpi_impact's and the A/A floor's medians over the job's sizes, each
+ * with an interval from a joint bootstrap: a resample draws round numbers
+ * once per program and phase and every size takes the same (their steps
+ * ran in the same rounds, README.md "Median over the sizes"); every size's
+ * ratios are recomputed, then their median. */
+static int joint_medians(group_sides *groups, const impact_row *rows, size_t count,
+                         const uncertainty_rules *rules, impact_median *median, analysis_error *err)
+{
+    *median = (impact_median){
+        .r_mpi_impact = NAN, .ci = {NAN, NAN}, .r_aa = NAN, .r_aa_ci = {NAN, NAN}, .joint = true};
+    size_t resamples = (size_t)rules->resamples, most_rounds = 1, fewest_steps = 0;
+    round_draw rounds;
+    memset(&rounds, 0, sizeof rounds);
+    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
+        for (int p = 0; p < PHASE_COUNT; p++) {
+            rounds.n[prog][p] = common_rounds(groups, count, prog, p);
+            most_rounds = rounds.n[prog][p] > most_rounds ? rounds.n[prog][p] : most_rounds;
+        }
+    double *values = malloc((count ? count : 1) * 2 * sizeof *values);
+    double *replicates = malloc(resamples * 2 * sizeof *replicates);
+    size_t *draws = malloc(PROGRAM_COUNT * PHASE_COUNT * most_rounds * sizeof *draws);
+    if (!values || !replicates || !draws) {
+        free(values);
+        free(replicates);
+        free(draws);
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact median)");
+    }
+    double *aa = values + count;
+    size_t n_impact = 0, n_aa = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (isfinite(rows[i].r_mpi_impact))
+            values[n_impact++] = rows[i].r_mpi_impact;
+        if (isfinite(rows[i].r_aa))
+            aa[n_aa++] = rows[i].r_aa;
+        size_t steps = (size_t)(rows[i].passive_steps < rows[i].ref_steps ? rows[i].passive_steps
+                                                                          : rows[i].ref_steps);
+        fewest_steps = !fewest_steps || steps < fewest_steps ? steps : fewest_steps;
+    }
+    median->rows = n_impact;
+    median->r_mpi_impact = stats_median(values, n_impact);
+    median->r_aa = stats_median(aa, n_aa);
+    boot_rng rng;
+    boot_rng_seed(&rng, (uint64_t)rules->seed, 0x6d656469616eULL); /* "median" */
+    for (size_t r = 0; r < resamples && n_impact; r++) {
+        for (int prog = 0; prog < PROGRAM_COUNT; prog++)
+            for (int p = 0; p < PHASE_COUNT; p++) {
+                size_t *d = draws + ((size_t)prog * PHASE_COUNT + (size_t)p) * most_rounds;
+                for (size_t k = 0; k < rounds.n[prog][p]; k++)
+                    d[k] = boot_below(&rng, rounds.n[prog][p]);
+                rounds.steps[prog][p] = d;
+            }
+        size_t vi = 0, ai = 0;
+        for (size_t i = 0; i < count; i++) {
+            double q[IMPACT_QUANTITIES], t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
+            impact_ratios(&groups[i], rows[i].phases, &rng, &rounds, q, t_mpi, t_ref);
+            if (isfinite(rows[i].r_mpi_impact))
+                values[vi++] = q[IMPACT_OVER_PHASES];
+            if (isfinite(rows[i].r_aa))
+                aa[ai++] = q[IMPACT_AA];
+        }
+        replicates[r] = stats_median(values, vi);
+        replicates[resamples + r] = ai ? stats_median(aa, ai) : NAN;
+    }
+    if (n_impact && fewest_steps >= 2) {
+        median->ci = boot_summarize(replicates, resamples, fewest_steps, rules->confidence).ci;
+        if (n_aa)
+            median->r_aa_ci =
+                boot_summarize(replicates + resamples, resamples, fewest_steps, rules->confidence)
+                    .ci;
+    }
+    free(values);
+    free(replicates);
+    free(draws);
+    return ANALYSIS_OK;
 }
 
 int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
@@ -536,11 +678,19 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
     *impact = (impact_table){0};
     step_row *rows[PROGRAM_COUNT] = {NULL, NULL};
     size_t n[PROGRAM_COUNT];
+    group_sides *job_sides = NULL;
     int status = collect_steps(in, rows, n, err);
     if (status == ANALYSIS_OK)
-        status = impact_groups(rows, n, true, rules, &impact->rows, &impact->count, err);
+        status = impact_groups(rows, n, true, rules, &impact->rows, &impact->count, NULL, err);
     if (status == ANALYSIS_OK)
-        status = impact_groups(rows, n, false, rules, &impact->job, &impact->job_count, err);
+        status =
+            impact_groups(rows, n, false, rules, &impact->job, &impact->job_count, &job_sides, err);
+    if (status == ANALYSIS_OK)
+        status =
+            joint_medians(job_sides, impact->job, impact->job_count, rules, &impact->median, err);
+    for (size_t i = 0; job_sides && i < impact->job_count; i++)
+        group_free(&job_sides[i]);
+    free(job_sides);
     for (int prog = 0; prog < PROGRAM_COUNT; prog++)
         free(rows[prog]);
     if (status != ANALYSIS_OK)
@@ -556,7 +706,8 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
 int analysis_impact_median(const impact_row *rows, size_t count, impact_median *median,
                            analysis_error *err)
 {
-    *median = (impact_median){.r_mpi_impact = NAN, .ci = {NAN, NAN}};
+    *median =
+        (impact_median){.r_mpi_impact = NAN, .ci = {NAN, NAN}, .r_aa = NAN, .r_aa_ci = {NAN, NAN}};
     double *values = malloc((count ? count : 1) * 3 * sizeof *values);
     if (!values)
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact median)");

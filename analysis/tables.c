@@ -267,11 +267,12 @@ static void impact_text(strbuf *sb, const impact_table *impact)
         for (int p = 0; p < PHASE_COUNT; p++)
             strbuf_printf(sb, ",%.6g,%.6g,%.6g", r->r_phase[p], r->r_phase_ci[p].lo,
                           r->r_phase_ci[p].hi);
-        strbuf_printf(sb, ",%.10g,%.10g,%.10g,%.10g,%ld,%ld,%ld,%ld,%s,%.6g,%.6g\n",
+        strbuf_printf(sb, ",%.10g,%.10g,%.10g,%.10g,%ld,%ld,%ld,%ld,%s,%.6g,%.6g,%.6g,%.6g,%.6g\n",
                       r->t_passive_phase_s[PHASE_BEFORE], r->t_passive_phase_s[PHASE_AFTER],
                       r->t_ref_phase_s[PHASE_BEFORE], r->t_ref_phase_s[PHASE_AFTER],
                       r->passive_steps, r->ref_steps, r->ranks, r->procs, warnings,
-                      r->passive_delay_share, r->passive_progress_cpu_share);
+                      r->passive_delay_share, r->passive_progress_cpu_share, r->r_aa, r->r_aa_ci.lo,
+                      r->r_aa_ci.hi);
     }
 }
 
@@ -401,6 +402,8 @@ static int impact_row_fn(const csv_record *record, void *opaque, analysis_error 
         r.r_phase_ci[p] = (metric_bounds){NAN, NAN};
     }
     r.passive_delay_share = r.passive_progress_cpu_share = NAN; /* not read back */
+    r.r_aa = NAN;
+    r.r_aa_ci = (metric_bounds){NAN, NAN};
     return csv_push(opaque, &r, err);
 }
 

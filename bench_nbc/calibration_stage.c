@@ -257,7 +257,11 @@ void nbc_calibration_stage(nbc_job *job)
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     nbc_resume *prior = &job->prior;
     bool calibrated = job->comp_calibrated && !nbc_stop_requested(run);
-    if (calibrated && !prior->passive_done)
+    /* The passive step before the sweep: right before it, with --resume,
+     * when the run stops after its calibration (nbc-run measures compute_ref
+     * in between: ref, passive | sweep | passive, ref, an ABBA order that
+     * cancels a linear drift of the host; analysis/README.md). */
+    if (calibrated && !prior->passive_done && !job->cli.stop_after_calibration)
         nbc_measure_passive(run, &job->place, prior->comp, cfg->grid.comp_count, "before");
     calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
     if (calibrated) {

@@ -172,7 +172,10 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
     {KEY("clocksync", "drift_gap_s", TYPE_DURATION, "s", "1s", clocksync.drift_gap_s), ABOVE(0),
      .help = "Minimum time between the two clock calibrations a drift estimate uses."},
     {KEY("clocksync", "resync_interval_s", TYPE_DURATION, "s", "300s", clocksync.resync_interval_s),
-     AT_LEAST(0), .help = "Time between clock re-calibrations during the sweep; 0 = never."},
+     AT_LEAST(0),
+     .help = "Longest time between clock re-calibrations during the sweep (they also come "
+             "as the run's length doubles and when the clock's predicted error would pass a "
+             "quarter of a cell's lateness tolerance); 0 = never."},
     {KEY("clocksync", "barrier_margin_us", TYPE_DOUBLE, "us", "200", clocksync.barrier_margin_us),
      ABOVE(0),
      .help = "How far ahead the window barrier sets its deadline; a rank arriving later makes "

@@ -207,7 +207,8 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
         if (err == MPI_SUCCESS && run->fault_late)
             simulate_late_exit(&barrier, spec->tolerance_ns); /* the retries' test */
         if (err == MPI_SUCCESS)
-            err = clocksync_barrier_settle(run->sync, &barrier, &any_late);
+            err = clocksync_settle_attempt(run->sync, &barrier, a->sample.t_ns[0],
+                                           spec->tolerance_ns, &any_late, NULL);
         watchdog_disarm(run->watchdog);
         if (err != MPI_SUCCESS)
             return err;

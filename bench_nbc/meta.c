@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,11 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
                            json_object_new_string(compute_cpu_topology_source()));
     json_object_object_add(o, "environment", nbc_meta_environment_json());
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
+    /* The passive step's rounds, for compute_ref, which may measure before
+     * it (the ABBA order: analysis/README.md). */
+    json_object_object_add(o, "passive_warmup_steps",
+                           json_object_new_int(NBC_PASSIVE_WARMUP_STEPS));
+    json_object_object_add(o, "passive_reps", json_object_new_int(nbc_passive_reps(cfg)));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
     merge_keys(o, m->deployment);
@@ -227,34 +233,52 @@ json_object *nbc_meta_gather_json(nbc_run *run, json_object *mine)
     return array;
 }
 
+/* One rank's clock model: its first offset, drift, and every point with
+ * the error the model predicted for it and what was measured
+ * (clocksync.h, "Error bound"). */
+static json_object *clocksync_rank_json(const clocksync_model *m)
+{
+    json_object *e = json_object_new_object(), *points = json_object_new_array();
+    const clocksync_point *first = m->n_points ? &m->points[0] : NULL;
+    const clocksync_point *last = m->n_points ? &m->points[m->n_points - 1] : NULL;
+    json_object_object_add(e, "offset_us",
+                           json_object_new_double(first ? first->offset_ns * 1e-3 : 0));
+    json_object_object_add(e, "latency_us",
+                           json_object_new_double(first ? first->latency_ns * 1e-3 : 0));
+    json_object_object_add(e, "drift_ppm", json_object_new_double(clocksync_model_drift_ppm(m)));
+    json_object_object_add(e, "calibrations", json_object_new_int(m->n_points));
+    json_object_object_add(e, "last_offset_us",
+                           json_object_new_double(last ? last->offset_ns * 1e-3 : 0));
+    double u = clocksync_model_drift_uncertainty(m);
+    json_object_object_add(e, "drift_uncertainty_ppm",
+                           isfinite(u) ? json_object_new_double(u * 1e6) : NULL);
+    for (int i = 0; i < m->n_points; i++) {
+        const clocksync_point *p = &m->points[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(
+            o, "at_s", json_object_new_double((double)(p->local_ns - first->local_ns) * 1e-9));
+        json_object_object_add(o, "offset_us", json_object_new_double(p->offset_ns * 1e-3));
+        json_object_object_add(o, "bound_us", json_object_new_double(p->bound_ns * 1e-3));
+        json_object_object_add(o, "predicted_error_us",
+                               json_object_new_double(p->predicted_error_ns * 1e-3));
+        json_object_object_add(o, "residual_us", json_object_new_double(p->residual_ns * 1e-3));
+        json_object_array_add(points, o);
+    }
+    json_object_object_add(e, "points", points);
+    return e;
+}
+
 json_object *nbc_meta_clocksync_json(nbc_run *run, const char *raw_times)
 {
-    const clocksync_model *m = clocksync_get_model(run->sync);
-    enum { FIELDS = 5 };
-    double mine[FIELDS] = {m->n_points ? m->points[0].offset_ns * 1e-3 : 0,
-                           m->n_points ? m->points[0].latency_ns * 1e-3 : 0,
-                           clocksync_model_drift_ppm(m), m->n_points,
-                           m->n_points ? m->points[m->n_points - 1].offset_ns * 1e-3 : 0};
-    double *all = run->rank == 0 ? malloc((size_t)run->ranks * sizeof mine) : NULL;
-    NBC_CHECK_MPI(MPI_Gather(mine, FIELDS, MPI_DOUBLE, all, FIELDS, MPI_DOUBLE, 0, run->comm));
+    json_object *ranks =
+        nbc_meta_gather_json(run, clocksync_rank_json(clocksync_get_model(run->sync)));
     if (run->rank != 0)
         return NULL;
-    json_object *o = json_object_new_object(), *ranks = json_object_new_array();
-    for (int r = 0; all && r < run->ranks; r++) {
-        const double *f = &all[FIELDS * r];
-        json_object *e = json_object_new_object();
-        json_object_object_add(e, "offset_us", json_object_new_double(f[0]));
-        json_object_object_add(e, "latency_us", json_object_new_double(f[1]));
-        json_object_object_add(e, "drift_ppm", json_object_new_double(f[2]));
-        json_object_object_add(e, "calibrations", json_object_new_int((int)f[3]));
-        json_object_object_add(e, "last_offset_us", json_object_new_double(f[4]));
-        json_object_array_add(ranks, e);
-    }
+    json_object *o = json_object_new_object();
     json_object_object_add(o, "method",
                            json_object_new_string(clocksync_get_method_name(run->sync)));
     json_object_object_add(o, "raw_times", json_object_new_string(raw_times));
     json_object_object_add(o, "roundtrips", json_object_new_int(run->cfg->clocksync.roundtrips));
     json_object_object_add(o, "ranks", ranks);
-    free(all);
     return o;
 }

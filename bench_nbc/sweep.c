@@ -284,19 +284,19 @@ static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size
     fflush(stderr);
 }
 
-/* Adds a calibration point when the last one is older than the resync
- * interval (rank 0 decides, so all ranks calibrate together). */
-static int maybe_resync(nbc_run *run)
+/* Adds a calibration point when the clock model's schedule says so
+ * (clocksync_resync_due: the baseline doubles, at least every resync
+ * interval, and whenever extrapolating would err by more than a share of
+ * the lateness tolerance of the cell about to be measured). */
+static int maybe_resync(nbc_run *run, const nbc_sweep_plan *plan, size_t cell)
 {
-    double interval_s = run->cfg->clocksync.resync_interval_s;
-    if (interval_s <= 0)
-        return MPI_SUCCESS;
-    const clocksync_model *m = clocksync_get_model(run->sync);
-    int due =
-        m->n_points > 0 &&
-        (double)(clocksync_now_local_ns(run->sync) - m->points[m->n_points - 1].local_ns) * 1e-9 >=
-            interval_s;
-    int rc = MPI_Bcast(&due, 1, MPI_INT, 0, run->comm);
+    const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
+    const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
+    int64_t tolerance_ns = nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance, comm->t_s,
+                                                     comp->t_s, run->barrier_precision_ns);
+    bool due = false;
+    int rc =
+        clocksync_resync_due(run->sync, tolerance_ns, run->cfg->clocksync.resync_interval_s, &due);
     return rc == MPI_SUCCESS && due ? clocksync_calibrate(run->sync) : rc;
 }
 
@@ -399,7 +399,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         watchdog_context(run->watchdog, "a clock resynchronization");
         watchdog_arm(run->watchdog, 0);
         watchdog_phase(run->watchdog, PHASE_CALIBRATION);
-        rc = maybe_resync(run);
+        rc = maybe_resync(run, plan, cell);
         watchdog_disarm(run->watchdog);
         /* Buffers per cell, since cells come in any order; the warm-up block
          * takes the first touches. */

@@ -100,17 +100,32 @@ void clocksync_model_free(clocksync_model *model)
     *model = (clocksync_model){0};
 }
 
+/* A residual beyond the predicted bound by more than this is a changed
+ * drift, not rounding (offsets are doubles, instants integers). */
+static const double residual_slack_ns = 1.0;
+
 int clocksync_model_add_point(clocksync_model *model, clocksync_point point)
 {
-    if (model->n_points > 0 && point.local_ns <= model->points[model->n_points - 1].local_ns)
+    int n = model->n_points;
+    if (n > 0 && point.local_ns <= model->points[n - 1].local_ns)
         return -1;
-    if (model->n_points == model->capacity) {
+    if (n == model->capacity) {
         int capacity = model->capacity ? 2 * model->capacity : 8;
         clocksync_point *grown = realloc(model->points, (size_t)capacity * sizeof *grown);
         if (!grown)
             return -1;
         model->points = grown;
         model->capacity = capacity;
+    }
+    point.predicted_error_ns = 0;
+    point.residual_ns = 0;
+    if (n >= 2) {
+        /* What the model predicted for this instant, checked against what
+         * was measured (clocksync.h, "Error bound"). */
+        point.predicted_error_ns = clocksync_model_error_bound_ns(model, point.local_ns);
+        point.residual_ns = point.offset_ns - clocksync_model_offset_ns(model, point.local_ns);
+        if (fabs(point.residual_ns) > point.predicted_error_ns + point.bound_ns + residual_slack_ns)
+            model->baseline = n - 1; /* the drift changed: restart from the last point */
     }
     model->points[model->n_points++] = point;
     return 0;
@@ -137,12 +152,24 @@ static double segment_slope(const clocksync_model *model, int i)
     return (b->offset_ns - a->offset_ns) / (double)(b->local_ns - a->local_ns);
 }
 
+/* The slope (d offset / d local) extrapolation follows past the last
+ * point: the baseline from point F to L. Needs n_points >= 2. */
+static double baseline_slope(const clocksync_model *model)
+{
+    const clocksync_point *f = &model->points[model->baseline];
+    const clocksync_point *l = &model->points[model->n_points - 1];
+    return (l->offset_ns - f->offset_ns) / (double)(l->local_ns - f->local_ns);
+}
+
 double clocksync_model_offset_ns(const clocksync_model *model, int64_t local_ns)
 {
     if (model->n_points == 0)
         return 0.0;
     if (model->n_points == 1)
         return model->points[0].offset_ns;
+    const clocksync_point *last = &model->points[model->n_points - 1];
+    if (local_ns > last->local_ns)
+        return last->offset_ns + baseline_slope(model) * (double)(local_ns - last->local_ns);
     int i = segment_for_local(model, local_ns);
     const clocksync_point *a = &model->points[i];
     return a->offset_ns + segment_slope(model, i) * (double)(local_ns - a->local_ns);
@@ -159,19 +186,25 @@ int64_t clocksync_model_to_local(const clocksync_model *model, int64_t global_ns
         return global_ns;
     if (model->n_points == 1)
         return global_ns - (int64_t)llround(model->points[0].offset_ns);
-    /* Global time of each point is increasing (the slope is > -1), so the
-     * same segment search works on it. */
-    int lo = 0, hi = model->n_points - 2;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        const clocksync_point *p = &model->points[mid];
-        if ((double)p->local_ns + p->offset_ns <= (double)global_ns)
-            lo = mid;
-        else
-            hi = mid - 1;
+    const clocksync_point *a = &model->points[model->n_points - 1];
+    double slope;
+    if ((double)a->local_ns + a->offset_ns < (double)global_ns) {
+        slope = baseline_slope(model); /* past the last point, as to_global */
+    } else {
+        /* Global time of each point is increasing (the slope is > -1), so
+         * the same segment search works on it. */
+        int lo = 0, hi = model->n_points - 2;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) / 2;
+            const clocksync_point *p = &model->points[mid];
+            if ((double)p->local_ns + p->offset_ns <= (double)global_ns)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        a = &model->points[lo];
+        slope = segment_slope(model, lo);
     }
-    const clocksync_point *a = &model->points[lo];
-    double slope = segment_slope(model, lo);
     /* global = local + off_a + slope (local - local_a), solved for local. */
     double since_a_ns = ((double)(global_ns - a->local_ns) - a->offset_ns) / (1.0 + slope);
     return a->local_ns + (int64_t)llround(since_a_ns);
@@ -185,6 +218,40 @@ double clocksync_model_drift_ppm(const clocksync_model *model)
     double slope = (b->offset_ns - a->offset_ns) / (double)(b->local_ns - a->local_ns);
     /* d(global)/d(local) = 1 + slope, so local runs 1/(1 + slope) times as fast. */
     return -slope / (1.0 + slope) * 1e6;
+}
+
+double clocksync_model_drift_uncertainty(const clocksync_model *model)
+{
+    if (model->n_points == 0)
+        return 0.0;
+    if (model->n_points == 1)
+        return INFINITY;
+    const clocksync_point *f = &model->points[model->baseline];
+    const clocksync_point *l = &model->points[model->n_points - 1];
+    /* u = (b_F + b_L) / (t_L - t_F) (clocksync.h, "Error bound") */
+    return (f->bound_ns + l->bound_ns) / (double)(l->local_ns - f->local_ns);
+}
+
+double clocksync_model_extrapolation_error_ns(const clocksync_model *model, int64_t local_ns)
+{
+    if (model->n_points < 2)
+        return model->n_points == 0 ? 0.0 : INFINITY;
+    int64_t since_ns = local_ns - model->points[model->n_points - 1].local_ns;
+    return since_ns > 0 ? clocksync_model_drift_uncertainty(model) * (double)since_ns : 0.0;
+}
+
+double clocksync_model_error_bound_ns(const clocksync_model *model, int64_t local_ns)
+{
+    if (model->n_points < 2)
+        return model->n_points == 0 ? 0.0 : INFINITY;
+    const clocksync_point *first = &model->points[0], *last = &model->points[model->n_points - 1];
+    if (local_ns >= last->local_ns) /* e(tau) = b_L + u tau */
+        return last->bound_ns + clocksync_model_extrapolation_error_ns(model, local_ns);
+    if (local_ns <= first->local_ns)
+        return first->bound_ns +
+               clocksync_model_drift_uncertainty(model) * (double)(first->local_ns - local_ns);
+    int i = segment_for_local(model, local_ns);
+    return fmax(model->points[i].bound_ns, model->points[i + 1].bound_ns);
 }
 
 double clocksync_map_offset_ns(const clocksync_map *map, int64_t from_ns)

@@ -7,9 +7,23 @@
  * time) form a piecewise-linear clock model:
  *   - post-mortem, timestamps are *interpolated* between the points around them
  *     (start and end of a run, plus any resyncs);
- *   - in real time (the window barrier), global time is *extrapolated* from
- *     the last segment (start calibration and a fresh one, at least
- *     drift_gap_s apart so the drift estimate is not dominated by noise).
+ *   - in real time (the window barrier), global time is *extrapolated* past
+ *     the last point along the longest baseline the model trusts (from its
+ *     baseline point to the last point; see "Error bound" below), at least
+ *     drift_gap_s long so the drift estimate is not dominated by noise.
+ *
+ * Error bound of the real-time model (clocksync_model_error_bound_ns). A
+ * point's offset errs by at most its bound_ns (b). Extrapolating tau past the
+ * last point L along the baseline from point F, the slope errs by at most
+ * (b_F + b_L) / (t_L - t_F), so the offset errs by at most
+ *   e(tau) = b_L + u tau,  u = (b_F + b_L) / (t_L - t_F)          (drift uncertainty)
+ * as long as the true drift stays constant. Each new point checks that: its
+ * measured offset minus the prediction (its residual) beyond e plus its own
+ * bound means the drift changed, and the baseline restarts at the previous
+ * point. Between points, interpolation errs by at most the larger bound of
+ * the two. The run keeps u tau small next to its lateness tolerance by
+ * recalibrating (clocksync_resync_due): each new point lengthens the
+ * baseline, so u falls as the run goes on.
  *
  * The module knows nothing of collectives or GEMM. Everything here is in
  * integer nanoseconds of a local monotonic clock unless a name says otherwise.
@@ -68,12 +82,19 @@ typedef struct clocksync_point {
      * the measurements down to rank 0. (The clocks' drift during a sweep adds
      * drift times its length.) */
     double bound_ns;
+    /* Filled by clocksync_model_add_point from the model before the point:
+     * the error bound it predicted for this instant (e above; 0 for the
+     * first two points, which make the baseline) and the measured offset
+     * minus its prediction. */
+    double predicted_error_ns;
+    double residual_ns;
 } clocksync_point;
 
 typedef struct clocksync_model {
     clocksync_point *points; /* sorted by strictly increasing local_ns */
     int n_points;
     int capacity;
+    int baseline; /* index of F: where extrapolation's baseline starts */
 } clocksync_model;
 
 void clocksync_model_init(clocksync_model *model);
@@ -82,8 +103,9 @@ void clocksync_model_free(clocksync_model *model);
  * point is not later than the last one or memory runs out. */
 int clocksync_model_add_point(clocksync_model *model, clocksync_point point);
 /* Piecewise-linear: interpolation between the two points around `local_ns`,
- * extrapolation along the first/last segment outside them; one point means a
- * constant offset, none means the identity. */
+ * extrapolation along the first segment before them and along the baseline
+ * (F to L) after them; one point means a constant offset, none means the
+ * identity. */
 int64_t clocksync_model_to_global(const clocksync_model *model, int64_t local_ns);
 /* The inverse of clocksync_model_to_global. */
 int64_t clocksync_model_to_local(const clocksync_model *model, int64_t global_ns);
@@ -92,6 +114,17 @@ double clocksync_model_offset_ns(const clocksync_model *model, int64_t local_ns)
 /* How fast this clock runs relative to the reference, from the first to the
  * last point: +100 means 100 ppm fast. 0 with fewer than two points. */
 double clocksync_model_drift_ppm(const clocksync_model *model);
+/* u of the error bound (header comment), as a fraction (1e-6 per ppm);
+ * INFINITY with fewer than two points, 0 with none. */
+double clocksync_model_drift_uncertainty(const clocksync_model *model);
+/* The bound on the offset's error at local_ns (header comment): e(tau)
+ * past the last point, the larger of the two points' bounds between them,
+ * the first point's bound plus u times the distance before it; 0 without
+ * points; INFINITY past a single point (no drift known). */
+double clocksync_model_error_bound_ns(const clocksync_model *model, int64_t local_ns);
+/* The part of that bound that the time since the last point adds (u tau;
+ * 0 at or before the last point): what recalibrating removes. */
+double clocksync_model_extrapolation_error_ns(const clocksync_model *model, int64_t local_ns);
 
 /* A clock against another over a short span, as a line:
  *   to = from + offset_ns + slope (from - at_ns)
@@ -208,6 +241,18 @@ int clocksync_prepare_realtime(clocksync_ctx *ctx);
 int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
                                double *predicted_offset_ns);
 
+/* Collective. Whether the run should calibrate again now (the same answer
+ * on every rank), by the schedule that bounds the real-time model's error:
+ *   - the time since the last point reaches the baseline's length (points
+ *     at 0, drift_gap_s, then doubling: the baseline grows with the run);
+ *   - or it reaches interval_s;
+ *   - or the error extrapolation adds on any rank (u tau, the "Error bound"
+ *     above) exceeds a quarter of tolerance_ns, the run's smallest lateness
+ *     tolerance: two ranks' errors then take at most half of it, the other
+ *     half is left to the barrier's exit jitter.
+ * interval_s <= 0 turns every rule off (never recalibrate). */
+int clocksync_resync_due(clocksync_ctx *ctx, int64_t tolerance_ns, double interval_s, bool *due);
+
 const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx);
 /* The name of the context's method ("linear", "hierarchical"). */
 const char *clocksync_get_method_name(const clocksync_ctx *ctx);
@@ -249,5 +294,18 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
  * discards and redoes the measurement. */
 int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
                              bool *any_late);
+
+/* Collective; clocksync_barrier_settle for a measurement that started at
+ * start_local_ns on each rank (its t1), in the same single reduction. The
+ * measurement is also late when its start skew exceeds tolerance_ns: the
+ * spread of the ranks' starts in global time, each widened by its model's
+ * extrapolation error (u tau, "Error bound" above),
+ *   start_skew = max_r(g_r + e_r) - min_r(g_r - e_r),
+ * known only after the measurement and written to *start_skew_ns (may be
+ * NULL). The points' own bounds (b) are left out: post-mortem conversion
+ * shares them, they are the method's floor that clocksync_check reports. */
+int clocksync_settle_attempt(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
+                             int64_t start_local_ns, int64_t tolerance_ns, bool *any_late,
+                             int64_t *start_skew_ns);
 
 #endif

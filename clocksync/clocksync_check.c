@@ -34,7 +34,22 @@ typedef struct check_options {
     double wait_s;
     double skew_offset_us, skew_drift_ppm; /* simulated clock of ranks >= 1 */
     bool skew_clock;
+    double run_s;             /* the long run of attempts; 0: none */
+    double tolerance_us;      /* its lateness tolerance */
+    double resync_interval_s; /* its longest time between points; 0: never resync */
 } check_options;
+
+/* The long run's figures (rank 0's). */
+typedef struct run_figures {
+    int attempts, kept, late, resyncs;
+    int end_kept;                 /* attempts kept in the run's last tenth */
+    double kept_true_skew_max_us; /* of the attempts kept: what the run would publish */
+    double all_true_skew_max_us;  /* of every attempt: what no lateness rule would keep */
+    double end_true_skew_max_us;  /* of every attempt in the run's last tenth */
+    /* Their median: the clock model's own error there, which the largest
+     * (a rank descheduled at the deadline) hides. */
+    double end_true_skew_p50_us;
+} run_figures;
 
 /* What each rank reports to rank 0 at the end. */
 typedef struct rank_report {
@@ -46,6 +61,7 @@ typedef struct rank_report {
     int truth_pairs;       /* of them, exits whose truth was read uninterrupted */
     double calibration_s;  /* the longer of the first and last calibrations */
     bool faked_clock;      /* libfaketime preloaded: no truth */
+    int residual_beyond;   /* points whose residual exceeded predicted error + own bound */
     char host[64];
     char boot_id[40];
 } rank_report;
@@ -64,6 +80,12 @@ static void usage(FILE *out)
             "(default 1)\n"
             "  --margin-us M         initial window-barrier margin (default 200)\n"
             "  --skew-clock OFF,PPM  give ranks >= 1 a simulated clock OFF us ahead, PPM fast\n"
+            "  --run-s T             then a run of T seconds of attempts, as a sweep's: resync\n"
+            "                        when due (clocksync_resync_due), window barrier, start,\n"
+            "                        lateness by exit and start skew (default 0: none)\n"
+            "  --tolerance-us X      the run's lateness tolerance (default 10)\n"
+            "  --resync-interval-s I the run's longest time between points, 0: never resync\n"
+            "                        (default 300)\n"
             "  --version             the version and revision\n"
             "  --help                this text\n"
             "The last line holds key=value figures.\n");
@@ -88,6 +110,9 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         {"drift-gap-s", required_argument, NULL, 'g'},
         {"margin-us", required_argument, NULL, 'm'},
         {"skew-clock", required_argument, NULL, 's'},
+        {"run-s", required_argument, NULL, 'R'},
+        {"tolerance-us", required_argument, NULL, 't'},
+        {"resync-interval-s", required_argument, NULL, 'i'},
         {"version", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -95,6 +120,8 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
     clocksync_options_default(&opt->sync);
     opt->barriers = 1000;
     opt->wait_s = 2.0;
+    opt->tolerance_us = 10;
+    opt->resync_interval_s = 300;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -137,6 +164,21 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
                 fabs(opt->skew_drift_ppm) < 1e5;
             if (!opt->skew_clock)
                 bad = "--skew-clock: needs OFFSET_US,DRIFT_PPM, e.g. 1500,50";
+            break;
+        case 'R':
+            if (!parse_double(optarg, &v) || v < 0 || v > 86400)
+                bad = "--run-s: needs seconds from 0 to 86400";
+            opt->run_s = v;
+            break;
+        case 't':
+            if (!parse_double(optarg, &v) || v <= 0 || v > 1e6)
+                bad = "--tolerance-us: needs microseconds above 0, at most 1000000";
+            opt->tolerance_us = v;
+            break;
+        case 'i':
+            if (!parse_double(optarg, &v) || v < 0 || v > 86400)
+                bad = "--resync-interval-s: needs seconds from 0 to 86400";
+            opt->resync_interval_s = v;
             break;
         case 'h':
             if (rank == 0)
@@ -230,6 +272,72 @@ static void read_boot_id(char *out, size_t size)
         }                                                                                          \
     } while (0)
 
+/* The long run: attempts as a sweep makes them, 10 ms apart, for run_s.
+ * Each attempt's true start skew (max - min of the ranks' true starts) is
+ * measured beside the verdict of the lateness rule the sweep applies. */
+static void long_run(clocksync_ctx *sync, const check_options *opt, int64_t to_rank0_ns, int rank,
+                     run_figures *fig)
+{
+    enum { GAP_NS = 10000000 };
+    int64_t tolerance_ns = (int64_t)llround(opt->tolerance_us * 1e3);
+    int64_t started_ns = clocksync_monotonic_ns();
+    int64_t end_ns = started_ns + (int64_t)llround(opt->run_s * 1e9);
+    int64_t tail_ns = end_ns - (int64_t)llround(opt->run_s * 1e8);
+    double *tail = NULL;
+    size_t tail_count = 0, tail_capacity = 0;
+    for (;;) {
+        /* Rank 0's clock decides when the run ends, for every rank. */
+        int64_t now_ns = clocksync_monotonic_ns();
+        CHECK_MPI(MPI_Bcast(&now_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+        if (now_ns >= end_ns)
+            break;
+        bool due;
+        CHECK_MPI(clocksync_resync_due(sync, tolerance_ns, opt->resync_interval_s, &due));
+        if (due) {
+            CHECK_MPI(clocksync_calibrate(sync));
+            fig->resyncs++;
+        }
+        clocksync_barrier_result res;
+        CHECK_MPI(clocksync_window_barrier(sync, tolerance_ns, &res));
+        int64_t before_ns = clocksync_monotonic_ns();
+        int64_t start_local_ns = clocksync_now_local_ns(sync);
+        int64_t after_ns = clocksync_monotonic_ns();
+        /* The truth of the start: rank 0's clock at the local read. */
+        int64_t truth[2] = {before_ns + (after_ns - before_ns) / 2 + to_rank0_ns, 0};
+        truth[1] = -truth[0];
+        bool late;
+        CHECK_MPI(clocksync_settle_attempt(sync, &res, start_local_ns, tolerance_ns, &late, NULL));
+        int64_t spread[2];
+        CHECK_MPI(MPI_Allreduce(truth, spread, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
+        double skew_us = (double)(spread[0] + spread[1]) * 1e-3;
+        fig->attempts++;
+        fig->late += late;
+        fig->kept += !late;
+        fig->all_true_skew_max_us = fmax(fig->all_true_skew_max_us, skew_us);
+        if (!late)
+            fig->kept_true_skew_max_us = fmax(fig->kept_true_skew_max_us, skew_us);
+        if (now_ns >= tail_ns) {
+            fig->end_kept += !late;
+            fig->end_true_skew_max_us = fmax(fig->end_true_skew_max_us, skew_us);
+            if (tail_count == tail_capacity) {
+                tail_capacity = tail_capacity ? 2 * tail_capacity : 256;
+                double *grown = realloc(tail, tail_capacity * sizeof *tail);
+                if (!grown) {
+                    fprintf(stderr, "clocksync_check: out of memory for the run's skews\n");
+                    MPI_Abort(MPI_COMM_WORLD, 1);
+                }
+                tail = grown;
+            }
+            tail[tail_count++] = skew_us;
+        }
+        struct timespec gap = {.tv_nsec = GAP_NS};
+        nanosleep(&gap, NULL);
+    }
+    (void)rank;
+    fig->end_true_skew_p50_us = tail_count ? percentile(tail, (int)tail_count, 0.5) : NAN;
+    free(tail);
+}
+
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
@@ -301,6 +409,17 @@ int main(int argc, char **argv)
         int64_t until = now_ns + 100000;
         while (clocksync_monotonic_ns() < until)
             ;
+    }
+
+    run_figures run = {0};
+    int points_before_run = clocksync_get_model(sync)->n_points;
+    if (opt.run_s > 0)
+        long_run(sync, &opt, to_rank0_ns, rank, &run);
+    /* The points of the run: each predicted within its bound (clocksync.h). */
+    const clocksync_model *run_model = clocksync_get_model(sync);
+    for (int i = points_before_run; i < run_model->n_points; i++) {
+        const clocksync_point *p = &run_model->points[i];
+        me.residual_beyond += fabs(p->residual_ns) > p->predicted_error_ns + p->bound_ns + 1;
     }
 
     struct timespec pause = {.tv_sec = (time_t)opt.wait_s,
@@ -404,6 +523,25 @@ int main(int argc, char **argv)
         } else {
             snprintf(true_window, sizeof true_window, "na barrier_true_skew_p99_us=na");
             snprintf(true_mpi, sizeof true_mpi, "na mpi_barrier_true_skew_p99_us=na");
+        }
+        if (opt.run_s > 0) {
+            int beyond = 0;
+            for (int r = 0; r < size; r++)
+                beyond += reports[r].residual_beyond;
+            char kept[32] = "na", all[32] = "na", end[32] = "na", end_p50[32] = "na";
+            if (shared_clock) {
+                snprintf(kept, sizeof kept, "%.3f", run.kept_true_skew_max_us);
+                snprintf(all, sizeof all, "%.3f", run.all_true_skew_max_us);
+                snprintf(end, sizeof end, "%.3f", run.end_true_skew_max_us);
+                snprintf(end_p50, sizeof end_p50, "%.3f", run.end_true_skew_p50_us);
+            }
+            printf("run_s=%.1f run_tolerance_us=%.3f run_attempts=%d run_kept=%d run_late=%d "
+                   "run_resyncs=%d run_points=%d run_residual_beyond_bound=%d "
+                   "run_kept_true_skew_max_us=%s run_all_true_skew_max_us=%s "
+                   "run_end_true_skew_max_us=%s run_end_true_skew_p50_us=%s run_end_kept=%d\n",
+                   opt.run_s, opt.tolerance_us, run.attempts, run.kept, run.late, run.resyncs,
+                   clocksync_get_model(sync)->n_points, beyond, kept, all, end, end_p50,
+                   run.end_kept);
         }
         printf("# method %s; %d ranks, %d barriers each; true skews and model errors need one "
                "kernel and no faked clock: %s\n",

@@ -282,6 +282,16 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
     return MPI_SUCCESS;
 }
 
+/* After a measurement: the margin doubles when a rank arrived after the
+ * deadline, shrinks slowly back otherwise (clocksync.h). */
+static void adapt_margin(clocksync_ctx *ctx, bool all_arrived_in_time)
+{
+    if (!all_arrived_in_time)
+        ctx->margin_s = fmin(2 * ctx->margin_s, barrier_margin_max_s);
+    else
+        ctx->margin_s = fmax(ctx->options.barrier_margin_s, ctx->margin_s * barrier_margin_shrink);
+}
+
 int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
                              bool *any_late)
 {
@@ -290,9 +300,57 @@ int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result 
     if (err != MPI_SUCCESS)
         return err;
     *any_late = !all[0];
-    if (!all[1])
-        ctx->margin_s = fmin(2 * ctx->margin_s, barrier_margin_max_s);
-    else
-        ctx->margin_s = fmax(ctx->options.barrier_margin_s, ctx->margin_s * barrier_margin_shrink);
+    adapt_margin(ctx, all[1]);
+    return MPI_SUCCESS;
+}
+
+int clocksync_settle_attempt(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
+                             int64_t start_local_ns, int64_t tolerance_ns, bool *any_late,
+                             int64_t *start_skew_ns)
+{
+    int64_t start_global_ns = clocksync_model_to_global(&ctx->model, start_local_ns);
+    int64_t error_ns =
+        (int64_t)ceil(clocksync_model_extrapolation_error_ns(&ctx->model, start_local_ns));
+    /* One reduction (max) for all: the flags negated (max of "not" is
+     * "not all"), the latest start plus its error, minus the earliest
+     * start minus its error. */
+    int64_t mine_v[4] = {!mine->on_time, !mine->arrived_in_time, start_global_ns + error_ns,
+                         -(start_global_ns - error_ns)};
+    int64_t all[4];
+    int err = MPI_Allreduce(mine_v, all, 4, MPI_INT64_T, MPI_MAX, ctx->comm);
+    if (err != MPI_SUCCESS)
+        return err;
+    int64_t skew_ns = all[2] + all[3];
+    *any_late = all[0] || skew_ns > tolerance_ns;
+    if (start_skew_ns)
+        *start_skew_ns = skew_ns;
+    adapt_margin(ctx, !all[1]);
+    return MPI_SUCCESS;
+}
+
+/* Resync when the extrapolation error exceeds this share of the tolerance
+ * (clocksync.h, clocksync_resync_due). */
+static const double resync_tolerance_share = 0.25;
+
+int clocksync_resync_due(clocksync_ctx *ctx, int64_t tolerance_ns, double interval_s, bool *due)
+{
+    const clocksync_model *m = &ctx->model;
+    int mine = 0;
+    if (interval_s > 0 && m->n_points > 0) {
+        int64_t now_ns = clocksync_clock_now_ns(&ctx->clock);
+        int64_t last_ns = m->points[m->n_points - 1].local_ns;
+        int64_t since_ns = now_ns - last_ns;
+        int64_t baseline_ns = last_ns - m->points[m->baseline].local_ns;
+        mine = (double)since_ns * 1e-9 >= interval_s ||
+               (m->n_points >= 2 && since_ns >= baseline_ns) ||
+               clocksync_model_extrapolation_error_ns(m, now_ns) >
+                   resync_tolerance_share * (double)tolerance_ns;
+    }
+    /* Any rank's error decides: the ranks calibrate together. */
+    int any = 0;
+    int err = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, ctx->comm);
+    if (err != MPI_SUCCESS)
+        return err;
+    *due = any;
     return MPI_SUCCESS;
 }

@@ -533,10 +533,28 @@ static int read_host_ranks(const char *run_dir, const char *host, host_rank *ran
     return count;
 }
 
-/* The warm-up steps and repetitions of the run's passive step. */
+/* The warm-up steps and repetitions of the run's passive step: meta.json's
+ * (written before the passive step, which may follow compute_ref's phase
+ * before: the ABBA order), or for a run of an older bench_nbc passive.csv's
+ * first row. */
 static void read_passive_settings(settings *s)
 {
     char path[PATH_MAX], line[4096];
+    snprintf(path, sizeof path, "%s/meta.json", s->run_dir);
+    json_object *meta = json_object_from_file(path), *warmup, *reps;
+    bool from_meta = meta && json_object_object_get_ex(meta, "passive_warmup_steps", &warmup) &&
+                     json_object_object_get_ex(meta, "passive_reps", &reps);
+    if (from_meta) {
+        s->warmup_steps = json_object_get_int(warmup);
+        s->reps = json_object_get_int(reps);
+    }
+    json_object_put(meta);
+    if (from_meta) {
+        if (s->warmup_steps < 0 || s->warmup_steps > 100000 || s->reps < 1 || s->reps > max_reps)
+            bad_usage("--run: %s: passive_warmup_steps %d or passive_reps %d out of range", path,
+                      s->warmup_steps, s->reps);
+        return;
+    }
     snprintf(path, sizeof path, "%s/passive.csv", s->run_dir);
     FILE *file = fopen(path, "r");
     if (!file)

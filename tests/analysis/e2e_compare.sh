@@ -15,7 +15,7 @@ for tool in "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is 
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
 make_scratch
 a=$SCRATCH/mpich-basic
-b=$SCRATCH/openmpi-progress
+b=$SCRATCH/openmpi-progress-in-a-folder-named-at-length
 "$synth" --out "$a" --comm-ms 1,2,4,8,16,32 --comp-ms 1,2,4,8,16,32 --scenario mixed \
     --blocks 12 || fail "synth a"
 "$synth" --out "$b" --comm-ms 2,4,8,16,32,64 --comp-ms 1,2,4,8,16 --scenario overlap \
@@ -42,7 +42,13 @@ for r in rows:
 out=$("$compare" "$a" "$b" -o "$SCRATCH/cmp" 2>"$SCRATCH/err") ||
     fail "nbc-compare failed: $out $(cat "$SCRATCH/err")"
 echo "$out"
-grep -q "openmpi-progress has no cells.csv yet: analyzing it first" <<<"$out" || fail "b not analyzed first"
+grep -q "openmpi-progress-in-a-folder-named-at-length has no cells.csv yet: analyzing it first" <<<"$out" ||
+    fail "b not analyzed first"
+# the printed table stays in line with a folder name longer than the others
+# (the header's mpi column starts where each row's library does)
+awk '/^run +mpi +deployment/ { col = index($0, " mpi ") + 1; next }
+     col && /^[^ ]+ +(mpich|openmpi) / { n++; if (substr($0, col, 3) != "mpi" && substr($0, col, 7) != "openmpi") bad = 1 }
+     END { exit bad || n != 2 }' <<<"$out" || fail "the summary table's columns are out of line: $out"
 [ -s "$b/cells.csv" ] || fail "b has no cells.csv after the comparison"
 # common: communication 2..32 ms (5) x computation 1..16 ms (5)
 grep -q "grids differ: comparing the 25 cells common to all runs" <<<"$out" || fail "no grid message"
@@ -54,7 +60,7 @@ median_r_mpi_impact_ci_lo,median_r_mpi_impact_ci_hi,certain_cells,uncertain_cell
     fail "summary.csv header: $(head -n 1 "$summary")"
 [ "$(wc -l <"$summary")" -eq 3 ] || fail "summary.csv should have 2 runs"
 awk -F, 'NF != 18 { exit 1 }' "$summary" || fail "summary.csv rows do not all have 18 fields"
-row_b=$(grep '^openmpi-progress,' "$summary") || fail "no row for b"
+row_b=$(grep '^openmpi-progress-in-a-folder-named-at-length,' "$summary") || fail "no row for b"
 IFS=, read -r _ mpi deployment _ cells valid share median worst _ _ impact _ _ certain uncertain config launch <<<"$row_b"
 [ "$mpi" = openmpi ] || fail "b's mpi: $row_b"
 [ "$deployment" = progress ] || fail "b's deployment: $row_b"
@@ -91,8 +97,10 @@ got = [float(v) for v in sys.argv[2:]]
 assert all(abs(g - w) <= 1e-5 * w for g, w in zip(got, want)), (got, want)
 assert got[1] <= got[0] <= got[2], got' "$a/impact.csv" "$impact" "$impact_lo" "$impact_hi" ||
     fail "a's median r_mpi_impact $impact [$impact_lo, $impact_hi] is not that of impact.csv's rows"
-grep -q "^r_MPI_impact (eq. 2): median .* over the [0-9]* rows of impact.csv, 95 % \[" "$a/summary.txt" ||
+grep -q "^r_MPI_impact (eq. 2): median .* over [0-9]* computation sizes, 95 % \[" "$a/summary.txt" ||
     fail "a's summary.txt has no median r_MPI_impact with its interval: $(cat "$a/summary.txt")"
+grep -q "^A/A floor (compute_ref after / before the sweep, no MPI at all): median" "$a/summary.txt" ||
+    fail "a's summary.txt has no A/A floor: $(cat "$a/summary.txt")"
 
 data_rows() { grep -cv -e '^#' -e '^$' "$1"; }
 for data in compare_overhead_1 compare_overhead_2 diff_overhead; do

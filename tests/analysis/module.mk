@@ -12,6 +12,10 @@ $(BUILD)/tests/test_analysis_parse: $(BUILD)/nompi/tests/analysis/test_parse.o $
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/test_analysis_impact_median: $(BUILD)/nompi/tests/analysis/test_impact_median.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
+
 $(BUILD)/tests/test_analysis_sched: $(BUILD)/nompi/tests/analysis/test_sched.o $(ANALYSIS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
@@ -20,7 +24,7 @@ $(BUILD)/tests/test_analysis_sched: $(BUILD)/nompi/tests/analysis/test_sched.o $
 check: $(BUILD)/tests/analysis/synth_run
 
 UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_parse \
-              $(BUILD)/tests/test_analysis_sched
+              $(BUILD)/tests/test_analysis_sched $(BUILD)/tests/test_analysis_impact_median
 E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \
               tests/analysis/e2e_uncertainty.sh tests/analysis/e2e_trace.sh tests/analysis/e2e_launches.sh \

@@ -13,4 +13,5 @@ $(BUILD)/tests/test_clocksync_methods: $(BUILD)/mpi/tests/clocksync/test_methods
 UNIT_TESTS += $(BUILD)/tests/test_clock_model $(BUILD)/tests/test_clocksync_methods
 E2E_TESTS  += tests/clocksync/e2e_clocksync.sh tests/clocksync/e2e_time_namespace.sh \
               tests/clocksync/e2e_faketime.sh tests/clocksync/e2e_hierarchical.sh \
-              tests/clocksync/scale_targets.sh tests/clocksync/e2e_netns_truth.sh
+              tests/clocksync/scale_targets.sh tests/clocksync/e2e_netns_truth.sh \
+              tests/clocksync/e2e_long_run.sh

@@ -60,7 +60,9 @@ static void one_point_is_a_constant_offset(void **state)
     (void)state;
     clocksync_model m;
     clocksync_model_init(&m);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){uptime_ns, -5e9, 0, 0}), 0);
+    assert_int_equal(
+        clocksync_model_add_point(&m, (clocksync_point){.local_ns = uptime_ns, .offset_ns = -5e9}),
+        0);
     assert_int_equal(clocksync_model_to_global(&m, uptime_ns + 123), uptime_ns + 123 - 5000000000);
     assert_int_equal(clocksync_model_to_local(&m, uptime_ns), uptime_ns + 5000000000);
     clocksync_model_free(&m);
@@ -135,12 +137,16 @@ static void points_must_move_forward(void **state)
     (void)state;
     clocksync_model m;
     clocksync_model_init(&m);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100, 0, 0, 0}), 0);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100, 5, 0, 0}), -1);
-    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){50, 5, 0, 0}), -1);
+    assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100}), 0);
+    assert_int_equal(
+        clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100, .offset_ns = 5}), -1);
+    assert_int_equal(
+        clocksync_model_add_point(&m, (clocksync_point){.local_ns = 50, .offset_ns = 5}), -1);
     /* Growing past the initial capacity keeps every point. */
     for (int i = 1; i <= 100; i++)
-        assert_int_equal(clocksync_model_add_point(&m, (clocksync_point){100 + i, i, 0, 0}), 0);
+        assert_int_equal(
+            clocksync_model_add_point(&m, (clocksync_point){.local_ns = 100 + i, .offset_ns = i}),
+            0);
     assert_int_equal(m.n_points, 101);
     clocksync_model_free(&m);
 }
@@ -388,6 +394,84 @@ static int64_t fake_now(void *ctx)
     return *(int64_t *)ctx;
 }
 
+/* Points of a clock with a constant drift, each off by up to its bound,
+ * on the schedule of a run (start, drift_gap_s, then doubling): the
+ * extrapolation follows the longest baseline, so 60 s past a point taken
+ * 60 s in, it errs far less than along the last segment would, and never
+ * more than the bound it states. */
+static void extrapolation_uses_the_longest_baseline_within_its_bound(void **state)
+{
+    (void)state;
+    drifting_clock c = {
+        .origin_ns = uptime_ns, .offset_ns = 2e6, .segments = 1, .drift_ppm = {100}};
+    const double at_s[] = {0, 1, 2, 4, 8, 16, 32, 64};
+    /* Asymmetric latencies that alternate in sign: the worst case for a
+     * slope between neighbours. */
+    clocksync_model m;
+    clocksync_model_init(&m);
+    for (size_t i = 0; i < sizeof at_s / sizeof *at_s; i++) {
+        double forward = i % 2 ? 1500 : 500, back = i % 2 ? 500 : 1500;
+        measured_point p = measure_point(&c, uptime_ns + at_s[i] * 1e9, forward, back);
+        p.point.bound_ns = point_error_bound_ns(&p.point, 100);
+        assert_int_equal(clocksync_model_add_point(&m, p.point), 0);
+        if (i >= 2) /* the model predicted this point within its bound */
+            assert_true(fabs(m.points[i].residual_ns) <=
+                        m.points[i].predicted_error_ns + m.points[i].bound_ns);
+    }
+    assert_int_equal(m.baseline, 0); /* constant drift: the baseline never restarts */
+    const clocksync_point *last = &m.points[m.n_points - 1];
+    double worst_ns = 0;
+    for (double tau_s = 0; tau_s <= 64; tau_s += 4) {
+        int64_t local = last->local_ns + (int64_t)(tau_s * 1e9);
+        double error =
+            fabs((double)clocksync_model_to_global(&m, local) - global_at(&c, (double)local));
+        double bound = clocksync_model_error_bound_ns(&m, local);
+        if (error > bound + 1)
+            fail_msg("%.0f s past the last point: off by %.0f ns, bound %.0f ns", tau_s, error,
+                     bound);
+        worst_ns = fmax(worst_ns, error);
+        assert_within_ns(local, clocksync_model_to_local(&m, clocksync_model_to_global(&m, local)),
+                         1);
+    }
+    /* u = (b_F + b_L) / (t_L - t_F): the first and last points' bounds over 64 s. */
+    double u =
+        (m.points[0].bound_ns + last->bound_ns) / (double)(last->local_ns - m.points[0].local_ns);
+    assert_true(fabs(clocksync_model_drift_uncertainty(&m) - u) <= 1e-15);
+    assert_true(fabs(clocksync_model_extrapolation_error_ns(&m, last->local_ns + 10000000000LL) -
+                     u * 1e10) <= 1e-3);
+    assert_true(clocksync_model_extrapolation_error_ns(&m, last->local_ns - 1) == 0);
+    printf("figure: clock model: 8 points over 64 s off by +-0.5 us, 64 s further on: off by at "
+           "most %.2f us, bound %.2f us\n",
+           worst_ns * 1e-3,
+           clocksync_model_error_bound_ns(&m, last->local_ns + 64000000000LL) * 1e-3);
+    clocksync_model_free(&m);
+}
+
+/* A drift that changes shows as a residual beyond the predicted bound: the
+ * baseline restarts at the point before, and extrapolation follows the new
+ * drift. */
+static void a_changed_drift_restarts_the_baseline(void **state)
+{
+    (void)state;
+    true_clock c = {.origin_ns = uptime_ns, .offset_ns = 42000, .drift_ppm = 20};
+    clocksync_model m;
+    clocksync_model_init(&m);
+    int64_t step_ns = 10000000000LL;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(clocksync_model_add_point(&m, point_at(&c, uptime_ns + i * step_ns)), 0);
+    assert_int_equal(m.baseline, 0);
+    /* From the third point on the clock runs 30 ppm fast. */
+    int64_t change_g = uptime_ns + 2 * step_ns, change_l = true_local(&c, change_g);
+    true_clock after = {.origin_ns = change_g, .offset_ns = change_l - change_g, .drift_ppm = 30};
+    assert_int_equal(clocksync_model_add_point(&m, point_at(&after, change_g + step_ns)), 0);
+    assert_int_equal(m.baseline, 2);
+    /* 10 ppm faster for 10 s: the offset (global - local) 100 us below the prediction */
+    assert_true(fabs(m.points[3].residual_ns + 100000) < 10);
+    int64_t later_g = change_g + 3 * step_ns;
+    assert_within_ns(later_g, clocksync_model_to_global(&m, true_local(&after, later_g)), 1);
+    clocksync_model_free(&m);
+}
+
 static void skewed_clock_has_its_offset_and_drift(void **state)
 {
     (void)state;
@@ -416,6 +500,8 @@ int main(void)
         cmocka_unit_test(interpolated_time_is_as_good_as_its_points),
         cmocka_unit_test(drift_change_between_points_bends_away_from_the_chord),
         cmocka_unit_test(extrapolation_carries_the_slope_error),
+        cmocka_unit_test(extrapolation_uses_the_longest_baseline_within_its_bound),
+        cmocka_unit_test(a_changed_drift_restarts_the_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

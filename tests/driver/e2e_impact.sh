@@ -10,47 +10,71 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
 [ -x "$TOOLS_DIR/nbc-analyze" ] || fail "$TOOLS_DIR/nbc-analyze is not built"
-# One run and its reference, as a study runs them: bench_nbc up to its
-# calibration (with the passive step), compute_ref before the sweep, the
-# sweep (--resume, with the passive step again), compute_ref after. Each
-# phase's passive step is set against the reference of the same phase, so a
-# slow phase of this virtual machine (one run read the passive step at 2.0 ms
-# before the sweep and 3.75 ms after it) divides out. compute_ref measures
-# without MPI under the passive step's conditions (one process per rank on
-# that rank's CPUs, all at once, the same warm-up, repetitions and statistic).
+# One run and its reference, as a study runs them, in an ABBA order
+# (analysis/README.md, "MPI impact"): bench_nbc up to its calibration (no
+# passive step), compute_ref before the sweep, then --resume: the passive
+# step, the sweep, the passive step again, and compute_ref after: ref,
+# passive | sweep | passive, ref. compute_ref measures without MPI under the
+# passive step's conditions (one process per rank on that rank's CPUs, all
+# at once, the same warm-up, repetitions and statistic).
 #
 # Both measure their sizes in rounds, one step of each size a round, so a
 # slow spell of the machine lands on a few steps of every size rather than
 # on all the steps of one: a shim (LD_PRELOAD) logs each dgemm's n per
-# process, and each process's last calls, the passive step's and the
-# reference's, are the warm-up round and the 12 rounds, n1 n2 n1 n2 ...
+# process into one log, with a line between the phases; the passive steps
+# are each resumed process's first steps of the sizes and its last calls,
+# compute_ref's its last:
+# the warm-up round and the 12 rounds, n1 n2 n1 n2 ...
 # The sweep's lateness is not what is checked here: the tests' loose rule
 # (kept for --resume in the run's config.ini), so a sanitized or busy run
 # cannot stop both cells late (under SAN=1 both once were, at a 10 us
 # tolerance).
 preload_list "$BENCH_NBC_ROOT/$BUILD/tests/compute/libdgemm_order_shim.so"
-out=$(mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$SCRATCH/dgemm_passive.log" \
+log=$SCRATCH/dgemm.log
+mark() { echo "phase $1" >>"$log"; }
+out=$(mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" \
     "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=2ms --set grid.comp_times=4ms,16ms,4 --set run.repetitions=12 \
     --set calibration.tolerance=0.5 --stop-after calibration 2>&1) || fail "bench_nbc up to its calibration failed: $out"
 dir=$(run_folder "$out")
-LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$SCRATCH/dgemm_ref.log" "$BUILD/compute_ref" --run "$dir" --phase before ||
+[ ! -s "$dir/passive.csv" ] || [ "$(wc -l <"$dir/passive.csv")" -le 1 ] ||
+    fail "bench_nbc --stop-after calibration measured the passive step: the order is not ABBA"
+mark ref_before
+LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" "$BUILD/compute_ref" --run "$dir" --phase before ||
     fail "compute_ref --phase before failed"
-for program in passive ref; do
-    python3 -c 'import csv, sys
+mark resume
+out=$(mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" "$BENCH" --resume "$dir" 2>&1) ||
+    fail "bench_nbc --resume failed: $out"
+mark ref_after
+LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" "$BUILD/compute_ref" --run "$dir" --phase after ||
+    fail "compute_ref --phase after failed"
+python3 -c 'import csv, sys
 sizes = [int(r["matrix_n"]) for r in csv.DictReader(open(sys.argv[2]))]
-calls = {}
-for line in open(sys.argv[1]):
-    pid, n = line.split()
-    calls.setdefault(pid, []).append(int(n))
 want = sizes * (1 + 12)
-assert len(calls) == 2, "%d processes computed, not 2" % len(calls)
+segments, name = {}, "calibration"
+for line in open(sys.argv[1]):
+    a, b = line.split()
+    if a == "phase":
+        name = b
+        continue
+    segments.setdefault(name, {}).setdefault(a, []).append(int(b))
+assert list(segments) == ["calibration", "ref_before", "resume", "ref_after"], list(segments)
+for phase in ("ref_before", "ref_after"):
+    calls = segments[phase]
+    assert len(calls) == 2, (phase, len(calls))
+    for pid, ns in calls.items():
+        assert ns[-len(want):] == want, (phase, pid, ns[-len(want):], want)
+calls = segments["resume"]
+assert len(calls) == 2, ("resume", len(calls))
 for pid, ns in calls.items():
-    assert ns[-len(want):] == want, (pid, ns[-len(want):], want)' "$SCRATCH/dgemm_$program.log" "$dir/calib_comp.csv" ||
-        fail "the $program steps are not in rounds of every size"
-done
-out=$(mpi_launch -n 2 "$BENCH" --resume "$dir" 2>&1) || fail "bench_nbc --resume failed: $out"
-"$BUILD/compute_ref" --run "$dir" --phase after || fail "compute_ref --phase after failed"
+    # the passive step before: the first rounds of the sizes, after no
+    # other step of a size (the team warms up on other sizes first)
+    first = next((i for i in range(len(ns)) if ns[i:i + len(want)] == want), None)
+    assert first is not None, ("no passive step", pid)
+    assert not set(ns[:first]) & set(sizes), ("a step of a size before the passive step", pid)
+    assert ns[-len(want):] == want, ("passive after", pid, ns[-len(want):], want)
+    assert len(ns) - len(want) > first + len(want), ("no sweep between the passive steps", pid)' "$log" "$dir/calib_comp.csv" ||
+    fail "the phases are not ref, passive | sweep | passive, ref, each in rounds of every size"
 # Every passive step carries the scheduler's counters of its rank's threads,
 # read around the step: CPU time on every step, a delay that is not
 # negative, a window that holds the step's own time and the computing
@@ -80,6 +104,18 @@ print(" ".join(r["r_mpi_impact"] for r in rows))' "$dir/impact.csv") || fail "im
 shares=$(python3 -c 'import csv, sys
 print(" ".join(r["passive_delay_share"] + "/" + r["passive_progress_cpu_share"] for r in csv.DictReader(open(sys.argv[1]))))' "$dir/impact.csv")
 [ "$(wc -w <<<"$values")" -eq 2 ] || fail "impact.csv: expected 2 sizes, got: $values"
+# The A/A floor beside r_MPI_impact: in impact.csv (compute_ref after over
+# before, with its interval around it) and in summary.txt.
+floor=$(python3 -c 'import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    aa, lo, hi = (float(r[k]) for k in ("r_aa", "r_aa_ci_lo", "r_aa_ci_hi"))
+    assert all(map(math.isfinite, (aa, lo, hi))) and lo <= aa <= hi, r
+    assert abs(aa - float(r["t_ref_after_s"]) / float(r["t_ref_before_s"])) <= 1e-4 * aa, r
+print(" ".join(r["r_aa"] for r in rows))' "$dir/impact.csv") || fail "impact.csv: no A/A floor with its interval"
+grep -q "^A/A floor (compute_ref after / before the sweep, no MPI at all): median [0-9.]*, 95 % \[" "$dir/summary.txt" ||
+    fail "summary.txt has no A/A floor: $(cat "$dir/summary.txt")"
+grep -q "nbc-run launches = N" "$dir/summary.txt" || fail "summary.txt does not recommend repeated launches"
 # What must hold: no factor of 1.5 either way, which a progress thread
 # sharing the core (about 2 here) or unlike statistics (the passive step's
 # ranks polling next to each other read 1.8-2.2 here) exceed. How close to 1
@@ -88,5 +124,5 @@ print(" ".join(r["passive_delay_share"] + "/" + r["passive_progress_cpu_share"] 
 for r in $values; do
     check_float "$r > 0.67 && $r < 1.5" || fail "r_MPI_impact $values: a factor of 1.5 without progress thread"
 done
-figure "r_MPI_impact without progress thread ($MPI basic, 1 thread per rank): $values"
+figure "r_MPI_impact without progress thread ($MPI basic, 1 thread per rank): $values; A/A floor $floor"
 figure "passive steps: $steps rows with counters; passive_delay_share/passive_progress_cpu_share per size: $shares"

@@ -112,7 +112,8 @@ static void test_headers_unchanged(void **state)
          "r_mpi_impact_before_ci_lo,r_mpi_impact_before_ci_hi,r_mpi_impact_after,"
          "r_mpi_impact_after_ci_lo,r_mpi_impact_after_ci_hi,t_passive_before_s,"
          "t_passive_after_s,t_ref_before_s,t_ref_after_s,passive_steps,ref_steps,ranks,"
-         "procs,warnings,passive_delay_share,passive_progress_cpu_share"},
+         "procs,warnings,passive_delay_share,passive_progress_cpu_share,r_aa,r_aa_ci_lo,r_aa_ci_"
+         "hi"},
         {SCHEMA_CELLS_BY_RANK, "collective,comm_target_s,comp_target_s,rank,blocks,t_comm_ref,"
                                "t_comp_ref,t_measured,t_call,t_comp,t_wait,r_comm,"
                                "r_comp_slowdown,deciding_blocks,cell,r_comm_local_wait"},

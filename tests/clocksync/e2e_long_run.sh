@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A long run against the truth: rank 1's clock runs 100 ppm fast (the
+# suite's test-only skewed clock, clocksync_check --skew-clock 0,100; the
+# ranks share one kernel, so the raw clock under it is the truth, which
+# libfaketime's x1.0001 would hide: e2e_netns_truth.sh says why). For
+# run_s seconds clocksync_check makes attempts as a sweep does: resync when
+# the schedule says (clocksync_resync_due: the baseline doubles, and a
+# quarter of the tolerance bounds the extrapolation error), window barrier,
+# start, the lateness rule of clocksync_settle_attempt. What must hold:
+#   - every kept attempt's true start skew is within the tolerance (plus the
+#     truth's resolution: two raw reads around the start, 1 us);
+#   - the model predicted every point of the run within its bound
+#     (|residual| <= predicted error + the point's own bound);
+#   - the baseline grew with the run: a point at least every doubling of the
+#     time since the start (1, 2, 4, ... s after the drift point);
+#   - the rule still keeps attempts in the run's last tenth: without the
+#     schedule the extrapolation error (u tau, 0.4 ppm x 40 s here) passes
+#     the tolerance and every attempt there would be late.
+# 40 s here; RUN_S=600 gives the 10-minute figures.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+prog=$BUILD/clocksync_check
+[ -x "$prog" ] || fail "$prog is not built"
+run_s=${RUN_S:-40}
+tolerance_us=10
+out=$(mpi_launch -n 2 "$prog" --barriers 10 --wait-s 0 --skew-clock 0,100 --run-s "$run_s" \
+    --tolerance-us $tolerance_us) || fail "clocksync_check --run-s failed: $out"
+echo "$out"
+line=$(grep '^run_s=' <<<"$out") || fail "no run figures: $out"
+kept_skew=$(kv run_kept_true_skew_max_us "$line")
+[ "$kept_skew" != na ] || fail "no truth (the ranks do not share a kernel's clock): $line"
+check_float "$kept_skew <= $tolerance_us + 1" ||
+    fail "a kept attempt started $kept_skew us apart, tolerance $tolerance_us us: $line"
+[ "$(kv run_residual_beyond_bound "$line")" = 0 ] ||
+    fail "a clock point fell outside the error the model predicted for it: $line"
+# Points: start, drift (1 s), then at least every doubling of the baseline.
+min_points=$(awk -v t="$run_s" 'BEGIN { n = 2; b = 1; while (2 * b <= t) { b *= 2; n++ } print n }')
+points=$(kv run_points "$line")
+[ "$points" -ge "$min_points" ] || fail "$points clock points over $run_s s, the schedule needs $min_points: $line"
+attempts=$(kv run_attempts "$line") kept=$(kv run_kept "$line")
+[ "$(kv run_end_kept "$line")" -gt 0 ] || fail "no attempt kept in the run's last tenth: $line"
+figure "100 ppm clock, $run_s s of attempts at a $tolerance_us us tolerance: kept $kept of $attempts," \
+    "true start skew max $kept_skew us kept, $(kv run_all_true_skew_max_us "$line") us over all," \
+    "$(kv run_end_true_skew_max_us "$line") us in the last tenth (median $(kv run_end_true_skew_p50_us "$line") us); $points clock points"
