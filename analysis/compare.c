@@ -938,8 +938,11 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
     heat_layout layout =
         heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
     strbuf body = {0};
+    /* a normalized figure says so in its title, the factors in its caption */
     strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
-                  options->titles ? "r_overhead, one colour scale" : "");
+                  !options->titles           ? ""
+                  : options->normalize_cores ? "r_overhead, compute normalized"
+                                             : "r_overhead, one colour scale");
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
         const compare_run *first = &runs[configs[c].first_run];
@@ -1007,7 +1010,8 @@ static int draw_difference(const compare_config *configs, const common_cell *com
              note);
     snprintf(label, sizeof label, "difference of %s", metric->name);
     if (options->titles)
-        snprintf(title, sizeof title, "%s: second - first", metric->name);
+        snprintf(title, sizeof title, "%s: second - first%s", metric->name,
+                 options->normalize_cores ? ", normalized" : "");
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);
     heat_scale diff = plot_diverging_scale(options->palette, label, metric->saturation);

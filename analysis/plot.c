@@ -588,8 +588,9 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
     /* points side by side per computation size, one per host */
     double spread = 0.6 / (double)host_count, lowest = 1.0, highest = 1.0;
     strbuf data = {0};
-    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi; one block (gnuplot index) per "
-                         "host\n");
+    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi r_aa r_aa_ci_lo r_aa_ci_hi; one block "
+                         "(gnuplot index) per host\n");
+    bool has_floor = false; /* the A/A floor, where compute_ref ran before and after */
     for (size_t h = 0; h < host_count; h++) {
         strbuf_printf(&data, "%s# %s\n", h ? "\n\n" : "", hosts[h]);
         for (size_t i = 0; i < impact->count; i++) {
@@ -598,9 +599,12 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                 continue;
             double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.3 +
                        spread * ((double)h + 0.5);
-            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g\n", x, r->r_mpi_impact,
-                          r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi);
-            double values[] = {r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi};
+            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g %.6g %.6g %.6g\n", x,
+                          r->r_mpi_impact, r->r_mpi_impact, r->r_mpi_impact_ci.lo,
+                          r->r_mpi_impact_ci.hi, r->r_aa, r->r_aa_ci.lo, r->r_aa_ci.hi);
+            has_floor = has_floor || isfinite(r->r_aa_ci.lo);
+            double values[] = {r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi,
+                               r->r_aa_ci.lo, r->r_aa_ci.hi};
             for (size_t k = 0; k < sizeof values / sizeof *values; k++)
                 if (isfinite(values[k]) && values[k] > 0) {
                     lowest = fmin(lowest, values[k]);
@@ -615,7 +619,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
     char title[320];
     int title_lines = short_title(ctx, "r_MPI_impact", NULL, title, sizeof title);
     double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
-                                               : 0.6 * ctx->size.width_in + 0.2 * title_lines;
+                                               : 0.6 * ctx->size.width_in + 0.2 * (title_lines + 1);
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set title \"%s\"\n"
@@ -626,10 +630,12 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                   "    set ylabel 'r_MPI_impact (1: none)'\n"
                   "    set grid ytics\n"
                   "    set tics out nomirror\n"
-                  "    set key %s top left font ',%d'\n"
+                  "    set key %s below horizontal font ',%d'\n"
+                  "    set ytics (\"%.3g\" %g, \"%.3g\" %g, \"1\" 1, \"%.3g\" %g, \"%.3g\" %g)\n"
                   "    set xtics (",
-                  title, sizes.count - 1, 1 / reach, reach, host_count > 1 ? "on" : "off",
-                  PLOT_LABEL_PT);
+                  title, sizes.count - 1, 1 / reach, reach,
+                  host_count > 1 || has_floor ? "on" : "off", PLOT_LABEL_PT, 1 / reach, 1 / reach,
+                  1 / sqrt(reach), 1 / sqrt(reach), sqrt(reach), sqrt(reach), reach, reach);
     for (size_t i = 0; i < sizes.count; i++) {
         char ms[32];
         plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
@@ -649,13 +655,20 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                       "ps 0.8 lw 1.5 lc rgb '%s' title \"%s\"",
                       h, host_points[k], host_colours[k], host);
     }
+    /* the A/A floor: what compute_ref alone varies, beside each point */
+    for (size_t h = 0; has_floor && h < host_count; h++)
+        strbuf_printf(&body,
+                      ", \\\n        'impact.dat' index %zu using ($1+%.4f):6:7:8 with yerrorbars "
+                      "pt 1 ps 0.6 lw 1 lc rgb '#999999' %s",
+                      h, 0.4 * spread, h == 0 ? "title 'A/A floor'" : "notitle");
     strbuf_printf(&body, "\n");
     if (status == ANALYSIS_OK)
         status = write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
                               ctx->size.width_in, height_in, &body,
                               "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
-                              "computation size, bars its 95 % interval; log axis, dashed at 1 "
-                              "(no impact).",
+                              "computation size, bars its 95 % interval; grey, where measured: "
+                              "the A/A floor (compute_ref after the sweep over before) and its "
+                              "interval; log axis, dashed at 1 (no impact).",
                               err);
     strbuf_free(&body);
     heat_axis_free(&sizes);

@@ -91,6 +91,11 @@ grep -q '^ *unset colorbox' "$plots/diagnosis.gp" || fail "the diagnosis map dra
 grep -q '^ *set logscale y' "$plots/impact.gp" && grep -q 'with yerrorbars' "$plots/impact.gp" ||
     fail "impact is not points with interval bars on a log (ratio) axis"
 ! grep -q 'with boxes' "$plots/impact.gp" || fail "impact still draws bars from 0"
+# the A/A floor beside the points where compute_ref ran before and after
+# (synth_run's runs), absent where it did not (the example: before only)
+"$analyze" -q --no-plots "$a" 2>/dev/null || fail "nbc-analyze of the synthetic run failed"
+grep -q "title 'A/A floor'" "$a/plots/impact.gp" || fail "impact does not draw the A/A floor of a run that has one"
+! grep -q "A/A floor" "$plots/impact.gp" || fail "impact draws an A/A floor the example run does not have"
 cmp_gp=$SCRATCH/cmp/compare_overhead.gp
 [ "$(grep -c '^ *set colorbox' "$cmp_gp")" -eq 1 ] || fail "compare_overhead does not share one colour bar"
 [ "$(cbranges "$cmp_gp")" = "[-0.2:1.2] [-0.2:1.2] " ] || fail "compare_overhead's panels differ in scale: $(cbranges "$cmp_gp")"
