@@ -372,6 +372,12 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
  * smallest a journal prints. */
 enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
 
+/* dir/base.gp (plot_emit_script) and dir/base.caption.txt: comment, then
+ * caption (docs/formats.md). */
+int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,
+                      double height_in, const strbuf *body, const char *caption,
+                      analysis_error *err);
+
 /* Starts a one-panel multiplot whose title is centred on the page (not on
  * the narrow plot area); the body ends it with "unset multiplot". */
 void plot_emit_canvas_title(strbuf *script, const char *title);

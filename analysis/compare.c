@@ -706,30 +706,11 @@ static int write_heat(const char *out_dir, const char *name, const heat_axis *x_
     return status;
 }
 
-/* NAME.gp, and NAME.caption.txt (docs/formats.md): what the figure shows
- * and the statistics its short title leaves out. */
 static int write_script(const char *out_dir, const char *base, const char *comment, double width_in,
                         double height_in, const strbuf *body, const char *caption,
                         analysis_error *err)
 {
-    strbuf script = {0}, text = {0};
-    char path[4200], name[128];
-    snprintf(name, sizeof name, "%s.gp", base);
-    plot_emit_script(&script, base, comment, width_in, height_in, body->data ? body->data : "");
-    strbuf_printf(&text, "%s.\n%s\n", comment, caption);
-    int status = script.ok && body->ok && text.ok
-                     ? analysis_path(path, sizeof path, out_dir, name, err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, script.data, script.len, err);
-    snprintf(name, sizeof name, "%s.caption.txt", base);
-    if (status == ANALYSIS_OK)
-        status = analysis_path(path, sizeof path, out_dir, name, err);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, text.data, text.len, err);
-    strbuf_free(&script);
-    strbuf_free(&text);
-    return status;
+    return plot_write_figure(out_dir, base, comment, width_in, height_in, body, caption, err);
 }
 
 /* Every configuration's estimates: est[(config * METRIC_COUNT + metric) * n + cell]. */

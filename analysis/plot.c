@@ -92,27 +92,16 @@ static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, 
     return status;
 }
 
-/* NAME.gp, and NAME.caption.txt: what the figure shows, its statistics and
- * provenance (docs/formats.md), which the short title leaves out. */
+/* NAME.gp and NAME.caption.txt: the caption ends with the run's
+ * provenance, which the short title leaves out. */
 static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
                         double height_in, strbuf *body, const char *caption, analysis_error *err)
 {
-    strbuf script = {0}, text = {0};
-    char path[4200], name[128];
-    snprintf(name, sizeof name, "%s.gp", base);
-    plot_emit_script(&script, base, comment, width_in, height_in, body->data ? body->data : "");
-    strbuf_printf(&text, "%s.\n%s\n%s\n", comment, caption, ctx->title_tail);
-    int status = body->ok && script.ok && text.ok
-                     ? plot_path(ctx, name, path, sizeof path, err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, script.data, script.len, err);
-    snprintf(name, sizeof name, "%s.caption.txt", base);
-    if (status == ANALYSIS_OK)
-        status = plot_path(ctx, name, path, sizeof path, err);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, text.data, text.len, err);
-    strbuf_free(&script);
+    strbuf text = {0};
+    strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
+    int status = text.ok ? plot_write_figure(ctx->plots_dir, base, comment, width_in, height_in,
+                                             body, text.data, err)
+                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
     strbuf_free(&text);
     return status;
 }

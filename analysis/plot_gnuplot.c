@@ -98,6 +98,30 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                   PLOT_FONT_PT, base_name, body);
 }
 
+int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,
+                      double height_in, const strbuf *body, const char *caption,
+                      analysis_error *err)
+{
+    strbuf script = {0}, text = {0};
+    char path[4200], name[128];
+    snprintf(name, sizeof name, "%s.gp", base);
+    plot_emit_script(&script, base, comment, width_in, height_in, body->data ? body->data : "");
+    strbuf_printf(&text, "%s.\n%s\n", comment, caption);
+    int status = script.ok && body->ok && text.ok
+                     ? analysis_path(path, sizeof path, dir, name, err)
+                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, script.data, script.len, err);
+    snprintf(name, sizeof name, "%s.caption.txt", base);
+    if (status == ANALYSIS_OK)
+        status = analysis_path(path, sizeof path, dir, name, err);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, text.data, text.len, err);
+    strbuf_free(&script);
+    strbuf_free(&text);
+    return status;
+}
+
 void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
                            size_t count)
 {

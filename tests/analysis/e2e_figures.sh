@@ -97,6 +97,7 @@ for data in overhead overhead_ci_width r_comm r_comp_slowdown; do
     marked=$(grep -v '^#' "$run/plots/$data.dat" | awk 'NF && $11 == 1 && $9 !~ /\?"$/' | wc -l)
     [ "$marked" -eq 30 ] || fail "plots/$data.dat marks $marked cells uncertain, expected 30"
 done
+# shellcheck disable=SC2016 # gnuplot's column references, not shell
 grep -q 'using ($11==1?$1:NaN).*fs empty.*dt (3,2)' "$run/plots/overhead.gp" || fail "uncertain cells are not outlined"
 ! grep -q 'fs transparent pattern 7' "$run/plots/overhead.gp" || fail "uncertain cells are still hatched over their value"
 # the diagnosis map shows the class of the estimates (diagnosis_point) in

@@ -88,8 +88,8 @@ for tick in 0.67 1 1.5; do
     svg_texts "$plots/concurrency.svg" | grep -qxF -- "$tick" || fail "concurrency.svg has no colour-bar tick '$tick'"
 done
 grep -q '^ *unset colorbox' "$plots/diagnosis.gp" || fail "the diagnosis map draws a colour bar"
-grep -q '^ *set logscale y' "$plots/impact.gp" && grep -q 'with yerrorbars' "$plots/impact.gp" ||
-    fail "impact is not points with interval bars on a log (ratio) axis"
+grep -q '^ *set logscale y' "$plots/impact.gp" || fail "impact's ratio axis is not a log axis"
+grep -q 'with yerrorbars' "$plots/impact.gp" || fail "impact is not points with interval bars"
 ! grep -q 'with boxes' "$plots/impact.gp" || fail "impact still draws bars from 0"
 # the A/A floor beside the points where compute_ref ran before and after
 # (synth_run's runs), absent where it did not (the example: before only)
