@@ -352,6 +352,7 @@ typedef struct heat_scale {
     bool white_band;      /* labels white in [white_lo, white_hi] only (not the ends rule) */
     double white_lo, white_hi;
     bool hide_colorbox; /* panels sharing one colour bar: all but one hide it */
+    bool shared_bar;    /* ... and the one shown sits in the right margin (set rmargin) */
 } heat_scale;
 
 /* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines. */

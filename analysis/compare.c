@@ -924,6 +924,9 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
                   !options->titles           ? ""
                   : options->normalize_cores ? "r_overhead, compute normalized"
                                              : "r_overhead, one colour scale");
+    /* every panel keeps the colour bar's room (characters at the figures'
+     * font), so the panels without it have the same plot area */
+    strbuf_printf(&body, "    set rmargin 11\n");
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
         const compare_run *first = &runs[configs[c].first_run];
@@ -949,6 +952,7 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
         /* one colour bar, beside the last panel: the panels share it */
         heat_scale shown = scale;
         shown.hide_colorbox = c + 1 < config_count;
+        shown.shared_bar = true;
         heat_emit_panel(&body, name, &g->x_axis, &g->y_axis, &shown, title);
     }
     strbuf_printf(&body, "    unset multiplot\n");

@@ -270,6 +270,11 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "    %s colorbox\n",
                   scale->min, scale->max, scale->palette, label, x_axis->physical ? -0.6 : 0.0,
                   scale->hide_colorbox ? "unset" : "set");
+    /* a shared bar sits in the right margin every panel keeps, so the
+     * panels' plot areas are alike */
+    if (scale->shared_bar && !scale->hide_colorbox)
+        strbuf_printf(sb, "    set colorbox user origin graph 1.04, graph 0 size graph 0.05, "
+                          "graph 1\n");
     if (scale->log) {
         /* centred at 1: the saturations, their square roots and 1 */
         double s = scale->max, r = sqrt(s);

@@ -97,7 +97,9 @@ grep -q 'with yerrorbars' "$plots/impact.gp" || fail "impact is not points with 
 grep -q "title 'A/A floor'" "$a/plots/impact.gp" || fail "impact does not draw the A/A floor of a run that has one"
 ! grep -q "A/A floor" "$plots/impact.gp" || fail "impact draws an A/A floor the example run does not have"
 cmp_gp=$SCRATCH/cmp/compare_overhead.gp
-[ "$(grep -c '^ *set colorbox' "$cmp_gp")" -eq 1 ] || fail "compare_overhead does not share one colour bar"
+# two panels: one hides its bar, the other's sits in the margin both keep
+[ "$(grep -c '^ *unset colorbox' "$cmp_gp")" -eq 1 ] || fail "compare_overhead draws more than one colour bar"
+[ "$(grep -c '^ *set colorbox user' "$cmp_gp")" -eq 1 ] || fail "compare_overhead's shared colour bar is not in the common margin"
 [ "$(cbranges "$cmp_gp")" = "[-0.2:1.2] [-0.2:1.2] " ] || fail "compare_overhead's panels differ in scale: $(cbranges "$cmp_gp")"
 for metric in overhead comm comp_slowdown; do
     [ "$(cbranges "$SCRATCH/cmp/diff_$metric.gp")" = "[-1:1] " ] ||
