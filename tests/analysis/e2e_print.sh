@@ -110,6 +110,11 @@ grep -q 'set xtics ("1\\n[0-9.]*[kMG]\?"' "$plots/overhead.gp" || fail "the comm
 grep -q 'set ytics ("1\\n([0-9]*)"' "$plots/overhead.gp" || fail "the computation axis does not show the GEMM order"
 grep -q "Confirmed at a false-discovery rate" "$plots/diagnosis.caption.txt" || fail "the diagnosis caption lacks its statistics"
 ! grep -q 'false-discovery' "$plots/diagnosis.gp" || fail "statistics are still in the diagnosis title"
+# the caption is the SVG's description too, so the file carries it
+python3 -c 'import sys, xml.etree.ElementTree as E
+d = [e for e in E.parse(sys.argv[1]).getroot() if e.tag.endswith("desc")]
+sys.exit(not d or "Confirmed at a false-discovery rate" not in (d[0].text or ""))' "$plots/diagnosis.svg" ||
+    fail "diagnosis.svg's <desc> is not its caption"
 
 # a page: 7 in; no titles: the multiplot titles are empty
 page=$SCRATCH/page
