@@ -85,10 +85,11 @@ static int cli_parse_overhead_max(const char *program, const char *text, double 
 const char *cli_common_help(void)
 {
     return "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
-           "  --overhead-max=R     r_overhead at which the colour saturates to red (default 2)\n"
-           "  --palette=NAME       colour maps: default (section 5.2's), viridis or cividis\n"
-           "                       (perceptually uniform, colour-blind safe; differences in\n"
-           "                       Paul Tol's blue-to-red 'sunset', classes in his 'muted')\n"
+           "  --overhead-max=R     --palette=paper: r_overhead where its red saturates (default 2)\n"
+           "  --palette=NAME       colour maps: cividis (default) or viridis (perceptually\n"
+           "                       uniform, colour-blind safe; ratios and differences in\n"
+           "                       Paul Tol's 'sunset', classes in his 'muted'), or paper\n"
+           "                       (section 5.2's colours)\n"
            "  --figure-size=SIZE   printed width of every figure: column (3.5 in, the\n"
            "                       default), page (7 in) or WxH in inches (e.g. 5x3.2);\n"
            "                       text is 7 pt or more at that size\n"
