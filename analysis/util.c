@@ -85,7 +85,7 @@ static int cli_parse_overhead_max(const char *program, const char *text, double 
 const char *cli_common_help(void)
 {
     return "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
-           "  --overhead-max=R     --palette=paper: r_overhead where its red saturates (default 2)\n"
+           "  --overhead-max=R     --palette=paper: where r_overhead turns red (default 2)\n"
            "  --palette=NAME       colour maps: cividis (default) or viridis (perceptually\n"
            "                       uniform, colour-blind safe; ratios and differences in\n"
            "                       Paul Tol's 'sunset', classes in his 'muted'), or paper\n"
