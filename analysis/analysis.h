@@ -656,14 +656,14 @@ int analysis_parse_impact(const char *buf, size_t len, const char *file_name, im
 
 /* ---- Figures and the whole pipeline -------------------------------------- */
 
-/* The colour maps of the figures (--palette): the section 5.2 colours, or a
- * perceptually uniform, colour-blind-safe set (viridis or cividis for the
- * value maps, Paul Tol's "sunset" for the differences, his "muted" colours
- * for the diagnosis classes). */
+/* The colour maps of the figures (--palette): perceptually uniform and
+ * colour-blind safe (cividis, the default, or viridis for the value maps,
+ * Paul Tol's "sunset" for ratios and differences, his "muted" colours for
+ * the diagnosis classes), or the paper's section 5.2 colours. */
 typedef enum plot_palette {
-    PLOT_PALETTE_DEFAULT,
-    PLOT_PALETTE_VIRIDIS,
     PLOT_PALETTE_CIVIDIS,
+    PLOT_PALETTE_VIRIDIS,
+    PLOT_PALETTE_PAPER,
     PLOT_PALETTE_COUNT
 } plot_palette;
 
@@ -673,10 +673,22 @@ typedef enum table_format { TABLE_NONE, TABLE_TEXT, TABLE_JSON, TABLE_FORMAT_COU
 /* "none", "text" or "json": 0, else -1. */
 int analysis_table_format_parse(const char *name, table_format *format);
 
+/* The printed size of every figure (--figure-size): a journal column
+ * (3.5 in), a page width (7 in) or any WxH; height_in 0: each figure's
+ * height follows from its layout. Text is at least 7 pt at that size. */
+typedef struct figure_size {
+    double width_in;
+    double height_in;
+} figure_size;
+/* "column", "page" or "WxH" in inches (e.g. 5x3): 0, else -1. */
+int plot_figure_size_parse(const char *text, figure_size *out);
+
 typedef struct analysis_options {
     bool plots;            /* draw figures (scripts and data are always written) */
     double r_overhead_max; /* colour saturation of r_overhead maps, > 1 */
     plot_palette palette;  /* colour maps of every heatmap */
+    figure_size figure;    /* printed size of every figure */
+    bool titles;           /* a short title above each figure (the caption file always) */
     bool normalize_cores;  /* nbc-compare: compute times scaled to the most compute cores */
     FILE *report;          /* one-line summaries go here (NULL: none) */
     table_format table;    /* the cells table on stdout too (cells.txt is always written) */

@@ -32,7 +32,14 @@ void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, si
 int analysis_print_table(FILE *out, table_format format, const char *run_dir, const run_meta *meta,
                          const cell_table *cells, analysis_error *err);
 
-enum { CLI_NO_PLOTS = 'n', CLI_OVERHEAD_MAX = 'm', CLI_PALETTE = 'p', CLI_VERSION = 'V' };
+enum {
+    CLI_NO_PLOTS = 'n',
+    CLI_OVERHEAD_MAX = 'm',
+    CLI_PALETTE = 'p',
+    CLI_VERSION = 'V',
+    CLI_FIGURE_SIZE = 0x300, /* long options only */
+    CLI_NO_TITLES,
+};
 const char *cli_common_help(void);
 /* Applies a common option: 1 when opt was one (applied), 0 when it is not,
  * -1 when its value is bad (the message is printed). */
@@ -293,10 +300,30 @@ bool analysis_same_target(double a, double b);
 typedef struct heat_axis {
     double *targets_s; /* sorted, distinct */
     size_t count;
+    long long *physical; /* per target: message bytes (x) or GEMM order (y), 0 unknown;
+                          * NULL: none (heat_axis_set_physical) */
+    bool physical_is_bytes;
 } heat_axis;
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);
 void heat_axis_free(heat_axis *axis);
+/* The second physical quantity of each target (cells.csv's bytes for the
+ * communication axis, matrix_n for the computation axis): the first
+ * positive value among the n (target, value) pairs; drawn under the times. */
+int heat_axis_set_physical(heat_axis *axis, const double *targets_s, const long long *values,
+                           size_t n, bool is_bytes, analysis_error *err);
+/* Position of a target time on a heatmap axis: log2 of milliseconds, the
+ * same scale on both axes. */
+double heat_axis_position(double target_s);
+/* Index of target_s among the axis's targets, axis->count if absent. */
+size_t heat_axis_index(const heat_axis *axis, double target_s);
+/* The edges of cell i: halfway to its neighbours on the log scale. */
+void heat_axis_bounds(const heat_axis *axis, size_t i, double *lo, double *hi);
+/* A target time in ms as a tick label ("0.5", "16"). */
+void plot_format_ms(double target_s, char *out, size_t out_size);
+/* Axes, ticks and the t_comp = t_comm diagonal shared by every heatmap. */
+void heat_emit_grid(strbuf *script, const heat_axis *x_axis, const heat_axis *y_axis,
+                    const char *title);
 
 /* One cell of a heatmap data file. */
 typedef struct heat_value {
@@ -320,6 +347,12 @@ typedef struct heat_scale {
     const char *palette;  /* gnuplot "defined (...)" list, over [min, max] */
     double dark_fraction; /* labels are white this close to either end */
     bool dark_low_only;   /* ... to the low end only (a sequential map, dark to light) */
+    bool log;             /* a log colour scale (ratios: centred at 1) */
+    const char *tics;     /* the colour box's ticks, a gnuplot list; NULL: automatic */
+    bool white_band;      /* labels white in [white_lo, white_hi] only (not the ends rule) */
+    double white_lo, white_hi;
+    bool hide_colorbox; /* panels sharing one colour bar: all but one hide it */
+    bool shared_bar;    /* ... and the one shown sits in the right margin (set rmargin) */
 } heat_scale;
 
 /* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines. */
@@ -333,8 +366,18 @@ void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_a
 
 /* Script prologue and epilogue that render the body once per output format
  * (PNG, SVG, PDF): body must be a sequence of commands. */
-void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
-                      int height_px, const char *body);
+void plot_emit_script(strbuf *script, const char *base_name, const char *comment, double width_in,
+                      double height_in, const char *body);
+/* Text of every figure (pt at the printed size): PLOT_FONT_PT for titles,
+ * axes and keys, PLOT_LABEL_PT for the values in cells; 7 pt is the
+ * smallest a journal prints. */
+enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
+
+/* dir/base.gp (plot_emit_script) and dir/base.caption.txt: comment, then
+ * caption (docs/formats.md). */
+int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,
+                      double height_in, const strbuf *body, const char *caption,
+                      analysis_error *err);
 
 /* Starts a one-panel multiplot whose title is centred on the page (not on
  * the narrow plot area); the body ends it with "unset multiplot". */
@@ -348,9 +391,15 @@ void plot_quote(const char *text, char *out, size_t out_size);
 void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
                            size_t count);
 
-/* Pixel size of a heatmap figure of columns x rows cells; returns the cell
- * side in pixels. */
-int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px);
+/* The canvas of panels heatmaps of one grid at the printed size: side by
+ * side where each gets a readable width, else one above the other; the
+ * height (unless the size fixes it) from square cells and title_lines. */
+typedef struct heat_layout {
+    int rows, cols; /* of the multiplot */
+    double width_in, height_in;
+} heat_layout;
+heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
+                               const heat_axis *y_axis, size_t panels, int title_lines);
 
 /* The r_overhead palette: blue < 0, green 0, yellow 1, red from r_max on. */
 void plot_overhead_palette(double r_max, char *out, size_t out_size);
@@ -367,10 +416,21 @@ heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r
                                size_t stops_size);
 heat_scale plot_sequential_scale(plot_palette palette, const char *label, double min, double max);
 heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation);
+/* A ratio's scale (r_comm, r_comp_slowdown): log, centred at 1 (unchanged),
+ * from 1/saturation to saturation, a diverging map. */
+heat_scale plot_ratio_scale(plot_palette palette, const char *label, double saturation);
+/* An interval width's scale: sequential from 0 (exact) to max. */
+heat_scale plot_width_scale(plot_palette palette, const char *label, double max);
+/* A diagnosis class's colour in a palette, and its label's colour. */
+const char *plot_diagnosis_colour(plot_palette palette, int d, unsigned *label);
+/* A class's short label on the map ("OV", "NP"), readable in grey print. */
+const char *plot_diagnosis_short_label(int d);
 
 /* "library, R ranks x T threads" separator "D deployment[, SYNTHETIC data]". */
 void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
                      char *out, size_t out_size);
+/* A figure title's tail: the library and the deployment ("MPICH 4.0.2, basic"). */
+void plot_short_tail(const run_meta *meta, char *out, size_t out_size);
 
 /* Runs `gnuplot script` inside dir. ANALYSIS_NO_GNUPLOT when gnuplot is not
  * installed (err says how to install it). */

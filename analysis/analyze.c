@@ -12,6 +12,8 @@ analysis_options analysis_default_options(void)
         .plots = true,
         .r_overhead_max = 2.0, /* section 5.2: red beyond serialized, saturating at 2 */
         .report = stdout,
+        .figure = {3.5, 0}, /* one journal column */
+        .titles = true,
         .rules = analysis_default_rules(),
     };
 }

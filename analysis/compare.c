@@ -43,15 +43,16 @@ typedef struct compare_metric {
     const char *map;   /* diff_<map>.* */
     size_t value;      /* offsetof(cell_metrics, ...) */
     size_t interval;   /* offsetof(cell_metrics, ..._ci) */
-    double saturation; /* of the difference's colours */
+    double saturation; /* of the difference's colours: one for every map */
 } compare_metric;
 
 static const compare_metric compare_metrics[] = {
     {"r_overhead", "overhead", offsetof(cell_metrics, r_overhead),
      offsetof(cell_metrics, r_overhead_ci), 1.0}, /* one serialized-overlap distance */
-    {"r_comm", "comm", offsetof(cell_metrics, r_comm), offsetof(cell_metrics, r_comm_ci), 0.5},
+    /* the same scale as r_overhead's: the three maps compare at a glance */
+    {"r_comm", "comm", offsetof(cell_metrics, r_comm), offsetof(cell_metrics, r_comm_ci), 1.0},
     {"r_comp_slowdown", "comp_slowdown", offsetof(cell_metrics, r_comp_slowdown),
-     offsetof(cell_metrics, r_comp_slowdown_ci), 0.5},
+     offsetof(cell_metrics, r_comp_slowdown_ci), 1.0},
 };
 enum { METRIC_COUNT = sizeof compare_metrics / sizeof *compare_metrics };
 
@@ -705,20 +706,11 @@ static int write_heat(const char *out_dir, const char *name, const heat_axis *x_
     return status;
 }
 
-static int write_script(const char *out_dir, const char *base, const char *comment, int width_px,
-                        int height_px, const strbuf *body, analysis_error *err)
+static int write_script(const char *out_dir, const char *base, const char *comment, double width_in,
+                        double height_in, const strbuf *body, const char *caption,
+                        analysis_error *err)
 {
-    strbuf script = {0};
-    char path[4200], name[128];
-    snprintf(name, sizeof name, "%s.gp", base);
-    plot_emit_script(&script, base, comment, width_px, height_px, body->data ? body->data : "");
-    int status = script.ok && body->ok
-                     ? analysis_path(path, sizeof path, out_dir, name, err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, script.data, script.len, err);
-    strbuf_free(&script);
-    return status;
+    return plot_write_figure(out_dir, base, comment, width_in, height_in, body, caption, err);
 }
 
 /* Every configuration's estimates: est[(config * METRIC_COUNT + metric) * n + cell]. */
@@ -893,7 +885,6 @@ static int write_differences(const compare_config *configs, const common_cell *c
 
 typedef struct figure_grid {
     heat_axis x_axis, y_axis;
-    int width_px, height_px;
 } figure_grid;
 
 static int grid_build(figure_grid *g, const common_cell *common, size_t n, analysis_error *err)
@@ -909,7 +900,6 @@ static int grid_build(figure_grid *g, const common_cell *common, size_t n, analy
     if (status == ANALYSIS_OK)
         status = heat_axis_build(&g->y_axis, targets, n, err);
     free(targets);
-    plot_heat_size(g->x_axis.count, g->y_axis.count, &g->width_px, &g->height_px);
     return status;
 }
 
@@ -921,17 +911,22 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
                                const analysis_options *options, const char *note,
                                heat_value *values, analysis_error *err)
 {
-    char stops[200], label[100];
-    snprintf(label, sizeof label, "r_overhead (saturates at %g)", options->r_overhead_max);
+    char stops[400], label[100];
+    snprintf(label, sizeof label, "r_overhead");
     heat_scale scale =
         plot_overhead_scale(options->palette, label, options->r_overhead_max, stops, sizeof stops);
-    char quoted[1300];
-    plot_quote(note, quoted, sizeof quoted);
+    int lines = options->titles ? 1 : 0;
+    heat_layout layout =
+        heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
     strbuf body = {0};
-    strbuf_printf(&body,
-                  "    set multiplot layout 1,%zu title \"r_overhead on the %zu common "
-                  "cells, same colour scale%s\"\n",
-                  config_count, n, quoted);
+    /* a normalized figure says so in its title, the factors in its caption */
+    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
+                  !options->titles           ? ""
+                  : options->normalize_cores ? "r_overhead, compute normalized"
+                                             : "r_overhead, one colour scale");
+    /* every panel keeps the colour bar's room (characters at the figures'
+     * font), so the panels without it have the same plot area */
+    strbuf_printf(&body, "    set rmargin 11\n");
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
         const compare_run *first = &runs[configs[c].first_run];
@@ -945,24 +940,27 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
                                      plot_invalid_label(cell),
                                      unconfirmed(&classes[c * n + i])};
         }
-        char name[64], tail[400], title[700], launches[64] = "";
+        char name[64], title[700], launches[64] = "";
         snprintf(name, sizeof name, "compare_overhead_%zu.dat", c + 1);
         status = write_heat(out_dir, name, &g->x_axis, &g->y_axis, values, n, &scale, err);
-        plot_title_tail(&first->meta, &first->cells, "\n", tail, sizeof tail);
         if (configs[c].launches > 1)
-            snprintf(launches, sizeof launches, " (mean of %zu launches)", configs[c].launches);
-        snprintf(title, sizeof title, "%s%s: %s\n%s",
-                 configs[c].launches > 1 ? configs[c].label : first->label, launches,
-                 meta_or(first->meta.collective, first->cells.cells[0].collective), tail);
-        heat_emit_panel(&body, name, &g->x_axis, &g->y_axis, &scale, title);
+            snprintf(launches, sizeof launches, " (%zu launches)", configs[c].launches);
+        char tail[160];
+        plot_short_tail(&first->meta, tail, sizeof tail);
+        snprintf(title, sizeof title, "%s %s%s",
+                 meta_or(first->meta.collective, first->cells.cells[0].collective), tail, launches);
+        /* one colour bar, beside the last panel: the panels share it */
+        heat_scale shown = scale;
+        shown.hide_colorbox = c + 1 < config_count;
+        shown.shared_bar = true;
+        heat_emit_panel(&body, name, &g->x_axis, &g->y_axis, &shown, title);
     }
     strbuf_printf(&body, "    unset multiplot\n");
     if (status == ANALYSIS_OK)
-        status =
-            write_script(out_dir, "compare_overhead",
-                         "r_overhead of each configuration side by side (identical colour "
-                         "scale)",
-                         (int)config_count * (g->width_px + 60), g->height_px + 70, &body, err);
+        status = write_script(out_dir, "compare_overhead",
+                              "r_overhead of each configuration side by side (identical colour "
+                              "scale)",
+                              layout.width_in, layout.height_in, &body, note, err);
     strbuf_free(&body);
     return status;
 }
@@ -971,7 +969,7 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
  * not significant. */
 static int draw_difference(const compare_config *configs, const common_cell *common, size_t n,
                            const level_estimate *est, size_t m, const figure_grid *g,
-                           const char *out_dir, plot_palette palette, const char *note,
+                           const char *out_dir, const analysis_options *options, const char *note,
                            heat_value *values, analysis_error *err)
 {
     const compare_metric *metric = &compare_metrics[m];
@@ -983,11 +981,11 @@ static int draw_difference(const compare_config *configs, const common_cell *com
             (heat_value){common[i].comm_target_s, common[i].comp_target_s, d.value, d.valid, NULL,
                          !d.significant};
     }
-    char title[2700], label[120], data[64], base[64];
-    snprintf(title, sizeof title,
-             "%s of the second configuration minus the first\nfirst: %s (%zu launch%s)\nsecond: "
-             "%s (%zu launch%s)\nblue: the second lower, red: higher\nhatched, '?': not "
-             "significant (%s)%s",
+    char caption[2700], label[120], data[64], base[64], title[300] = "";
+    snprintf(caption, sizeof caption,
+             "%s of the second configuration minus the first. First: %s (%zu launch%s); second: "
+             "%s (%zu launch%s). Blue: the second lower, red: higher. Dashed outline: not "
+             "significant (%s).%s",
              metric->name, configs[0].label, configs[0].launches,
              configs[0].launches == 1 ? "" : "es", configs[1].label, configs[1].launches,
              configs[1].launches == 1 ? "" : "es",
@@ -995,30 +993,26 @@ static int draw_difference(const compare_config *configs, const common_cell *com
                        : "the 95 % intervals overlap; one launch: launch-to-launch variation "
                          "not covered",
              note);
-    snprintf(label, sizeof label, "difference of %s (saturates at +-%g)", metric->name,
-             metric->saturation);
+    snprintf(label, sizeof label, "difference of %s", metric->name);
+    if (options->titles)
+        snprintf(title, sizeof title, "%s: second - first%s", metric->name,
+                 options->normalize_cores ? ", normalized" : "");
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);
-    heat_scale diff = plot_diverging_scale(palette, label, metric->saturation);
+    heat_scale diff = plot_diverging_scale(options->palette, label, metric->saturation);
     int status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, err);
+    heat_layout layout =
+        heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, 1, options->titles ? 1 : 0);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     heat_emit_panel(&body, data, &g->x_axis, &g->y_axis, &diff, "");
     strbuf_printf(&body, "    unset multiplot\n");
-    /* wide enough for the longest title line (about 10.5 px a character) */
-    size_t longest = 0, current = 0;
-    for (const char *c = title; *c; c++) {
-        current = *c == '\n' ? 0 : current + 1;
-        longest = current > longest ? current : longest;
-    }
-    int title_px = (int)(10.5 * (double)longest) + 40;
     char comment[160];
     snprintf(comment, sizeof comment,
              "Difference of %s between two configurations (second minus first)", metric->name);
     if (status == ANALYSIS_OK)
-        status = write_script(out_dir, base, comment,
-                              g->width_px + 60 > title_px ? g->width_px + 60 : title_px,
-                              g->height_px + 40, &body, err);
+        status = write_script(out_dir, base, comment, layout.width_in, layout.height_in, &body,
+                              caption, err);
     strbuf_free(&body);
     return status;
 }
@@ -1029,7 +1023,8 @@ static int draw_difference(const compare_config *configs, const common_cell *com
  * (overhead_vs_ranks.csv, .dat and .gp). *drawn: whether there was one. */
 static int write_rank_scaling(const compare_run *runs, const compare_config *configs,
                               size_t config_count, size_t n, const level_estimate *est,
-                              const char *out_dir, bool *drawn, analysis_error *err)
+                              const char *out_dir, const figure_size *size, bool *drawn,
+                              analysis_error *err)
 {
     *drawn = false;
     const char **names = calloc(config_count ? config_count : 1, sizeof *names);
@@ -1090,8 +1085,10 @@ static int write_rank_scaling(const compare_run *runs, const compare_config *con
             status = write_text(out_dir, "overhead_vs_ranks.dat", &dat, err);
         if (status == ANALYSIS_OK)
             status = write_script(out_dir, "overhead_vs_ranks",
-                                  "r_overhead against the rank count, a line per collective", 900,
-                                  520, &body, err);
+                                  "r_overhead against the rank count, a line per collective",
+                                  size->width_in,
+                                  size->height_in > 0 ? size->height_in : 0.65 * size->width_in,
+                                  &body, "Bars: the lowest and highest cell.", err);
         strbuf_free(&body);
         *drawn = status == ANALYSIS_OK;
     }
@@ -1192,11 +1189,12 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
         status = draw_configurations(runs, configs, config_count, common, n, est, classes, &grid,
                                      out_dir, options, note, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
-        status = draw_difference(configs, common, n, est, m, &grid, out_dir, options->palette, note,
-                                 values, err);
+        status =
+            draw_difference(configs, common, n, est, m, &grid, out_dir, options, note, values, err);
     bool by_ranks = false;
     if (status == ANALYSIS_OK)
-        status = write_rank_scaling(runs, configs, config_count, n, est, out_dir, &by_ranks, err);
+        status = write_rank_scaling(runs, configs, config_count, n, est, out_dir, &options->figure,
+                                    &by_ranks, err);
     if (status == ANALYSIS_OK && options->plots && by_ranks) {
         status = plot_run_gnuplot(out_dir, "overhead_vs_ranks.gp", err);
         if (status == ANALYSIS_OK && options->report)

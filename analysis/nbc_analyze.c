@@ -112,6 +112,8 @@ int main(int argc, char **argv)
         {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
         {"palette", required_argument, NULL, CLI_PALETTE},
+        {"figure-size", required_argument, NULL, CLI_FIGURE_SIZE},
+        {"no-titles", no_argument, NULL, CLI_NO_TITLES},
         {"quiet", no_argument, NULL, 'q'},
         {"late-tolerance", required_argument, NULL, OPT_LATE_TOLERANCE},
         {"ecdf", required_argument, NULL, OPT_ECDF},

@@ -33,6 +33,8 @@ int main(int argc, char **argv)
         {"no-plots", no_argument, NULL, CLI_NO_PLOTS},
         {"overhead-max", required_argument, NULL, CLI_OVERHEAD_MAX},
         {"palette", required_argument, NULL, CLI_PALETTE},
+        {"figure-size", required_argument, NULL, CLI_FIGURE_SIZE},
+        {"no-titles", no_argument, NULL, CLI_NO_TITLES},
         {"normalize-cores", no_argument, NULL, OPT_NORMALIZE_CORES},
         {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},

@@ -11,524 +11,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Look of every figure: big enough to read in a paper and on screen. */
-enum {
-    PLOT_FONT_PT = 14,
-    PLOT_CELL_PX = 78,       /* side of a heatmap cell up to 8x8 cells */
-    PLOT_SMALL_CELL_PX = 62, /* beyond that */
-    PLOT_MARGIN_X_PX = 330,  /* tick labels, axis label, colour box */
-    PLOT_MARGIN_Y_PX = 230,  /* two title lines, tick and axis labels */
-};
-
-static const char gnuplot_install_hint[] = "apt-get install gnuplot-nox";
-
-/* ---- Script text helpers ------------------------------------------------------ */
-
-void plot_quote(const char *text, char *out, size_t out_size)
-{
-    size_t o = 0;
-    for (size_t i = 0; text[i] && o + 3 < out_size; i++) {
-        char c = text[i];
-        if (c == '"' || c == '\\') {
-            out[o++] = '\\';
-            out[o++] = c;
-        } else if (c == '\n') {
-            out[o++] = '\\';
-            out[o++] = 'n';
-        } else {
-            out[o++] = (c == '\t' || c == '\r') ? ' ' : c;
-        }
-    }
-    out[o] = '\0';
-}
-
-void plot_emit_script(strbuf *script, const char *base_name, const char *comment, int width_px,
-                      int height_px, const char *body)
-{
-    strbuf_printf(script,
-                  "# %s\n"
-                  "# Written by nbc-analyze; edit and re-run from this folder:\n"
-                  "#   gnuplot %s.gp\n"
-                  "# It renders %s.png, %s.svg and %s.pdf.\n"
-                  "set encoding utf8\n"
-                  "do for [fmt in \"png svg pdf\"] {\n"
-                  "    if (fmt eq \"png\") { set terminal pngcairo size %d,%d font \"DejaVu "
-                  "Sans,%d\" noenhanced }\n"
-                  "    if (fmt eq \"svg\") { set terminal svg size %d,%d font \"DejaVu "
-                  "Sans,%d\" noenhanced }\n"
-                  "    if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
-                  "\"DejaVu Sans,%d\" fontscale 1.0 noenhanced }\n"
-                  "    set output \"%s.\".fmt\n"
-                  "%s"
-                  "    set output\n"
-                  "}\n",
-                  comment, base_name, base_name, base_name, base_name, width_px, height_px,
-                  PLOT_FONT_PT, width_px, height_px, PLOT_FONT_PT, width_px / 72.0,
-                  height_px / 72.0, PLOT_FONT_PT, base_name, body);
-}
-
-void plot_emit_ranks_lines(strbuf *script, const char *data_file, const char *const *names,
-                           size_t count)
-{
-    char file[512];
-    plot_quote(data_file, file, sizeof file);
-    strbuf_printf(script, "    set xlabel \"ranks\"\n"
-                          "    set ylabel \"r_overhead (mean of the cells; bars: min, max)\"\n"
-                          "    set key outside right top\n"
-                          "    set grid\n"
-                          "    set offsets 0.5, 0.5, 0.05, 0.05\n"
-                          "    set xtics 1\n"
-                          "    plot ");
-    for (size_t i = 0; i < count; i++) {
-        char title[256];
-        plot_quote(names[i], title, sizeof title);
-        strbuf_printf(script,
-                      "%s\"%s\" index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 title \"%s\"",
-                      i ? ", \\\n        " : "", file, i, title);
-    }
-    strbuf_printf(script, "\n");
-}
-
-/* ---- Heatmap grid --------------------------------------------------------------- */
-
-static double axis_position(double target_s)
-{
-    return log2(target_s * 1e3); /* log2 of milliseconds: same scale on both axes */
-}
-
-int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err)
-{
-    *axis = (heat_axis){0};
-    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    if (!sorted)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axis)");
-    memcpy(sorted, targets_s, n * sizeof *sorted);
-    stats_sort(sorted, n);
-    size_t distinct = 0;
-    for (size_t i = 0; i < n; i++)
-        if (distinct == 0 || !analysis_same_target(sorted[distinct - 1], sorted[i]))
-            sorted[distinct++] = sorted[i];
-    axis->targets_s = sorted;
-    axis->count = distinct;
-    return ANALYSIS_OK;
-}
-
-void heat_axis_free(heat_axis *axis)
-{
-    free(axis->targets_s);
-    *axis = (heat_axis){0};
-}
-
-static size_t axis_index(const heat_axis *axis, double target_s)
-{
-    for (size_t i = 0; i < axis->count; i++)
-        if (analysis_same_target(axis->targets_s[i], target_s))
-            return i;
-    return axis->count;
-}
-
-/* A cell spans halfway to its neighbours on the log scale. */
-static void axis_bounds(const heat_axis *axis, size_t i, double *lo, double *hi)
-{
-    double x = axis_position(axis->targets_s[i]);
-    double left = i > 0 ? (x - axis_position(axis->targets_s[i - 1])) / 2 : NAN;
-    double right = i + 1 < axis->count ? (axis_position(axis->targets_s[i + 1]) - x) / 2 : NAN;
-    if (isnan(left))
-        left = isnan(right) ? 0.5 : right;
-    if (isnan(right))
-        right = left;
-    *lo = x - left;
-    *hi = x + right;
-}
-
-static void axis_range(const heat_axis *axis, double *lo, double *hi)
-{
-    double unused;
-    axis_bounds(axis, 0, lo, &unused);
-    axis_bounds(axis, axis->count - 1, &unused, hi);
-}
-
-static void format_value(double value, char *out, size_t out_size)
-{
-    double magnitude = fabs(value);
-    int decimals = magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0;
-    snprintf(out, out_size, "%.*f", decimals, value);
-}
-
-/* White labels on the dark ends of a scale (the low end only for a
- * sequential map), black elsewhere. */
-static unsigned label_colour(const heat_scale *scale, double value)
-{
-    double span = scale->max - scale->min;
-    bool dark = value <= scale->min + scale->dark_fraction * span ||
-                (!scale->dark_low_only && value >= scale->max - scale->dark_fraction * span);
-    return scale->dark_fraction > 0 && dark ? 0xffffffu : 0x000000u;
-}
-
-int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, const heat_scale *scale,
-                    analysis_error *err)
-{
-    strbuf sb = {0};
-    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour uncertain\n"
-                       "# x, y: log2 of the target times in ms; one line per cell\n");
-    for (size_t i = 0; i < n; i++) {
-        const heat_value *v = &values[i];
-        size_t xi = axis_index(x_axis, v->comm_target_s);
-        size_t yi = axis_index(y_axis, v->comp_target_s);
-        if (xi == x_axis->count || yi == y_axis->count)
-            continue;
-        double xlo, xhi, ylo, yhi;
-        axis_bounds(x_axis, xi, &xlo, &xhi);
-        axis_bounds(y_axis, yi, &ylo, &yhi);
-        bool shown = v->valid && isfinite(v->value);
-        char label[32];
-        if (shown)
-            format_value(v->value, label, sizeof label);
-        else
-            snprintf(label, sizeof label, "%s", v->invalid_label ? v->invalid_label : "invalid");
-        bool uncertain = shown && v->uncertain;
-        if (uncertain)
-            strncat(label, "?", sizeof label - strlen(label) - 1);
-        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d\n",
-                      axis_position(v->comm_target_s), axis_position(v->comp_target_s), xlo, xhi,
-                      ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
-                      shown ? label_colour(scale, v->value) : 0u, uncertain ? 1 : 0);
-    }
-    if (!sb.ok) {
-        strbuf_free(&sb);
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", path);
-    }
-    int status = analysis_write_file_atomic(path, sb.data, sb.len, err);
-    strbuf_free(&sb);
-    return status;
-}
-
-static void format_ms(double target_s, char *out, size_t out_size)
-{
-    snprintf(out, out_size, "%g", target_s * 1e3);
-}
-
-static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
-{
-    strbuf_printf(sb, "    set %s (", which);
-    for (size_t i = 0; i < axis->count; i++) {
-        char ms[32];
-        format_ms(axis->targets_s[i], ms, sizeof ms);
-        strbuf_printf(sb, "%s\"%s\" %.6f", i ? ", " : "", ms, axis_position(axis->targets_s[i]));
-    }
-    strbuf_printf(sb, ")\n");
-}
-
-/* Axes, ticks and the t_comp = t_comm diagonal shared by every heatmap. */
-static void emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis,
-                      const char *title)
-{
-    double xlo, xhi, ylo, yhi;
-    axis_range(x_axis, &xlo, &xhi);
-    axis_range(y_axis, &ylo, &yhi);
-    char quoted[600];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf_printf(sb,
-                  "    set title \"%s\"\n"
-                  "    set size ratio -1\n"
-                  "    set xrange [%.6f:%.6f]\n"
-                  "    set yrange [%.6f:%.6f]\n"
-                  "    set xlabel 'communication time, target (ms)'\n"
-                  "    set ylabel 'computation time, target (ms)'\n"
-                  "    set tics out nomirror scale 0.5\n"
-                  "    set key off\n",
-                  quoted, xlo, xhi, ylo, yhi);
-    emit_tics(sb, "xtics", x_axis);
-    emit_tics(sb, "ytics", y_axis);
-    /* long lists (beyond 12 columns) turn their labels to keep them apart */
-    if (x_axis->count > 12)
-        strbuf_printf(sb, "    set xtics rotate by 45 right\n");
-    strbuf_printf(sb,
-                  "    diagonal(x) = (x >= %.6f && x <= %.6f) ? x : NaN\n"
-                  "    set samples 400\n",
-                  fmax(xlo, ylo), fmin(xhi, yhi));
-}
-
-static int label_font_pt(const heat_axis *x_axis, const heat_axis *y_axis)
-{
-    size_t cells = x_axis->count > y_axis->count ? x_axis->count : y_axis->count;
-    return cells <= 8 ? 12 : 10;
-}
-
-/* Invalid cells: grey and hatched, labelled "invalid", never coloured as data. */
-static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
-{
-    strbuf_printf(
-        sb,
-        ", \\\n        \"%s\" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs solid 1.0 "
-        "border lc rgb 'white' lc rgb '#d9d9d9' notitle"
-        ", \\\n        \"%s\" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs "
-        "transparent pattern 4 noborder lc rgb '#7f7f7f' notitle",
-        quoted_file, quoted_file);
-}
-
-/* Uncertain cells (README.md, "Uncertainty"): hatched the other way than
- * invalid ones, over their colour, which stays readable. */
-static void emit_uncertain_layer(strbuf *sb, const char *quoted_file)
-{
-    strbuf_printf(sb,
-                  ", \\\n        \"%s\" using ($11==1?$1:NaN):2:3:4:5:6 with boxxyerror fs "
-                  "transparent pattern 7 noborder lc rgb '#404040' notitle",
-                  quoted_file);
-}
-
-/* A one-panel multiplot: its title is centred on the page, not on the
- * (narrow, square-celled) plot area, so long titles are not cut. */
-void plot_emit_canvas_title(strbuf *sb, const char *title)
-{
-    char quoted[800];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf_printf(sb, "    set multiplot layout 1,1 title \"%s\"\n", quoted);
-}
-
-void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
-                     const heat_axis *y_axis, const heat_scale *scale, const char *title)
-{
-    char file[600], label[300];
-    plot_quote(data_file, file, sizeof file);
-    plot_quote(scale->label, label, sizeof label);
-    emit_grid(sb, x_axis, y_axis, title);
-    strbuf_printf(sb,
-                  "    set cbrange [%g:%g]\n"
-                  "    set palette defined %s\n"
-                  "    set cblabel \"%s\"\n"
-                  "    set colorbox\n",
-                  scale->min, scale->max, scale->palette, label);
-    strbuf_printf(sb,
-                  "    plot \"%s\" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 "
-                  "border lc rgb 'white' lc palette notitle",
-                  file);
-    emit_invalid_layers(sb, file);
-    emit_uncertain_layer(sb, file);
-    strbuf_printf(
-        sb,
-        ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
-        ", \\\n        \"%s\" using 1:2:9:10 with labels font ',%d' tc rgb variable notitle\n",
-        file, label_font_pt(x_axis, y_axis));
-}
-
-/* ---- Running gnuplot ----------------------------------------------------------------- */
-
-bool plot_gnuplot_available(void)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return false;
-    const char *start = path;
-    for (;;) {
-        const char *colon = strchr(start, ':');
-        size_t n = colon ? (size_t)(colon - start) : strlen(start);
-        char candidate[4200];
-        if (n > 0 && n + sizeof "/gnuplot" < sizeof candidate) {
-            memcpy(candidate, start, n);
-            memcpy(candidate + n, "/gnuplot", sizeof "/gnuplot");
-            if (access(candidate, X_OK) == 0)
-                return true;
-        }
-        if (!colon)
-            return false;
-        start = colon + 1;
-    }
-}
-
-int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
-{
-    if (!plot_gnuplot_available())
-        return analysis_fail(err, ANALYSIS_NO_GNUPLOT,
-                             "gnuplot is not installed: figures not drawn (install it with "
-                             "'%s', then run 'gnuplot %s' in %s or re-run the analysis)",
-                             gnuplot_install_hint, script, dir);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "cannot start gnuplot: %s", strerror(errno));
-    if (pid == 0) {
-        if (chdir(dir) != 0)
-            _exit(126);
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
-        _exit(127);
-    }
-    int wstatus;
-    while (waitpid(pid, &wstatus, 0) < 0) {
-        if (errno != EINTR)
-            return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "waiting for gnuplot: %s",
-                                 strerror(errno));
-    }
-    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
-                             "gnuplot failed on %s/%s (exit status %d); its messages are above",
-                             dir, script, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-    return ANALYSIS_OK;
-}
-
-/* ---- The run's figures ------------------------------------------------------------- */
-
-/* Colour scales of section 5.2. */
-void plot_overhead_palette(double r_max, char *out, size_t out_size)
-{
-    /* blue below 0, green at 0, yellow at 1, red from r_max on */
-    snprintf(out, out_size, "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', %g '#d73027')", r_max);
-}
-
 static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
 static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
 /* an interval as wide as serialized is from perfect overlap says nothing */
 static const double interval_width_max = 1.0;
-
-/* Diagnosis colours, short labels (for grey printing) and label colours. */
-static const struct {
-    const char *colour;
-    const char *short_label;
-    unsigned label_colour;
-} diagnosis_style[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#1a9850", "OV", 0x000000u},
-    [DIAG_NO_PROGRESS] = {"#fee08b", "NP", 0x000000u},
-    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS", 0x000000u},
-    [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
-    [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
-    [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
-    [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
-    [DIAG_UNCERTAIN] = {"#737373", "n/a", 0x000000u},
-    [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
-    [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
-};
-
-/* Every palette: one row per --palette name. The default keeps section
- * 5.2's colours (blue-green-yellow-red r_overhead, blue-to-red ratio and
- * difference maps, its class colours); the others are perceptually uniform
- * and colour-blind safe: stops from viridisLite (viridis, cividis, 10
- * each) for every value map, r_overhead included, and Paul Tol's schemes
- * for the differences (sunset) and the classes (muted). *_dark: the share
- * of a scale from its dark end(s) where labels turn white, where the
- * colours' relative luminance is below 0.18 (black and white text contrast
- * alike there). */
-static const struct palette_style {
-    const char *name;
-    const char *sequential; /* best (low) to worst (high) */
-    double sequential_dark; /* white labels this share from the low end... */
-    bool sequential_low;    /* ...only (a dark-to-light map) */
-    bool section_colours;   /* section 5.2's r_overhead, difference and class colours */
-} palette_styles[PLOT_PALETTE_COUNT] = {
-    [PLOT_PALETTE_DEFAULT] = {"default",
-                              "(0 '#2166ac', 1 '#92c5de', 2 '#f7f7f7', 3 '#f4a582', 4 '#b2182b')",
-                              0.2, false, true},
-    [PLOT_PALETTE_VIRIDIS] = {"viridis",
-                              "(0 '#440154', 1 '#482878', 2 '#3e4a89', 3 '#31688e', 4 '#26828e', "
-                              "5 '#1f9e89', 6 '#35b779', 7 '#6dcd59', 8 '#b4de2c', 9 '#fde725')",
-                              0.43, true, false},
-    [PLOT_PALETTE_CIVIDIS] = {"cividis",
-                              "(0 '#00204d', 1 '#00336f', 2 '#39486b', 3 '#575c6d', 4 '#707173', "
-                              "5 '#8a8779', 6 '#a69d75', 7 '#c4b56c', 8 '#e4cf5b', 9 '#ffea46')",
-                              0.46, true, false},
-};
-
-/* Differences: blue where the second configuration is lower, red higher. */
-static const char section_diverging[] =
-    "(-1 '#2166ac', -0.5 '#92c5de', 0 '#f7f7f7', 0.5 '#f4a582', 1 '#b2182b')";
-static const double section_diverging_dark = 0.2;
-static const char tol_sunset[] =
-    "(-1 '#364b9a', -0.8 '#4a7bb7', -0.6 '#6ea6cd', -0.4 '#98cae1', -0.2 '#c2e4ef', "
-    "0 '#eaeccc', 0.2 '#feda8b', 0.4 '#fdb366', 0.6 '#f67e4b', 0.8 '#dd3d2d', 1 '#a50026')";
-static const double tol_sunset_dark = 0.1;
-
-static const struct palette_style *palette_style(plot_palette palette)
-{
-    return &palette_styles[palette < PLOT_PALETTE_COUNT ? palette : PLOT_PALETTE_DEFAULT];
-}
-
-int plot_palette_parse(const char *name, plot_palette *out)
-{
-    for (int p = 0; p < PLOT_PALETTE_COUNT; p++)
-        if (strcmp(name, palette_styles[p].name) == 0) {
-            *out = (plot_palette)p;
-            return 0;
-        }
-    return -1;
-}
-
-const char *plot_palette_names(void)
-{
-    static char names[128]; /* the table's names, for messages */
-    if (!names[0])
-        for (int p = 0; p < PLOT_PALETTE_COUNT; p++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", p ? ", " : "",
-                     palette_styles[p].name);
-    return names;
-}
-
-const char *plot_palette_name(plot_palette palette)
-{
-    return palette_style(palette)->name;
-}
-
-heat_scale plot_sequential_scale(plot_palette palette, const char *label, double min, double max)
-{
-    const struct palette_style *style = palette_style(palette);
-    return (heat_scale){
-        label, min, max, style->sequential, style->sequential_dark, style->sequential_low};
-}
-
-heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r_max, char *stops,
-                               size_t stops_size)
-{
-    if (!palette_style(palette)->section_colours)
-        return plot_sequential_scale(palette, label, -1, r_max);
-    plot_overhead_palette(r_max, stops, stops_size);
-    return (heat_scale){label, -1, r_max, stops, 0, false};
-}
-
-heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation)
-{
-    bool section = palette_style(palette)->section_colours;
-    return (heat_scale){label,
-                        -saturation,
-                        saturation,
-                        section ? section_diverging : tol_sunset,
-                        section ? section_diverging_dark : tol_sunset_dark,
-                        false};
-}
-
-/* Paul Tol's "muted" colours per class for the colour-blind-safe palettes;
- * uncertain and invalid keep their greys (they are hatched, not coloured). */
-static const struct {
-    const char *colour;
-    unsigned label_colour;
-} tol_muted[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#117733", 0xffffffu},       /* green */
-    [DIAG_NO_PROGRESS] = {"#ddcc77", 0x000000u},   /* sand */
-    [DIAG_COMP_SLOWDOWN] = {"#cc6677", 0x000000u}, /* rose */
-    [DIAG_CONTENTION] = {"#882255", 0xffffffu},    /* wine */
-    [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
-    [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
-    [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
-    [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
-    [DIAG_UNRESOLVABLE] = {"#999933", 0x000000u},  /* olive */
-    [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */
-};
-
-/* A class's colour and its label's colour in a palette. */
-static const char *diagnosis_colour(plot_palette palette, int d, unsigned *label)
-{
-    bool section = palette_style(palette)->section_colours;
-    *label = section ? diagnosis_style[d].label_colour : tol_muted[d].label_colour;
-    return section ? diagnosis_style[d].colour : tol_muted[d].colour;
-}
 
 typedef struct plot_ctx {
     const char *plots_dir;
     const cell_table *cells;
     heat_axis x_axis;
     heat_axis y_axis;
-    char title_tail[400]; /* library, ranks x threads, deployment */
-    int width_px;
-    int height_px;
+    char title_tail[400]; /* library, ranks x threads, deployment: the captions */
+    char short_tail[160]; /* library, deployment: the titles */
+    figure_size size;     /* printed size (--figure-size) */
+    bool titles;          /* --no-titles: none */
     plot_palette palette;
     diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
@@ -570,6 +66,14 @@ void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *
              meta->synthetic ? ", SYNTHETIC data" : "");
 }
 
+void plot_short_tail(const run_meta *meta, char *out, size_t out_size)
+{
+    char library[64];
+    compact_library(meta, library, sizeof library);
+    snprintf(out, out_size, "%s, %s%s", library, meta->deployment[0] ? meta->deployment : "?",
+             meta->synthetic && !strstr(library, "synthetic") ? " (synthetic)" : "");
+}
+
 static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
                      analysis_error *err)
 {
@@ -588,20 +92,31 @@ static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, 
     return status;
 }
 
-static int write_script(const plot_ctx *ctx, const char *base, const char *comment, int width_px,
-                        int height_px, strbuf *body, analysis_error *err)
+/* NAME.gp and NAME.caption.txt: the caption ends with the run's
+ * provenance, which the short title leaves out. */
+static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
+                        double height_in, strbuf *body, const char *caption, analysis_error *err)
 {
-    strbuf script = {0};
-    char path[4200], name[128];
-    snprintf(name, sizeof name, "%s.gp", base);
-    plot_emit_script(&script, base, comment, width_px, height_px, body->data ? body->data : "");
-    int status = body->ok && script.ok
-                     ? plot_path(ctx, name, path, sizeof path, err)
-                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
-    if (status == ANALYSIS_OK)
-        status = analysis_write_file_atomic(path, script.data, script.len, err);
-    strbuf_free(&script);
+    strbuf text = {0};
+    strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
+    int status = text.ok ? plot_write_figure(ctx->plots_dir, base, comment, width_in, height_in,
+                                             body, text.data, err)
+                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
+    strbuf_free(&text);
     return status;
+}
+
+/* The figure's title ("ibcast r_overhead, MPICH 4.0.2, basic"), or none
+ * under --no-titles; the title lines it takes. */
+static int short_title(const plot_ctx *ctx, const char *what, const char *collective, char *out,
+                       size_t out_size)
+{
+    char quoted[300], text[300];
+    snprintf(text, sizeof text, "%s%s%s, %s", collective ? collective : "", collective ? " " : "",
+             what, ctx->short_tail);
+    plot_quote(text, quoted, sizeof quoted);
+    snprintf(out, out_size, "%s", ctx->titles ? quoted : "");
+    return ctx->titles ? 1 : 0;
 }
 
 const char *plot_invalid_label(const cell_metrics *cell)
@@ -668,14 +183,40 @@ static const char *run_collective(const run_meta *meta, const cell_table *cells)
     return cells->count ? cells->cells[0].collective : "?";
 }
 
-/* The third title line of the value maps: what the hatching means. */
+/* The caption's sentence on the marks of uncertain cells. */
 static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 {
     const uncertainty_summary *u = &ctx->cells->uncertainty;
     snprintf(out, out_size,
-             "hatched, '?': uncertain (not confirmed at a false-discovery rate of %g over %ld "
-             "cells; or under %ld blocks)",
+             "Dashed outline: uncertain (not confirmed at a false-discovery rate of %g over %ld "
+             "cells, or under %ld blocks); the value is the estimate. Dashed diagonal: equal "
+             "communication and computation times.",
              u->false_discovery_rate, u->family_cells, u->min_blocks);
+}
+
+/* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
+static int two_panels(const plot_ctx *ctx, const char *base, const char *comment,
+                      const char *title_what, const char *collective, const char *left_data,
+                      const heat_scale *left, const char *left_title, const char *right_data,
+                      const heat_scale *right, const char *right_title, analysis_error *err)
+{
+    char title[320], note[400];
+    int lines = short_title(ctx, title_what, collective, title, sizeof title);
+    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
+    uncertainty_note(ctx, note, sizeof note);
+    strbuf body = {0};
+    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
+                  title);
+    /* each panel's title names its colour bar: the bar needs no label */
+    heat_scale left_bar = *left, right_bar = *right;
+    left_bar.label = right_bar.label = "";
+    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, &left_bar, left_title);
+    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, &right_bar, right_title);
+    strbuf_printf(&body, "    unset multiplot\n");
+    int status =
+        write_script(ctx, base, comment, layout.width_in, layout.height_in, &body, note, err);
+    strbuf_free(&body);
+    return status;
 }
 
 /* Section 5.2's r_overhead map, and beside it the width of each cell's 95 %
@@ -683,68 +224,40 @@ static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
 static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
                          analysis_error *err)
 {
-    char title[900], label[100], stops[200], note[300];
-    uncertainty_note(ctx, note, sizeof note);
-    snprintf(title, sizeof title,
-             "%s: overhead ratio r_overhead (0 overlap, 1 serialized) and its interval\n%s\n%s",
-             run_collective(meta, ctx->cells), ctx->title_tail, note);
-    snprintf(label, sizeof label, "r_overhead (saturates at %g)", r_max);
+    char label[100], stops[400];
+    snprintf(label, sizeof label, "r_overhead");
     heat_scale scale = plot_overhead_scale(ctx->palette, label, r_max, stops, sizeof stops);
     char width_label[100];
-    snprintf(width_label, sizeof width_label, "%.0f %% interval width (saturates at %g)",
-             100 * ctx->cells->uncertainty.rules.confidence, interval_width_max);
-    heat_scale width = plot_sequential_scale(ctx->palette, width_label, 0, interval_width_max);
+    snprintf(width_label, sizeof width_label, "width of the %.0f %% interval",
+             100 * ctx->cells->uncertainty.rules.confidence);
+    heat_scale width = plot_width_scale(ctx->palette, width_label, interval_width_max);
     int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
     if (status != ANALYSIS_OK)
         return status;
-    char quoted[1000];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf body = {0};
-    strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
-    heat_emit_panel(&body, "overhead.dat", &ctx->x_axis, &ctx->y_axis, &scale, "r_overhead");
-    heat_emit_panel(&body, "overhead_ci_width.dat", &ctx->x_axis, &ctx->y_axis, &width,
-                    "r_overhead_ci_hi - r_overhead_ci_lo");
-    strbuf_printf(&body, "    unset multiplot\n");
-    status =
-        write_script(ctx, "overhead",
-                     "Overhead ratio heatmap (paper eq. 1, section 5.2) and the width of "
-                     "its interval",
-                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 70, &body, err);
-    strbuf_free(&body);
-    return status;
+    return two_panels(ctx, "overhead",
+                      "Overhead ratio r_overhead (paper eq. 1, section 5.2: 0 overlap, 1 "
+                      "serialized) and the width of its interval",
+                      "r_overhead", run_collective(meta, ctx->cells), "overhead.dat", &scale,
+                      "r_overhead", "overhead_ci_width.dat", &width, "interval width", err);
 }
 
 static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
 {
-    heat_scale comm = plot_sequential_scale(ctx->palette, "r_comm", 0, r_comm_max);
-    heat_scale slow = plot_sequential_scale(ctx->palette, "r_comp_slowdown", 1, slowdown_max);
+    heat_scale comm = plot_ratio_scale(ctx->palette, "r_comm (1: unchanged)", r_comm_max);
+    heat_scale slow =
+        plot_ratio_scale(ctx->palette, "r_comp_slowdown (1: unchanged)", slowdown_max);
     int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
-    char title[900], left[120], right[120], note[300];
-    uncertainty_note(ctx, note, sizeof note);
-    snprintf(title, sizeof title, "%s: concurrency ratios\n%s\n%s",
-             run_collective(meta, ctx->cells), ctx->title_tail, note);
-    snprintf(left, sizeof left, "r_comm (0 best, >1 slower)");
-    snprintf(right, sizeof right, "r_comp_slowdown (1 best)");
-    char quoted[1000];
-    plot_quote(title, quoted, sizeof quoted);
-    strbuf body = {0};
-    strbuf_printf(&body, "    set multiplot layout 1,2 title \"%s\"\n", quoted);
-    heat_emit_panel(&body, "r_comm.dat", &ctx->x_axis, &ctx->y_axis, &comm, left);
-    heat_emit_panel(&body, "r_comp_slowdown.dat", &ctx->x_axis, &ctx->y_axis, &slow, right);
-    strbuf_printf(&body, "    unset multiplot\n");
-    status =
-        write_script(ctx, "concurrency",
-                     "Concurrency ratios r_comm (eq. 4, left) and r_comp_slowdown (eq. 3, "
-                     "right), section 5.2",
-                     2 * ctx->width_px - PLOT_MARGIN_X_PX / 3, ctx->height_px + 70, &body, err);
-    strbuf_free(&body);
-    return status;
+    return two_panels(ctx, "concurrency",
+                      "Concurrency ratios r_comm (eq. 4) and r_comp_slowdown (eq. 3), section "
+                      "5.2, on a log scale centred at 1 (unchanged)",
+                      "concurrency", run_collective(meta, ctx->cells), "r_comm.dat", &comm,
+                      "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
 }
 
 /* The class the diagnosis map shows in a cell: invalid, or the class its
@@ -791,18 +304,18 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
             const cell_metrics *c = &cells->cells[i];
             if ((int)shown_class(c) != d)
                 continue;
-            size_t xi = axis_index(&ctx->x_axis, c->comm_target_s);
-            size_t yi = axis_index(&ctx->y_axis, c->comp_target_s);
+            size_t xi = heat_axis_index(&ctx->x_axis, c->comm_target_s);
+            size_t yi = heat_axis_index(&ctx->y_axis, c->comp_target_s);
             double xlo, xhi, ylo, yhi;
-            axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
-            axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
+            heat_axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
+            heat_axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
             if (present[d] < 0) {
                 strbuf_printf(data, "%s# %s\n", *blocks ? "\n\n" : "",
                               analysis_diagnosis_name((enum diagnosis)d));
                 present[d] = (int)(*blocks)++;
             }
             unsigned label;
-            diagnosis_colour(ctx->palette, d, &label);
+            plot_diagnosis_colour(ctx->palette, d, &label);
             bool measured = d != DIAG_INVALID;
             /* confirmed: the analysis's claim (diagnosis) is the class shown */
             bool confirmed = !measured || c->diagnosis == (enum diagnosis)d;
@@ -813,9 +326,9 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
             counts->unconfirmed += !confirmed;
             counts->off_target += note[0] != '\0';
             strbuf_printf(data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u %d \"%s\"\n",
-                          axis_position(c->comm_target_s), axis_position(c->comp_target_s), xlo,
-                          xhi, ylo, yhi,
-                          measured ? diagnosis_style[d].short_label : plot_invalid_label(c), label,
+                          heat_axis_position(c->comm_target_s),
+                          heat_axis_position(c->comp_target_s), xlo, xhi, ylo, yhi,
+                          measured ? plot_diagnosis_short_label(d) : plot_invalid_label(c), label,
                           confirmed ? 1 : 0, note);
         }
     }
@@ -836,27 +349,37 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     if (status != ANALYSIS_OK)
         return status;
 
-    char title[1200], off_target[160] = "";
+    char caption[1200], off_target[160] = "", title[320];
     const uncertainty_summary *u = &cells->uncertainty;
     if (counts.off_target)
         snprintf(off_target, sizeof off_target,
-                 "\nsmall text: the reference reached, over %.0f %% from its target",
+                 " Small text: the reference reached, over %.0f %% from its target.",
                  100 * ctx->thresholds.off_target_max_error);
-    snprintf(title, sizeof title,
-             "%s: diagnosis (section 3.3)\n%s\ncolour: the class of the estimates, in every "
-             "measured cell\nconfirmed at a false-discovery rate of %g over %ld cells\n(%ld "
-             "confirmed, %.2g expected wrong); dashed: not confirmed\n(or under %ld blocks, or "
-             "unresolvable)%s",
-             run_collective(meta, cells), ctx->title_tail, u->false_discovery_rate, u->family_cells,
-             u->confirmed_cells, u->expected_wrong, u->min_blocks, off_target);
+    snprintf(caption, sizeof caption,
+             "Colour: the class of the estimates, in every measured cell. Confirmed at a "
+             "false-discovery rate of %g over %ld cells (%ld confirmed, %.2g expected wrong); "
+             "dashed outline: not confirmed (or under %ld blocks, or unresolvable). Dashed "
+             "diagonal: equal communication and computation times.%s",
+             u->false_discovery_rate, u->family_cells, u->confirmed_cells, u->expected_wrong,
+             u->min_blocks, off_target);
+    int lines = short_title(ctx, "diagnosis", run_collective(meta, cells), title, sizeof title);
+    /* the key below the map, one entry a line: the classes shown, the
+     * outline and the diagonal */
+    int key_rows = 2;
+    for (int d = 0; d < DIAG_COUNT; d++)
+        key_rows += present[d] >= 0;
+    heat_layout layout =
+        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 1, lines + key_rows);
     strbuf body = {0};
-    plot_emit_canvas_title(&body, title);
-    emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
+    strbuf_printf(&body, "    set multiplot layout 1,1 title \"%s\"\n", title);
+    heat_emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
     /* below the map, so the map and its title stay centred */
-    strbuf_printf(&body, "    unset colorbox\n"
-                         "    set bmargin 11\n"
-                         "    set key at screen 0.5,0.015 center bottom horizontal maxrows 3 box "
-                         "opaque reverse Left width 1 samplen 2\n");
+    strbuf_printf(&body,
+                  "    unset colorbox\n"
+                  "    set bmargin %d\n"
+                  "    set key at screen 0.5,0.01 center bottom vertical reverse Left samplen 1.5 "
+                  "font ',%d'\n",
+                  key_rows + 5, PLOT_LABEL_PT);
     const char *separator = "    plot ";
     unsigned unused;
     for (int d = 0; d < DIAG_COUNT; d++) {
@@ -869,12 +392,13 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                       separator, present[d],
                       d == DIAG_INVALID ? "fs pattern 4 border lc rgb 'white'"
                                         : "fs solid 1.0 border lc rgb 'white'",
-                      d == DIAG_INVALID ? "#7f7f7f" : diagnosis_colour(ctx->palette, d, &unused),
+                      d == DIAG_INVALID ? "#7f7f7f"
+                                        : plot_diagnosis_colour(ctx->palette, d, &unused),
                       analysis_diagnosis_name((enum diagnosis)d),
-                      d == DIAG_INVALID ? "grey" : diagnosis_style[d].short_label);
+                      d == DIAG_INVALID ? "grey" : plot_diagnosis_short_label(d));
         separator = ", \\\n        ";
     }
-    int font_pt = label_font_pt(&ctx->x_axis, &ctx->y_axis);
+    int font_pt = PLOT_LABEL_PT;
     /* the mark of a class not confirmed: a dashed outline inside the cell,
      * its colour and label kept */
     strbuf_printf(&body,
@@ -883,15 +407,16 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                   "dt (4,3) lw 1.5 title 'not confirmed (%zu of %zu)'",
                   separator, counts.unconfirmed, counts.measured);
     strbuf_printf(&body,
-                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
+                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title "
+                  "'equal times'"
                   ", \\\n        'diagnosis.dat' using 1:2:7:8 with labels font ',%d' tc rgb "
                   "variable notitle"
                   ", \\\n        'diagnosis.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font "
                   "',%d' tc rgb variable notitle\n",
-                  font_pt, font_pt > 8 ? font_pt - 3 : 6);
+                  font_pt, font_pt);
     strbuf_printf(&body, "    unset multiplot\n");
     status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
-                          ctx->width_px, ctx->height_px + 180, &body, err);
+                          layout.width_in, layout.height_in, &body, caption, err);
     strbuf_free(&body);
     return status;
 }
@@ -949,7 +474,18 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
                                               "comp_ref span (ms)", "overlap span (ms)"};
     for (int i = 0; i < SERIES && n > 0; i++)
         ecdf_block(&data, names[i], values + (size_t)i * n, n, i == OVERHEAD ? 1 : 1e3);
+    /* about four ticks over the blocks' spread (1, 2 or 5 times a power of
+     * ten), so 8 pt labels never run into each other */
+    double spread = n > 0 ? values[OVERHEAD * n + n - 1] - values[OVERHEAD * n] : 0;
+    double tick = 0;
+    if (spread > 0) {
+        double unit = pow(10, floor(log10(spread / 4)));
+        tick = spread / 4 <= 2 * unit ? 2 * unit : spread / 4 <= 5 * unit ? 5 * unit : 10 * unit;
+    }
     free(values);
+    char tick_text[32] = "autofreq";
+    if (tick > 0)
+        snprintf(tick_text, sizeof tick_text, "%g", tick);
     char name[64], data_name[80];
     snprintf(name, sizeof name, "ecdf_cell_%ld", cell_number);
     snprintf(data_name, sizeof data_name, "%s.dat", name);
@@ -957,33 +493,35 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
     if (status != ANALYSIS_OK)
         return status;
 
-    char title[900], quoted[1000];
-    snprintf(title, sizeof title,
-             "%s, cell %ld: communication %g ms x computation %g ms, %ld blocks, diagnosis %s\n%s",
-             run_collective(meta, cells), cell_number, c->comm_target_s * 1e3,
-             c->comp_target_s * 1e3, c->blocks, analysis_diagnosis_name(c->diagnosis),
-             ctx->title_tail);
-    plot_quote(title, quoted, sizeof quoted);
-    char left[400];
+    char what[120], quoted[320];
+    snprintf(what, sizeof what, "cell %ld", cell_number); /* its times: the caption */
+    int title_lines = short_title(ctx, what, run_collective(meta, cells), quoted, sizeof quoted);
+    char left[600];
     snprintf(left, sizeof left,
+             "Cell %ld: communication %g ms x computation %g ms, %ld blocks, diagnosis %s. "
              "r_overhead %.3g, %.0f %% interval [%.3g, %.3g] (dashed); mean %.3g (dotted), "
-             "p90 %.3g\noutside Tukey's fences %.0f %%, bimodality coefficient %.2f%s",
-             c->r_overhead, 100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo,
-             c->r_overhead_ci.hi, c->r_overhead_mean, c->r_overhead_p90,
-             100 * c->r_overhead_outlier_share, c->r_overhead_bimodality,
-             c->r_overhead_bimodal ? " (bimodal)" : "");
-    char left_quoted[500];
-    plot_quote(left, left_quoted, sizeof left_quoted);
+             "p90 %.3g; outside Tukey's fences %.0f %%, bimodality coefficient %.2f%s.",
+             cell_number, c->comm_target_s * 1e3, c->comp_target_s * 1e3, c->blocks,
+             analysis_diagnosis_name(c->diagnosis), c->r_overhead,
+             100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
+             c->r_overhead_mean, c->r_overhead_p90, 100 * c->r_overhead_outlier_share,
+             c->r_overhead_bimodality, c->r_overhead_bimodal ? " (bimodal)" : "");
+    /* side by side on a page, stacked in a column */
+    static const double panel_in = 2.6, side_by_side_in = 6.0;
+    bool stacked = ctx->size.width_in < side_by_side_in;
+    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
+                                               : panel_in * (stacked ? 2 : 1) + 0.2 * title_lines;
     strbuf body = {0};
     strbuf_printf(&body,
-                  "    set multiplot layout 1,2 title \"%s\"\n"
+                  "    set multiplot layout %d,%d title \"%s\"\n"
                   "    set key bottom right\n"
                   "    set grid\n"
                   "    set yrange [0:1]\n"
                   "    set ylabel 'share of blocks'\n"
-                  "    set xlabel 'r_overhead of one block (eq. 1, median references)'\n"
-                  "    set title \"%s\" font ',11'\n",
-                  quoted, left_quoted);
+                  "    set xlabel 'r_overhead of one block (eq. 1)'\n"
+                  "    set xtics %s\n"
+                  "    set title 'r_overhead per block'\n",
+                  stacked ? 2 : 1, stacked ? 1 : 2, quoted, tick_text);
     const double lines[] = {c->r_overhead, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
                             c->r_overhead_mean};
     static const char *const styles[] = {"lw 2 lc rgb '#d73027'", "lw 1.5 dt 2 lc rgb '#d73027'",
@@ -997,9 +535,10 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
                   "    plot '%s' index 0 using 1:2 with steps lw 2 lc rgb '#303030' title "
                   "'blocks'\n"
                   "    unset arrow\n"
-                  "    set title 'the three kinds, span of each block' font ',11'\n"
+                  "    set title 'span of each block'\n"
                   "    set xlabel 'duration (ms)'\n"
                   "    set logscale x 2\n"
+                  "    set xtics autofreq\n"
                   "    plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#4575b4' title "
                   "'comm_ref', '%s' index 2 using 1:2 with steps lw 2 lc rgb '#1a9850' title "
                   "'comp_ref', '%s' index 3 using 1:2 with steps lw 2 lc rgb '#d73027' title "
@@ -1008,7 +547,7 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
                   "    unset multiplot\n",
                   data_name, data_name, data_name, data_name);
     status = write_script(ctx, name, "Distribution over blocks of one cell (nbc-analyze --ecdf)",
-                          1500, 620, &body, err);
+                          ctx->size.width_in, height_in, &body, left, err);
     strbuf_free(&body);
     return status;
 }
@@ -1047,85 +586,94 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
         return status;
 
     /* bars side by side per computation size, one colour per host */
-    double bar_width = 0.8 / (double)host_count, highest = 1.0;
+    /* points side by side per computation size, one per host */
+    double spread = 0.6 / (double)host_count, lowest = 1.0, highest = 1.0;
     strbuf data = {0};
-    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi; one block (gnuplot index) per "
-                         "host\n");
+    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi r_aa r_aa_ci_lo r_aa_ci_hi; one block "
+                         "(gnuplot index) per host\n");
+    bool has_floor = false; /* the A/A floor, where compute_ref ran before and after */
     for (size_t h = 0; h < host_count; h++) {
         strbuf_printf(&data, "%s# %s\n", h ? "\n\n" : "", hosts[h]);
         for (size_t i = 0; i < impact->count; i++) {
             const impact_row *r = &impact->rows[i];
             if (strcmp(r->host, hosts[h]) != 0)
                 continue;
-            double x =
-                (double)axis_index(&sizes, r->comp_target_s) - 0.4 + bar_width * ((double)h + 0.5);
-            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g\n", x, r->r_mpi_impact,
-                          r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi);
-            highest = fmax(highest, fmax(r->r_mpi_impact, r->r_mpi_impact_ci.hi));
+            double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.3 +
+                       spread * ((double)h + 0.5);
+            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g %.6g %.6g %.6g\n", x,
+                          r->r_mpi_impact, r->r_mpi_impact, r->r_mpi_impact_ci.lo,
+                          r->r_mpi_impact_ci.hi, r->r_aa, r->r_aa_ci.lo, r->r_aa_ci.hi);
+            has_floor = has_floor || isfinite(r->r_aa_ci.lo);
+            double values[] = {r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi,
+                               r->r_aa_ci.lo, r->r_aa_ci.hi};
+            for (size_t k = 0; k < sizeof values / sizeof *values; k++)
+                if (isfinite(values[k]) && values[k] > 0) {
+                    lowest = fmin(lowest, values[k]);
+                    highest = fmax(highest, values[k]);
+                }
         }
     }
     status = write_plot_data(ctx, "impact.dat", &data, err);
 
-    char title[700], quoted[800];
-    snprintf(title, sizeof title,
-             "MPI impact on computation r_MPI_impact = t_passive_mpi / t_ref (1: no impact), "
-             "95 %% intervals\n%s",
-             ctx->title_tail);
-    plot_quote(title, quoted, sizeof quoted);
+    /* a ratio axis (log) symmetric about 1 (no impact), at least +-5 % */
+    double reach = fmax(fmax(highest, 1 / lowest), 1.05) * 1.02;
+    char title[320];
+    int title_lines = short_title(ctx, "r_MPI_impact", NULL, title, sizeof title);
+    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
+                                               : 0.6 * ctx->size.width_in + 0.2 * (title_lines + 1);
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set title \"%s\"\n"
                   "    set xrange [-0.6:%zu.6]\n"
-                  "    set yrange [0:%.3f]\n"
+                  "    set logscale y\n"
+                  "    set yrange [%.4f:%.4f]\n"
                   "    set xlabel 'computation time, target (ms)'\n"
-                  "    set ylabel 'r_MPI_impact'\n"
+                  "    set ylabel 'r_MPI_impact (1: none)'\n"
                   "    set grid ytics\n"
                   "    set tics out nomirror\n"
-                  "    set boxwidth %.4f absolute\n"
-                  "    set bmargin 6\n"
-                  "    set key %s at screen 0.5,0.015 center bottom horizontal box\n"
+                  "    set key %s below horizontal font ',%d'\n"
+                  "    set ytics (\"%.3g\" %g, \"%.3g\" %g, \"1\" 1, \"%.3g\" %g, \"%.3g\" %g)\n"
                   "    set xtics (",
-                  quoted, sizes.count - 1, highest * 1.15, bar_width * 0.9, "on");
+                  title, sizes.count - 1, 1 / reach, reach,
+                  host_count > 1 || has_floor ? "on" : "off", PLOT_LABEL_PT, 1 / reach, 1 / reach,
+                  1 / sqrt(reach), 1 / sqrt(reach), sqrt(reach), sqrt(reach), reach, reach);
     for (size_t i = 0; i < sizes.count; i++) {
         char ms[32];
-        format_ms(sizes.targets_s[i], ms, sizeof ms);
+        plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
         strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
     }
-    static const char *const host_colours[] = {"#4575b4", "#91bfdb", "#fc8d59", "#d73027",
-                                               "#7b3294", "#1a9850", "#8c510a", "#666666"};
-    strbuf_printf(&body, ")\n    plot ");
+    /* Paul Tol's "bright" colours, one per host */
+    static const char *const host_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44",
+                                               "#66ccee", "#aa3377", "#bbbbbb"};
+    static const int host_points[] = {7, 5, 9, 11, 13, 4, 6};
+    strbuf_printf(&body, ")\n    plot 1 with lines lw 1.5 dt 2 lc rgb '#303030' notitle");
     for (size_t h = 0; h < host_count; h++) {
         char host[200];
         plot_quote(hosts[h], host, sizeof host);
+        size_t k = h % (sizeof host_colours / sizeof *host_colours);
         strbuf_printf(&body,
-                      "'impact.dat' index %zu using 1:2 with boxes fs solid 0.85 border lc rgb "
-                      "'#303030' fc rgb '%s' title \"%s\", \\\n        "
-                      "'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt 0 lc rgb "
-                      "'#303030' notitle, \\\n        "
-                      "'impact.dat' index %zu using 1:2:3 with labels offset 0,0.8 font ',%d' "
-                      "notitle, \\\n        ",
-                      h, host_colours[h % (sizeof host_colours / sizeof *host_colours)], host, h, h,
-                      host_count > 2 ? 9 : 12);
+                      ", \\\n        'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt %d "
+                      "ps 0.8 lw 1.5 lc rgb '%s' title \"%s\"",
+                      h, host_points[k], host_colours[k], host);
     }
-    strbuf_printf(&body, "1 with lines lw 3 lc rgb '#d73027' title 'no impact (1)'\n");
-    int width = 260 + (int)sizes.count * (host_count > 1 ? 150 : 110);
+    /* the A/A floor: what compute_ref alone varies, beside each point */
+    for (size_t h = 0; has_floor && h < host_count; h++)
+        strbuf_printf(&body,
+                      ", \\\n        'impact.dat' index %zu using ($1+%.4f):6:7:8 with yerrorbars "
+                      "pt 1 ps 0.6 lw 1 lc rgb '#999999' %s",
+                      h, 0.4 * spread, h == 0 ? "title 'A/A floor'" : "notitle");
+    strbuf_printf(&body, "\n");
     if (status == ANALYSIS_OK)
         status = write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
-                              width < 700 ? 700 : width, 600, &body, err);
+                              ctx->size.width_in, height_in, &body,
+                              "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
+                              "computation size, bars its 95 % interval; grey, where measured: "
+                              "the A/A floor (compute_ref after the sweep over before) and its "
+                              "interval; log axis, dashed at 1 (no impact).",
+                              err);
     strbuf_free(&body);
     heat_axis_free(&sizes);
     return status;
-}
-
-int plot_heat_size(size_t columns, size_t rows, int *width_px, int *height_px)
-{
-    size_t largest = columns > rows ? columns : rows;
-    int cell_px = largest <= 8 ? PLOT_CELL_PX : PLOT_SMALL_CELL_PX;
-    *width_px = PLOT_MARGIN_X_PX + (int)columns * cell_px;
-    *height_px = PLOT_MARGIN_Y_PX + (int)rows * cell_px;
-    if (*width_px < 640)
-        *width_px = 640; /* room for the two title lines */
-    return cell_px;
 }
 
 static int build_axes(plot_ctx *ctx, analysis_error *err)
@@ -1141,8 +689,22 @@ static int build_axes(plot_ctx *ctx, analysis_error *err)
         targets[i] = cells->cells[i].comp_target_s;
     if (status == ANALYSIS_OK)
         status = heat_axis_build(&ctx->y_axis, targets, cells->count, err);
+    long long *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
+    if (status == ANALYSIS_OK && !values)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axes)");
+    /* the second physical axis: the bytes and the GEMM order measured */
+    for (size_t i = 0; status == ANALYSIS_OK && i < cells->count; i++)
+        values[i] = cells->cells[i].matrix_n;
+    if (status == ANALYSIS_OK)
+        status = heat_axis_set_physical(&ctx->y_axis, targets, values, cells->count, false, err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < cells->count; i++) {
+        targets[i] = cells->cells[i].comm_target_s;
+        values[i] = cells->cells[i].bytes;
+    }
+    if (status == ANALYSIS_OK)
+        status = heat_axis_set_physical(&ctx->x_axis, targets, values, cells->count, true, err);
+    free(values);
     free(targets);
-    plot_heat_size(ctx->x_axis.count, ctx->y_axis.count, &ctx->width_px, &ctx->height_px);
     return status;
 }
 
@@ -1161,12 +723,12 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     plot_ctx ctx = {.plots_dir = plots_dir,
                     .cells = cells,
                     .palette = options->palette,
+                    .size = options->figure,
+                    .titles = options->titles,
                     .thresholds = options->rules.thresholds};
     plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);
-    /* wide enough for the title's second line (about 10.5 px a character) */
-    int title_px = (int)(10.5 * (double)strlen(ctx.title_tail)) + 40;
-    ctx.width_px = ctx.width_px > title_px ? ctx.width_px : title_px;
+    plot_short_tail(meta, ctx.short_tail, sizeof ctx.short_tail);
     if (status == ANALYSIS_OK)
         status = plot_overhead(&ctx, meta, options->r_overhead_max, err);
     if (status == ANALYSIS_OK)

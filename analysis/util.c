@@ -85,10 +85,15 @@ static int cli_parse_overhead_max(const char *program, const char *text, double 
 const char *cli_common_help(void)
 {
     return "  --no-plots           write the gnuplot scripts and data but do not run gnuplot\n"
-           "  --overhead-max=R     r_overhead at which the colour saturates to red (default 2)\n"
-           "  --palette=NAME       colour maps: default (section 5.2's), viridis or cividis\n"
-           "                       (perceptually uniform, colour-blind safe; differences in\n"
-           "                       Paul Tol's blue-to-red 'sunset', classes in his 'muted')\n"
+           "  --overhead-max=R     --palette=paper: where r_overhead turns red (default 2)\n"
+           "  --palette=NAME       colour maps: cividis (default) or viridis (perceptually\n"
+           "                       uniform, colour-blind safe; ratios and differences in\n"
+           "                       Paul Tol's 'sunset', classes in his 'muted'), or paper\n"
+           "                       (section 5.2's colours)\n"
+           "  --figure-size=SIZE   printed width of every figure: column (3.5 in, the\n"
+           "                       default), page (7 in) or WxH in inches (e.g. 5x3.2);\n"
+           "                       text is 7 pt or more at that size\n"
+           "  --no-titles          no title above the figures (the caption files stay)\n"
            "  -V, --version        the version and revision\n"
            "  -h, --help           this text\n";
 }
@@ -105,6 +110,19 @@ int cli_common_option(const char *program, int opt, const char *arg, analysis_op
     }
     if (opt == CLI_OVERHEAD_MAX)
         return cli_parse_overhead_max(program, arg, &options->r_overhead_max) == 0 ? 1 : -1;
+    if (opt == CLI_NO_TITLES) {
+        options->titles = false;
+        return 1;
+    }
+    if (opt == CLI_FIGURE_SIZE) {
+        if (plot_figure_size_parse(arg, &options->figure) == 0)
+            return 1;
+        fprintf(stderr,
+                "%s: --figure-size: '%s' is not allowed (column, page, or WxH in inches with "
+                "W from 2 to 20 and H from 1.5 to 20 or 0, e.g. 5x3.2)\n",
+                program, arg);
+        return -1;
+    }
     if (opt == CLI_PALETTE) {
         if (plot_palette_parse(arg, &options->palette) == 0)
             return 1;

@@ -91,12 +91,15 @@ for data in overhead overhead_ci_width r_comm r_comp_slowdown diagnosis; do
     rows=$(data_rows "$run/plots/$data.dat")
     [ "$rows" -eq "$cells" ] || fail "plots/$data.dat has $rows cells, expected $cells"
 done
-# uncertain cells are marked on every value map: hatched (column 11) and '?'
+# uncertain cells are marked on every value map by a dashed outline
+# (column 11), their value printed as it is, no '?'
 for data in overhead overhead_ci_width r_comm r_comp_slowdown; do
-    marked=$(grep -v '^#' "$run/plots/$data.dat" | awk 'NF && $11 == 1 && $9 ~ /\?"$/' | wc -l)
+    marked=$(grep -v '^#' "$run/plots/$data.dat" | awk 'NF && $11 == 1 && $9 !~ /\?"$/' | wc -l)
     [ "$marked" -eq 30 ] || fail "plots/$data.dat marks $marked cells uncertain, expected 30"
 done
-grep -q 'fs transparent pattern 7' "$run/plots/overhead.gp" || fail "uncertain cells are not hatched"
+# shellcheck disable=SC2016 # gnuplot's column references, not shell
+grep -q 'using ($11==1?$1:NaN).*fs empty.*dt (3,2)' "$run/plots/overhead.gp" || fail "uncertain cells are not outlined"
+! grep -q 'fs transparent pattern 7' "$run/plots/overhead.gp" || fail "uncertain cells are still hatched over their value"
 # the diagnosis map shows the class of the estimates (diagnosis_point) in
 # every measured cell, never a bare '?': each valid cell's label is its
 # point class's, and a dashed outline (column 9 = 0) marks the 30 not
@@ -113,7 +116,7 @@ done
 unconfirmed=$(grep -v '^#' "$dat" | awk 'NF && $9 == 0' | wc -l)
 [ "$unconfirmed" -eq 30 ] || fail "diagnosis.dat marks $unconfirmed cells not confirmed, expected 30"
 grep -q "title 'not confirmed (30 of 30)'" "$run/plots/diagnosis.gp" || fail "the key does not count the cells not confirmed"
-grep -q 'confirmed at a false-discovery rate of 0.05 over 30 cells' "$run/plots/diagnosis.gp" ||
+grep -q 'Confirmed at a false-discovery rate of 0.05 over 30 cells' "$run/plots/diagnosis.caption.txt" ||
     fail "the diagnosis map does not state its error rate"
 [ "$(grep -v '^#' "$dat" | awk 'NF && $7 == "\"unreach.\""' | wc -l)" -eq 6 ] ||
     fail "the diagnosis map does not give the unreachable cells their reason"

@@ -49,9 +49,11 @@ grep -q "basic computes on 4 cores: compute times x 4/4 = 1 " <<<"$out" || fail 
 basic,4,1
 dedicated,3,1.33333333" ] || fail "normalization.csv: $(cat "$SCRATCH/norm/normalization.csv")"
 grep -q "normalize-cores: compute times scaled to the most compute cores (perfect strong scaling assumed)" \
-    "$SCRATCH/norm/compare_overhead.gp" || fail "compare_overhead's title does not say it is normalized"
-grep -q "basic x1, dedicated x1.33" "$SCRATCH/norm/diff_overhead.gp" ||
-    fail "diff_overhead's title lacks the factors"
+    "$SCRATCH/norm/compare_overhead.caption.txt" || fail "compare_overhead's caption does not say it is normalized"
+grep -q 'title "r_overhead, compute normalized"' "$SCRATCH/norm/compare_overhead.gp" ||
+    fail "compare_overhead's title does not say it is normalized"
+grep -q "basic x1, dedicated x1.33" "$SCRATCH/norm/diff_overhead.caption.txt" ||
+    fail "diff_overhead's caption lacks the factors"
 
 # expected: eq. 1 from the dedicated run's cells.csv with its compute x 4/3
 # (configuration 2, one launch: the configuration's estimate is the run's)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# --palette on nbc-analyze and nbc-compare: viridis and cividis replace the
-# colours of every heatmap (value maps, interval widths, r_overhead side by
-# side), difference maps are Paul Tol's sunset and the diagnosis classes his
-# muted colours; labels turn white on the dark end of a sequential map
-# only; the PNGs show the palette's colours (the colour box's ends) and not
-# the default's; the default is unchanged; an unknown name is bad input.
+# --palette on nbc-analyze and nbc-compare: cividis (the default) and
+# viridis colour r_overhead's 0..1 (between a <0 and a >1 band) and the
+# interval widths, ratio and difference maps are Paul Tol's sunset and the
+# diagnosis classes his muted colours; labels turn white on the dark end of
+# the sequential part only; the PNGs show the palette's colours (the colour
+# box's ends) and not the paper's; --palette=paper keeps section 5.2's
+# colours; an unknown name is bad input.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -25,7 +26,7 @@ b=$SCRATCH/openmpi-progress
 msg=$("$analyze" -q --palette=rainbow "$a" 2>&1)
 status=$?
 [ "$status" -eq 2 ] || fail "--palette=rainbow exited $status, expected 2"
-grep -q "palette: 'rainbow' is not allowed (one of default, viridis, cividis)" <<<"$msg" ||
+grep -q "palette: 'rainbow' is not allowed (one of cividis, viridis, paper)" <<<"$msg" ||
     fail "--palette=rainbow said: $msg"
 [ ! -e "$a/cells.csv" ] || fail "a bad --palette still analyzed the run"
 
@@ -36,18 +37,28 @@ cividis="(0 '#00204d', 1 '#00336f', 2 '#39486b', 3 '#575c6d', 4 '#707173', 5 '#8
 # palettes_of FILE...: the distinct palettes the scripts define
 palettes_of() { sed -n 's/^ *set palette defined //p' "$@" | sort -u; }
 
-# the default keeps section 5.2's colours
+# the default is cividis, colour-blind safe; --palette=paper keeps section 5.2's colours
 cp -r "$a" "$SCRATCH/default"
 "$analyze" -q "$SCRATCH/default" 2>/dev/null || fail "nbc-analyze (default palette) failed"
-grep -q "#1a9850" "$SCRATCH/default/plots/overhead.gp" || fail "the default r_overhead map lost its green"
-palettes_of "$SCRATCH/default/plots/"*.gp | grep -q "#440154" && fail "the default palette uses viridis"
+palettes_of "$SCRATCH/default/plots/overhead.gp" | grep -qxF "$cividis" || fail "the default interval widths are not cividis"
+grep -q "#1a9850" "$SCRATCH/default/plots/overhead.gp" && fail "the default r_overhead map uses the paper's green"
+cp -r "$a" "$SCRATCH/paper"
+"$analyze" -q --palette=paper "$SCRATCH/paper" 2>/dev/null || fail "nbc-analyze --palette=paper failed"
+grep -q "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', 2 '#d73027')" "$SCRATCH/paper/plots/overhead.gp" ||
+    fail "--palette=paper lost section 5.2's r_overhead colours"
 
 "$analyze" -q --palette=viridis "$a" 2>/dev/null || fail "nbc-analyze --palette=viridis failed"
 plots=$a/plots
-found=$(palettes_of "$plots/overhead.gp" "$plots/concurrency.gp")
-[ "$found" = "$viridis" ] || fail "viridis maps define: $found"
+# r_overhead: viridis' ten stops on 0..1 between the <0 and >1 bands; the
+# interval widths: viridis itself; the ratios: sunset on a log scale
+found=$(palettes_of "$plots/overhead.gp")
+grep -qxF "$viridis" <<<"$found" || fail "the interval widths are not viridis: $found"
+grep -q "^(-0.2 '#b8e3e9', -0.0001 '#b8e3e9', 0 '#440154', .* 1 '#fde725', 1.0001 '#f1b6da', 1.2 '#f1b6da')$" <<<"$found" ||
+    fail "r_overhead is not viridis on 0..1 with the two bands: $found"
+found=$(palettes_of "$plots/concurrency.gp")
+grep -q "^(-1.5 '#364b9a'.*1.5 '#a50026')$\|^(-1 '#364b9a'.*1 '#a50026')$" <<<"$found" || fail "the ratio maps are not sunset: $found"
 # the classes: Paul Tol's muted colours, the greys of uncertain and invalid
-classes=$(grep -o "lc rgb '#[0-9a-f]*' title" "$plots/diagnosis.gp" | grep -o "#[0-9a-f]*" | sort -u)
+classes=$(grep -o "lc rgb '#[0-9a-f]\{6\}' title" "$plots/diagnosis.gp" | grep -o "#[0-9a-f]*" | sort -u)
 [ -n "$classes" ] || fail "diagnosis.gp draws no class"
 for colour in $classes; do
     case $colour in
@@ -58,9 +69,9 @@ for colour in $classes; do
 done
 grep -qE "#117733|#ddcc77|#cc6677|#882255|#aa4499|#332288|#999933|#88ccee" <<<"$classes" ||
     fail "no class drawn in a muted colour: $classes"
-# labels: white on the dark (low) 43 % of viridis over [-1, 2], black above
+# labels: white on the dark (low) 43 % of viridis' 0..1, black on the bands and above
 awk '!/^#/ && $8 == 1 {
-        white = $10 == 16777215; dark = $7 <= -1 + 0.43 * 3
+        white = $10 == 16777215; dark = $7 >= 0 && $7 <= 0.43
         if (white != dark) { print "cell " $1 "," $2 " value " $7 " label colour " $10; bad = 1 }
         n++; w += white }
     END { if (n == 0 || w == 0 || w == n) { print n " cells, " w " white"; bad = 1 } exit bad }' \
@@ -77,7 +88,8 @@ awk '($1 == "#440154" || $1 == "#fde725") && $2 < 50 { exit 1 }
 # nbc-compare: cividis side by side, differences in Tol's sunset
 out=$("$compare" --palette=cividis "$a" "$b" -o "$SCRATCH/cmp" 2>&1) || fail "nbc-compare failed: $out"
 found=$(palettes_of "$SCRATCH/cmp/compare_overhead.gp")
-[ "$found" = "$cividis" ] || fail "compare_overhead defines: $found"
+grep -q "^(-0.2 '#b8e3e9', -0.0001 '#b8e3e9', 0 '#00204d', .* 1 '#ffea46', 1.0001" <<<"$found" ||
+    fail "compare_overhead defines: $found"
 for metric in overhead comm comp_slowdown; do
     found=$(palettes_of "$SCRATCH/cmp/diff_$metric.gp")
     grep -q "^(-1 '#364b9a'.*0 '#eaeccc'.*1 '#a50026')$" <<<"$found" ||
@@ -85,6 +97,8 @@ for metric in overhead comm comp_slowdown; do
 done
 counts=$(python3 "$pixels" "$SCRATCH/cmp/diff_overhead.png" '#364b9a' '#a50026' | tail -n +2)
 echo "diff_overhead.png: $counts"
-awk '$2 < 50 { exit 1 }' <<<"$counts" || fail "diff_overhead.png lacks sunset's ends: $counts"
+# each end of the colour box is at least one of its rows: the box is about
+# 0.1 in wide, 20 pixels at the PNGs' 200 dpi
+awk '$2 < 20 { exit 1 }' <<<"$counts" || fail "diff_overhead.png lacks sunset's ends: $counts"
 figure "$plots/overhead.png $SCRATCH/cmp/diff_overhead.png"
 echo "palettes: ok"

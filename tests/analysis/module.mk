@@ -29,4 +29,5 @@ E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \
               tests/analysis/e2e_uncertainty.sh tests/analysis/e2e_trace.sh tests/analysis/e2e_launches.sh \
               tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh \
-              tests/analysis/e2e_report.sh tests/analysis/e2e_report_render.sh
+              tests/analysis/e2e_report.sh tests/analysis/e2e_report_render.sh \
+              tests/analysis/e2e_print.sh

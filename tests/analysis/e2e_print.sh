@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Figures for print: every figure type (nbc-analyze's overhead, concurrency,
+# diagnosis, impact and an ecdf; nbc-compare's compare_overhead and its
+# three difference maps) rendered at --figure-size=column. From the SVGs
+# (1 unit = 1 pt): each is 3.5 in (252 pt) wide and no text is under 7 pt
+# at that width; the colour bars are the ones specified: r_overhead -0.2..1.2
+# with "<0" and ">1" ticks, its interval width 0..1, r_comm and
+# r_comp_slowdown on a log scale 1/1.5..1.5 ticked at 1, one colour bar on
+# compare_overhead, the same +-1 on every difference map. Each figure has
+# its caption file; page width and --no-titles do what they say; a bad size
+# is bad input.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+analyze=$TOOLS_DIR/nbc-analyze
+compare=$TOOLS_DIR/nbc-compare
+synth=$BUILD/tests/analysis/synth_run
+for tool in "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
+command -v python3 >/dev/null || skip "python3 is not installed (it reads the SVGs)"
+make_scratch
+run=$SCRATCH/run
+cp -r tests/data/example_run "$run"
+"$analyze" -q --figure-size=column --ecdf=14 "$run" 2>"$SCRATCH/err" || fail "nbc-analyze failed: $(cat "$SCRATCH/err")"
+a=$SCRATCH/basic
+b=$SCRATCH/progress
+"$synth" --out "$a" --comm-ms 1,2,4,8 --comp-ms 1,2,4,8 --scenario mixed --blocks 12 >/dev/null || fail "synth a"
+"$synth" --out "$b" --comm-ms 1,2,4,8 --comp-ms 1,2,4,8 --scenario overlap --deployment progress \
+    --blocks 12 >/dev/null || fail "synth b"
+"$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare failed"
+
+figures=("$run"/plots/{overhead,concurrency,diagnosis,impact,ecdf_cell_14}
+    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown})
+svgs=()
+for f in "${figures[@]}"; do
+    for ext in svg png pdf gp caption.txt; do [ -s "$f.$ext" ] || fail "$f.$ext missing"; done
+    svgs+=("$f.svg")
+done
+
+# svg_text_sizes WIDTH_PT SVG...: "file width smallest" per SVG, the
+# smallest text size scaled to a print WIDTH_PT wide
+svg_text_sizes() {
+    python3 - "$@" <<'EOF'
+import re, sys
+import xml.etree.ElementTree as ET
+target = float(sys.argv[1])
+def size_of(el, inherited):
+    s = el.get("font-size")
+    m = re.search(r"font-size:\s*([0-9.]+)", el.get("style", ""))
+    if m:
+        s = m.group(1)
+    return float(s) if s else inherited
+for path in sys.argv[2:]:
+    root = ET.parse(path).getroot()
+    width = float(root.get("width").rstrip("pt"))
+    smallest, texts = [float("inf")], [0]
+    def walk(el, inherited):
+        size = size_of(el, inherited)
+        if el.tag.endswith("text") and "".join(el.itertext()).strip():
+            texts[0] += 1
+            smallest[0] = min(smallest[0], size if size is not None else 0.0)
+        for child in el:
+            walk(child, size)
+    walk(root, None)
+    print("%s %g %.3f %d" % (path, width, smallest[0] * target / width, texts[0]))
+EOF
+}
+sizes=$(svg_text_sizes 252 "${svgs[@]}") || fail "cannot read the SVGs"
+echo "$sizes"
+# 7 pt is the journals' smallest; the sizes are written with 2 decimals
+awk '$2 != 252 || $3 < 7 - 0.005 || $4 == 0 { bad = 1; print "not for print: " $0 } END { exit bad }' \
+    <<<"$sizes" || fail "a figure at the column preset is not 3.5 in wide or has text under 7 pt"
+
+# svg_texts SVG: the texts drawn, one a line
+svg_texts() { python3 -c 'import sys, xml.etree.ElementTree as E
+for t in E.parse(sys.argv[1]).getroot().iter():
+    if t.tag.endswith("text"): print("".join(t.itertext()).strip())' "$1"; }
+cbranges() { sed -n 's/^ *set cbrange //p' "$1" | tr '\n' ' '; }
+plots=$run/plots
+[ "$(cbranges "$plots/overhead.gp")" = "[-0.2:1.2] [0:1] " ] ||
+    fail "overhead's colour bars are $(cbranges "$plots/overhead.gp"), expected r_overhead -0.2..1.2 and widths 0..1"
+for tick in '<0' '>1' 0 1; do
+    svg_texts "$plots/overhead.svg" | grep -qxF -- "$tick" || fail "overhead.svg has no colour-bar tick '$tick'"
+done
+[ "$(cbranges "$plots/concurrency.gp")" = "[0.666667:1.5] [0.666667:1.5] " ] ||
+    fail "concurrency's colour bars are $(cbranges "$plots/concurrency.gp"), expected 1/1.5..1.5 twice"
+[ "$(grep -c '^ *set logscale cb' "$plots/concurrency.gp")" -eq 2 ] || fail "the ratio maps are not on a log scale"
+for tick in 0.67 1 1.5; do
+    svg_texts "$plots/concurrency.svg" | grep -qxF -- "$tick" || fail "concurrency.svg has no colour-bar tick '$tick'"
+done
+grep -q '^ *unset colorbox' "$plots/diagnosis.gp" || fail "the diagnosis map draws a colour bar"
+grep -q '^ *set logscale y' "$plots/impact.gp" || fail "impact's ratio axis is not a log axis"
+grep -q 'with yerrorbars' "$plots/impact.gp" || fail "impact is not points with interval bars"
+! grep -q 'with boxes' "$plots/impact.gp" || fail "impact still draws bars from 0"
+# the A/A floor beside the points where compute_ref ran before and after
+# (synth_run's runs), absent where it did not (the example: before only)
+"$analyze" -q --no-plots "$a" 2>/dev/null || fail "nbc-analyze of the synthetic run failed"
+grep -q "title 'A/A floor'" "$a/plots/impact.gp" || fail "impact does not draw the A/A floor of a run that has one"
+! grep -q "A/A floor" "$plots/impact.gp" || fail "impact draws an A/A floor the example run does not have"
+cmp_gp=$SCRATCH/cmp/compare_overhead.gp
+# two panels: one hides its bar, the other's sits in the margin both keep
+[ "$(grep -c '^ *unset colorbox' "$cmp_gp")" -eq 1 ] || fail "compare_overhead draws more than one colour bar"
+[ "$(grep -c '^ *set colorbox user' "$cmp_gp")" -eq 1 ] || fail "compare_overhead's shared colour bar is not in the common margin"
+[ "$(cbranges "$cmp_gp")" = "[-0.2:1.2] [-0.2:1.2] " ] || fail "compare_overhead's panels differ in scale: $(cbranges "$cmp_gp")"
+for metric in overhead comm comp_slowdown; do
+    [ "$(cbranges "$SCRATCH/cmp/diff_$metric.gp")" = "[-1:1] " ] ||
+        fail "diff_$metric's scale is $(cbranges "$SCRATCH/cmp/diff_$metric.gp"), every difference map has -1..1"
+done
+# both physical axes: the bytes and the GEMM order under the times
+grep -q 'set xtics ("1\\n[0-9.]*[kMG]\?"' "$plots/overhead.gp" || fail "the communication axis does not show the bytes"
+grep -q 'set ytics ("1\\n([0-9]*)"' "$plots/overhead.gp" || fail "the computation axis does not show the GEMM order"
+grep -q "Confirmed at a false-discovery rate" "$plots/diagnosis.caption.txt" || fail "the diagnosis caption lacks its statistics"
+! grep -q 'false-discovery' "$plots/diagnosis.gp" || fail "statistics are still in the diagnosis title"
+# the caption is the SVG's description too, so the file carries it
+python3 -c 'import sys, xml.etree.ElementTree as E
+d = [e for e in E.parse(sys.argv[1]).getroot() if e.tag.endswith("desc")]
+sys.exit(not d or "Confirmed at a false-discovery rate" not in (d[0].text or ""))' "$plots/diagnosis.svg" ||
+    fail "diagnosis.svg's <desc> is not its caption"
+
+# a page: 7 in; no titles: the multiplot titles are empty
+page=$SCRATCH/page
+cp -r tests/data/example_run "$page"
+"$analyze" -q --figure-size=page --no-titles "$page" 2>/dev/null || fail "nbc-analyze --figure-size=page failed"
+sizes=$(svg_text_sizes 504 "$page/plots/overhead.svg" "$page/plots/diagnosis.svg") || fail "cannot read the page SVGs"
+awk '$2 != 504 || $3 < 7 - 0.005 { bad = 1 } END { exit bad }' <<<"$sizes" || fail "page figures: $sizes"
+grep -q 'set multiplot layout 1,2 title ""' "$page/plots/overhead.gp" ||
+    fail "at page width with --no-titles, overhead is not two untitled panels side by side"
+
+# a bad size: exit 2 naming the allowed values, nothing analyzed
+bad=$SCRATCH/bad
+cp -r tests/data/example_run "$bad"
+msg=$("$analyze" -q --figure-size=huge "$bad" 2>&1)
+status=$?
+[ "$status" -eq 2 ] || fail "--figure-size=huge exited $status, expected 2"
+grep -q "figure-size: 'huge' is not allowed (column, page, or WxH" <<<"$msg" || fail "--figure-size=huge said: $msg"
+[ ! -e "$bad/cells.csv" ] || fail "a bad --figure-size still analyzed the run"
+figure "$(tr '\n' ' ' <<<"${svgs[*]/%.svg/.png}")"
+echo "figures for print: ok"
