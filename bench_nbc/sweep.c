@@ -241,7 +241,7 @@ static int maybe_resync(nbc_run *run)
  * follow its own late attempt, warm in cache, and run faster). *kept is
  * false when run->max_retries redos were late as well. Collective. */
 static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *sequence, int kinds,
-                         const double expected_s[KIND_COUNT], const char *where,
+                         const double expected_s[KIND_MAIN_COUNT], const char *where,
                          nbc_attempt_log *log, bool *kept)
 {
     int rc = MPI_SUCCESS;
@@ -251,7 +251,7 @@ static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *s
         late = false;
         for (int turn = 0; turn < kinds && rc == MPI_SUCCESS && !late; turn++) {
             spec->kind = sequence[turn];
-            spec->expected_s = expected_s[spec->kind];
+            spec->expected_s = expected_s[nbc_kind_measures(spec->kind)];
             char context[320];
             snprintf(context, sizeof context, "%s, %s, block %d, attempt %d", where,
                      nbc_kind_names[spec->kind], spec->block, spec->attempt);
@@ -283,8 +283,8 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     const compute_calib_result *comp = &plan->comp[cj];
     nbc_block_orders orders;
     nbc_block_orders_init(&orders, run->cfg->run.null_share, random_state);
-    const double expected_s[KIND_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s),
-                                           comm->t_s, comp->t_s};
+    /* how long each measure takes, a null control as its reference */
+    const double expected_s[KIND_MAIN_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s)};
     nbc_measure_spec spec = {
         .inst = inst,
         .matrix_n = comp->matrix_n,
