@@ -159,8 +159,11 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
                  : comm[i].bytes > 0
                      ? "NOT converged, %.0f %% off: measured at this size (off-target "
                        "tolerance %.0f %%)"
-                     : "NOT converged, %.0f %% off, beyond the off-target tolerance %.0f %%: "
-                       "its cells are not measured",
+                 : comm[i].bytes_closest > 0
+                     ? "NOT converged, %.0f %% off, beyond the off-target tolerance %.0f %%: "
+                       "its cells are not measured"
+                     : "NOT converged, no size left to try (a shorter target's size is the "
+                       "largest allowed): its cells are not measured",
                  100 * fabs(comm[i].t_s / comm[i].target_s - 1), 100 * nbc_off_target_max_error());
         if (run->rank == 0)
             fprintf(stderr,

@@ -5,7 +5,8 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
              tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \
              tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh \
              tests/driver/e2e_adaptive.sh tests/driver/e2e_large_message.sh \
-             tests/driver/e2e_size_limit.sh tests/driver/e2e_block_redo.sh
+             tests/driver/e2e_size_limit.sh tests/driver/e2e_block_redo.sh \
+             tests/driver/e2e_close_target.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_replay.sh
 
 # The message size search (bench_nbc/size_search.c): a cmocka unit test,
