@@ -43,6 +43,7 @@ enum raw_kind {
     RAW_KIND_OVERLAP,
     RAW_KIND_COMM_NULL,
     RAW_KIND_COMP_NULL,
+    RAW_KIND_OVERLAP_NULL,
     RAW_KIND_COUNT
 };
 enum { RAW_KIND_MAIN_COUNT = RAW_KIND_COMM_NULL }; /* the kinds every usable block holds */

@@ -12,7 +12,7 @@
 static const char *const raw_kind_names[RAW_KIND_COUNT] = {
     [RAW_KIND_COMM_REF] = "comm_ref",   [RAW_KIND_COMP_REF] = "comp_ref",
     [RAW_KIND_OVERLAP] = "overlap",     [RAW_KIND_COMM_NULL] = "comm_null",
-    [RAW_KIND_COMP_NULL] = "comp_null",
+    [RAW_KIND_COMP_NULL] = "comp_null", [RAW_KIND_OVERLAP_NULL] = "overlap_null",
 };
 
 const char *analysis_raw_kind_name(enum raw_kind kind)

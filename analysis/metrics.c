@@ -172,14 +172,38 @@ static size_t attempt_end(const raw_row *rows, size_t begin, size_t end)
     return e;
 }
 
-/* One block's attempts, rows[begin..end): the first attempt of each kind
- * judged on time is kept. */
+/* The pass of a block whose attempts are kept (README.md, "Blocks and
+ * attempts"): the driver redoes a whole block after a late attempt, each
+ * pass numbered one more, so the kept pass is the first from which every
+ * kind tried has an attempt on time, the largest over kinds of the number
+ * of their first attempt on time. */
+static long kept_pass(const raw_row *rows, size_t begin, size_t end, const lateness_judge *judge)
+{
+    long first_on_time[RAW_KIND_COUNT], pass = 0;
+    for (int kind = 0; kind < RAW_KIND_COUNT; kind++)
+        first_on_time[kind] = -1;
+    for (size_t k = begin; k < end;) {
+        size_t e = attempt_end(rows, k, end);
+        attempt a = {rows + k, e - k};
+        if (first_on_time[rows[k].kind] < 0 && !attempt_late(&a, judge))
+            first_on_time[rows[k].kind] = rows[k].attempt;
+        k = e;
+    }
+    for (int kind = 0; kind < RAW_KIND_COUNT; kind++)
+        pass = first_on_time[kind] > pass ? first_on_time[kind] : pass;
+    return pass;
+}
+
+/* One block's attempts, rows[begin..end): per kind, the first attempt judged
+ * on time in the kept pass or after it; a kind with no attempt that far (a
+ * file whose driver redid a late kind alone) keeps its first on time. */
 static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t end,
                       const lateness_judge *judge, long expected_ranks)
 {
-    attempt kept[RAW_KIND_COUNT] = {{0}};
-    bool tried[RAW_KIND_COUNT] = {false};
+    attempt kept[RAW_KIND_COUNT] = {{0}}, first[RAW_KIND_COUNT] = {{0}};
+    bool tried[RAW_KIND_COUNT] = {false}, reaches_pass[RAW_KIND_COUNT] = {false};
     bool measured = rows[begin].role == RAW_ROLE_MEASURE;
+    long pass = kept_pass(rows, begin, end, judge);
     for (size_t k = begin; k < end;) {
         size_t e = attempt_end(rows, k, end);
         attempt a = {rows + k, e - k};
@@ -196,10 +220,16 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
                                          ? rows[k].tolerance_ns
                                          : w->driver_tolerance_ns;
         }
-        if (!late && !kept[kind].rows)
+        reaches_pass[kind] = reaches_pass[kind] || rows[k].attempt >= pass;
+        if (!late && !first[kind].rows)
+            first[kind] = a;
+        if (!late && !kept[kind].rows && rows[k].attempt >= pass)
             kept[kind] = a;
         k = e;
     }
+    for (int kind = 0; kind < RAW_KIND_COUNT; kind++)
+        if (!reaches_pass[kind])
+            kept[kind] = first[kind];
     /* Every kind tried must have an attempt on time (the driver gives up on
      * a cell when one has none, null controls included); the three kinds of
      * the metrics must be there with every rank. */

@@ -147,7 +147,7 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
              * keep neighbouring sizes apart on its own. */
             size_t floor_bytes = 0;
             for (size_t k = 0; k < i; k++)
-                if (cfg->grid.comm_times_s[k] < cfg->grid.comm_times_s[i] && comm[k].converged &&
+                if (cfg->grid.comm_times_s[k] < cfg->grid.comm_times_s[i] &&
                     comm[k].bytes > floor_bytes)
                     floor_bytes = comm[k].bytes;
             int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, floor_bytes,
@@ -159,12 +159,22 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
         }
         if (comm[i].bytes_closest > 0)
             start_bytes = comm[i].bytes_closest;
-        char precision[160];
+        char precision[160], verdict[160];
+        snprintf(verdict, sizeof verdict,
+                 comm[i].converged ? "converged"
+                 : comm[i].bytes > 0
+                     ? "NOT converged, %.0f %% off: measured at this size (off-target "
+                       "tolerance %.0f %%)"
+                 : comm[i].bytes_closest > 0
+                     ? "NOT converged, %.0f %% off, beyond the off-target tolerance %.0f %%: "
+                       "its cells are not measured"
+                     : "NOT converged, no size left to try (a shorter target's size is the "
+                       "largest allowed): its cells are not measured",
+                 100 * fabs(comm[i].t_s / comm[i].target_s - 1), 100 * nbc_off_target_max_error());
         if (run->rank == 0 && i >= done)
             fprintf(stderr,
                     "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s, %d sizes tried%s)\n",
-                    comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3,
-                    comm[i].converged ? "converged" : "NOT converged: its cells are not measured",
+                    comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3, verdict,
                     comm[i].iterations,
                     precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
                                    sizeof precision));
@@ -185,7 +195,7 @@ static void report_size_limit(const nbc_run *run, const nbc_sweep_plan *plan)
         return;
     size_t at_limit = 0;
     for (size_t i = 0; i < plan->comm_count; i++)
-        at_limit += (!plan->comm[i].converged || plan->comm[i].bytes == 0) &&
+        at_limit += plan->comm[i].bytes == 0 &&
                     plan->comm[i].t_s < plan->comm[i].target_s; /* too fast: S too small */
     if (at_limit == 0)
         return;
@@ -197,8 +207,9 @@ static void report_size_limit(const nbc_run *run, const nbc_sweep_plan *plan)
             at_limit, most, run->coll->name, reason);
 }
 
-/* Cells whose targets calibration could not reach are not measured: said
- * once, on rank 0, when calibration ends. Returns how many. */
+/* Cells whose targets calibration missed by more than the off-target
+ * tolerance are not measured: said once, on rank 0, when calibration ends.
+ * Returns how many. */
 size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated)
 {
     size_t cells = plan->comm_count * plan->comp_count, unreachable = 0;
@@ -206,15 +217,16 @@ size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bo
         unreachable += !nbc_cell_reachable(plan, c);
     if (unreachable && run->rank == 0) {
         fprintf(stderr,
-                "bench_nbc: %zu of %zu cells not measured, calibration did not reach:", unreachable,
-                cells);
+                "bench_nbc: %zu of %zu cells not measured, calibration missed by more than the "
+                "off-target tolerance (%.0f %%):",
+                unreachable, cells, 100 * nbc_off_target_max_error());
         for (size_t i = 0; plan->sizable && i < plan->comm_count; i++)
-            if (!plan->comm[i].converged || plan->comm[i].bytes == 0)
+            if (plan->comm[i].bytes == 0)
                 fprintf(stderr, " comm %.3g ms (closest %.3g ms at %zu B);",
                         plan->comm[i].target_s * 1e3, plan->comm[i].t_s * 1e3,
                         plan->comm[i].bytes_closest);
         for (size_t j = 0; j < plan->comp_count; j++)
-            if (!plan->comp[j].converged)
+            if (!nbc_comp_measurable(&plan->comp[j]))
                 fprintf(stderr, " comp %.3g ms (closest %.3g ms at n=%zu);",
                         plan->comp[j].target_s * 1e3, plan->comp[j].t_s * 1e3,
                         plan->comp[j].matrix_n);

@@ -93,20 +93,23 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
     {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
      .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
              "of its block, once it has run.repetitions blocks; 0 = no budget."},
-    {KEY("run", "late_tolerance", TYPE_DOUBLE, NULL, "0.01", run.late_tolerance), ABOVE(0),
+    /* 0.02: the error lateness adds to eq. 1, r_comm and comm_unhidden_share is at most
+     * this share; a tenth of the narrowest gap the diagnosis decides on (r_comm 1.2 against
+     * 1: 0.2), analysis/README.md "Lateness". */
+    {KEY("run", "late_tolerance", TYPE_DOUBLE, NULL, "0.02", run.late_tolerance), ABOVE(0),
      BELOW(1),
-     .help = "An attempt is redone when a rank left the window barrier later than this share of "
+     .help = "A block is redone when a rank left a window barrier later than this share of "
              "min(t_comm_ref, t_comp_ref) after the deadline (floored at the barrier precision "
              "measured at start): the error lateness adds to r_overhead (eq. 1) is divided by "
              "that shorter reference."},
     {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0), BELOW(100000),
-     .help = "Late attempts redone per measurement; when they run out the cell stops and is "
-             "invalid (reason late)."},
+     .help = "Redos of a block after a late attempt (the whole block, in its order); when they "
+             "run out the cell stops and is invalid (reason late)."},
     {KEY("run", "null_share", TYPE_DOUBLE, NULL, "0.5", run.null_share), AT_LEAST(0),
      .hi = {true, 1, false},
-     .help = "Share of the blocks that also measure a second comm_ref and comp_ref (kinds "
-             "comm_null, comp_null): ratios whose truth is exactly 1, the analysis's check of "
-             "its intervals (null-control coverage)."},
+     .help = "Share of the blocks that also measure a second comm_ref, comp_ref and overlap "
+             "step (kinds comm_null, comp_null, overlap_null): ratios whose truth is exactly 1, "
+             "the analysis's check of its intervals (null-control coverage)."},
     {KEY("run", "seed", TYPE_INT, NULL, "0", run.seed), AT_LEAST(0),
      .help = "Seed of the shuffled cell order and of the kind orders of each cell; 0 = chosen "
              "from the clock (the seed used is recorded in config.ini and meta.json)."},

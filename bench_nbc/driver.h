@@ -47,6 +47,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bench_nbc/block_order.h"
 #include "bench_nbc/collectives.h"
 #include "bench_nbc/config.h"
 #include "bench_nbc/stopping.h"
@@ -55,22 +56,6 @@
 #include "deploy/plan.h"
 
 #include <sys/types.h>
-
-/* Kinds of measurement in a cell (each block runs them in one of the orders
- * of a Williams design, sweep.c). */
-typedef enum {
-    KIND_COMM_REF,
-    KIND_COMP_REF,
-    KIND_OVERLAP,
-    KIND_COMM_NULL, /* null control: a second comm_ref in the same block */
-    KIND_COMP_NULL, /* null control: a second comp_ref in the same block */
-    KIND_COUNT
-} nbc_kind;
-enum { KIND_MAIN_COUNT = 3 }; /* the kinds every block measures */
-extern const char *const nbc_kind_names[KIND_COUNT];
-/* What a kind measures: a null control repeats a reference, so a ratio of
- * the two has a known truth of exactly 1. */
-nbc_kind nbc_kind_measures(nbc_kind kind);
 
 /* Local timestamps t1..t4 of one measurement on one rank (see docs/formats.md
  * for what each kind puts in them). */
@@ -118,7 +103,7 @@ typedef struct nbc_run {
     progress_thread *progress_thread;
     run_output *out;                    /* rank 0 only, else NULL */
     volatile sig_atomic_t *stop_signal; /* set by SIGTERM/SIGINT */
-    int max_retries;                    /* late attempts redone per measurement */
+    int max_retries;                    /* redos of a block with a late attempt */
     int64_t barrier_precision_ns;       /* floor of the lateness tolerance, measured */
     int64_t next_seq;                   /* run-wide attempt counter (raw.csv seq) */
     int64_t epoch_global_ns;            /* raw.csv times count from here */
@@ -130,6 +115,8 @@ typedef struct nbc_run {
     bool fault_hang;                    /* set by the sweep while in that cell */
     int fault_late_cell;                /* BENCH_NBC_FAULT: this rank is late in that cell */
     bool fault_late;                    /* set by the sweep while in that cell */
+    int fault_late_once_cell;           /* BENCH_NBC_FAULT: late once in that cell */
+    bool fault_late_once;               /* set by the sweep while in that cell */
     nbc_mpit *mpit;                     /* MPI_T counters read around each cell; or NULL */
 } nbc_run;
 
@@ -142,13 +129,14 @@ typedef struct nbc_measure_spec {
     double expected_s;    /* about how long it takes (the watchdog's scale) */
     int64_t tolerance_ns; /* a rank leaving the barrier later makes the attempt late */
     int block;
+    int attempt; /* the block's pass (raw.csv attempt): 0, then one more per redo */
 } nbc_measure_spec;
 
-/* One measurement behind a window barrier, redone while any rank left the
- * barrier more than spec->tolerance_ns late, at most run->max_retries times.
- * Every attempt is appended to `log`; *kept is false when the retries ran
- * out (no attempt is kept: the caller stops the cell). Collective. */
-int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *kept);
+/* One attempt behind a window barrier, appended to `log`; *late: a rank
+ * left the barrier more than spec->tolerance_ns late (the same answer on
+ * every rank). A late attempt is not kept: the caller redoes it, or all it
+ * belongs to (the sweep redoes the whole block). Collective. */
+int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *late);
 /* The lateness tolerance of a cell (docs/formats.md, raw.csv tolerance_ns):
  * max(late_tolerance x min(t_comm_s, t_comp_s), precision_ns). */
 int64_t nbc_lateness_tolerance_ns(double late_tolerance, double t_comm_s, double t_comp_s,
@@ -214,7 +202,8 @@ pid_t progress_thread_tid(const progress_thread *pt);
 /* ---- calibrate.c ---- */
 typedef struct nbc_comm_calibration {
     double target_s;
-    size_t bytes; /* 0 when not converged, as the paper does */
+    size_t bytes; /* measured at: the closest size when it converged or missed by at most
+                     nbc_off_target_max_error(), else 0 (the target's cells not measured) */
     size_t bytes_closest;
     double t_s;     /* measured at bytes_closest (trimmed mean, compute_measure_point) */
     double t_se_s;  /* t_s's standard error (0 when kept from a resumed run) */
@@ -245,10 +234,13 @@ typedef struct nbc_sweep_plan {
     bool sizable;          /* false: the collective has one size (ibarrier), measured as it is */
 } nbc_sweep_plan;
 
-/* Whether measured block `block` (1 .. repetitions) also measures the null
- * controls: run.null_share of the blocks, spread evenly. */
-bool nbc_null_block(double null_share, int block);
-
+/* The largest relative miss of a calibrated time that the analysis still
+ * reads as its target (analysis_default_thresholds: off_target_max_error):
+ * a target missed by less is measured at its closest size, flagged
+ * converged = 0. */
+double nbc_off_target_max_error(void);
+/* Whether a computation target is measured (converged, or within that). */
+bool nbc_comp_measurable(const compute_calib_result *comp);
 /* Cells whose targets calibration could not reach are not measured; a
  * collective without a size is measured at the time it takes. */
 bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell);

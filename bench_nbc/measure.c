@@ -1,5 +1,7 @@
-/* One measurement behind the window barrier (Algorithm 1 of the paper and
- * its two references), redone when any rank left the barrier late. */
+/* One attempt of a measurement behind the window barrier (Algorithm 1 of
+ * the paper and its two references), judged late when any rank left the
+ * barrier late; the caller redoes what a late attempt spoils (sweep.c: the
+ * whole block). */
 #include "bench_nbc/datacheck.h"
 #include "bench_nbc/driver.h"
 
@@ -9,16 +11,6 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-const char *const nbc_kind_names[KIND_COUNT] = {"comm_ref", "comp_ref", "overlap", "comm_null",
-                                                "comp_null"};
-static const nbc_kind kind_measures[KIND_COUNT] = {KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP,
-                                                   KIND_COMM_REF, KIND_COMP_REF};
-
-nbc_kind nbc_kind_measures(nbc_kind kind)
-{
-    return kind_measures[kind];
-}
 
 typedef struct test_context {
     MPI_Request *request;
@@ -171,56 +163,51 @@ static int64_t realtime_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *kept)
+int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log, bool *late)
 {
-    *kept = false;
+    *late = true;
     bool moves_data = spec->inst && nbc_kind_measures(spec->kind) != KIND_COMP_REF;
-    for (int attempt = 0; attempt <= run->max_retries; attempt++) {
-        /* Every start gets fresh data, so a retried start that delivered
-         * nothing cannot pass on the previous one's. */
-        if (run->check && moves_data && nbc_datacheck_fill(spec->inst) != 0)
-            return MPI_ERR_OTHER;
-        nbc_attempt *a = attempt_log_add(log);
-        if (!a)
-            return MPI_ERR_NO_MEM;
-        *a = (nbc_attempt){.seq = run->next_seq++,
-                           .block = spec->block,
-                           .attempt = attempt,
-                           .kind = spec->kind,
-                           .tolerance_ns = spec->tolerance_ns};
-        /* The scheduler's counters (sched.csv) are read before the barrier
-         * and after t4: never inside t1..t4. */
-        nbc_threads_before_attempt(run->threads);
-        watchdog_arm(run->watchdog, spec->expected_s);
-        watchdog_phase(run->watchdog, PHASE_BARRIER);
-        clocksync_barrier_result barrier;
-        int err = clocksync_window_barrier(run->sync, spec->tolerance_ns, &barrier);
-        a->wall_start_ns = realtime_ns();
-        if (err == MPI_SUCCESS)
-            err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, &a->sample);
-        if (err == MPI_SUCCESS)
-            err = nbc_threads_after_attempt(run->threads, a);
-        /* Whether every rank was on time is only asked after the timed
-         * region, so it adds nothing before it. */
-        bool any_late = false;
-        watchdog_phase(run->watchdog, PHASE_SETTLE);
-        if (err == MPI_SUCCESS && run->fault_late)
-            simulate_late_exit(&barrier, spec->tolerance_ns); /* the retries' test */
-        if (err == MPI_SUCCESS)
-            err = clocksync_settle_attempt(run->sync, &barrier, a->sample.t_ns[0],
-                                           spec->tolerance_ns, &any_late, NULL);
-        watchdog_disarm(run->watchdog);
-        if (err != MPI_SUCCESS)
-            return err;
-        a->deadline_global_ns = barrier.deadline_global_ns;
-        a->exit_late_ns = barrier.exit_late_ns;
-        a->late = any_late;
-        if (!any_late) {
-            *kept = true;
-            return run->check && moves_data ? verify_data(run, spec->inst) : MPI_SUCCESS;
-        }
-    }
-    return MPI_SUCCESS; /* every attempt late: nothing kept */
+    /* Every start gets fresh data, so a redone start that delivered nothing
+     * cannot pass on the previous one's. */
+    if (run->check && moves_data && nbc_datacheck_fill(spec->inst) != 0)
+        return MPI_ERR_OTHER;
+    nbc_attempt *a = attempt_log_add(log);
+    if (!a)
+        return MPI_ERR_NO_MEM;
+    *a = (nbc_attempt){.seq = run->next_seq++,
+                       .block = spec->block,
+                       .attempt = spec->attempt,
+                       .kind = spec->kind,
+                       .tolerance_ns = spec->tolerance_ns};
+    /* The scheduler's counters (sched.csv) are read before the barrier and
+     * after t4: never inside t1..t4. */
+    nbc_threads_before_attempt(run->threads);
+    watchdog_arm(run->watchdog, spec->expected_s);
+    watchdog_phase(run->watchdog, PHASE_BARRIER);
+    clocksync_barrier_result barrier;
+    int err = clocksync_window_barrier(run->sync, spec->tolerance_ns, &barrier);
+    a->wall_start_ns = realtime_ns();
+    if (err == MPI_SUCCESS)
+        err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, &a->sample);
+    if (err == MPI_SUCCESS)
+        err = nbc_threads_after_attempt(run->threads, a);
+    /* Whether every rank was on time is only asked after the timed region,
+     * so it adds nothing before it. */
+    bool any_late = false;
+    watchdog_phase(run->watchdog, PHASE_SETTLE);
+    if (err == MPI_SUCCESS && run->fault_late)
+        simulate_late_exit(&barrier, spec->tolerance_ns); /* the retries' test */
+    if (err == MPI_SUCCESS)
+        err = clocksync_settle_attempt(run->sync, &barrier, a->sample.t_ns[0], spec->tolerance_ns,
+                                       &any_late, NULL);
+    watchdog_disarm(run->watchdog);
+    if (err != MPI_SUCCESS)
+        return err;
+    a->deadline_global_ns = barrier.deadline_global_ns;
+    a->exit_late_ns = barrier.exit_late_ns;
+    a->late = any_late;
+    *late = any_late;
+    return !any_late && run->check && moves_data ? verify_data(run, spec->inst) : MPI_SUCCESS;
 }
 
 static int compare_int64(const void *a, const void *b)

@@ -208,13 +208,14 @@ static size_t kept_rows(const nbc_config *cfg, int blocks, int ranks)
 {
     size_t kept = (size_t)(blocks + 1) * KIND_MAIN_COUNT;
     for (int block = 1; block <= blocks; block++)
-        kept += nbc_null_block(cfg->run.null_share, block) ? 2 : 0;
+        kept += nbc_null_block(cfg->run.null_share, block) ? KIND_COUNT - KIND_MAIN_COUNT : 0;
     return kept * (size_t)ranks;
 }
 
 /* raw.csv columns the scan reads, found by name in its header. */
-enum { RAW_CELL, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
+enum { RAW_CELL, RAW_BLOCK, RAW_ATTEMPT, RAW_SEQ, RAW_LATE, RAW_COLUMNS };
 static const schema_column raw_columns[RAW_COLUMNS] = {[RAW_CELL] = COL_RAW_CELL,
+                                                       [RAW_BLOCK] = COL_RAW_BLOCK,
                                                        [RAW_ATTEMPT] = COL_RAW_ATTEMPT,
                                                        [RAW_SEQ] = COL_RAW_SEQ,
                                                        [RAW_LATE] = COL_RAW_LATE};
@@ -222,9 +223,11 @@ static const schema_column raw_columns[RAW_COLUMNS] = {[RAW_CELL] = COL_RAW_CELL
 /* Finds the whole cells of raw.csv and the byte length they take. A cell's
  * rows are written at once when it ends, then its row of sweep.csv; it is
  * whole when it has that row and each (block, kind) of the blocks it says
- * was kept on every rank, or when one ran out of retries (the cell stopped
- * there). blocks[cell]: sweep.csv's count, -1 without a row; NULL without
- * sweep.csv (an older bench_nbc: run.repetitions blocks a cell). */
+ * was kept on every rank, or when a block ran out of redos (the cell
+ * stopped there). A late attempt ends its block's pass: the pass's rows on
+ * time before it are not kept (the block is redone). blocks[cell]:
+ * sweep.csv's count, -1 without a row; NULL without sweep.csv (an older
+ * bench_nbc: run.repetitions blocks a cell). */
 static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int *blocks,
                     nbc_resume *state, size_t cells, char *err, size_t errlen)
 {
@@ -241,7 +244,8 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
     }
     int column[RAW_COLUMNS], columns = (int)schema_file_column_count(SCHEMA_RAW);
     char *line = NULL;
-    size_t cap = 0, kept = 0, exhausted = 0, kept_per_cell = 0;
+    size_t cap = 0, kept = 0, exhausted = 0, kept_per_cell = 0, pass_kept = 0;
+    long pass_block = -1, pass_attempt = -1; /* the block pass the last row was of */
     ssize_t len;
     long offset = 0, cell = -1;
     int64_t seq_max = -1, cell_seq_max = -1;
@@ -270,13 +274,20 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
             if (blocks && blocks[this_cell] < 0)
                 break; /* no row in sweep.csv: cut before it was written */
             cell = this_cell;
-            kept = exhausted = 0;
+            kept = exhausted = pass_kept = 0;
             kept_per_cell = kept_rows(cfg, blocks ? blocks[cell] : cfg->run.repetitions, ranks);
         }
         int64_t seq = strtoll(fields[column[RAW_SEQ]], NULL, 10);
         cell_seq_max = seq > cell_seq_max ? seq : cell_seq_max;
         bool late = strcmp(fields[column[RAW_LATE]], "1") == 0;
-        kept += !late;
+        long block = strtol(fields[column[RAW_BLOCK]], NULL, 10);
+        long attempt = strtol(fields[column[RAW_ATTEMPT]], NULL, 10);
+        if (block != pass_block || attempt != pass_attempt)
+            pass_kept = 0;
+        pass_block = block;
+        pass_attempt = attempt;
+        kept = late ? kept - pass_kept : kept + 1;
+        pass_kept = late ? 0 : pass_kept + 1;
         exhausted += late && atoi(fields[column[RAW_ATTEMPT]]) == cfg->run.max_retries;
         if (kept == kept_per_cell || exhausted == (size_t)ranks) {
             state->cell_done[cell] = true;

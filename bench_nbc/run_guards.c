@@ -22,14 +22,15 @@ static void on_stop_signal(int signo)
 /* BENCH_NBC_FAULT=KIND:RANK:CELL (tests only) aims a fault at RANK in CELL:
  * `hang`, it hangs in the wait, as if a message were lost, so the watchdog
  * can be seen to work; `late`, it reports itself late at every window
- * barrier, so the retries run out. CELL when the fault is `kind` and aimed
- * at this rank, else -1. */
+ * barrier, so the retries run out; `late_once`, late once, at the first
+ * attempt of the second kind of block 1, so the block's redo can be seen. CELL when the
+ * fault is `kind` and aimed at this rank, else -1. */
 static int fault_cell(const char *kind, int rank)
 {
     const char *fault = getenv("BENCH_NBC_FAULT");
     char fault_kind[16];
     int fault_rank, cell;
-    if (fault && sscanf(fault, "%15[a-z]:%d:%d", fault_kind, &fault_rank, &cell) == 3 &&
+    if (fault && sscanf(fault, "%15[a-z_]:%d:%d", fault_kind, &fault_rank, &cell) == 3 &&
         strcmp(fault_kind, kind) == 0 && fault_rank == rank)
         return cell;
     return -1;
@@ -49,6 +50,7 @@ void nbc_start_guards(nbc_job *job)
                          nbc_threads_newest(job->threads_log));
     run->fault_hang_cell = fault_cell("hang", run->rank);
     run->fault_late_cell = fault_cell("late", run->rank);
+    run->fault_late_once_cell = fault_cell("late_once", run->rank);
 
     stop_flag = &job->stop_signal;
     struct sigaction sa = {.sa_handler = on_stop_signal};

@@ -185,3 +185,8 @@ bool size_search_record(size_search *s, size_t used_bytes, double t_s, double sl
         s->next_bytes = (size_t)next;
     return !s->done;
 }
+
+bool size_search_measurable(const size_search *s, double off_target_max_error)
+{
+    return s->converged || (s->closest_bytes > 0 && s->closest_error <= off_target_max_error);
+}

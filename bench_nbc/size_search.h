@@ -69,6 +69,11 @@ bool size_search_done(const size_search *search);
  * while the search goes on. */
 bool size_search_record(size_search *search, size_t used_bytes, double t_s, double slack_s);
 
+/* Whether the search's closest size is worth measuring: it reached the
+ * target, or missed it by at most off_target_max_error (relative), which
+ * the analysis still reads as the target, flagged off target. */
+bool size_search_measurable(const size_search *search, double off_target_max_error);
+
 /* The size where the quadratic through three points (sorted by size)
  * reaches target_s, strictly inside (lo, hi); NAN when it has no root there. */
 double size_search_quadratic_root(const size_search_point points[3], double target_s, double lo,

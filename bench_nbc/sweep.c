@@ -1,11 +1,10 @@
 /* The sweep (Algorithm 1 over the grid). Each cell runs a warm-up block,
  * recorded and not used, then run.repetitions blocks (with run.half_width,
  * more until its interval is narrow enough: stopping.h); a block measures the
- * three kinds once each, in one of the 6 orders of a Williams design, so
- * that over 6 blocks every kind is preceded equally often by each other
- * kind (warm caches, a buffer that flushed them, a frequency step carry over
- * to the next measurement). Cells run in an order shuffled from a recorded
- * seed, so slow drift of the machine does not draw structure on the
+ * three kinds once each, in one of the 6 orders of a Williams design, and a
+ * share of the blocks their null controls as well (block_order.h). A late
+ * attempt redoes its whole block. Cells run in an order shuffled from a
+ * recorded seed, so slow drift of the machine does not draw structure on the
  * heatmap. Every attempt, late or kept, goes to raw.csv as its cell ends. */
 #include "bench_nbc/driver.h"
 
@@ -15,78 +14,21 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* The 6 orders of the 3 kinds: the two Latin squares of a Williams design
- * for an odd number of treatments; each ordered pair of kinds is adjacent
- * exactly twice. */
-static const nbc_kind williams_orders[6][KIND_MAIN_COUNT] = {
-    {KIND_COMM_REF, KIND_COMP_REF, KIND_OVERLAP}, {KIND_COMP_REF, KIND_OVERLAP, KIND_COMM_REF},
-    {KIND_OVERLAP, KIND_COMM_REF, KIND_COMP_REF}, {KIND_COMM_REF, KIND_OVERLAP, KIND_COMP_REF},
-    {KIND_COMP_REF, KIND_COMM_REF, KIND_OVERLAP}, {KIND_OVERLAP, KIND_COMP_REF, KIND_COMM_REF},
-};
-enum { ORDER_COUNT = sizeof williams_orders / sizeof *williams_orders };
-
-/* splitmix64: a small, well-mixed generator; the sequences only need to be
- * reproducible from the seed, identical on every rank. */
-static uint64_t next_random(uint64_t *state)
+bool nbc_comp_measurable(const compute_calib_result *comp)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static void shuffle(size_t *items, size_t n, uint64_t *state)
-{
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(next_random(state) % i);
-        size_t t = items[i - 1];
-        items[i - 1] = items[j];
-        items[j] = t;
-    }
-}
-
-bool nbc_null_block(double null_share, int block)
-{
-    return block >= 1 && floor(block * null_share) > floor((block - 1) * null_share);
-}
-
-/* The kinds a block measures, in order: its Williams order, and in a null
- * block the two null controls inserted at random places. Each reference and
- * its null control then trade names on a coin flip, so the two are
- * exchangeable and their ratio's truth is exactly 1 (the null control of the
- * intervals). Returns the count. */
-static int block_sequence(const nbc_kind order[KIND_MAIN_COUNT], bool null_block,
-                          uint64_t *random_state, nbc_kind sequence[KIND_COUNT])
-{
-    int count = KIND_MAIN_COUNT;
-    for (int i = 0; i < count; i++)
-        sequence[i] = order[i];
-    if (!null_block)
-        return count;
-    const nbc_kind pairs[2][2] = {{KIND_COMM_REF, KIND_COMM_NULL}, {KIND_COMP_REF, KIND_COMP_NULL}};
-    for (int p = 0; p < 2; p++) {
-        int at = (int)(next_random(random_state) % (uint64_t)(count + 1));
-        for (int i = count; i > at; i--)
-            sequence[i] = sequence[i - 1];
-        sequence[at] = pairs[p][1];
-        count++;
-    }
-    for (int p = 0; p < 2; p++) {
-        if (next_random(random_state) & 1)
-            continue;
-        for (int i = 0; i < count; i++)
-            if (sequence[i] == pairs[p][0] || sequence[i] == pairs[p][1])
-                sequence[i] = sequence[i] == pairs[p][0] ? pairs[p][1] : pairs[p][0];
-    }
-    return count;
+    return comp->matrix_n > 0 && comp->status != COMPUTE_CALIB_ERROR &&
+           (comp->converged ||
+            fabs(comp->t_s - comp->target_s) <= nbc_off_target_max_error() * comp->target_s);
 }
 
 bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell)
 {
     const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
     const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
-    bool comm_reached = !plan->sizable || (comm->converged && comm->bytes > 0);
-    return comm_reached && comp->converged && comp->matrix_n > 0;
+    /* bytes is 0 when the closest size missed by more than the analysis
+     * reads as the target (calibrate.c) */
+    bool comm_reached = !plan->sizable || comm->bytes > 0;
+    return comm_reached && nbc_comp_measurable(comp);
 }
 
 int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells)
@@ -300,10 +242,46 @@ static int maybe_resync(nbc_run *run, const nbc_sweep_plan *plan, size_t cell)
     return rc == MPI_SUCCESS && due ? clocksync_calibrate(run->sync) : rc;
 }
 
+/* One block: the kinds of `sequence`, once each. A late attempt ends the
+ * pass and the whole block is redone in the same order, its attempts
+ * numbered one more: the kept attempts of a block are then one pass, each
+ * kind after the predecessor its order gives it (a kind redone alone would
+ * follow its own late attempt, warm in cache, and run faster). *kept is
+ * false when run->max_retries redos were late as well. Collective. */
+static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *sequence, int kinds,
+                         const double expected_s[KIND_MAIN_COUNT], const char *where,
+                         nbc_attempt_log *log, bool *kept)
+{
+    int rc = MPI_SUCCESS;
+    bool late = true;
+    for (spec->attempt = 0; rc == MPI_SUCCESS && late && spec->attempt <= run->max_retries;
+         spec->attempt++) {
+        late = false;
+        for (int turn = 0; turn < kinds && rc == MPI_SUCCESS && !late; turn++) {
+            spec->kind = sequence[turn];
+            spec->expected_s = expected_s[nbc_kind_measures(spec->kind)];
+            char context[320];
+            snprintf(context, sizeof context, "%s, %s, block %d, attempt %d", where,
+                     nbc_kind_names[spec->kind], spec->block, spec->attempt);
+            watchdog_context(run->watchdog, context);
+            /* BENCH_NBC_FAULT=late_once: one late attempt, the redo's test */
+            bool always_late = run->fault_late;
+            if (run->fault_late_once && spec->block == 1 && turn == 1) {
+                run->fault_late = true;
+                run->fault_late_once = false;
+            }
+            rc = nbc_measure(run, spec, log, &late);
+            run->fault_late = always_late;
+        }
+    }
+    *kept = rc == MPI_SUCCESS && !late;
+    return rc;
+}
+
 /* One cell: the warm-up block and the measured blocks, each in its order,
  * until the stopping rule says so (*stop: how many, why). Stops early
- * (reason late) when an attempt ran out of retries: the cell is then
- * invalid, and measuring the rest would be time lost. */
+ * (reason late) when a block ran out of redos: the cell is then invalid,
+ * and measuring the rest would be time lost. */
 static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, coll_instance *inst,
                         nbc_attempt_log *log, uint64_t *random_state, bool *interrupted,
                         nbc_cell_stop *stop)
@@ -311,45 +289,29 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
     const nbc_comm_calibration *comm = &plan->comm[ci];
     const compute_calib_result *comp = &plan->comp[cj];
-    /* Which order each block runs: a shuffled cycle of the 6, so that 6
-     * consecutive measured blocks hold each once; the warm-up takes the
-     * last of the cycle. */
-    size_t orders[ORDER_COUNT];
-    for (size_t o = 0; o < ORDER_COUNT; o++)
-        orders[o] = o;
-    shuffle(orders, ORDER_COUNT, random_state);
-    const double expected_s[KIND_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s),
-                                           comm->t_s, comp->t_s};
+    nbc_block_orders orders;
+    nbc_block_orders_init(&orders, run->cfg->run.null_share, random_state);
+    /* how long each measure takes, a null control as its reference */
+    const double expected_s[KIND_MAIN_COUNT] = {comm->t_s, comp->t_s, fmax(comm->t_s, comp->t_s)};
     nbc_measure_spec spec = {
         .inst = inst,
         .matrix_n = comp->matrix_n,
         .tolerance_ns = nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance, comm->t_s,
                                                   comp->t_s, run->barrier_precision_ns),
     };
+    char where[192];
+    snprintf(where, sizeof where, "cell %zu (comm %.3g ms, %zu B x comp %.3g ms, n=%zu)", cell,
+             comm->target_s * 1e3, comm->bytes, comp->target_s * 1e3, comp->matrix_n);
     int rc = MPI_SUCCESS;
     bool kept = true;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     *stop = (nbc_cell_stop){.reason = NBC_STOP_CONTINUE, .half_width = NAN};
     for (int block = 0;
          stop->reason == NBC_STOP_CONTINUE && rc == MPI_SUCCESS && kept && !*interrupted; block++) {
-        const nbc_kind *order =
-            williams_orders[orders[block == 0 ? ORDER_COUNT - 1
-                                              : (size_t)(block - 1) % ORDER_COUNT]];
         nbc_kind sequence[KIND_COUNT];
-        int kinds = block_sequence(order, nbc_null_block(run->cfg->run.null_share, block),
-                                   random_state, sequence);
-        for (int turn = 0; turn < kinds && rc == MPI_SUCCESS && kept; turn++) {
-            spec.kind = sequence[turn];
-            spec.block = block;
-            spec.expected_s = expected_s[spec.kind];
-            char context[256];
-            snprintf(context, sizeof context,
-                     "cell %zu (comm %.3g ms, %zu B x comp %.3g ms, n=%zu), %s, block %d", cell,
-                     comm->target_s * 1e3, comm->bytes, comp->target_s * 1e3, comp->matrix_n,
-                     nbc_kind_names[spec.kind], block);
-            watchdog_context(run->watchdog, context);
-            rc = nbc_measure(run, &spec, log, &kept);
-        }
+        int kinds = nbc_block_sequence(&orders, block, sequence);
+        spec.block = block;
+        rc = measure_block(run, &spec, sequence, kinds, expected_s, where, log, &kept);
         if (rc == MPI_SUCCESS)
             *interrupted = nbc_stop_requested(run);
         if (rc == MPI_SUCCESS && kept && !*interrupted && block >= 1)
@@ -363,9 +325,9 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     }
     if (rc == MPI_SUCCESS && !kept && run->rank == 0)
         fprintf(stderr,
-                "bench_nbc: cell %zu: %d attempts in a row left the window barrier later than "
-                "%.3g us: cell stopped, invalid (late)\n",
-                cell, run->max_retries + 1, (double)spec.tolerance_ns * 1e-3);
+                "bench_nbc: cell %zu: block %d was late in all its %d passes (a rank left the "
+                "window barrier later than %.3g us): cell stopped, invalid (late)\n",
+                cell, stop->blocks, run->max_retries + 1, (double)spec.tolerance_ns * 1e-3);
     return rc;
 }
 
@@ -379,6 +341,53 @@ static int write_stop(run_output *out, size_t cell, const nbc_cell_stop *stop)
     return MPI_SUCCESS;
 }
 
+/* What lateness cost the measured blocks of one cell's log: attempts,
+ * late ones, discarded ones (late, or on time in a pass a late one ended)
+ * and blocks redone. The log holds a block's attempts together. */
+typedef struct lateness_count {
+    long attempts, late, discarded, blocks, redone;
+} lateness_count;
+
+static void count_lateness(const nbc_attempt_log *log, lateness_count *n)
+{
+    for (size_t begin = 0; begin < log->count;) {
+        const nbc_attempt *first = &log->items[begin];
+        size_t end = begin + 1;
+        while (end < log->count && log->items[end].block == first->block)
+            end++;
+        const nbc_attempt *last = &log->items[end - 1];
+        if (first->block >= 1) {
+            n->blocks++;
+            n->redone += last->attempt > 0;
+            for (size_t i = begin; i < end; i++) {
+                const nbc_attempt *a = &log->items[i];
+                n->attempts++;
+                n->late += a->late;
+                n->discarded += a->late || a->attempt != last->attempt || last->late;
+            }
+        }
+        begin = end;
+    }
+}
+
+/* The sweep's lateness on stderr (rank 0): the share of attempts the
+ * tolerance discarded, per run, hence per collective and deployment. */
+static void report_lateness(const nbc_run *run, const nbc_sweep_record *record)
+{
+    lateness_count n = {0};
+    for (size_t i = 0; i < record->order_count; i++)
+        count_lateness(&record->logs[record->order[i]], &n);
+    if (run->rank != 0 || n.attempts == 0)
+        return;
+    fprintf(stderr,
+            "bench_nbc: %s: lateness: %ld of %ld measured attempts late (%.1f %%), %ld discarded "
+            "with the passes they ended (%.1f %%), %ld of %ld blocks redone; tolerance %g of the "
+            "shorter reference, at least %.1f us\n",
+            run->coll->name, n.late, n.attempts, 100.0 * (double)n.late / (double)n.attempts,
+            n.discarded, 100.0 * (double)n.discarded / (double)n.attempts, n.redone, n.blocks,
+            run->cfg->run.late_tolerance, (double)run->barrier_precision_ns * 1e-3);
+}
+
 int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record, bool *interrupted)
 {
     *interrupted = false;
@@ -390,7 +399,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         if (!(plan->cell_done && plan->cell_done[c]) && nbc_cell_reachable(plan, c))
             order[total++] = c;
     uint64_t random_state = plan->seed;
-    shuffle(order, total, &random_state);
+    nbc_shuffle(order, total, &random_state);
     FILE *raw = run->rank == 0 ? run_output_file(run->out, OUT_RAW) : NULL;
     int rc = run->rank != 0 || raw ? MPI_SUCCESS : MPI_ERR_IO;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
@@ -410,6 +419,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             break;
         run->fault_hang = run->fault_hang_cell == (int)cell;
         run->fault_late = run->fault_late_cell == (int)cell;
+        run->fault_late_once = run->fault_late_once_cell == (int)cell;
         int64_t seq_before = run->next_seq;
         size_t attempts_before = record->logs[cell].count;
         nbc_mpit_cell_begin(run->mpit);
@@ -443,6 +453,8 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
                         (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9);
     }
     free(order);
+    if (rc == MPI_SUCCESS)
+        report_lateness(run, record);
     return rc;
 }
 

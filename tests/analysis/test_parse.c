@@ -136,7 +136,7 @@ static const struct {
     {2,
      LINE2_PREFIX "comm_reff,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:2:", "column 9 (kind)",
-      "allowed: comm_ref, comp_ref, overlap, comm_null, comp_null"}},
+      "allowed: comm_ref, comp_ref, overlap, comm_null, comp_null, overlap_null"}},
     {2,
      "0,ibcast,0.01,0.02,1024,100,1,warm,comm_ref,0,0,1.5,0,0,5000,5000,10000000,0,0,100000,0\n",
      {"raw.csv:2:", "column 8 (role)", "allowed: warmup, measure"}},

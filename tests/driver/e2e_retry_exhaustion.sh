@@ -2,8 +2,9 @@
 # Retry exhaustion and the lateness rule, end to end, from the run folder's
 # files alone. Rank 1 says it left every window barrier of cell 2 late
 # (BENCH_NBC_FAULT=late:1:2): that cell holds exactly max_retries + 1 late
-# attempts of its first (block, kind) and nothing after (the cell stopped);
-# every other cell keeps each (block, kind) of blocks 0..R exactly once.
+# attempts of its first (block, kind), one per pass of block 0, and nothing
+# after (the cell stopped); every other cell keeps each (block, kind) of
+# blocks 0..R exactly once, in the last pass of its block.
 # Every row's tolerance is max(late_tolerance x min(t_comm, t_comp),
 # barrier precision) from the calibrations and meta.json; an attempt is
 # late exactly when some rank left its barrier later than that; seq follows
@@ -14,13 +15,15 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/lib_driver.sh"
 command -v python3 >/dev/null || skip "python3 is not installed (it reads meta.json)"
 make_scratch
-ranks=2 reps=2 max_retries=20 fault_rank=1 fault_cell=2
+ranks=2 reps=2 max_retries=100 fault_rank=1 fault_cell=2
 # A loose calibration tolerance: the sizes matter little here, every cell
 # being reachable does (a busy machine can defeat a 10 % target). A loose
-# lateness tolerance and 20 retries too: only the injected fault may exhaust
+# lateness tolerance and 100 redos too: only the injected fault may exhaust
 # them (a 1 ms cell here leaves the barrier later than 1 % in 16-40 % of
 # attempts; in one CI run, with the barrier's precision at 537 us, a cell
-# without the fault had 4 late attempts in a row, which exhausted 3 retries).
+# without the fault had 4 late attempts in a row, which exhausted 3 retries;
+# beside another engineer's build, half the attempts were late at 20 %, and
+# a block of three kinds, redone whole, ran out of 20 redos).
 out=$(BENCH_NBC_FAULT=late:$fault_rank:$fault_cell mpi_launch -n $ranks "$BENCH" \
     -c configs/default.conf "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set calibration.tolerance=0.3 \
@@ -133,15 +136,17 @@ awk -v c=$fault_cell -v kind="$first_kind" -v want=$((max_retries + 1)) '
     fail "cell $fault_cell is not $((max_retries + 1)) late attempts of block 0 $first_kind"
 
 # The other reachable cells: every (block, kind) of blocks 0..R kept once,
-# by its last attempt.
+# in the last pass of its block (a late attempt redoes the whole block).
 natural_late=$(awk -v c=$fault_cell -v reps=$reps '
     BEGIN { split("comm_ref comp_ref overlap", kinds, " ") }
-    FNR == NR { reachable[$1] = $2; next }
+    FNR == 1 { f++ }
+    f == 1 { reachable[$1] = $2; next }
+    f == 2 { b = $3 SUBSEP $4; if (!(b in pass) || $6 + 0 > pass[b]) pass[b] = $6 + 0; next }
     $3 != c {
         key = $3 SUBSEP $4 SUBSEP $5
-        if ($7 == 0) kept[key]++; else late++
+        if ($7 == 0 && $6 + 0 == pass[$3, $4]) { kept[key]++; kept_attempt[key] = $6 + 0 }
+        if ($7 != 0) late++
         if (!(key in last) || $6 + 0 > last[key]) last[key] = $6 + 0
-        if ($7 == 0) kept_attempt[key] = $6 + 0
         if ($4 < 0 || $4 > reps) { print "block " $4 " in cell " $3; bad = 1 }
     }
     END {
@@ -158,7 +163,7 @@ natural_late=$(awk -v c=$fault_cell -v reps=$reps '
         }
         if (bad) exit 1
         print late + 0
-    }' "$cells" "$attempts") || fail "a cell without the fault is not whole: $natural_late"
+    }' "$cells" "$attempts" "$attempts") || fail "a cell without the fault is not whole: $natural_late"
 no_leftovers "$SCRATCH"
 # On a busy machine the measured barrier precision can exceed every share,
 # and then only the floor of the rule was checked: say so.

@@ -22,14 +22,18 @@ meta_value() { jq -r --arg k "$2" 'if has($k) then .[$k] else empty end' "$1/met
 RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late
 
 # check_raw FOLDER KEPT: raw.csv has its header, KEPT rows of kept attempts
-# (late = 0) of the three main kinds, 21 fields on every row and
+# (late = 0, in the last pass of their block: a late attempt redoes the
+# whole block) of the three main kinds, 21 fields on every row and
 # t1 <= t2 <= t3 <= t4.
 check_raw() {
     local raw=$1/raw.csv
     [ -f "$raw" ] || fail "no raw.csv in $1"
     [ "$(head -n 1 "$raw")" = "$RAW_HEADER" ] || fail "raw.csv header: $(head -n 1 "$raw")"
     local kept
-    kept=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["late"] == 0 && $c["kind"] !~ /_null$/ { n++ } END { print n + 0 }' "$raw")
+    kept=$(awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+                    FNR == NR { b = $c["cell"] SUBSEP $c["block"]; if ($c["attempt"] + 0 > last[b]) last[b] = $c["attempt"] + 0; next }
+                    $c["late"] == 0 && $c["kind"] !~ /_null$/ && $c["attempt"] == last[$c["cell"], $c["block"]] { n++ }
+                    END { print n + 0 }' "$raw" "$raw")
     [ "$kept" -eq "$2" ] || fail "raw.csv has $kept kept rows, expected $2"
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
              NF != 21 || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
@@ -37,8 +41,9 @@ check_raw() {
 }
 
 # cells_whole FOLDER BLOCKS RANKS: how many cells raw.csv holds, failing when
-# a cell lacks a kept attempt of some (block, main kind) on some rank, unless
-# it ran out of retries (an attempt at run.max_retries, late). BLOCKS counts
+# a cell lacks a kept attempt of some (block, main kind) on some rank (in
+# the last pass of the block), unless it ran out of redos (an attempt at
+# run.max_retries, late). BLOCKS counts
 # the warm-up; BLOCKS "sweep": each cell's measured blocks from sweep.csv
 # (adaptive repetitions), plus the warm-up, and one row there per cell.
 cells_whole() {
@@ -54,10 +59,11 @@ cells_whole() {
     retries=$(meta_value "$1" max_retries)
     awk -F, -v blocks="$2" -v ranks="$3" -v retries="$retries" '
         FILENAME ~ /sweep.csv$/ { if (FNR > 1) { if ($1 in runs) bad = 1; runs[$1] = $2 + 1 }; next }
-        FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; raw++; next }
+        raw == 1 { b = $c["cell"] SUBSEP $c["block"]; if ($c["attempt"] + 0 > last[b]) last[b] = $c["attempt"] + 0; next }
         NF != 21 { bad = 1 }
         { cell[$c["cell"]] = 1 }
-        $c["late"] == 0 && $c["kind"] !~ /_null$/ { kept[$c["cell"]]++ }
+        $c["late"] == 0 && $c["kind"] !~ /_null$/ && $c["attempt"] == last[$c["cell"], $c["block"]] { kept[$c["cell"]]++ }
         $c["late"] == 1 && $c["attempt"] == retries { stopped[$c["cell"]] = 1 }
         END {
             for (x in cell) {
@@ -69,7 +75,7 @@ cells_whole() {
             if (blocks == "sweep") for (x in runs) if (!(x in cell)) bad = 1
             if (bad) exit 1
             print k + 0
-        }' "$1/sweep.csv" "$1/raw.csv"
+        }' "$1/sweep.csv" "$1/raw.csv" "$1/raw.csv"
 }
 
 # no_leftovers: no bench_nbc process of this test's results folder remains.

@@ -5,7 +5,8 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
              tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \
              tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh \
              tests/driver/e2e_adaptive.sh tests/driver/e2e_large_message.sh \
-             tests/driver/e2e_size_limit.sh
+             tests/driver/e2e_size_limit.sh tests/driver/e2e_block_redo.sh \
+             tests/driver/e2e_close_target.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_replay.sh
 
 # The message size search (bench_nbc/size_search.c): a cmocka unit test,
@@ -43,3 +44,12 @@ $(BUILD)/tests/driver/libthread_level_shim.so: tests/driver/thread_level_shim.c 
 
 check: $(BUILD)/tests/driver/libthread_level_shim.so
 E2E_TESTS += tests/driver/e2e_placement.sh
+
+# The kinds of a block and their order (bench_nbc/block_order.c): a cmocka
+# unit test without MPI.
+$(BUILD)/tests/driver/test_block_order: $(BUILD)/nompi/tests/driver/test_block_order.o \
+                                        $(BUILD)/nompi/bench_nbc/block_order.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/driver/test_block_order

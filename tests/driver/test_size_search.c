@@ -421,6 +421,40 @@ static void max_bytes_too_small_stops_after_measuring_it(void **state)
     size_search_free(&s);
 }
 
+static void a_close_miss_is_measurable(void **state)
+{
+    (void)state;
+    /* 10 ms out of reach: max_bytes gives 8.8 ms, 12 % short, beyond the
+     * calibration's 10 % but within an off-target tolerance of 25 %: its
+     * closest size is measured (not converged). */
+    collective_model m = shared_memory_like();
+    size_search_options o = options_for(10e-3);
+    o.max_bytes = (size_t)((8.8e-3 - m.latency_s) * m.bytes_per_s);
+    size_search s;
+    trace tr;
+    run_search(&m, &o, START_BYTES, &s, &tr);
+    assert_false(s.converged);
+    assert_int_equal(s.closest_bytes, o.max_bytes);
+    assert_true(fabs(s.closest_error - 0.12) < 1e-6);
+    assert_true(size_search_measurable(&s, 0.25));
+    assert_false(size_search_measurable(&s, 0.1)); /* a stricter analysis: not measured */
+    size_search_free(&s);
+
+    /* Half the target at max_bytes: 50 % off, not measured. */
+    o.max_bytes = (size_t)((5e-3 - m.latency_s) * m.bytes_per_s);
+    run_search(&m, &o, START_BYTES, &s, &tr);
+    assert_false(s.converged);
+    assert_false(size_search_measurable(&s, 0.25));
+    size_search_free(&s);
+
+    /* A reached target is measured whatever the tolerance. */
+    o.max_bytes = 1 << 30;
+    run_search(&m, &o, START_BYTES, &s, &tr);
+    assert_true(s.converged);
+    assert_true(size_search_measurable(&s, 0));
+    size_search_free(&s);
+}
+
 static void target_below_the_latency_stops_at_the_unit(void **state)
 {
     (void)state;
@@ -562,6 +596,7 @@ int main(void)
         cmocka_unit_test(a_contradicted_bound_is_dropped),
         cmocka_unit_test(noise_of_5_percent_still_converges),
         cmocka_unit_test(max_bytes_too_small_stops_after_measuring_it),
+        cmocka_unit_test(a_close_miss_is_measurable),
         cmocka_unit_test(target_below_the_latency_stops_at_the_unit),
         cmocka_unit_test(sizeless_collective_is_measured_once),
         cmocka_unit_test(start_is_clamped_and_no_points_means_done),
