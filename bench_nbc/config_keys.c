@@ -102,7 +102,12 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
              "min(t_comm_ref, t_comp_ref) after the deadline (floored at the barrier precision "
              "measured at start): the error lateness adds to r_overhead (eq. 1) is divided by "
              "that shorter reference."},
-    {KEY("run", "max_retries", TYPE_INT, NULL, "20", run.max_retries), AT_LEAST(0), BELOW(100000),
+    /* 100: a late attempt redoes its whole block (k = 3 kinds, 6 with the null
+     * controls), a pass is on time with probability (1 - p)^k, and all of
+     * 1 + max_retries passes fail with (1 - (1 - p)^k)^(1 + max_retries):
+     * at p = 1/3 and k = 6, 14 % with 20 redos, 0.01 % with 100
+     * (analysis/README.md, "Blocks and attempts"). */
+    {KEY("run", "max_retries", TYPE_INT, NULL, "100", run.max_retries), AT_LEAST(0), BELOW(100000),
      .help = "Redos of a block after a late attempt (the whole block, in its order); when they "
              "run out the cell stops and is invalid (reason late)."},
     {KEY("run", "null_share", TYPE_DOUBLE, NULL, "0.5", run.null_share), AT_LEAST(0),

@@ -118,7 +118,7 @@ static void defaults_are_the_documented_ones(void **state)
     assert_int_equal(cfg.run.threads, 0);
     assert_int_equal(cfg.run.repetitions, 12);
     assert_true(cfg.run.late_tolerance == 0.02);
-    assert_int_equal(cfg.run.max_retries, 20);
+    assert_int_equal(cfg.run.max_retries, 100);
     assert_int_equal(cfg.run.seed, 0);
     assert_true(cfg.run.null_share == 0.5);
     assert_int_equal(cfg.run.max_cells, 400);
