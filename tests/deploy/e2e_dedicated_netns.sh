@@ -49,10 +49,14 @@ run_done() { DIR=$(cat "$SCRATCH/run_dir" 2>/dev/null) && [ "$(meta_value "$DIR"
 hung=()
 for dep in dedicated thread; do
     rm -f "$SCRATCH/run_dir"
+    # Exit 5 (the cell stopped late) is allowed: the threads' placement is
+    # the point, and 4 busy threads on 2 cores skew the ranks' starts by a
+    # scheduler tick (milliseconds), beyond any tolerance of a 4 ms cell.
+    status=0
     launch_watched run_done "$SCRATCH/out" timeout -k 5 240 "$nodes_sh" run "$MPIEXEC" "${across[@]}" -n 2 \
         env -u MPICH_ASYNC_PROGRESS "$BENCH" "${QUICK[@]}" "${LOOSE_LATENESS[@]}" "${cell[@]}" \
-        --set run.deployment=$dep --run-dir-file "$SCRATCH/run_dir" ||
-        fail "$dep across the nodes: $(cat "$SCRATCH/out")"
+        --set run.deployment=$dep --run-dir-file "$SCRATCH/run_dir" || status=$?
+    [ $status -eq 0 ] || [ $status -eq 5 ] || fail "$dep across the nodes (status $status): $(cat "$SCRATCH/out")"
     [ "$FINALIZE_HUNG" = 0 ] || hung+=("$dep")
     DIR=$(cat "$SCRATCH/run_dir")
     [ "$(meta_value "$DIR" nodes)" = 2 ] || fail "$dep: $(meta_value "$DIR" nodes) nodes"

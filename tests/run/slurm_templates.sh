@@ -62,7 +62,7 @@ expect_run() {
     local run_dir="$R/results/YYYYmmdd-HHMMSS-$1-$4-$5"
     expect "\+ $srun_ranks --mpi=$(field "$1" srun_mpi) $2/bench_nbc -c $R/configs/$3 (--set [^ ]+ )*--set run.collective=$4 --set run.deployment=$5 --set run.mpi=$1( .*)?"
     expect "\+ $srun_ranks $2/compute_ref --run $run_dir( --phase before)?"
-    expect "\+ $TOOLS_ABS/nbc-analyze $run_dir"
+    expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 }
 checked=0
 for dep in basic progress dedicated manual; do
@@ -84,8 +84,8 @@ done
 
 # Another study as the first argument; several deployments in one job.
 what="$template configs/study-default.conf"
-out=$(in_job "$with_srun" configs/study-default.conf --deployments basic,manual --mpi mpich --dry-run 2>&1) ||
-    fail "$what: $out"
+out=$(in_job "$with_srun" configs/study-default.conf --collectives ibcast,iallreduce \
+    --deployments basic,manual --mpi mpich --dry-run 2>&1) || fail "$what: $out"
 for coll in ibcast iallreduce; do
     for dep in basic manual; do expect_run mpich "$M" default.conf $coll $dep; done
 done

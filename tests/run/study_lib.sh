@@ -64,10 +64,13 @@ phase_rows() {
 # data_rows FILE: the lines of a CSV file after its header.
 data_rows() { echo $(($(wc -l <"$1") - 1)); }
 
-# kept_rows RAW_CSV: rows of kept attempts (late = 0) of the three main kinds.
+# kept_rows RAW_CSV: rows of kept attempts (late = 0, in the last pass of
+# their block: a late attempt redoes the whole block) of the three main kinds.
 kept_rows() {
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-             $c["late"] == 0 && $c["kind"] !~ /_null$/ { n++ } END { print n + 0 }' "$1"
+    awk -F, 'FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             FNR == NR { b = $c["cell"] SUBSEP $c["block"]; if ($c["attempt"] + 0 > last[b]) last[b] = $c["attempt"] + 0; next }
+             $c["late"] == 0 && $c["kind"] !~ /_null$/ && $c["attempt"] == last[$c["cell"], $c["block"]] { n++ }
+             END { print n + 0 }' "$1" "$1"
 }
 
 # study_table STUDY_JSON: the study's tidy table (study.csv, study_columns.json)
