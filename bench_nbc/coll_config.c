@@ -10,9 +10,18 @@ coll_options nbc_coll_options(const nbc_config *cfg)
                           .in_place = cfg->run.in_place};
 }
 
+/* Before MPI_Init (--plan) the job's ranks are unknown (0): the buffers
+ * and limits of the least job a run allows, 2 ranks, which every larger
+ * job's reach or exceed. */
+static int ranks_or_least(int ranks)
+{
+    return ranks >= 2 ? ranks : 2;
+}
+
 uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int ranks, char *what,
                                  size_t whatlen)
 {
+    ranks = ranks_or_least(ranks);
     const nbc_collective *coll = nbc_collective_find(cfg->run.collective);
     if (!coll) /* validated before: unreachable */
         return 4 * bytes;
@@ -23,6 +32,7 @@ uint64_t nbc_config_buffer_bytes(const nbc_config *cfg, uint64_t bytes, int rank
 
 uint64_t nbc_config_size_limit(const nbc_config *cfg, int ranks, char *why, size_t whylen)
 {
+    ranks = ranks_or_least(ranks);
     const nbc_collective *coll = nbc_collective_find(cfg->run.collective);
     if (!coll) /* validated before: unreachable */
         return 0;
