@@ -153,6 +153,9 @@ void nbc_finish_study(nbc_job *job)
 static int rewrite_study(nbc_job *job, nbc_study_rewrite *w)
 {
     nbc_run *run = &w->run;
+    /* A study on fewer ranks fails on its own ranks: the others are already
+     * at their next study's rewrite, on another communicator. */
+    nbc_errors_scope(run->comm, MPI_COMM_NULL);
     int failed = clocksync_adopt_later_points(run->sync, job->job_sync) != 0;
     if (run->rank == 0 && !failed) {
         run->out = run_output_open(w->dir, job->err, sizeof job->err);
@@ -170,6 +173,7 @@ static int rewrite_study(nbc_job *job, nbc_study_rewrite *w)
         if (run->rank == 0 && nbc_meta_replace_key(run->out, "clocksync", clocksync) != 0)
             rc = MPI_ERR_IO;
     }
+    nbc_errors_scope(MPI_COMM_NULL, MPI_COMM_NULL);
     return rc;
 }
 
