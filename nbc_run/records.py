@@ -24,8 +24,40 @@ class Setting:
         return {"name": self.name, "value": self.value}
 
 
+class _Record:
+    """A JSON object as a dataclass: the members in field order (FIRST ones
+    first), OPTIONAL ones only when set, unknown ones kept in extra."""
+    FIRST = ()
+    OPTIONAL = ()
+
+    def member_json(self, name, value):
+        return value
+
+    @classmethod
+    def convert(cls, args):
+        """The JSON members (args) made the fields' types, in place."""
+
+    def to_json(self):
+        names = list(self.FIRST) + [f.name for f in fields(self) if f.name not in self.FIRST]
+        out = {}
+        for name in names:
+            value = getattr(self, name)
+            if name == "extra" or (name in self.OPTIONAL and value is None):
+                continue
+            out[name] = self.member_json(name, value)
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, value):
+        known = {f.name for f in fields(cls)} - {"extra"}
+        args = {k: v for k, v in value.items() if k in known}
+        cls.convert(args)
+        return cls(**args, extra={k: v for k, v in value.items() if k not in known})
+
+
 @dataclass
-class Run:
+class Run(_Record):
     """One bench_nbc job of the study and the steps around it."""
     mpi: str
     collective: str
@@ -51,27 +83,17 @@ class Run:
     def finished(self):
         return self.status in FINISHED
 
-    def to_json(self):
-        out = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name == "extra" or (f.name in self.OPTIONAL and value is None):
-                continue
-            out[f.name] = value.to_json() if isinstance(value, Setting) else value
-        out.update(self.extra)
-        return out
+    def member_json(self, name, value):
+        return value.to_json() if isinstance(value, Setting) else value
 
     @classmethod
-    def from_json(cls, value):
-        known = {f.name for f in fields(cls)} - {"extra"}
-        args = {k: v for k, v in value.items() if k in known}
+    def convert(cls, args):
         if args.get("setting"):
             args["setting"] = Setting(**args["setting"])
-        return cls(**args, extra={k: v for k, v in value.items() if k not in known})
 
 
 @dataclass
-class StudyRecord:
+class StudyRecord(_Record):
     """study.json: what the study runs, how it was asked for, its runs."""
     config: str
     base_config: str
@@ -91,28 +113,19 @@ class StudyRecord:
     format: int = 1
     extra: Dict[str, Any] = field(default_factory=dict)
 
+    FIRST = ("format",)
     OPTIONAL = ("table", "dictionary", "end_time", "resumed")
 
     @property
     def seed(self):
         return self.study["seed"]
 
-    def to_json(self):
-        out = {"format": self.format}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in ("format", "extra") or (f.name in self.OPTIONAL and value is None):
-                continue
-            out[f.name] = [r.to_json() for r in value] if f.name == "runs" else value
-        out.update(self.extra)
-        return out
+    def member_json(self, name, value):
+        return [r.to_json() for r in value] if name == "runs" else value
 
     @classmethod
-    def from_json(cls, value):
-        known = {f.name for f in fields(cls)} - {"extra"}
-        args = {k: v for k, v in value.items() if k in known}
+    def convert(cls, args):
         args["runs"] = [Run.from_json(r) for r in args.get("runs", [])]
-        return cls(**args, extra={k: v for k, v in value.items() if k not in known})
 
     def save(self, path):
         write_atomic(path, json.dumps(self.to_json(), indent=2) + "\n")
