@@ -133,9 +133,9 @@ static void fill_row(const cell_metrics *const *row, size_t n, double threshold,
             scratch[valid++] = row[i]->t_comm_ref;
         }
     qsort(scratch, valid, sizeof *scratch, by_value);
-    out->t_comm_ref_s = valid == 0           ? NAN
-                        : valid % 2 == 1     ? scratch[valid / 2]
-                                             : 0.5 * (scratch[valid / 2 - 1] + scratch[valid / 2]);
+    out->t_comm_ref_s = valid == 0       ? NAN
+                        : valid % 2 == 1 ? scratch[valid / 2]
+                                         : 0.5 * (scratch[valid / 2 - 1] + scratch[valid / 2]);
 
     scan point = scan_row(row, n, SCAN_ESTIMATE, threshold);
     scan sure = scan_row(row, n, SCAN_CI_HI, threshold);
@@ -150,8 +150,8 @@ static void fill_row(const cell_metrics *const *row, size_t n, double threshold,
         /* Delta_measured (section 3.1) = eq. 1 x Delta_serialized, the
          * references taken as known for its interval */
         out->lengthening_s = c->r_overhead * shorter;
-        out->lengthening_ci_s = (metric_bounds){c->r_overhead_ci.lo * shorter,
-                                                c->r_overhead_ci.hi * shorter};
+        out->lengthening_ci_s =
+            (metric_bounds){c->r_overhead_ci.lo * shorter, c->r_overhead_ci.hi * shorter};
         out->r_comm = c->r_comm;
         out->r_comm_ci = c->r_comm_ci;
     }

@@ -33,14 +33,14 @@ const char *frontier_status_name(enum frontier_status status);
 /* One row of frontier.csv: one communication target. */
 typedef struct frontier_row {
     double comm_target_s;
-    long long bytes;           /* of the row's cells (the first valid one) */
-    double t_comm_ref_s;       /* median over the row's valid cells of t_comm_ref */
-    double threshold;          /* of r_overhead */
+    long long bytes;     /* of the row's cells (the first valid one) */
+    double t_comm_ref_s; /* median over the row's valid cells of t_comm_ref */
+    double threshold;    /* of r_overhead */
     enum frontier_status status;
-    double comp_target_s;      /* the frontier; NAN for none and not_determined */
-    double comp_ci_lo_s;       /* every interval's upper end at or below the threshold up to it */
-    double comp_ci_hi_s;       /* every interval's lower end ...; INFINITY: beyond the grid */
-    double next_comp_target_s; /* the first column not hidden (within, none); else NAN */
+    double comp_target_s;       /* the frontier; NAN for none and not_determined */
+    double comp_ci_lo_s;        /* every interval's upper end at or below the threshold up to it */
+    double comp_ci_hi_s;        /* every interval's lower end ...; INFINITY: beyond the grid */
+    double next_comp_target_s;  /* the first column not hidden (within, none); else NAN */
     double break_comp_target_s; /* the cell that broke the point scan; NAN when none did */
     char break_reason[ANALYSIS_NAME_MAX]; /* "none", "unresolvable", "no_estimate" or the
                                            * invalid reasons ("unreachable", "late", ...) */
@@ -83,7 +83,6 @@ int frontier_write_run(const char *run_dir, double threshold, const analysis_opt
 /* nbc-compare: the frontiers of the runs in one figure,
  * out_dir/compare_frontier.*, a curve per run. */
 int frontier_write_compare(const char *const *run_dirs, size_t run_count, const char *out_dir,
-                           double threshold, const analysis_options *options,
-                           analysis_error *err);
+                           double threshold, const analysis_options *options, analysis_error *err);
 
 #endif

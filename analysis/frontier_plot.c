@@ -95,9 +95,9 @@ static void series_data(strbuf *data, const frontier_series *s, double x_scale, 
         else if (r->status == FRONTIER_NOT_DETERMINED)
             y = r->break_comp_target_s * 1e3;
         double lo = isfinite(r->comp_ci_lo_s) ? r->comp_ci_lo_s * 1e3 : bottom_ms;
-        double hi = isnan(r->comp_ci_hi_s)      ? bottom_ms
-                    : isinf(r->comp_ci_hi_s)    ? top_ms
-                                                : r->comp_ci_hi_s * 1e3;
+        double hi = isnan(r->comp_ci_hi_s)   ? bottom_ms
+                    : isinf(r->comp_ci_hi_s) ? top_ms
+                                             : r->comp_ci_hi_s * 1e3;
         if (r->status == FRONTIER_NONE || r->status == FRONTIER_NOT_DETERMINED)
             lo = hi = y; /* no frontier: no bar */
         strbuf_printf(data, "%.6g %.6g %.6g %.6g %d %s\n", r->comm_target_s * 1e3 * x_scale, y,
@@ -171,10 +171,9 @@ static int draw(const char *dir, const char *base, const frontier_series *series
                   "lc rgb '#808080'\n"
                   "    set arrow 2 from graph 0, first %.6g to graph 1, first %.6g nohead dt 2 "
                   "lc rgb '#808080'\n",
-                  e.comm_lo_s * 1e3 / M_SQRT2,
-                  e.comm_hi_s * 1e3 * M_SQRT2, e.comp_lo_s * 1e3 / 2, e.comp_hi_s * 1e3 * 2,
-                  count > 1 ? "on" : "off", PLOT_LABEL_PT, e.comp_lo_s * 1e3, e.comp_lo_s * 1e3, e.comp_hi_s * 1e3,
-                  e.comp_hi_s * 1e3);
+                  e.comm_lo_s * 1e3 / M_SQRT2, e.comm_hi_s * 1e3 * M_SQRT2, e.comp_lo_s * 1e3 / 2,
+                  e.comp_hi_s * 1e3 * 2, count > 1 ? "on" : "off", PLOT_LABEL_PT, e.comp_lo_s * 1e3,
+                  e.comp_lo_s * 1e3, e.comp_hi_s * 1e3, e.comp_hi_s * 1e3);
     emit_ticks(&body, "xtics", series, count, true);
     emit_ticks(&body, "ytics", series, count, false);
     strbuf_printf(&body, "    plot ");
@@ -193,9 +192,8 @@ static int draw(const char *dir, const char *base, const frontier_series *series
             "        '' index %zu using 1:($5==%d?$2:NaN):(\"?\") with labels tc rgb '%s' "
             "font ',%d' notitle",
             k ? ", \\\n        " : "", name, k, FRONTIER_BEYOND_GRID, series_points[c],
-            series_colours[c], label, k, FRONTIER_BEYOND_GRID, series_colours[c], k,
-            FRONTIER_NONE, series_colours[c], k, FRONTIER_NOT_DETERMINED, series_colours[c],
-            PLOT_FONT_PT);
+            series_colours[c], label, k, FRONTIER_BEYOND_GRID, series_colours[c], k, FRONTIER_NONE,
+            series_colours[c], k, FRONTIER_NOT_DETERMINED, series_colours[c], PLOT_FONT_PT);
     }
     strbuf_printf(&body, "\n    unset multiplot\n");
     char caption[1400];
@@ -254,8 +252,7 @@ int frontier_write_run(const char *run_dir, double threshold, const analysis_opt
 }
 
 int frontier_write_compare(const char *const *run_dirs, size_t run_count, const char *out_dir,
-                           double threshold, const analysis_options *options,
-                           analysis_error *err)
+                           double threshold, const analysis_options *options, analysis_error *err)
 {
     frontier_series *series = calloc(run_count ? run_count : 1, sizeof *series);
     if (!series)
@@ -283,8 +280,8 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
     char title[200];
     if (status == ANALYSIS_OK) {
         snprintf(title, sizeof title, "%s overlap frontiers", series[0].cells.cells[0].collective);
-        status = draw(out_dir, "compare_frontier", series, run_count, threshold, title, "",
-                      options, err);
+        status = draw(out_dir, "compare_frontier", series, run_count, threshold, title, "", options,
+                      err);
     }
     if (status == ANALYSIS_OK && options->report)
         fprintf(options->report, "frontier: %s/compare_frontier.{png,svg,pdf} (%zu runs)\n",

@@ -15,7 +15,7 @@ synth=$BUILD/tests/analysis/synth_run
 for tool in "$analyze" "$compare" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
 command -v python3 >/dev/null || skip "python3 is not installed (it reads frontier.csv)"
 make_scratch
-grid=(--comm-ms 2,4,8 --comp-ms 1,2,4,8,16 --blocks 12)
+grid=(--comm-ms "2,4,8" --comp-ms "1,2,4,8,16" --blocks 12)
 
 # rows RUN: "comm_target_s status comp_target_s comp_ci_lo_s comp_ci_hi_s
 # next_comp_target_s break_reason" per row of RUN/frontier.csv
@@ -68,7 +68,9 @@ done < <(rows "$SCRATCH/all")
 "$analyze" -q --no-plots "$SCRATCH/never" >/dev/null 2>&1 || fail "nbc-analyze on the serial run"
 while read -r comm status comp _ _ next _; do
     [ "$status" = none ] || fail "serial $comm: status $status"
-    [ "$comp" = nan ] && check_float "$next == 0.001" || fail "serial $comm: $comp, next $next"
+    if [ "$comp" != nan ] || ! check_float "$next == 0.001"; then
+        fail "serial $comm: $comp, next $next"
+    fi
 done < <(rows "$SCRATCH/never")
 
 # an unreachable row breaks honestly: not determined, no frontier
@@ -77,8 +79,9 @@ done < <(rows "$SCRATCH/never")
 "$analyze" -q "$SCRATCH/broken" >/dev/null 2>&1 || fail "nbc-analyze on the unreachable run"
 row=$(rows "$SCRATCH/broken" | awk '$1 == 0.008')
 read -r _ status comp _ _ _ reason <<<"$row"
-[ "$status" = not_determined ] && [ "$comp" = nan ] && [ "$reason" = unreachable ] ||
+if [ "$status" != not_determined ] || [ "$comp" != nan ] || [ "$reason" != unreachable ]; then
     fail "unreachable row: $row"
+fi
 if command -v gnuplot >/dev/null; then
     for ext in png svg pdf; do
         [ -s "$SCRATCH/broken/plots/frontier.$ext" ] || fail "plots/frontier.$ext not drawn"

@@ -39,12 +39,12 @@ static cell_metrics cell(double comm, double comp, double r)
 static void build(cell_table *t, cell_metrics *cells)
 {
     static const double r[ROWS][COMP_COUNT] = {
-        {0.02, 0.05, 0.3, 0.9},   /* within: up to 2 ms */
-        {0.0, 0.01, 0.02, 0.05},  /* beyond the grid */
-        {0.8, 0.9, 1.0, 1.0},     /* none */
-        {0.01, 0.0, 0.02, 0.9},   /* 2 ms invalid (late) */
-        {0.01, 0.02, 0.9, 0.9},   /* 2 ms unresolvable */
-        {NAN, 0.0, 0.0, 0.0},     /* no estimate at 1 ms */
+        {0.02, 0.05, 0.3, 0.9},  /* within: up to 2 ms */
+        {0.0, 0.01, 0.02, 0.05}, /* beyond the grid */
+        {0.8, 0.9, 1.0, 1.0},    /* none */
+        {0.01, 0.0, 0.02, 0.9},  /* 2 ms invalid (late) */
+        {0.01, 0.02, 0.9, 0.9},  /* 2 ms unresolvable */
+        {NAN, 0.0, 0.0, 0.0},    /* no estimate at 1 ms */
     };
     size_t n = 0;
     for (int row = ROWS - 1; row >= 0; row--)
