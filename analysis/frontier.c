@@ -132,10 +132,7 @@ static void fill_row(const cell_metrics *const *row, size_t n, double threshold,
                 out->bytes = row[i]->bytes;
             scratch[valid++] = row[i]->t_comm_ref;
         }
-    qsort(scratch, valid, sizeof *scratch, by_value);
-    out->t_comm_ref_s = valid == 0       ? NAN
-                        : valid % 2 == 1 ? scratch[valid / 2]
-                                         : 0.5 * (scratch[valid / 2 - 1] + scratch[valid / 2]);
+    out->t_comm_ref_s = stats_median(scratch, valid); /* NAN without a valid cell */
 
     scan point = scan_row(row, n, SCAN_ESTIMATE, threshold);
     scan sure = scan_row(row, n, SCAN_CI_HI, threshold);

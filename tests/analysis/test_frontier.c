@@ -67,6 +67,16 @@ static void build(cell_table *t, cell_metrics *cells)
     }
 }
 
+/* The frontier of build()'s table at threshold. */
+static void compute(double threshold, frontier_table *f)
+{
+    cell_metrics cells[ROWS * COMP_COUNT];
+    cell_table t = {0};
+    build(&t, cells);
+    analysis_error err;
+    assert_int_equal(frontier_compute(&t, threshold, f, &err), ANALYSIS_OK);
+}
+
 static const frontier_row *row_of(const frontier_table *f, double comm_s)
 {
     for (size_t i = 0; i < f->count; i++)
@@ -79,12 +89,8 @@ static const frontier_row *row_of(const frontier_table *f, double comm_s)
 static void known_rows(void **state)
 {
     (void)state;
-    cell_metrics cells[ROWS * COMP_COUNT];
-    cell_table t = {0};
-    build(&t, cells);
     frontier_table f;
-    analysis_error err;
-    assert_int_equal(frontier_compute(&t, 0.1, &f, &err), ANALYSIS_OK);
+    compute(0.1, &f);
     assert_int_equal(f.count, ROWS);
     for (size_t i = 1; i < f.count; i++) /* ascending communication targets */
         assert_true(f.rows[i - 1].comm_target_s < f.rows[i].comm_target_s);
@@ -143,12 +149,8 @@ static void known_rows(void **state)
 static void threshold_moves_it(void **state)
 {
     (void)state;
-    cell_metrics cells[ROWS * COMP_COUNT];
-    cell_table t = {0};
-    build(&t, cells);
     frontier_table f;
-    analysis_error err;
-    assert_int_equal(frontier_compute(&t, 0.5, &f, &err), ANALYSIS_OK);
+    compute(0.5, &f);
     const frontier_row *r = row_of(&f, 1e-3);
     assert_int_equal(r->status, FRONTIER_WITHIN);
     assert_true(r->comp_target_s == 4e-3);
@@ -162,12 +164,8 @@ static void threshold_moves_it(void **state)
 static void csv_text(void **state)
 {
     (void)state;
-    cell_metrics cells[ROWS * COMP_COUNT];
-    cell_table t = {0};
-    build(&t, cells);
     frontier_table f;
-    analysis_error err;
-    assert_int_equal(frontier_compute(&t, 0.1, &f, &err), ANALYSIS_OK);
+    compute(0.1, &f);
     strbuf sb = {0};
     frontier_csv_text(&sb, &f);
     assert_true(sb.ok);
