@@ -28,8 +28,8 @@ b=$SCRATCH/progress
     --blocks 12 >/dev/null || fail "synth b"
 "$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare failed"
 
-figures=("$run"/plots/{overhead,concurrency,diagnosis,impact,ecdf_cell_14}
-    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown})
+figures=("$run"/plots/{overhead,concurrency,diagnosis,impact,ecdf_cell_14,frontier}
+    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown,compare_frontier})
 svgs=()
 for f in "${figures[@]}"; do
     for ext in svg png pdf gp caption.txt; do [ -s "$f.$ext" ] || fail "$f.$ext missing"; done
