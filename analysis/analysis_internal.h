@@ -379,6 +379,11 @@ int plot_write_figure(const char *dir, const char *base, const char *comment, do
                       double height_in, const strbuf *body, const char *caption,
                       analysis_error *err);
 
+/* After gnuplot: dir/base.caption.txt's first line (the title) and the
+ * rest (the caption) into base.svg's <title> and <desc> and base.pdf's
+ * Title and Subject (analysis/plot_meta.c). No caption file: nothing. */
+int plot_figure_metadata(const char *dir, const char *base, analysis_error *err);
+
 /* Starts a one-panel multiplot whose title is centred on the page (not on
  * the narrow plot area); the body ends it with "unset multiplot". */
 void plot_emit_canvas_title(strbuf *script, const char *title);

@@ -706,11 +706,22 @@ static int write_heat(const char *out_dir, const char *name, const heat_axis *x_
     return status;
 }
 
-static int write_script(const char *out_dir, const char *base, const char *comment, double width_in,
+/* The files' title (caption's first line): what, then the configurations
+ * compared (library, version, deployment, collective). */
+static int write_script(const char *out_dir, const char *base, const char *comment,
+                        const compare_config *configs, size_t config_count, double width_in,
                         double height_in, const strbuf *body, const char *caption,
                         analysis_error *err)
 {
-    return plot_write_figure(out_dir, base, comment, width_in, height_in, body, caption, err);
+    strbuf title = {0};
+    strbuf_printf(&title, "%s", comment);
+    for (size_t c = 0; c < config_count; c++)
+        strbuf_printf(&title, "%s%s", c ? " vs " : "; ", configs[c].label);
+    int status = title.ok ? plot_write_figure(out_dir, base, title.data, width_in, height_in, body,
+                                              caption, err)
+                          : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
+    strbuf_free(&title);
+    return status;
 }
 
 /* Every configuration's estimates: est[(config * METRIC_COUNT + metric) * n + cell]. */
@@ -960,7 +971,7 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
         status = write_script(out_dir, "compare_overhead",
                               "r_overhead of each configuration side by side (identical colour "
                               "scale)",
-                              layout.width_in, layout.height_in, &body, note, err);
+                              configs, config_count, layout.width_in, layout.height_in, &body, note, err);
     strbuf_free(&body);
     return status;
 }
@@ -1011,7 +1022,7 @@ static int draw_difference(const compare_config *configs, const common_cell *com
     snprintf(comment, sizeof comment,
              "Difference of %s between two configurations (second minus first)", metric->name);
     if (status == ANALYSIS_OK)
-        status = write_script(out_dir, base, comment, layout.width_in, layout.height_in, &body,
+        status = write_script(out_dir, base, comment, configs, 2, layout.width_in, layout.height_in, &body,
                               caption, err);
     strbuf_free(&body);
     return status;
@@ -1086,7 +1097,7 @@ static int write_rank_scaling(const compare_run *runs, const compare_config *con
         if (status == ANALYSIS_OK)
             status = write_script(out_dir, "overhead_vs_ranks",
                                   "r_overhead against the rank count, a line per collective",
-                                  size->width_in,
+                                  NULL, 0, size->width_in,
                                   size->height_in > 0 ? size->height_in : 0.65 * size->width_in,
                                   &body, "Bars: the lowest and highest cell.", err);
         strbuf_free(&body);

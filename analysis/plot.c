@@ -97,12 +97,15 @@ static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, 
 static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
                         double height_in, strbuf *body, const char *caption, analysis_error *err)
 {
-    strbuf text = {0};
+    strbuf text = {0}, title = {0};
     strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
-    int status = text.ok ? plot_write_figure(ctx->plots_dir, base, comment, width_in, height_in,
-                                             body, text.data, err)
+    /* the files' title (caption's first line): what, library, deployment */
+    strbuf_printf(&title, "%s; %s", comment, ctx->short_tail);
+    int status = text.ok && title.ok ? plot_write_figure(ctx->plots_dir, base, title.data,
+                                                         width_in, height_in, body, text.data, err)
                          : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
     strbuf_free(&text);
+    strbuf_free(&title);
     return status;
 }
 

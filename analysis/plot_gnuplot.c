@@ -166,53 +166,6 @@ bool plot_gnuplot_available(void)
     }
 }
 
-/* The caption (NAME.caption.txt) into NAME.svg's <desc>, where gnuplot
- * writes only its own name: the SVG carries its statistics and provenance
- * wherever it is copied. A figure without a caption file is left as is. */
-static int svg_caption(const char *dir, const char *script, analysis_error *err)
-{
-    char base[256], name[300], caption_path[4200], svg_path[4200];
-    snprintf(base, sizeof base, "%s", script);
-    char *dot = strrchr(base, '.');
-    if (dot)
-        *dot = '\0';
-    snprintf(name, sizeof name, "%s.caption.txt", base);
-    int status = analysis_path(caption_path, sizeof caption_path, dir, name, err);
-    snprintf(name, sizeof name, "%s.svg", base);
-    if (status == ANALYSIS_OK)
-        status = analysis_path(svg_path, sizeof svg_path, dir, name, err);
-    char *caption = NULL, *svg = NULL;
-    size_t caption_len = 0, svg_len = 0;
-    bool missing = false;
-    if (status == ANALYSIS_OK)
-        status = analysis_read_file(caption_path, &caption, &caption_len, &missing, err);
-    if (status == ANALYSIS_OK)
-        status = analysis_read_file(svg_path, &svg, &svg_len, &missing, err);
-    if (missing) /* no caption, or no SVG: nothing to add */
-        status = ANALYSIS_OK;
-    const char *open = svg && !missing ? strstr(svg, "<desc>") : NULL;
-    const char *close = open ? strstr(open, "</desc>") : NULL;
-    if (status == ANALYSIS_OK && close) {
-        strbuf out = {0};
-        strbuf_printf(&out, "%.*s<desc>", (int)(open - svg), svg);
-        for (size_t i = 0; i < caption_len; i++) { /* XML text: the markup characters escaped */
-            char c = caption[i];
-            const char *entity = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : NULL;
-            if (entity)
-                strbuf_printf(&out, "%s", entity);
-            else
-                strbuf_printf(&out, "%c", c);
-        }
-        strbuf_printf(&out, "%s", close);
-        status = out.ok ? analysis_write_file_atomic(svg_path, out.data, out.len, err)
-                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", svg_path);
-        strbuf_free(&out);
-    }
-    free(caption);
-    free(svg);
-    return status;
-}
-
 int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
 {
     if (!plot_gnuplot_available())
@@ -241,7 +194,12 @@ int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
                              "gnuplot failed on %s/%s (exit status %d); its messages are above",
                              dir, script, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-    return svg_caption(dir, script, err);
+    char base[256];
+    snprintf(base, sizeof base, "%s", script);
+    char *dot = strrchr(base, '.');
+    if (dot)
+        *dot = '\0';
+    return plot_figure_metadata(dir, base, err);
 }
 
 /* ---- The run's figures ------------------------------------------------------------- */

@@ -8,7 +8,8 @@
 # r_comp_slowdown on a log scale 1/1.5..1.5 ticked at 1, one colour bar on
 # compare_overhead, the same +-1 on every difference map. Each figure has
 # its caption file; page width and --no-titles do what they say; a bad size
-# is bad input.
+# is bad input. Each SVG and PDF carries the figure's title and caption
+# (SVG <title>/<desc>, PDF Title/Subject).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -115,6 +116,30 @@ python3 -c 'import sys, xml.etree.ElementTree as E
 d = [e for e in E.parse(sys.argv[1]).getroot() if e.tag.endswith("desc")]
 sys.exit(not d or "Confirmed at a false-discovery rate" not in (d[0].text or ""))' "$plots/diagnosis.svg" ||
     fail "diagnosis.svg's <desc> is not its caption"
+# every figure's files carry its title (the caption's first line: what,
+# library, deployment) and its caption: the SVG's <title> and <desc>, the
+# PDF's Title and Subject, read back by pdfinfo without a complaint
+if command -v pdfinfo >/dev/null; then
+    for f in "${figures[@]}"; do
+        title=$(head -n 1 "$f.caption.txt")
+        title=${title%.}
+        pdf_title=$(pdfinfo "$f.pdf" 2>"$SCRATCH/pdfinfo.err" | sed -n 's/^Title: *//p')
+        [ "$pdf_title" = "$title" ] || fail "$f.pdf's Title is '$pdf_title', expected '$title'"
+        [ ! -s "$SCRATCH/pdfinfo.err" ] || fail "pdfinfo complains about $f.pdf: $(cat "$SCRATCH/pdfinfo.err")"
+        pdfinfo "$f.pdf" | grep -q "^Subject: *$(sed -n 2p "$f.caption.txt" | cut -c1-40)" ||
+            fail "$f.pdf's Subject is not its caption"
+        python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+t = [e.text for e in r if e.tag.endswith("title")]
+sys.exit(t != [sys.argv[2]])' "$f.svg" "$title" || fail "$f.svg's <title> is not '$title'"
+    done
+    grep -q 'mpich synthetic 1.0, basic\.$' "$plots/diagnosis.caption.txt" ||
+        fail "diagnosis's title does not name the library and deployment: $(head -n 1 "$plots/diagnosis.caption.txt")"
+    head -n 1 "$SCRATCH/cmp/diff_overhead.caption.txt" | grep -q '; .*basic.* vs .*progress' ||
+        fail "diff_overhead's title does not name the configurations compared"
+else
+    echo "pdfinfo is not installed (poppler-utils): the PDF metadata is not checked"
+fi
 
 # a page: 7 in; no titles: the multiplot titles are empty
 page=$SCRATCH/page
