@@ -303,6 +303,8 @@ typedef struct heat_axis {
     long long *physical; /* per target: message bytes (x) or GEMM order (y), 0 unknown;
                           * NULL: none (heat_axis_set_physical) */
     bool physical_is_bytes;
+    long long *physical_alt; /* a second run's values where they read differently (a
+                              * difference map); NULL: none (heat_axis_set_physical_alt) */
 } heat_axis;
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);
@@ -312,6 +314,11 @@ void heat_axis_free(heat_axis *axis);
  * positive value among the n (target, value) pairs; drawn under the times. */
 int heat_axis_set_physical(heat_axis *axis, const double *targets_s, const long long *values,
                            size_t n, bool is_bytes, analysis_error *err);
+/* A second run's values beside the first's (heat_axis_set_physical first):
+ * kept only at the targets where they read differently at the ticks'
+ * precision; none differing: no second values. */
+int heat_axis_set_physical_alt(heat_axis *axis, const double *targets_s, const long long *values,
+                               size_t n, analysis_error *err);
 /* Position of a target time on a heatmap axis: log2 of milliseconds, the
  * same scale on both axes. */
 double heat_axis_position(double target_s);

@@ -914,11 +914,35 @@ static int grid_build(figure_grid *g, const common_cell *common, size_t n, analy
     return status;
 }
 
+/* The second line under the times: the bytes (x) and GEMM orders (y) run r
+ * used at the common cells; alt: as a second run's beside those set. */
+static int grid_physical(figure_grid *g, const compare_run *runs, size_t r,
+                         const common_cell *common, size_t n, bool alt, analysis_error *err)
+{
+    double *targets = malloc((n ? n : 1) * sizeof *targets);
+    long long *values = malloc((n ? n : 1) * sizeof *values);
+    int status = targets && values ? ANALYSIS_OK
+                                   : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    for (int axis = 0; status == ANALYSIS_OK && axis < 2; axis++) {
+        for (size_t i = 0; i < n; i++) {
+            const cell_metrics *c = &runs[r].cells.cells[common[i].index[r]];
+            targets[i] = axis == 0 ? common[i].comm_target_s : common[i].comp_target_s;
+            values[i] = axis == 0 ? c->bytes : c->matrix_n;
+        }
+        heat_axis *a = axis == 0 ? &g->x_axis : &g->y_axis;
+        status = alt ? heat_axis_set_physical_alt(a, targets, values, n, err)
+                     : heat_axis_set_physical(a, targets, values, n, axis == 0, err);
+    }
+    free(targets);
+    free(values);
+    return status;
+}
+
 /* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
 static int draw_configurations(const compare_run *runs, const compare_config *configs,
                                size_t config_count, const common_cell *common, size_t n,
                                const level_estimate *est, const level_class *classes,
-                               const figure_grid *g, const char *out_dir,
+                               figure_grid *g, const char *out_dir,
                                const analysis_options *options, const char *note,
                                heat_value *values, analysis_error *err)
 {
@@ -941,7 +965,9 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
         const compare_run *first = &runs[configs[c].first_run];
-        for (size_t i = 0; i < n; i++) {
+        /* each panel under its configuration's bytes and GEMM orders */
+        status = grid_physical(g, runs, configs[c].first_run, common, n, false, err);
+        for (size_t i = 0; status == ANALYSIS_OK && i < n; i++) {
             const level_estimate *e = estimate_at(est, n, c, 0, i); /* r_overhead */
             const cell_metrics *cell = &first->cells.cells[common[i].index[configs[c].first_run]];
             values[i] = (heat_value){common[i].comm_target_s,
@@ -953,7 +979,8 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
         }
         char name[64], title[700], launches[64] = "";
         snprintf(name, sizeof name, "compare_overhead_%zu.dat", c + 1);
-        status = write_heat(out_dir, name, &g->x_axis, &g->y_axis, values, n, &scale, err);
+        if (status == ANALYSIS_OK)
+            status = write_heat(out_dir, name, &g->x_axis, &g->y_axis, values, n, &scale, err);
         if (configs[c].launches > 1)
             snprintf(launches, sizeof launches, " (%zu launches)", configs[c].launches);
         char tail[160];
@@ -967,19 +994,28 @@ static int draw_configurations(const compare_run *runs, const compare_config *co
         heat_emit_panel(&body, name, &g->x_axis, &g->y_axis, &shown, title);
     }
     strbuf_printf(&body, "    unset multiplot\n");
+    strbuf caption = {0};
+    strbuf_printf(&caption,
+                  "Under the times: the message bytes and GEMM order (in brackets) of each "
+                  "panel's configuration.%s",
+                  note);
     if (status == ANALYSIS_OK)
-        status = write_script(out_dir, "compare_overhead",
-                              "r_overhead of each configuration side by side (identical colour "
-                              "scale)",
-                              configs, config_count, layout.width_in, layout.height_in, &body, note, err);
+        status = caption.ok ? write_script(out_dir, "compare_overhead",
+                                           "r_overhead of each configuration side by side "
+                                           "(identical colour scale)",
+                                           configs, config_count, layout.width_in,
+                                           layout.height_in, &body, caption.data, err)
+                            : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    strbuf_free(&caption);
     strbuf_free(&body);
     return status;
 }
 
 /* diff_<metric>: the second configuration minus the first, hatched where
  * not significant. */
-static int draw_difference(const compare_config *configs, const common_cell *common, size_t n,
-                           const level_estimate *est, size_t m, const figure_grid *g,
+static int draw_difference(const compare_run *runs, const compare_config *configs,
+                           const common_cell *common, size_t n, const level_estimate *est,
+                           size_t m, figure_grid *g,
                            const char *out_dir, const analysis_options *options, const char *note,
                            heat_value *values, analysis_error *err)
 {
@@ -996,7 +1032,9 @@ static int draw_difference(const compare_config *configs, const common_cell *com
     snprintf(caption, sizeof caption,
              "%s of the second configuration minus the first. First: %s (%zu launch%s); second: "
              "%s (%zu launch%s). Blue: the second lower, red: higher. Dashed outline: not "
-             "significant (%s).%s",
+             "significant (%s). Under the times: the first configuration's message bytes and "
+             "GEMM order (in brackets); where the second's read differently, its bytes on a "
+             "third line and its order after a slash.%s",
              metric->name, configs[0].label, configs[0].launches,
              configs[0].launches == 1 ? "" : "es", configs[1].label, configs[1].launches,
              configs[1].launches == 1 ? "" : "es",
@@ -1005,13 +1043,19 @@ static int draw_difference(const compare_config *configs, const common_cell *com
                          "not covered",
              note);
     snprintf(label, sizeof label, "difference of %s", metric->name);
+    /* under the times, the first configuration's bytes and GEMM orders,
+     * and the second's where they read differently */
+    int status = grid_physical(g, runs, configs[0].first_run, common, n, false, err);
+    if (status == ANALYSIS_OK)
+        status = grid_physical(g, runs, configs[1].first_run, common, n, true, err);
     if (options->titles)
         snprintf(title, sizeof title, "%s: second - first%s", metric->name,
                  options->normalize_cores ? ", normalized" : "");
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);
     heat_scale diff = plot_diverging_scale(options->palette, label, metric->saturation);
-    int status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, err);
+    if (status == ANALYSIS_OK)
+        status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, err);
     heat_layout layout =
         heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, 1, options->titles ? 1 : 0);
     strbuf body = {0};
@@ -1201,7 +1245,7 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
                                      out_dir, options, note, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
         status =
-            draw_difference(configs, common, n, est, m, &grid, out_dir, options, note, values, err);
+            draw_difference(runs, configs, common, n, est, m, &grid, out_dir, options, note, values, err);
     bool by_ranks = false;
     if (status == ANALYSIS_OK)
         status = write_rank_scaling(runs, configs, config_count, n, est, out_dir, &options->figure,

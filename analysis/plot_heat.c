@@ -55,10 +55,45 @@ int heat_axis_set_physical(heat_axis *axis, const double *targets_s, const long 
     return ANALYSIS_OK;
 }
 
+static void format_physical(const heat_axis *axis, long long value, char *out, size_t out_size);
+
+int heat_axis_set_physical_alt(heat_axis *axis, const double *targets_s, const long long *values,
+                               size_t n, analysis_error *err)
+{
+    free(axis->physical_alt);
+    axis->physical_alt = NULL;
+    if (!axis->physical)
+        return ANALYSIS_OK;
+    long long *alt = calloc(axis->count ? axis->count : 1, sizeof *alt);
+    if (!alt)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axis)");
+    for (size_t i = 0; i < n; i++) {
+        size_t k = heat_axis_index(axis, targets_s[i]);
+        if (k < axis->count && alt[k] <= 0 && values[i] > 0)
+            alt[k] = values[i];
+    }
+    bool differs = false;
+    for (size_t k = 0; k < axis->count; k++) {
+        char first[32], second[32];
+        format_physical(axis, axis->physical[k], first, sizeof first);
+        format_physical(axis, alt[k], second, sizeof second);
+        if (strcmp(first, second) == 0)
+            alt[k] = 0; /* reads the same: shown once */
+        else
+            differs = true;
+    }
+    if (differs)
+        axis->physical_alt = alt;
+    else
+        free(alt);
+    return ANALYSIS_OK;
+}
+
 void heat_axis_free(heat_axis *axis)
 {
     free(axis->targets_s);
     free(axis->physical);
+    free(axis->physical_alt);
     *axis = (heat_axis){0};
 }
 
@@ -173,20 +208,37 @@ static void format_bytes(long long bytes, char *out, size_t out_size)
     snprintf(out, out_size, value >= 99.5 ? "%.0f%s" : "%.2g%s", value, units[u]);
 }
 
-/* The target times, and under each the bytes or the GEMM order used. */
+/* One physical value as a tick shows it ("5.4M", "279"); "?" unknown. */
+static void format_physical(const heat_axis *axis, long long value, char *out, size_t out_size)
+{
+    if (value <= 0)
+        snprintf(out, out_size, "?");
+    else if (axis->physical_is_bytes)
+        format_bytes(value, out, out_size);
+    else
+        snprintf(out, out_size, "%lld", value);
+}
+
+/* The target times, and under each the bytes or the GEMM order used; a
+ * second run's where it differs: its bytes on a third line, its order
+ * after a slash ("(279/301)"), so that the labels stay as narrow as the
+ * cells. */
 static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
 {
     strbuf_printf(sb, "    set %s (", which);
     for (size_t i = 0; i < axis->count; i++) {
-        char ms[32], second[40] = "";
+        char ms[32], first[32], alt[32], second[80] = "";
         plot_format_ms(axis->targets_s[i], ms, sizeof ms);
         long long physical = axis->physical ? axis->physical[i] : 0;
-        if (physical > 0 && axis->physical_is_bytes) {
-            format_bytes(physical, second + 2, sizeof second - 2);
-            memcpy(second, "\\n", 2);
-        } else if (physical > 0) {
-            snprintf(second, sizeof second, "\\n(%lld)", physical);
-        }
+        long long other = axis->physical_alt ? axis->physical_alt[i] : 0;
+        format_physical(axis, physical, first, sizeof first);
+        format_physical(axis, other, alt, sizeof alt);
+        if ((physical > 0 || other > 0) && axis->physical_is_bytes)
+            snprintf(second, sizeof second, "\\n%s%s%s", first, other > 0 ? "\\n" : "",
+                     other > 0 ? alt : "");
+        else if (physical > 0 || other > 0)
+            snprintf(second, sizeof second, "\\n(%s%s%s)", first, other > 0 ? "/" : "",
+                     other > 0 ? alt : "");
         strbuf_printf(sb, "%s\"%s%s\" %.6f", i ? ", " : "", ms, second,
                       heat_axis_position(axis->targets_s[i]));
     }
@@ -268,7 +320,8 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "    set cblabel \"%s\"\n"
                   "    set xlabel offset 0,%g\n"
                   "    %s colorbox\n",
-                  scale->min, scale->max, scale->palette, label, x_axis->physical ? -0.6 : 0.0,
+                  scale->min, scale->max, scale->palette, label,
+                  x_axis->physical_alt ? -1.6 : x_axis->physical ? -0.6 : 0.0,
                   scale->hide_colorbox ? "unset" : "set");
     /* a shared bar sits in the right margin every panel keeps, so the
      * panels' plot areas are alike */
@@ -316,7 +369,9 @@ heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
     axis_range(y_axis, &ylo, &yhi);
     /* square cells (set size ratio -1): the plot area's height follows its width */
     double area_in = size->width_in / out.cols - margin_left_in - margin_right_in;
-    double panel_in = area_in * (yhi - ylo) / (xhi - xlo) + margin_below_in + title_line_in;
+    /* a second run's bytes: one tick line more */
+    double panel_in = area_in * (yhi - ylo) / (xhi - xlo) + margin_below_in + title_line_in +
+                      (x_axis->physical_alt ? title_line_in : 0);
     if (out.height_in <= 0)
         out.height_in = out.rows * panel_in + title_lines * title_line_in + 0.1;
     return out;

@@ -116,6 +116,32 @@ python3 -c 'import sys, xml.etree.ElementTree as E
 d = [e for e in E.parse(sys.argv[1]).getroot() if e.tag.endswith("desc")]
 sys.exit(not d or "Confirmed at a false-discovery rate" not in (d[0].text or ""))' "$plots/diagnosis.svg" ||
     fail "diagnosis.svg's <desc> is not its caption"
+# nbc-compare's maps under the physical axes: each panel of compare_overhead
+# its run's bytes; the difference map the first run's, and the second's on a
+# third line where they read differently (here b's bytes made 3x a's)
+"$analyze" -q --no-plots "$b" 2>/dev/null || fail "nbc-analyze of $b failed"
+python3 - "$b/cells.csv" <<'EOF' || fail "cannot rewrite $b/cells.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    r["bytes"] = str(int(r["bytes"]) * 3)
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+EOF
+"$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp3" >/dev/null 2>&1 || fail "nbc-compare of the resized runs failed"
+# xtics GP: the first tick's label of each panel
+xtics() { sed -n 's/^ *set xtics (\("[^"]*"\).*/\1/p' "$1" | tr '\n' ' '; }
+[ "$(xtics "$SCRATCH/cmp3/compare_overhead.gp")" = '"1\n4.1k" "1\n12k" ' ] ||
+    fail "compare_overhead's panels do not show their runs' bytes: $(xtics "$SCRATCH/cmp3/compare_overhead.gp")"
+[ "$(xtics "$SCRATCH/cmp3/diff_overhead.gp")" = '"1\n4.1k\n12k" ' ] ||
+    fail "diff_overhead does not show both runs' bytes: $(xtics "$SCRATCH/cmp3/diff_overhead.gp")"
+grep -q '^ *set ytics ("1\\n([0-9]*)"' "$SCRATCH/cmp3/diff_overhead.gp" ||
+    fail "diff_overhead's computation axis does not show the GEMM order once (the runs' agree)"
+[ "$(xtics "$SCRATCH/cmp/diff_overhead.gp")" = '"1\n4.1k" ' ] ||
+    fail "diff_overhead of runs of the same sizes shows them twice: $(xtics "$SCRATCH/cmp/diff_overhead.gp")"
+
 # every figure's files carry its title (the caption's first line: what,
 # library, deployment) and its caption: the SVG's <title> and <desc>, the
 # PDF's Title and Subject, read back by pdfinfo without a complaint
