@@ -343,8 +343,13 @@ typedef struct heat_value {
 } heat_value;
 
 /* The label of an invalid cell: its reason when it is the only one
- * ("unreachable", "late"), else "invalid". */
-const char *plot_invalid_label(const cell_metrics *cell);
+ * ("unreachable", "late"), else "invalid"; all abbreviated ("unr.") where
+ * the longest would not fit a cell cell_pt wide. */
+const char *plot_invalid_label(const cell_metrics *cell, double cell_pt);
+/* Whether the invalid cells' labels are abbreviated in cells cell_pt wide,
+ * and the caption's sentence that explains the abbreviations. */
+bool plot_invalid_abbreviated(double cell_pt);
+extern const char plot_invalid_legend[];
 
 /* A colour scale: name, range and palette stops (value, colour). */
 typedef struct heat_scale {
@@ -362,10 +367,17 @@ typedef struct heat_scale {
     bool shared_bar;    /* ... and the one shown sits in the right margin (set rmargin) */
 } heat_scale;
 
-/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines. */
+/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines;
+ * the values with fewer decimals where two would not fit cell_pt (0: no
+ * limit, heat_cell_width_pt). */
 int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, const heat_scale *scale,
+                    const heat_value *values, size_t n, const heat_scale *scale, double cell_pt,
                     analysis_error *err);
+
+/* The width (pt) of text in the figures' font at font_pt. */
+double plot_text_width_pt(const char *text, double font_pt);
+/* Whether a cell label at PLOT_LABEL_PT fits a cell cell_pt wide (0: any). */
+bool plot_label_fits(const char *text, double cell_pt);
 
 /* Emits the commands that draw one heatmap panel from data_file. */
 void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_axis,
@@ -412,6 +424,10 @@ typedef struct heat_layout {
 } heat_layout;
 heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
                                const heat_axis *y_axis, size_t panels, int title_lines);
+/* The narrowest cell's width (pt) at the printed size of that layout: the
+ * room of a cell's label. */
+double heat_cell_width_pt(const figure_size *size, const heat_axis *x_axis, const heat_axis *y_axis,
+                          size_t panels, int title_lines);
 
 /* The r_overhead palette: blue < 0, green 0, yellow 1, red from r_max on. */
 void plot_overhead_palette(double r_max, char *out, size_t out_size);

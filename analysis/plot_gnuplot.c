@@ -12,7 +12,7 @@
 /* The printed page: text at PLOT_FONT_PT, never under the 7 pt journals
  * ask for (DESIGN.md, "Figures for print"); PNGs at PLOT_PNG_DPI. */
 enum { PLOT_PNG_DPI = 200 };
-static const double plot_points_per_inch = 72.0;
+static const double plot_points_per_inch = 72.0, cairo_text_dpi = 96.0;
 
 /* --figure-size presets: a journal column and a page width. */
 static const struct {
@@ -71,8 +71,13 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                       double height_in, const char *body)
 {
     /* one size in inches for the three: the SVG in points (1 unit = 1 pt),
-     * the PNG at PLOT_PNG_DPI with its fonts and lines scaled alike */
+     * the PNG at PLOT_PNG_DPI with its fonts and lines scaled alike. The
+     * cairo terminals size text for 96 dpi (pango's), a third larger than
+     * the points they are given: their fonts are scaled by 72/96, so that
+     * the PDF's and the PNG's text is the size the SVG states (measured:
+     * pdftotext's word boxes match DejaVu Sans' advance widths). */
     double png_scale = PLOT_PNG_DPI / plot_points_per_inch;
+    double cairo_font_scale = plot_points_per_inch / cairo_text_dpi;
     strbuf_printf(script,
                   "# %s\n"
                   "# Written by nbc-analyze; edit and re-run from this folder:\n"
@@ -85,17 +90,18 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                   "    if (fmt eq \"svg\") { set terminal svg size %d,%d font \"DejaVu "
                   "Sans,%d\" noenhanced }\n"
                   "    if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
-                  "\"DejaVu Sans,%d\" fontscale 1.0 noenhanced }\n"
+                  "\"DejaVu Sans,%d\" fontscale %.4f noenhanced }\n"
                   "    set output \"%s.\".fmt\n"
                   "%s"
                   "    set output\n"
                   "}\n",
                   comment, base_name, base_name, base_name, base_name, width_in, height_in,
                   PLOT_FONT_PT, (int)(width_in * PLOT_PNG_DPI + 0.5),
-                  (int)(height_in * PLOT_PNG_DPI + 0.5), PLOT_FONT_PT, png_scale, png_scale,
+                  (int)(height_in * PLOT_PNG_DPI + 0.5), PLOT_FONT_PT,
+                  png_scale * cairo_font_scale, png_scale,
                   (int)(width_in * plot_points_per_inch + 0.5),
                   (int)(height_in * plot_points_per_inch + 0.5), PLOT_FONT_PT, width_in, height_in,
-                  PLOT_FONT_PT, base_name, body);
+                  PLOT_FONT_PT, cairo_font_scale, base_name, body);
 }
 
 int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,

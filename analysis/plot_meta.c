@@ -91,9 +91,11 @@ static void pdf_text(strbuf *out, const char *utf8)
     const unsigned char *s = (const unsigned char *)utf8;
     while (*s) {
         unsigned long cp = 0xfffd;
-        int extra = *s < 0x80 ? 0 : (*s & 0xe0) == 0xc0 ? 1 : (*s & 0xf0) == 0xe0 ? 2
-                                : (*s & 0xf8) == 0xf0   ? 3
-                                                        : -1;
+        int extra = *s < 0x80             ? 0
+                    : (*s & 0xe0) == 0xc0 ? 1
+                    : (*s & 0xf0) == 0xe0 ? 2
+                    : (*s & 0xf8) == 0xf0 ? 3
+                                          : -1;
         if (extra >= 0) {
             cp = extra == 0 ? *s : *s & (0x3fu >> extra);
             for (int k = 1; k <= extra; k++) {

@@ -9,7 +9,9 @@
 # compare_overhead, the same +-1 on every difference map. Each figure has
 # its caption file; page width and --no-titles do what they say; a bad size
 # is bad input. Each SVG and PDF carries the figure's title and caption
-# (SVG <title>/<desc>, PDF Title/Subject).
+# (SVG <title>/<desc>, PDF Title/Subject). nbc-compare's maps show the
+# runs' bytes and GEMM orders; no cell label is wider than its cell; the
+# PDF's text is the size the SVG states.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -141,6 +143,35 @@ grep -q '^ *set ytics ("1\\n([0-9]*)"' "$SCRATCH/cmp3/diff_overhead.gp" ||
     fail "diff_overhead's computation axis does not show the GEMM order once (the runs' agree)"
 [ "$(xtics "$SCRATCH/cmp/diff_overhead.gp")" = '"1\n4.1k" ' ] ||
     fail "diff_overhead of runs of the same sizes shows them twice: $(xtics "$SCRATCH/cmp/diff_overhead.gp")"
+
+# cell labels fit their cells (cell_labels.py: the font's own widths, the
+# cells from the SVG): a run with an unreachable column (its reason
+# abbreviated, the caption explaining it), the example's maps, the
+# comparisons'; and the PDF's text is the size the SVG states (the cairo
+# terminals' 96 dpi text scaled back): the width pdftotext gives a word of
+# the x label is that word's at PLOT_FONT_PT (8 pt), within 2 %
+font=$(fc-match -f '%{file}' 'DejaVu Sans' 2>/dev/null)
+[ -r "$font" ] || font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+if [ -r "$font" ]; then
+    u=$SCRATCH/unreachable
+    "$synth" --out "$u" --comm-ms 1,2,4,8,16,32 --comp-ms 1,2,4,8,16 --scenario mixed --blocks 12 \
+        --unconverged-comm-ms 2 >/dev/null || fail "synth u"
+    "$analyze" -q --figure-size=column "$u" 2>/dev/null || fail "nbc-analyze of the unreachable run failed"
+    grep -q '^ *[-0-9.]* [-0-9.]* .*"unr\." ' "$u/plots/diagnosis.dat" || fail "the unreachable cells are not labelled unr."
+    grep -q "unr.: target unreachable" "$u/plots/diagnosis.caption.txt" || fail "the diagnosis caption does not explain unr."
+    tests/analysis/cell_labels.py "$font" "$u"/plots/{overhead,concurrency,diagnosis}.svg \
+        "$plots"/{overhead,concurrency,diagnosis}.svg "$SCRATCH"/cmp/{compare_overhead,diff_overhead}.svg \
+        "$SCRATCH"/cmp3/diff_overhead.svg || fail "a cell label is wider than its cell (above)"
+    if command -v pdftotext >/dev/null; then
+        word=$(pdftotext -bbox "$u/plots/diagnosis.pdf" - | sed -n 's/.*xMin="\([0-9.]*\)".*xMax="\([0-9.]*\)".*>communication:<.*/\1 \2/p' | head -n 1)
+        want=$(tests/analysis/cell_labels.py "$font" --width 8 "communication:")
+        awk -v w="$word" -v want="$want" 'BEGIN { split(w, b, " "); got = b[2] - b[1]
+            exit !(w != "" && got > 0.98 * want && got < 1.02 * want) }' ||
+            fail "the PDF's 8 pt text is not 8 pt: 'communication:' spans $word, expected $want pt wide"
+    fi
+else
+    echo "DejaVu Sans not found: the cell labels' widths are not checked"
+fi
 
 # every figure's files carry its title (the caption's first line: what,
 # library, deployment) and its caption: the SVG's <title> and <desc>, the
