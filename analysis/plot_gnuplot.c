@@ -97,9 +97,8 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                   "}\n",
                   comment, base_name, base_name, base_name, base_name, width_in, height_in,
                   PLOT_FONT_PT, (int)(width_in * PLOT_PNG_DPI + 0.5),
-                  (int)(height_in * PLOT_PNG_DPI + 0.5), PLOT_FONT_PT,
-                  png_scale * cairo_font_scale, png_scale,
-                  (int)(width_in * plot_points_per_inch + 0.5),
+                  (int)(height_in * PLOT_PNG_DPI + 0.5), PLOT_FONT_PT, png_scale * cairo_font_scale,
+                  png_scale, (int)(width_in * plot_points_per_inch + 0.5),
                   (int)(height_in * plot_points_per_inch + 0.5), PLOT_FONT_PT, width_in, height_in,
                   PLOT_FONT_PT, cairo_font_scale, base_name, body);
 }
