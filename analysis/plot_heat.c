@@ -378,6 +378,11 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
                   y_axis->physical ? "computation: ms (GEMM order)" : "computation target (ms)");
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);
+    /* the x label under the tick labels' second (and third) lines */
+    strbuf_printf(sb, "    set xlabel offset 0,%g\n",
+                  x_axis->physical_alt ? -1.6
+                  : x_axis->physical   ? -0.6
+                                       : 0.0);
     /* long lists (beyond 12 columns) turn their labels to keep them apart */
     if (x_axis->count > 12)
         strbuf_printf(sb, "    set xtics rotate by 45 right\n");
@@ -429,12 +434,8 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "    set cbrange [%g:%g]\n"
                   "    set palette defined %s\n"
                   "    set cblabel \"%s\"\n"
-                  "    set xlabel offset 0,%g\n"
                   "    %s colorbox\n",
                   scale->min, scale->max, scale->palette, label,
-                  x_axis->physical_alt ? -1.6
-                  : x_axis->physical   ? -0.6
-                                       : 0.0,
                   scale->hide_colorbox ? "unset" : "set");
     /* a shared bar sits in the right margin every panel keeps, so the
      * panels' plot areas are alike */
