@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 typedef struct nbc_plan_estimate {
-    size_t cells_per_run;     /* grid.comm_times x grid.comp_times */
+    size_t cells_per_run;     /* grid.comm_times (or comm_sizes) x grid.comp_times */
     size_t runs;              /* run.collectives x run.ranks (1 each when empty) */
     int blocks_lo, blocks_hi; /* measured blocks a cell runs (plus one warm-up) */
     double sweep_s[2];        /* the sweeps of every run: least, most */
