@@ -303,6 +303,7 @@ typedef struct heat_axis {
     long long *physical; /* per target: message bytes (x) or GEMM order (y), 0 unknown;
                           * NULL: none (heat_axis_set_physical) */
     bool physical_is_bytes;
+    bool physical_given; /* the bytes are the axis (grid.comm_sizes), the times measured */
 } heat_axis;
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);

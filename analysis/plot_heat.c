@@ -181,6 +181,12 @@ static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
         char ms[32], second[40] = "";
         plot_format_ms(axis->targets_s[i], ms, sizeof ms);
         long long physical = axis->physical ? axis->physical[i] : 0;
+        if (physical > 0 && axis->physical_given) { /* the size first: it is the target */
+            format_bytes(physical, second, sizeof second);
+            strbuf_printf(sb, "%s\"%s\\n%.2g\" %.6f", i ? ", " : "", second,
+                          axis->targets_s[i] * 1e3, heat_axis_position(axis->targets_s[i]));
+            continue;
+        }
         if (physical > 0 && axis->physical_is_bytes) {
             format_bytes(physical, second + 2, sizeof second - 2);
             memcpy(second, "\\n", 2);
@@ -211,7 +217,9 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
                   "    set tics out nomirror scale 0.5\n"
                   "    set key off\n",
                   quoted, xlo, xhi, ylo, yhi,
-                  x_axis->physical ? "communication: ms, bytes" : "communication target (ms)",
+                  x_axis->physical_given ? "message size (bytes), time measured (ms)"
+                  : x_axis->physical     ? "communication: ms, bytes"
+                                         : "communication target (ms)",
                   y_axis->physical ? "computation: ms (GEMM order)" : "computation target (ms)");
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);
