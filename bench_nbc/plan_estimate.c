@@ -10,6 +10,17 @@ enum { KINDS = 3 };
  * (clocksync.barrier_margin_us) and its bookkeeping; measured here at
  * 0.1-0.3 ms an attempt beyond the margin. */
 static const double attempt_overhead_s = 0.3e-3;
+/* Where a busy library thread shares the core (the deployment plan's
+ * barrier_sleep_min_s), the barrier's margin is at least that sleep and the
+ * barrier's spin (clocksync/sync.c), and the wake-up after it may wait out
+ * the busy thread's slice: 3-5 ms measured here (an attempt's overhead was
+ * 10 ms median, 12 ms mean with an 8 ms least sleep). */
+static const double barrier_spin_s = 60e-6;
+static const double busy_slice_s = 5e-3;
+/* A late attempt redoes its block (run.late_tolerance): the attempts
+ * measured here were 14 to 28 % more than blocks x kinds; the most assumes a
+ * third more. */
+static const double redo_factor = 4.0 / 3.0;
 /* A look of the stopping rule (the analysis's bootstrap of the cell):
  * 5-30 ms, more for more blocks. */
 static const double look_s = 0.03;
@@ -20,20 +31,26 @@ static const int imprecise_runs_factor = 4;
 
 /* One block of a cell: the three kinds, the overlap at least the longer
  * reference (perfect overlap) and at most their sum (serialized). */
-static void block_s(const nbc_config *cfg, double comm_s, double comp_s, double out[2])
+static void block_s(const nbc_config *cfg, double barrier_sleep_min_s, double comm_s,
+                    double comp_s, double out[2])
 {
-    double margin_s = cfg->clocksync.barrier_margin_us * 1e-6 + attempt_overhead_s;
+    double margin_s = cfg->clocksync.barrier_margin_us * 1e-6;
+    if (barrier_sleep_min_s > 0)
+        margin_s = fmax(margin_s, barrier_sleep_min_s + barrier_spin_s);
+    double attempt_s[2] = {margin_s + attempt_overhead_s,
+                           margin_s + attempt_overhead_s + (barrier_sleep_min_s > 0) * busy_slice_s};
     double per_block = 1 + cfg->run.null_share; /* null controls in that share */
-    out[0] = per_block * (comm_s + comp_s + fmax(comm_s, comp_s) + KINDS * margin_s);
-    out[1] = per_block * (comm_s + comp_s + (comm_s + comp_s) + KINDS * margin_s);
+    out[0] = per_block * (comm_s + comp_s + fmax(comm_s, comp_s) + KINDS * attempt_s[0]);
+    out[1] = redo_factor * per_block * (comm_s + comp_s + (comm_s + comp_s) + KINDS * attempt_s[1]);
 }
 
 /* The blocks a cell runs, warm-up included: fixed, or from run.repetitions
  * to run.max_repetitions (fewer when the cell budget ends it first). */
-static void cell_s(const nbc_config *cfg, double comm_s, double comp_s, double out[2])
+static void cell_s(const nbc_config *cfg, double barrier_sleep_min_s, double comm_s, double comp_s,
+                   double out[2])
 {
     double block[2];
-    block_s(cfg, comm_s, comp_s, block);
+    block_s(cfg, barrier_sleep_min_s, comm_s, comp_s, block);
     int lo = cfg->run.repetitions, hi = cfg->run.half_width > 0 ? cfg->run.max_repetitions : lo;
     out[0] = (lo + 1) * block[0];
     out[1] = (hi + 1) * block[1];
@@ -79,7 +96,7 @@ static double sum(const double *values, size_t n)
     return total;
 }
 
-nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg)
+nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg, double barrier_sleep_min_s)
 {
     nbc_plan_estimate e = {
         .cells_per_run = nbc_comm_axis_count(cfg) * cfg->grid.comp_count,
@@ -93,7 +110,8 @@ nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg)
         for (size_t j = 0; j < cfg->grid.comp_count; j++)
             for (int k = 0; k < 2; k++) {
                 double cell[2];
-                cell_s(cfg, comm_point_s(cfg, i, k), cfg->grid.comp_times_s[j], cell);
+                cell_s(cfg, barrier_sleep_min_s, comm_point_s(cfg, i, k), cfg->grid.comp_times_s[j],
+                       cell);
                 sweep[k] += cell[k];
             }
     double comp = sum(cfg->grid.comp_times_s, cfg->grid.comp_count);

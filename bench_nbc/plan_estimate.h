@@ -19,7 +19,9 @@ typedef struct nbc_plan_estimate {
     double job_s[2];          /* the whole bench_nbc job */
 } nbc_plan_estimate;
 
-/* The estimate of cfg; the README's --plan section says what it assumes. */
-nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg);
+/* The estimate of cfg, where the deployment's window barrier sleeps at
+ * least barrier_sleep_min_s (deploy/plan.h; 0: it does not); the README's
+ * --plan section says what it assumes. */
+nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg, double barrier_sleep_min_s);
 
 #endif
