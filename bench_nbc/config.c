@@ -1613,6 +1613,20 @@ static int rule_size_limit(const nbc_config *cfg, const nbc_config_limits *limit
     size_t index = key_index("calibration", "max_bytes");
     char why[MESSAGE_MAX];
     uint64_t most = limits->size_limit(cfg, limits->ranks, why, sizeof why);
+    /* A given message size is run as it is: none may pass the limit. */
+    size_t sizes = cfg->grid.comm_size_count;
+    if (most > 0 && sizes > 0 && cfg->grid.comm_sizes_bytes[sizes - 1] > most) {
+        size_t si = key_index("grid", "comm_sizes");
+        char problem[2 * MESSAGE_MAX], allowed[MESSAGE_MAX];
+        snprintf(problem, sizeof problem,
+                 "has %llu bytes, above what this MPI library can run: %s at that S exceeds %s",
+                 (unsigned long long)cfg->grid.comm_sizes_bytes[sizes - 1], cfg->run.collective,
+                 why);
+        snprintf(allowed, sizeof allowed, "sizes of at most %llu bytes for %s with this library",
+                 (unsigned long long)most, cfg->run.collective);
+        return key_fail(err, errlen, key_where(cfg, si), &keys[si], cfg->values->text[si], problem,
+                        allowed);
+    }
     if (most == 0 || cfg->calibration.max_bytes <= most || !key_where(cfg, index))
         return 0;
     char problem[2 * MESSAGE_MAX], allowed[MESSAGE_MAX], asked[48];
