@@ -594,8 +594,8 @@ static int store_grid(const key_desc *key, const char *text, nbc_config *cfg, ch
     double *values = NULL;
     size_t count = 0;
     int status = key->may_be_empty && *trim(copy) == '\0' ? 0
-                 : strchr(copy, ',')                       ? parse_range(copy, &values, &count, why, whylen)
-                                                           : parse_list(copy, &values, &count, why, whylen);
+                 : strchr(copy, ',') ? parse_range(copy, &values, &count, why, whylen)
+                                     : parse_list(copy, &values, &count, why, whylen);
     free(copy);
     if (status != 0)
         return -1;

@@ -110,7 +110,7 @@ struct nbc_config {
         size_t comm_count;
         uint64_t *comm_sizes_bytes; /* or ascending message sizes S of the X axis */
         size_t comm_size_count;     /* exactly one of comm_count, comm_size_count is > 0 */
-        double *comp_times_s; /* ascending target times of the Y axis */
+        double *comp_times_s;       /* ascending target times of the Y axis */
         size_t comp_count;
     } grid;
     struct {

@@ -119,7 +119,8 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
      .help = "Seed of the shuffled cell order and of the kind orders of each cell; 0 = chosen "
              "from the clock (the seed used is recorded in config.ini and meta.json)."},
     {KEY("run", "max_cells", TYPE_INT, "cells", "400", run.max_cells), AT_LEAST(1),
-     .help = "Largest grid (comm_times or comm_sizes x comp_times cells) accepted without run.force."},
+     .help =
+         "Largest grid (comm_times or comm_sizes x comp_times cells) accepted without run.force."},
     {KEY("run", "force", TYPE_BOOL, NULL, "false", run.force),
      .help = "Accept a grid of more than run.max_cells cells."},
     {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),

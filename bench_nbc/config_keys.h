@@ -18,8 +18,8 @@ typedef enum {
     TYPE_ENUM,
     TYPE_BYTES,
     TYPE_PROGRESS,
-    TYPE_NAME_LIST, /* names of a list of the limits, comma-separated; empty: none */
-    TYPE_INT_LIST,  /* integers, comma-separated, each within the bounds; empty: none */
+    TYPE_NAME_LIST,  /* names of a list of the limits, comma-separated; empty: none */
+    TYPE_INT_LIST,   /* integers, comma-separated, each within the bounds; empty: none */
     TYPE_BYTES_LIST, /* byte sizes, comma-separated, distinct, stored ascending; empty: none */
     TYPE_COUNT
 } value_type;
@@ -39,8 +39,8 @@ typedef struct {
     const char *unit; /* shown in help; NULL when the value has none */
     const char *default_text;
     const char *help;
-    size_t offset;  /* the field in nbc_config */
-    size_t offset2; /* grid: its count; progress: test_count */
+    size_t offset;     /* the field in nbc_config */
+    size_t offset2;    /* grid: its count; progress: test_count */
     bool may_be_empty; /* TYPE_GRID: an empty value is the empty grid (another key gives it) */
     bound lo, hi;
     const char *const *choices; /* TYPE_ENUM, indexed by the enum's value */

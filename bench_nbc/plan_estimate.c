@@ -31,14 +31,15 @@ static const int imprecise_runs_factor = 4;
 
 /* One block of a cell: the three kinds, the overlap at least the longer
  * reference (perfect overlap) and at most their sum (serialized). */
-static void block_s(const nbc_config *cfg, double barrier_sleep_min_s, double comm_s,
-                    double comp_s, double out[2])
+static void block_s(const nbc_config *cfg, double barrier_sleep_min_s, double comm_s, double comp_s,
+                    double out[2])
 {
     double margin_s = cfg->clocksync.barrier_margin_us * 1e-6;
     if (barrier_sleep_min_s > 0)
         margin_s = fmax(margin_s, barrier_sleep_min_s + barrier_spin_s);
     double attempt_s[2] = {margin_s + attempt_overhead_s,
-                           margin_s + attempt_overhead_s + (barrier_sleep_min_s > 0) * busy_slice_s};
+                           margin_s + attempt_overhead_s +
+                               (barrier_sleep_min_s > 0) * busy_slice_s};
     double per_block = 1 + cfg->run.null_share; /* null controls in that share */
     out[0] = per_block * (comm_s + comp_s + fmax(comm_s, comp_s) + KINDS * attempt_s[0]);
     out[1] = redo_factor * per_block * (comm_s + comp_s + (comm_s + comp_s) + KINDS * attempt_s[1]);
@@ -76,8 +77,8 @@ static double comm_point_s(const nbc_config *cfg, size_t i, int k)
 {
     if (cfg->grid.comm_size_count == 0)
         return cfg->grid.comm_times_s[i];
-    return (double)cfg->grid.comm_sizes_bytes[i] / (k == 0 ? fastest_bytes_per_s
-                                                           : slowest_bytes_per_s);
+    return (double)cfg->grid.comm_sizes_bytes[i] /
+           (k == 0 ? fastest_bytes_per_s : slowest_bytes_per_s);
 }
 
 static double comm_sum_s(const nbc_config *cfg, int k)

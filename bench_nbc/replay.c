@@ -205,7 +205,8 @@ static int check_run_dir(nbc_replay *r, const nbc_config *cfg, int ranks, char *
                  r->cell, r->run_dir, cells - 1);
     } else if (nbc_resume_read_calibrations(r->run_dir_abs, cfg, &calib, err, errlen) != 0) {
         /* err says why */
-    } else if (calib.comp_done < cfg->grid.comp_count || calib.comm_done < nbc_comm_axis_count(cfg)) {
+    } else if (calib.comp_done < cfg->grid.comp_count ||
+               calib.comm_done < nbc_comm_axis_count(cfg)) {
         snprintf(err, errlen,
                  "--replay: %s stopped before its calibration ended (%zu of %zu computation, "
                  "%zu of %zu message sizes): no cell to replay",

@@ -143,9 +143,9 @@ static bool comp_row(char **f, void *p)
 }
 
 /* calib_comm.csv: the columns read, in the order comm_row takes them. */
-static const schema_column comm_columns[] = {
-    COL_CALIB_COMM_COMM_TARGET, COL_CALIB_COMM_BYTES,     COL_CALIB_COMM_T_COMM,
-    COL_CALIB_COMM_ITERATIONS,  COL_CALIB_COMM_CONVERGED, COL_CALIB_COMM_SIZE_GIVEN};
+static const schema_column comm_columns[] = {COL_CALIB_COMM_COMM_TARGET, COL_CALIB_COMM_BYTES,
+                                             COL_CALIB_COMM_T_COMM,      COL_CALIB_COMM_ITERATIONS,
+                                             COL_CALIB_COMM_CONVERGED,   COL_CALIB_COMM_SIZE_GIVEN};
 
 /* A row is the configuration's i-th point of the axis: its target time, or
  * with grid.comm_sizes its given size. */

@@ -601,7 +601,8 @@ static void test_invalid_calibration(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         computed c;
         memset(&c, 0, sizeof c);
-        calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, 0.01, cases[i].comm_converged, false};
+        calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, 0.01, cases[i].comm_converged,
+                               false};
         calib_comp_row comp = {0.0200000001, 100, 0.02, cases[i].comp_converged};
         c.in.calib_comm = &comm;
         c.in.calib_comm_count = 1;

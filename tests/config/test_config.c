@@ -257,7 +257,8 @@ static void grids_expand(void **state)
     set_ok(&cfg, "grid.comm_sizes=16MiB, 1MiB,4194304");
     assert_int_equal(cfg.grid.comm_count, 0);
     assert_int_equal(cfg.grid.comm_size_count, 3);
-    assert_true(cfg.grid.comm_sizes_bytes[0] == 1048576 && cfg.grid.comm_sizes_bytes[1] == 4194304 &&
+    assert_true(cfg.grid.comm_sizes_bytes[0] == 1048576 &&
+                cfg.grid.comm_sizes_bytes[1] == 4194304 &&
                 cfg.grid.comm_sizes_bytes[2] == 16777216);
     assert_int_equal(nbc_comm_axis_count(&cfg), 3);
     validate_ok(&cfg);

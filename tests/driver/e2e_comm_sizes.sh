@@ -10,7 +10,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
 sizes=(262144 1048576)
-axis=(--set grid.comm_times= --set grid.comm_sizes=1MiB,256KiB --set grid.comp_times=1ms,2ms,2)
+axis=(--set grid.comm_times= --set "grid.comm_sizes=1MiB,256KiB" --set "grid.comp_times=1ms,2ms,2")
 
 # --plan takes the axis as the run does: 2 x 2 cells.
 plan=$("$BENCH" --plan -c configs/default.conf "${axis[@]}" 2>&1 >/dev/null) ||
