@@ -118,6 +118,7 @@ typedef struct calib_comm_row {
     long long bytes;
     double t_comm_s; /* the calibrated time (a span, section 4.1) */
     bool converged;
+    bool size_given; /* grid.comm_sizes gave bytes; comm_target_s is t_comm_s */
 } calib_comm_row;
 
 typedef struct calib_comp_row {
@@ -375,6 +376,10 @@ typedef struct cell_metrics {
      * a fact about the axis, flagged; the cell is classified all the same */
     bool comm_off_target;
     bool comp_off_target;
+    /* the communication target is the message size (grid.comm_sizes;
+     * calib_comm.csv size_given): comm_target_s is the time measured at it.
+     * Not in cells.csv (its comm_target_error is nan then). */
+    bool comm_size_given;
     /* Uncertainty (README.md): each cell's 95 % intervals (block bootstrap,
      * expanded percentile) */
     metric_bounds r_overhead_ci;

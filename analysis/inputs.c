@@ -382,6 +382,11 @@ static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *er
         (status = csv_double(record, COL_CALIB_COMM_T_COMM, true, &row.t_comm_s, err)) ||
         (status = parse_flag(record, COL_CALIB_COMM_CONVERGED, &row.converged, err)))
         return status;
+    /* Without the column (a file of a bench_nbc that only searched sizes)
+     * every size was searched for its target. */
+    if (csv_field_position(record, COL_CALIB_COMM_SIZE_GIVEN) != SIZE_MAX &&
+        (status = parse_flag(record, COL_CALIB_COMM_SIZE_GIVEN, &row.size_given, err)))
+        return status;
     return csv_push(ctx, &row, err);
 }
 

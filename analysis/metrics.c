@@ -710,6 +710,13 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     cell_series_of(&w, series_values, &series);
     if (w.block_count)
         cell_ratios(cell, &w, &series, scratch, u->estimate);
+    /* A size the axis gives (grid.comm_sizes) is the cell's target: there
+     * is no time to miss, so no comm_target_error and never comm_off_target. */
+    const calib_comm_row *calib =
+        in->have_calib_comm ? find_calib_comm(in, raw->collective, raw->comm_target_s) : NULL;
+    cell->comm_size_given = calib && calib->size_given;
+    if (cell->comm_size_given)
+        cell->comm_target_error = u->estimate[Q_COMM_TARGET_ERROR] = NAN;
     if (!(cell->t_comm_ref > 0 && cell->t_comp_ref > 0 && cell->t_comm_ref_local > 0 &&
           cell->t_comp_ref_local > 0))
         cell->invalid_reasons |= INVALID_NO_BLOCKS;

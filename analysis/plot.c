@@ -725,6 +725,8 @@ static int build_axes(plot_ctx *ctx, analysis_error *err)
     }
     if (status == ANALYSIS_OK)
         status = heat_axis_set_physical(&ctx->x_axis, targets, values, cells->count, true, err);
+    for (size_t i = 0; i < cells->count; i++)
+        ctx->x_axis.physical_given |= cells->cells[i].comm_size_given;
     free(values);
     free(targets);
     return status;

@@ -314,7 +314,10 @@ static void tick_label(const heat_axis *axis, size_t i, char *out, size_t out_si
     long long other = axis->physical_alt ? axis->physical_alt[i] : 0;
     format_physical(axis, physical, first, sizeof first);
     format_physical(axis, other, alt, sizeof alt);
-    if ((physical > 0 || other > 0) && axis->physical_is_bytes)
+    if (physical > 0 && axis->physical_given) /* the size first: it is the target */
+        snprintf(out, out_size, "%s%s%s\n%.2g", first, other > 0 ? "\n" : "", other > 0 ? alt : "",
+                 axis->targets_s[i] * 1e3);
+    else if ((physical > 0 || other > 0) && axis->physical_is_bytes)
         snprintf(out, out_size, "%s\n%s%s%s", ms, first, other > 0 ? "\n" : "",
                  other > 0 ? alt : "");
     else if (physical > 0 || other > 0)
@@ -374,7 +377,9 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
                   "    set tics out nomirror scale 0.5\n"
                   "    set key off\n",
                   quoted, xlo, xhi, ylo, yhi,
-                  x_axis->physical ? "communication: ms, bytes" : "communication target (ms)",
+                  x_axis->physical_given ? "message size (bytes), time measured (ms)"
+                  : x_axis->physical     ? "communication: ms, bytes"
+                                         : "communication target (ms)",
                   y_axis->physical ? "computation: ms (GEMM order)" : "computation target (ms)");
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);

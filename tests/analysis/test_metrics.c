@@ -601,7 +601,8 @@ static void test_invalid_calibration(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         computed c;
         memset(&c, 0, sizeof c);
-        calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, 0.01, cases[i].comm_converged};
+        calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, 0.01, cases[i].comm_converged,
+                               false};
         calib_comp_row comp = {0.0200000001, 100, 0.02, cases[i].comp_converged};
         c.in.calib_comm = &comm;
         c.in.calib_comm_count = 1;
@@ -678,7 +679,7 @@ static void check_lateness(const raw_text *raw, const lateness_case *expected)
 {
     computed c;
     memset(&c, 0, sizeof c);
-    calib_comm_row comm = {"ibcast", 0.01, 1024, 0.010, true};
+    calib_comm_row comm = {"ibcast", 0.01, 1024, 0.010, true, false};
     calib_comp_row comp = {0.02, 100, 0.020, true};
     c.in.calib_comm = &comm;
     c.in.calib_comm_count = 1;
@@ -792,8 +793,8 @@ static void test_unreachable_cells(void **state)
            0);
     computed c;
     memset(&c, 0, sizeof c);
-    calib_comm_row comm[] = {{"ibcast", 0.004, 0, 0.0031, false},
-                             {"ibcast", 0.001, 1024, 0.001, true}};
+    calib_comm_row comm[] = {{"ibcast", 0.004, 0, 0.0031, false, false},
+                             {"ibcast", 0.001, 1024, 0.001, true, false}};
     calib_comp_row comp[] = {{0.002, 100, 0.002, true}, {0.001, 80, 0.001, true}};
     c.in.calib_comm = comm;
     c.in.calib_comm_count = 2;
