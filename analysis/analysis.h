@@ -274,7 +274,8 @@ typedef struct diagnosis_thresholds {
     double comm_slowed_min_r_comm;
     double slowed_min_r_comp_slowdown;
     double slowed_min_share_of_overhead;
-    long min_blocks; /* fewer usable blocks: uncertain (0: no such rule) */
+    double explaining_min_r_comp_slowdown; /* the share clause needs this slowdown */
+    long min_blocks;                       /* fewer usable blocks: uncertain (0: no such rule) */
     /* the map's false-discovery rate: the claims are the Benjamini-Hochberg
      * rejections at this q over the valid cells' p-values (README.md) */
     double false_discovery_rate;
