@@ -15,7 +15,7 @@ printf '%s\n' "$header" 1,0.9,1.1,0.95,1.05 1,1.01,1.2,0.9,1.0 1,0.8,1.0,1.0,1.3
     0,0.5,0.6,0.5,0.6 1,nan,nan,nan,nan >"$SCRATCH/a/cells.csv"
 # Run b: 1 valid cell covering in neither pair. Run c: no cells.csv.
 printf '%s\n' "$header" 1,1.2,1.3,0.7,0.99 >"$SCRATCH/b/cells.csv"
-python3 - "$BENCH_NBC_ROOT/nbc-run" "$SCRATCH" <<'EOF' || fail "pooled null-control coverage"
+python3 - "$BENCH_NBC_ROOT/nbc-run" "$SCRATCH" "$TOOLS_ABS" <<'EOF' || fail "pooled null-control coverage"
 import importlib.machinery, importlib.util, os, sys
 loader = importlib.machinery.SourceFileLoader("nbc_run", sys.argv[1])
 spec = importlib.util.spec_from_loader("nbc_run", loader)
@@ -38,7 +38,9 @@ for (k, n), want in known.items():
 lo, hi = nbc_run.clopper_pearson(1900, 2000)
 bad |= not (lo < 0.95 < hi and hi - lo < 0.03)
 runs = [os.path.join(sys.argv[2], d) for d in "abc"]
-pooled = nbc_run.pooled_null_coverage(runs)
+columns = nbc_run.schema_columns(sys.argv[3])
+bad |= nbc_run.pooled_null_coverage(runs, {}) is not None  # no schema_doc: no figure
+pooled = nbc_run.pooled_null_coverage(runs, columns)
 print(pooled)
 want = {"comm_null": (2, 4), "comp_null": (3, 4)}
 for pair, (covered, cells) in want.items():
@@ -46,7 +48,7 @@ for pair, (covered, cells) in want.items():
     bad |= (c["covered"], c["cells"], c["runs"]) != (covered, cells, 3)
     bad |= abs(c["share"] - covered / cells) > 1e-12
     bad |= (c["ci_lo"], c["ci_hi"]) != nbc_run.clopper_pearson(covered, cells)
-empty = nbc_run.pooled_null_coverage([runs[2]])["comm_null"]
+empty = nbc_run.pooled_null_coverage([runs[2]], columns)["comm_null"]
 bad |= (empty["cells"], empty["share"], empty["ci_lo"]) != (0, None, None)
 sys.exit(1 if bad else 0)
 EOF
