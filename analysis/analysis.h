@@ -80,6 +80,10 @@ typedef struct raw_row {
     int64_t deadline_ns;
     int64_t exit_late_ns;
     int64_t tolerance_ns;
+    /* The start skew the driver judged (raw.csv start_skew_ns, the same on
+     * every rank of an attempt, >= 0); -1 in a file written before it was
+     * recorded. */
+    int64_t start_skew_ns;
     bool late; /* the driver discarded this attempt */
 } raw_row;
 
@@ -300,8 +304,9 @@ typedef struct cell_rules {
     uncertainty_rules uncertainty;
     /* NAN: every attempt is judged by raw.csv's `late` column (the driver's
      * decision). A number eps >= 0: every measured attempt is judged again,
-     * late when its ranks' largest exit_late_ns exceeds max(eps * min(t_comm_s,
-     * t_comp_s of the cell's calibration rows), meta.json barrier_precision_ns)
+     * late when its ranks' largest exit_late_ns, or its start_skew_ns,
+     * exceeds max(eps * min(t_comm_s, t_comp_s of the cell's calibration
+     * rows), meta.json barrier_precision_ns)
      * (nbc-analyze --late-tolerance; needs both calibration files and the
      * meta.json key). */
     double late_tolerance;

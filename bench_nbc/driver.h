@@ -71,6 +71,7 @@ typedef struct nbc_attempt {
     int64_t deadline_global_ns; /* the window barrier's deadline (extrapolated global time) */
     int64_t exit_late_ns;       /* this rank left the barrier this long after the deadline */
     int64_t tolerance_ns;       /* the lateness tolerated */
+    int64_t start_skew_ns;      /* what clocksync_settle_attempt judged, the same on every rank */
     int64_t seq;                /* run-wide attempt number, the same on every rank */
     int block;                  /* 0: warm-up */
     int attempt;                /* 0-based, per (block, kind) */

@@ -730,6 +730,38 @@ static void test_lateness_and_tolerance_reapplied(void **state)
         check_lateness(&raw, &cases[i]);
 }
 
+/* raw.csv's start_skew_ns, the driver's start skew: lateness_run's rows
+ * with the column added, 300 us on block 3's overlap attempt and 0
+ * elsewhere. Judged again at 0.02 (200 us), that attempt is late by its
+ * start skew alone (its exit_late_ns is 80 us): block 3 has no overlap on
+ * time, the cell is invalid (late) with blocks 1 and 2 left. */
+static void test_lateness_from_start_skew(void **state)
+{
+    (void)state;
+    static raw_text base, raw;
+    lateness_run(&base);
+    raw.len = 0;
+    long long skewed_t1 = 12 * 100 * MS; /* block 3's overlap: the 13th attempt */
+    char *save = NULL;
+    for (char *line = strtok_r(base.text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        long long t1 = -1;
+        if (raw.len > 0) {
+            /* t1_ns is the 14th field */
+            const char *f = line;
+            for (int i = 0; i < 13 && f; i++)
+                f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+            assert_non_null(f);
+            t1 = atoll(f);
+        }
+        const char *extra = raw.len == 0 ? "start_skew_ns" : t1 == skewed_t1 ? "300000" : "0";
+        raw.len +=
+            (size_t)snprintf(raw.text + raw.len, sizeof raw.text - raw.len, "%s,%s\n", line, extra);
+        assert_true(raw.len < sizeof raw.text);
+    }
+    static const lateness_case judged = {0.02, 1, 2, false, 0.0135, 200000};
+    check_lateness(&raw, &judged);
+}
+
 static void test_late_tolerance_needs_inputs(void **state)
 {
     (void)state;
@@ -1921,6 +1953,7 @@ int main(void)
         cmocka_unit_test(test_imbalance_is_not_comm_slowed),
         cmocka_unit_test(test_invalid_calibration),
         cmocka_unit_test(test_lateness_and_tolerance_reapplied),
+        cmocka_unit_test(test_lateness_from_start_skew),
         cmocka_unit_test(test_late_tolerance_needs_inputs),
         cmocka_unit_test(test_driver_gave_up),
         cmocka_unit_test(test_unreachable_cells),
