@@ -114,7 +114,7 @@ UNIT_TESTS :=
 E2E_TESTS  :=
 BENCHMARKS :=
 
-.PHONY: all deps check bench run run-study install format format-check clean help print-build-dir \
+.PHONY: all deps check bench run run-build run-study install format format-check clean help print-build-dir \
         print-mpiexec print-mpi-profile
 all: programs
 
@@ -153,7 +153,7 @@ deps:
 # which remakes its included files before anything else, reads them all again
 # (also once after the file is first created).
 DEPS_INSTALLED := build/deps-installed.mk
-ifneq ($(filter-out clean help format format-check print-% blas-config fuzz fuzz-toolchain run run-study,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out clean help format format-check print-% blas-config fuzz fuzz-toolchain run run-build run-study,$(or $(MAKECMDGOALS),all)),)
 include $(DEPS_INSTALLED)
 endif
 $(DEPS_INSTALLED): deps
@@ -174,12 +174,16 @@ check: programs $(UNIT_TESTS)
 # options: make run RUN_ARGS="--collectives ibcast,iallreduce".
 RUN_ARGS ?=
 RUN_LOG  := build/make-run.log
-run:
+run: run-build
+	@$(MAKE) --no-print-directory run-study
+
+# make run's first step: one line on the terminal, apt-get's and the
+# compilers' output in RUN_LOG (tests/install/run_quiet.sh).
+run-build:
 	@mkdir -p $(dir $(RUN_LOG))
 	@echo "make run: installing what is missing and building (output in $(RUN_LOG))"
 	@$(MAKE) --no-print-directory deps programs >$(RUN_LOG) 2>&1 || { tail -n 25 $(RUN_LOG) >&2; \
 	    echo "make run: the install or the build failed (above; all of it in $(RUN_LOG))" >&2; exit 1; }
-	@$(MAKE) --no-print-directory run-study
 
 # The study alone, on what is built.
 run-study:

@@ -80,6 +80,10 @@ typedef struct raw_row {
     int64_t deadline_ns;
     int64_t exit_late_ns;
     int64_t tolerance_ns;
+    /* The start skew the driver judged (raw.csv start_skew_ns, the same on
+     * every rank of an attempt, >= 0); -1 in a file written before it was
+     * recorded. */
+    int64_t start_skew_ns;
     bool late; /* the driver discarded this attempt */
 } raw_row;
 
@@ -118,6 +122,7 @@ typedef struct calib_comm_row {
     long long bytes;
     double t_comm_s; /* the calibrated time (a span, section 4.1) */
     bool converged;
+    bool size_given; /* grid.comm_sizes gave bytes; comm_target_s is t_comm_s */
 } calib_comm_row;
 
 typedef struct calib_comp_row {
@@ -273,7 +278,8 @@ typedef struct diagnosis_thresholds {
     double comm_slowed_min_r_comm;
     double slowed_min_r_comp_slowdown;
     double slowed_min_share_of_overhead;
-    long min_blocks; /* fewer usable blocks: uncertain (0: no such rule) */
+    double explaining_min_r_comp_slowdown; /* the share clause needs this slowdown */
+    long min_blocks;                       /* fewer usable blocks: uncertain (0: no such rule) */
     /* the map's false-discovery rate: the claims are the Benjamini-Hochberg
      * rejections at this q over the valid cells' p-values (README.md) */
     double false_discovery_rate;
@@ -298,8 +304,9 @@ typedef struct cell_rules {
     uncertainty_rules uncertainty;
     /* NAN: every attempt is judged by raw.csv's `late` column (the driver's
      * decision). A number eps >= 0: every measured attempt is judged again,
-     * late when its ranks' largest exit_late_ns exceeds max(eps * min(t_comm_s,
-     * t_comp_s of the cell's calibration rows), meta.json barrier_precision_ns)
+     * late when its ranks' largest exit_late_ns, or its start_skew_ns,
+     * exceeds max(eps * min(t_comm_s, t_comp_s of the cell's calibration
+     * rows), meta.json barrier_precision_ns)
      * (nbc-analyze --late-tolerance; needs both calibration files and the
      * meta.json key). */
     double late_tolerance;
@@ -375,6 +382,10 @@ typedef struct cell_metrics {
      * a fact about the axis, flagged; the cell is classified all the same */
     bool comm_off_target;
     bool comp_off_target;
+    /* the communication target is the message size (grid.comm_sizes;
+     * calib_comm.csv size_given): comm_target_s is the time measured at it.
+     * Not in cells.csv (its comm_target_error is nan then). */
+    bool comm_size_given;
     /* Uncertainty (README.md): each cell's 95 % intervals (block bootstrap,
      * expanded percentile) */
     metric_bounds r_overhead_ci;

@@ -303,6 +303,9 @@ typedef struct heat_axis {
     long long *physical; /* per target: message bytes (x) or GEMM order (y), 0 unknown;
                           * NULL: none (heat_axis_set_physical) */
     bool physical_is_bytes;
+    long long *physical_alt; /* a second run's values where they read differently (a
+                              * difference map); NULL: none (heat_axis_set_physical_alt) */
+    bool physical_given; /* the bytes are the axis (grid.comm_sizes), the times measured */
 } heat_axis;
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);
@@ -312,6 +315,11 @@ void heat_axis_free(heat_axis *axis);
  * positive value among the n (target, value) pairs; drawn under the times. */
 int heat_axis_set_physical(heat_axis *axis, const double *targets_s, const long long *values,
                            size_t n, bool is_bytes, analysis_error *err);
+/* A second run's values beside the first's (heat_axis_set_physical first):
+ * kept only at the targets where they read differently at the ticks'
+ * precision; none differing: no second values. */
+int heat_axis_set_physical_alt(heat_axis *axis, const double *targets_s, const long long *values,
+                               size_t n, analysis_error *err);
 /* Position of a target time on a heatmap axis: log2 of milliseconds, the
  * same scale on both axes. */
 double heat_axis_position(double target_s);
@@ -336,8 +344,13 @@ typedef struct heat_value {
 } heat_value;
 
 /* The label of an invalid cell: its reason when it is the only one
- * ("unreachable", "late"), else "invalid". */
-const char *plot_invalid_label(const cell_metrics *cell);
+ * ("unreachable", "late"), else "invalid"; all abbreviated ("unr.") where
+ * the longest would not fit a cell cell_pt wide. */
+const char *plot_invalid_label(const cell_metrics *cell, double cell_pt);
+/* Whether the invalid cells' labels are abbreviated in cells cell_pt wide,
+ * and the caption's sentence that explains the abbreviations. */
+bool plot_invalid_abbreviated(double cell_pt);
+extern const char plot_invalid_legend[];
 
 /* A colour scale: name, range and palette stops (value, colour). */
 typedef struct heat_scale {
@@ -355,10 +368,17 @@ typedef struct heat_scale {
     bool shared_bar;    /* ... and the one shown sits in the right margin (set rmargin) */
 } heat_scale;
 
-/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines. */
+/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines;
+ * the values with fewer decimals where two would not fit cell_pt (0: no
+ * limit, heat_cell_width_pt). */
 int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, const heat_scale *scale,
+                    const heat_value *values, size_t n, const heat_scale *scale, double cell_pt,
                     analysis_error *err);
+
+/* The width (pt) of text in the figures' font at font_pt. */
+double plot_text_width_pt(const char *text, double font_pt);
+/* Whether a cell label at PLOT_LABEL_PT fits a cell cell_pt wide (0: any). */
+bool plot_label_fits(const char *text, double cell_pt);
 
 /* Emits the commands that draw one heatmap panel from data_file. */
 void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_axis,
@@ -378,6 +398,11 @@ enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
 int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,
                       double height_in, const strbuf *body, const char *caption,
                       analysis_error *err);
+
+/* After gnuplot: dir/base.caption.txt's first line (the title) and the
+ * rest (the caption) into base.svg's <title> and <desc> and base.pdf's
+ * Title and Subject (analysis/plot_meta.c). No caption file: nothing. */
+int plot_figure_metadata(const char *dir, const char *base, analysis_error *err);
 
 /* Starts a one-panel multiplot whose title is centred on the page (not on
  * the narrow plot area); the body ends it with "unset multiplot". */
@@ -400,6 +425,10 @@ typedef struct heat_layout {
 } heat_layout;
 heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
                                const heat_axis *y_axis, size_t panels, int title_lines);
+/* The narrowest cell's width (pt) at the printed size of that layout: the
+ * room of a cell's label. */
+double heat_cell_width_pt(const figure_size *size, const heat_axis *x_axis, const heat_axis *y_axis,
+                          size_t panels, int title_lines);
 
 /* The r_overhead palette: blue < 0, green 0, yellow 1, red from r_max on. */
 void plot_overhead_palette(double r_max, char *out, size_t out_size);

@@ -108,6 +108,15 @@ diagnosis_thresholds analysis_default_thresholds(void)
         /* ... or the extra computation explains half the overhead (a 5 %
          * slower 1 s step next to a 10 ms collective is r_overhead 5) */
         .slowed_min_share_of_overhead = 0.5,
+        /* ... provided the step is at least 5 % slower: the share clause
+         * divides the step's extra time by the shorter reference, so next
+         * to a collective 64x shorter a 1.5 % step-to-step spread of the
+         * GEMM (this machine's) moves it by 1, as much as the MPI time of
+         * an unprogressed collective. Below 5 % a slowdown is not told
+         * from that spread, however long the step: r_comp_slowdown's own
+         * interval decides it (half the 10 % above, twice the spread's
+         * 95 % half-width) */
+        .explaining_min_r_comp_slowdown = 1.05,
         /* A 95 % interval from fewer blocks rests on too little: the
          * bootstrap distribution of a median of n blocks takes few distinct
          * values, the expansion for small n grows fast (t with 9 degrees of
@@ -195,16 +204,22 @@ static metric_bounds scaled(metric_bounds value, double factor)
                        : (metric_bounds){value.hi * factor, value.lo * factor};
 }
 
-/* The computation was slowed (eq. 3 > 1, section 3.3.2), or its extra time
- * explains at least half of an overhead beyond the overlap band. */
+static metric_bounds constant(double value)
+{
+    return (metric_bounds){value, value};
+}
+
+/* The computation was slowed (eq. 3 > 1, section 3.3.2), or, at least 5 %
+ * slower, its extra time explains at least half of an overhead beyond the
+ * overlap band. */
 static enum tri computation_slowed(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
-    enum tri explains_overhead =
+    enum tri explains_overhead = tri_and(
         tri_and(above(in->r_overhead, th->overlap_max_r_overhead),
-                at_least(in->comp_extra_in_overhead,
-                         scaled(in->r_overhead, th->slowed_min_share_of_overhead)));
-    return tri_or(at_least(in->r_comp_slowdown, (metric_bounds){th->slowed_min_r_comp_slowdown,
-                                                                th->slowed_min_r_comp_slowdown}),
+                at_least(in->r_comp_slowdown, constant(th->explaining_min_r_comp_slowdown))),
+        at_least(in->comp_extra_in_overhead,
+                 scaled(in->r_overhead, th->slowed_min_share_of_overhead)));
+    return tri_or(at_least(in->r_comp_slowdown, constant(th->slowed_min_r_comp_slowdown)),
                   explains_overhead);
 }
 
@@ -237,9 +252,17 @@ static enum tri rule_few_blocks(const diagnosis_input *in, const diagnosis_thres
     return in->blocks < th->min_blocks ? TRI_YES : TRI_NO;
 }
 
+/* Faster than perfect overlap: the references are imprecise, and the cell
+ * is not an overlap. Only where the collective progressed, the one class
+ * a negative r_overhead would otherwise give: when the MPI calls held the
+ * collective (comm_unhidden_share > 0.3), a negative r_overhead is the
+ * computation faster than its reference by more than that MPI time, the
+ * long reference's spread over the short one (64:1: 1.5 % of the step is
+ * 1), and the MPI time decides the class, as it does for a positive one. */
 static enum tri rule_imprecision(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
-    return below(in->r_overhead, th->imprecision_max_r_overhead);
+    return tri_and(below(in->r_overhead, th->imprecision_max_r_overhead),
+                   communication_progressed(in, th));
 }
 
 static enum tri rule_overlap(const diagnosis_input *in, const diagnosis_thresholds *th)

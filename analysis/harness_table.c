@@ -70,9 +70,15 @@ static int column_width(int k)
 
 static int print_text(FILE *out, const char *run_dir, const run_meta *meta, const cell_table *cells)
 {
-    int rc = fprintf(out, "# bench_nbc %s cells: %s (%s, %s, %s %s, %ld ranks)\n#", cli_version(),
-                     run_dir, meta->collective, meta->deployment, meta->library_profile,
-                     meta->library_version, meta->ranks) < 0;
+    /* The axis the grid gives: searched times, or message sizes (bytes) with
+     * comm_target_ms the time measured at each. */
+    bool sizes = false;
+    for (size_t i = 0; i < cells->count; i++)
+        sizes |= cells->cells[i].comm_size_given;
+    int rc =
+        fprintf(out, "# bench_nbc %s cells: %s (%s, %s, %s %s, %ld ranks)%s\n#", cli_version(),
+                run_dir, meta->collective, meta->deployment, meta->library_profile,
+                meta->library_version, meta->ranks, sizes ? " communication axis: bytes" : "") < 0;
     /* "#" then " name" per column; a row: " " then " value" per column */
     for (int k = 0; k < TABLE_COLUMNS; k++)
         rc |= fprintf(out, " %*s", column_width(k),

@@ -187,8 +187,15 @@ static int raw_lateness(const csv_record *record, raw_row *row, analysis_error *
         (status = csv_long(record, COL_RAW_TOLERANCE, 0, LLONG_MAX, &tolerance, err)) ||
         (status = csv_long(record, COL_RAW_LATE, 0, 1, &late, err)))
         return status;
+    /* start_skew_ns: optional, files written before it was recorded lack it
+     * (their lateness came from exit_late_ns alone, as far as they tell). */
+    long long start_skew = -1;
+    if (csv_field_position(record, COL_RAW_START_SKEW) != SIZE_MAX &&
+        (status = csv_long(record, COL_RAW_START_SKEW, 0, LLONG_MAX, &start_skew, err)))
+        return status;
     row->deadline_ns = deadline;
     row->exit_late_ns = exit_late;
+    row->start_skew_ns = start_skew;
     row->tolerance_ns = tolerance;
     row->late = late == 1;
     return ANALYSIS_OK;
@@ -381,6 +388,11 @@ static int calib_comm_fn(const csv_record *record, void *ctx, analysis_error *er
         (status = csv_long(record, COL_CALIB_COMM_BYTES, 0, LLONG_MAX, &row.bytes, err)) ||
         (status = csv_double(record, COL_CALIB_COMM_T_COMM, true, &row.t_comm_s, err)) ||
         (status = parse_flag(record, COL_CALIB_COMM_CONVERGED, &row.converged, err)))
+        return status;
+    /* Without the column (a file of a bench_nbc that only searched sizes)
+     * every size was searched for its target. */
+    if (csv_field_position(record, COL_CALIB_COMM_SIZE_GIVEN) != SIZE_MAX &&
+        (status = parse_flag(record, COL_CALIB_COMM_SIZE_GIVEN, &row.size_given, err)))
         return status;
     return csv_push(ctx, &row, err);
 }

@@ -32,11 +32,17 @@ typedef struct lateness_judge {
     double tolerance_ns;
 } lateness_judge;
 
+/* The lateness the driver judged an attempt on (clocksync_settle_attempt):
+ * the latest exit from the window barrier, or the start skew when it is
+ * larger (recorded by raw.csv's start_skew_ns; -1, never larger, in older
+ * files). */
 static int64_t attempt_exit_late_ns(const attempt *a)
 {
     int64_t most = 0;
-    for (size_t i = 0; i < a->n; i++)
+    for (size_t i = 0; i < a->n; i++) {
         most = a->rows[i].exit_late_ns > most ? a->rows[i].exit_late_ns : most;
+        most = a->rows[i].start_skew_ns > most ? a->rows[i].start_skew_ns : most;
+    }
     return most;
 }
 
@@ -154,7 +160,7 @@ typedef struct cell_work {
     size_t short_blocks;      /* a kept attempt without every rank */
     bool warmup_late;         /* the driver gave up in the warm-up */
     long ranks;               /* most ranks in an attempt */
-    long flag_disagreements;  /* late flag against exit_late_ns > tolerance_ns */
+    long flag_disagreements;  /* late flag against max(exit_late, start_skew) > tolerance */
 } cell_work;
 
 static void work_free(cell_work *w)
@@ -710,6 +716,13 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     cell_series_of(&w, series_values, &series);
     if (w.block_count)
         cell_ratios(cell, &w, &series, scratch, u->estimate);
+    /* A size the axis gives (grid.comm_sizes) is the cell's target: there
+     * is no time to miss, so no comm_target_error and never comm_off_target. */
+    const calib_comm_row *calib =
+        in->have_calib_comm ? find_calib_comm(in, raw->collective, raw->comm_target_s) : NULL;
+    cell->comm_size_given = calib && calib->size_given;
+    if (cell->comm_size_given)
+        cell->comm_target_error = u->estimate[Q_COMM_TARGET_ERROR] = NAN;
     if (!(cell->t_comm_ref > 0 && cell->t_comp_ref > 0 && cell->t_comm_ref_local > 0 &&
           cell->t_comp_ref_local > 0))
         cell->invalid_reasons |= INVALID_NO_BLOCKS;
@@ -964,8 +977,9 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
                       "inside a block?)",
                       counts.incomplete_blocks);
     if (counts.flag_disagreements)
-        analysis_warn("%ld attempt(s) whose late flag disagrees with exit_late_ns > "
-                      "tolerance_ns in raw.csv: the flag (the driver's decision) was used",
+        analysis_warn("%ld attempt(s) whose late flag disagrees with max(exit_late_ns, "
+                      "start_skew_ns) > tolerance_ns in raw.csv: the flag (the driver's "
+                      "decision) was used",
                       counts.flag_disagreements);
     return ANALYSIS_OK;
 }

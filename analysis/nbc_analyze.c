@@ -1,6 +1,7 @@
 /* nbc-analyze: metrics, tables and figures of run folders (no MPI needed).
  * See analysis/README.md. */
 #include "analysis/analysis_internal.h"
+#include "analysis/frontier.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES, OPT_TABLE };
+enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES, OPT_TABLE, OPT_FRONTIER };
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -100,7 +101,9 @@ static void usage(FILE *out)
           "  --resamples=B        bootstrap resamples per cell (default 2000)\n"
           "  --table[=FORMAT]     print each run's cells table on stdout (the summary then\n"
           "                       goes to stderr): text (default; as RUN_DIR/cells.txt) or\n"
-          "                       json (the same rows as JSON lines)\n",
+          "                       json (the same rows as JSON lines)\n"
+          "  --frontier-threshold=R  the largest r_overhead (eq. 1) counted as hidden in\n"
+          "                       RUN_DIR/frontier.csv and plots/frontier.* (default 0.1)\n",
           out);
     fputs(cli_common_help(), out);
     cli_print_exit_statuses(out);
@@ -120,12 +123,14 @@ int main(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"resamples", required_argument, NULL, OPT_RESAMPLES},
         {"table", optional_argument, NULL, OPT_TABLE},
+        {"frontier-threshold", required_argument, NULL, OPT_FRONTIER},
         {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     analysis_options options = analysis_default_options();
     long *ecdf_cells = NULL;
+    double frontier_threshold = frontier_default_threshold();
     long long value;
     int opt;
     while ((opt = getopt_long(argc, argv, "qhV", long_options, NULL)) != -1) {
@@ -168,6 +173,10 @@ int main(int argc, char **argv)
                 return ANALYSIS_ERR_INPUT;
             }
             break;
+        case OPT_FRONTIER:
+            if (frontier_parse_threshold("nbc-analyze", optarg, &frontier_threshold) != 0)
+                return ANALYSIS_ERR_INPUT;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -191,6 +200,13 @@ int main(int argc, char **argv)
         options.valid_cells = &valid;
         int status = analysis_analyze_run(argv[i], &options, &err);
         worst = cli_report_status("nbc-analyze", status, &err, worst);
+        if (status == ANALYSIS_OK || status == ANALYSIS_NO_GNUPLOT) {
+            analysis_options frontier = options; /* gnuplot's absence said once */
+            frontier.plots = options.plots && status == ANALYSIS_OK;
+            worst = cli_report_status(
+                "nbc-analyze", frontier_write_run(argv[i], frontier_threshold, &frontier, &err),
+                &err, worst);
+        }
         some_without_valid |= status == ANALYSIS_OK && valid == 0;
     }
     /* Every file is written; the run has nothing to show (said above). */

@@ -97,12 +97,16 @@ static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, 
 static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
                         double height_in, strbuf *body, const char *caption, analysis_error *err)
 {
-    strbuf text = {0};
+    strbuf text = {0}, title = {0};
     strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
-    int status = text.ok ? plot_write_figure(ctx->plots_dir, base, comment, width_in, height_in,
-                                             body, text.data, err)
-                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
+    /* the files' title (caption's first line): what, library, deployment */
+    strbuf_printf(&title, "%s; %s", comment, ctx->short_tail);
+    int status = text.ok && title.ok
+                     ? plot_write_figure(ctx->plots_dir, base, title.data, width_in, height_in,
+                                         body, text.data, err)
+                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
     strbuf_free(&text);
+    strbuf_free(&title);
     return status;
 }
 
@@ -117,22 +121,6 @@ static int short_title(const plot_ctx *ctx, const char *what, const char *collec
     plot_quote(text, quoted, sizeof quoted);
     snprintf(out, out_size, "%s", ctx->titles ? quoted : "");
     return ctx->titles ? 1 : 0;
-}
-
-const char *plot_invalid_label(const cell_metrics *cell)
-{
-    static const struct {
-        unsigned reasons;
-        const char *label;
-    } labels[] = {
-        {INVALID_UNREACHABLE, "unreach."},
-        {INVALID_NOT_MEASURED, "not run"},
-        {INVALID_LATE, "late"},
-    };
-    for (size_t i = 0; i < sizeof labels / sizeof *labels; i++)
-        if (cell->invalid_reasons == labels[i].reasons)
-            return labels[i].label;
-    return "invalid";
 }
 
 typedef double (*cell_value_fn)(const cell_metrics *cell);
@@ -153,9 +141,26 @@ static double value_r_overhead_width(const cell_metrics *c)
     return c->r_overhead_ci.hi - c->r_overhead_ci.lo;
 }
 
+/* The room of a cell's label on a map of panels panels. */
+static double cell_width_pt(const plot_ctx *ctx, size_t panels)
+{
+    return heat_cell_width_pt(&ctx->size, &ctx->x_axis, &ctx->y_axis, panels, ctx->titles ? 1 : 0);
+}
+
+/* Whether the run has an invalid cell (the maps then explain their labels). */
+static bool any_invalid(const cell_table *cells)
+{
+    for (size_t i = 0; i < cells->count; i++)
+        if (!cells->cells[i].valid)
+            return true;
+    return false;
+}
+
+/* The two-panel maps' data (overhead, concurrency). */
 static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
                            const heat_scale *scale, analysis_error *err)
 {
+    double cell_pt = cell_width_pt(ctx, 2);
     const cell_table *cells = ctx->cells;
     heat_value *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
     if (!values)
@@ -165,13 +170,13 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
                                  cells->cells[i].comp_target_s,
                                  value(&cells->cells[i]),
                                  cells->cells[i].valid,
-                                 plot_invalid_label(&cells->cells[i]),
+                                 plot_invalid_label(&cells->cells[i], cell_pt),
                                  cells->cells[i].diagnosis == DIAG_UNCERTAIN};
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)
-        status =
-            heat_write_data(path, &ctx->x_axis, &ctx->y_axis, values, cells->count, scale, err);
+        status = heat_write_data(path, &ctx->x_axis, &ctx->y_axis, values, cells->count, scale,
+                                 cell_pt, err);
     free(values);
     return status;
 }
@@ -200,10 +205,12 @@ static int two_panels(const plot_ctx *ctx, const char *base, const char *comment
                       const heat_scale *left, const char *left_title, const char *right_data,
                       const heat_scale *right, const char *right_title, analysis_error *err)
 {
-    char title[320], note[400];
+    char title[320], note[600];
     int lines = short_title(ctx, title_what, collective, title, sizeof title);
     heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
     uncertainty_note(ctx, note, sizeof note);
+    if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, 2)))
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s", plot_invalid_legend);
     strbuf body = {0};
     strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
                   title);
@@ -269,17 +276,25 @@ static enum diagnosis shown_class(const cell_metrics *c)
 }
 
 /* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
- * flagged off its target (comm_off_target, comp_off_target). */
-static void off_target_note(const cell_metrics *c, char *out, size_t out_size)
+ * flagged off its target (comm_off_target, comp_off_target); where that
+ * would not fit a cell cell_pt wide, "c2.6", "p41" (*abbreviated set). */
+static void off_target_note(const cell_metrics *c, double cell_pt, char *out, size_t out_size,
+                            bool *abbreviated)
 {
     bool comm = c->comm_off_target, comp = c->comp_off_target;
+    double comm_ms = c->t_comm_ref * 1e3, comp_ms = c->t_comp_ref * 1e3;
     out[0] = '\0';
     if (comm && comp)
-        snprintf(out, out_size, "comm %.2g, comp %.2g ms", c->t_comm_ref * 1e3,
-                 c->t_comp_ref * 1e3);
+        snprintf(out, out_size, "comm %.2g, comp %.2g ms", comm_ms, comp_ms);
     else if (comm || comp)
-        snprintf(out, out_size, "%s %.2g ms", comm ? "comm" : "comp",
-                 (comm ? c->t_comm_ref : c->t_comp_ref) * 1e3);
+        snprintf(out, out_size, "%s %.2g ms", comm ? "comm" : "comp", comm ? comm_ms : comp_ms);
+    if (plot_label_fits(out, cell_pt))
+        return;
+    *abbreviated = true;
+    if (comm && comp)
+        snprintf(out, out_size, "c%.2g p%.2g", comm_ms, comp_ms);
+    else
+        snprintf(out, out_size, "%s%.2g", comm ? "c" : "p", comm ? comm_ms : comp_ms);
 }
 
 /* What the map says and how sure it is, counted over its cells. */
@@ -287,6 +302,8 @@ typedef struct diagnosis_counts {
     size_t measured;
     size_t unconfirmed;
     size_t off_target;
+    bool invalid;           /* a cell invalid */
+    bool notes_abbreviated; /* an off-target note abbreviated */
 } diagnosis_counts;
 
 /* diagnosis.dat: one block (gnuplot index) per shown class, present[d] its
@@ -296,6 +313,7 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
                            size_t *blocks, diagnosis_counts *counts)
 {
     const cell_table *cells = ctx->cells;
+    double cell_pt = cell_width_pt(ctx, 1);
     strbuf_printf(data, "# x y xlo xhi ylo yhi label label_colour confirmed note; one block "
                         "(gnuplot index) per class shown\n");
     for (int d = 0; d < DIAG_COUNT; d++) {
@@ -321,15 +339,16 @@ static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_C
             bool confirmed = !measured || c->diagnosis == (enum diagnosis)d;
             char note[64] = "";
             if (measured)
-                off_target_note(c, note, sizeof note);
+                off_target_note(c, cell_pt, note, sizeof note, &counts->notes_abbreviated);
+            counts->invalid |= !measured;
             counts->measured += measured;
             counts->unconfirmed += !confirmed;
             counts->off_target += note[0] != '\0';
             strbuf_printf(data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u %d \"%s\"\n",
                           heat_axis_position(c->comm_target_s),
                           heat_axis_position(c->comp_target_s), xlo, xhi, ylo, yhi,
-                          measured ? plot_diagnosis_short_label(d) : plot_invalid_label(c), label,
-                          confirmed ? 1 : 0, note);
+                          measured ? plot_diagnosis_short_label(d) : plot_invalid_label(c, cell_pt),
+                          label, confirmed ? 1 : 0, note);
         }
     }
 }
@@ -353,15 +372,18 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     const uncertainty_summary *u = &cells->uncertainty;
     if (counts.off_target)
         snprintf(off_target, sizeof off_target,
-                 " Small text: the reference reached, over %.0f %% from its target.",
-                 100 * ctx->thresholds.off_target_max_error);
+                 " Small text: the reference reached, over %.0f %% from its target%s.",
+                 100 * ctx->thresholds.off_target_max_error,
+                 counts.notes_abbreviated ? " (c: communication, p: computation, in ms)" : "");
     snprintf(caption, sizeof caption,
              "Colour: the class of the estimates, in every measured cell. Confirmed at a "
              "false-discovery rate of %g over %ld cells (%ld confirmed, %.2g expected wrong); "
              "dashed outline: not confirmed (or under %ld blocks, or unresolvable). Dashed "
-             "diagonal: equal communication and computation times.%s",
+             "diagonal: equal communication and computation times.%s%s",
              u->false_discovery_rate, u->family_cells, u->confirmed_cells, u->expected_wrong,
-             u->min_blocks, off_target);
+             u->min_blocks, off_target,
+             counts.invalid && plot_invalid_abbreviated(cell_width_pt(ctx, 1)) ? plot_invalid_legend
+                                                                               : "");
     int lines = short_title(ctx, "diagnosis", run_collective(meta, cells), title, sizeof title);
     /* the key below the map, one entry a line: the classes shown, the
      * outline and the diagonal */
@@ -703,6 +725,8 @@ static int build_axes(plot_ctx *ctx, analysis_error *err)
     }
     if (status == ANALYSIS_OK)
         status = heat_axis_set_physical(&ctx->x_axis, targets, values, cells->count, true, err);
+    for (size_t i = 0; i < cells->count; i++)
+        ctx->x_axis.physical_given |= cells->cells[i].comm_size_given;
     free(values);
     free(targets);
     return status;

@@ -12,7 +12,7 @@
 /* The printed page: text at PLOT_FONT_PT, never under the 7 pt journals
  * ask for (DESIGN.md, "Figures for print"); PNGs at PLOT_PNG_DPI. */
 enum { PLOT_PNG_DPI = 200 };
-static const double plot_points_per_inch = 72.0;
+static const double plot_points_per_inch = 72.0, cairo_text_dpi = 96.0;
 
 /* --figure-size presets: a journal column and a page width. */
 static const struct {
@@ -71,8 +71,13 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                       double height_in, const char *body)
 {
     /* one size in inches for the three: the SVG in points (1 unit = 1 pt),
-     * the PNG at PLOT_PNG_DPI with its fonts and lines scaled alike */
+     * the PNG at PLOT_PNG_DPI with its fonts and lines scaled alike. The
+     * cairo terminals size text for 96 dpi (pango's), a third larger than
+     * the points they are given: their fonts are scaled by 72/96, so that
+     * the PDF's and the PNG's text is the size the SVG states (measured:
+     * pdftotext's word boxes match DejaVu Sans' advance widths). */
     double png_scale = PLOT_PNG_DPI / plot_points_per_inch;
+    double cairo_font_scale = plot_points_per_inch / cairo_text_dpi;
     strbuf_printf(script,
                   "# %s\n"
                   "# Written by nbc-analyze; edit and re-run from this folder:\n"
@@ -85,17 +90,17 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
                   "    if (fmt eq \"svg\") { set terminal svg size %d,%d font \"DejaVu "
                   "Sans,%d\" noenhanced }\n"
                   "    if (fmt eq \"pdf\") { set terminal pdfcairo size %.2fin,%.2fin font "
-                  "\"DejaVu Sans,%d\" fontscale 1.0 noenhanced }\n"
+                  "\"DejaVu Sans,%d\" fontscale %.4f noenhanced }\n"
                   "    set output \"%s.\".fmt\n"
                   "%s"
                   "    set output\n"
                   "}\n",
                   comment, base_name, base_name, base_name, base_name, width_in, height_in,
                   PLOT_FONT_PT, (int)(width_in * PLOT_PNG_DPI + 0.5),
-                  (int)(height_in * PLOT_PNG_DPI + 0.5), PLOT_FONT_PT, png_scale, png_scale,
-                  (int)(width_in * plot_points_per_inch + 0.5),
+                  (int)(height_in * PLOT_PNG_DPI + 0.5), PLOT_FONT_PT, png_scale * cairo_font_scale,
+                  png_scale, (int)(width_in * plot_points_per_inch + 0.5),
                   (int)(height_in * plot_points_per_inch + 0.5), PLOT_FONT_PT, width_in, height_in,
-                  PLOT_FONT_PT, base_name, body);
+                  PLOT_FONT_PT, cairo_font_scale, base_name, body);
 }
 
 int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,
@@ -166,53 +171,6 @@ bool plot_gnuplot_available(void)
     }
 }
 
-/* The caption (NAME.caption.txt) into NAME.svg's <desc>, where gnuplot
- * writes only its own name: the SVG carries its statistics and provenance
- * wherever it is copied. A figure without a caption file is left as is. */
-static int svg_caption(const char *dir, const char *script, analysis_error *err)
-{
-    char base[256], name[300], caption_path[4200], svg_path[4200];
-    snprintf(base, sizeof base, "%s", script);
-    char *dot = strrchr(base, '.');
-    if (dot)
-        *dot = '\0';
-    snprintf(name, sizeof name, "%s.caption.txt", base);
-    int status = analysis_path(caption_path, sizeof caption_path, dir, name, err);
-    snprintf(name, sizeof name, "%s.svg", base);
-    if (status == ANALYSIS_OK)
-        status = analysis_path(svg_path, sizeof svg_path, dir, name, err);
-    char *caption = NULL, *svg = NULL;
-    size_t caption_len = 0, svg_len = 0;
-    bool missing = false;
-    if (status == ANALYSIS_OK)
-        status = analysis_read_file(caption_path, &caption, &caption_len, &missing, err);
-    if (status == ANALYSIS_OK)
-        status = analysis_read_file(svg_path, &svg, &svg_len, &missing, err);
-    if (missing) /* no caption, or no SVG: nothing to add */
-        status = ANALYSIS_OK;
-    const char *open = svg && !missing ? strstr(svg, "<desc>") : NULL;
-    const char *close = open ? strstr(open, "</desc>") : NULL;
-    if (status == ANALYSIS_OK && close) {
-        strbuf out = {0};
-        strbuf_printf(&out, "%.*s<desc>", (int)(open - svg), svg);
-        for (size_t i = 0; i < caption_len; i++) { /* XML text: the markup characters escaped */
-            char c = caption[i];
-            const char *entity = c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : NULL;
-            if (entity)
-                strbuf_printf(&out, "%s", entity);
-            else
-                strbuf_printf(&out, "%c", c);
-        }
-        strbuf_printf(&out, "%s", close);
-        status = out.ok ? analysis_write_file_atomic(svg_path, out.data, out.len, err)
-                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", svg_path);
-        strbuf_free(&out);
-    }
-    free(caption);
-    free(svg);
-    return status;
-}
-
 int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
 {
     if (!plot_gnuplot_available())
@@ -241,7 +199,12 @@ int plot_run_gnuplot(const char *dir, const char *script, analysis_error *err)
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
                              "gnuplot failed on %s/%s (exit status %d); its messages are above",
                              dir, script, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-    return svg_caption(dir, script, err);
+    char base[256];
+    snprintf(base, sizeof base, "%s", script);
+    char *dot = strrchr(base, '.');
+    if (dot)
+        *dot = '\0';
+    return plot_figure_metadata(dir, base, err);
 }
 
 /* ---- The run's figures ------------------------------------------------------------- */

@@ -12,6 +12,8 @@
  * below, the tick and axis labels; one title line. */
 static const double margin_left_in = 0.75, margin_right_in = 0.75, margin_below_in = 1.0,
                     title_line_in = PLOT_FONT_PT * 1.25 / 72.0;
+/* The right margin gnuplot draws at most (the shared colour bar's room). */
+static const double drawn_margin_right_in = 62.0 / 72.0;
 /* Panels go side by side when each gets this width, else one above the other. */
 static const double side_by_side_min_in = 3.2;
 
@@ -55,10 +57,45 @@ int heat_axis_set_physical(heat_axis *axis, const double *targets_s, const long 
     return ANALYSIS_OK;
 }
 
+static void format_physical(const heat_axis *axis, long long value, char *out, size_t out_size);
+
+int heat_axis_set_physical_alt(heat_axis *axis, const double *targets_s, const long long *values,
+                               size_t n, analysis_error *err)
+{
+    free(axis->physical_alt);
+    axis->physical_alt = NULL;
+    if (!axis->physical)
+        return ANALYSIS_OK;
+    long long *alt = calloc(axis->count ? axis->count : 1, sizeof *alt);
+    if (!alt)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axis)");
+    for (size_t i = 0; i < n; i++) {
+        size_t k = heat_axis_index(axis, targets_s[i]);
+        if (k < axis->count && alt[k] <= 0 && values[i] > 0)
+            alt[k] = values[i];
+    }
+    bool differs = false;
+    for (size_t k = 0; k < axis->count; k++) {
+        char first[32], second[32];
+        format_physical(axis, axis->physical[k], first, sizeof first);
+        format_physical(axis, alt[k], second, sizeof second);
+        if (strcmp(first, second) == 0)
+            alt[k] = 0; /* reads the same: shown once */
+        else
+            differs = true;
+    }
+    if (differs)
+        axis->physical_alt = alt;
+    else
+        free(alt);
+    return ANALYSIS_OK;
+}
+
 void heat_axis_free(heat_axis *axis)
 {
     free(axis->targets_s);
     free(axis->physical);
+    free(axis->physical_alt);
     *axis = (heat_axis){0};
 }
 
@@ -91,14 +128,92 @@ static void axis_range(const heat_axis *axis, double *lo, double *hi)
     heat_axis_bounds(axis, axis->count - 1, &unused, hi);
 }
 
-static void format_value(double value, char *out, size_t out_size)
+/* ---- Labels that fit their cells ---------------------------------------------- */
+
+/* Advance widths of DejaVu Sans, the figures' font, in em (its hmtx table):
+ * the characters of cell labels; any other counts as the widest, 1 em. */
+static const struct {
+    const char *chars;
+    double em;
+} glyph_widths[] = {
+    {"0123456789", 0.636}, {".,: ", 0.318}, {"-", 0.361},   {"/", 0.337},     {"?", 0.531},
+    {"()", 0.390},         {"_", 0.500},    {"+=", 0.838},  {"%", 0.950},     {"<>", 0.838},
+    {"il", 0.278},         {"f", 0.352},    {"t", 0.392},   {"r", 0.411},     {"s", 0.521},
+    {"z", 0.525},          {"c", 0.550},    {"k", 0.579},   {"vxy", 0.592},   {"o", 0.612},
+    {"a", 0.613},          {"e", 0.615},    {"hnu", 0.634}, {"bdgpq", 0.635}, {"w", 0.818},
+    {"m", 0.974},          {"IJ", 0.295},   {"L", 0.557},   {"F", 0.575},     {"PTY", 0.611},
+    {"E", 0.632},          {"S", 0.635},    {"K", 0.656},   {"AVXZ", 0.685},  {"B", 0.686},
+    {"R", 0.695},          {"C", 0.698},    {"U", 0.732},   {"N", 0.748},     {"H", 0.752},
+    {"D", 0.770},          {"G", 0.775},    {"OQ", 0.787},  {"M", 0.863},     {"W", 0.989},
+};
+
+double plot_text_width_pt(const char *text, double font_pt)
+{
+    double em = 0;
+    for (const char *p = text; *p; p++) {
+        double w = 1.0;
+        for (size_t g = 0; g < sizeof glyph_widths / sizeof *glyph_widths; g++)
+            if (strchr(glyph_widths[g].chars, *p)) {
+                w = glyph_widths[g].em;
+                break;
+            }
+        em += w;
+    }
+    return em * font_pt;
+}
+
+/* The share of a cell's width a label may take: the cells' white borders,
+ * and the plot area gnuplot draws a little narrower than planned. */
+static const double label_fill = 0.85;
+
+bool plot_label_fits(const char *text, double cell_pt)
+{
+    return cell_pt <= 0 || plot_text_width_pt(text, PLOT_LABEL_PT) <= label_fill * cell_pt;
+}
+
+/* An invalid cell's reason in its cell, in full or abbreviated (all or
+ * none, so one legend explains them). */
+static const struct {
+    unsigned reasons; /* 0: several */
+    const char *label, *abbreviation;
+} invalid_labels[] = {
+    {INVALID_UNREACHABLE, "unreachable", "unr."},
+    {INVALID_NOT_MEASURED, "not run", "n/r"},
+    {INVALID_LATE, "late", "late"},
+    {0, "invalid", "inv."},
+};
+const char plot_invalid_legend[] =
+    " Grey, hatched: invalid (unr.: target unreachable; n/r: not run; inv.: several reasons).";
+
+bool plot_invalid_abbreviated(double cell_pt)
+{
+    for (size_t i = 0; i < sizeof invalid_labels / sizeof *invalid_labels; i++)
+        if (!plot_label_fits(invalid_labels[i].label, cell_pt))
+            return true;
+    return false;
+}
+
+const char *plot_invalid_label(const cell_metrics *cell, double cell_pt)
+{
+    size_t n = sizeof invalid_labels / sizeof *invalid_labels, i = 0;
+    while (i + 1 < n && cell->invalid_reasons != invalid_labels[i].reasons)
+        i++;
+    return plot_invalid_abbreviated(cell_pt) ? invalid_labels[i].abbreviation
+                                             : invalid_labels[i].label;
+}
+
+/* Two decimals, fewer where they would not fit the cell. */
+static void format_value(double value, double cell_pt, char *out, size_t out_size)
 {
     double magnitude = fabs(value);
     int decimals = magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0;
-    /* a value that rounds to zero reads "0.00", not "-0.00" */
-    if (magnitude < 0.5 * pow(10, -decimals))
-        value = 0;
-    snprintf(out, out_size, "%.*f", decimals, value);
+    for (;; decimals--) {
+        /* a value that rounds to zero reads "0.00", not "-0.00" */
+        double shown = magnitude < 0.5 * pow(10, -decimals) ? 0 : value;
+        snprintf(out, out_size, "%.*f", decimals, shown);
+        if (decimals == 0 || plot_label_fits(out, cell_pt))
+            return;
+    }
 }
 
 /* White labels on the dark ends of a scale (the low end only for a
@@ -118,7 +233,7 @@ static unsigned label_colour(const heat_scale *scale, double value)
 }
 
 int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
-                    const heat_value *values, size_t n, const heat_scale *scale,
+                    const heat_value *values, size_t n, const heat_scale *scale, double cell_pt,
                     analysis_error *err)
 {
     strbuf sb = {0};
@@ -136,9 +251,12 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
         bool shown = v->valid && isfinite(v->value);
         char label[32];
         if (shown)
-            format_value(v->value, label, sizeof label);
+            format_value(v->value, cell_pt, label, sizeof label);
         else
-            snprintf(label, sizeof label, "%s", v->invalid_label ? v->invalid_label : "invalid");
+            snprintf(label, sizeof label, "%s",
+                     v->invalid_label                    ? v->invalid_label
+                     : plot_invalid_abbreviated(cell_pt) ? "inv."
+                                                         : "invalid");
         bool uncertain = shown && v->uncertain;
         strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d\n",
                       heat_axis_position(v->comm_target_s), heat_axis_position(v->comp_target_s),
@@ -173,24 +291,72 @@ static void format_bytes(long long bytes, char *out, size_t out_size)
     snprintf(out, out_size, value >= 99.5 ? "%.0f%s" : "%.2g%s", value, units[u]);
 }
 
-/* The target times, and under each the bytes or the GEMM order used. */
+/* One physical value as a tick shows it ("5.4M", "279"); "?" unknown. */
+static void format_physical(const heat_axis *axis, long long value, char *out, size_t out_size)
+{
+    if (value <= 0)
+        snprintf(out, out_size, "?");
+    else if (axis->physical_is_bytes)
+        format_bytes(value, out, out_size);
+    else
+        snprintf(out, out_size, "%lld", value);
+}
+
+/* Tick i's label: the target time, and under it the bytes or the GEMM
+ * order used; a second run's where it differs: its bytes on a third line,
+ * its order after a slash ("(279/301)"), so that the labels stay as narrow
+ * as the cells. Lines end with '\n' (gnuplot's escape written as is). */
+static void tick_label(const heat_axis *axis, size_t i, char *out, size_t out_size)
+{
+    char ms[32], first[32], alt[32];
+    plot_format_ms(axis->targets_s[i], ms, sizeof ms);
+    long long physical = axis->physical ? axis->physical[i] : 0;
+    long long other = axis->physical_alt ? axis->physical_alt[i] : 0;
+    format_physical(axis, physical, first, sizeof first);
+    format_physical(axis, other, alt, sizeof alt);
+    if (physical > 0 && axis->physical_given) /* the size first: it is the target */
+        snprintf(out, out_size, "%s%s%s\n%.2g", first, other > 0 ? "\n" : "", other > 0 ? alt : "",
+                 axis->targets_s[i] * 1e3);
+    else if ((physical > 0 || other > 0) && axis->physical_is_bytes)
+        snprintf(out, out_size, "%s\n%s%s%s", ms, first, other > 0 ? "\n" : "",
+                 other > 0 ? alt : "");
+    else if (physical > 0 || other > 0)
+        snprintf(out, out_size, "%s\n(%s%s%s)", ms, first, other > 0 ? "/" : "",
+                 other > 0 ? alt : "");
+    else
+        snprintf(out, out_size, "%s", ms);
+}
+
 static void emit_tics(strbuf *sb, const char *which, const heat_axis *axis)
 {
     strbuf_printf(sb, "    set %s (", which);
     for (size_t i = 0; i < axis->count; i++) {
-        char ms[32], second[40] = "";
-        plot_format_ms(axis->targets_s[i], ms, sizeof ms);
-        long long physical = axis->physical ? axis->physical[i] : 0;
-        if (physical > 0 && axis->physical_is_bytes) {
-            format_bytes(physical, second + 2, sizeof second - 2);
-            memcpy(second, "\\n", 2);
-        } else if (physical > 0) {
-            snprintf(second, sizeof second, "\\n(%lld)", physical);
+        char label[128];
+        tick_label(axis, i, label, sizeof label);
+        strbuf_printf(sb, "%s\"", i ? ", " : "");
+        for (const char *p = label; *p; p++) { /* a new line as gnuplot's escape */
+            if (*p == '\n')
+                strbuf_printf(sb, "\\n");
+            else
+                strbuf_printf(sb, "%c", *p);
         }
-        strbuf_printf(sb, "%s\"%s%s\" %.6f", i ? ", " : "", ms, second,
-                      heat_axis_position(axis->targets_s[i]));
+        strbuf_printf(sb, "\" %.6f", heat_axis_position(axis->targets_s[i]));
     }
     strbuf_printf(sb, ")\n");
+}
+
+/* The widest line of an axis' tick labels at PLOT_FONT_PT (pt). */
+static double widest_tick_pt(const heat_axis *axis)
+{
+    double widest = 0;
+    for (size_t i = 0; i < axis->count; i++) {
+        char label[128];
+        tick_label(axis, i, label, sizeof label);
+        char *save = NULL;
+        for (char *line = strtok_r(label, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            widest = fmax(widest, plot_text_width_pt(line, PLOT_FONT_PT));
+    }
+    return widest;
 }
 
 /* Axes, ticks and the t_comp = t_comm diagonal shared by every heatmap. */
@@ -211,10 +377,17 @@ void heat_emit_grid(strbuf *sb, const heat_axis *x_axis, const heat_axis *y_axis
                   "    set tics out nomirror scale 0.5\n"
                   "    set key off\n",
                   quoted, xlo, xhi, ylo, yhi,
-                  x_axis->physical ? "communication: ms, bytes" : "communication target (ms)",
+                  x_axis->physical_given ? "message size (bytes), time measured (ms)"
+                  : x_axis->physical     ? "communication: ms, bytes"
+                                         : "communication target (ms)",
                   y_axis->physical ? "computation: ms (GEMM order)" : "computation target (ms)");
     emit_tics(sb, "xtics", x_axis);
     emit_tics(sb, "ytics", y_axis);
+    /* the x label under the tick labels' second (and third) lines */
+    strbuf_printf(sb, "    set xlabel offset 0,%g\n",
+                  x_axis->physical_alt ? -1.6
+                  : x_axis->physical   ? -0.6
+                                       : 0.0);
     /* long lists (beyond 12 columns) turn their labels to keep them apart */
     if (x_axis->count > 12)
         strbuf_printf(sb, "    set xtics rotate by 45 right\n");
@@ -266,9 +439,8 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "    set cbrange [%g:%g]\n"
                   "    set palette defined %s\n"
                   "    set cblabel \"%s\"\n"
-                  "    set xlabel offset 0,%g\n"
                   "    %s colorbox\n",
-                  scale->min, scale->max, scale->palette, label, x_axis->physical ? -0.6 : 0.0,
+                  scale->min, scale->max, scale->palette, label,
                   scale->hide_colorbox ? "unset" : "set");
     /* a shared bar sits in the right margin every panel keeps, so the
      * panels' plot areas are alike */
@@ -303,6 +475,32 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
 
 /* ---- Running gnuplot ----------------------------------------------------------------- */
 
+double heat_cell_width_pt(const figure_size *size, const heat_axis *x_axis, const heat_axis *y_axis,
+                          size_t panels, int title_lines)
+{
+    heat_layout layout = heat_figure_layout(size, x_axis, y_axis, panels, title_lines);
+    double xlo, xhi, ylo, yhi;
+    axis_range(x_axis, &xlo, &xhi);
+    axis_range(y_axis, &ylo, &yhi);
+    /* the plot area: the panel's width less the margins, or less where a
+     * given height holds the square cells. The margins as gnuplot draws
+     * them (measured on the SVGs): left, the y tick labels and the y
+     * label; right, a colour bar with its label, or a shared bar's room
+     * (set rmargin 11). */
+    double left_in = fmax(margin_left_in, (widest_tick_pt(y_axis) + 40.0) / 72.0);
+    double area_in = size->width_in / layout.cols - left_in - drawn_margin_right_in;
+    double height_in = layout.height_in / layout.rows - margin_below_in - title_line_in;
+    if (size->height_in > 0)
+        area_in = fmin(area_in, height_in * (xhi - xlo) / (yhi - ylo));
+    double narrowest = INFINITY;
+    for (size_t i = 0; i < x_axis->count; i++) {
+        double lo, hi;
+        heat_axis_bounds(x_axis, i, &lo, &hi);
+        narrowest = fmin(narrowest, hi - lo);
+    }
+    return x_axis->count ? area_in * 72.0 * narrowest / (xhi - xlo) : 0;
+}
+
 heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
                                const heat_axis *y_axis, size_t panels, int title_lines)
 {
@@ -316,7 +514,9 @@ heat_layout heat_figure_layout(const figure_size *size, const heat_axis *x_axis,
     axis_range(y_axis, &ylo, &yhi);
     /* square cells (set size ratio -1): the plot area's height follows its width */
     double area_in = size->width_in / out.cols - margin_left_in - margin_right_in;
-    double panel_in = area_in * (yhi - ylo) / (xhi - xlo) + margin_below_in + title_line_in;
+    /* a second run's bytes: one tick line more */
+    double panel_in = area_in * (yhi - ylo) / (xhi - xlo) + margin_below_in + title_line_in +
+                      (x_axis->physical_alt ? title_line_in : 0);
     if (out.height_in <= 0)
         out.height_in = out.rows * panel_in + title_lines * title_line_in + 0.1;
     return out;

@@ -21,8 +21,8 @@ static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
 {
     FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_CALIB_COMM) : NULL;
     if (f)
-        fprintf(f, "%s,%.9g,%zu,%.9g,%d,%d\n", run->coll->name, r->target_s, r->bytes, r->t_s,
-                r->iterations, r->converged);
+        fprintf(f, "%s,%.9g,%zu,%.9g,%d,%d,%d\n", run->coll->name, r->target_s, r->bytes, r->t_s,
+                r->iterations, r->converged, r->size_given);
 }
 
 /* How precise a calibrated time is, for its log line: its runs and
@@ -47,7 +47,7 @@ static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *c
 {
     const nbc_config *cfg = run->cfg;
     double shortest_s = INFINITY;
-    for (size_t i = 0; i < cfg->grid.comm_count; i++)
+    for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++)
         shortest_s = fmin(shortest_s, comm[i].t_s > 0 ? comm[i].t_s : INFINITY);
     for (size_t j = 0; j < cfg->grid.comp_count; j++)
         shortest_s = fmin(shortest_s, comp[j].t_s > 0 ? comp[j].t_s : INFINITY);
@@ -115,14 +115,45 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
     return true;
 }
 
+/* The time at every given size (grid.comm_sizes; kept ones are reused). */
+static bool measure_given_sizes(nbc_run *run, nbc_comm_calibration *comm, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    if (run->rank == 0 && done > 0)
+        fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
+                done, cfg->grid.comm_size_count);
+    for (size_t i = done; i < cfg->grid.comm_size_count; i++) {
+        if (nbc_stop_requested(run))
+            return false;
+        size_t bytes = (size_t)cfg->grid.comm_sizes_bytes[i];
+        char context[128];
+        snprintf(context, sizeof context, "the communication measurement at %zu B", bytes);
+        watchdog_context(run->watchdog, context);
+        int rc = nbc_measure_comm_size(run, bytes, &comm[i]);
+        nbc_exit_if_any_failed(rc != MPI_SUCCESS, "the communication calibration failed", 1);
+        write_calib_comm(run, &comm[i]);
+        char precision[160];
+        if (run->rank == 0)
+            fprintf(stderr, "bench_nbc: communication %zu B (given) -> %.3g ms (%zu B used%s)\n",
+                    bytes, comm[i].t_s * 1e3, comm[i].bytes,
+                    precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
+                                   sizeof precision));
+    }
+    bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
+    nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    return true;
+}
+
 /* Message sizes for every communication target (kept ones are reused). */
 static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done)
 {
     const nbc_config *cfg = run->cfg;
+    if (cfg->grid.comm_size_count > 0)
+        return measure_given_sizes(run, comm, done);
     size_t start_bytes = 1024;
     const mpiprofile_size_limit *limit;
     size_t most = nbc_library_max_bytes(run->coll, &run->coll_options, run->ranks, &limit);
-    if (limit && most < cfg->calibration.max_bytes && done < cfg->grid.comm_count &&
+    if (limit && most < cfg->calibration.max_bytes && done < nbc_comm_axis_count(cfg) &&
         run->rank == 0) {
         char reason[1024];
         nbc_library_describe_limit(limit, reason, sizeof reason);
@@ -133,8 +164,8 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
     }
     if (run->rank == 0 && done > 0)
         fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
-                done, cfg->grid.comm_count);
-    for (size_t i = 0; i < cfg->grid.comm_count; i++) {
+                done, nbc_comm_axis_count(cfg));
+    for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++) {
         if (i >= done && nbc_stop_requested(run))
             return false;
         char context[128];

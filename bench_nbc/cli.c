@@ -139,9 +139,9 @@ static int parse_cli(int argc, char **argv, nbc_cli *c, char *err, size_t errlen
 /* --plan: the cells and the range of durations of the job
  * (plan_estimate.h), as the plan's member "estimate", and one line on
  * stderr for a batch job's --time. */
-static void add_estimate(json_object *plan, const nbc_config *cfg)
+static void add_estimate(json_object *plan, const nbc_config *cfg, const deploy_plan *deployment)
 {
-    nbc_plan_estimate e = nbc_plan_estimate_of(cfg);
+    nbc_plan_estimate e = nbc_plan_estimate_of(cfg, deployment->barrier_sleep_min_s);
     json_object *o = json_object_new_object(), *range;
     if (!o)
         return;
@@ -220,7 +220,7 @@ static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, ch
     else if (!c->plan)
         status = 0;
     if (status == 0 && c->plan && dep->plan_json)
-        add_estimate(dep->plan_json, &cfg);
+        add_estimate(dep->plan_json, &cfg, &dep->plan);
     nbc_config_free(&cfg);
     return status;
 }

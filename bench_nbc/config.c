@@ -593,8 +593,9 @@ static int store_grid(const key_desc *key, const char *text, nbc_config *cfg, ch
     }
     double *values = NULL;
     size_t count = 0;
-    int status = strchr(copy, ',') ? parse_range(copy, &values, &count, why, whylen)
-                                   : parse_list(copy, &values, &count, why, whylen);
+    int status = key->may_be_empty && *trim(copy) == '\0' ? 0
+                 : strchr(copy, ',') ? parse_range(copy, &values, &count, why, whylen)
+                                     : parse_list(copy, &values, &count, why, whylen);
     free(copy);
     if (status != 0)
         return -1;
@@ -684,7 +685,10 @@ static int split_list(const char *text, int (*add)(const char *item, void *state
             status = -1;
         } else if ((status = add(item, state)) != 0)
             snprintf(why, whylen, "has \"%s\" %s", item,
-                     status == -2 ? "twice" : "which is not an integer");
+                     status == -2   ? "twice"
+                     : status == -3 ? "which is not a byte size"
+                     : status == -4 ? "which is not above 0 bytes"
+                                    : "which is not an integer");
     }
     free(copy);
     return status == 0 ? 0 : -1;
@@ -792,6 +796,82 @@ static json_object *json_int_list(const key_desc *key, const nbc_config *cfg)
     json_object *array = json_object_new_array();
     for (size_t i = 0; array && i < count; i++)
         json_object_array_add(array, json_object_new_int(values[i]));
+    return array;
+}
+
+typedef struct {
+    uint64_t *values;
+    size_t count;
+} bytes_list_state;
+
+static int add_bytes(const char *item, void *state)
+{
+    bytes_list_state *l = state;
+    uint64_t value;
+    if (!parse_bytes(item, &value))
+        return -3;
+    if (value == 0)
+        return -4;
+    for (size_t i = 0; i < l->count; i++)
+        if (l->values[i] == value)
+            return -2;
+    uint64_t *grown = realloc(l->values, (l->count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    l->values = grown;
+    l->values[l->count++] = value;
+    return 0;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void release_bytes_list(const key_desc *key, nbc_config *cfg)
+{
+    uint64_t **field = FIELD_PTR(cfg, key->offset, uint64_t *);
+    free(*field);
+    *field = NULL;
+    *FIELD_PTR(cfg, key->offset2, size_t) = 0;
+}
+
+/* Stored ascending, as a duration grid is: the axis reads left to right. */
+static int store_bytes_list(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                            size_t whylen)
+{
+    bytes_list_state l = {0};
+    if (split_list(text, add_bytes, &l, why, whylen) != 0) {
+        free(l.values);
+        return -1;
+    }
+    if (l.count > GRID_MAX_VALUES) {
+        snprintf(why, whylen, "has more than %d values", GRID_MAX_VALUES);
+        free(l.values);
+        return -1;
+    }
+    if (l.count > 0)
+        qsort(l.values, l.count, sizeof *l.values, compare_u64);
+    release_bytes_list(key, cfg);
+    *FIELD_PTR(cfg, key->offset, uint64_t *) = l.values;
+    *FIELD_PTR(cfg, key->offset2, size_t) = l.count;
+    return 0;
+}
+
+static json_object *json_bytes_list(const key_desc *key, const nbc_config *cfg)
+{
+    const uint64_t *values = *FIELD_CPTR(cfg, key->offset, uint64_t *);
+    size_t count = *FIELD_CPTR(cfg, key->offset2, size_t);
+    json_object *array = json_object_new_array();
+    for (size_t i = 0; array && i < count; i++) {
+        json_object *value = json_object_new_uint64(values[i]);
+        if (value == NULL || json_object_array_add(array, value) != 0) {
+            json_object_put(value);
+            json_object_put(array);
+            return NULL;
+        }
+    }
     return array;
 }
 
@@ -921,6 +1001,13 @@ static const type_ops types[TYPE_COUNT] = {
                        .to_json = json_int_list,
                        .release = release_int_list,
                        .allowed = "empty, or distinct integers separated by commas such as 2,4,"},
+    [TYPE_BYTES_LIST] = {.name = "list of byte sizes",
+                         .store = store_bytes_list,
+                         .to_json = json_bytes_list,
+                         .release = release_bytes_list,
+                         .allowed = "empty, or distinct byte sizes separated by commas, each a "
+                                    "whole number of bytes with an optional suffix K, M, G, KiB, "
+                                    "MiB, GiB, such as 1MiB,4MiB,16MiB"},
     [TYPE_PROGRESS] = {.name = "progress mode",
                        .store = store_progress,
                        .to_json = json_progress,
@@ -1403,19 +1490,63 @@ static int check_directory(const nbc_config *cfg, size_t index, char *err, size_
 typedef int (*cross_rule)(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                           size_t errlen);
 
+/* The communication axis is given once: as times (a size searched for each)
+ * or as sizes (a time measured at each), never both, never neither. */
+static int rule_comm_axis(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                          size_t errlen)
+{
+    (void)limits;
+    bool times = cfg->grid.comm_count > 0, sizes = cfg->grid.comm_size_count > 0;
+    if (times != sizes)
+        return 0;
+    size_t ti = key_index("grid", "comm_times"), si = key_index("grid", "comm_sizes");
+    const char *t_where = key_where(cfg, ti), *s_where = key_where(cfg, si);
+    return fail(err, errlen,
+                "grid.comm_times and grid.comm_sizes: %s (grid.comm_times = \"%s\"%s%s%s, "
+                "grid.comm_sizes = \"%s\"%s%s%s) (allowed: exactly one of the two non-empty, "
+                "e.g. --set grid.comm_times= --set grid.comm_sizes=1MiB,4MiB)",
+                times ? "both give the communication axis" : "neither gives the communication axis",
+                cfg->values->text[ti], t_where ? " from " : "", t_where ? t_where : "",
+                t_where ? "" : " by default", cfg->values->text[si], s_where ? " from " : "",
+                s_where ? s_where : "", s_where ? "" : " by default");
+}
+
+/* A given size is a message the collective sends: within the sizes the
+ * calibration may try, whose buffers rule_max_bytes_memory checks. */
+static int rule_comm_sizes_max(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                               size_t errlen)
+{
+    (void)limits;
+    size_t n = cfg->grid.comm_size_count;
+    if (n == 0 || cfg->grid.comm_sizes_bytes[n - 1] <= cfg->calibration.max_bytes)
+        return 0;
+    size_t index = key_index("grid", "comm_sizes");
+    char problem[MESSAGE_MAX], allowed[MESSAGE_MAX];
+    snprintf(problem, sizeof problem, "has %llu bytes, above calibration.max_bytes = %s",
+             (unsigned long long)cfg->grid.comm_sizes_bytes[n - 1],
+             cfg->values->text[key_index("calibration", "max_bytes")]);
+    snprintf(allowed, sizeof allowed,
+             "sizes of at most calibration.max_bytes (%llu bytes), or a larger "
+             "calibration.max_bytes",
+             (unsigned long long)cfg->calibration.max_bytes);
+    return key_fail(err, errlen, key_where(cfg, index), &keys[index], cfg->values->text[index],
+                    problem, allowed);
+}
+
 static int rule_grid_cells(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                            size_t errlen)
 {
     (void)limits;
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t comm = nbc_comm_axis_count(cfg), cells = comm * cfg->grid.comp_count;
     if (cfg->run.force || cells <= (size_t)cfg->run.max_cells)
         return 0;
+    const char *axis = cfg->grid.comm_size_count > 0 ? "comm_sizes" : "comm_times";
     return fail(err, errlen,
-                "grid.comm_times x grid.comp_times: \"%s\" x \"%s\" is %zu x %zu = %zu cells, "
+                "grid.%s x grid.comp_times: \"%s\" x \"%s\" is %zu x %zu = %zu cells, "
                 "more than run.max_cells = %d (allowed: at most %d cells, or run.force = true)",
-                cfg->values->text[key_index("grid", "comm_times")],
-                cfg->values->text[key_index("grid", "comp_times")], cfg->grid.comm_count,
-                cfg->grid.comp_count, cells, cfg->run.max_cells, cfg->run.max_cells);
+                axis, cfg->values->text[key_index("grid", axis)],
+                cfg->values->text[key_index("grid", "comp_times")], comm, cfg->grid.comp_count,
+                cells, cfg->run.max_cells, cfg->run.max_cells);
 }
 
 /* Whether a core is left free for progress is the deployment plan's
@@ -1482,6 +1613,20 @@ static int rule_size_limit(const nbc_config *cfg, const nbc_config_limits *limit
     size_t index = key_index("calibration", "max_bytes");
     char why[MESSAGE_MAX];
     uint64_t most = limits->size_limit(cfg, limits->ranks, why, sizeof why);
+    /* A given message size is run as it is: none may pass the limit. */
+    size_t sizes = cfg->grid.comm_size_count;
+    if (most > 0 && sizes > 0 && cfg->grid.comm_sizes_bytes[sizes - 1] > most) {
+        size_t si = key_index("grid", "comm_sizes");
+        char problem[2 * MESSAGE_MAX], allowed[MESSAGE_MAX];
+        snprintf(problem, sizeof problem,
+                 "has %llu bytes, above what this MPI library can run: %s at that S exceeds %s",
+                 (unsigned long long)cfg->grid.comm_sizes_bytes[sizes - 1], cfg->run.collective,
+                 why);
+        snprintf(allowed, sizeof allowed, "sizes of at most %llu bytes for %s with this library",
+                 (unsigned long long)most, cfg->run.collective);
+        return key_fail(err, errlen, key_where(cfg, si), &keys[si], cfg->values->text[si], problem,
+                        allowed);
+    }
     if (most == 0 || cfg->calibration.max_bytes <= most || !key_where(cfg, index))
         return 0;
     char problem[2 * MESSAGE_MAX], allowed[MESSAGE_MAX], asked[48];
@@ -1514,8 +1659,9 @@ static int rule_max_repetitions(const nbc_config *cfg, const nbc_config_limits *
                     problem, allowed);
 }
 
-static const cross_rule cross_rules[] = {rule_grid_cells, rule_threads, rule_size_limit,
-                                         rule_max_bytes_memory, rule_max_repetitions};
+static const cross_rule cross_rules[] = {
+    rule_comm_axis,  rule_comm_sizes_max,   rule_grid_cells,     rule_threads,
+    rule_size_limit, rule_max_bytes_memory, rule_max_repetitions};
 
 int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen)

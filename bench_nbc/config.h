@@ -106,9 +106,11 @@ struct nbc_config {
         compute_kernel kernel; /* gemm, or sleep (known answers) */
     } compute;
     struct {
-        double *comm_times_s; /* ascending target times of the X axis */
+        double *comm_times_s; /* ascending target times of the X axis (or none) */
         size_t comm_count;
-        double *comp_times_s; /* ascending target times of the Y axis */
+        uint64_t *comm_sizes_bytes; /* or ascending message sizes S of the X axis */
+        size_t comm_size_count;     /* exactly one of comm_count, comm_size_count is > 0 */
+        double *comp_times_s;       /* ascending target times of the Y axis */
         size_t comp_count;
     } grid;
     struct {
@@ -171,6 +173,13 @@ int nbc_config_dump_ini(const nbc_config *cfg, FILE *out);
  * seconds, grids as arrays of seconds, byte sizes in bytes); NULL when out of
  * memory. The caller owns the reference. */
 struct json_object *nbc_config_to_json(const nbc_config *cfg);
+
+/* The communication axis's cells: grid.comm_sizes' when it gives the axis,
+ * else grid.comm_times' (validation keeps exactly one of them non-empty). */
+static inline size_t nbc_comm_axis_count(const nbc_config *cfg)
+{
+    return cfg->grid.comm_size_count > 0 ? cfg->grid.comm_size_count : cfg->grid.comm_count;
+}
 
 const char *nbc_deployment_name(nbc_deployment deployment);
 const char *nbc_progress_mode_name(nbc_progress_mode mode);

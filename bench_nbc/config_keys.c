@@ -119,7 +119,8 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
      .help = "Seed of the shuffled cell order and of the kind orders of each cell; 0 = chosen "
              "from the clock (the seed used is recorded in config.ini and meta.json)."},
     {KEY("run", "max_cells", TYPE_INT, "cells", "400", run.max_cells), AT_LEAST(1),
-     .help = "Largest grid (comm_times x comp_times cells) accepted without run.force."},
+     .help =
+         "Largest grid (comm_times or comm_sizes x comp_times cells) accepted without run.force."},
     {KEY("run", "force", TYPE_BOOL, NULL, "false", run.force),
      .help = "Accept a grid of more than run.max_cells cells."},
     {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),
@@ -145,8 +146,17 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
              "per thread, rank k (1 + k/10) times as long, without using a CPU, so many ranks "
              "can share few cores; synthetic_steal adds its stolen time to the step."},
     {KEY("grid", "comm_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comm_times_s),
-     .offset2 = FIELD(grid.comm_count),
-     .help = "Target durations of the collective: the X axis of the heatmaps."},
+     .offset2 = FIELD(grid.comm_count), .may_be_empty = true,
+     .help = "Target durations of the collective: the X axis of the heatmaps, each reached by "
+             "searching a message size. Empty when grid.comm_sizes gives the axis (exactly one "
+             "of the two is set)."},
+    {KEY("grid", "comm_sizes", TYPE_BYTES_LIST, "bytes", "", grid.comm_sizes_bytes),
+     .offset2 = FIELD(grid.comm_size_count),
+     .help = "The X axis as message sizes S instead of times, e.g. 1MiB,4MiB,16MiB (as OSU's "
+             "-m): the communication calibration measures the collective's time at each size "
+             "instead of searching a size for a time, and the cells' communication target is "
+             "the size (calib_comm.csv size_given). Set grid.comm_times empty with it "
+             "(--set grid.comm_times=)."},
     {KEY("grid", "comp_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comp_times_s),
      .offset2 = FIELD(grid.comp_count),
      .help = "Target durations of the compute step: the Y axis of the heatmaps."},

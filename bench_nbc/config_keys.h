@@ -18,8 +18,9 @@ typedef enum {
     TYPE_ENUM,
     TYPE_BYTES,
     TYPE_PROGRESS,
-    TYPE_NAME_LIST, /* names of a list of the limits, comma-separated; empty: none */
-    TYPE_INT_LIST,  /* integers, comma-separated, each within the bounds; empty: none */
+    TYPE_NAME_LIST,  /* names of a list of the limits, comma-separated; empty: none */
+    TYPE_INT_LIST,   /* integers, comma-separated, each within the bounds; empty: none */
+    TYPE_BYTES_LIST, /* byte sizes, comma-separated, distinct, stored ascending; empty: none */
     TYPE_COUNT
 } value_type;
 
@@ -38,8 +39,9 @@ typedef struct {
     const char *unit; /* shown in help; NULL when the value has none */
     const char *default_text;
     const char *help;
-    size_t offset;  /* the field in nbc_config */
-    size_t offset2; /* grid: its count; progress: test_count */
+    size_t offset;     /* the field in nbc_config */
+    size_t offset2;    /* grid: its count; progress: test_count */
+    bool may_be_empty; /* TYPE_GRID: an empty value is the empty grid (another key gives it) */
     bound lo, hi;
     const char *const *choices; /* TYPE_ENUM, indexed by the enum's value */
     size_t choice_count;
@@ -50,7 +52,7 @@ typedef struct {
 /* The rows of the table: every key, its type, unit, default, bounds or
  * allowed values and help, in the order --help and config.ini show them.
  * CONFIG_KEY_COUNT is checked against the table where it is defined. */
-enum { CONFIG_KEY_COUNT = 39 };
+enum { CONFIG_KEY_COUNT = 40 };
 extern const key_desc nbc_config_keys[CONFIG_KEY_COUNT];
 
 #endif

@@ -71,6 +71,7 @@ typedef struct nbc_attempt {
     int64_t deadline_global_ns; /* the window barrier's deadline (extrapolated global time) */
     int64_t exit_late_ns;       /* this rank left the barrier this long after the deadline */
     int64_t tolerance_ns;       /* the lateness tolerated */
+    int64_t start_skew_ns;      /* what clocksync_settle_attempt judged, the same on every rank */
     int64_t seq;                /* run-wide attempt number, the same on every rank */
     int block;                  /* 0: warm-up */
     int attempt;                /* 0-based, per (block, kind) */
@@ -211,12 +212,17 @@ typedef struct nbc_comm_calibration {
     bool imprecise; /* less precise than the rule asks after the most runs */
     int iterations;
     bool converged;
+    /* grid.comm_sizes gave bytes: t_s was measured at it and target_s is t_s (the cell's
+     * target is the size, never off it) */
+    bool size_given;
 } nbc_comm_calibration;
 
 /* floor_bytes: the size of a shorter target, which the answer must exceed
  * (0: none). */
 int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t floor_bytes,
                        nbc_comm_calibration *result);
+/* The collective's time at a given size (grid.comm_sizes): no search. */
+int nbc_measure_comm_size(nbc_run *run, size_t bytes, nbc_comm_calibration *result);
 /* floor: the calibration of the shorter target with the largest n, which
  * the answer must exceed (NULL: none). */
 int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n,

@@ -199,7 +199,7 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
         simulate_late_exit(&barrier, spec->tolerance_ns); /* the retries' test */
     if (err == MPI_SUCCESS)
         err = clocksync_settle_attempt(run->sync, &barrier, a->sample.t_ns[0], spec->tolerance_ns,
-                                       &any_late, NULL);
+                                       &any_late, &a->start_skew_ns);
     watchdog_disarm(run->watchdog);
     if (err != MPI_SUCCESS)
         return err;

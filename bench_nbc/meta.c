@@ -247,6 +247,7 @@ static json_object *clocksync_rank_json(const clocksync_model *m)
                            json_object_new_double(first ? first->latency_ns * 1e-3 : 0));
     json_object_object_add(e, "drift_ppm", json_object_new_double(clocksync_model_drift_ppm(m)));
     json_object_object_add(e, "calibrations", json_object_new_int(m->n_points));
+    json_object_object_add(e, "baseline", json_object_new_int(m->baseline));
     json_object_object_add(e, "last_offset_us",
                            json_object_new_double(last ? last->offset_ns * 1e-3 : 0));
     double u = clocksync_model_drift_uncertainty(m);
@@ -259,6 +260,7 @@ static json_object *clocksync_rank_json(const clocksync_model *m)
             o, "at_s", json_object_new_double((double)(p->local_ns - first->local_ns) * 1e-9));
         json_object_object_add(o, "offset_us", json_object_new_double(p->offset_ns * 1e-3));
         json_object_object_add(o, "bound_us", json_object_new_double(p->bound_ns * 1e-3));
+        json_object_object_add(o, "spread_us", json_object_new_double(p->spread_ns * 1e-3));
         json_object_object_add(o, "predicted_error_us",
                                json_object_new_double(p->predicted_error_ns * 1e-3));
         json_object_object_add(o, "residual_us", json_object_new_double(p->residual_ns * 1e-3));

@@ -10,6 +10,17 @@ enum { KINDS = 3 };
  * (clocksync.barrier_margin_us) and its bookkeeping; measured here at
  * 0.1-0.3 ms an attempt beyond the margin. */
 static const double attempt_overhead_s = 0.3e-3;
+/* Where a busy library thread shares the core (the deployment plan's
+ * barrier_sleep_min_s), the barrier's margin is at least that sleep and the
+ * barrier's spin (clocksync/sync.c), and the wake-up after it may wait out
+ * the busy thread's slice: 3-5 ms measured here (an attempt's overhead was
+ * 10 ms median, 12 ms mean with an 8 ms least sleep). */
+static const double barrier_spin_s = 60e-6;
+static const double busy_slice_s = 5e-3;
+/* A late attempt redoes its block (run.late_tolerance): the attempts
+ * measured here were 14 to 28 % more than blocks x kinds; the most assumes a
+ * third more. */
+static const double redo_factor = 4.0 / 3.0;
 /* A look of the stopping rule (the analysis's bootstrap of the cell):
  * 5-30 ms, more for more blocks. */
 static const double look_s = 0.03;
@@ -20,20 +31,27 @@ static const int imprecise_runs_factor = 4;
 
 /* One block of a cell: the three kinds, the overlap at least the longer
  * reference (perfect overlap) and at most their sum (serialized). */
-static void block_s(const nbc_config *cfg, double comm_s, double comp_s, double out[2])
+static void block_s(const nbc_config *cfg, double barrier_sleep_min_s, double comm_s, double comp_s,
+                    double out[2])
 {
-    double margin_s = cfg->clocksync.barrier_margin_us * 1e-6 + attempt_overhead_s;
+    double margin_s = cfg->clocksync.barrier_margin_us * 1e-6;
+    if (barrier_sleep_min_s > 0)
+        margin_s = fmax(margin_s, barrier_sleep_min_s + barrier_spin_s);
+    double attempt_s[2] = {margin_s + attempt_overhead_s,
+                           margin_s + attempt_overhead_s +
+                               (barrier_sleep_min_s > 0) * busy_slice_s};
     double per_block = 1 + cfg->run.null_share; /* null controls in that share */
-    out[0] = per_block * (comm_s + comp_s + fmax(comm_s, comp_s) + KINDS * margin_s);
-    out[1] = per_block * (comm_s + comp_s + (comm_s + comp_s) + KINDS * margin_s);
+    out[0] = per_block * (comm_s + comp_s + fmax(comm_s, comp_s) + KINDS * attempt_s[0]);
+    out[1] = redo_factor * per_block * (comm_s + comp_s + (comm_s + comp_s) + KINDS * attempt_s[1]);
 }
 
 /* The blocks a cell runs, warm-up included: fixed, or from run.repetitions
  * to run.max_repetitions (fewer when the cell budget ends it first). */
-static void cell_s(const nbc_config *cfg, double comm_s, double comp_s, double out[2])
+static void cell_s(const nbc_config *cfg, double barrier_sleep_min_s, double comm_s, double comp_s,
+                   double out[2])
 {
     double block[2];
-    block_s(cfg, comm_s, comp_s, block);
+    block_s(cfg, barrier_sleep_min_s, comm_s, comp_s, block);
     int lo = cfg->run.repetitions, hi = cfg->run.half_width > 0 ? cfg->run.max_repetitions : lo;
     out[0] = (lo + 1) * block[0];
     out[1] = (hi + 1) * block[1];
@@ -48,6 +66,29 @@ static void cell_s(const nbc_config *cfg, double comm_s, double comp_s, double o
     }
 }
 
+/* With grid.comm_sizes the collective's times are unknown before it runs:
+ * the range takes them from S over the fastest and the slowest bandwidth
+ * this estimate assumes of one collective step (a shared-memory copy to a
+ * slow network). */
+static const double fastest_bytes_per_s = 20e9, slowest_bytes_per_s = 0.5e9;
+
+/* The communication axis's step time at point i: least (k = 0), most (1). */
+static double comm_point_s(const nbc_config *cfg, size_t i, int k)
+{
+    if (cfg->grid.comm_size_count == 0)
+        return cfg->grid.comm_times_s[i];
+    return (double)cfg->grid.comm_sizes_bytes[i] /
+           (k == 0 ? fastest_bytes_per_s : slowest_bytes_per_s);
+}
+
+static double comm_sum_s(const nbc_config *cfg, int k)
+{
+    double total = 0;
+    for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++)
+        total += comm_point_s(cfg, i, k);
+    return total;
+}
+
 static double sum(const double *values, size_t n)
 {
     double total = 0;
@@ -56,30 +97,40 @@ static double sum(const double *values, size_t n)
     return total;
 }
 
-nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg)
+nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg, double barrier_sleep_min_s)
 {
     nbc_plan_estimate e = {
-        .cells_per_run = cfg->grid.comm_count * cfg->grid.comp_count,
+        .cells_per_run = nbc_comm_axis_count(cfg) * cfg->grid.comp_count,
         .runs = (cfg->run.collectives_count ? cfg->run.collectives_count : 1) *
                 (cfg->run.ranks_count ? cfg->run.ranks_count : 1),
         .blocks_lo = cfg->run.repetitions,
         .blocks_hi = cfg->run.half_width > 0 ? cfg->run.max_repetitions : cfg->run.repetitions,
     };
     double sweep[2] = {0, 0};
-    for (size_t i = 0; i < cfg->grid.comm_count; i++)
-        for (size_t j = 0; j < cfg->grid.comp_count; j++) {
-            double cell[2];
-            cell_s(cfg, cfg->grid.comm_times_s[i], cfg->grid.comp_times_s[j], cell);
-            sweep[0] += cell[0];
-            sweep[1] += cell[1];
-        }
-    double comm = sum(cfg->grid.comm_times_s, cfg->grid.comm_count);
+    for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++)
+        for (size_t j = 0; j < cfg->grid.comp_count; j++)
+            for (int k = 0; k < 2; k++) {
+                double cell[2];
+                cell_s(cfg, barrier_sleep_min_s, comm_point_s(cfg, i, k), cfg->grid.comp_times_s[j],
+                       cell);
+                sweep[k] += cell[k];
+            }
     double comp = sum(cfg->grid.comp_times_s, cfg->grid.comp_count);
     int runs = cfg->calibration.runs_per_point;
-    /* the sizes: the computation once for the job, the messages once a run */
-    double searched = comp + (double)e.runs * comm;
-    double sizes[2] = {runs * searched,
-                       runs * imprecise_runs_factor * cfg->calibration.max_iterations * searched};
+    /* the sizes: the computation once for the job, the messages once a run;
+     * a given message size is measured, not searched: a pilot and the
+     * measurement kept, one size each */
+    bool given = cfg->grid.comm_size_count > 0;
+    int comm_points = given ? 2 : cfg->calibration.max_iterations;
+    double sizes[2];
+    for (int k = 0; k < 2; k++) {
+        double comm = comm_sum_s(cfg, k);
+        double least = given ? comm_points * comm : comm;
+        double most = imprecise_runs_factor * comm_points * comm;
+        sizes[k] = runs * (k == 0 ? comp + (double)e.runs * least
+                                  : imprecise_runs_factor * cfg->calibration.max_iterations * comp +
+                                        (double)e.runs * most);
+    }
     /* the passive step (eq. 2): a warm-up round and the repetitions (at
      * least 5), one step of every size a round, before and after the sweep */
     int rounds = (cfg->run.repetitions < 5 ? 5 : cfg->run.repetitions) + 1;

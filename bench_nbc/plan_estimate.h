@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 typedef struct nbc_plan_estimate {
-    size_t cells_per_run;     /* grid.comm_times x grid.comp_times */
+    size_t cells_per_run;     /* grid.comm_times (or comm_sizes) x grid.comp_times */
     size_t runs;              /* run.collectives x run.ranks (1 each when empty) */
     int blocks_lo, blocks_hi; /* measured blocks a cell runs (plus one warm-up) */
     double sweep_s[2];        /* the sweeps of every run: least, most */
@@ -19,7 +19,9 @@ typedef struct nbc_plan_estimate {
     double job_s[2];          /* the whole bench_nbc job */
 } nbc_plan_estimate;
 
-/* The estimate of cfg; the README's --plan section says what it assumes. */
-nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg);
+/* The estimate of cfg, where the deployment's window barrier sleeps at
+ * least barrier_sleep_min_s (deploy/plan.h; 0: it does not); the README's
+ * --plan section says what it assumes. */
+nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg, double barrier_sleep_min_s);
 
 #endif

@@ -30,7 +30,7 @@ static void load_prior(nbc_run *run, const char *resume_dir, bool calibrations_o
                        nbc_resume *prior)
 {
     const nbc_config *cfg = run->cfg;
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
     char err[PATH_MAX + 1024] = "";
     bool bad = false;
     if (run->rank == 0 && resume_dir) {
@@ -60,7 +60,7 @@ static void load_prior(nbc_run *run, const char *resume_dir, bool calibrations_o
     } else {
         *prior = (nbc_resume){
             .comp = calloc(cfg->grid.comp_count, sizeof(compute_calib_result)),
-            .comm = calloc(cfg->grid.comm_count, sizeof(nbc_comm_calibration)),
+            .comm = calloc(nbc_comm_axis_count(cfg), sizeof(nbc_comm_calibration)),
             .cell_done = calloc(cells, sizeof(bool)),
         };
         bad = !prior->comp || !prior->comm || !prior->cell_done;
@@ -75,7 +75,7 @@ static void load_prior(nbc_run *run, const char *resume_dir, bool calibrations_o
     NBC_CHECK_MPI(MPI_Bcast(&keep, 1, MPI_LONG, 0, run->comm));
     NBC_CHECK_MPI(MPI_Bcast(prior->comp, (int)(cfg->grid.comp_count * sizeof *prior->comp),
                             MPI_BYTE, 0, run->comm));
-    NBC_CHECK_MPI(MPI_Bcast(prior->comm, (int)(cfg->grid.comm_count * sizeof *prior->comm),
+    NBC_CHECK_MPI(MPI_Bcast(prior->comm, (int)(nbc_comm_axis_count(cfg) * sizeof *prior->comm),
                             MPI_BYTE, 0, run->comm));
     NBC_CHECK_MPI(MPI_Bcast(prior->cell_done, (int)cells, MPI_C_BOOL, 0, run->comm));
     prior->comp_done = counts[0];

@@ -190,7 +190,7 @@ static int check_run_dir(nbc_replay *r, const nbc_config *cfg, int ranks, char *
     json_object *v;
     int meta_ranks = json_object_object_get_ex(meta, "ranks", &v) ? json_object_get_int(v) : -1;
     const char *mpi = string_key(meta, "mpi");
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
     int status = -1;
     nbc_resume calib = {0};
     if (meta_ranks != ranks || !mpi || strcmp(mpi, nbc_compiled_mpi()) != 0) {
@@ -205,16 +205,17 @@ static int check_run_dir(nbc_replay *r, const nbc_config *cfg, int ranks, char *
                  r->cell, r->run_dir, cells - 1);
     } else if (nbc_resume_read_calibrations(r->run_dir_abs, cfg, &calib, err, errlen) != 0) {
         /* err says why */
-    } else if (calib.comp_done < cfg->grid.comp_count || calib.comm_done < cfg->grid.comm_count) {
+    } else if (calib.comp_done < cfg->grid.comp_count ||
+               calib.comm_done < nbc_comm_axis_count(cfg)) {
         snprintf(err, errlen,
                  "--replay: %s stopped before its calibration ended (%zu of %zu computation, "
                  "%zu of %zu message sizes): no cell to replay",
                  r->run_dir, calib.comp_done, cfg->grid.comp_count, calib.comm_done,
-                 cfg->grid.comm_count);
+                 nbc_comm_axis_count(cfg));
     } else {
         const nbc_collective *coll = nbc_collective_find(cfg->run.collective);
         nbc_sweep_plan plan = {.comm = calib.comm,
-                               .comm_count = cfg->grid.comm_count,
+                               .comm_count = nbc_comm_axis_count(cfg),
                                .comp = calib.comp,
                                .comp_count = cfg->grid.comp_count,
                                .sizable = coll && coll->sizable};
@@ -255,7 +256,7 @@ void nbc_replay_check(nbc_replay *r, const nbc_config *cfg, int rank, int ranks)
     char err[PATH_MAX + 1024] = "";
     bool bad = rank == 0 && check_run_dir(r, cfg, ranks, err, sizeof err) != 0;
     nbc_exit_if_any_failed(bad, err, 2);
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
     r->mask = malloc(cells * sizeof *r->mask);
     nbc_exit_if_any_failed(r->mask == NULL, "out of memory for the replay's cell mask", 1);
     for (size_t c = 0; c < cells; c++)

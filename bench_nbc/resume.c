@@ -144,15 +144,24 @@ static bool comp_row(char **f, void *p)
 
 /* calib_comm.csv: the columns read, in the order comm_row takes them. */
 static const schema_column comm_columns[] = {COL_CALIB_COMM_COMM_TARGET, COL_CALIB_COMM_BYTES,
-                                             COL_CALIB_COMM_T_COMM, COL_CALIB_COMM_ITERATIONS,
-                                             COL_CALIB_COMM_CONVERGED};
+                                             COL_CALIB_COMM_T_COMM,      COL_CALIB_COMM_ITERATIONS,
+                                             COL_CALIB_COMM_CONVERGED,   COL_CALIB_COMM_SIZE_GIVEN};
+
+/* A row is the configuration's i-th point of the axis: its target time, or
+ * with grid.comm_sizes its given size. */
+static bool same_comm_point(const nbc_config *cfg, size_t i, char **f)
+{
+    bool given = atoi(f[5]) != 0;
+    if (cfg->grid.comm_size_count > 0)
+        return given && strtoull(f[1], NULL, 10) == cfg->grid.comm_sizes_bytes[i];
+    return !given && same_time(strtod(f[0], NULL), cfg->grid.comm_times_s[i]);
+}
 
 static bool comm_row(char **f, void *p)
 {
     calib_ctx *c = p;
     size_t i = c->state->comm_done;
-    if (i >= c->cfg->grid.comm_count ||
-        !same_time(strtod(f[0], NULL), c->cfg->grid.comm_times_s[i]))
+    if (i >= nbc_comm_axis_count(c->cfg) || !same_comm_point(c->cfg, i, f))
         return false;
     nbc_comm_calibration *r = &c->state->comm[i];
     *r = (nbc_comm_calibration){
@@ -161,6 +170,7 @@ static bool comm_row(char **f, void *p)
         .t_s = strtod(f[2], NULL),
         .iterations = atoi(f[3]),
         .converged = atoi(f[4]) != 0,
+        .size_given = atoi(f[5]) != 0,
     };
     r->bytes_closest = r->bytes;
     c->state->comm_done++;
@@ -307,10 +317,10 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
 static int read_calibrations(const char *dir, const nbc_config *cfg, nbc_resume *state,
                              long *comp_bytes, long *comm_bytes, char *err, size_t errlen)
 {
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
     *state = (nbc_resume){
         .comp = calloc(cfg->grid.comp_count, sizeof(compute_calib_result)),
-        .comm = calloc(cfg->grid.comm_count, sizeof(nbc_comm_calibration)),
+        .comm = calloc(nbc_comm_axis_count(cfg), sizeof(nbc_comm_calibration)),
         .cell_done = calloc(cells, sizeof(bool)),
     };
     if (!state->comp || !state->comm || !state->cell_done) {
@@ -336,7 +346,7 @@ int nbc_resume_read_calibrations(const char *dir, const nbc_config *cfg, nbc_res
 int nbc_resume_load(const char *dir, const nbc_config *cfg, int ranks, nbc_resume *state, char *err,
                     size_t errlen)
 {
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
     long comp_bytes, comm_bytes, passive_bytes;
     if (read_calibrations(dir, cfg, state, &comp_bytes, &comm_bytes, err, errlen) != 0)
         return -1;

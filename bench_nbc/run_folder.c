@@ -165,7 +165,7 @@ void nbc_open_run_folder(nbc_job *job)
                     job->next_study, job->study_count, run->coll->name, run->ranks, job->ranks,
                     job->shared_s, job->first_dir);
     }
-    meta->cells_total = (int)(cfg->grid.comm_count * cfg->grid.comp_count);
+    meta->cells_total = (int)(nbc_comm_axis_count(cfg) * cfg->grid.comp_count);
     bool bad = run->rank == 0 && write_first_files(job, meta);
     nbc_exit_if_any_failed(bad, job->err, 1);
     if (run->rank == 0)

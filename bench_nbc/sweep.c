@@ -108,13 +108,13 @@ static int print_cell(const nbc_run *run, const nbc_sweep_plan *plan, size_t cel
             if (fprintf(f,
                         "%zu,%s,%.9g,%.9g,%zu,%zu,%d,%s,%s,%d,%" PRId64 ",%" PRId64 ".%06" PRId64
                         ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                        ",%" PRId64 ",%d\n",
+                        ",%" PRId64 ",%d,%" PRId64 "\n",
                         cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
                         comp->matrix_n, a->block, a->block == 0 ? "warmup" : "measure",
                         nbc_kind_names[a->kind], a->attempt, a->seq, t[ROW_WALL] / 1000000000,
                         (t[ROW_WALL] % 1000000000) / 1000, r, t[ROW_T1], t[ROW_T1 + 1],
                         t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE], t[ROW_LATE], a->tolerance_ns,
-                        a->late) < 0)
+                        a->late, a->start_skew_ns) < 0)
                 rc = MPI_ERR_IO;
         }
     }

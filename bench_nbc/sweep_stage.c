@@ -32,10 +32,10 @@ void nbc_sweep_stage(nbc_job *job)
 {
     nbc_run *run = &job->run;
     const nbc_config *cfg = &job->cfg;
-    size_t cells = cfg->grid.comm_count * cfg->grid.comp_count;
+    size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
     job->plan = (nbc_sweep_plan){
         .comm = job->prior.comm,
-        .comm_count = cfg->grid.comm_count,
+        .comm_count = nbc_comm_axis_count(cfg),
         .comp = job->prior.comp,
         .comp_count = cfg->grid.comp_count,
         .cell_done = job->cli.replay.cell_text ? job->cli.replay.mask : job->prior.cell_done,

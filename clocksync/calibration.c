@@ -83,6 +83,23 @@ static int keep_fastest(cs_sample *samples, int n)
     return n / 20 > 5 ? n / 20 : (n < 5 ? n : 5);
 }
 
+/* The likely bound of an estimate x from samples sorted fastest first
+ * (clocksync.h, "Likely bound"): over the m = max(9, keep) fastest,
+ * max(x - o_(1), o_(m) - x); with fewer than 9 samples the hard bound. */
+static const int spread_min_samples = 9;
+static double spread_bound_ns(const cs_sample *samples, int n, int keep, double x, double hard_ns)
+{
+    int m = keep > spread_min_samples ? keep : spread_min_samples;
+    if (n < m)
+        return hard_ns;
+    double lo = x, hi = x;
+    for (int i = 0; i < m; i++) {
+        lo = fmin(lo, samples[i].offset_ns);
+        hi = fmax(hi, samples[i].offset_ns);
+    }
+    return fmax(x - lo, hi - x);
+}
+
 clocksync_point cs_estimate_median_at_mean(cs_sample *samples, int n)
 {
     int keep = keep_fastest(samples, n);
@@ -95,11 +112,13 @@ clocksync_point cs_estimate_median_at_mean(cs_sample *samples, int n)
     qsort(offsets, (size_t)keep, sizeof offsets[0], compare_double);
     double median =
         keep % 2 ? offsets[keep / 2] : 0.5 * (offsets[keep / 2 - 1] + offsets[keep / 2]);
+    double bound_ns = samples[keep - 1].rtt_ns / 2;
     return (clocksync_point){
         .local_ns = (int64_t)llround(midpoint_sum / keep),
         .offset_ns = median,
         .latency_ns = samples[0].rtt_ns / 2,
-        .bound_ns = samples[keep - 1].rtt_ns / 2,
+        .bound_ns = bound_ns,
+        .spread_ns = spread_bound_ns(samples, n, keep, median, bound_ns),
     };
 }
 
@@ -111,11 +130,13 @@ clocksync_point cs_estimate_mean(cs_sample *samples, int n)
         offset_sum += samples[i].offset_ns;
         midpoint_sum += samples[i].midpoint_ns;
     }
+    double bound_ns = samples[keep - 1].rtt_ns / 2;
     return (clocksync_point){
         .local_ns = (int64_t)llround(midpoint_sum / keep),
         .offset_ns = offset_sum / keep,
         .latency_ns = samples[0].rtt_ns / 2,
-        .bound_ns = samples[keep - 1].rtt_ns / 2,
+        .bound_ns = bound_ns,
+        .spread_ns = spread_bound_ns(samples, n, keep, offset_sum / keep, bound_ns),
     };
 }
 
@@ -139,6 +160,7 @@ static clocksync_map pair_line(const local_rank *l, int sweeps, const cs_rank_st
         .at_ns = a->local_ns + (int64_t)llround(0.5 * (double)(b->local_ns - a->local_ns)),
         .offset_ns = 0.5 * (a->offset_ns + b->offset_ns),
         .bound_ns = fmax(a->bound_ns, b->bound_ns),
+        .spread_ns = fmax(a->spread_ns, b->spread_ns),
     };
     if (state->has_pair && line.at_ns != state->pair.local_ns)
         line.slope =
@@ -245,6 +267,7 @@ int cs_calibrate(const cs_method *method, const cs_transport *t, int roundtrips,
             .offset_ns = loc[l].map.offset_ns,
             .latency_ns = latency_ns,
             .bound_ns = loc[l].map.bound_ns,
+            .spread_ns = loc[l].map.spread_ns,
         };
         if (commit)
             states[l] = (cs_rank_state){

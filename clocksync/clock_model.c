@@ -240,6 +240,18 @@ double clocksync_model_extrapolation_error_ns(const clocksync_model *model, int6
     return since_ns > 0 ? clocksync_model_drift_uncertainty(model) * (double)since_ns : 0.0;
 }
 
+double clocksync_model_skew_error_ns(const clocksync_model *model, int64_t local_ns)
+{
+    if (model->n_points < 2)
+        return model->n_points == 0 ? 0.0 : INFINITY;
+    const clocksync_point *f = &model->points[model->baseline];
+    const clocksync_point *l = &model->points[model->n_points - 1];
+    int64_t since_ns = local_ns - l->local_ns;
+    /* u' = (s_F + s_L) / (t_L - t_F) (clocksync.h, "Likely bound") */
+    double u = (f->spread_ns + l->spread_ns) / (double)(l->local_ns - f->local_ns);
+    return since_ns > 0 ? u * (double)since_ns : 0.0;
+}
+
 double clocksync_model_error_bound_ns(const clocksync_model *model, int64_t local_ns)
 {
     if (model->n_points < 2)
@@ -269,5 +281,6 @@ clocksync_map clocksync_map_compose(const clocksync_map *outer, const clocksync_
                      outer->slope * ((double)(inner->at_ns - outer->at_ns) + inner->offset_ns),
         .slope = inner->slope + outer->slope * (1 + inner->slope),
         .bound_ns = inner->bound_ns + outer->bound_ns,
+        .spread_ns = inner->spread_ns + outer->spread_ns,
     };
 }

@@ -25,6 +25,25 @@
  * recalibrating (clocksync_resync_due): each new point lengthens the
  * baseline, so u falls as the run goes on.
  *
+ * Likely bound (spread_ns, s). b assumes the worst a round trip allows: all
+ * of it spent one way. Measured, it is ~100 times the error the residuals
+ * show (over TCP, b ~ 8 us for errors ~0.1 us). A round trip's offset errs
+ * by e = (d_back - d_out) / 2; when the two directions' delays are alike in
+ * distribution and independent between round trips (the same path both
+ * ways: what every round-trip method assumes, a constant asymmetry being
+ * invisible to it), e is symmetric about 0, so the m fastest round trips'
+ * offsets o_(1) <= ... <= o_(m) all lie on one side of the truth with
+ * probability 2 x 2^-m (a sign test; selecting by duration, d_out + d_back,
+ * keeps the symmetry). Otherwise the truth lies within [o_(1), o_(m)], and
+ * so does the estimate x (a median or mean of some of them):
+ *   s = max(x - o_(1), o_(m) - x)
+ * bounds |x - truth| with probability >= 1 - 2^(1 - m); m = 9 or more gives
+ * 99.6 % per measurement, 99.2 % for the two points of a drift estimate
+ * (a union bound). The extrapolation's likely error is then u' tau,
+ * u' = (s_F + s_L) / (t_L - t_F) (clocksync_model_skew_error_ns), which the
+ * start-skew lateness and the resync schedule use; b and u stay the hard
+ * bound the post-mortem checks and the residual test use.
+ *
  * The module knows nothing of collectives or GEMM. Everything here is in
  * integer nanoseconds of a local monotonic clock unless a name says otherwise.
  */
@@ -82,6 +101,11 @@ typedef struct clocksync_point {
      * the measurements down to rank 0. (The clocks' drift during a sweep adds
      * drift times its length.) */
     double bound_ns;
+    /* A likely bound on the same error, "Likely bound" below: covers it
+     * with probability >= 1 - 2^(1 - m) per measurement, m >= 9 fastest
+     * round trips (99.6 %); bound_ns when there were fewer. Summed down the
+     * tree as bound_ns. */
+    double spread_ns;
     /* Filled by clocksync_model_add_point from the model before the point:
      * the error bound it predicted for this instant (e above; 0 for the
      * first two points, which make the baseline) and the measured offset
@@ -125,6 +149,10 @@ double clocksync_model_error_bound_ns(const clocksync_model *model, int64_t loca
 /* The part of that bound that the time since the last point adds (u tau;
  * 0 at or before the last point): what recalibrating removes. */
 double clocksync_model_extrapolation_error_ns(const clocksync_model *model, int64_t local_ns);
+/* The likely bound on that part (u' tau, "Likely bound" above), with u' =
+ * (s_F + s_L) / (t_L - t_F); 0 without points, INFINITY past a single one.
+ * What the start skew is widened by and the resync schedule keeps small. */
+double clocksync_model_skew_error_ns(const clocksync_model *model, int64_t local_ns);
 
 /* A clock against another over a short span, as a line:
  *   to = from + offset_ns + slope (from - at_ns)
@@ -134,7 +162,8 @@ typedef struct clocksync_map {
     int64_t at_ns;
     double offset_ns;
     double slope;
-    double bound_ns; /* of offset_ns's error, as clocksync_point's; composing adds them */
+    double bound_ns;  /* of offset_ns's error, as clocksync_point's; composing adds them */
+    double spread_ns; /* its likely bound, as clocksync_point's; composing adds them */
 } clocksync_map;
 
 /* The offset the map gives at `from_ns` (to minus from). */
@@ -186,7 +215,10 @@ typedef struct clocksync_sim_result {
     /* Per rank (rank 0: 0): model minus true global time, in ns. */
     double *error_sync_ns;    /* right after the second calibration */
     double *error_horizon_ns; /* horizon_s later (drift extrapolation) */
-    int *hops;                /* measurements between the rank and rank 0 */
+    /* The model's bounds on that error then: hard (b_L + u tau) and likely
+     * (s_L + u' tau), "Error bound" and "Likely bound" above. */
+    double *bound_horizon_ns, *likely_horizon_ns;
+    int *hops; /* measurements between the rank and rank 0 */
 } clocksync_sim_result;
 
 /* Returns 0, or -1 for bad options or no memory. */
@@ -246,8 +278,8 @@ int clocksync_measure_residual(clocksync_ctx *ctx, double *measured_offset_ns,
  *   - the time since the last point reaches the baseline's length (points
  *     at 0, drift_gap_s, then doubling: the baseline grows with the run);
  *   - or it reaches interval_s;
- *   - or the error extrapolation adds on any rank (u tau, the "Error bound"
- *     above) exceeds a quarter of tolerance_ns, the run's smallest lateness
+ *   - or the error extrapolation likely adds on any rank (u' tau, "Likely
+ *     bound" above) exceeds a quarter of tolerance_ns, the run's smallest lateness
  *     tolerance: two ranks' errors then take at most half of it, the other
  *     half is left to the barrier's exit jitter.
  * interval_s <= 0 turns every rule off (never recalibrate). */
@@ -299,7 +331,7 @@ int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result 
  * start_local_ns on each rank (its t1), in the same single reduction. The
  * measurement is also late when its start skew exceeds tolerance_ns: the
  * spread of the ranks' starts in global time, each widened by its model's
- * extrapolation error (u tau, "Error bound" above),
+ * likely extrapolation error (u' tau, "Likely bound" above),
  *   start_skew = max_r(g_r + e_r) - min_r(g_r - e_r),
  * e_r capped at a quarter of the tolerance (the share clocksync_resync_due
  * keeps it under between cells), known only after the measurement and

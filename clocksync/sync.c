@@ -319,7 +319,7 @@ int clocksync_settle_attempt(clocksync_ctx *ctx, const clocksync_barrier_result 
      * bounds are tens of microseconds, it soon passed the whole tolerance
      * (every pass of a cell late, the bound ~100 times the drift error
      * measured on shared memory). */
-    double bound_ns = clocksync_model_extrapolation_error_ns(&ctx->model, start_local_ns);
+    double bound_ns = clocksync_model_skew_error_ns(&ctx->model, start_local_ns);
     int64_t error_ns = (int64_t)ceil(fmin(bound_ns, resync_tolerance_share * (double)tolerance_ns));
     /* One reduction (max) for all: the flags negated (max of "not" is
      * "not all"), the latest start plus its error, minus the earliest
@@ -349,7 +349,7 @@ int clocksync_resync_due(clocksync_ctx *ctx, int64_t tolerance_ns, double interv
         int64_t baseline_ns = last_ns - m->points[m->baseline].local_ns;
         mine = (double)since_ns * 1e-9 >= interval_s ||
                (m->n_points >= 2 && since_ns >= baseline_ns) ||
-               clocksync_model_extrapolation_error_ns(m, now_ns) >
+               clocksync_model_skew_error_ns(m, now_ns) >
                    resync_tolerance_share * (double)tolerance_ns;
     }
     /* Any rank's error decides: the ranks calibrate together. */

@@ -142,6 +142,8 @@ void clocksync_sim_result_free(clocksync_sim_result *result)
 {
     free(result->error_sync_ns);
     free(result->error_horizon_ns);
+    free(result->bound_horizon_ns);
+    free(result->likely_horizon_ns);
     free(result->hops);
     *result = (clocksync_sim_result){0};
 }
@@ -193,9 +195,12 @@ int clocksync_simulate(const clocksync_sim_options *o, clocksync_sim_result *res
     clocksync_model *models = calloc((size_t)p, sizeof *models);
     result->error_sync_ns = calloc((size_t)p, sizeof *result->error_sync_ns);
     result->error_horizon_ns = calloc((size_t)p, sizeof *result->error_horizon_ns);
+    result->bound_horizon_ns = calloc((size_t)p, sizeof *result->bound_horizon_ns);
+    result->likely_horizon_ns = calloc((size_t)p, sizeof *result->likely_horizon_ns);
     result->hops = calloc((size_t)p, sizeof *result->hops);
     int err = s.ranks && states && points && models && result->error_sync_ns &&
-                      result->error_horizon_ns && result->hops
+                      result->error_horizon_ns && result->bound_horizon_ns &&
+                      result->likely_horizon_ns && result->hops
                   ? 0
                   : -1;
     for (int r = 0; err == 0 && r < p; r++) {
@@ -220,8 +225,13 @@ int clocksync_simulate(const clocksync_sim_options *o, clocksync_sim_result *res
         double sync_end_ns = second_start_ns + result->sync_s * 1e9;
         for (int r = 1; r < p; r++) {
             result->error_sync_ns[r] = model_error_ns(&models[r], &s.ranks[r], sync_end_ns);
-            result->error_horizon_ns[r] =
-                model_error_ns(&models[r], &s.ranks[r], sync_end_ns + o->horizon_s * 1e9);
+            double horizon_ns = sync_end_ns + o->horizon_s * 1e9;
+            result->error_horizon_ns[r] = model_error_ns(&models[r], &s.ranks[r], horizon_ns);
+            const clocksync_model *m = &models[r];
+            int64_t local = reading(&s.ranks[r], horizon_ns);
+            result->bound_horizon_ns[r] = clocksync_model_error_bound_ns(m, local);
+            result->likely_horizon_ns[r] =
+                m->points[m->n_points - 1].spread_ns + clocksync_model_skew_error_ns(m, local);
             for (int q = r; q > 0; q = cs_method_parent(method, q, p))
                 result->hops[r]++;
         }

@@ -12,6 +12,7 @@ Modules, in the order a study goes through them:
   process    running a command: process group, signals, the run-folder watch
   steps      one run's steps (calibration, compute_ref, sweep, nbc-analyze)
   report     study.csv, study_columns.json and the end-of-study summary
+  coverage   the null-control coverage pooled over the study's runs
   archive    --archive: STUDY_DIR.tar.gz with SHA256SUMS
   main       the Runner that ties them together
   common     small helpers (messages, INI and JSON files, times)

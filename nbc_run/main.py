@@ -11,6 +11,7 @@ from nbc_cli import ExitStatus, exit_status_help, version_line
 from .archive import archive_study
 from .cli import TABLE_FORMATS, USAGE, parse_arguments
 from .common import BadInput, allowed, check_list, iso_now, note, read_json, stamp_now
+from .coverage import pooled_null_coverage, schema_columns
 from .placement import place
 from .plan import Planner
 from .process import Processes
@@ -278,6 +279,9 @@ class Runner(RunSteps):
             if self.status == 0 and any(r.status == "no_valid_cell" for r in runs):
                 self.status = ExitStatus.NO_VALID_CELL
         write_table(self.record, self.study_dir)
+        self.record.null_coverage = pooled_null_coverage(
+            [r.run_dir for r in finished if r.status == "complete"],
+            schema_columns(self.tools_dir))
         self.record.end_time = iso_now()
         self.save()
         summary(self, finished)

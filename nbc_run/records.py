@@ -14,6 +14,16 @@ STEPS = ["calibration", "ref_before", "sweep", "ref_after", "analysis"]
 FINISHED = ("complete", "no_valid_cell")
 
 
+class _Unset:
+    """A member not written (a member whose value may be null)."""
+
+    def __repr__(self):
+        return "UNSET"
+
+
+UNSET = _Unset()
+
+
 @dataclass
 class Setting:
     """The study's library setting and one run's value of it."""
@@ -42,7 +52,7 @@ class _Record:
         out = {}
         for name in names:
             value = getattr(self, name)
-            if name == "extra" or (name in self.OPTIONAL and value is None):
+            if name == "extra" or value is UNSET or (name in self.OPTIONAL and value is None):
                 continue
             out[name] = self.member_json(name, value)
         out.update(self.extra)
@@ -108,6 +118,8 @@ class StudyRecord(_Record):
     comparisons: List[str] = field(default_factory=list)
     table: Optional[str] = None
     dictionary: Optional[str] = None
+    # coverage.pooled_null_coverage's (null without schema_doc), once the study ended
+    null_coverage: Any = UNSET
     end_time: Optional[str] = None
     resumed: Optional[List[str]] = None
     format: int = 1

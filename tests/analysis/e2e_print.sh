@@ -8,7 +8,10 @@
 # r_comp_slowdown on a log scale 1/1.5..1.5 ticked at 1, one colour bar on
 # compare_overhead, the same +-1 on every difference map. Each figure has
 # its caption file; page width and --no-titles do what they say; a bad size
-# is bad input.
+# is bad input. Each SVG and PDF carries the figure's title and caption
+# (SVG <title>/<desc>, PDF Title/Subject). nbc-compare's maps show the
+# runs' bytes and GEMM orders; no cell label is wider than its cell; the
+# PDF's text is the size the SVG states.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -28,8 +31,8 @@ b=$SCRATCH/progress
     --blocks 12 >/dev/null || fail "synth b"
 "$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare failed"
 
-figures=("$run"/plots/{overhead,concurrency,diagnosis,impact,ecdf_cell_14}
-    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown})
+figures=("$run"/plots/{overhead,concurrency,diagnosis,impact,ecdf_cell_14,frontier}
+    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown,compare_frontier})
 svgs=()
 for f in "${figures[@]}"; do
     for ext in svg png pdf gp caption.txt; do [ -s "$f.$ext" ] || fail "$f.$ext missing"; done
@@ -115,6 +118,85 @@ python3 -c 'import sys, xml.etree.ElementTree as E
 d = [e for e in E.parse(sys.argv[1]).getroot() if e.tag.endswith("desc")]
 sys.exit(not d or "Confirmed at a false-discovery rate" not in (d[0].text or ""))' "$plots/diagnosis.svg" ||
     fail "diagnosis.svg's <desc> is not its caption"
+# nbc-compare's maps under the physical axes: each panel of compare_overhead
+# its run's bytes; the difference map the first run's, and the second's on a
+# third line where they read differently (here b's bytes made 3x a's)
+"$analyze" -q --no-plots "$b" 2>/dev/null || fail "nbc-analyze of $b failed"
+python3 - "$b/cells.csv" <<'EOF' || fail "cannot rewrite $b/cells.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    r["bytes"] = str(int(r["bytes"]) * 3)
+with open(sys.argv[1], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+EOF
+"$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp3" >/dev/null 2>&1 || fail "nbc-compare of the resized runs failed"
+# xtics GP: the first tick's label of each panel
+xtics() { sed -n 's/^ *set xtics (\("[^"]*"\).*/\1/p' "$1" | tr '\n' ' '; }
+[ "$(xtics "$SCRATCH/cmp3/compare_overhead.gp")" = '"1\n4.1k" "1\n12k" ' ] ||
+    fail "compare_overhead's panels do not show their runs' bytes: $(xtics "$SCRATCH/cmp3/compare_overhead.gp")"
+[ "$(xtics "$SCRATCH/cmp3/diff_overhead.gp")" = '"1\n4.1k\n12k" ' ] ||
+    fail "diff_overhead does not show both runs' bytes: $(xtics "$SCRATCH/cmp3/diff_overhead.gp")"
+grep -q '^ *set ytics ("1\\n([0-9]*)"' "$SCRATCH/cmp3/diff_overhead.gp" ||
+    fail "diff_overhead's computation axis does not show the GEMM order once (the runs' agree)"
+[ "$(xtics "$SCRATCH/cmp/diff_overhead.gp")" = '"1\n4.1k" ' ] ||
+    fail "diff_overhead of runs of the same sizes shows them twice: $(xtics "$SCRATCH/cmp/diff_overhead.gp")"
+
+# cell labels fit their cells (cell_labels.py: the font's own widths, the
+# cells from the SVG): a run with an unreachable column (its reason
+# abbreviated, the caption explaining it), the example's maps, the
+# comparisons'; and the PDF's text is the size the SVG states (the cairo
+# terminals' 96 dpi text scaled back): the width pdftotext gives a word of
+# the x label is that word's at PLOT_FONT_PT (8 pt), within 2 %
+font=$(fc-match -f '%{file}' 'DejaVu Sans' 2>/dev/null)
+[ -r "$font" ] || font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+if [ -r "$font" ]; then
+    u=$SCRATCH/unreachable
+    "$synth" --out "$u" --comm-ms 1,2,4,8,16,32 --comp-ms 1,2,4,8,16 --scenario mixed --blocks 12 \
+        --unconverged-comm-ms 2 >/dev/null || fail "synth u"
+    "$analyze" -q --figure-size=column "$u" 2>/dev/null || fail "nbc-analyze of the unreachable run failed"
+    grep -q '^ *[-0-9.]* [-0-9.]* .*"unr\." ' "$u/plots/diagnosis.dat" || fail "the unreachable cells are not labelled unr."
+    grep -q "unr.: target unreachable" "$u/plots/diagnosis.caption.txt" || fail "the diagnosis caption does not explain unr."
+    tests/analysis/cell_labels.py "$font" "$u"/plots/{overhead,concurrency,diagnosis}.svg \
+        "$plots"/{overhead,concurrency,diagnosis}.svg "$SCRATCH"/cmp/{compare_overhead,diff_overhead}.svg \
+        "$SCRATCH"/cmp3/diff_overhead.svg || fail "a cell label is wider than its cell (above)"
+    if command -v pdftotext >/dev/null; then
+        word=$(pdftotext -bbox "$u/plots/diagnosis.pdf" - | sed -n 's/.*xMin="\([0-9.]*\)".*xMax="\([0-9.]*\)".*>communication:<.*/\1 \2/p' | head -n 1)
+        want=$(tests/analysis/cell_labels.py "$font" --width 8 "communication:")
+        awk -v w="$word" -v want="$want" 'BEGIN { split(w, b, " "); got = b[2] - b[1]
+            exit !(w != "" && got > 0.98 * want && got < 1.02 * want) }' ||
+            fail "the PDF's 8 pt text is not 8 pt: 'communication:' spans $word, expected $want pt wide"
+    fi
+else
+    echo "DejaVu Sans not found: the cell labels' widths are not checked"
+fi
+
+# every figure's files carry its title (the caption's first line: what,
+# library, deployment) and its caption: the SVG's <title> and <desc>, the
+# PDF's Title and Subject, read back by pdfinfo without a complaint
+if command -v pdfinfo >/dev/null; then
+    for f in "${figures[@]}"; do
+        title=$(head -n 1 "$f.caption.txt")
+        title=${title%.}
+        pdf_title=$(pdfinfo "$f.pdf" 2>"$SCRATCH/pdfinfo.err" | sed -n 's/^Title: *//p')
+        [ "$pdf_title" = "$title" ] || fail "$f.pdf's Title is '$pdf_title', expected '$title'"
+        [ ! -s "$SCRATCH/pdfinfo.err" ] || fail "pdfinfo complains about $f.pdf: $(cat "$SCRATCH/pdfinfo.err")"
+        pdfinfo "$f.pdf" | grep -q "^Subject: *$(sed -n 2p "$f.caption.txt" | cut -c1-40)" ||
+            fail "$f.pdf's Subject is not its caption"
+        python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+t = [e.text for e in r if e.tag.endswith("title")]
+sys.exit(t != [sys.argv[2]])' "$f.svg" "$title" || fail "$f.svg's <title> is not '$title'"
+    done
+    grep -q 'mpich synthetic 1.0, basic\.$' "$plots/diagnosis.caption.txt" ||
+        fail "diagnosis's title does not name the library and deployment: $(head -n 1 "$plots/diagnosis.caption.txt")"
+    head -n 1 "$SCRATCH/cmp/diff_overhead.caption.txt" | grep -q '; .*basic.* vs .*progress' ||
+        fail "diff_overhead's title does not name the configurations compared"
+else
+    echo "pdfinfo is not installed (poppler-utils): the PDF metadata is not checked"
+fi
 
 # a page: 7 in; no titles: the multiplot titles are empty
 page=$SCRATCH/page

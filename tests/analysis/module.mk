@@ -20,14 +20,19 @@ $(BUILD)/tests/test_analysis_sched: $(BUILD)/nompi/tests/analysis/test_sched.o $
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/test_analysis_frontier: $(BUILD)/nompi/tests/analysis/test_frontier.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
+
 # The end-to-end scripts run the generator and the tools.
 check: $(BUILD)/tests/analysis/synth_run
 
 UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_parse \
-              $(BUILD)/tests/test_analysis_sched $(BUILD)/tests/test_analysis_impact_median
+              $(BUILD)/tests/test_analysis_sched $(BUILD)/tests/test_analysis_impact_median \
+              $(BUILD)/tests/test_analysis_frontier
 E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \
               tests/analysis/e2e_uncertainty.sh tests/analysis/e2e_trace.sh tests/analysis/e2e_launches.sh \
               tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh \
               tests/analysis/e2e_report.sh tests/analysis/e2e_report_render.sh \
-              tests/analysis/e2e_print.sh
+              tests/analysis/e2e_print.sh tests/analysis/e2e_frontier.sh

@@ -23,6 +23,9 @@
  * --null-share X that share of the measured blocks (spread evenly, as the
  * driver does) also measures the null controls comm_null and comp_null at
  * random places: copies of the references, so null / reference is 1.
+ * --scenario frontier: overlap where the computation target is at most
+ * --frontier-ms X (default 4), no progress beyond: a collective hidden up
+ * to a known computation time in every row (the overlap frontier's test).
  * --launch-shift X makes the overlap step's computation (1 + X) times as
  * long in every cell: what one launch of a configuration may do unlike
  * another (another placement, another node), for nbc-compare's launches.
@@ -53,6 +56,7 @@ static const struct {
     int model; /* -1: mixed */
 } scenarios[] = {
     {"mixed", -1},
+    {"frontier", -2},
     {"overlap", MODEL_OVERLAP},
     {"no_progress", MODEL_NO_PROGRESS},
     {"comp_slowdown", MODEL_COMP_SLOWDOWN},
@@ -80,6 +84,7 @@ typedef struct synth_config {
     double late_share;
     double null_share;
     double launch_shift; /* the overlap step's computation (1 + X) times as long */
+    double frontier_ms;  /* --scenario frontier: overlap up to this computation target */
     bool compute_ref;
     const char *mpi;
     const char *deployment;
@@ -384,7 +389,9 @@ static int write_run(const synth_config *cfg)
             plan[cell] = (cell_plan){
                 cell, cfg->comm_ms[c], cfg->comp_ms[p],
                 cfg->scenario >= 0 ? cfg->scenario
-                                   : mixed_model(cfg->comm_ms[c], cfg->comp_ms[p], cell, cells)};
+                : cfg->scenario == -2
+                    ? (cfg->comp_ms[p] <= cfg->frontier_ms ? MODEL_OVERLAP : MODEL_NO_PROGRESS)
+                    : mixed_model(cfg->comm_ms[c], cfg->comp_ms[p], cell, cells)};
             if (cfg->comm_ms[c] != cfg->unconverged_comm_ms) /* unreachable: not measured */
                 order[measured++] = cell;
         }
@@ -420,7 +427,8 @@ static void usage(FILE *out)
           "                 [--blocks N] [--scenario mixed|overlap|no_progress|comp_slowdown|\n"
           "                 contention|comm_slowed|unexplained] [--unconverged-comm-ms X]\n"
           "                 [--late-share X] [--null-share X] [--no-compute-ref] [--mpi NAME]\n"
-          "                 [--deployment NAME] [--seed N] [--launch-shift X]\n",
+          "                 [--deployment NAME] [--seed N] [--launch-shift X]\n"
+          "                 [--scenario frontier [--frontier-ms X]]\n",
           out);
 }
 
@@ -441,6 +449,7 @@ int main(int argc, char **argv)
         {"deployment", required_argument, NULL, 'd'},
         {"seed", required_argument, NULL, 'S'},
         {"launch-shift", required_argument, NULL, 'L'},
+        {"frontier-ms", required_argument, NULL, 'F'},
         {NULL, 0, NULL, 0},
     };
     synth_config cfg = {.ranks = 2,
@@ -451,7 +460,8 @@ int main(int argc, char **argv)
                         .mpi = "mpich",
                         .deployment = "basic",
                         .collective = "ibcast",
-                        .seed = 42};
+                        .seed = 42,
+                        .frontier_ms = 4};
     parse_list("1,2,4,8,16,32", cfg.comm_ms, &cfg.comm_count);
     parse_list("1,2,4,8,16,32", cfg.comp_ms, &cfg.comp_count);
     int opt;
@@ -510,6 +520,10 @@ int main(int argc, char **argv)
         case 'L':
             cfg.launch_shift = atof(optarg);
             bad = !(cfg.launch_shift > -0.5 && cfg.launch_shift < 1);
+            break;
+        case 'F':
+            cfg.frontier_ms = atof(optarg);
+            bad = !(cfg.frontier_ms > 0);
             break;
         default:
             bad = true;

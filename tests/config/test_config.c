@@ -210,6 +210,8 @@ static void set_overrides_the_file(void **state)
     nbc_config_free(&cfg);
 }
 
+static char *dump_to_string(const nbc_config *cfg);
+
 static void grids_expand(void **state)
 {
     (void)state;
@@ -248,6 +250,22 @@ static void grids_expand(void **state)
     /* "1.5ms" is the same double as 1.5e-3. */
     set_ok(&cfg, "grid.comp_times=1.5ms");
     assert_true(cfg.grid.comp_times_s[0] == 1.5e-3);
+
+    /* The axis as message sizes: any order (stored ascending), the
+     * calibration.max_bytes suffixes, comm_times emptied. */
+    set_ok(&cfg, "grid.comm_times=");
+    set_ok(&cfg, "grid.comm_sizes=16MiB, 1MiB,4194304");
+    assert_int_equal(cfg.grid.comm_count, 0);
+    assert_int_equal(cfg.grid.comm_size_count, 3);
+    assert_true(cfg.grid.comm_sizes_bytes[0] == 1048576 &&
+                cfg.grid.comm_sizes_bytes[1] == 4194304 &&
+                cfg.grid.comm_sizes_bytes[2] == 16777216);
+    assert_int_equal(nbc_comm_axis_count(&cfg), 3);
+    validate_ok(&cfg);
+    char *dumped = dump_to_string(&cfg);
+    assert_non_null(strstr(dumped, "comm_times = \n"));
+    assert_non_null(strstr(dumped, "comm_sizes = 16MiB, 1MiB,4194304\n"));
+    free(dumped);
     nbc_config_free(&cfg);
 }
 
@@ -400,6 +418,7 @@ static void help_lists_every_key(void **state)
         "run.in_place",
         "compute.kernel",
         "grid.comm_times",
+        "grid.comm_sizes",
         "grid.comp_times",
         "calibration.tolerance",
         "calibration.max_iterations",
@@ -614,8 +633,35 @@ static const bad_input bad_inputs[] = {
      {"grid.comm_times", "has 4 comma-separated fields"}},
     {"empty grid list",
      NULL,
+     {"grid.comp_times="},
+     {"grid.comp_times", "\"\" is empty", "min,max,factor"}},
+    {"both communication axes",
+     NULL,
+     {"grid.comm_sizes=1MiB,4MiB"},
+     {"grid.comm_times and grid.comm_sizes", "both give the communication axis",
+      "\"1ms,64ms,2\" by default", "\"1MiB,4MiB\" from --set"}},
+    {"neither communication axis",
+     NULL,
      {"grid.comm_times="},
-     {"grid.comm_times", "\"\" is empty", "min,max,factor"}},
+     {"grid.comm_times and grid.comm_sizes", "neither gives the communication axis",
+      "exactly one of the two"}},
+    {"message size 0",
+     NULL,
+     {"grid.comm_times=", "grid.comm_sizes=1MiB,0"},
+     {"grid.comm_sizes", "\"0\" which is not above 0 bytes", "distinct byte sizes"}},
+    {"message size not a size",
+     NULL,
+     {"grid.comm_times=", "grid.comm_sizes=1MiB,4Mb"},
+     {"grid.comm_sizes", "\"4Mb\" which is not a byte size", "KiB, MiB, GiB"}},
+    {"message size twice",
+     NULL,
+     {"grid.comm_times=", "grid.comm_sizes=1MiB,1048576"},
+     {"grid.comm_sizes", "\"1048576\" twice"}},
+    {"message size above max_bytes",
+     NULL,
+     {"grid.comm_times=", "grid.comm_sizes=1MiB,64MiB", "calibration.max_bytes=16MiB"},
+     {"grid.comm_sizes", "67108864 bytes, above calibration.max_bytes = 16MiB",
+      "at most calibration.max_bytes"}},
     {"duplicated list values",
      NULL,
      {"grid.comp_times=1ms 2ms 1e-3"},

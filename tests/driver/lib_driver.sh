@@ -19,11 +19,11 @@ run_folder() { sed -n 's/^bench_nbc: run folder //p' <<<"$1" | head -n 1; }
 # meta_value FOLDER KEY: a top-level value of meta.json (read with jq).
 meta_value() { jq -r --arg k "$2" 'if has($k) then .[$k] else empty end' "$1/meta.json"; }
 
-RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late
+RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late,start_skew_ns
 
 # check_raw FOLDER KEPT: raw.csv has its header, KEPT rows of kept attempts
 # (late = 0, in the last pass of their block: a late attempt redoes the
-# whole block) of the three main kinds, 21 fields on every row and
+# whole block) of the three main kinds, 22 fields on every row and
 # t1 <= t2 <= t3 <= t4.
 check_raw() {
     local raw=$1/raw.csv
@@ -36,7 +36,7 @@ check_raw() {
                     END { print n + 0 }' "$raw" "$raw")
     [ "$kept" -eq "$2" ] || fail "raw.csv has $kept kept rows, expected $2"
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-             NF != 21 || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
+             NF != 22 || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
              END { exit bad }' "$raw" || fail "raw.csv rows out of order in $1"
 }
 
@@ -61,7 +61,7 @@ cells_whole() {
         FILENAME ~ /sweep.csv$/ { if (FNR > 1) { if ($1 in runs) bad = 1; runs[$1] = $2 + 1 }; next }
         FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; raw++; next }
         raw == 1 { b = $c["cell"] SUBSEP $c["block"]; if ($c["attempt"] + 0 > last[b]) last[b] = $c["attempt"] + 0; next }
-        NF != 21 { bad = 1 }
+        NF != 22 { bad = 1 }
         { cell[$c["cell"]] = 1 }
         $c["late"] == 0 && $c["kind"] !~ /_null$/ && $c["attempt"] == last[$c["cell"], $c["block"]] { kept[$c["cell"]]++ }
         $c["late"] == 1 && $c["attempt"] == retries { stopped[$c["cell"]] = 1 }

@@ -1,5 +1,5 @@
 # End-to-end tests of the driver (bench_nbc) on 2 ranks (e2e_skewed_ranks: 4).
-E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh \
+E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/driver/e2e_comm_sizes.sh \
              tests/driver/e2e_bad_input.sh tests/driver/e2e_interrupt_resume.sh \
              tests/driver/e2e_progress_modes.sh tests/driver/e2e_watchdog.sh \
              tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \

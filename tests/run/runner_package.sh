@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # nbc-run's package (nbc_run/) without running a study: study.json's records
 # read and written back give the same members in the same order (an unknown
-# member kept, the optional ones only when set); the command line keeps the
-# arguments study.json records in their order, with paths made absolute and
-# this invocation's own options left out; each launcher flag of the command
+# member kept, the optional ones only when set, null_coverage also as null);
+# the command line keeps the arguments study.json records in their order,
+# with paths made absolute and this invocation's own options left out; each launcher flag of the command
 # lines comes from the library profile (a made-up profile's flags appear,
 # none of MPICH's or Open MPI's). No MPI, no build needed beyond Python.
 # shellcheck source=tests/lib.sh
@@ -33,7 +33,8 @@ del plain["bench_nbc_status"], plain["no_valid_cell_reason"], plain["later"]
 study = {"format": 1, "config": "/c", "base_config": "/b", "arguments": ["C", "--mpi", "x"],
          "cwd": "/w", "results_dir": "/w/results", "study": {"seed": 7}, "created": "t",
          "status": "complete", "skipped": [], "runs": [run, plain], "comparisons": ["/w/c"],
-         "table": "study.csv", "dictionary": "study_columns.json", "end_time": "t2",
+         "table": "study.csv", "dictionary": "study_columns.json", "null_coverage": None,
+         "end_time": "t2",
          "resumed": ["t3"], "pooled": {"n": 1}}
 again = StudyRecord.from_json(json.loads(json.dumps(study))).to_json()
 check(json.dumps(again) == json.dumps(study),
