@@ -34,7 +34,8 @@ static nbc_stop_state state_of(int blocks, double elapsed_s, double centre, doub
                             .elapsed_s = elapsed_s,
                             .ci_lo = centre - half_width,
                             .ci_hi = centre + half_width,
-                            .p = p};
+                            .p = p,
+                            .p_group = NAN};
 }
 
 static void test_least_blocks_always_run(void **unused)
@@ -111,7 +112,7 @@ static void test_precision_decided_max_budget(void **unused)
     s = state_of(19, 1e9, 0.2, 0.2, 0.2);
     assert_int_equal(nbc_stop_decide(&no_budget, &s), NBC_STOP_CONTINUE);
     /* nothing known yet: not narrow, not decided, not hopeless */
-    s = (nbc_stop_state){.blocks = 12, .ci_lo = NAN, .ci_hi = NAN, .p = NAN};
+    s = (nbc_stop_state){.blocks = 12, .ci_lo = NAN, .ci_hi = NAN, .p = NAN, .p_group = NAN};
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_UNRESOLVABLE);
     s.blocks = 40;
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_MAX);
@@ -258,7 +259,7 @@ static int blocks_run(const nbc_stop_rule *rule, const sim_cell *c, uint64_t see
                       nbc_stop_reason *reason)
 {
     for (int blocks = 1;; blocks++) {
-        nbc_stop_state s = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN, .p = NAN};
+        nbc_stop_state s = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN, .p = NAN, .p_group = NAN};
         if (nbc_stop_is_look(rule, blocks) || blocks >= rule->max_blocks)
             s = estimate_of(c, blocks, seed);
         *reason = nbc_stop_decide(rule, &s);
