@@ -150,9 +150,10 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                   "uncertain: %ld of %zu valid cells (%ld for fewer than %ld blocks); "
                   "unresolvable: %ld; off target (flagged, classified): %ld\n",
                   100 * u->rules.confidence, u->rules.resamples, u->rules.seed, u->confirmed_cells,
-                  u->family_cells, u->false_discovery_rate, u->group_cells, u->confirmed_max_p, u->expected_wrong,
-                  u->false_discovery_rate * (double)u->confirmed_cells, u->uncertain_cells, valid,
-                  u->few_blocks_cells, u->min_blocks, u->unresolvable_cells, u->off_target_cells);
+                  u->family_cells, u->false_discovery_rate, u->group_cells, u->confirmed_max_p,
+                  u->expected_wrong, u->false_discovery_rate * (double)u->confirmed_cells,
+                  u->uncertain_cells, valid, u->few_blocks_cells, u->min_blocks,
+                  u->unresolvable_cells, u->off_target_cells);
     null_coverage_text(sb, cells, "");
     blocks_text(sb, cells);
     strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,

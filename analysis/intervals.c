@@ -347,8 +347,8 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
         else if (!confirmed)
             cell->diagnosis = DIAG_UNCERTAIN;
         else
-            cell->diagnosis = group[i] ? analysis_diagnosis_group(cell->diagnosis_point)
-                                       : cell->diagnosis_point;
+            cell->diagnosis =
+                group[i] ? analysis_diagnosis_group(cell->diagnosis_point) : cell->diagnosis_point;
         if (!cell->valid)
             continue;
         if (confirmed) {

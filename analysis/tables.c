@@ -116,11 +116,16 @@ enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
  * interference; then simultaneous intervals instead of diagnosis_p; then its
  * r_comm counted each rank's own wait; then it claimed classes only). */
-static const schema_column cells_new_columns[] = {
-    COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,    COL_CELLS_ATTEMPTS,
-    COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO, COL_CELLS_R_MPI_IMPACT,
-    COL_CELLS_INTERFERENCE, COL_CELLS_DIAGNOSIS_P,      COL_CELLS_R_COMM_LOCAL_WAIT,
-    COL_CELLS_DIAGNOSIS_GROUP_P};
+static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
+                                                  COL_CELLS_LATE_ATTEMPTS,
+                                                  COL_CELLS_ATTEMPTS,
+                                                  COL_CELLS_STOP,
+                                                  COL_CELLS_R_OVERHEAD_CI_LO,
+                                                  COL_CELLS_R_MPI_IMPACT,
+                                                  COL_CELLS_INTERFERENCE,
+                                                  COL_CELLS_DIAGNOSIS_P,
+                                                  COL_CELLS_R_COMM_LOCAL_WAIT,
+                                                  COL_CELLS_DIAGNOSIS_GROUP_P};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */

@@ -1303,8 +1303,7 @@ static claims_figures claims_grids(int first, int count, int clear_kinds, uint64
             f.group_wrong += group && wrong;
         }
         assert_int_equal(comp.cells.uncertainty.confirmed_cells, grid_claims);
-        f.fdp_groups_uncontrolled +=
-            loose_claims ? (double)loose_wrong / (double)loose_claims : 0;
+        f.fdp_groups_uncontrolled += loose_claims ? (double)loose_wrong / (double)loose_claims : 0;
         f.stated += comp.cells.uncertainty.expected_wrong;
         f.claims += grid_claims;
         f.wrong += grid_wrong;
