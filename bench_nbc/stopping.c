@@ -98,23 +98,24 @@ static int unresolvable(const nbc_stop_rule *rule, const nbc_stop_state *s)
     return !decidable(rule, s, s->p, reach, 1) && !decidable(rule, s, s->p_group, reach, 1);
 }
 
-/* At a look from decide_min_blocks on: the class decided, or the group
- * decided and the class not expected to be decided by more blocks (the
- * analysis claims the group); a precise interval stops the cell only when
- * no claim still undecided is expected to be decided by more blocks (the
- * map's answer is the claim, not the interval). */
+/* At a look from decide_min_blocks on: a precise interval stops the cell
+ * unless a claim still undecided is expected to be decided by more blocks
+ * (the map's answer is the claim, not the interval); else the class
+ * decided, or the group decided and the class not expected to be
+ * (the analysis claims the group); else unresolvable. */
 static nbc_stop_reason decide_at_look(const nbc_stop_rule *rule, const nbc_stop_state *s)
 {
     int reach = reachable_blocks(rule, s);
     bool class_decided = s->p <= rule->look_level; /* false for NAN */
     bool group_decided = s->p_group <= rule->look_level;
     bool class_decidable = decidable(rule, s, s->p, reach, 0);
+    bool pending = !class_decided && (class_decidable ||
+                                      (!group_decided && decidable(rule, s, s->p_group, reach, 0)));
+    double width = s->ci_hi - s->ci_lo;
+    if (width <= 2 * rule->half_width && !pending) /* false for NAN */
+        return NBC_STOP_PRECISION;
     if (class_decided || (group_decided && !class_decidable))
         return NBC_STOP_DECIDED;
-    double width = s->ci_hi - s->ci_lo;
-    if (width <= 2 * rule->half_width && /* false for NAN */
-        !class_decidable && (group_decided || !decidable(rule, s, s->p_group, reach, 0)))
-        return NBC_STOP_PRECISION;
     if (unresolvable(rule, s))
         return NBC_STOP_UNRESOLVABLE;
     return NBC_STOP_CONTINUE;
