@@ -127,34 +127,32 @@ static void test_precision_decided_max_budget(void **unused)
 static void test_group_claims_and_precision(void **unused)
 {
     (void)unused;
-    nbc_stop_rule rule = default_rule(0.05, 0);
-    nbc_stop_state s = state_of(12, 1, 0.2, 0.05, 0.05);
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
-    s.p = 0.2;
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_PRECISION);
-    s.p_group = 0.05; /* the group may still be decided */
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
-    s.p_group = 0.005; /* decided: the claim is the group */
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_PRECISION);
-    /* a wide interval: the group decided ends the cell, unless the class
-     * is expected to be decided too */
-    s = state_of(12, 1, 0.2, 1, 0.5);
-    s.p_group = 0.005;
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_DECIDED);
-    s.p = 0.05;
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
-    /* neither decidable without the benefit of one standard error, the
-     * group with it: not given up (class 0.5: 1.83 < 2.33; group 0.2:
-     * 1.84 x 1.83 = 3.4) */
-    s = state_of(12, 1, 0.2, 1, 0.5);
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_UNRESOLVABLE);
-    s.p_group = 0.2;
-    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
-    /* no block left in the budget (3 s at 0.25 s a block: 12): precision
-     * ends the cell whatever its p */
-    nbc_stop_rule spent = default_rule(0.05, 3);
-    s = state_of(12, 0.25 * 13, 0.2, 0.05, 0.05);
-    assert_int_equal(nbc_stop_decide(&spent, &s), NBC_STOP_PRECISION);
+    static const struct {
+        double half_width, p, p_group, budget_s, elapsed_s;
+        nbc_stop_reason want;
+    } cases[] = {
+        /* a precise interval (+-0.05) */
+        {0.05, 0.05, NAN, 0, 1, NBC_STOP_CONTINUE},   /* the class expected decided */
+        {0.05, 0.2, NAN, 0, 1, NBC_STOP_PRECISION},   /* not expected */
+        {0.05, 0.2, 0.05, 0, 1, NBC_STOP_CONTINUE},   /* the group still may be */
+        {0.05, 0.2, 0.005, 0, 1, NBC_STOP_PRECISION}, /* the group decided */
+        /* a wide interval (+-1) */
+        {1, 0.5, 0.005, 0, 1, NBC_STOP_DECIDED},    /* the group, the class out of reach */
+        {1, 0.05, 0.005, 0, 1, NBC_STOP_CONTINUE},  /* the class expected decided too */
+        {1, 0.5, NAN, 0, 1, NBC_STOP_UNRESOLVABLE}, /* class 0.5: 1.83 < 2.33 */
+        {1, 0.5, 0.2, 0, 1, NBC_STOP_CONTINUE},     /* group 0.2: 1.84 x 1.83 = 3.4 */
+        /* no block left in the budget (3 s at 0.25 s a block: 12) */
+        {0.05, 0.05, NAN, 3, 0.25 * 13, NBC_STOP_PRECISION},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        nbc_stop_rule rule = default_rule(0.05, cases[i].budget_s);
+        nbc_stop_state s = state_of(12, cases[i].elapsed_s, 0.2, cases[i].half_width, cases[i].p);
+        s.p_group = cases[i].p_group;
+        if (nbc_stop_decide(&rule, &s) != cases[i].want)
+            fail_msg("case %zu: %s, expected %s", i,
+                     nbc_stop_reason_name(nbc_stop_decide(&rule, &s)),
+                     nbc_stop_reason_name(cases[i].want));
+    }
 }
 
 /* Unresolvable: projected to 40 blocks (sqrt(40/12) = 1.83), the interval
