@@ -255,6 +255,13 @@ enum diagnosis {
     DIAG_COMM_SLOWED,
     DIAG_IMPRECISION,
     DIAG_UNEXPLAINED,
+    /* Groups of classes (README.md, "Claims at two levels"): claimed where
+     * the group is confirmed and its class is not (cells.csv diagnosis
+     * only). no_overlap: no_progress or comm_slowed, the collective did not
+     * progress during the computation (section 3.3.1); progressed: overlap
+     * or comp_slowdown, it did. */
+    DIAG_NO_OVERLAP,
+    DIAG_PROGRESSED,
     /* not confirmed at the map's false-discovery rate, or too few blocks
      * (cells.csv diagnosis only; diagnosis_point keeps the class) */
     DIAG_UNCERTAIN,
@@ -267,6 +274,14 @@ enum diagnosis {
 const char *analysis_diagnosis_name(enum diagnosis diagnosis);
 /* Returns false when name is not one of the names above. */
 bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis);
+
+/* The group a class belongs to (DIAG_NO_OVERLAP, DIAG_PROGRESSED), or the
+ * class itself when it belongs to none. */
+enum diagnosis analysis_diagnosis_group(enum diagnosis diagnosis);
+
+/* Whether a claim (a class or a group) holds for a class: the class is the
+ * claim or a member of it. */
+bool analysis_diagnosis_within(enum diagnosis diagnosis, enum diagnosis claim);
 
 /* Thresholds of the diagnosis rules (section 3.3); the values and their
  * reasons are in analysis_default_thresholds() and README.md. */
@@ -400,10 +415,14 @@ typedef struct cell_metrics {
      * bootstrap in another class, corrected for few blocks (the p-value
      * of "the truth is in another class"; NAN for an invalid cell or one
      * with fewer than min_blocks blocks); diagnosis is diagnosis_point when
-     * Benjamini-Hochberg over the map confirms it, else uncertain (or
-     * unresolvable, invalid). */
+     * Benjamini-Hochberg over the map confirms it, else its group when that
+     * is confirmed, else uncertain (or unresolvable, invalid). */
     enum diagnosis diagnosis_point;
     double diagnosis_p;
+    /* the p-value of "the truth is outside diagnosis_point's group": the
+     * share of replicates outside it, corrected alike (NAN as diagnosis_p,
+     * and for a class in no group) */
+    double diagnosis_group_p;
     /* beyond the median: eq. 1 per block, with the median references */
     double r_overhead_mean;
     metric_bounds r_overhead_mean_ci;
@@ -470,7 +489,8 @@ typedef struct uncertainty_summary {
     long min_blocks;
     long family_cells;           /* valid cells: Benjamini-Hochberg's m */
     double false_discovery_rate; /* its q */
-    long confirmed_cells;        /* its rejections: cells whose class is claimed */
+    long confirmed_cells;        /* its rejections: cells whose class or group is claimed */
+    long group_cells;            /* ... of them claimed at the group level */
     double confirmed_max_p;      /* the largest p confirmed (NAN: none) */
     /* the sum of the confirmed cells' p: the expected number of wrong
      * claims if each p were exact (at most q x confirmed_cells on average) */

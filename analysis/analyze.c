@@ -142,15 +142,18 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
     const uncertainty_summary *u = &cells->uncertainty;
     strbuf_printf(sb,
                   "\nintervals: %.0f %% per cell from %ld resamples of whole blocks (seed %lld)\n"
-                  "claims: %ld of %ld valid cells confirmed at a false-discovery rate of %g "
-                  "(Benjamini-Hochberg over the cells' diagnosis_p, largest confirmed p %.3g); "
+                  "claims: %ld of %ld valid cells confirmed at a false-discovery rate of %g, "
+                  "%ld of them at the group level (no_overlap, progressed) "
+                  "(Benjamini-Hochberg at two levels over diagnosis_p and diagnosis_group_p, "
+                  "largest confirmed p %.3g); "
                   "expected wrong claims %.3g (sum of their p), at most %.3g (q x confirmed)\n"
                   "uncertain: %ld of %zu valid cells (%ld for fewer than %ld blocks); "
                   "unresolvable: %ld; off target (flagged, classified): %ld\n",
                   100 * u->rules.confidence, u->rules.resamples, u->rules.seed, u->confirmed_cells,
-                  u->family_cells, u->false_discovery_rate, u->confirmed_max_p, u->expected_wrong,
-                  u->false_discovery_rate * (double)u->confirmed_cells, u->uncertain_cells, valid,
-                  u->few_blocks_cells, u->min_blocks, u->unresolvable_cells, u->off_target_cells);
+                  u->family_cells, u->false_discovery_rate, u->group_cells, u->confirmed_max_p,
+                  u->expected_wrong, u->false_discovery_rate * (double)u->confirmed_cells,
+                  u->uncertain_cells, valid, u->few_blocks_cells, u->min_blocks,
+                  u->unresolvable_cells, u->off_target_cells);
     null_coverage_text(sb, cells, "");
     blocks_text(sb, cells);
     strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,

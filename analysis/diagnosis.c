@@ -17,6 +17,8 @@ static const char *const diagnosis_names[DIAG_COUNT] = {
     [DIAG_COMM_SLOWED] = "comm_slowed",
     [DIAG_IMPRECISION] = "imprecision",
     [DIAG_UNEXPLAINED] = "unexplained",
+    [DIAG_NO_OVERLAP] = "no_overlap",
+    [DIAG_PROGRESSED] = "progressed",
     [DIAG_UNCERTAIN] = "uncertain",
     [DIAG_UNRESOLVABLE] = "unresolvable",
     [DIAG_INVALID] = "invalid",
@@ -36,6 +38,31 @@ bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
         }
     }
     return false;
+}
+
+/* The class hierarchy (README.md, "Claims at two levels"): each group
+ * joins the classes that answer the first question of section 3.3 alike,
+ * whether the collective progressed during the computation, and differ
+ * on the second, what else slowed. contention, imprecision and unexplained
+ * belong to none: their replicates split towards classes of either
+ * answer. */
+static const enum diagnosis diagnosis_groups[DIAG_COUNT] = {
+    [DIAG_OVERLAP] = DIAG_PROGRESSED,        [DIAG_NO_PROGRESS] = DIAG_NO_OVERLAP,
+    [DIAG_COMP_SLOWDOWN] = DIAG_PROGRESSED,  [DIAG_CONTENTION] = DIAG_CONTENTION,
+    [DIAG_COMM_SLOWED] = DIAG_NO_OVERLAP,    [DIAG_IMPRECISION] = DIAG_IMPRECISION,
+    [DIAG_UNEXPLAINED] = DIAG_UNEXPLAINED,   [DIAG_NO_OVERLAP] = DIAG_NO_OVERLAP,
+    [DIAG_PROGRESSED] = DIAG_PROGRESSED,     [DIAG_UNCERTAIN] = DIAG_UNCERTAIN,
+    [DIAG_UNRESOLVABLE] = DIAG_UNRESOLVABLE, [DIAG_INVALID] = DIAG_INVALID,
+};
+
+enum diagnosis analysis_diagnosis_group(enum diagnosis diagnosis)
+{
+    return diagnosis < DIAG_COUNT ? diagnosis_groups[diagnosis] : diagnosis;
+}
+
+bool analysis_diagnosis_within(enum diagnosis diagnosis, enum diagnosis claim)
+{
+    return diagnosis == claim || analysis_diagnosis_group(diagnosis) == claim;
 }
 
 static const bit_name invalid_reason_names[] = {

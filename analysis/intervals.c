@@ -106,13 +106,15 @@ static int bootstrap(const boot_problem *problem, const uncertainty_rules *rules
  * corrected for few blocks (boot_p_value). It is the p-value of the
  * intersection-union test of the class's conditions (Berger 1982): no
  * correction over the conditions a class reads. */
-static double class_p_value(const double *replicates, size_t resamples, size_t n,
-                            enum diagnosis point, const diagnosis_thresholds *point_rules)
+/* The p-value of a claim (a class or a group): the share of replicates
+ * outside it, corrected for few blocks. */
+static double claim_p_value(const double *replicates, size_t resamples, size_t n,
+                            enum diagnosis claim, const diagnosis_thresholds *point_rules)
 {
     size_t other = 0;
     for (size_t r = 0; r < resamples; r++) {
         diagnosis_input input = diagnosis_input_of(replicates + r * Q_COUNT, true, (long)n);
-        other += analysis_diagnose(&input, point_rules) != point;
+        other += !analysis_diagnosis_within(analysis_diagnose(&input, point_rules), claim);
     }
     return boot_p_value(other, resamples, n);
 }
@@ -174,7 +176,7 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
     const uncertainty_rules *rules = &cell_rules->uncertainty;
     diagnosis_thresholds point_rules = cell_rules->thresholds;
     point_rules.min_blocks = 0; /* the estimates alone, however few the blocks */
-    cell->diagnosis_p = NAN;
+    cell->diagnosis_p = cell->diagnosis_group_p = NAN;
     for (int q = 0; q < Q_COUNT; q++)
         u->interval[q] = (boot_summary){{NAN, NAN}, NAN};
     size_t most = s->n;
@@ -200,9 +202,13 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
                                u->interval, &replicates, err);
         if (replicates && cell->valid && s->n >= (size_t)cell_rules->thresholds.min_blocks) {
             diagnosis_input input = diagnosis_input_of(u->estimate, true, (long)s->n);
-            cell->diagnosis_p =
-                class_p_value(replicates, (size_t)rules->resamples, s->n,
-                              analysis_diagnose(&input, &point_rules), &point_rules);
+            enum diagnosis point = analysis_diagnose(&input, &point_rules);
+            enum diagnosis group = analysis_diagnosis_group(point);
+            size_t resamples = (size_t)rules->resamples;
+            cell->diagnosis_p = claim_p_value(replicates, resamples, s->n, point, &point_rules);
+            if (group != point)
+                cell->diagnosis_group_p =
+                    claim_p_value(replicates, resamples, s->n, group, &point_rules);
         }
         free(replicates);
         overhead_distribution(s, cell, scratch);
@@ -271,6 +277,28 @@ static double candidate_p(const cell_metrics *cell, const diagnosis_thresholds *
     return cell->diagnosis_p;
 }
 
+/* Claims at two levels (README.md, "Claims at two levels"): the first
+ * Benjamini-Hochberg over the classes' p chooses each cell's hypothesis,
+ * its class where that is confirmed, else its group (a class in none
+ * keeps its class); the second, over the chosen hypotheses' p, makes the
+ * claims. A group's p is at most its class's, so every cell the first
+ * confirms the second confirms too. p[i] becomes the chosen p, *group[i]
+ * whether it is the group's. */
+static bool choose_claims(const cell_table *cells, double *p, bool *group, long m, double q,
+                          double *threshold)
+{
+    double classes;
+    if (!bh_threshold(p, cells->count, m, q, &classes))
+        return false;
+    for (size_t i = 0; i < cells->count; i++) {
+        const cell_metrics *cell = &cells->cells[i];
+        group[i] = !isnan(p[i]) && !(p[i] <= classes) && !isnan(cell->diagnosis_group_p);
+        if (group[i])
+            p[i] = cell->diagnosis_group_p;
+    }
+    return bh_threshold(p, cells->count, m, q, threshold);
+}
+
 int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err)
 {
     const diagnosis_thresholds *th = &rules->thresholds;
@@ -281,9 +309,14 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
                                      .min_blocks = th->min_blocks,
                                      .false_discovery_rate = th->false_discovery_rate,
                                      .confirmed_max_p = NAN};
-    double *p = malloc((cells->count ? cells->count : 1) * sizeof *p);
-    if (!p)
+    size_t count = cells->count ? cells->count : 1;
+    double *p = malloc(count * sizeof *p);
+    bool *group = malloc(count * sizeof *group);
+    if (!p || !group) {
+        free(p);
+        free(group);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells->count);
+    }
     for (size_t i = 0; i < cells->count; i++) {
         cell_metrics *cell = &cells->cells[i];
         cell->bootstrap_seed = rules->uncertainty.seed;
@@ -298,9 +331,10 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
     /* The family is every valid cell (m), the candidates those with a p:
      * a cell without one counts as p = 1, never confirmed. */
     double threshold;
-    if (!bh_threshold(p, cells->count, summary->family_cells, th->false_discovery_rate,
-                      &threshold)) {
+    if (!choose_claims(cells, p, group, summary->family_cells, th->false_discovery_rate,
+                       &threshold)) {
         free(p);
+        free(group);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells->count);
     }
     for (size_t i = 0; i < cells->count; i++) {
@@ -310,12 +344,16 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
             cell->diagnosis = DIAG_INVALID;
         else if (strcmp(cell->stop, "unresolvable") == 0)
             cell->diagnosis = DIAG_UNRESOLVABLE;
+        else if (!confirmed)
+            cell->diagnosis = DIAG_UNCERTAIN;
         else
-            cell->diagnosis = confirmed ? cell->diagnosis_point : DIAG_UNCERTAIN;
+            cell->diagnosis =
+                group[i] ? analysis_diagnosis_group(cell->diagnosis_point) : cell->diagnosis_point;
         if (!cell->valid)
             continue;
         if (confirmed) {
             summary->confirmed_cells++;
+            summary->group_cells += group[i];
             summary->expected_wrong += p[i];
             summary->confirmed_max_p =
                 isnan(summary->confirmed_max_p) ? p[i] : fmax(summary->confirmed_max_p, p[i]);
@@ -335,5 +373,6 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
         }
     }
     free(p);
+    free(group);
     return ANALYSIS_OK;
 }

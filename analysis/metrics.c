@@ -517,6 +517,7 @@ static cell_metrics empty_cell(long number, const char *collective, double comm_
         &c.r_comp_slowdown_ci.lo,
         &c.r_comp_slowdown_ci.hi,
         &c.diagnosis_p,
+        &c.diagnosis_group_p,
         &c.r_overhead_mean,
         &c.r_overhead_mean_ci.lo,
         &c.r_overhead_mean_ci.hi,

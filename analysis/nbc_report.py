@@ -510,7 +510,8 @@ def verdict_module():
 # The results table: the cells of each class (cells.csv's diagnosis), then
 # the medians a reader compares across configurations.
 RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm_slowed",
-                  "imprecision", "unexplained", "uncertain", "unresolvable", "invalid"]
+                  "imprecision", "unexplained", "no_overlap", "progressed", "uncertain",
+                  "unresolvable", "invalid"]
 
 
 def results(verdict, runs):

@@ -49,7 +49,14 @@ CLASS_WORDS = {
     "comm_slowed": "the communication is slowed by the computation",
     "imprecision": "too imprecise to say",
     "unexplained": "unexplained timings",
+    # groups (claimed where the class is not confirmed but the group is)
+    "no_overlap": "no overlap (the collective did not progress during the computation)",
+    "progressed": "overlap (the collective progressed during the computation)",
 }
+# The group of each class that has one (analysis/README.md, "Claims at two
+# levels"): a headline counts a group's cells with its classes'.
+GROUP_OF = {"no_progress": "no_overlap", "comm_slowed": "no_overlap",
+            "overlap": "progressed", "comp_slowdown": "progressed"}
 # Not claims: counted after the confirmed classes.
 UNCONFIRMED = ("uncertain", "unresolvable", "invalid")
 
@@ -177,8 +184,15 @@ def cells_words(counts, rate):
     parts += ["%d %s" % (counts[name], name) for name in UNCONFIRMED if counts.get(name)]
     if rate:
         parts.append("false-discovery rate " + rate)
+    groups = {}
+    for n, name in confirmed:
+        group = GROUP_OF.get(name, name)
+        groups[group] = groups.get(group, 0) + n
+    largest_group = max(((n, name) for name, n in groups.items()), default=(0, ""))
     if confirmed and 2 * confirmed[0][0] > valid:
         lead = CLASS_WORDS.get(confirmed[0][1], confirmed[0][1])
+    elif 2 * largest_group[0] > valid:
+        lead = CLASS_WORDS.get(largest_group[1], largest_group[1])
     elif confirmed:
         lead = "mixed"
     else:

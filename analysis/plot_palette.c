@@ -25,6 +25,9 @@ static const struct {
     [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
     [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
     [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
+    /* a group: a paler shade of its main class's hue */
+    [DIAG_NO_OVERLAP] = {"#fff7c7", "NO", 0x000000u},
+    [DIAG_PROGRESSED] = {"#a6d96a", "PG", 0x000000u},
     [DIAG_UNCERTAIN] = {"#737373", "n/a", 0x000000u},
     [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
     [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
@@ -189,6 +192,8 @@ static const struct {
     [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
     [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
     [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
+    [DIAG_NO_OVERLAP] = {"#eedd88", 0x000000u},    /* light yellow (Tol's light) */
+    [DIAG_PROGRESSED] = {"#44aa99", 0x000000u},    /* teal */
     [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
     [DIAG_UNRESOLVABLE] = {"#999933", 0x000000u},  /* olive */
     [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */

@@ -108,17 +108,24 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_COMM_LOCAL_WAIT, FIELD_RATIO, r_comm_local_wait),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_LO, FIELD_RATIO, r_comm_local_wait_ci.lo),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_HI, FIELD_RATIO, r_comm_local_wait_ci.hi),
+    CELL_COLUMN(DIAGNOSIS_GROUP_P, FIELD_RATIO, diagnosis_group_p),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
  * interference; then simultaneous intervals instead of diagnosis_p; then its
- * r_comm counted each rank's own wait). */
-static const schema_column cells_new_columns[] = {
-    COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,    COL_CELLS_ATTEMPTS,
-    COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO, COL_CELLS_R_MPI_IMPACT,
-    COL_CELLS_INTERFERENCE, COL_CELLS_DIAGNOSIS_P,      COL_CELLS_R_COMM_LOCAL_WAIT};
+ * r_comm counted each rank's own wait; then it claimed classes only). */
+static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
+                                                  COL_CELLS_LATE_ATTEMPTS,
+                                                  COL_CELLS_ATTEMPTS,
+                                                  COL_CELLS_STOP,
+                                                  COL_CELLS_R_OVERHEAD_CI_LO,
+                                                  COL_CELLS_R_MPI_IMPACT,
+                                                  COL_CELLS_INTERFERENCE,
+                                                  COL_CELLS_DIAGNOSIS_P,
+                                                  COL_CELLS_R_COMM_LOCAL_WAIT,
+                                                  COL_CELLS_DIAGNOSIS_GROUP_P};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */

@@ -66,26 +66,59 @@ static int reachable_blocks(const nbc_stop_rule *rule, const nbc_stop_state *s)
     return most;
 }
 
-/* Neither the interval nor the class can be settled by the blocks the
- * cell can still reach: standard errors shrink as 1/sqrt(blocks), so the
- * width projects to width sqrt(n / n_reach), and the class's distance from
- * its nearest other class in standard errors, z = -Phi^-1(p), to z
- * sqrt(n_reach / n); the class is given the benefit of one standard error
- * of z (its own noise) before the cell is given up. */
+/* Whether a p-value can still reach the look level in the blocks the cell
+ * can reach: standard errors shrink as 1/sqrt(blocks), so its distance from
+ * the claim's border in standard errors, z = -Phi^-1(p), grows to
+ * z sqrt(n_reach / n). `benefit` standard errors of z are granted on top:
+ * one (its own noise) before a cell is given up, none before blocks are
+ * spent on a claim the projection expects to decide. False for a NAN p
+ * (no claim to decide). */
+static bool decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, double p, int reach,
+                      double benefit)
+{
+    if (isnan(p) || reach <= s->blocks)
+        return false;
+    double growth = sqrt((double)reach / s->blocks);
+    double needed = -analysis_normal_quantile(rule->look_level);
+    return (-analysis_normal_quantile(p) + benefit) * growth >= needed;
+}
+
+/* Neither the interval nor the class, nor its group, can be settled by the
+ * blocks the cell can still reach: the width projects to width
+ * sqrt(n / n_reach), each p as decidable() says. The group's p is at most
+ * the class's: a cell whose group can still be decided is not given up. */
 static int unresolvable(const nbc_stop_rule *rule, const nbc_stop_state *s)
 {
-    if (s->blocks < rule->decide_min_blocks)
-        return 0;
     int reach = reachable_blocks(rule, s);
     if (reach <= s->blocks)
         return 0; /* no block left to spend: max or budget says so */
-    double growth = sqrt((double)reach / s->blocks);
     double width = s->ci_hi - s->ci_lo;
-    if (width / growth <= 2 * rule->half_width) /* false for NAN */
+    if (width / sqrt((double)reach / s->blocks) <= 2 * rule->half_width) /* false for NAN */
         return 0;
-    double needed = -analysis_normal_quantile(rule->look_level);
-    double z = isnan(s->p) ? -INFINITY : -analysis_normal_quantile(s->p);
-    return (z + 1) * growth < needed;
+    return !decidable(rule, s, s->p, reach, 1) && !decidable(rule, s, s->p_group, reach, 1);
+}
+
+/* At a look from decide_min_blocks on: a precise interval stops the cell
+ * unless a claim still undecided is expected to be decided by more blocks
+ * (the map's answer is the claim, not the interval); else the class
+ * decided, or the group decided and the class not expected to be
+ * (the analysis claims the group); else unresolvable. */
+static nbc_stop_reason decide_at_look(const nbc_stop_rule *rule, const nbc_stop_state *s)
+{
+    int reach = reachable_blocks(rule, s);
+    bool class_decided = s->p <= rule->look_level; /* false for NAN */
+    bool group_decided = s->p_group <= rule->look_level;
+    bool class_decidable = decidable(rule, s, s->p, reach, 0);
+    bool pending = !class_decided && (class_decidable ||
+                                      (!group_decided && decidable(rule, s, s->p_group, reach, 0)));
+    double width = s->ci_hi - s->ci_lo;
+    if (width <= 2 * rule->half_width && !pending) /* false for NAN */
+        return NBC_STOP_PRECISION;
+    if (class_decided || (group_decided && !class_decidable))
+        return NBC_STOP_DECIDED;
+    if (unresolvable(rule, s))
+        return NBC_STOP_UNRESOLVABLE;
+    return NBC_STOP_CONTINUE;
 }
 
 nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state)
@@ -95,13 +128,13 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
     if (rule->half_width <= 0)
         return NBC_STOP_FIXED;
     if (nbc_stop_is_look(rule, state->blocks)) {
-        double width = state->ci_hi - state->ci_lo;
-        if (width <= 2 * rule->half_width) /* false for NAN */
-            return NBC_STOP_PRECISION;
-        if (state->blocks >= rule->decide_min_blocks && state->p <= rule->look_level)
-            return NBC_STOP_DECIDED;
-        if (unresolvable(rule, state))
-            return NBC_STOP_UNRESOLVABLE;
+        nbc_stop_reason at_look = NBC_STOP_CONTINUE;
+        if (state->blocks >= rule->decide_min_blocks)
+            at_look = decide_at_look(rule, state);
+        else if (state->ci_hi - state->ci_lo <= 2 * rule->half_width)
+            at_look = NBC_STOP_PRECISION; /* no claim to wait for under min_blocks */
+        if (at_look != NBC_STOP_CONTINUE)
+            return at_look;
     }
     if (state->blocks >= rule->max_blocks)
         return NBC_STOP_MAX;
@@ -113,7 +146,7 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
 int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state, char *err,
                       size_t errlen)
 {
-    state->ci_lo = state->ci_hi = state->p = NAN;
+    state->ci_lo = state->ci_hi = state->p = state->p_group = NAN;
     run_inputs in = {.meta = {.ranks = ranks, .late_tolerance = NAN, .barrier_precision_ns = NAN}};
     analysis_error aerr = {{0}};
     cell_rules rules = analysis_default_rules();
@@ -126,8 +159,10 @@ int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_stat
         state->ci_lo = cell->r_overhead_ci.lo;
         state->ci_hi = cell->r_overhead_ci.hi;
         /* a class to decide: not invalid, no undefined quantity */
-        if (cell->diagnosis_point != DIAG_INVALID && cell->diagnosis_point != DIAG_UNCERTAIN)
+        if (cell->diagnosis_point != DIAG_INVALID && cell->diagnosis_point != DIAG_UNCERTAIN) {
             state->p = cell->diagnosis_p;
+            state->p_group = cell->diagnosis_group_p;
+        }
     } else if (status == ANALYSIS_OK) {
         snprintf(aerr.text, sizeof aerr.text, "%zu cells in the rows of one cell", cells.count);
         status = ANALYSIS_ERR_INPUT;

@@ -58,18 +58,22 @@ typedef struct nbc_stop_state {
     double elapsed_s;    /* since the cell started, its warm-up included */
     double ci_lo, ci_hi; /* 95 % interval of r_overhead so far; NAN: none yet */
     double p;            /* the analysis's diagnosis_p of the point class; NAN: none */
+    double p_group;      /* its diagnosis_group_p (the class's group); NAN: none */
 } nbc_stop_state;
 
 /* Whether blocks is a look: min_blocks, then every look_blocks. */
 int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks);
 
 /* The rule, in this order: fewer than min_blocks: continue; half_width 0:
- * fixed; at a look: ci_hi - ci_lo <= 2 half_width: precision; p <=
- * look_level: decided; from decide_min_blocks on, unresolvable when,
- * projected to the blocks the cell can still reach (max_blocks, or fewer
- * the budget affords at its pace so far) with standard errors shrinking as
- * 1/sqrt(blocks), neither the interval would be narrow enough nor the class
- * decided even one standard error closer than measured; then at any block:
+ * fixed; at a look, from decide_min_blocks on: p <= look_level: decided;
+ * p_group <= look_level and the class not decidable: decided (the
+ * analysis can claim the group); ci_hi - ci_lo <= 2 half_width: precision,
+ * unless a class or group not yet decided is decidable; unresolvable when
+ * neither the interval would be narrow enough nor the class or its group
+ * decidable. Decidable: projected to the blocks the cell can still reach
+ * (max_blocks, or fewer the budget affords at its pace so far) with
+ * standard errors shrinking as 1/sqrt(blocks), the p would reach
+ * look_level one standard error closer than measured; then at any block:
  * max_blocks reached: max; elapsed_s > cell_budget_s > 0: budget; else
  * continue. A NAN interval is not narrow, a NAN p not decided. */
 nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state);

@@ -171,7 +171,7 @@ static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
     const nbc_config *cfg = run->cfg;
     nbc_stop_rule rule = nbc_stop_rule_of(cfg->run.repetitions, cfg->run.max_repetitions,
                                           cfg->run.half_width, cfg->run.cell_budget_s);
-    nbc_stop_state state = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN, .p = NAN};
+    nbc_stop_state state = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN, .p = NAN, .p_group = NAN};
     state.elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
     /* rank 0's clock decides whether the budget is spent: its answer to all */
     int estimate = blocks >= rule.min_blocks && rule.half_width > 0 &&

@@ -330,7 +330,8 @@ static void test_cells_round_trip(void **state)
         "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
         "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,"
         "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
-        "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi\n";
+        "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,"
+        "diagnosis_group_p\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -351,6 +352,9 @@ static void test_cells_round_trip(void **state)
         assert_int_equal(b->diagnosis_point, a->diagnosis_point);
         assert_true(isnan(a->diagnosis_p) ? isnan(b->diagnosis_p)
                                           : fabs(b->diagnosis_p - a->diagnosis_p) < 1e-6);
+        assert_true(isnan(a->diagnosis_group_p)
+                        ? isnan(b->diagnosis_group_p)
+                        : fabs(b->diagnosis_group_p - a->diagnosis_group_p) < 1e-6);
         assert_int_equal(b->comm_off_target, a->comm_off_target);
         assert_int_equal(b->bootstrap_seed, a->bootstrap_seed);
         assert_int_equal(b->comm_null_blocks, a->comm_null_blocks);
