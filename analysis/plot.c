@@ -267,12 +267,17 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
                       "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
 }
 
-/* The class the diagnosis map shows in a cell: invalid, or the class its
- * estimates give (diagnosis_point; a reference off its target is a flag,
+/* The class the diagnosis map shows in a cell: invalid, the group claimed
+ * where only the group is confirmed (no_overlap, progressed), else the class
+ * its estimates give (diagnosis_point; a reference off its target is a flag,
  * the cell is annotated with the time it reached). */
 static enum diagnosis shown_class(const cell_metrics *c)
 {
-    return !c->valid ? DIAG_INVALID : c->diagnosis_point;
+    if (!c->valid)
+        return DIAG_INVALID;
+    if (c->diagnosis == DIAG_NO_OVERLAP || c->diagnosis == DIAG_PROGRESSED)
+        return c->diagnosis;
+    return c->diagnosis_point;
 }
 
 /* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
