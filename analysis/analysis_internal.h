@@ -25,7 +25,7 @@ typedef struct bit_name {
 } bit_name;
 void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, size_t out_size);
 
-/* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
+/* ---- Command lines (nbc-analyze, nbc-compare; tool_options.c) -------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */
 /* The cells table of a run in `format` (harness_table.c). */
