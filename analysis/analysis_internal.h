@@ -73,6 +73,10 @@ void strbuf_free(strbuf *sb);
 
 /* ---- CSV ----------------------------------------------------------------- */
 
+/* Cells a sweep can reach by far (raw.csv, sweep.csv); beyond them the file
+ * is not a run's. */
+static const long long raw_max_cells = 1 << 20;
+
 #define CSV_MAX_FIELDS 128
 
 /* What a reader reads of one file of schema/columns.def: the columns it
@@ -305,7 +309,7 @@ typedef struct heat_axis {
     bool physical_is_bytes;
     long long *physical_alt; /* a second run's values where they read differently (a
                               * difference map); NULL: none (heat_axis_set_physical_alt) */
-    bool physical_given; /* the bytes are the axis (grid.comm_sizes), the times measured */
+    bool physical_given;     /* the bytes are the axis (grid.comm_sizes), the times measured */
 } heat_axis;
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);
