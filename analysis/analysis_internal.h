@@ -298,7 +298,7 @@ bool bh_threshold(const double *p, size_t count, long m, double q, double *thres
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);
 
-/* ---- Heatmaps (plot.c, used by compare.c) --------------------------------- */
+/* ---- Heatmaps (plot.c, used by compare_draw.c) ---------------------------- */
 
 /* The grid of distinct targets: positions on a log2 scale of milliseconds. */
 typedef struct heat_axis {
