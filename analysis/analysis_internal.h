@@ -25,7 +25,7 @@ typedef struct bit_name {
 } bit_name;
 void bits_text(const bit_name *names, size_t count, unsigned bits, char *out, size_t out_size);
 
-/* ---- Command lines (nbc-analyze, nbc-compare) ----------------------------- */
+/* ---- Command lines (nbc-analyze, nbc-compare; tool_options.c) -------------- */
 
 /* The options both tools take: getopt_long codes and their help lines. */
 /* The cells table of a run in `format` (harness_table.c). */
@@ -72,6 +72,10 @@ void strbuf_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(print
 void strbuf_free(strbuf *sb);
 
 /* ---- CSV ----------------------------------------------------------------- */
+
+/* Cells a sweep can reach by far (raw.csv, sweep.csv); beyond them the file
+ * is not a run's. */
+static const long long raw_max_cells = 1 << 20;
 
 #define CSV_MAX_FIELDS 128
 
@@ -294,7 +298,7 @@ bool bh_threshold(const double *p, size_t count, long m, double q, double *thres
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);
 
-/* ---- Heatmaps (plot.c, used by compare.c) --------------------------------- */
+/* ---- Heatmaps (plot.c, used by compare_draw.c) ---------------------------- */
 
 /* The grid of distinct targets: positions on a log2 scale of milliseconds. */
 typedef struct heat_axis {

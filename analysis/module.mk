@@ -5,8 +5,10 @@
 # and writer shares.
 ANALYSIS_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
-ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o csv.o inputs.o metrics.o bootstrap.o \
-                     intervals.o diagnosis.o impact.o tables.o frontier.o frontier_plot.o plot.o plot_gnuplot.o plot_heat.o plot_meta.o plot_palette.o analyze.o compare.o \
+ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o tool_options.o csv.o inputs.o inputs_raw.o \
+                     metrics.o bootstrap.o intervals.o diagnosis.o impact.o tables.o frontier.o \
+                     frontier_plot.o plot.o plot_gnuplot.o plot_heat.o plot_meta.o plot_palette.o \
+                     analyze.o compare.o compare_load.o compare_stats.o compare_draw.o \
                      trace.o sched.o harness_table.o) \
                    $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/cli/cli.o
 ANALYSIS_LIB    := $(BUILD)/libanalysis.a

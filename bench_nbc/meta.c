@@ -4,6 +4,7 @@
  * of a run and when the watchdog ends it. */
 #include "bench_nbc/driver.h"
 #include "cli/cli.h"
+#include "provenance/provenance.h"
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -12,13 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Environment variables that change how MPI, OpenMP or BLAS progress and
- * place threads (MPI: MPICH, Open MPI, Intel MPI, MVAPICH, their transports). */
-static const char *const recorded_env_prefixes[] = {
-    "MPICH_", "MPIR_CVAR_", "OMPI_MCA_", "UCX_",   "OMP_",   "OPENBLAS_", "GOMP_", "HYDRA_",
-    "PMI_",   "SLURM_JOB",  "FI_",       "HWLOC_", "I_MPI_", "MV2_",      "MVP_",
-};
 
 void nbc_iso_time_now(char *buf, size_t size)
 {
@@ -33,15 +27,13 @@ json_object *nbc_meta_environment_json(void)
     extern char **environ;
     json_object *env = json_object_new_object();
     for (char **e = environ; env && *e; e++) {
-        for (size_t i = 0; i < sizeof recorded_env_prefixes / sizeof *recorded_env_prefixes; i++) {
-            size_t n = strlen(recorded_env_prefixes[i]);
-            const char *eq = strchr(*e, '=');
-            if (eq && strncmp(*e, recorded_env_prefixes[i], n) == 0) {
-                char name[256];
-                snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-                json_object_object_add(env, name, json_object_new_string(eq + 1));
-                break;
-            }
+        /* what changes how MPI, OpenMP or BLAS progress and place threads
+         * (provenance/env_prefixes.c) */
+        const char *eq = strchr(*e, '=');
+        if (eq && provenance_env_recorded(*e, PROVENANCE_ENV_META)) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+            json_object_object_add(env, name, json_object_new_string(eq + 1));
         }
     }
     return env;

@@ -1,5 +1,6 @@
 # mpiprofile/: the MPI library profiles (configs/mpi/*.ini) and their reader,
-# plain C without MPI. bench_nbc links profile.o; nbc-profile answers scripts
+# plain C without MPI (profile.c reads them, identify.c tells which one a
+# library is). bench_nbc links both objects; nbc-profile answers scripts
 # (nbc-run, the tests); configure.sh is the Makefile's configure step (it
 # builds its own copy of the reader and the probe, in build/.mpi/).
 #   $(TOOLS_DIR)/nbc-profile   list, identify, build, shell, env (nbc-profile --help)
@@ -9,7 +10,8 @@ MPIPROFILE_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -li
 $(BUILD)/nompi/mpiprofile/profile.o: CFLAGS += -DMPIPROFILE_SOURCE_DIR='"$(CURDIR)/configs/mpi"'
 
 $(TOOLS_DIR)/nbc-profile: $(BUILD)/nompi/mpiprofile/nbc_profile.o \
-                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
+                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o \
+                          $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
                           $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(MPIPROFILE_LIBS) $(LDLIBS)

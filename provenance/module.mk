@@ -1,5 +1,7 @@
 # provenance/: this node's facts read from the system (provenance.h), plain C
-# without MPI. bench_nbc links libprovenance.a and gathers one record per
+# without MPI: the record (provenance.c), the parsers of the files' text
+# (provenance_parse.c), its warnings (provenance_warnings.c) and the
+# environment variables recorded, here and in meta.json (env_prefixes.c). bench_nbc links libprovenance.a and gathers one record per
 # node into provenance.json; tests/provenance/ tests the parsers on fixtures.
 #
 # The build's compiler flags and MPI wrapper reach the record as C strings
@@ -15,9 +17,11 @@ provenance_build += -DPROVENANCE_BUILD_MPICC_SHOW=$(call provenance_c_string,$(s
     $(MPICC) -showme 2>/dev/null || $(MPICC) -show 2>/dev/null))
 endif
 
-$(BUILD)/nompi/provenance/provenance.o: CFLAGS += $(PROVENANCE_CFLAGS) $(provenance_build)
+$(BUILD)/nompi/provenance/%.o: CFLAGS += $(PROVENANCE_CFLAGS)
+$(BUILD)/nompi/provenance/provenance.o: CFLAGS += $(provenance_build)
 
-$(BUILD)/libprovenance.a: $(BUILD)/nompi/provenance/provenance.o
+$(BUILD)/libprovenance.a: $(addprefix $(BUILD)/nompi/provenance/,provenance.o provenance_parse.o \
+                            provenance_warnings.o env_prefixes.o)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^

@@ -1,6 +1,8 @@
 /* provenance: this node's facts read from /proc, /sys, uname, the dynamic
  * loader and the environment (provenance.h; docs/formats.md describes the
- * record). */
+ * record). The parsers of the files' text are in provenance_parse.c, the
+ * warnings in provenance_warnings.c, the variables recorded in
+ * env_prefixes.c. */
 #include "provenance/provenance.h"
 
 #include <dirent.h>
@@ -36,16 +38,6 @@
 #endif
 
 enum { MAX_FILE_BYTES = 1 << 22 };
-
-/* Environment variables that steer the MPI library, its launcher and
- * transports, OpenMP and the BLAS, or what is loaded (exact names end with
- * '='). */
-static const char *const recorded_env[] = {
-    "I_MPI_",     "MV2_",      "MVP_",   "KMP_",        "MKL_",
-    "BLIS_",      "OPENBLAS_", "OMP_",   "GOMP_",       "PMIX_",
-    "PMI_",       "UCX_",      "FI_",    "OMPI_",       "MPICH_",
-    "MPIR_CVAR_", "HYDRA_",    "SLURM_", "LD_PRELOAD=", "LD_LIBRARY_PATH=",
-};
 
 /* Libraries whose real file matters (symlinks resolved): by the start of
  * their file name. */
@@ -109,16 +101,6 @@ static char *read_text(reader *r, const char *fact, const char *path)
     return text;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t' || *s == '\n')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
-
 static json_object *unavailable_string(void)
 {
     return json_object_new_string("unavailable");
@@ -128,7 +110,7 @@ static json_object *unavailable_string(void)
 static json_object *file_string(reader *r, const char *fact, const char *path)
 {
     char *text = read_text(r, fact, path);
-    json_object *o = text ? json_object_new_string(trim(text)) : unavailable_string();
+    json_object *o = text ? json_object_new_string(provenance_trim(text)) : unavailable_string();
     free(text);
     return o;
 }
@@ -142,177 +124,6 @@ static json_object *file_choice(reader *r, const char *fact, const char *path)
         provenance_parse_choice(text, chosen, sizeof chosen);
     free(text);
     return json_object_new_string(chosen);
-}
-
-/* ---- Parsers ---- */
-
-/* "key<spaces>: value" lines of /proc/cpuinfo: the value of `key` on this
- * line, or NULL. */
-static const char *cpuinfo_value(const char *line, const char *key)
-{
-    size_t n = strlen(key);
-    if (strncmp(line, key, n) != 0)
-        return NULL;
-    const char *p = line + n;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (*p != ':')
-        return NULL;
-    p++;
-    while (*p == ' ')
-        p++;
-    return p;
-}
-
-static void add_first_string(json_object *o, const char *key, const char *value)
-{
-    if (!json_object_object_get_ex(o, key, NULL))
-        json_object_object_add(o, key, json_object_new_string(value));
-}
-
-json_object *provenance_parse_cpuinfo(const char *text)
-{
-    json_object *o = json_object_new_object();
-    int processors = 0, pairs = 0, sockets = 0;
-    static long socket_ids[PROVENANCE_MAX_CPUS], core_ids[PROVENANCE_MAX_CPUS][2];
-    long physical = -1;
-    bool has_physical = false, has_core = false;
-    const char *line = text;
-    while (line && *line) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        char buf[8192];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
-        const char *v;
-        if (cpuinfo_value(buf, "processor"))
-            processors++;
-        else if ((v = cpuinfo_value(buf, "model name")))
-            add_first_string(o, "model", v);
-        else if ((v = cpuinfo_value(buf, "vendor_id")))
-            add_first_string(o, "vendor", v);
-        else if ((v = cpuinfo_value(buf, "microcode")))
-            add_first_string(o, "microcode", v);
-        else if ((v = cpuinfo_value(buf, "flags")) || (v = cpuinfo_value(buf, "Features")))
-            add_first_string(o, "flags", v);
-        else if ((v = cpuinfo_value(buf, "physical id"))) {
-            has_physical = true;
-            physical = strtol(v, NULL, 10);
-            bool seen = false;
-            for (int i = 0; i < sockets; i++)
-                seen |= socket_ids[i] == physical;
-            if (!seen && sockets < PROVENANCE_MAX_CPUS)
-                socket_ids[sockets++] = physical;
-        } else if ((v = cpuinfo_value(buf, "core id"))) {
-            has_core = true;
-            long core = strtol(v, NULL, 10);
-            bool seen = false;
-            for (int i = 0; i < pairs; i++)
-                seen |= core_ids[i][0] == physical && core_ids[i][1] == core;
-            if (!seen && pairs < PROVENANCE_MAX_CPUS) {
-                core_ids[pairs][0] = physical;
-                core_ids[pairs++][1] = core;
-            }
-        }
-        line = end ? end + 1 : NULL;
-    }
-    static const char *const strings[] = {"model", "vendor", "microcode", "flags"};
-    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
-        if (!json_object_object_get_ex(o, strings[i], NULL))
-            json_object_object_add(o, strings[i], NULL);
-    json_object_object_add(o, "logical_cpus", json_object_new_int(processors));
-    json_object_object_add(o, "sockets", has_physical ? json_object_new_int(sockets) : NULL);
-    json_object_object_add(o, "cores", has_core ? json_object_new_int(pairs) : NULL);
-    json_object_object_add(o, "threads_per_core",
-                           has_core && pairs ? json_object_new_int(processors / pairs) : NULL);
-    return o;
-}
-
-json_object *provenance_parse_hugepages(const char *text)
-{
-    static const struct {
-        const char *line, *key;
-    } fields[] = {
-        {"HugePages_Total", "HugePages_Total"}, {"HugePages_Free", "HugePages_Free"},
-        {"HugePages_Rsvd", "HugePages_Rsvd"},   {"HugePages_Surp", "HugePages_Surp"},
-        {"Hugepagesize", "Hugepagesize_kB"},    {"Hugetlb", "Hugetlb_kB"},
-    };
-    json_object *o = json_object_new_object();
-    for (const char *line = text; line && *line;) {
-        for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
-            size_t n = strlen(fields[i].line);
-            if (strncmp(line, fields[i].line, n) == 0 && line[n] == ':')
-                json_object_object_add(o, fields[i].key,
-                                       json_object_new_int64(strtoll(line + n + 1, NULL, 10)));
-        }
-        line = strchr(line, '\n');
-        line = line ? line + 1 : NULL;
-    }
-    return o;
-}
-
-json_object *provenance_parse_cmdline(const char *text)
-{
-    static const char *const parameters[] = {"isolcpus", "nohz_full", "rcu_nocbs", "irqaffinity",
-                                             "intel_pstate"};
-    json_object *o = json_object_new_object();
-    char *copy = strdup(text);
-    if (!copy)
-        return o;
-    json_object_object_add(o, "text", json_object_new_string(trim(copy)));
-    const char *found[sizeof parameters / sizeof *parameters] = {0};
-    char *save = NULL;
-    for (char *word = strtok_r(copy, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
-        for (size_t i = 0; i < sizeof parameters / sizeof *parameters; i++) {
-            size_t n = strlen(parameters[i]);
-            if (strncmp(word, parameters[i], n) == 0 && word[n] == '=')
-                found[i] = word + n + 1;
-        }
-    for (size_t i = 0; i < sizeof parameters / sizeof *parameters; i++)
-        json_object_object_add(o, parameters[i],
-                               found[i] ? json_object_new_string(found[i]) : NULL);
-    free(copy);
-    return o;
-}
-
-void provenance_parse_choice(const char *text, char *out, size_t out_size)
-{
-    const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
-    if (open && close) {
-        snprintf(out, out_size, "%.*s", (int)(close - open - 1), open + 1);
-        return;
-    }
-    char *copy = strdup(text);
-    snprintf(out, out_size, "%s", copy ? trim(copy) : "");
-    free(copy);
-}
-
-int provenance_parse_cpulist(const char *text, int *cpus, int max)
-{
-    int count = 0;
-    const char *p = text;
-    while (*p == ' ' || *p == '\n')
-        p++;
-    while (*p && *p != '\n') {
-        char *end;
-        long first = strtol(p, &end, 10), last = first;
-        if (end == p || first < 0)
-            return -1;
-        p = end;
-        if (*p == '-') {
-            last = strtol(p + 1, &end, 10);
-            if (end == p + 1 || last < first)
-                return -1;
-            p = end;
-        }
-        for (long c = first; c <= last; c++)
-            if (count < max)
-                cpus[count++] = (int)c;
-        if (*p == ',')
-            p++;
-        else if (*p && *p != '\n' && *p != ' ')
-            return -1;
-    }
-    return count;
 }
 
 /* ---- Sections of the record ---- */
@@ -371,9 +182,9 @@ static json_object *cpu_json(reader *r, const int *cpus, int count)
         bool seen = false;
         for (size_t k = 0; k < json_object_array_length(siblings); k++)
             seen |= strcmp(json_object_get_string(json_object_array_get_idx(siblings, k)),
-                           trim(list)) == 0;
+                           provenance_trim(list)) == 0;
         if (!seen)
-            json_object_array_add(siblings, json_object_new_string(trim(list)));
+            json_object_array_add(siblings, json_object_new_string(provenance_trim(list)));
         free(list);
     }
     json_object_object_add(o, "smt_siblings", siblings);
@@ -425,7 +236,7 @@ static json_object *frequency_json(reader *r, const int *cpus, int count)
                      files[f]);
             char *text = read_text(r, NULL, path);
             if (text && f == 0)
-                json_object_object_add(one, keys[f], json_object_new_string(trim(text)));
+                json_object_object_add(one, keys[f], json_object_new_string(provenance_trim(text)));
             else if (text)
                 json_object_object_add(one, keys[f],
                                        json_object_new_int64(strtoll(text, NULL, 10)));
@@ -449,7 +260,8 @@ static json_object *frequency_json(reader *r, const int *cpus, int count)
     }
     char *driver = read_text(r, NULL, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
     json_object_object_add(o, "driver",
-                           driver ? json_object_new_string(trim(driver)) : unavailable_string());
+                           driver ? json_object_new_string(provenance_trim(driver))
+                                  : unavailable_string());
     free(driver);
     turbo_json(r, o);
     return o;
@@ -643,14 +455,11 @@ static json_object *environment_json(void)
     json_object *env = json_object_new_object();
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
-        for (size_t i = 0; eq && i < sizeof recorded_env / sizeof *recorded_env; i++) {
-            if (strncmp(*e, recorded_env[i], strlen(recorded_env[i])) == 0) {
-                char *name = strndup(*e, (size_t)(eq - *e));
-                if (name)
-                    json_object_object_add(env, name, json_object_new_string(eq + 1));
-                free(name);
-                break;
-            }
+        if (eq && provenance_env_recorded(*e, PROVENANCE_ENV_NODE)) {
+            char *name = strndup(*e, (size_t)(eq - *e));
+            if (name)
+                json_object_object_add(env, name, json_object_new_string(eq + 1));
+            free(name);
         }
     }
     return env;
@@ -734,81 +543,4 @@ json_object *provenance_node_json(const provenance_options *opt, char **topology
     json_object_object_add(o, "computing_cpus", computing);
     json_object_object_add(o, "unavailable", r.unavailable);
     return o;
-}
-
-/* ---- Warnings ---- */
-
-static json_object *path_get(json_object *o, const char *a, const char *b)
-{
-    json_object *x = NULL, *y = NULL;
-    if (!json_object_object_get_ex(o, a, &x))
-        return NULL;
-    return b ? (json_object_object_get_ex(x, b, &y) ? y : NULL) : x;
-}
-
-static bool computing(json_object *cpus, int cpu)
-{
-    for (size_t i = 0; i < json_object_array_length(cpus); i++)
-        if (json_object_get_int(json_object_array_get_idx(cpus, i)) == cpu)
-            return true;
-    return false;
-}
-
-static void warn(json_object *warnings, const char *host, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void warn(json_object *warnings, const char *host, const char *fmt, ...)
-{
-    char text[512];
-    int n = snprintf(text, sizeof text, "%s: ", host);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
-    va_end(ap);
-    json_object_array_add(warnings, json_object_new_string(text));
-}
-
-json_object *provenance_warnings(json_object *node)
-{
-    json_object *w = json_object_new_array();
-    json_object *host_o = path_get(node, "host", NULL);
-    const char *host = host_o ? json_object_get_string(host_o) : "?";
-    json_object *cpus = path_get(node, "computing_cpus", NULL);
-    json_object *governors = path_get(node, "frequency", "governors");
-    for (size_t i = 0; governors && json_object_is_type(governors, json_type_array) &&
-                       i < json_object_array_length(governors);
-         i++) {
-        json_object *g = json_object_array_get_idx(governors, i), *name, *cpu, *min, *max;
-        if (!json_object_object_get_ex(g, "cpu", &cpu) ||
-            !json_object_object_get_ex(g, "governor", &name) ||
-            !computing(cpus, json_object_get_int(cpu)))
-            continue;
-        bool fixed = json_object_object_get_ex(g, "min_khz", &min) &&
-                     json_object_object_get_ex(g, "max_khz", &max) &&
-                     json_object_get_int64(min) == json_object_get_int64(max);
-        if (strcmp(json_object_get_string(name), "performance") != 0 && !fixed)
-            warn(w, host,
-                 "CPU %d computes under frequency governor '%s', not 'performance' nor a fixed "
-                 "frequency: its speed may change during the run",
-                 json_object_get_int(cpu), json_object_get_string(name));
-    }
-    json_object *turbo = path_get(node, "frequency", "turbo");
-    if (turbo && strcmp(json_object_get_string(turbo), "on") == 0)
-        warn(w, host, "turbo/boost is on (%s): the clock speed depends on load and temperature",
-             json_object_get_string(path_get(node, "frequency", "turbo_source")));
-    json_object *siblings = path_get(node, "cpu", "smt_siblings");
-    for (size_t i = 0; siblings && json_object_is_type(siblings, json_type_array) &&
-                       i < json_object_array_length(siblings);
-         i++) {
-        static int set[PROVENANCE_MAX_CPUS];
-        const char *list = json_object_get_string(json_object_array_get_idx(siblings, i));
-        int n = provenance_parse_cpulist(list, set, PROVENANCE_MAX_CPUS), busy = 0;
-        for (int k = 0; k < n; k++)
-            busy += computing(cpus, set[k]);
-        if (busy > 1)
-            warn(w, host,
-                 "%d computing threads run on SMT siblings of one core (CPUs %s): they share "
-                 "its execution units",
-                 busy, list);
-    }
-    return w;
 }

@@ -45,7 +45,25 @@ json_object *provenance_node_json(const provenance_options *opt, char **topology
  * CPUs that are SMT siblings. */
 json_object *provenance_warnings(json_object *node);
 
+/* ---- The environment variables recorded (env_prefixes.c) ---- */
+
+/* Where a variable is recorded: meta.json's environment (the run's, which a
+ * replay sets again) and each node's provenance record. */
+enum { PROVENANCE_ENV_META = 1u << 0, PROVENANCE_ENV_NODE = 1u << 1 };
+typedef struct provenance_env_prefix {
+    const char *prefix; /* the name's start; the exact name when it ends with '=' */
+    unsigned records;   /* PROVENANCE_ENV_* */
+} provenance_env_prefix;
+extern const provenance_env_prefix provenance_env_prefixes[];
+extern const size_t provenance_env_prefix_count;
+/* Whether an environment entry ("NAME=VALUE") is recorded where `record`
+ * (PROVENANCE_ENV_*) says. */
+bool provenance_env_recorded(const char *entry, unsigned record);
+
 /* ---- Parsers of the system's files, on their text ---- */
+
+/* s without blanks and newlines at either end (s is changed). */
+char *provenance_trim(char *s);
 
 /* /proc/cpuinfo: "model", "vendor", "microcode", "flags" (the first
  * processor's), "logical_cpus", "sockets" (distinct physical ids), "cores"

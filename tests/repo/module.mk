@@ -1,3 +1,4 @@
 # Repository-wide checks (lint, formatting, every collective documented and
-# data-checked).
-E2E_TESTS += tests/repo/lint.sh tests/repo/collectives_documented.sh tests/repo/cli_conventions.sh
+# data-checked, the include graph, no product file over 800 lines).
+E2E_TESTS += tests/repo/lint.sh tests/repo/collectives_documented.sh tests/repo/cli_conventions.sh \
+             tests/repo/include_graph.sh tests/repo/file_size.sh
