@@ -1,7 +1,7 @@
 /* Unit tests of the configuration module: defaults, the shipped configs,
  * --set, grids, the INI round trip, JSON, help, and one test per bad input
  * asserting that the message names the key and what is allowed. */
-#include "bench_nbc/config.h"
+#include "config/config.h"
 
 #include <limits.h>
 #include <math.h>
