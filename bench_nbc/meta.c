@@ -13,6 +13,14 @@
 #include <string.h>
 #include <time.h>
 
+/* Adds `key` to meta.json's system keys (created on first use). */
+void nbc_meta_add_system(meta_info *meta, const char *key, json_object *value)
+{
+    if (!meta->system)
+        meta->system = json_object_new_object();
+    json_object_object_add(meta->system, key, value);
+}
+
 /* Environment variables that change how MPI, OpenMP or BLAS progress and
  * place threads (MPI: MPICH, Open MPI, Intel MPI, MVAPICH, their transports). */
 static const char *const recorded_env_prefixes[] = {
