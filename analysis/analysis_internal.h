@@ -305,7 +305,7 @@ typedef struct heat_axis {
     bool physical_is_bytes;
     long long *physical_alt; /* a second run's values where they read differently (a
                               * difference map); NULL: none (heat_axis_set_physical_alt) */
-    bool physical_given; /* the bytes are the axis (grid.comm_sizes), the times measured */
+    bool physical_given;     /* the bytes are the axis (grid.comm_sizes), the times measured */
 } heat_axis;
 
 int heat_axis_build(heat_axis *axis, const double *targets_s, size_t n, analysis_error *err);

@@ -76,7 +76,8 @@ static void test_headers_unchanged(void **state)
         {SCHEMA_RAW, "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,"
                      "attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,"
                      "exit_late_ns,tolerance_ns,late,start_skew_ns"},
-        {SCHEMA_CALIB_COMM, "collective,comm_target_s,bytes,t_comm_s,iterations,converged"},
+        {SCHEMA_CALIB_COMM,
+         "collective,comm_target_s,bytes,t_comm_s,iterations,converged,size_given"},
         {SCHEMA_CALIB_COMP,
          "comp_target_s,matrix_n,t_comp_s,gflops_per_thread,iterations,converged"},
         {SCHEMA_PASSIVE,
