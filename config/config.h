@@ -189,5 +189,7 @@ static inline size_t nbc_comm_axis_count(const nbc_config *cfg)
 
 const char *nbc_deployment_name(nbc_deployment deployment);
 const char *nbc_progress_mode_name(nbc_progress_mode mode);
+/* The mode as progress.mode spells it: none, test:K (K = test_count), thread. */
+void nbc_progress_mode_text(nbc_progress_mode mode, int test_count, char *buf, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 #include "config/internal.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,4 +285,12 @@ const char *nbc_deployment_name(nbc_deployment deployment)
 const char *nbc_progress_mode_name(nbc_progress_mode mode)
 {
     return (size_t)mode < ARRAY_SIZE(progress_mode_names) ? progress_mode_names[mode] : "unknown";
+}
+
+void nbc_progress_mode_text(nbc_progress_mode mode, int test_count, char *buf, size_t len)
+{
+    if (mode == NBC_PROGRESS_TEST)
+        snprintf(buf, len, "%s:%d", nbc_progress_mode_name(mode), test_count);
+    else
+        snprintf(buf, len, "%s", nbc_progress_mode_name(mode));
 }

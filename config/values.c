@@ -392,11 +392,9 @@ static int store_progress(const key_desc *key, const char *text, nbc_config *cfg
 
 static json_object *json_progress(const key_desc *key, const nbc_config *cfg)
 {
-    int mode = *FIELD_CPTR(cfg, key->offset, int);
-    if (mode != NBC_PROGRESS_TEST)
-        return json_object_new_string(nbc_progress_mode_name(mode));
     char text[32];
-    snprintf(text, sizeof text, "test:%d", *FIELD_CPTR(cfg, key->offset2, int));
+    nbc_progress_mode_text(*FIELD_CPTR(cfg, key->offset, int), *FIELD_CPTR(cfg, key->offset2, int),
+                           text, sizeof text);
     return json_object_new_string(text);
 }
 
