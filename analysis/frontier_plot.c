@@ -128,6 +128,14 @@ static void emit_ticks(strbuf *body, const char *axis, const frontier_series *se
     strbuf_printf(body, ")\n");
 }
 
+static size_t undetermined_rows(const frontier_table *table)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < table->count; i++)
+        n += table->rows[i].status == FRONTIER_NOT_DETERMINED;
+    return n;
+}
+
 /* dir/base.{dat,gp,caption.txt}, a point series per run; gnuplot when
  * options->plots. */
 static int draw(const char *dir, const char *base, const frontier_series *series, size_t count,
@@ -188,12 +196,17 @@ static int draw(const char *dir, const char *base, const frontier_series *series
             "        '' index %zu using 1:($5==%d?$2*1.15:NaN) with points pt 8 ps 0.6 lc rgb "
             "'%s' notitle, \\\n"
             "        '' index %zu using 1:($5==%d?$2:NaN) with points pt 10 ps 0.8 lc rgb '%s' "
-            "notitle, \\\n"
-            "        '' index %zu using 1:($5==%d?$2:NaN):(\"?\") with labels tc rgb '%s' "
-            "font ',%d' notitle",
+            "notitle",
             k ? ", \\\n        " : "", name, k, FRONTIER_BEYOND_GRID, series_points[c],
             series_colours[c], label, k, FRONTIER_BEYOND_GRID, series_colours[c], k, FRONTIER_NONE,
-            series_colours[c], k, FRONTIER_NOT_DETERMINED, series_colours[c], PLOT_FONT_PT);
+            series_colours[c]);
+        /* Only where a row has one: gnuplot 5.4 crashes on a label series
+         * whose every point is NaN. */
+        if (undetermined_rows(&series[k].table) > 0)
+            strbuf_printf(&body,
+                          ", \\\n        '' index %zu using 1:($5==%d?$2:NaN):(\"?\") with labels "
+                          "tc rgb '%s' font ',%d' notitle",
+                          k, FRONTIER_NOT_DETERMINED, series_colours[c], PLOT_FONT_PT);
     }
     strbuf_printf(&body, "\n    unset multiplot\n");
     char caption[1400];

@@ -63,6 +63,12 @@ while read -r comm status comp _ hi _; do
     [ "$hi" = inf ] || fail "overlap $comm: upper end $hi, not inf"
 done < <(rows "$SCRATCH/all")
 
+# one cell, overlapped, drawn: a figure of one point and no undetermined
+# row (gnuplot 5.4 crashed on its empty '?' series)
+"$synth" --out "$SCRATCH/one" --scenario overlap --comm-ms 4 --comp-ms 4 --blocks 12 || fail "synth one cell"
+"$analyze" -q "$SCRATCH/one" >/dev/null 2>&1 || fail "nbc-analyze on a one-cell run (figures drawn)"
+[ -s "$SCRATCH/one/plots/frontier.png" ] || fail "one-cell run: no plots/frontier.png"
+
 # nothing overlapped: none, the first column not hidden
 "$synth" --out "$SCRATCH/never" --scenario no_progress "${grid[@]}" || fail "synth no_progress"
 "$analyze" -q --no-plots "$SCRATCH/never" >/dev/null 2>&1 || fail "nbc-analyze on the serial run"

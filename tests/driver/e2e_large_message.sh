@@ -92,7 +92,7 @@ DIR=$(run_folder "$out")
 [ -d "$DIR" ] || fail "no run folder printed"
 [ "$(meta_value "$DIR" status)" = complete ] || fail "the run is not complete: $(meta_value "$DIR" status)"
 calibration=$(cat "$DIR/calib_comm.csv" 2>/dev/null)
-"$TOOLS_DIR/nbc-analyze" -q "$DIR" >/dev/null 2>&1 || fail "nbc-analyze $DIR failed"
+analyze_err=$("$TOOLS_DIR/nbc-analyze" -q "$DIR" 2>&1 >/dev/null) || fail "nbc-analyze $DIR failed (status $?): $analyze_err; cells.csv: $(cat "$DIR/cells.csv" 2>/dev/null)"
 # column NAME FILE: the values of a CSV column, one a line.
 column() { awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c[n] }' "$2"; }
 [ "$(column bytes "$DIR/raw.csv" | sort -u)" = $size ] ||
