@@ -196,7 +196,8 @@ run-study:
 
 # make install PREFIX=DIR [DESTDIR=STAGE]: every program the build lists into
 # DIR/bin, with nbc-run (which, next to bench_nbc, knows it is installed and
-# finds its configurations and library profiles in DIR/share/bench_nbc);
+# finds its package nbc_run/, configurations and library profiles in
+# DIR/share/bench_nbc);
 # README, docs, VERSION and REVISION, the exit statuses (cli/, read by the
 # Python tools), the harness definitions (packaging/jube, reframe, ramble into
 # harnesses/), configurations (with configs/mpi and configs/slurm) and
@@ -219,6 +220,7 @@ install: programs
 	    install -m 644 packaging/$$harness/* $(install_share)/harnesses/$$harness/ || exit 1; done
 	echo '$(BENCH_NBC_REVISION)' >$(install_share)/REVISION
 	install -m 755 nbc-run $(install_bin)/
+	install -d $(install_share)/nbc_run && install -m 644 nbc_run/*.py $(install_share)/nbc_run/
 	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
 	sed 's|^local prefix = .*|local prefix = "$(PREFIX)"|' packaging/modules/bench_nbc.lua \
 	    >$(install_share)/modulefiles/lmod/bench_nbc.lua

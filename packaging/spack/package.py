@@ -39,7 +39,7 @@ class BenchNbc(MakefilePackage):
     depends_on("json-c")
     depends_on("libinih")
     depends_on("hwloc", when="+hwloc")
-    depends_on("python@3.6:", type="run")  # nbc-run, the study runner
+    depends_on("python@3.7:", type="run")  # nbc-run, the study runner (dataclasses)
     depends_on("gnuplot", type="run", when="+plots")
     depends_on("cmocka", type="test")
     # One BLAS thread per dgemm call: the suite runs one OpenMP thread per core.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The repository's own hygiene: every shell script passes shellcheck, nbc-run
-# (Python) parses (and passes pyflakes when it is installed), and every C file
+# and its package nbc_run/ (Python) parse (and pass pyflakes when it is
+# installed), and every C file
 # is formatted with the repository's .clang-format.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -9,13 +10,15 @@ command -v clang-format >/dev/null || skip "clang-format is not installed (apt-g
 mapfile -t scripts < <(git ls-files '*.sh' .ci/run 2>/dev/null)
 [ ${#scripts[@]} -gt 0 ] || fail "no shell scripts found (is this a git checkout?)"
 shellcheck -x "${scripts[@]}" || fail "shellcheck found problems"
-python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' nbc-run ||
-    fail "nbc-run does not parse as Python 3"
+mapfile -t runner < <(git ls-files nbc-run 'nbc_run/*.py')
+[ ${#runner[@]} -gt 1 ] || fail "nbc-run or its package nbc_run/ is not in git"
+python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' "${runner[@]}" ||
+    fail "nbc-run or nbc_run/ does not parse as Python 3"
 python_lint="parses"
 if python3 -m pyflakes --version >/dev/null 2>&1; then
-    python3 -m pyflakes nbc-run || fail "pyflakes found problems in nbc-run"
+    python3 -m pyflakes "${runner[@]}" || fail "pyflakes found problems in nbc-run or nbc_run/"
     python_lint="pyflakes clean"
 fi
 mapfile -t sources < <(git ls-files '*.c' '*.h')
 clang-format --dry-run -Werror "${sources[@]}" || fail "C files not formatted: run 'make format'"
-figure "lint: ${#scripts[@]} shell scripts, ${#sources[@]} C files clean; nbc-run $python_lint"
+figure "lint: ${#scripts[@]} shell scripts, ${#sources[@]} C files clean; nbc-run and ${#runner[@]} Python files $python_lint"

@@ -15,12 +15,10 @@ printf '%s\n' "$header" 1,0.9,1.1,0.95,1.05 1,1.01,1.2,0.9,1.0 1,0.8,1.0,1.0,1.3
     0,0.5,0.6,0.5,0.6 1,nan,nan,nan,nan >"$SCRATCH/a/cells.csv"
 # Run b: 1 valid cell covering in neither pair. Run c: no cells.csv.
 printf '%s\n' "$header" 1,1.2,1.3,0.7,0.99 >"$SCRATCH/b/cells.csv"
-python3 - "$BENCH_NBC_ROOT/nbc-run" "$SCRATCH" "$TOOLS_ABS" <<'EOF' || fail "pooled null-control coverage"
-import importlib.machinery, importlib.util, os, sys
-loader = importlib.machinery.SourceFileLoader("nbc_run", sys.argv[1])
-spec = importlib.util.spec_from_loader("nbc_run", loader)
-nbc_run = importlib.util.module_from_spec(spec)
-loader.exec_module(nbc_run)
+python3 - "$BENCH_NBC_ROOT" "$SCRATCH" "$TOOLS_ABS" <<'EOF' || fail "pooled null-control coverage"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from nbc_run import coverage as nbc_run
 # Exact 95 % intervals: at k = 0 and k = n in closed form (the upper end
 # of 0/n is 1 - 0.025^(1/n), the lower end of n/n 0.025^(1/n)), and
 # 95/100: [0.8872, 0.9836] (Clopper and Pearson 1934, as R's binom.test

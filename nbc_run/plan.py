@@ -1,0 +1,84 @@
+"""The runs of a study: every library x collective x deployment (x the
+values of the setting it varies) that can run here, the others skipped with
+their reason, each `launches` times, in the launch order."""
+import random
+
+from .common import BadInput, note
+from .records import Run, Setting
+
+
+class Planner:
+    def __init__(self, spec, profiles, placement):
+        self.spec, self.profiles, self.pl = spec, profiles, placement
+        self.skipped = []  # "NAME: reason"
+        self.auto_noted = set()
+
+    def why_not(self, mpi, deployment):
+        return self.pl.why_not(self.profiles.get(mpi), deployment)
+
+    def deployments_of(self, mpi):
+        """The study's deployments for one library. auto: basic against the
+        library's own progress thread where its profile has one (profile key
+        [deployment.progress], refused by nbc-profile as unsupported_progress
+        otherwise), else the suite's progress thread; then dedicated where
+        this placement leaves a core free. The question the default study
+        asks: does asynchronous progress buy overlap, at what cost."""
+        if self.spec.deployment_list != ["auto"]:
+            return self.spec.deployment_list
+        chosen = ["basic", "thread" if self.why_not(mpi, "progress") else "progress"]
+        dedicated = self.why_not(mpi, "dedicated")
+        if not dedicated:
+            chosen.append("dedicated")
+        if mpi not in self.auto_noted:
+            self.auto_noted.add(mpi)
+            note("deployments auto for {}: {}{}".format(
+                mpi, ",".join(chosen), "" if not dedicated else
+                " (not dedicated: {})".format(dedicated.split(" (use ")[0])))
+        return chosen
+
+    def runs(self):
+        """The study's runs, in the launch order (not yet numbered)."""
+        spec = self.spec
+        configurations = []
+        warned = False
+        for mpi in self.profiles.mpi_list:
+            for coll in spec.collective_list:
+                for dep in self.deployments_of(mpi):
+                    name = "{}-{}-{}".format(mpi, coll, dep)
+                    reason = self.why_not(mpi, dep)
+                    if reason:
+                        note("skipping {}: {}".format(name, reason))
+                        self.skipped.append("{}: {}".format(name, reason))
+                        continue
+                    for value in spec.setting_values or [None]:
+                        configurations.append(dict(
+                            mpi=mpi, collective=coll, deployment=dep,
+                            setting=None if value is None else Setting(spec.setting_name, value),
+                            name=name + ("" if value is None else "-" + value)))
+                    # The progress thread of a busy-polling library shares a core
+                    # with the computation on every core here (that is the
+                    # deployment, paper section 7), but with one core per rank
+                    # it takes half of it.
+                    p = self.profiles.get(mpi)
+                    if (dep == "progress" and p.busy_polls and self.pl.cores_per_rank == 1 and
+                            not warned):
+                        warned = True
+                        note("note: with 1 core per rank, {}'s progress thread busy-polls on "
+                             "the core that computes: expect r_MPI_impact near 2 (the thread "
+                             "takes half the core), and window barriers that sleep at least "
+                             "the plan's barrier_sleep_min_ms to take the core back in "
+                             "time".format(p.mpi_label))
+        if not configurations:
+            raise BadInput("nothing to run: every combination was skipped (above)")
+        # Each round runs every configuration once: drift over the study
+        # touches every configuration alike; shuffled, the order within each
+        # round is random (from the recorded seed).
+        order = random.Random(spec.seed)
+        runs = []
+        for launch in range(1, spec.launches + 1):
+            round_ = list(configurations)
+            if spec.launch_order == "shuffled":
+                order.shuffle(round_)
+            for c in round_:
+                runs.append(Run(launch=launch, **c))
+        return runs
