@@ -180,11 +180,9 @@ static void add_estimate(json_object *plan, const nbc_config *cfg, const deploy_
 static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, char *err,
                                  size_t errlen)
 {
-    nbc_config cfg;
+    nbc_config cfg = {0}; /* freed at the end, loaded or not */
     char *text = NULL;
     nbc_library_identify();
-    if (nbc_config_init(&cfg, err, errlen) != 0)
-        return 2;
     const char *path = c->config_path;
     char resume_path[PATH_MAX];
     if (c->resume_dir) {
@@ -199,10 +197,8 @@ static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, ch
                      c->resume_dir, why);
         free(why);
     }
-    if (status == 0 && text)
-        status = nbc_config_parse_text(&cfg, text, path, err, errlen) != 0 ? 2 : 0;
-    for (int i = 0; status == 0 && i < c->set_count; i++)
-        status = nbc_config_set(&cfg, c->sets[i], err, errlen) != 0 ? 2 : 0;
+    if (status == 0)
+        status = nbc_config_load(&cfg, text, path, c->sets, c->set_count, err, errlen) != 0 ? 2 : 0;
     free(text);
     /* --plan checks the configuration as a run would, with what is known
      * before MPI_Init (the job's ranks are not). */

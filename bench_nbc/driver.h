@@ -49,7 +49,7 @@
 
 #include "bench_nbc/block_order.h"
 #include "bench_nbc/collectives.h"
-#include "bench_nbc/config.h"
+#include "config/config.h"
 #include "bench_nbc/stopping.h"
 #include "clocksync/clocksync.h"
 #include "compute/compute.h"
@@ -445,6 +445,8 @@ typedef struct meta_info {
     double calibration_s, sweep_s;
     const char *failure; /* why the run failed, when it did */
 } meta_info;
+/* Adds a top-level key of meta.json to meta->system (takes the reference). */
+void nbc_meta_add_system(meta_info *meta, const char *key, struct json_object *value);
 
 /* ---- library.c: the MPI library this process runs with ---- */
 /* Before MPI_Init (allowed for MPI_Get_library_version): identifies the
@@ -572,8 +574,6 @@ typedef struct watchdog_record {
 void nbc_meta_record_watchdog(void *context, const char *message);
 
 /* ---- node_record.c ---- */
-/* Adds a top-level key of meta.json to meta->system (takes the reference). */
-void nbc_meta_add_system(meta_info *meta, const char *key, struct json_object *value);
 /* Collective: provenance.json and topology-<host>.xml of every node written
  * by rank 0, the warnings printed and added to meta (`provenance`,
  * `warnings`). 0, or -1 on rank 0 when a file could not be written. */

@@ -55,13 +55,10 @@ void nbc_load_config(nbc_job *job)
 {
     const nbc_cli *c = &job->cli;
     char *text = NULL;
-    bool bad = nbc_config_init(&job->cfg, job->err, sizeof job->err) != 0 ||
-               read_config_text(c, job->rank, &text, job->err, sizeof job->err) != 0;
     const char *origin = c->resume_dir ? "config.ini of the resumed run" : c->config_path;
-    if (!bad && text)
-        bad = nbc_config_parse_text(&job->cfg, text, origin, job->err, sizeof job->err) != 0;
-    for (int i = 0; !bad && i < c->set_count; i++)
-        bad = nbc_config_set(&job->cfg, c->sets[i], job->err, sizeof job->err) != 0;
+    bool bad = read_config_text(c, job->rank, &text, job->err, sizeof job->err) != 0 ||
+               nbc_config_load(&job->cfg, text, origin, c->sets, c->set_count, job->err,
+                               sizeof job->err) != 0;
     free(text);
     /* Parsing is deterministic, but a rank may still fail alone (memory). */
     nbc_exit_if_any_failed(bad, job->err, 2);

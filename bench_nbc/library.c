@@ -146,12 +146,6 @@ const char *nbc_library_version(void)
     return library.version;
 }
 
-bool nbc_library_busy_polls(void)
-{
-    /* an unknown library may spin: assume it does */
-    return !library.profile || library.profile->busy_polls;
-}
-
 const char *nbc_library_note(void)
 {
     return library.note[0] ? library.note : NULL;

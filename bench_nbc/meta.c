@@ -14,6 +14,14 @@
 #include <string.h>
 #include <time.h>
 
+/* Adds `key` to meta.json's system keys (created on first use). */
+void nbc_meta_add_system(meta_info *meta, const char *key, json_object *value)
+{
+    if (!meta->system)
+        meta->system = json_object_new_object();
+    json_object_object_add(meta->system, key, value);
+}
+
 void nbc_iso_time_now(char *buf, size_t size)
 {
     time_t now = time(NULL);
@@ -104,9 +112,7 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     snprintf(first_line, sizeof first_line, "%s", m->library_version);
     first_line[strcspn(first_line, "\n")] = '\0';
     char progress[32];
-    snprintf(progress, sizeof progress, "%s", nbc_progress_mode_name(run->progress));
-    if (run->progress == NBC_PROGRESS_TEST)
-        snprintf(progress, sizeof progress, "test:%d", run->test_chunks);
+    nbc_progress_mode_text(run->progress, run->test_chunks, progress, sizeof progress);
     json_object_object_add(o, "status", json_object_new_string(m->status));
     json_object_object_add(o, "collective", json_object_new_string(run->coll->name));
     json_object_object_add(o, "synthetic", json_object_new_boolean(run->coll->synthetic));

@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Adds `key` to meta.json's system keys (created on first use). */
-void nbc_meta_add_system(meta_info *meta, const char *key, json_object *value)
-{
-    if (!meta->system)
-        meta->system = json_object_new_object();
-    json_object_object_add(meta->system, key, value);
-}
-
 /* Gathers variable-length byte strings on `root` of comm (root gets them
  * concatenated with their lengths; others NULL). MPI error code. */
 static int gather_bytes(const char *mine, int len, MPI_Comm comm, char **all, int **lens,

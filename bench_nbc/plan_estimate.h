@@ -6,7 +6,7 @@
 #ifndef BENCH_NBC_PLAN_ESTIMATE_H
 #define BENCH_NBC_PLAN_ESTIMATE_H
 
-#include "bench_nbc/config.h"
+#include "config/config.h"
 
 #include <stddef.h>
 

@@ -98,19 +98,27 @@ static json_object *job_json(const nbc_job *job)
     return o;
 }
 
-/* Rank 0: config.ini (a new run), meta.json, the published path. */
-static bool write_first_files(nbc_job *job, const meta_info *meta)
+/* The effective configuration as the run folder's config.ini; false on failure. */
+static bool write_config_ini(const nbc_job *job)
 {
-    nbc_run *run = &job->run;
     char *ini = NULL;
     size_t ini_len = 0;
     FILE *mem = open_memstream(&ini, &ini_len);
     bool ok = mem && nbc_config_dump_ini(&job->cfg, mem) == 0;
     if (mem)
         ok &= fclose(mem) == 0;
-    ok = ok && (job->cli.resume_dir || run_output_write_atomic(run->out, "config.ini", ini) == 0);
-    ok = ok && nbc_meta_write(run, meta) == 0;
+    ok = ok && run_output_write_atomic(job->run.out, "config.ini", ini) == 0;
     free(ini);
+    return ok;
+}
+
+/* Rank 0: config.ini (a new run), meta.json, the published path. */
+static bool write_first_files(nbc_job *job, const meta_info *meta)
+{
+    nbc_run *run = &job->run;
+    /* A resumed run keeps its folder's config.ini, which it was loaded from. */
+    bool ok = job->cli.resume_dir || write_config_ini(job);
+    ok = ok && nbc_meta_write(run, meta) == 0;
     if (!ok)
         snprintf(job->err, sizeof job->err, "cannot write the run folder %s",
                  run_output_dir(run->out));

@@ -28,12 +28,6 @@ const char *clocksync_method_name(int method)
     return m ? m->name : NULL;
 }
 
-const char *clocksync_method_description(int method)
-{
-    const cs_method *m = cs_method_get(method);
-    return m ? m->description : NULL;
-}
-
 int clocksync_method_find(const char *name)
 {
     for (int i = 0; i < METHOD_COUNT; i++)

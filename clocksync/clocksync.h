@@ -183,7 +183,6 @@ clocksync_map clocksync_map_compose(const clocksync_map *outer, const clocksync_
 int clocksync_method_count(void);
 /* NULL when method is out of range. */
 const char *clocksync_method_name(int method);
-const char *clocksync_method_description(int method);
 /* The method's index, or -1 for an unknown name. */
 int clocksync_method_find(const char *name);
 

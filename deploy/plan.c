@@ -532,9 +532,7 @@ json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
     json_object_object_add(compute, "omp_wait_policy", json_object_new_string(plan->wait_policy));
     json_object_object_add(o, "compute", compute);
     char mode[32];
-    snprintf(mode, sizeof mode, "%s", nbc_progress_mode_name(plan->progress_mode));
-    if (plan->progress_mode == NBC_PROGRESS_TEST)
-        snprintf(mode, sizeof mode, "test:%d", plan->test_chunks);
+    nbc_progress_mode_text(plan->progress_mode, plan->test_chunks, mode, sizeof mode);
     json_object_object_add(o, "progress_mode", json_object_new_string(mode));
     json_object_object_add(o, "barrier_sleep_min_ms",
                            json_object_new_double(plan->barrier_sleep_min_s * 1e3));

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bench_nbc/config.h"
+#include "config/config.h"
 #include "compute/compute.h"
 #include "mpiprofile/mpiprofile.h"
 

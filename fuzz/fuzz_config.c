@@ -1,4 +1,4 @@
-/* Fuzz target: the configuration parser (bench_nbc/config.c).
+/* Fuzz target: the configuration parser (config/).
  *
  * The input is used twice, as the driver uses text from users: as a
  * configuration file (nbc_config_parse_text on the defaults, then
@@ -11,7 +11,7 @@
  * folders all over the file system. */
 #include "fuzz/fuzz.h"
 
-#include "bench_nbc/config.h"
+#include "config/config.h"
 
 #include <json-c/json.h>
 #include <string.h>

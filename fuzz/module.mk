@@ -15,9 +15,10 @@ FUZZ_CFLAGS  := -std=c11 -Wall -Wextra -Werror -O1 -g -D_GNU_SOURCE -I. -MMD -MP
                 -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_LIBS    := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) -lm
 
-# The code under test, instrumented: config.c and the analysis library.
+# The code under test, instrumented: the configuration and the analysis library.
 fuzz_analysis_objects := $(patsubst $(BUILD)/nompi/%,$(FUZZ_DIR)/obj/%,$(ANALYSIS_OBJS))
-fuzz_objects_config    := $(FUZZ_DIR)/obj/fuzz/fuzz_config.o $(FUZZ_DIR)/obj/bench_nbc/config.o $(FUZZ_DIR)/obj/bench_nbc/config_keys.o
+fuzz_objects_config    := $(FUZZ_DIR)/obj/fuzz/fuzz_config.o \
+                          $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONFIG_SOURCES))
 fuzz_objects_raw       := $(FUZZ_DIR)/obj/fuzz/fuzz_raw.o $(fuzz_analysis_objects)
 fuzz_objects_run_files := $(FUZZ_DIR)/obj/fuzz/fuzz_run_files.o $(fuzz_analysis_objects)
 

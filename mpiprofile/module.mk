@@ -10,8 +10,7 @@ MPIPROFILE_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -li
 $(BUILD)/nompi/mpiprofile/profile.o: CFLAGS += -DMPIPROFILE_SOURCE_DIR='"$(CURDIR)/configs/mpi"'
 
 $(TOOLS_DIR)/nbc-profile: $(BUILD)/nompi/mpiprofile/nbc_profile.o \
-                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o \
-                          $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o \
+                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o $(CONFIG_LIB) \
                           $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(MPIPROFILE_LIBS) $(LDLIBS)

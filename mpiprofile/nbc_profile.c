@@ -12,7 +12,7 @@
  * `usage` below says what each prints. Exit status: 0, 1 when a build
  * folder or an input cannot be read, 2 bad input (an unknown command or
  * profile, a malformed profile file: one message naming what is allowed). */
-#include "bench_nbc/config.h"
+#include "config/config.h"
 #include "cli/cli.h"
 #include "mpiprofile/mpiprofile.h"
 

@@ -6,7 +6,7 @@ $(BUILD)/tests/test_clock_model: $(BUILD)/mpi/tests/clocksync/test_clock_model.o
 
 # With the configuration module (plain gcc object), to check its key's choices.
 $(BUILD)/tests/test_clocksync_methods: $(BUILD)/mpi/tests/clocksync/test_methods.o \
-                                       $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o $(CLOCKSYNC_LIB)
+                                       $(CONFIG_LIB) $(CLOCKSYNC_LIB)
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $(config_test_libs) $(LDLIBS)
 

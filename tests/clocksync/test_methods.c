@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_nbc/config.h"
+#include "config/config.h"
 #include "clocksync/clocksync.h"
 
 /* ---- Composition of lines ------------------------------------------------ */

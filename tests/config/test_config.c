@@ -1,7 +1,7 @@
 /* Unit tests of the configuration module: defaults, the shipped configs,
  * --set, grids, the INI round trip, JSON, help, and one test per bad input
  * asserting that the message names the key and what is allowed. */
-#include "bench_nbc/config.h"
+#include "config/config.h"
 
 #include <limits.h>
 #include <math.h>
@@ -170,6 +170,39 @@ static void paper_conf_parses_and_validates(void **state)
     assert_grid(cfg.grid.comm_times_s, cfg.grid.comm_count, paper_grid, 11);
     assert_grid(cfg.grid.comp_times_s, cfg.grid.comp_count, paper_grid, 11);
     assert_string_equal(cfg.run.collective, "ibcast");
+    nbc_config_free(&cfg);
+}
+
+/* nbc_config_load, the loader every path uses: the defaults, then the text,
+ * then each --set in order; a refused text or --set names its origin. */
+static void load_applies_text_then_sets(void **state)
+{
+    (void)state;
+    nbc_config cfg;
+    char err[ERR_LEN] = "";
+    const char *sets[] = {"run.repetitions=7", "run.repetitions=9"};
+    assert_int_equal(nbc_config_load(&cfg, "[run]\nrepetitions = 3\ncollective = ireduce\n",
+                                     "inline.conf", sets, 2, err, sizeof err),
+                     0);
+    assert_int_equal(cfg.run.repetitions, 9);           /* the last --set */
+    assert_string_equal(cfg.run.collective, "ireduce"); /* the text */
+    assert_int_equal(cfg.run.max_retries, 100);         /* a default */
+    nbc_config_free(&cfg);
+
+    assert_int_equal(nbc_config_load(&cfg, NULL, NULL, sets, 1, err, sizeof err), 0);
+    assert_int_equal(cfg.run.repetitions, 7);
+    nbc_config_free(&cfg);
+
+    assert_int_not_equal(
+        nbc_config_load(&cfg, "[run]\nrepetitions = x\n", "my.conf", NULL, 0, err, sizeof err), 0);
+    assert_non_null(strstr(err, "my.conf:2: run.repetitions"));
+    nbc_config_free(&cfg);
+
+    const char *bad_set[] = {"run.repetitions=0x"};
+    assert_int_not_equal(
+        nbc_config_load(&cfg, "[run]\nrepetitions = 3\n", "my.conf", bad_set, 1, err, sizeof err),
+        0);
+    assert_non_null(strstr(err, "--set: run.repetitions"));
     nbc_config_free(&cfg);
 }
 
@@ -980,6 +1013,7 @@ int main(void)
         cmocka_unit_test(default_conf_parses_and_validates),
         cmocka_unit_test(paper_conf_parses_and_validates),
         cmocka_unit_test(set_overrides_the_file),
+        cmocka_unit_test(load_applies_text_then_sets),
         cmocka_unit_test(grids_expand),
         cmocka_unit_test(dump_ini_parses_back_to_the_same_configuration),
         cmocka_unit_test(json_has_typed_values),

@@ -30,8 +30,7 @@ UNIT_TESTS += $(BUILD)/tests/driver/test_stopping
 # bench_nbc --plan's estimate of cells and durations (bench_nbc/plan_estimate.c).
 $(BUILD)/tests/driver/test_plan_estimate: $(BUILD)/nompi/tests/driver/test_plan_estimate.o \
                                           $(BUILD)/nompi/bench_nbc/plan_estimate.o \
-                                          $(BUILD)/nompi/bench_nbc/config.o \
-                                          $(BUILD)/nompi/bench_nbc/config_keys.o
+                                          $(CONFIG_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(BENCH_NBC_LIBS) $(LDLIBS)
 

@@ -1,7 +1,7 @@
 /* bench_nbc --plan's estimate (bench_nbc/plan_estimate.c): the cells, the
  * blocks and the durations follow from the targets and the repetition
  * settings as plan_estimate.h says. */
-#include "bench_nbc/config.h"
+#include "config/config.h"
 #include "bench_nbc/plan_estimate.h"
 
 // clang-format off

@@ -5,7 +5,7 @@
 fuzz_replay_libs := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c)
 fuzz_replays     := $(addprefix $(BUILD)/tests/fuzz/replay_,config raw run_files)
 
-$(BUILD)/tests/fuzz/replay_config: $(BUILD)/nompi/fuzz/fuzz_config.o $(BUILD)/nompi/bench_nbc/config.o $(BUILD)/nompi/bench_nbc/config_keys.o
+$(BUILD)/tests/fuzz/replay_config: $(BUILD)/nompi/fuzz/fuzz_config.o $(CONFIG_LIB)
 $(BUILD)/tests/fuzz/replay_raw: $(BUILD)/nompi/fuzz/fuzz_raw.o $(ANALYSIS_LIB)
 $(BUILD)/tests/fuzz/replay_run_files: $(BUILD)/nompi/fuzz/fuzz_run_files.o $(ANALYSIS_LIB)
 $(fuzz_replays): $(BUILD)/nompi/fuzz/replay_main.o

@@ -20,17 +20,11 @@ SKIP_DIRS = {".git", "build", ".ci"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # Files that include bench_nbc/ headers though they are not bench_nbc's,
 # each with why it may for now.
-KNOWN_EXCEPTIONS = {
-    "deploy/plan.h": "bench_nbc/config.h: the configuration is moving to config/",
-    "mpiprofile/nbc_profile.c": "bench_nbc/config.h: the configuration is moving to config/",
-}
+KNOWN_EXCEPTIONS = {}
 BENCH_NBC_USERS = ("bench_nbc/", "tests/", "fuzz/")
 # Circles known and not yet resolved: the units' names without their
 # folder (a move keeps the exception), with the reason.
-KNOWN_CIRCLES = {
-    ("config", "config_keys"): "config.c walks the key table; config_keys.c fills "
-    "config.h's structures (being moved to config/)",
-}
+KNOWN_CIRCLES = {}
 
 
 def sources(root):

@@ -1,13 +1,14 @@
 /* The configuration's keys: the single definition of every key, its type,
  * unit, default, bounds or allowed values and its documentation (--help,
- * docs/running.md). The parser (config.c) knows keys only through this
- * table. */
-#include "bench_nbc/config.h"
-#include "bench_nbc/config_keys.h"
+ * docs/running.md), and the look-ups in it. The rest of the configuration
+ * knows keys only through this table (config_keys). */
+#include "config/config.h"
+#include "config/internal.h"
 
 #include <stddef.h>
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const deployment_names[] = {
     [NBC_DEPLOYMENT_BASIC] = "basic",         [NBC_DEPLOYMENT_PROGRESS] = "progress",
@@ -37,7 +38,7 @@ static const char *const progress_mode_names[] = {
     .section = (sec), .name = (key), .type = (value_type), .unit = (value_unit),                   \
     .default_text = (default_value), .offset = FIELD(field)
 
-const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
+static const key_desc key_table[CONFIG_KEY_COUNT] = {
     {KEY("run", "collective", TYPE_NAME, NULL, "ibcast", run.collective),
      .names = NAMES_COLLECTIVES,
      .names_help = "a name from the driver's collectives table (bench_nbc --list)",
@@ -219,8 +220,61 @@ const key_desc nbc_config_keys[CONFIG_KEY_COUNT] = {
      .help = "Shortest time a call may take before the watchdog acts."},
 };
 
-_Static_assert(ARRAY_SIZE(nbc_config_keys) == CONFIG_KEY_COUNT,
-               "CONFIG_KEY_COUNT: the table's rows");
+_Static_assert(ARRAY_SIZE(key_table) == CONFIG_KEY_COUNT, "CONFIG_KEY_COUNT: the table's rows");
+
+const key_desc *config_keys(void)
+{
+    return key_table;
+}
+
+const key_desc *config_find_key(const char *section, const char *name, size_t *index)
+{
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++) {
+        if (strcmp(config_keys()[i].section, section) == 0 &&
+            strcmp(config_keys()[i].name, name) == 0) {
+            if (index)
+                *index = i;
+            return &config_keys()[i];
+        }
+    }
+    return NULL;
+}
+
+size_t config_key_index(const char *section, const char *name)
+{
+    size_t index = 0;
+    const key_desc *key = config_find_key(section, name, &index);
+    if (key == NULL)
+        abort(); /* a cross-key rule names a key the table lacks: a bug here */
+    return index;
+}
+
+bool config_is_section(const char *section)
+{
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
+        if (strcmp(config_keys()[i].section, section) == 0)
+            return true;
+    return false;
+}
+
+/* The sections, in table order. */
+size_t config_list_sections(const char *sections[CONFIG_KEY_COUNT])
+{
+    size_t count = 0;
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
+        if (count == 0 || strcmp(sections[count - 1], config_keys()[i].section) != 0)
+            sections[count++] = config_keys()[i].section;
+    return count;
+}
+
+size_t config_list_keys_of(const char *section, const char *names[CONFIG_KEY_COUNT])
+{
+    size_t count = 0;
+    for (size_t i = 0; i < CONFIG_KEY_COUNT; i++)
+        if (strcmp(config_keys()[i].section, section) == 0)
+            names[count++] = config_keys()[i].name;
+    return count;
+}
 
 const char *nbc_deployment_name(nbc_deployment deployment)
 {
@@ -231,4 +285,12 @@ const char *nbc_deployment_name(nbc_deployment deployment)
 const char *nbc_progress_mode_name(nbc_progress_mode mode)
 {
     return (size_t)mode < ARRAY_SIZE(progress_mode_names) ? progress_mode_names[mode] : "unknown";
+}
+
+void nbc_progress_mode_text(nbc_progress_mode mode, int test_count, char *buf, size_t len)
+{
+    if (mode == NBC_PROGRESS_TEST)
+        snprintf(buf, len, "%s:%d", nbc_progress_mode_name(mode), test_count);
+    else
+        snprintf(buf, len, "%s", nbc_progress_mode_name(mode));
 }

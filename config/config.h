@@ -1,15 +1,15 @@
 /* bench_nbc configuration: an INI file plus `--set section.key=value`
- * overrides, driven by one table of keys (config.c).  No MPI in here: the
- * driver reads the file on rank 0, broadcasts its text, and every rank parses
- * the same text and validates it against what it knows of its machine.
+ * overrides, driven by one table of keys (config/keys.c).  No MPI in here:
+ * the driver reads the file on rank 0, broadcasts its text, and every rank
+ * parses the same text and validates it against what it knows of its machine.
  *
- * Use: nbc_config_init -> nbc_config_parse_text (the file) -> nbc_config_set
- * (each --set) -> nbc_config_validate -> read the fields -> nbc_config_free.
+ * Use: nbc_config_load (defaults, the file's text, each --set) ->
+ * nbc_config_validate -> read the fields -> nbc_config_free.
  * Every function that can fail returns 0 on success and -1 on failure with
  * one message in err ("config: <where>: <section.key>: "<value>" <problem>
  * (allowed: ...)"); after a failure the struct must only be freed. */
-#ifndef BENCH_NBC_CONFIG_H
-#define BENCH_NBC_CONFIG_H
+#ifndef CONFIG_CONFIG_H
+#define CONFIG_CONFIG_H
 
 #include "compute/compute.h"
 
@@ -156,6 +156,12 @@ int nbc_config_parse_text(nbc_config *cfg, const char *text, const char *origin,
 /* Applies one "section.key=value" (the command line's --set). */
 int nbc_config_set(nbc_config *cfg, const char *assignment, char *err, size_t errlen);
 
+/* A whole configuration: the defaults, then text (NULL: none; origin names
+ * it in messages), then each of the set_count `--set` assignments. Every path that reads a
+ * configuration (before MPI_Init, on every rank, --resume, --replay, --plan) loads it so. */
+int nbc_config_load(nbc_config *cfg, const char *text, const char *origin, const char *const *sets,
+                    int set_count, char *err, size_t errlen);
+
 /* Checks bounds, names against limits (NULL: nothing known) and the keys that
  * depend on each other; creates run.results_dir when its parent exists and it
  * does not (last, so only for an otherwise valid configuration). */
@@ -183,5 +189,7 @@ static inline size_t nbc_comm_axis_count(const nbc_config *cfg)
 
 const char *nbc_deployment_name(nbc_deployment deployment);
 const char *nbc_progress_mode_name(nbc_progress_mode mode);
+/* The mode as progress.mode spells it: none, test:K (K = test_count), thread. */
+void nbc_progress_mode_text(nbc_progress_mode mode, int test_count, char *buf, size_t len);
 
 #endif
