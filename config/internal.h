@@ -1,6 +1,6 @@
 /* What the files of config/ share: the table of keys (keys.c), the value
  * types' operations (values.c), the text parsers (parse.c), the messages and
- * setting a value (config.c), the suggestions (suggest.c). Internal to the
+ * setting a value (lifecycle.c), the suggestions (suggest.c). Internal to the
  * configuration: config.h is its whole API. */
 #ifndef CONFIG_INTERNAL_H
 #define CONFIG_INTERNAL_H
@@ -125,7 +125,7 @@ char *config_trim(char *s);
 int config_parse_grid_range(char *text, double **values, size_t *count, char *why, size_t whylen);
 int config_parse_grid_list(char *text, double **values, size_t *count, char *why, size_t whylen);
 
-/* --------------------------------------- config.c: messages, setting keys */
+/* --------------------------------------- lifecycle.c: messages, setting keys */
 
 struct nbc_config_values {
     char *text[CONFIG_KEY_COUNT];  /* each key's value as accepted (trimmed) */

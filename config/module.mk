@@ -3,7 +3,7 @@
 # Plain C without MPI: bench_nbc, nbc-profile, the deployment plan's tests
 # and the fuzz target link it. (Libraries are named by path: module.mk files
 # are read in alphabetical order, and bench_nbc/module.mk comes first.)
-CONFIG_SOURCES := $(addprefix config/,config.c keys.c values.c parse.c ini.c checks.c output.c \
+CONFIG_SOURCES := $(addprefix config/,lifecycle.c keys.c values.c parse.c ini.c checks.c output.c \
                     suggest.c)
 CONFIG_LIB     := $(BUILD)/libconfig.a
 
