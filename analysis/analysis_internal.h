@@ -295,6 +295,16 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
  * out of memory. */
 bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold);
 
+/* Claims at two levels (README.md, "Claims at two levels"), nbc-analyze's
+ * and nbc-compare's: a first Benjamini-Hochberg over the classes' p[i]
+ * chooses each test's hypothesis, its class where that is confirmed, else
+ * its group where group_p[i] is a number (a class in no group keeps its
+ * class); the second, over the chosen hypotheses' p, makes the claims.
+ * p[i] becomes the chosen p, group[i] whether it is the group's; the claims
+ * are the p[i] <= *threshold (NAN: none). False when out of memory. */
+bool bh_two_levels(double *p, const double *group_p, bool *group, size_t count, long m, double q,
+                   double *threshold);
+
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);
 

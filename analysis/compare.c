@@ -319,9 +319,13 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     }
     level_estimate *est = NULL;
     level_class *classes = NULL;
+    level_claims *claims = NULL;
     if (status == ANALYSIS_OK) {
         est = estimate_all(runs, run_count, config_count, common, n);
-        classes = classify_all(runs, run_count, config_count, common, n, &options->rules);
+        claims = malloc((config_count ? config_count : 1) * sizeof *claims);
+        if (claims)
+            classes =
+                classify_all(runs, run_count, config_count, common, n, &options->rules, claims);
         if (!est || !classes)
             status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (estimates)");
     }
@@ -342,8 +346,8 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     if (status == ANALYSIS_OK)
         status = grid_build(&grid, common, n, err);
     if (status == ANALYSIS_OK)
-        status = draw_configurations(runs, configs, config_count, common, n, est, classes, &grid,
-                                     out_dir, options, note, values, err);
+        status = draw_configurations(runs, configs, config_count, common, n, est, classes, claims,
+                                     &grid, out_dir, options, note, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
         status = draw_difference(runs, configs, common, n, est, m, &grid, out_dir, options, note,
                                  values, err);
@@ -373,6 +377,7 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     free(values);
     free(est);
     free(classes);
+    free(claims);
     free_common(common);
     free(configs);
     for (size_t r = 0; r < run_count; r++) {

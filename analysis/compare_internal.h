@@ -54,7 +54,7 @@ typedef struct level_estimate {
 /* A configuration's class of one cell from its launches combined
  * (README.md, "Launches"): the claim and what the estimates alone say. */
 typedef struct level_class {
-    enum diagnosis diagnosis;       /* confirmed class, uncertain or invalid */
+    enum diagnosis diagnosis;       /* confirmed class or group, uncertain or invalid */
     enum diagnosis diagnosis_point; /* of the combined estimates alone */
 } level_class;
 
@@ -116,17 +116,29 @@ int group_runs(compare_run *runs, size_t run_count, compare_config **out, size_t
 level_estimate *estimate_all(const compare_run *runs, size_t run_count, size_t configs,
                              const common_cell *common, size_t n);
 
-/* Every configuration's classes: classes[config * n + cell]; NULL when out
- * of memory. With two or more launches, a cell's class is claimed when
- * Benjamini-Hochberg at the map's false-discovery rate over the
- * configuration's valid common cells confirms its combined p, as a run's
- * map confirms its cells' p. */
-level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
-                          const common_cell *common, size_t n, const cell_rules *rules);
+/* A configuration's claims (README.md, "Launches"): the family and what
+ * Benjamini-Hochberg confirmed, as summary.txt states a run's. */
+typedef struct level_claims {
+    double false_discovery_rate; /* q */
+    long family_cells;           /* m: its valid cells (common ones, with launches) */
+    long confirmed_cells;        /* cells whose class or group is claimed */
+    long group_cells;            /* ... of them at the group level */
+    double expected_wrong;       /* the sum of the claims' p */
+} level_claims;
 
-/* Whether a configuration's combined class of a cell is not what its
- * estimates say (uncertain, or a class the estimates do not give): hatched
- * on its map. */
+/* Every configuration's classes: classes[config * n + cell], and its
+ * claims' summary in claims[config]; NULL when out of memory. One launch:
+ * the run's own claims. Two or more: the launches' p-values of a class and
+ * of its group combined (Fisher), then claimed as a run's map claims its
+ * cells (Benjamini-Hochberg at two levels, at the map's false-discovery
+ * rate, over the configuration's valid common cells). */
+level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
+                          const common_cell *common, size_t n, const cell_rules *rules,
+                          level_claims *claims);
+
+/* Whether a configuration's combined class of a cell is not confirmed
+ * (uncertain, unresolvable; a group claim is confirmed): hatched on its
+ * map. */
 bool unconfirmed(const level_class *k);
 
 /* Configuration c's estimate of metric m in common cell i. */
@@ -144,9 +156,9 @@ int grid_build(figure_grid *g, const common_cell *common, size_t n, analysis_err
 /* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
 int draw_configurations(const compare_run *runs, const compare_config *configs, size_t config_count,
                         const common_cell *common, size_t n, const level_estimate *est,
-                        const level_class *classes, figure_grid *g, const char *out_dir,
-                        const analysis_options *options, const char *note, heat_value *values,
-                        analysis_error *err);
+                        const level_class *classes, const level_claims *claims, figure_grid *g,
+                        const char *out_dir, const analysis_options *options, const char *note,
+                        heat_value *values, analysis_error *err);
 
 /* diff_<metric>: the second configuration minus the first, hatched where
  * not significant. */

@@ -125,25 +125,61 @@ static double chi2_even_tail(double x, long launches)
     return fmin(1.0, exp(-x / 2) * sum);
 }
 
+/* A launch's p of the claim `claim` in a cell (a class, or a group): its
+ * diagnosis_p where its own point class is the claim, its
+ * diagnosis_group_p where the claim is its point class's group, as
+ * nbc-analyze computed them; 1 where its estimates lie outside the claim or
+ * it has no p (too few blocks). */
+static double launch_p(const cell_metrics *c, enum diagnosis claim)
+{
+    double p = NAN;
+    if (c->diagnosis_point == claim)
+        p = c->diagnosis_p;
+    else if (analysis_diagnosis_group(c->diagnosis_point) == claim)
+        p = c->diagnosis_group_p;
+    return isfinite(p) ? fmax(p, 1e-300) : 1.0;
+}
+
+/* Whether run r is a launch of configuration `config` valid in the cell. */
+static const cell_metrics *launch_cell(const compare_run *runs, size_t r, size_t config,
+                                       const common_cell *cell)
+{
+    const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
+    return runs[r].config == config && c->valid && isfinite(c->r_overhead) ? c : NULL;
+}
+
+/* Fisher's combination of the launches' p of a claim: -2 sum ln p_j
+ * against chi^2 with 2 L degrees of freedom. */
+static double fisher_p(const compare_run *runs, size_t run_count, size_t config,
+                       const common_cell *cell, enum diagnosis claim, long launches)
+{
+    double statistic = 0;
+    for (size_t r = 0; r < run_count; r++) {
+        const cell_metrics *c = launch_cell(runs, r, config, cell);
+        statistic += c ? -2 * log(launch_p(c, claim)) : 0;
+    }
+    return chi2_even_tail(statistic, launches);
+}
+
 /* Configuration c's candidate class of common cell i from its L >= 2
  * launches (README.md, "Launches"): the class of the mean of their
- * estimates (analysis_diagnose on points), and Fisher's combination of the
- * launches' p-values of it, -2 sum ln p_j against chi^2 with 2 L degrees
- * of freedom; a launch whose estimates give another class, or without a p
- * (too few blocks), counts as p = 1. *p is NAN when there is no class to
- * claim. With one launch, the run's own class and claim (*p NAN). */
+ * estimates (analysis_diagnose on points), with Fisher's combination of the
+ * launches' p-values of it (*p) and of its group (*group_p, NAN for a class
+ * in no group), a launch counting as p = 1 where its own estimates lie
+ * outside the claim (launch_p). *p is NAN when there is no class to claim.
+ * With one launch, the run's own class and claim (*p NAN). */
 static level_class configuration_candidate(const compare_run *runs, size_t run_count, size_t config,
                                            const common_cell *cell, const cell_rules *rules,
-                                           double *p)
+                                           double *p, double *group_p)
 {
     level_class out = {DIAG_INVALID, DIAG_INVALID};
     diagnosis_input mean = {.valid = true};
     long launches = 0;
     const cell_metrics *only = NULL;
-    *p = NAN;
+    *p = *group_p = NAN;
     for (size_t r = 0; r < run_count; r++) {
-        const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
-        if (runs[r].config != config || !c->valid || !isfinite(c->r_overhead))
+        const cell_metrics *c = launch_cell(runs, r, config, cell);
+        if (!c)
             continue;
         diagnosis_input point = analysis_diagnosis_point(c);
         for (size_t k = 0; k < CLASS_QUANTITY_COUNT; k++)
@@ -167,44 +203,89 @@ static level_class configuration_candidate(const compare_run *runs, size_t run_c
     out.diagnosis = DIAG_UNCERTAIN;
     if (out.diagnosis_point == DIAG_UNCERTAIN || mean.blocks < rules->thresholds.min_blocks)
         return out;
-    double statistic = 0;
-    for (size_t r = 0; r < run_count; r++) {
-        const cell_metrics *c = &runs[r].cells.cells[cell->index[r]];
-        if (runs[r].config != config || !c->valid || !isfinite(c->r_overhead))
-            continue;
-        bool same = c->diagnosis_point == out.diagnosis_point && isfinite(c->diagnosis_p);
-        statistic += same ? -2 * log(fmax(c->diagnosis_p, 1e-300)) : 0;
-    }
-    *p = chi2_even_tail(statistic, launches);
+    *p = fisher_p(runs, run_count, config, cell, out.diagnosis_point, launches);
+    enum diagnosis group = analysis_diagnosis_group(out.diagnosis_point);
+    if (group != out.diagnosis_point)
+        *group_p = fisher_p(runs, run_count, config, cell, group, launches);
     return out;
 }
 
-/* Every configuration's classes: classes[config * n + cell]; NULL when out
- * of memory. With two or more launches, a cell's class is claimed when
- * Benjamini-Hochberg at the map's false-discovery rate over the
- * configuration's valid common cells confirms its combined p, as a run's
- * map confirms its cells' p. */
+/* A one-launch configuration's claims: its run's own, over its own grid. */
+static level_claims run_claims(const cell_table *cells)
+{
+    level_claims k = {0};
+    for (size_t i = 0; i < cells->count; i++) {
+        const cell_metrics *c = &cells->cells[i];
+        if (!c->valid)
+            continue;
+        k.family_cells++;
+        if (c->diagnosis == DIAG_UNCERTAIN || c->diagnosis == DIAG_UNRESOLVABLE ||
+            c->diagnosis == DIAG_INVALID)
+            continue;
+        bool group = c->diagnosis != c->diagnosis_point;
+        k.confirmed_cells++;
+        k.group_cells += group;
+        k.expected_wrong += group ? c->diagnosis_group_p : c->diagnosis_p;
+    }
+    return k;
+}
+
+/* Configuration c's claims over its valid common cells (L >= 2). */
+static bool claim_launches(level_class *classes, double *p, const double *group_p, bool *group,
+                           size_t n, double q, level_claims *claims)
+{
+    *claims = (level_claims){0};
+    for (size_t i = 0; i < n; i++)
+        claims->family_cells += classes[i].diagnosis != DIAG_INVALID;
+    double threshold;
+    if (!bh_two_levels(p, group_p, group, n, claims->family_cells, q, &threshold))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(p[i]) || !(p[i] <= threshold))
+            continue;
+        enum diagnosis point = classes[i].diagnosis_point;
+        classes[i].diagnosis = group[i] ? analysis_diagnosis_group(point) : point;
+        claims->confirmed_cells++;
+        claims->group_cells += group[i];
+        claims->expected_wrong += p[i];
+    }
+    return true;
+}
+
+/* Every configuration's classes: classes[config * n + cell], and its
+ * claims' summary: claims[config]; NULL when out of memory. With two or
+ * more launches, the claims are made as a run's map makes them (README.md,
+ * "Claims at two levels"), on the launches' combined p-values, over the
+ * configuration's valid common cells. */
 level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
-                          const common_cell *common, size_t n, const cell_rules *rules)
+                          const common_cell *common, size_t n, const cell_rules *rules,
+                          level_claims *claims)
 {
     size_t count = configs * n;
     level_class *classes = malloc((count ? count : 1) * sizeof *classes);
-    double *p = malloc((n ? n : 1) * sizeof *p);
-    bool ok = classes && p;
+    double *p = malloc((n ? n : 1) * sizeof *p), *group_p = malloc((n ? n : 1) * sizeof *group_p);
+    bool *group = malloc((n ? n : 1) * sizeof *group);
+    bool ok = classes && p && group_p && group;
     for (size_t c = 0; ok && c < configs; c++) {
-        long valid = 0;
-        for (size_t i = 0; i < n; i++) {
+        size_t launches = 0, last = 0;
+        for (size_t r = 0; r < run_count; r++)
+            if (runs[r].config == c) {
+                launches++;
+                last = r;
+            }
+        for (size_t i = 0; i < n; i++)
             classes[c * n + i] =
-                configuration_candidate(runs, run_count, c, &common[i], rules, &p[i]);
-            valid += classes[c * n + i].diagnosis != DIAG_INVALID;
-        }
-        double threshold;
-        ok = bh_threshold(p, n, valid, rules->thresholds.false_discovery_rate, &threshold);
-        for (size_t i = 0; ok && i < n; i++)
-            if (!isnan(p[i]) && p[i] <= threshold)
-                classes[c * n + i].diagnosis = classes[c * n + i].diagnosis_point;
+                configuration_candidate(runs, run_count, c, &common[i], rules, &p[i], &group_p[i]);
+        if (launches == 1)
+            claims[c] = run_claims(&runs[last].cells);
+        else
+            ok = claim_launches(classes + c * n, p, group_p, group, n,
+                                rules->thresholds.false_discovery_rate, &claims[c]);
+        claims[c].false_discovery_rate = rules->thresholds.false_discovery_rate;
     }
     free(p);
+    free(group_p);
+    free(group);
     if (!ok) {
         free(classes);
         classes = NULL;
@@ -225,12 +306,13 @@ level_estimate *estimate_all(const compare_run *runs, size_t run_count, size_t c
     return est;
 }
 
-/* Whether a configuration's combined class of a cell is not what its
- * estimates say (uncertain, or a class the estimates do not give): hatched
- * on its map. */
+/* Whether a configuration's combined class of a cell is not confirmed
+ * (uncertain, unresolvable): hatched on its map. A group claim is
+ * confirmed. */
 bool unconfirmed(const level_class *k)
 {
-    return k->diagnosis != DIAG_INVALID && k->diagnosis != k->diagnosis_point;
+    return k->diagnosis != DIAG_INVALID && k->diagnosis != k->diagnosis_point &&
+           k->diagnosis != analysis_diagnosis_group(k->diagnosis_point);
 }
 
 /* Configuration c's estimate of metric m in common cell i. */

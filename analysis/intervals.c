@@ -277,26 +277,20 @@ static double candidate_p(const cell_metrics *cell, const diagnosis_thresholds *
     return cell->diagnosis_p;
 }
 
-/* Claims at two levels (README.md, "Claims at two levels"): the first
- * Benjamini-Hochberg over the classes' p chooses each cell's hypothesis,
- * its class where that is confirmed, else its group (a class in none
- * keeps its class); the second, over the chosen hypotheses' p, makes the
- * claims. A group's p is at most its class's, so every cell the first
- * confirms the second confirms too. p[i] becomes the chosen p, *group[i]
- * whether it is the group's. */
-static bool choose_claims(const cell_table *cells, double *p, bool *group, long m, double q,
-                          double *threshold)
+/* Claims at two levels (analysis_internal.h). A group's p is at most its
+ * class's, so every test the first step confirms the second confirms too. */
+bool bh_two_levels(double *p, const double *group_p, bool *group, size_t count, long m, double q,
+                   double *threshold)
 {
     double classes;
-    if (!bh_threshold(p, cells->count, m, q, &classes))
+    if (!bh_threshold(p, count, m, q, &classes))
         return false;
-    for (size_t i = 0; i < cells->count; i++) {
-        const cell_metrics *cell = &cells->cells[i];
-        group[i] = !isnan(p[i]) && !(p[i] <= classes) && !isnan(cell->diagnosis_group_p);
+    for (size_t i = 0; i < count; i++) {
+        group[i] = !isnan(p[i]) && !(p[i] <= classes) && !isnan(group_p[i]);
         if (group[i])
-            p[i] = cell->diagnosis_group_p;
+            p[i] = group_p[i];
     }
-    return bh_threshold(p, cells->count, m, q, threshold);
+    return bh_threshold(p, count, m, q, threshold);
 }
 
 int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err)
@@ -310,10 +304,11 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
                                      .false_discovery_rate = th->false_discovery_rate,
                                      .confirmed_max_p = NAN};
     size_t count = cells->count ? cells->count : 1;
-    double *p = malloc(count * sizeof *p);
+    double *p = malloc(count * sizeof *p), *group_p = malloc(count * sizeof *group_p);
     bool *group = malloc(count * sizeof *group);
-    if (!p || !group) {
+    if (!p || !group_p || !group) {
         free(p);
+        free(group_p);
         free(group);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells->count);
     }
@@ -327,12 +322,15 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
         cell->comp_off_target = cell->valid && fabs(cell->comp_target_error) > most;
         summary->family_cells += cell->valid;
         p[i] = candidate_p(cell, th);
+        group_p[i] = cell->diagnosis_group_p;
     }
     /* The family is every valid cell (m), the candidates those with a p:
      * a cell without one counts as p = 1, never confirmed. */
     double threshold;
-    if (!choose_claims(cells, p, group, summary->family_cells, th->false_discovery_rate,
-                       &threshold)) {
+    bool ok = bh_two_levels(p, group_p, group, cells->count, summary->family_cells,
+                            th->false_discovery_rate, &threshold);
+    free(group_p);
+    if (!ok) {
         free(p);
         free(group);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu cells)", cells->count);

@@ -26,6 +26,10 @@
  * --scenario frontier: overlap where the computation target is at most
  * --frontier-ms X (default 4), no progress beyond: a collective hidden up
  * to a known computation time in every row (the overlap frontier's test).
+ * --slow-factor X (default 1.5) is how much slower a slowed computation or
+ * collective is: 1.2, r_comm's threshold between no_progress and
+ * comm_slowed, makes comm_slowed cells whose class is a coin toss and
+ * whose group (no_overlap) is sure.
  * --launch-shift X makes the overlap step's computation (1 + X) times as
  * long in every cell: what one launch of a configuration may do unlike
  * another (another placement, another node), for nbc-compare's launches.
@@ -84,6 +88,7 @@ typedef struct synth_config {
     double late_share;
     double null_share;
     double launch_shift; /* the overlap step's computation (1 + X) times as long */
+    double slow_factor;  /* a slowed computation or collective takes X times as long */
     double frontier_ms;  /* --scenario frontier: overlap up to this computation target */
     bool compute_ref;
     const char *mpi;
@@ -92,8 +97,7 @@ typedef struct synth_config {
     uint64_t seed;
 } synth_config;
 
-static const double call_s = 2e-6; /* time inside MPI_I<coll> */
-static const double slow_factor = 1.5;
+static const double call_s = 2e-6;                 /* time inside MPI_I<coll> */
 static const double late_tolerance = 0.01;         /* meta.json late_tolerance */
 static const double barrier_precision_ns = 2000.0; /* meta.json barrier_precision_ns */
 static const double epoch_wall_s = 1767225600.0;   /* the run's epoch on the wall clock */
@@ -186,8 +190,8 @@ typedef struct cell_plan {
 } cell_plan;
 
 /* The times of one rank in one attempt of one kind. */
-static void rank_times(const cell_plan *c, int kind, int rank, double start, double launch_shift,
-                       uint64_t *rng, double t[4])
+static void rank_times(const cell_plan *c, int kind, int rank, double start,
+                       const synth_config *cfg, uint64_t *rng, double t[4])
 {
     double comm_s = c->comm_ms * 1e-3, comp_s = c->comp_ms * 1e-3;
     double skew = 1e-6 * rank; /* ranks leave the window barrier 1 us apart */
@@ -210,9 +214,9 @@ static void rank_times(const cell_plan *c, int kind, int rank, double start, dou
     bool progressed = m == MODEL_OVERLAP || m == MODEL_COMP_SLOWDOWN || m == MODEL_UNEXPLAINED;
     if (m == MODEL_UNEXPLAINED) /* a late start the ratios do not see */
         t[0] += 0.5 * rank * fmin(comm_s, comp_s);
-    double comp =
-        comp_s * (comp_slowed ? slow_factor : 1.0) * (1 + launch_shift) * jitter(rng, 0.01);
-    double comm = comm_s * (comm_slowed ? slow_factor : 1.0);
+    double comp = comp_s * (comp_slowed ? cfg->slow_factor : 1.0) * (1 + cfg->launch_shift) *
+                  jitter(rng, 0.01);
+    double comm = comm_s * (comm_slowed ? cfg->slow_factor : 1.0);
     double wait =
         progressed ? fmax(1e-6, comm - skew - call_s - comp) + 1e-6 : comm - skew - call_s;
     t[1] = t[0] + call_s;
@@ -227,7 +231,7 @@ static void write_attempt(sweep_state *s, const synth_config *cfg, const cell_pl
     long long deadline = s->clock_ns;
     for (int rank = 0; rank < cfg->ranks; rank++) {
         double t[4];
-        rank_times(c, kind, rank, start, cfg->launch_shift, &s->rng, t);
+        rank_times(c, kind, rank, start, cfg, &s->rng, t);
         long long exit_late = late && rank == 1 % cfg->ranks ? 3 * tolerance_ns : 0;
         fprintf(s->raw,
                 "%zu,%s,%.9g,%.9g,%lld,%lld,%d,%s,%s,%d,%lld,%.6f,%d,%lld,%lld,%lld,%lld,%lld,"
@@ -428,6 +432,7 @@ static void usage(FILE *out)
           "                 contention|comm_slowed|unexplained] [--unconverged-comm-ms X]\n"
           "                 [--late-share X] [--null-share X] [--no-compute-ref] [--mpi NAME]\n"
           "                 [--deployment NAME] [--seed N] [--launch-shift X]\n"
+          "                 [--slow-factor X]\n"
           "                 [--scenario frontier [--frontier-ms X]]\n",
           out);
 }
@@ -450,6 +455,7 @@ int main(int argc, char **argv)
         {"seed", required_argument, NULL, 'S'},
         {"launch-shift", required_argument, NULL, 'L'},
         {"frontier-ms", required_argument, NULL, 'F'},
+        {"slow-factor", required_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     synth_config cfg = {.ranks = 2,
@@ -461,7 +467,8 @@ int main(int argc, char **argv)
                         .deployment = "basic",
                         .collective = "ibcast",
                         .seed = 42,
-                        .frontier_ms = 4};
+                        .frontier_ms = 4,
+                        .slow_factor = 1.5};
     parse_list("1,2,4,8,16,32", cfg.comm_ms, &cfg.comm_count);
     parse_list("1,2,4,8,16,32", cfg.comp_ms, &cfg.comp_count);
     int opt;
@@ -520,6 +527,10 @@ int main(int argc, char **argv)
         case 'L':
             cfg.launch_shift = atof(optarg);
             bad = !(cfg.launch_shift > -0.5 && cfg.launch_shift < 1);
+            break;
+        case 'X':
+            cfg.slow_factor = atof(optarg);
+            bad = !(cfg.slow_factor >= 1 && cfg.slow_factor <= 10);
             break;
         case 'F':
             cfg.frontier_ms = atof(optarg);
