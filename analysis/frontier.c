@@ -222,6 +222,19 @@ void frontier_table_free(frontier_table *table)
     *table = (frontier_table){0};
 }
 
+void frontier_csv_row(strbuf *sb, const frontier_row *r)
+{
+    strbuf_printf(sb,
+                  "%.9g,%lld,%.10g,%.6g,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.6g,%.6g,%.6g,%.10g,"
+                  "%.10g,%.10g,%.6g,%.6g,%.6g\n",
+                  r->comm_target_s, r->bytes, r->t_comm_ref_s, r->threshold,
+                  frontier_status_name(r->status), r->comp_target_s, r->comp_ci_lo_s,
+                  r->comp_ci_hi_s, r->next_comp_target_s, r->break_comp_target_s, r->break_reason,
+                  r->r_overhead, r->r_overhead_ci.lo, r->r_overhead_ci.hi, r->lengthening_s,
+                  r->lengthening_ci_s.lo, r->lengthening_ci_s.hi, r->r_comm, r->r_comm_ci.lo,
+                  r->r_comm_ci.hi);
+}
+
 void frontier_csv_text(strbuf *sb, const frontier_table *table)
 {
     char header[1024];
@@ -230,18 +243,8 @@ void frontier_csv_text(strbuf *sb, const frontier_table *table)
         return;
     }
     strbuf_printf(sb, "%s\n", header);
-    for (size_t i = 0; i < table->count; i++) {
-        const frontier_row *r = &table->rows[i];
-        strbuf_printf(sb,
-                      "%.9g,%lld,%.10g,%.6g,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.6g,%.6g,%.6g,%.10g,"
-                      "%.10g,%.10g,%.6g,%.6g,%.6g\n",
-                      r->comm_target_s, r->bytes, r->t_comm_ref_s, r->threshold,
-                      frontier_status_name(r->status), r->comp_target_s, r->comp_ci_lo_s,
-                      r->comp_ci_hi_s, r->next_comp_target_s, r->break_comp_target_s,
-                      r->break_reason, r->r_overhead, r->r_overhead_ci.lo, r->r_overhead_ci.hi,
-                      r->lengthening_s, r->lengthening_ci_s.lo, r->lengthening_ci_s.hi, r->r_comm,
-                      r->r_comm_ci.lo, r->r_comm_ci.hi);
-    }
+    for (size_t i = 0; i < table->count; i++)
+        frontier_csv_row(sb, &table->rows[i]);
 }
 
 int frontier_parse_threshold(const char *program, const char *text, double *out)

@@ -11,7 +11,8 @@
  *
  * Files: frontier.csv (schema/columns.def, docs/formats.md) and the figure
  * plots/frontier.{gp,dat,png,svg,pdf} beside nbc-analyze's others;
- * nbc-compare draws several runs' frontiers in OUT_DIR/compare_frontier.*.
+ * nbc-compare writes several runs' frontiers in OUT_DIR/compare_frontier.csv
+ * and draws them in OUT_DIR/compare_frontier.*.
  * Both read cells.csv alone, so old analyzed runs get a frontier too. */
 #ifndef ANALYSIS_FRONTIER_H
 #define ANALYSIS_FRONTIER_H
@@ -71,6 +72,9 @@ void frontier_table_free(frontier_table *table);
 
 /* frontier.csv's text (header from the schema). */
 void frontier_csv_text(strbuf *sb, const frontier_table *table);
+/* One row's fields from comm_target_s on, and "\n" (frontier.csv and
+ * compare_frontier.csv). */
+void frontier_csv_row(strbuf *sb, const frontier_row *r);
 
 /* --frontier-threshold=R: 0 and *out set, else -1 after one message on
  * stderr naming the option and what it allows. */
@@ -80,8 +84,9 @@ int frontier_parse_threshold(const char *program, const char *text, double *out)
 int frontier_write_run(const char *run_dir, double threshold, const analysis_options *options,
                        analysis_error *err);
 
-/* nbc-compare: the frontiers of the runs in one figure,
- * out_dir/compare_frontier.*, a curve per run. */
+/* nbc-compare: the frontiers of the runs in out_dir/compare_frontier.csv
+ * (schema/columns.def) and one figure, out_dir/compare_frontier.*, a curve
+ * per run. */
 int frontier_write_compare(const char *const *run_dirs, size_t run_count, const char *out_dir,
                            double threshold, const analysis_options *options, analysis_error *err);
 

@@ -1,6 +1,7 @@
 /* analysis: the overlap frontier's files (frontier.h): frontier.csv and the
- * figure of one run (nbc-analyze), the figure of several (nbc-compare).
- * Both read what nbc-analyze wrote (cells.csv, meta.json). */
+ * figure of one run (nbc-analyze), compare_frontier.csv and the figure of
+ * several (nbc-compare). Both read what nbc-analyze wrote (cells.csv,
+ * meta.json). */
 #include "analysis/frontier.h"
 
 #include <math.h>
@@ -185,19 +186,22 @@ static int draw(const char *dir, const char *base, const frontier_series *series
     emit_ticks(&body, "xtics", series, count, true);
     emit_ticks(&body, "ytics", series, count, false);
     strbuf_printf(&body, "    plot ");
+    /* several runs: each a curve through its frontiers (a row without one
+     * breaks it), told apart by colour and marker */
+    const char *style = count > 1 ? "yerrorlines" : "yerrorbars";
     for (size_t k = 0; k < count; k++) {
         char label[400];
         plot_quote(series[k].label, label, sizeof label);
         size_t c = k % SERIES_COLOURS;
         strbuf_printf(
             &body,
-            "%s'%s' index %zu using 1:($5<=%d?$2:NaN):3:4 with yerrorbars pt %d ps 0.8 lw 1.5 "
+            "%s'%s' index %zu using 1:($5<=%d?$2:NaN):3:4 with %s pt %d ps 0.8 lw 1.5 "
             "lc rgb '%s' title \"%s\", \\\n"
             "        '' index %zu using 1:($5==%d?$2*1.15:NaN) with points pt 8 ps 0.6 lc rgb "
             "'%s' notitle, \\\n"
             "        '' index %zu using 1:($5==%d?$2:NaN) with points pt 10 ps 0.8 lc rgb '%s' "
             "notitle",
-            k ? ", \\\n        " : "", name, k, FRONTIER_BEYOND_GRID, series_points[c],
+            k ? ", \\\n        " : "", name, k, FRONTIER_BEYOND_GRID, style, series_points[c],
             series_colours[c], label, k, FRONTIER_BEYOND_GRID, series_colours[c], k, FRONTIER_NONE,
             series_colours[c]);
         /* Only where a row has one: gnuplot 5.4 crashes on a label series
@@ -264,6 +268,43 @@ int frontier_write_run(const char *run_dir, double threshold, const analysis_opt
     return status;
 }
 
+/* text into the CSV field out, each comma written as ';' (labels read
+ * "library, deployment"; the file's fields are never quoted). */
+static void csv_field(const char *text, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "%s", text);
+    for (char *c = out; *c; c++)
+        *c = *c == ',' || *c == '\n' ? ';' : *c;
+}
+
+/* out_dir/compare_frontier.csv: each run's frontier.csv rows after its
+ * label and folder name. */
+static int write_compare_csv(const frontier_series *series, const char *const *folders,
+                             size_t run_count, const char *out_dir, analysis_error *err)
+{
+    strbuf csv = {0};
+    char header[1200], label[sizeof series->label], folder[400], path[4200];
+    if (schema_header(SCHEMA_COMPARE_FRONTIER, header, sizeof header) < 0)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "compare_frontier.csv: header too long");
+    strbuf_printf(&csv, "%s\n", header);
+    for (size_t k = 0; k < run_count; k++) {
+        csv_field(series[k].label, label, sizeof label);
+        csv_field(folders[k], folder, sizeof folder);
+        for (size_t i = 0; i < series[k].table.count; i++) {
+            strbuf_printf(&csv, "%s,%s,", label, folder);
+            frontier_csv_row(&csv, &series[k].table.rows[i]);
+        }
+    }
+    int status =
+        csv.ok ? analysis_path(path, sizeof path, out_dir,
+                               schema_file_name(SCHEMA_COMPARE_FRONTIER), err)
+               : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (compare_frontier.csv)");
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, csv.data, csv.len, err);
+    strbuf_free(&csv);
+    return status;
+}
+
 int frontier_write_compare(const char *const *run_dirs, size_t run_count, const char *out_dir,
                            double threshold, const analysis_options *options, analysis_error *err)
 {
@@ -276,7 +317,8 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
         status = load_series(run_dirs[loaded], threshold, &series[loaded], err);
     /* two runs of one configuration (launches) keep apart by their folder */
     bool *twin = calloc(run_count ? run_count : 1, sizeof *twin);
-    if (status == ANALYSIS_OK && !twin)
+    const char **folders = calloc(run_count ? run_count : 1, sizeof *folders);
+    if (status == ANALYSIS_OK && (!twin || !folders))
         status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (frontier)");
     for (size_t k = 0; status == ANALYSIS_OK && k < run_count; k++)
         for (size_t j = 0; j < run_count; j++)
@@ -284,22 +326,29 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
     for (size_t k = 0; status == ANALYSIS_OK && k < run_count; k++) {
         const char *folder = strrchr(run_dirs[k], '/');
         folder = folder && folder[1] ? folder + 1 : run_dirs[k];
+        folders[k] = folder;
         if (twin[k]) {
             char label[sizeof series[k].label];
             snprintf(label, sizeof label, "%.80s (%.100s)", series[k].label, folder);
             snprintf(series[k].label, sizeof series[k].label, "%s", label);
         }
     }
+    if (status == ANALYSIS_OK)
+        status = write_compare_csv(series, folders, run_count, out_dir, err);
     char title[200];
     if (status == ANALYSIS_OK) {
         snprintf(title, sizeof title, "%s overlap frontiers", series[0].cells.cells[0].collective);
-        status = draw(out_dir, "compare_frontier", series, run_count, threshold, title, "", options,
-                      err);
+        status = draw(out_dir, "compare_frontier", series, run_count, threshold, title,
+                      "A curve per run (compare_frontier.csv), the runs set slightly apart "
+                      "around each communication target so that their bars do not hide each "
+                      "other.",
+                      options, err);
     }
     if (status == ANALYSIS_OK && options->report)
-        fprintf(options->report, "frontier: %s/compare_frontier.{png,svg,pdf} (%zu runs)\n",
-                out_dir, run_count);
+        fprintf(options->report, "frontier: %s/%s, %s/compare_frontier.{png,svg,pdf} (%zu runs)\n",
+                out_dir, schema_file_name(SCHEMA_COMPARE_FRONTIER), out_dir, run_count);
     free(twin);
+    free(folders);
     for (size_t k = 0; k < loaded; k++)
         series_free(&series[k]);
     free(series);

@@ -5,8 +5,9 @@
 # every row and its interval around it, a collective that overlaps
 # everything is beyond the grid, one that never does has none, an
 # unreachable row is not determined (never interpolated), the figure is
-# drawn beside the others; nbc-compare draws two runs in one figure with a
-# legend entry each; a bad --frontier-threshold is bad input naming it.
+# drawn beside the others; nbc-compare writes two runs' frontiers into
+# compare_frontier.csv and draws them as two curves with a legend entry
+# each; a bad --frontier-threshold is bad input naming it.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -95,13 +96,31 @@ if command -v gnuplot >/dev/null; then
     figure "$SCRATCH/broken/plots/frontier.png"
 fi
 
-# nbc-compare: both runs in one figure, one legend entry each
+# nbc-compare: both runs in compare_frontier.csv (one row per run and
+# communication target, each with its own frontier) and in one figure, a
+# curve per run through the same values
 "$compare" "$SCRATCH/known" "$SCRATCH/all" -o "$SCRATCH/cmp" >/dev/null 2>&1 ||
     fail "nbc-compare failed"
-[ "$(grep -c '^# ' "$SCRATCH/cmp/compare_frontier.dat")" -eq 3 ] ||
-    fail "compare_frontier.dat has not one block per run"
-[ "$(grep -c 'with yerrorbars' "$SCRATCH/cmp/compare_frontier.gp")" -eq 2 ] ||
-    fail "compare_frontier.gp has not one titled series per run"
+python3 - "$SCRATCH/cmp" <<'EOF' || fail "compare_frontier.csv or .dat does not hold the runs' frontiers"
+import csv, math, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/compare_frontier.csv")))
+expect = {"known": ("within", 0.004), "all": ("beyond_grid", 0.016)}
+assert [r["run"] for r in rows] == ["known"] * 3 + ["all"] * 3, [r["run"] for r in rows]
+assert len({r["label"] for r in rows}) == 2, "the two runs share a label"
+for r in rows:
+    status, comp = expect[r["run"]]
+    assert r["status"] == status and math.isclose(float(r["comp_target_s"]), comp), r
+assert sorted(float(r["comm_target_s"]) for r in rows) == [0.002] * 2 + [0.004] * 2 + [0.008] * 2
+# the figure's data: a block per run, in the file's order, at the same values (ms)
+blocks = open(d + "/compare_frontier.dat").read().split("\n\n\n")
+assert len(blocks) == 2, len(blocks)
+for block, run in zip(blocks, ("known", "all")):
+    ys = [float(line.split()[1]) for line in block.splitlines() if not line.startswith("#")]
+    assert ys == [expect[run][1] * 1e3] * 3, (run, ys)
+EOF
+[ "$(grep -c 'with yerrorlines' "$SCRATCH/cmp/compare_frontier.gp")" -eq 2 ] ||
+    fail "compare_frontier.gp has not one curve per run"
 if command -v gnuplot >/dev/null; then
     [ -s "$SCRATCH/cmp/compare_frontier.png" ] || fail "compare_frontier.png not drawn"
     figure "$SCRATCH/cmp/compare_frontier.png"
