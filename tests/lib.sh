@@ -183,5 +183,14 @@ check_float() { awk "BEGIN { exit !($1) }"; }
 # A scratch folder removed at exit.
 make_scratch() {
     SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_test.XXXXXX")
-    trap 'rm -rf "$SCRATCH"' EXIT
+    # A failed test keeps its run folders for the post-mortem (raw.csv holds
+    # every attempt's lateness); a passing one leaves nothing behind.
+    trap 'keep_scratch_on_failure $?' EXIT
+}
+keep_scratch_on_failure() {
+    if [ "$1" -eq 0 ] || [ "$1" -eq 77 ]; then # passed or skipped
+        rm -rf "$SCRATCH"
+    else
+        echo "scratch kept for the post-mortem: $SCRATCH"
+    fi
 }
