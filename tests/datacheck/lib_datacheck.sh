@@ -8,6 +8,9 @@ if [ -n "${SAN:-}" ]; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}fast_unwind_on_malloc=0"
 fi
 
+# The checks' refusals and detected corruptions end launches with an error.
+expect_failing_launches
+
 # library_of PROG: "MPICH Version: 4.0.2", "Open MPI v4.1.4" (run on one rank).
 library_of() {
     mpi_launch -n 1 "$1" --collectives ibarrier --sizes 1 --reps 1 2>&1 |

@@ -7,6 +7,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
+expect_failing_launches
 touch "$SCRATCH/a_file"
 printf '[run]\ncollective = ibcast\nthis line has no equals sign\n' >"$SCRATCH/broken.conf"
 printf '[run]\nrepetitions = 3\n' >"$SCRATCH/fine.conf"

@@ -12,6 +12,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
+expect_failing_launches
 profile=$(sed -n 's/^profile *= *//p' "$BUILD/mpi-build.ini" | head -n 1)
 version=$(sed -n 's/^version *= *//p' "$BUILD/mpi-build.ini" | head -n 1)
 if [ -z "$profile" ] || [ "$profile" = generic ] || [ -z "$version" ]; then
