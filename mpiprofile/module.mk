@@ -10,7 +10,8 @@ MPIPROFILE_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -li
 $(BUILD)/nompi/mpiprofile/profile.o: CFLAGS += -DMPIPROFILE_SOURCE_DIR='"$(CURDIR)/configs/mpi"'
 
 $(TOOLS_DIR)/nbc-profile: $(BUILD)/nompi/mpiprofile/nbc_profile.o \
-                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o $(CONFIG_LIB) \
+                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o \
+                          $(BUILD)/nompi/mpiprofile/launch.o $(CONFIG_LIB) \
                           $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(MPIPROFILE_LIBS) $(LDLIBS)
