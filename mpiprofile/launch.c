@@ -104,6 +104,11 @@ static int mpiexec_words(const mpiprofile *p, const mpiprofile_placement *pl, mp
     return rc;
 }
 
+bool mpiprofile_ranks_may_share_cores(const mpiprofile *profile)
+{
+    return !profile->busy_polls;
+}
+
 int mpiprofile_launch_command(const mpiprofile *profile, const mpiprofile_placement *placement,
                               mpiprofile_list *words, char *err, size_t errlen)
 {
@@ -114,6 +119,16 @@ int mpiprofile_launch_command(const mpiprofile *profile, const mpiprofile_placem
     }
     if (placement->mode == MPIPROFILE_LAUNCH_HOSTS && !(placement->hosts && *placement->hosts)) {
         snprintf(err, errlen, "launch: mode hosts needs the hosts (HOST1,HOST2,...)");
+        return -1;
+    }
+    if (placement->mode == MPIPROFILE_LAUNCH_LOCAL && placement->cores_here > 0 &&
+        placement->processes > placement->cores_here &&
+        !mpiprofile_ranks_may_share_cores(profile)) {
+        snprintf(err, errlen,
+                 "%s busy-polls: %d ranks on %d cores would slow every call by orders of "
+                 "magnitude (use %d ranks or fewer)",
+                 profile->display_name, placement->processes, placement->cores_here,
+                 placement->cores_here);
         return -1;
     }
     int rc = placement->srun ? srun_words(profile, placement, words)

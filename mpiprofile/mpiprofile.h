@@ -83,7 +83,7 @@ typedef struct {
     mpiprofile_list match;         /* substrings of MPI_Get_library_version */
     mpiprofile_list header_macros; /* macros of mpi.h that all name it (fallback) */
     char *header_version;          /* the version from those macros, e.g. A.B.C */
-    bool busy_polls;               /* ranks spin while they wait: never more ranks than cores */
+    bool busy_polls; /* ranks spin while they wait (mpiprofile_ranks_may_share_cores) */
     /* Variables that turn the library's progress thread on: refused in a
      * deployment that does not want it. */
     mpiprofile_list progress_switches;
@@ -179,6 +179,14 @@ mpiprofile_size_limit_find(const mpiprofile *profile, const char *version, const
  * GiB or TiB ("2147483647", "2GiB"); at least 1. -1 when it is not one. */
 int mpiprofile_parse_bytes(const char *text, uint64_t *bytes);
 
+/* The busy-poll rule: ranks of a library that spins while it waits
+ * (busy_polls) take their core whole, so more ranks than cores slow every
+ * call by orders of magnitude; only the ranks of a library that yields may
+ * share cores. mpiprofile_launch_command refuses to place a busy-polling
+ * library's ranks on fewer cores; bench_nbc lets ranks share cores only
+ * where this holds (and the computation needs no CPU). */
+bool mpiprofile_ranks_may_share_cores(const mpiprofile *profile);
+
 /* Appends a copy of item; frees every item and the list. */
 int mpiprofile_list_add(mpiprofile_list *list, const char *item);
 void mpiprofile_list_free(mpiprofile_list *list);
@@ -215,7 +223,9 @@ typedef struct {
  * one thread per process, rsh and hosts (mode hosts), per_node (not local),
  * then "-n N". srun: --nodes, --ntasks, --ntasks-per-node, --cpus-per-task,
  * --mpi= the profile's srun_mpi (pmi2 when none). words must be freed with
- * mpiprofile_list_free. */
+ * mpiprofile_list_free. A local placement of more processes than
+ * cores_here for a library whose ranks may not share cores is refused (-1,
+ * the reason in err: the busy-poll rule). */
 int mpiprofile_launch_command(const mpiprofile *profile, const mpiprofile_placement *placement,
                               mpiprofile_list *words, char *err, size_t errlen);
 

@@ -11,8 +11,14 @@ import subprocess
 
 from .common import BadInput
 
-# (nbc-profile, profile, placement options) -> the launcher's words
+# (nbc-profile, profile, placement options) -> the launcher's words, or the
+# reason the launcher cannot start them
 _words = {}
+
+
+class LaunchRefused(BadInput):
+    """The builder refuses the placement (nbc-profile launch, exit status 2):
+    the reason, e.g. the busy-poll rule (mpiprofile_ranks_may_share_cores)."""
 
 
 def shown(cmd, env=None):
@@ -34,12 +40,28 @@ def launcher_words(p, options):
         try:
             out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  universal_newlines=True, timeout=60, check=True).stdout
+            _words[key] = out.splitlines()
         except subprocess.CalledProcessError as e:
-            raise BadInput("{}: {}".format(" ".join(cmd), e.stderr.strip()))
+            message = e.stderr.strip()
+            if e.returncode != 2:
+                raise BadInput("{}: {}".format(" ".join(cmd), message))
+            _words[key] = LaunchRefused(message[len("nbc-profile: "):]
+                                        if message.startswith("nbc-profile: ") else message)
         except (OSError, subprocess.SubprocessError) as e:
             raise BadInput("{}: {}".format(" ".join(cmd), e))
-        _words[key] = out.splitlines()
+    if isinstance(_words[key], LaunchRefused):
+        raise _words[key]
     return list(_words[key])
+
+
+def launch_refusal(pl, p):
+    """Empty when the launcher can start the placement's ranks of bench_nbc
+    with the profile p's library, else the builder's reason."""
+    try:
+        launch_cmd(pl, p, pl.ranks, pl.per_node, pl.threads_of("basic"), [])
+    except LaunchRefused as e:
+        return str(e)
+    return ""
 
 
 def launch_cmd(pl, p, nprocs, per_node, threads, args, launcher=None, mpi=True):

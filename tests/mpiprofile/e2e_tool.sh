@@ -105,6 +105,8 @@ bad "--mode: unknown value 'cloud' (allowed: local, hosts, slurm)" launch mpich 
 bad "--processes: 'two' is not an integer >= 0" launch mpich --processes two
 bad "launch: 0 processes (allowed: 1 or more)" launch mpich
 bad "launch: mode hosts needs the hosts" launch mpich --mode hosts --processes 2
+bad "MPICH busy-polls: 3 ranks on 2 cores would slow every call by orders of magnitude" \
+    launch mpich --processes 3 --cores-here 2
 bad "no profile 'lam' in" shell lam
 bad "unknown option --colour" --colour list
 bad "env needs NAME VERSION or --build BUILD_DIR" env mpich

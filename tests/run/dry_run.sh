@@ -188,6 +188,9 @@ bad "option --mpi needs a value" configs/default.conf --mpi
 bad "no CONFIG given" --mpi mpich
 bad "CONFIG: cannot read 'no/such.conf'" no/such.conf
 bad "nothing to run" configs/default.conf --mpi openmpi --deployments progress
+# MPICH above the core count: refused by the launch builder (the busy-poll rule).
+bad "MPICH busy-polls: $((cores + 1)) ranks on $cores cores would slow every call" \
+    configs/default.conf --mpi mpich --ranks $((cores + 1)) --no-deps --no-build
 bad "launches: '0' is not an integer >= 1" configs/default.conf --launches 0
 bad "launch_order: unknown value 'random' \(allowed: interleaved,shuffled\)" configs/default.conf --launch-order random
 bad "seed: 'x' is not an integer >= 0" configs/default.conf --seed x
