@@ -16,6 +16,10 @@
  * MPI, MVAPICH) is never taken for its base. A text no profile matches gets
  * the built-in profile "generic": no library-specific setting at all.
  *
+ * Launch commands (launch.c): the one builder of the words that start
+ * processes (mpiexec and the profile's flags, or srun) for a placement,
+ * used by bench_nbc --replay and, through `nbc-profile launch`, by nbc-run.
+ *
  * Every function that can fail returns 0 (or a pointer) on success and -1
  * (or NULL) with one message in err naming the file, the line and the key. */
 #ifndef MPIPROFILE_H

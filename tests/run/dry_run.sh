@@ -41,6 +41,7 @@ D=$R/$(ask_make print-build-dir) DX=$(ask_make print-mpiexec) P=$(ask_make print
 as_root=()
 [ "$(id -u)" -eq 0 ] && as_root=(--as-root)
 launcher() {
+    # shellcheck disable=SC2016 # the $ is sed's, escaped for grep -E
     "$TOOLS_DIR/nbc-profile" launch "$@" "${as_root[@]}" --quoted | sed 's/[][\.*^$()+?{}|]/\\&/g'
 }
 # Two ranks here: each computes with the threads of its share of the cores.

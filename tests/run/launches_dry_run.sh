@@ -20,6 +20,7 @@ D=$R/$(ask_make print-build-dir) DX=$(ask_make print-mpiexec) P=$(ask_make print
 as_root=()
 [ "$(id -u)" -eq 0 ] && as_root=(--as-root)
 cores=$(nproc)
+# shellcheck disable=SC2016 # the $ is sed's, escaped for grep -E
 launcher=$("$TOOLS_DIR/nbc-profile" launch "$P" --command "$DX" --processes 2 --per-node 2 \
     --threads $((cores / 2)) --cores-here "$cores" "${as_root[@]}" --quoted | sed 's/[][\.*^$()+?{}|]/\\&/g')
 printf '[study]\nconfig = %s\ncollectives = ibcast\ndeployments = basic,manual\nlaunches = 2\nranks = 2\n[grid]\ncomm_times = 1ms,2ms,2\n' \
