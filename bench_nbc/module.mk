@@ -6,7 +6,7 @@ bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives.o me
                        $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/threads/threads.o \
                        $(BUILD)/nompi/bench_nbc/size_search.o $(BUILD)/nompi/bench_nbc/stopping.o $(BUILD)/nompi/bench_nbc/plan_estimate.o \
                        $(BUILD)/nompi/bench_nbc/block_order.o $(BUILD)/nompi/bench_nbc/analysis_rules.o \
-                       $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o
+                       $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o $(BUILD)/nompi/mpiprofile/launch.o
 # The pipeline's stages (main.c) and what sets them up.
 bench_nbc_objects += $(addprefix $(BUILD)/mpi/bench_nbc/,cli.o job_config.o plan_stage.o \
                        run_folder.o run_guards.o clock_sync_stage.o calibration_stage.o \

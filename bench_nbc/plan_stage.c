@@ -58,7 +58,7 @@ static void place_rank(nbc_job *job)
      * they wait, can share cores without measuring the sharing. */
     job->place = (placement){
         .may_share_cores = cfg->compute.kernel == COMPUTE_KERNEL_SLEEP &&
-                           !nbc_library_profile()->busy_polls &&
+                           mpiprofile_ranks_may_share_cores(nbc_library_profile()) &&
                            strcmp(nbc_library_profile()->name, MPIPROFILE_GENERIC) != 0,
     };
     nbc_exit_if_any_failed(nbc_place_rank(&job->place, job->err, sizeof job->err) != 0, job->err,

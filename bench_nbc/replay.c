@@ -21,26 +21,6 @@
 /* The only --set a replay takes: where its new folder goes. */
 static const char *const replay_settable[] = {"run.results_dir"};
 
-/* Variables of meta.json's `environment` that the launcher sets for each
- * rank, itself or from its flags (--oversubscribe, --bind-to): not the
- * user's choice, neither compared nor put in the command. */
-static const char *const launcher_env_prefixes[] = {
-    "PMI_",
-    "HYDRA_",
-    "PMIX_",
-    "SLURM_",
-    "OMPI_MCA_orte_",
-    "OMPI_MCA_ess",
-    "OMPI_MCA_pmix",
-    "OMPI_MCA_initial_wdir",
-    "OMPI_MCA_prte_",
-    "OMPI_MCA_plm",
-    "OMPI_MCA_rmaps_base_oversubscribe",
-    "OMPI_MCA_mpi_oversubscribe",
-    "OMPI_MCA_hwloc_base_binding_policy",
-    "OMPI_MCA_shmem_RUNTIME_QUERY_hint",
-};
-
 /* Files of RUN_DIR the new folder starts from (the sizes of every target). */
 static const char *const seeded_files[] = {"calib_comp.csv", "calib_comm.csv"};
 
@@ -92,10 +72,14 @@ int nbc_replay_cli(nbc_replay *r, int argc, char **argv, int *next, bool has_con
     return 0;
 }
 
+/* Variables of meta.json's `environment` that the launcher sets for each
+ * rank (the profile's [launcher] sets_env_prefixes): not the user's choice,
+ * neither compared nor put in the command. */
 static bool is_launcher_variable(const char *name)
 {
-    for (size_t i = 0; i < sizeof launcher_env_prefixes / sizeof *launcher_env_prefixes; i++)
-        if (strncmp(name, launcher_env_prefixes[i], strlen(launcher_env_prefixes[i])) == 0)
+    const mpiprofile_list *prefixes = &nbc_library_profile()->launcher.sets_env_prefixes;
+    for (size_t i = 0; i < prefixes->count; i++)
+        if (strncmp(name, prefixes->items[i], strlen(prefixes->items[i])) == 0)
             return true;
     return false;
 }
@@ -288,31 +272,11 @@ static char *read_text(const char *path, char *err, size_t errlen)
     return text;
 }
 
-/* Appends a word to the command, single-quoted when the shell would read
- * it otherwise. */
+/* Appends a word to the command as a shell reads it (mpiprofile_shell_word). */
 static void append_word(FILE *cmd, const char *word)
 {
-    bool plain = *word != '\0';
-    for (const char *p = word; *p; p++)
-        plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@+%",
-                        *p) != NULL;
-    if (plain) {
-        fprintf(cmd, " %s", word);
-        return;
-    }
-    fputs(" '", cmd);
-    for (const char *p = word; *p; p++)
-        if (*p == '\'')
-            fputs("'\\''", cmd);
-        else
-            fputc(*p, cmd);
-    fputc('\'', cmd);
-}
-
-static void append_list(FILE *cmd, const mpiprofile_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        append_word(cmd, list->items[i]);
+    fputc(' ', cmd);
+    (void)mpiprofile_shell_word(cmd, word); /* a failed write fails fclose */
 }
 
 /* libinih handler: [build] mpiexec of mpi-build.ini. */
@@ -364,34 +328,29 @@ static char *replay_command(const nbc_replay *r, json_object *meta, int ranks)
         snprintf(assignment, sizeof assignment, "%s=%s", name, json_object_get_string(value));
         append_word(cmd, assignment);
     }
-    char count[32];
-    snprintf(count, sizeof count, "%d", ranks);
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
-    if (slurm) {
-        append_word(cmd, "srun");
-        if (profile->launcher.srun_mpi) {
-            char plugin[128];
-            snprintf(plugin, sizeof plugin, "--mpi=%s", profile->launcher.srun_mpi);
-            append_word(cmd, plugin);
-        }
-        append_word(cmd, "-n");
-        append_word(cmd, count);
-    } else {
-        char launcher[PATH_MAX];
-        launcher_command(exe, launcher);
-        append_word(cmd, launcher);
-        append_word(cmd, "-n");
-        append_word(cmd, count);
-        append_list(cmd, &profile->launcher.flags);
-        /* bench_nbc places its ranks itself and may run more ranks than
-         * cores (the sleep kernel) */
-        append_list(cmd, &profile->launcher.oversubscribe);
-        append_list(cmd, &profile->launcher.no_bind);
-        if (geteuid() == 0)
-            append_list(cmd, &profile->launcher.as_root);
+    /* bench_nbc places its ranks itself and may run more ranks than cores
+     * (the sleep kernel): cores and threads unknown. Inside Slurm, srun. */
+    char launcher[PATH_MAX];
+    launcher_command(exe, launcher);
+    mpiprofile_placement placement = {.mode =
+                                          slurm ? MPIPROFILE_LAUNCH_SLURM : MPIPROFILE_LAUNCH_LOCAL,
+                                      .srun = slurm,
+                                      .command = launcher,
+                                      .processes = ranks,
+                                      .as_root = geteuid() == 0};
+    mpiprofile_list words;
+    char err[256];
+    if (mpiprofile_launch_command(profile, &placement, &words, err, sizeof err) != 0) {
+        fclose(cmd);
+        free(text);
+        return NULL;
     }
+    for (size_t i = 0; i < words.count; i++)
+        append_word(cmd, words.items[i]);
+    mpiprofile_list_free(&words);
     append_word(cmd, n > 0 ? exe : "bench_nbc");
     for (int i = 0; i < r->set_count; i++) {
         append_word(cmd, "--set");

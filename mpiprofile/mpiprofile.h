@@ -16,6 +16,10 @@
  * MPI, MVAPICH) is never taken for its base. A text no profile matches gets
  * the built-in profile "generic": no library-specific setting at all.
  *
+ * Launch commands (launch.c): the one builder of the words that start
+ * processes (mpiexec and the profile's flags, or srun) for a placement,
+ * used by bench_nbc --replay and, through `nbc-profile launch`, by nbc-run.
+ *
  * Every function that can fail returns 0 (or a pointer) on success and -1
  * (or NULL) with one message in err naming the file, the line and the key. */
 #ifndef MPIPROFILE_H
@@ -24,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The profile of a library no file matches. */
 #define MPIPROFILE_GENERIC "generic"
@@ -82,7 +87,7 @@ typedef struct {
     mpiprofile_list match;         /* substrings of MPI_Get_library_version */
     mpiprofile_list header_macros; /* macros of mpi.h that all name it (fallback) */
     char *header_version;          /* the version from those macros, e.g. A.B.C */
-    bool busy_polls;               /* ranks spin while they wait: never more ranks than cores */
+    bool busy_polls; /* ranks spin while they wait (mpiprofile_ranks_may_share_cores) */
     /* Variables that turn the library's progress thread on: refused in a
      * deployment that does not want it. */
     mpiprofile_list progress_switches;
@@ -96,6 +101,10 @@ typedef struct {
         mpiprofile_list per_node;      /* {n} is replaced by the ranks per node */
         mpiprofile_list rsh;           /* followed by an ssh stand-in */
         char *srun_mpi;                /* srun --mpi= plugin inside Slurm */
+        /* Prefixes of the variables the launcher sets for each process,
+         * itself or from its flags: not the user's choice, never copied
+         * into a replay's command (bench_nbc --replay). */
+        mpiprofile_list sets_env_prefixes;
     } launcher;
     mpiprofile_deployment *deployments;
     size_t deployment_count;
@@ -173,5 +182,64 @@ mpiprofile_size_limit_find(const mpiprofile *profile, const char *version, const
 /* A byte count as profiles write it: digits, then optionally B, KiB, MiB,
  * GiB or TiB ("2147483647", "2GiB"); at least 1. -1 when it is not one. */
 int mpiprofile_parse_bytes(const char *text, uint64_t *bytes);
+
+/* The busy-poll rule: ranks of a library that spins while it waits
+ * (busy_polls) take their core whole, so more ranks than cores slow every
+ * call by orders of magnitude; only the ranks of a library that yields may
+ * share cores. mpiprofile_launch_command refuses to place a busy-polling
+ * library's ranks on fewer cores; bench_nbc lets ranks share cores only
+ * where this holds (and the computation needs no CPU). */
+bool mpiprofile_ranks_may_share_cores(const mpiprofile *profile);
+
+/* Appends a copy of item; frees every item and the list. */
+int mpiprofile_list_add(mpiprofile_list *list, const char *item);
+void mpiprofile_list_free(mpiprofile_list *list);
+
+/* ---- the launch command (launch.c) -------------------------------------- */
+
+typedef enum {
+    MPIPROFILE_LAUNCH_LOCAL, /* this machine */
+    MPIPROFILE_LAUNCH_HOSTS, /* the hosts of a list, through the launcher's rsh */
+    MPIPROFILE_LAUNCH_SLURM, /* a Slurm allocation */
+} mpiprofile_launch_mode;
+
+/* Where and how many processes a launch starts. */
+typedef struct {
+    mpiprofile_launch_mode mode;
+    bool srun;           /* Slurm's srun, not the profile's launcher */
+    const char *command; /* the launcher (e.g. a build's mpiexec.mpich); NULL: the profile's */
+    int processes;       /* at least 1 */
+    int nodes;           /* srun --nodes; 0: not given */
+    int per_node;        /* processes per node (hosts, slurm); 0: not given to srun */
+    int threads;         /* computing threads per process; 0: unknown */
+    bool as_root;        /* started by root */
+    const char *hosts;   /* mode hosts: HOST1,HOST2,... */
+    const char *rsh;     /* mode hosts: an ssh stand-in; NULL or "": the launcher's own */
+    int cores_here;      /* mode local: the cores the processes may use; 0: unknown */
+    const char *cpus_per_task; /* srun --cpus-per-task (the allocation's); NULL or "": none */
+    bool not_mpi;              /* srun: the processes are no MPI program (no PMI plugin) */
+} mpiprofile_placement;
+
+/* The words that start placement's processes with the profile's launcher
+ * (the program and its arguments follow them): 0, or -1 with a message.
+ * mpiexec: command, [launcher] flags, as_root when root, oversubscribe when
+ * local with more processes than cores (or cores unknown), no_bind unless
+ * one thread per process, rsh and hosts (mode hosts), per_node (not local),
+ * then "-n N". srun: --nodes, --ntasks, --ntasks-per-node, --cpus-per-task,
+ * --mpi= the profile's srun_mpi (pmi2 when none). words must be freed with
+ * mpiprofile_list_free. A local placement of more processes than
+ * cores_here for a library whose ranks may not share cores is refused (-1,
+ * the reason in err: the busy-poll rule). */
+int mpiprofile_launch_command(const mpiprofile *profile, const mpiprofile_placement *placement,
+                              mpiprofile_list *words, char *err, size_t errlen);
+
+/* "local", "hosts", "slurm" into mode: 0, or -1 for another name. */
+int mpiprofile_launch_mode_parse(const char *name, mpiprofile_launch_mode *mode);
+
+/* Writes a word as a POSIX shell reads it back: as it is when every
+ * character is one of A-Z a-z 0-9 _ . / = : , @ % + -, else single-quoted
+ * (a quote as '\''). The same rule as nbc_run/launch.py's shown(). 0, or -1
+ * when the write fails. */
+int mpiprofile_shell_word(FILE *out, const char *word);
 
 #endif

@@ -8,6 +8,7 @@
  *   nbc-profile [--profiles DIR] shell (NAME | --build BUILD_DIR)
  *   nbc-profile [--profiles DIR] env (NAME VERSION | --build BUILD_DIR)
  *                                    [--deployment D] [--collective C]
+ *   nbc-profile [--profiles DIR] launch (NAME | --build BUILD_DIR) PLACEMENT...
  *
  * `usage` below says what each prints. Exit status: 0, 1 when a build
  * folder or an input cannot be read, 2 bad input (an unknown command or
@@ -16,7 +17,9 @@
 #include "cli/cli.h"
 #include "mpiprofile/mpiprofile.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +47,17 @@ static void usage(FILE *out)
             "  shell NAME|--build DIR     the profile's fields as bash assignments, for nbc-run\n"
             "  env NAME VERSION|--build DIR [--deployment D] [--collective C]\n"
             "                             NAME=VALUE settings bench_nbc applies before MPI_Init\n"
+            "  launch NAME|--build DIR --processes N [--mode local|hosts|slurm]\n"
+            "         [--per-node N] [--nodes N] [--threads N] [--cores-here N] [--as-root]\n"
+            "         [--hosts H1,H2] [--rsh CMD] [--command MPIEXEC] [--srun]\n"
+            "         [--cpus-per-task N] [--not-mpi] [--quoted]\n"
+            "                             the launcher's words that start N processes placed\n"
+            "                             so (the program follows them), one a line; --quoted:\n"
+            "                             one line as a shell reads it. --threads: computing\n"
+            "                             threads per process (0: unknown); --cores-here: the\n"
+            "                             cores of this machine (0: unknown); --command: the\n"
+            "                             launcher (default: the build's, else the profile's);\n"
+            "                             --not-mpi: srun starts no MPI program\n"
             "--profiles DIR: where the profiles are (default: $BENCH_NBC_PROFILES, the\n"
             "installed copy, the source tree's configs/mpi). docs/mpi-profiles.md: the keys.\n"
             "--version: the version and revision; --help: this text\n",
@@ -65,25 +79,11 @@ static int bad_input(const char *fmt, ...)
 
 /* ---- shell output ---------------------------------------------------------- */
 
-/* A word as bash reads it back: plain words as they are, others single-quoted. */
+/* A word as bash reads it back (mpiprofile_shell_word); a failed write
+ * shows in stdout's error flag, checked at exit. */
 static void put_word(const char *word)
 {
-    bool plain = *word != '\0';
-    for (const char *c = word; *c && plain; c++)
-        plain = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,@%+-",
-                       *c) != NULL;
-    if (plain) {
-        fputs(word, stdout);
-        return;
-    }
-    putchar('\'');
-    for (const char *c = word; *c; c++) {
-        if (*c == '\'')
-            fputs("'\\''", stdout);
-        else
-            putchar(*c);
-    }
-    putchar('\'');
+    (void)mpiprofile_shell_word(stdout, word);
 }
 
 static void put_scalar(const char *name, const char *value)
@@ -225,6 +225,89 @@ static void print_env(const mpiprofile *p, const char *version, const char *depl
                 printf("%s\n", p->workarounds[i].env.items[j]);
 }
 
+/* ---- launch: the placement's options ---------------------------------------- */
+
+typedef struct {
+    mpiprofile_placement pl;
+    const char *mode;
+    bool quoted;
+} launch_request;
+
+/* The options of `launch`, one row each: an integer, a text or a flag of
+ * the request. getopt_long returns OPT_LAUNCH + the row. */
+enum { OPT_LAUNCH = 256 };
+typedef enum { LAUNCH_INT, LAUNCH_TEXT, LAUNCH_FLAG } launch_kind;
+static const struct {
+    const char *name;
+    launch_kind kind;
+    size_t offset;
+} launch_options[] = {
+    {"processes", LAUNCH_INT, offsetof(launch_request, pl.processes)},
+    {"per-node", LAUNCH_INT, offsetof(launch_request, pl.per_node)},
+    {"nodes", LAUNCH_INT, offsetof(launch_request, pl.nodes)},
+    {"threads", LAUNCH_INT, offsetof(launch_request, pl.threads)},
+    {"cores-here", LAUNCH_INT, offsetof(launch_request, pl.cores_here)},
+    {"mode", LAUNCH_TEXT, offsetof(launch_request, mode)},
+    {"hosts", LAUNCH_TEXT, offsetof(launch_request, pl.hosts)},
+    {"rsh", LAUNCH_TEXT, offsetof(launch_request, pl.rsh)},
+    {"command", LAUNCH_TEXT, offsetof(launch_request, pl.command)},
+    {"cpus-per-task", LAUNCH_TEXT, offsetof(launch_request, pl.cpus_per_task)},
+    {"as-root", LAUNCH_FLAG, offsetof(launch_request, pl.as_root)},
+    {"srun", LAUNCH_FLAG, offsetof(launch_request, pl.srun)},
+    {"not-mpi", LAUNCH_FLAG, offsetof(launch_request, pl.not_mpi)},
+    {"quoted", LAUNCH_FLAG, offsetof(launch_request, quoted)},
+};
+
+/* One launch option's value into the request: 0, or 2 (bad input). */
+static int set_launch_option(launch_request *r, size_t row, const char *value)
+{
+    void *field = (char *)r + launch_options[row].offset;
+    char *end;
+    long n;
+    switch (launch_options[row].kind) {
+    case LAUNCH_INT:
+        errno = 0;
+        n = strtol(value, &end, 10);
+        if (errno || end == value || *end || n < 0 || n > INT_MAX)
+            return bad_input("--%s: '%s' is not an integer >= 0", launch_options[row].name, value);
+        *(int *)field = (int)n;
+        return 0;
+    case LAUNCH_TEXT:
+        *(const char **)field = value;
+        return 0;
+    case LAUNCH_FLAG:
+        *(bool *)field = true;
+        return 0;
+    }
+    return 2;
+}
+
+/* The launch command of a profile: 0 or an exit status. */
+static int print_launch(const mpiprofile *p, const build_info *build, launch_request *r)
+{
+    if (mpiprofile_launch_mode_parse(r->mode ? r->mode : "local", &r->pl.mode) != 0)
+        return bad_input("--mode: unknown value '%s' (allowed: local, hosts, slurm)", r->mode);
+    if (!r->pl.command && build && build->mpiexec[0])
+        r->pl.command = build->mpiexec;
+    mpiprofile_list words;
+    char err[256];
+    if (mpiprofile_launch_command(p, &r->pl, &words, err, sizeof err) != 0)
+        return bad_input("%s", err);
+    for (size_t i = 0; i < words.count; i++) {
+        if (r->quoted) {
+            if (i)
+                putchar(' ');
+            put_word(words.items[i]);
+        } else {
+            printf("%s\n", words.items[i]);
+        }
+    }
+    if (r->quoted)
+        putchar('\n');
+    mpiprofile_list_free(&words);
+    return 0;
+}
+
 static int load(mpiprofile_set *set, const char *dir)
 {
     const char *names[NBC_DEPLOYMENT_COUNT];
@@ -264,19 +347,30 @@ static int choose(const mpiprofile_set *set, const char *name, const char *build
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"profiles", required_argument, NULL, 'p'},
-        {"build", required_argument, NULL, 'b'},
-        {"deployment", required_argument, NULL, 'd'},
-        {"collective", required_argument, NULL, 'c'},
-        {"version", no_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    static const struct option fixed[] = {
+        {"profiles", required_argument, NULL, 'p'},   {"build", required_argument, NULL, 'b'},
+        {"deployment", required_argument, NULL, 'd'}, {"collective", required_argument, NULL, 'c'},
+        {"version", no_argument, NULL, 'V'},          {"help", no_argument, NULL, 'h'},
     };
+    struct option longopts[ARRAY_SIZE(fixed) + ARRAY_SIZE(launch_options) + 1];
+    memcpy(longopts, fixed, sizeof fixed);
+    for (size_t i = 0; i < ARRAY_SIZE(launch_options); i++)
+        longopts[ARRAY_SIZE(fixed) + i] =
+            (struct option){launch_options[i].name,
+                            launch_options[i].kind == LAUNCH_FLAG ? no_argument : required_argument,
+                            NULL, OPT_LAUNCH + (int)i};
+    longopts[ARRAY_SIZE(longopts) - 1] = (struct option){0};
     const char *dir = NULL, *build_dir = NULL, *deployment = NULL, *collective = NULL;
+    launch_request launch = {0};
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
+        if (opt >= OPT_LAUNCH && opt < OPT_LAUNCH + (int)ARRAY_SIZE(launch_options)) {
+            int rc = set_launch_option(&launch, (size_t)(opt - OPT_LAUNCH), optarg);
+            if (rc != 0)
+                return rc;
+            continue;
+        }
         switch (opt) {
         case 'p':
             dir = optarg;
@@ -300,7 +394,7 @@ int main(int argc, char **argv)
             return bad_input("option %s needs a value; see --help", argv[optind - 1]);
         default:
             return bad_input("unknown option %s (allowed: --profiles, --build, --deployment, "
-                             "--collective, --version, --help)",
+                             "--collective, --version, --help; launch: see --help)",
                              argv[optind - 1]);
         }
     }
@@ -311,16 +405,16 @@ int main(int argc, char **argv)
     const char *command = argv[optind];
     char **args = argv + optind + 1;
     int nargs = argc - optind - 1;
-    static const char *const commands[] = {"list",  "identify", "identify-macros",
-                                           "build", "shell",    "env"};
+    static const char *const commands[] = {"list",  "identify", "identify-macros", "build",
+                                           "shell", "env",      "launch"};
     size_t which = 0;
     while (which < ARRAY_SIZE(commands) && strcmp(command, commands[which]) != 0)
         which++;
     if (which == ARRAY_SIZE(commands))
         return bad_input("unknown command '%s' (allowed: list, identify, identify-macros, build, "
-                         "shell, env)",
+                         "shell, env, launch)",
                          command);
-    int max_args[] = {0, 1, 1, 1, 1, 2};
+    int max_args[] = {0, 1, 1, 1, 1, 2, 1};
     if (nargs > max_args[which])
         return bad_input("too many arguments for %s; see --help", command);
 
@@ -369,7 +463,16 @@ int main(int argc, char **argv)
         if (status == 0)
             print_env(p, build_dir ? build.version : args[1], deployment, collective);
         break;
+    case 6: /* launch */
+        status = choose(&set, nargs == 1 ? args[0] : NULL, build_dir, &build, &p);
+        if (status == 0)
+            status = print_launch(p, build_dir ? &build : NULL, &launch);
+        break;
     }
     mpiprofile_set_free(&set);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "nbc-profile: cannot write the standard output\n");
+        status = status ? status : 1;
+    }
     return status;
 }

@@ -76,6 +76,7 @@ static const key_desc keys[] = {
     {SECTION_LAUNCHER, "per_node", VALUE_WORDS, PROFILE(launcher.per_node)},
     {SECTION_LAUNCHER, "rsh", VALUE_WORDS, PROFILE(launcher.rsh)},
     {SECTION_LAUNCHER, "srun_mpi", VALUE_TEXT, PROFILE(launcher.srun_mpi)},
+    {SECTION_LAUNCHER, "sets_env_prefixes", VALUE_WORDS, PROFILE(launcher.sets_env_prefixes)},
     {SECTION_DEPLOYMENT, "env", VALUE_SETTINGS, DEPLOYMENT(env)},
     {SECTION_DEPLOYMENT, "thread_level", VALUE_THREAD_LEVEL, DEPLOYMENT(thread_level)},
     {SECTION_DEPLOYMENT, "unsupported", VALUE_TEXT, DEPLOYMENT(unsupported)},
@@ -136,6 +137,16 @@ static void list_free(mpiprofile_list *list)
         free(list->items[i]);
     free(list->items);
     *list = (mpiprofile_list){0};
+}
+
+int mpiprofile_list_add(mpiprofile_list *list, const char *item)
+{
+    return list_add(list, item, strlen(item));
+}
+
+void mpiprofile_list_free(mpiprofile_list *list)
+{
+    list_free(list);
 }
 
 static bool setting_is_valid(const char *setting)
@@ -485,10 +496,10 @@ static void profile_free(mpiprofile *p)
     list_free(&p->progress_switches);
     free(p->header_version);
     free(p->launcher.command);
-    mpiprofile_list *lists[] = {
-        &p->launcher.flags,   &p->launcher.as_root, &p->launcher.oversubscribe,
-        &p->launcher.no_bind, &p->launcher.hosts,   &p->launcher.per_node,
-        &p->launcher.rsh};
+    mpiprofile_list *lists[] = {&p->launcher.flags,         &p->launcher.as_root,
+                                &p->launcher.oversubscribe, &p->launcher.no_bind,
+                                &p->launcher.hosts,         &p->launcher.per_node,
+                                &p->launcher.rsh,           &p->launcher.sets_env_prefixes};
     for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
         list_free(lists[i]);
     free(p->launcher.srun_mpi);
@@ -611,7 +622,13 @@ static int init_generic(mpiprofile *g)
     *g = (mpiprofile){.name = strdup(MPIPROFILE_GENERIC),
                       .display_name = strdup("an MPI library without a profile"),
                       .launcher.command = strdup("mpiexec")};
-    return g->name && g->display_name && g->launcher.command ? 0 : -1;
+    /* Whatever its launcher, the process-manager interfaces (PMI, PMIx) and
+     * Slurm's srun set these for each process. */
+    static const char *const launcher_env[] = {"PMI_", "PMIX_", "SLURM_"};
+    int rc = g->name && g->display_name && g->launcher.command ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < ARRAY_SIZE(launcher_env); i++)
+        rc = mpiprofile_list_add(&g->launcher.sets_env_prefixes, launcher_env[i]);
+    return rc;
 }
 
 int mpiprofile_load_dir(mpiprofile_set *set, const char *dir, const char *const *deployments,

@@ -6,6 +6,7 @@ import shutil
 from dataclasses import dataclass
 
 from .common import BadInput, note
+from .launch import launch_refusal
 
 
 @dataclass
@@ -40,11 +41,8 @@ class Placement:
             return ("dedicated leaves one core of each rank free for progress and needs >= 2 "
                     "cores per rank; here {} rank(s) per node get {} core(s) each (use fewer "
                     "ranks per node, e.g. --ranks 1)".format(self.per_node, self.cores_per_rank))
-        if self.mode == "local" and p.busy_polls and self.ranks > self.cores_here:
-            return ("{} busy-polls: {} ranks on {} cores would slow every call by orders of "
-                    "magnitude (use --ranks {} or fewer)".format(
-                        p.mpi_label, self.ranks, self.cores_here, self.cores_here))
-        return ""
+        # The busy-poll rule: the launch builder's (mpiprofile/launch.c).
+        return launch_refusal(self, p)
 
 
 def unpin_openmp():

@@ -1,7 +1,7 @@
 """The MPI library profiles (configs/mpi/*.ini) and builds: nbc-run reads a
 profile through nbc-profile (the same code as bench_nbc's) and asks make
-where a library's build is. Nothing of a profile is known here: every
-launcher flag comes from nbc-profile's fields."""
+where a library's build is. Nothing of a profile is known here: the
+launcher's words come from nbc-profile launch (launch.py)."""
 import json
 import os
 import shlex
@@ -41,19 +41,12 @@ class Profile:
     """A library profile (nbc-profile shell's fields) and its build."""
     mpi_profile: str
     mpi_label: str
-    mpi_launcher: str
-    launch_flags: List[str]
-    root_flags: List[str]
-    oversubscribe_flags: List[str]
-    nobind_flags: List[str]
-    hosts_flag: List[str]
-    per_node_flags: List[str]  # {n}: the ranks per node
-    rsh_flags: List[str]
-    srun_mpi: str
+    mpi_launcher: str  # the build's launcher (make's MPIEXEC), else the profile's
     busy_polls: bool
     unsupported: Dict[str, str]  # deployment -> why the profile refuses it ("" : runs)
     bin_dir: str = ""
     make_args: List[str] = field(default_factory=list)
+    tool: str = "nbc-profile"  # the nbc-profile that read it (launch.py asks it)
 
     @property
     def bench(self):
@@ -62,16 +55,9 @@ class Profile:
     @classmethod
     def from_fields(cls, fields):
         """From nbc-profile shell's assignments ({name: str or list})."""
-        def words(name):
-            value = fields.get(name, [])
-            return value if isinstance(value, list) else value.split()
         return cls(mpi_profile=fields["mpi_profile"], mpi_label=fields.get("mpi_label", ""),
                    mpi_launcher=fields.get("mpi_launcher", ""),
-                   launch_flags=words("launch_flags"), root_flags=words("root_flags"),
-                   oversubscribe_flags=words("oversubscribe_flags"),
-                   nobind_flags=words("nobind_flags"), hosts_flag=words("hosts_flag"),
-                   per_node_flags=words("per_node_flags"), rsh_flags=words("rsh_flags"),
-                   srun_mpi=fields.get("srun_mpi", ""), busy_polls=fields.get("busy_polls") == "1",
+                   busy_polls=fields.get("busy_polls") == "1",
                    unsupported={k[len("unsupported_"):]: v for k, v in fields.items()
                                 if k.startswith("unsupported_")})
 
@@ -157,7 +143,7 @@ class Profiles:
                            "--build-dir".format(mpi, bin_dir, fields["mpi_label"],
                                                 fields["mpi_profile"], mpi))
         profile = Profile.from_fields(fields)
-        profile.bin_dir, profile.make_args = bin_dir, make_args
+        profile.bin_dir, profile.make_args, profile.tool = bin_dir, make_args, self.tool
         self.cache[mpi] = profile
         return profile
 

@@ -34,12 +34,18 @@ ask_make() { clean_env make -s --no-print-directory -C "$R" "$@"; }
 M=$R/$(ask_make MPI=mpich print-build-dir) MX=$(ask_make MPI=mpich print-mpiexec)
 O=$R/$(ask_make MPI=openmpi print-build-dir) OX=$(ask_make MPI=openmpi print-mpiexec)
 D=$R/$(ask_make print-build-dir) DX=$(ask_make print-mpiexec) P=$(ask_make print-mpi-profile)
-root_flag="" default_root_flag=""
-if [ "$(id -u)" -eq 0 ]; then
-    root_flag="--allow-run-as-root "
-    # shellcheck disable=SC2154 # root_flags: from the eval
-    default_root_flag=$(eval "$("$TOOLS_DIR/nbc-profile" shell "$P")" && { [ ${#root_flags[@]} -eq 0 ] || printf '%s ' "${root_flags[@]}"; })
-fi
+# launcher PROFILE OPTIONS...: the launcher's words for a placement, from the
+# one builder (nbc-profile launch; its words are tested in
+# tests/mpiprofile/e2e_tool.sh), as a regex. nbc-run must ask it for the
+# placement the options give (processes, threads, cores, hosts).
+as_root=()
+[ "$(id -u)" -eq 0 ] && as_root=(--as-root)
+launcher() {
+    # shellcheck disable=SC2016 # the $ is sed's, escaped for grep -E
+    "$TOOLS_DIR/nbc-profile" launch "$@" "${as_root[@]}" --quoted | sed 's/[][\.*^$()+?{}|]/\\&/g'
+}
+# Two ranks here: each computes with the threads of its share of the cores.
+two=(--processes 2 --per-node 2 --threads $((cores / 2)) --cores-here "$cores")
 echo "default build: $D ($P, $DX); MPICH: $M ($MX); Open MPI: $O ($OX)"
 
 # make run's study: ibcast, deployments auto (basic, then the library's own
@@ -56,11 +62,12 @@ mpich) [ "$second" = progress ] || fail "deployments auto on MPICH: '$second', n
 openmpi) [ "$second" = thread ] || fail "deployments auto on Open MPI: '$second', not thread: $(cat "$SCRATCH/stderr")" ;;
 esac
 [ -n "$second" ] || fail "no 'deployments auto' line naming basic first: $(cat "$SCRATCH/stderr")"
+L=$(launcher "$P" --command "$DX" "${two[@]}")
 for dep in basic "$second"; do
     run_dir=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-$dep
-    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P --stop-after calibration --run-dir-file $S/run-00[12].path"
+    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P --stop-after calibration --run-dir-file $S/run-00[12].path"
     expect "\+ $D/compute_ref --run $run_dir --phase before"
-    expect "\+ $DX ${default_root_flag}-n 2 $D/bench_nbc --resume $run_dir"
+    expect "\+ $L $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
     expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 done
@@ -75,7 +82,7 @@ expect "\+ .*/bench_nbc -c $R/configs/default.conf .* --set run.deployment=threa
 # Basic vs progress on MPICH, one collective: one comparison of the two.
 dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
 [ "$(count '^\+ (scripts|make)')" = 0 ] || fail "--no-deps --no-build still printed deps or make"
-expect "\+ $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich --stop-after calibration --run-dir-file $PWD/out/YYYYmmdd-HHMMSS-study/run-002.path"
+expect "\+ $(launcher mpich --command "$MX" "${two[@]}") $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich --stop-after calibration --run-dir-file $PWD/out/YYYYmmdd-HHMMSS-study/run-002.path"
 expect "\+ $TOOLS_ABS/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
 # Its build: Debian's named wrapper.
 dry configs/default.conf --mpi mpich
@@ -84,11 +91,11 @@ expect "\+ make -C $R MPI=mpich programs"
 
 # Open MPI as root: --allow-run-as-root; one rank with all cores: --bind-to none.
 dry configs/default.conf --mpi openmpi --ranks 1 --no-deps --no-build --set grid.comm_times=1ms,2ms,2
-expect "\+ $OX ${root_flag}--bind-to none -n 1 $O/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi --stop-after .*"
+expect "\+ $(launcher openmpi --command "$OX" --processes 1 --per-node 1 --threads "$cores" --cores-here "$cores") $O/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.collective=ibcast --set run.deployment=basic --set run.mpi=openmpi --stop-after .*"
 expect "\+ $O/compute_ref --run .* --phase before"
 # Open MPI above the core count: --oversubscribe (it yields, MPICH would not).
 dry configs/default.conf --mpi openmpi --ranks $((cores + 1)) --no-deps --no-build
-expect "\+ $OX ${root_flag}--oversubscribe -n $((cores + 1)) .*"
+expect "\+ $(launcher openmpi --command "$OX" --processes $((cores + 1)) --per-node $((cores + 1)) --threads 1 --cores-here "$cores") .*"
 # (bench_nbc itself refuses more ranks than cores: the run would stop there.)
 
 # Two libraries x progress: Open MPI has no progress thread, skipped with the reason.
@@ -109,12 +116,19 @@ expect "\+ $M/compute_ref --run .*mpich-ibcast-dedicated --phase (before|after)"
 
 # Several hosts with an ssh stand-in: one rank per host, compute_ref once per host.
 dry configs/default.conf --mpi mpich --hosts h1,h2,h3 --rsh /bin/rsh-like --no-deps --no-build
-expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/bench_nbc .*"
-expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --run .* --phase before"
-expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/compute_ref --run .* --phase after"
-expect "\+ $MX -launcher ssh -launcher-exec /bin/rsh-like -hosts h1,h2,h3 -ppn 1 -n 3 $M/bench_nbc --resume .*"
+# (cores per rank unknown here: threads 0)
+L=$(launcher mpich --command "$MX" --mode hosts --hosts h1,h2,h3 --rsh /bin/rsh-like --processes 3 --per-node 1 --threads 0 --cores-here "$cores")
+expect "\+ $L $M/bench_nbc .*"
+expect "\+ $L $M/compute_ref --run .* --phase before"
+expect "\+ $L $M/compute_ref --run .* --phase after"
+expect "\+ $L $M/bench_nbc --resume .*"
 dry configs/default.conf --hosts h1,h2 --mpi openmpi --no-deps --no-build
-expect "\+ $OX ${root_flag}--bind-to none --host h1,h2 --map-by ppr:1:node -n 2 .*"
+expect "\+ $(launcher openmpi --command "$OX" --mode hosts --hosts h1,h2 --processes 2 --per-node 1 --threads 0 --cores-here "$cores") .*"
+# A word that needs quotes: shown as the shell reads it, the same as nbc-profile launch --quoted.
+dry configs/default.conf --hosts 'h1,h 2' --rsh "/bin/rsh it's" --mpi openmpi --no-deps --no-build
+expect "\+ $(launcher openmpi --command "$OX" --mode hosts --hosts 'h1,h 2' --rsh "/bin/rsh it's" --processes 2 --per-node 1 --threads 0 --cores-here "$cores") .*/bench_nbc .*"
+grep -qF -- "--mca plm_rsh_agent '/bin/rsh it'\\''s' --host 'h1,h 2' " <<<"$out" ||
+    fail "words with a space and a quote not shown single-quoted: $out"
 
 # An installed copy (PREFIX/bin: nbc-run next to the programs and tools;
 # PREFIX/share/bench_nbc: the configurations, cli/, nbc_run/ and the build's mpi-build.ini):
@@ -133,7 +147,7 @@ studies=$((studies + 1))
 out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||
     fail "installed nbc-run --dry-run: $(cat "$SCRATCH/stderr")"
 echo "$out"
-expect "\+ $DX ${default_root_flag}-n 2 $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-study/run-001.path"
+expect "\+ $(launcher "$P" --command "$DX" "${two[@]}") $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-study/run-001.path"
 expect "\+ $prefix/bin/nbc-analyze --table=text $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
 [ "$(count '^\+ make')" = 0 ] || fail "an installed nbc-run ran make"
 
@@ -175,6 +189,9 @@ bad "option --mpi needs a value" configs/default.conf --mpi
 bad "no CONFIG given" --mpi mpich
 bad "CONFIG: cannot read 'no/such.conf'" no/such.conf
 bad "nothing to run" configs/default.conf --mpi openmpi --deployments progress
+# MPICH above the core count: refused by the launch builder (the busy-poll rule).
+bad "MPICH busy-polls: $((cores + 1)) ranks on $cores cores would slow every call" \
+    configs/default.conf --mpi mpich --ranks $((cores + 1)) --no-deps --no-build
 bad "launches: '0' is not an integer >= 1" configs/default.conf --launches 0
 bad "launch_order: unknown value 'random' \(allowed: interleaved,shuffled\)" configs/default.conf --launch-order random
 bad "seed: 'x' is not an integer >= 0" configs/default.conf --seed x
@@ -190,9 +207,10 @@ bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
 printf '[study]\nconfig = %s\nsettings = MPIR_CVAR_IBCAST_INTRA_ALGORITHM=sched_binomial,sched_smp\n' \
     "$R/configs/default.conf" >"$SCRATCH/study.conf"
 dry "$SCRATCH/study.conf" --mpi mpich --no-deps --no-build
+L=$(launcher mpich --command "$MX" "${two[@]}")
 for value in sched_binomial sched_smp; do
-    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $MX -n 2 $M/bench_nbc -c $R/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=mpich --stop-after calibration .*"
-    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $MX -n 2 $M/bench_nbc --resume $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value"
+    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $L $M/bench_nbc -c $R/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=mpich --stop-after calibration .*"
+    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $L $M/bench_nbc --resume $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value"
     expect "\+ $M/compute_ref --run $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value --phase before"
 done
 expect "\+ $TOOLS_ABS/nbc-compare .*-mpich-ibcast-basic-sched_binomial .*-mpich-ibcast-basic-sched_smp -o .*-compare-ibcast"
@@ -207,5 +225,5 @@ bad "settings: 'X=a,a' names a value twice" configs/default.conf --settings X=a,
 printf '[study]\nconfig = %s\ncollectives = ialltoall\nranks = 1\n[grid]\ncomm_times = 1ms 3ms ; two\n' \
     "$R/configs/paper.conf" >"$SCRATCH/study.conf"
 dry "$SCRATCH/study.conf" --mpi mpich --no-deps --no-build
-expect "\+ $MX -n 1 $M/bench_nbc -c $R/configs/paper.conf --set 'grid.comm_times=1ms 3ms' --set run.collective=ialltoall .*"
+expect "\+ $(launcher mpich --command "$MX" --processes 1 --per-node 1 --threads "$cores" --cores-here "$cores") $M/bench_nbc -c $R/configs/paper.conf --set 'grid.comm_times=1ms 3ms' --set run.collective=ialltoall .*"
 figure "nbc-run --dry-run: $studies studies print the expected commands, $bad_inputs bad inputs exit 2"

@@ -15,9 +15,14 @@ R=$BENCH_NBC_ROOT
 clean_env() { env -u MPI -u MPICC -u MPIEXEC -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@"; }
 ask_make() { clean_env make -s --no-print-directory -C "$R" "$@"; }
 D=$R/$(ask_make print-build-dir) DX=$(ask_make print-mpiexec) P=$(ask_make print-mpi-profile)
-# shellcheck disable=SC2154 # root_flags: from the eval
-launcher="$DX $([ "$(id -u)" -eq 0 ] && eval "$("$TOOLS_DIR/nbc-profile" shell "$P")" &&
-    { [ ${#root_flags[@]} -eq 0 ] || printf '%s ' "${root_flags[@]}"; })-n 2"
+# The launcher's words for 2 ranks here, each with its share of the cores:
+# the one builder's (nbc-profile launch), as a regex.
+as_root=()
+[ "$(id -u)" -eq 0 ] && as_root=(--as-root)
+cores=$(nproc)
+# shellcheck disable=SC2016 # the $ is sed's, escaped for grep -E
+launcher=$("$TOOLS_DIR/nbc-profile" launch "$P" --command "$DX" --processes 2 --per-node 2 \
+    --threads $((cores / 2)) --cores-here "$cores" "${as_root[@]}" --quoted | sed 's/[][\.*^$()+?{}|]/\\&/g')
 printf '[study]\nconfig = %s\ncollectives = ibcast\ndeployments = basic,manual\nlaunches = 2\nranks = 2\n[grid]\ncomm_times = 1ms,2ms,2\n' \
     "$R/configs/default.conf" >"$SCRATCH/study.conf"
 

@@ -34,21 +34,19 @@ tx_bytes() { "$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/tx_bytes; }
 
 # Clock sync across the network stack. Both nodes share one clock, so the
 # offset's truth is 0 (clocksync_check reports no true skew: the host names differ).
-# The launcher's flags for the hosts, one rank per node: the build's profile.
-# shellcheck disable=SC2154 # launch_flags ... rsh_flags: from the eval
-mapfile -d '' -t across < <(
-    eval "$("$TOOLS_DIR/nbc-profile" shell --build "$BUILD")"
-    flags=("${launch_flags[@]}")
-    [ "$(id -u)" -eq 0 ] && flags+=("${root_flags[@]}")
-    printf '%s\0' "${flags[@]}" "${rsh_flags[@]}" "$nodes_sh" "${hosts_flag[@]}" "$hosts" \
-        "${per_node_flags[@]//\{n\}/1}"
-)
+# The launcher's words for the hosts, one single-threaded rank per node: the
+# one builder's (nbc-profile launch) for the build's profile.
+as_root=()
+[ "$(id -u)" -eq 0 ] && as_root=(--as-root)
+mapfile -t across < <("$TOOLS_DIR/nbc-profile" launch --build "$BUILD" --command "$MPIEXEC" \
+    --mode hosts --hosts "$hosts" --rsh "$nodes_sh" --processes 2 --per-node 1 --threads 1 "${as_root[@]}")
+[ ${#across[@]} -gt 0 ] || fail "nbc-profile launch gave no launcher for $BUILD"
 # MPICH 4.0 over TCP may hang in MPI_Finalize once the figures are out
 # (docs/running.md): the launcher is then stopped (launch_watched), as
 # nbc-run does; the last line, key=value figures, says they are out.
 figures_out() { grep -q '^barrier_skew_p50_us=.* late_barriers=' "$SCRATCH/check.out" 2>/dev/null; }
-launch_watched figures_out "$SCRATCH/check.out" timeout -k 5 120 "$nodes_sh" run "$MPIEXEC" "${across[@]}" \
-    -n 2 "$BUILD/clocksync_check" --roundtrips 300 --barriers 30 --wait-s 1 ||
+launch_watched figures_out "$SCRATCH/check.out" timeout -k 5 120 "$nodes_sh" run "${across[@]}" \
+    "$BUILD/clocksync_check" --roundtrips 300 --barriers 30 --wait-s 1 ||
     fail "clocksync_check across the nodes: $(cat "$SCRATCH/check.out")"
 out=$(grep -v '^note: the work is out' "$SCRATCH/check.out")
 echo "$out"

@@ -4,14 +4,20 @@
 # member kept, the optional ones only when set, null_coverage also as null);
 # the command line keeps the arguments study.json records in their order,
 # with paths made absolute and this invocation's own options left out; each launcher flag of the command
-# lines comes from the library profile (a made-up profile's flags appear,
-# none of MPICH's or Open MPI's). No MPI, no build needed beyond Python.
+# lines comes from the library profile through nbc-profile launch (a made-up
+# profile's flags appear, none of MPICH's or Open MPI's). No MPI: Python and
+# nbc-profile.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 make_scratch
+mkdir -p "$SCRATCH/profiles"
+printf '%s\n' '[library]' 'display_name = Made' 'match = Made MPI' '[launcher]' 'command = launchit' \
+    'flags = -L' 'as_root = -R' 'oversubscribe = -O' 'no_bind = -B' 'hosts = -H' 'per_node = -P{n}' \
+    'rsh = -S' 'srun_mpi = pmx' >"$SCRATCH/profiles/made.ini"
+export BENCH_NBC_PROFILES=$SCRATCH/profiles
 cat >"$SCRATCH/check.py" <<'PY'
 import json, os, sys
-root = sys.argv[1]
+root, tool = sys.argv[1], sys.argv[2]
 sys.path[:0] = [root, os.path.join(root, "cli")]
 from nbc_run.cli import parse_arguments
 from nbc_run.launch import launch_cmd, ref_cmd
@@ -50,11 +56,8 @@ check(o.recorded == ["--mpi", "mpich", "s.conf", "--set", "run.results_dir=/base
 check((o.config, o.dry_run, o.resume, o.build_dir) == ("s.conf", True, "/base/st", "/base/b"),
       "parsed options: {}".format(o))
 
-made_up = Profile(mpi_profile="made", mpi_label="Made", mpi_launcher="launchit",
-                  launch_flags=["-L"], root_flags=["-R"], oversubscribe_flags=["-O"],
-                  nobind_flags=["-B"], hosts_flag=["-H"], per_node_flags=["-P{n}"],
-                  rsh_flags=["-S"], srun_mpi="pmx", busy_polls=False, unsupported={},
-                  bin_dir="/bin_dir")
+made_up = Profile(mpi_profile="made", mpi_label="Made", mpi_launcher="", busy_polls=False,
+                  unsupported={}, bin_dir="/bin_dir", tool=tool)
 hosts = Placement(mode="hosts", nodes=2, ranks=4, per_node=2, cores_here=2, cores_per_rank=0,
                   launcher="mpiexec", hosts="h1,h2", rsh="ssh-like")
 cmd = launch_cmd(hosts, made_up, 4, 2, None, ["prog"])
@@ -74,8 +77,11 @@ slurm = Placement(mode="slurm", nodes=2, ranks=2, per_node=1, cores_here=2, core
 cmd = launch_cmd(slurm, made_up, 2, 1, 2, ["prog"])
 check(cmd == ["srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--mpi=pmx", "prog"],
       "srun command: {}".format(cmd))
+cmd = launch_cmd(slurm, made_up, 2, 1, 2, ["prog"], mpi=False)
+check(cmd == ["srun", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "prog"],
+      "srun command of a program without MPI: {}".format(cmd))
 print("records: 2 runs read back member for member; the recorded arguments in order; "
-      "3 launcher commands from a made-up profile")
+      "4 launcher commands from a made-up profile")
 PY
-out=$(python3 "$SCRATCH/check.py" "$BENCH_NBC_ROOT" 2>&1) || fail "$out"
+out=$(python3 "$SCRATCH/check.py" "$BENCH_NBC_ROOT" "$TOOLS_DIR/nbc-profile" 2>&1) || fail "$out"
 figure "nbc_run: $out"
