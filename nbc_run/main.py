@@ -168,7 +168,8 @@ class Runner(RunSteps):
                                " ".join("{}#{}".format(*r[:2]) for r in now)))
 
     def bench_args(self, run):
-        return self.spec.bench_args(run.collective, run.deployment, run.mpi)
+        return self.spec.bench_args(run.collective, run.deployment, run.mpi,
+                                    self.placement.deployment_sets(run.deployment))
 
     def open_study(self, runs):
         """study.json: a new one under the results folder, or the one resumed."""

@@ -30,6 +30,16 @@ class Placement:
             return self.cores_per_rank - (1 if deployment == "dedicated" else 0)
         return None
 
+    def deployment_sets(self, deployment):
+        """Keys a deployment needs with this placement, before the study's own
+        (which win): with one core per rank the suite's progress thread can
+        only share the core that computes, as a library's own thread does in
+        the progress deployment; bench_nbc runs that only when told
+        (progress.oversubscribe, deploy/plan.c)."""
+        if deployment == "thread" and self.cores_per_rank == 1:
+            return ["progress.oversubscribe=true"]
+        return []
+
     def why_not(self, p, deployment):
         """Empty when the profile p's library can run the deployment here,
         else the reason."""

@@ -59,6 +59,11 @@ class Planner:
                     # with the computation on every core here (that is the
                     # deployment, paper section 7), but with one core per rank
                     # it takes half of it.
+                    if dep == "thread" and self.pl.deployment_sets(dep) and not warned:
+                        warned = True
+                        note("note: with 1 core per rank, the suite's progress thread shares "
+                             "the core that computes (progress.oversubscribe=true): expect "
+                             "r_MPI_impact above 1 where it polls")
                     p = self.profiles.get(mpi)
                     if (dep == "progress" and p.busy_polls and self.pl.cores_per_rank == 1 and
                             not warned):

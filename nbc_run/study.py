@@ -38,9 +38,10 @@ class StudySpec:
     results_dir: str
     threads_setting: int
 
-    def bench_args(self, collective, deployment, mpi):
-        """bench_nbc's arguments for a new run of this study."""
-        sets = self.study_sets + self.passed_sets + [
+    def bench_args(self, collective, deployment, mpi, placement_sets=()):
+        """bench_nbc's arguments for a new run of this study (placement_sets:
+        what the deployment needs where it runs, overridden by the study's)."""
+        sets = list(placement_sets) + self.study_sets + self.passed_sets + [
             "run.collective=" + collective, "run.deployment=" + deployment, "run.mpi=" + mpi]
         args = ["-c", self.base_config]
         for s in sets:
