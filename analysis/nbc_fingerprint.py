@@ -64,35 +64,20 @@ POLLING = re.compile(r"^([a-z]+)-([0-9.]+)us$")
 # A way drives progress when the collective progressed during the
 # computation in at least this share of its valid cells (confirmed claims).
 MOST = 0.5
-# fingerprint.csv: (column, meaning); docs/formats.md defines it once.
-COLUMNS = [
-    ("library", "the library's name and version (meta.json mpi_library), else its profile"),
-    ("mpi_profile", "the library profile (configs/mpi/)"),
-    ("collective_name", "the collective"),
-    ("way", "the deployment, or <deployment>-<P>us for MPI_Test every P us"),
-    ("label", "the way in words, as the figure names it"),
-    ("deployment", "run.deployment"),
-    ("test_period_us", "progress.test_period_us of the way (empty: no period)"),
-    ("status", "measured, skipped (cannot run here) or failed"),
-    ("reason", "why skipped or failed (nbc-run's plan, the profile)"),
-    ("runs", "run folders pooled (launches)"),
-    ("cells_total", "cells of the grid over those runs"),
-    ("cells_valid", "their valid cells"),
-    ("cells_progressed", "valid cells confirmed overlap, comp_slowdown or progressed"),
-    ("cells_progressed_point", "valid cells whose point class is overlap or comp_slowdown"),
-    ("progressed_share", "cells_progressed / cells_valid"),
-    ("progressed_point_share", "cells_progressed_point / cells_valid"),
-    ("r_overhead_median", "median over the valid cells of r_overhead (eq. 1)"),
-    ("r_overhead_lo", "its 95 % order-statistic interval, low end (nan under 6 cells)"),
-    ("r_overhead_hi", "its high end"),
-    ("r_comp_slowdown_median", "median over the valid cells of r_comp_slowdown (eq. 3)"),
-    ("r_comp_slowdown_lo", "its 95 % order-statistic interval, low end"),
-    ("r_comp_slowdown_hi", "its high end"),
-    ("r_mpi_impact_median", "r_MPI_impact (eq. 2): median over the computation sizes"),
-    ("r_mpi_impact_lo", "its joint-bootstrap 95 % interval, low end (nan with several runs)"),
-    ("r_mpi_impact_hi", "its high end"),
-    ("run_folders", "the run folders, separated by spaces"),
-]
+# fingerprint.csv's columns in order; docs/formats.md ("fingerprint.csv")
+# defines them.
+COLUMNS = ["library", "mpi_profile", "collective_name", "way", "label", "deployment",
+           "test_period_us", "status", "reason", "runs", "cells_total", "cells_valid",
+           "cells_progressed", "cells_progressed_point", "progressed_share",
+           "progressed_point_share", "r_overhead_median", "r_overhead_lo", "r_overhead_hi",
+           "r_comp_slowdown_median", "r_comp_slowdown_lo", "r_comp_slowdown_hi",
+           "r_mpi_impact_median", "r_mpi_impact_lo", "r_mpi_impact_hi", "run_folders"]
+
+
+# The three columns of each statistic with an interval: median, low, high.
+STATS = {name: tuple("r_%s_%s" % (stem, end) for end in ("median", "lo", "hi"))
+         for name, stem in (("overhead", "overhead"), ("slowdown", "comp_slowdown"),
+                            ("impact", "mpi_impact"))}
 
 
 def fail(text, status=ExitStatus.BAD_INPUT):
@@ -265,7 +250,7 @@ def other_rows(entries, status, libraries):
     for mpi, coll, way, reason in entries:
         m = POLLING.match(way)
         rows.append(dict(
-            {name: math.nan for name, _ in COLUMNS}, library=libraries.get(mpi, mpi),
+            {name: math.nan for name in COLUMNS}, library=libraries.get(mpi, mpi),
             mpi_profile=mpi, collective_name=coll, way=way, label=label_of(way),
             deployment=m.group(1) if m else way, test_period_us=m.group(2) if m else "",
             status=status, reason=reason, runs=0, cells_total=0, cells_valid=0,
@@ -379,11 +364,11 @@ def panels(rows):
                  "r_mpi_impact_hi"), 2.0, 5.0)
     return [("progressed", "% of cells", "progressed_share", 0.0, 1.0,
              [(0, "0"), (0.5, "50"), (1, "100")], []),
-            ("overhead", "r, eq. 1", "r_overhead", -0.5, over,
+            ("overhead", "r, eq. 1", "overhead", -0.5, over,
              [(0, "0"), (1, "1"), (over, "%g" % over)], [0, 1]),
-            ("slowdown", "r, eq. 3", "r_comp_slowdown", 0.5, ratio,
+            ("slowdown", "r, eq. 3", "slowdown", 0.5, ratio,
              [(1, "1"), (ratio, "%g" % ratio)], [1]),
-            ("MPI impact", "r, eq. 2", "r_mpi_impact", 0.5, ratio,
+            ("MPI impact", "r, eq. 2", "impact", 0.5, ratio,
              [(1, "1"), (ratio, "%g" % ratio)], [1])]
 
 
@@ -448,7 +433,7 @@ def figure_svg(rows):
                                        'fill="%s"/>' % (x0, mid - h / 2, scale(share) - x0,
                                                         h, color))
                     continue
-                m, a, b = r[column + "_median"], r[column + "_lo"], r[column + "_hi"]
+                m, a, b = (r[c] for c in STATS[column])
                 if math.isfinite(a) and math.isfinite(b):
                     out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black" '
                                'stroke-width="0.8"/>' % (scale(a), scale(b), mid, mid))
@@ -492,10 +477,10 @@ def write_atomic(path, text):
 
 
 def csv_text(rows):
-    lines = [",".join(name for name, _ in COLUMNS)]
+    lines = [",".join(COLUMNS)]
     for r in rows:
         out = []
-        for name, _ in COLUMNS:
+        for name in COLUMNS:
             text = cell_text(r[name])
             out.append('"%s"' % text.replace('"', '""') if re.search(r'[,"\n]', text) else text)
         lines.append(",".join(out))
@@ -506,17 +491,17 @@ STYLE = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;font-size:1
          "table{border-collapse:collapse;font-size:9pt}td,th{border:1px solid #ccc;"
          "padding:2px 4px;text-align:left}figure{margin:1em 0}figcaption{font-size:9pt;"
          "max-width:40em}.skip{color:#666}")
-TABLE_COLUMNS = [("library", "library"), ("collective_name", "collective"), ("label", "way"),
+TABLE_COLUMNS = [("library", "library"), ("collective_name", "MPI operation"), ("label", "way"),
                  ("status", "status"), ("cells_valid", "valid cells"),
                  ("progressed_share", "progressed (confirmed)"),
                  ("progressed_point_share", "progressed (point)"),
-                 ("r_overhead", "r_overhead [95 %]"), ("r_comp_slowdown", "r_comp_slowdown [95 %]"),
-                 ("r_mpi_impact", "r_MPI_impact [95 %]")]
+                 ("overhead", "r_overhead [95 %]"), ("slowdown", "r_comp_slowdown [95 %]"),
+                 ("impact", "r_MPI_impact [95 %]")]
 
 
 def html_cell(r, column):
-    if column + "_median" in r:
-        m, a, b = r[column + "_median"], r[column + "_lo"], r[column + "_hi"]
+    if column in STATS:
+        m, a, b = (r[c] for c in STATS[column])
         if not math.isfinite(m):
             return ""
         return "%.2f" % m + (" [%.2f, %.2f]" % (a, b) if math.isfinite(a) else "")

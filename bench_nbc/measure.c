@@ -36,8 +36,8 @@ static int compute(nbc_run *run, size_t matrix_n, double t_comp_s, MPI_Request *
         /* The reference runs the same chunks (with nothing to test), so the
          * chunking costs the same on both sides of r_comp_slowdown. */
         test_context t = {.request = request, .error = MPI_SUCCESS};
-        int chunks = deploy_test_chunks(run->test_chunks, run->cfg->progress.test_period_us,
-                                        t_comp_s);
+        int chunks =
+            deploy_test_chunks(run->test_chunks, run->cfg->progress.test_period_us, t_comp_s);
         rc = compute_step_chunked(run->team, matrix_n, chunks, test_between_chunks, &t, &timing);
         if (t.error != MPI_SUCCESS)
             return t.error;
@@ -189,8 +189,7 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
     int err = clocksync_window_barrier(run->sync, spec->tolerance_ns, &barrier);
     a->wall_start_ns = realtime_ns();
     if (err == MPI_SUCCESS)
-        err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, spec->t_comp_s,
-                           &a->sample);
+        err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, spec->t_comp_s, &a->sample);
     if (err == MPI_SUCCESS)
         err = nbc_threads_after_attempt(run->threads, a);
     /* Whether every rank was on time is only asked after the timed region,

@@ -443,9 +443,11 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             rc = nbc_threads_write_cell(run, run->threads, cell); /* sched.csv */
         if (rc == MPI_SUCCESS && run->rank == 0)
             rc = write_stop(run->out, cell, &record->stops[cell],
-                            run->progress != NBC_PROGRESS_TEST ? 0
-                            : deploy_test_chunks(run->test_chunks, run->cfg->progress.test_period_us,
-                                                 plan->comp[cell % plan->comp_count].t_s));
+                            run->progress != NBC_PROGRESS_TEST
+                                ? 0
+                                : deploy_test_chunks(run->test_chunks,
+                                                     run->cfg->progress.test_period_us,
+                                                     plan->comp[cell % plan->comp_count].t_s));
         if (rc == MPI_SUCCESS && run->rank == 0 && run_output_flush(run->out) != 0)
             rc = MPI_ERR_IO;
         /* Every rank learns of a write failure on rank 0. */

@@ -339,7 +339,8 @@ static int rule_test_period(const nbc_config *cfg, const nbc_config_limits *limi
     if (cfg->progress.test_period_us == 0)
         return 0;
     size_t pi = config_key_index("progress", "test_period_us");
-    size_t mi = config_key_index("progress", "mode"), ci = config_key_index("progress", "test_chunks");
+    size_t mi = config_key_index("progress", "mode"),
+           ci = config_key_index("progress", "test_chunks");
     size_t other = cfg->progress.mode == NBC_PROGRESS_TEST ? mi : ci;
     if (other == ci && cfg->progress.test_chunks == atoi(config_keys()[ci].default_text))
         return 0;
@@ -350,8 +351,8 @@ static int rule_test_period(const nbc_config *cfg, const nbc_config_limits *limi
                        "(allowed: one of the two; progress.test_period_us = 0 keeps the chunk "
                        "count)",
                        config_keys()[other].name, cfg->values->text[pi], p_where ? " from " : "",
-                       p_where ? p_where : "", config_keys()[other].name,
-                       cfg->values->text[other], o_where ? " from " : "", o_where ? o_where : "");
+                       p_where ? p_where : "", config_keys()[other].name, cfg->values->text[other],
+                       o_where ? " from " : "", o_where ? o_where : "");
 }
 
 static const cross_rule cross_rules[] = {

@@ -130,10 +130,11 @@ struct nbc_config {
         nbc_progress_mode mode;
         int test_count;      /* K of mode test:K, else 0 */
         int test_chunks;     /* K used by deployment manual when mode is none */
-        double test_period_us; /* > 0: MPI_Test every P us of computation, chunks per cell */
         bool unconfirmed_ok; /* dedicated: run (marked unconfirmed) when the binding of the
                               * library's progress thread cannot be confirmed */
         bool oversubscribe;  /* thread: the suite's thread may share the compute cores */
+        /* > 0: MPI_Test every P us of computation, the chunks per cell */
+        double test_period_us;
     } progress;
     struct {
         double factor;

@@ -206,7 +206,8 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "deployment of its own: run.deployment=thread."},
     {KEY("progress", "test_chunks", TYPE_INT, "chunks", "16", progress.test_chunks), AT_LEAST(1),
      .help = "K used by deployment manual when progress.mode is none."},
-    {KEY("progress", "test_period_us", TYPE_DOUBLE, "us", "0", progress.test_period_us), AT_LEAST(0),
+    {KEY("progress", "test_period_us", TYPE_DOUBLE, "us", "0", progress.test_period_us),
+     AT_LEAST(0),
      .help = "MPI_Test every P us of computation: each cell's compute step runs in max(1, "
              "round(t_comp / P)) chunks with an MPI_Test between chunks, t_comp the cell's "
              "calibrated computation time (sweep.csv test_chunks). Polls in any deployment but "

@@ -102,7 +102,7 @@ typedef struct deploy_plan {
     double barrier_sleep_min_s; /* the window barrier's least sleep: a busy library thread shares
                                    the cores */
     nbc_progress_mode progress_mode;
-    int test_chunks; /* progress_mode test: K; 0 with a period (deploy_test_chunks) */
+    int test_chunks;       /* progress_mode test: K; 0 with a period (deploy_test_chunks) */
     double test_period_us; /* > 0: MPI_Test every P us, the chunks follow each cell's t_comp */
     /* What the suite's progress thread calls (deployment thread): the
      * library's own progress function where its profile names one for this

@@ -572,9 +572,9 @@ static void test_chunks_follow_the_period(void **state)
         double period_us, t_comp_s;
         int chunks;
     } rows[] = {
-        {16, 0, 8e-3, 16},   {16, 0, 1.0, 16},       {0, 100, 1e-3, 10},   {0, 100, 16e-3, 160},
-        {0, 1000, 1e-3, 1},  {0, 1000, 4.4e-3, 4},   {0, 1000, 4.6e-3, 5}, {0, 1000, 1e-4, 1},
-        {0, 1000, 0.0, 1},   {0, 250, 1.0, 4000},
+        {16, 0, 8e-3, 16},  {16, 0, 1.0, 16},     {0, 100, 1e-3, 10},   {0, 100, 16e-3, 160},
+        {0, 1000, 1e-3, 1}, {0, 1000, 4.4e-3, 4}, {0, 1000, 4.6e-3, 5}, {0, 1000, 1e-4, 1},
+        {0, 1000, 0.0, 1},  {0, 250, 1.0, 4000},
     };
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
         int chunks = deploy_test_chunks(rows[i].fixed, rows[i].period_us, rows[i].t_comp_s);
