@@ -304,7 +304,18 @@ def cost_words(r):
     return ", ".join(out)
 
 
+def way_counts(r):
+    """A way's progressed cells in words: confirmed, by point estimate, invalid."""
+    invalid = r["cells_total"] - r["cells_valid"]
+    return "%s %d of %d valid cells (%d by point estimate%s)" % (
+        label_of(r["way"], True), r["cells_progressed"], r["cells_valid"],
+        r["cells_progressed_point"], "; %d invalid" % invalid if invalid else "")
+
+
 def verdict_lines(rows):
+    """One line per library and collective: the ways on which the collective
+    progressed in most valid cells (confirmed), the cost on the best of
+    them, every way's counts, the ways not run."""
     lines = []
     groups = []
     for r in rows:
@@ -314,34 +325,28 @@ def verdict_lines(rows):
         mine = [r for r in rows if (r["library"], r["collective_name"]) == (library, coll)]
         measured = [r for r in mine if r["status"] == "measured" and r["cells_valid"] > 0]
         good = [r for r in measured if r["progressed_share"] >= MOST]
-        head = "%s, %s: " % (library, coll)
+        parts = []
         if not measured:
-            text = "no way of driving progress has a valid cell"
+            parts.append("no way of driving progress has a valid cell")
         elif not good:
-            best = max(measured, key=lambda r: (r["progressed_share"],
-                                                r["progressed_point_share"]))
-            text = ("no overlap in most cells with any way measured (most: %s, %s of %d "
-                    "cells confirmed, %s by point estimate)" % (
-                        label_of(best["way"], True), percent(best["progressed_share"]),
-                        best["cells_valid"], percent(best["progressed_point_share"])))
+            parts.append("overlap with no way measured (the collective progressed during "
+                         "the computation in at most half of the valid cells of each)")
         else:
             best = max(good, key=lambda r: r["progressed_share"])
-            text = "overlap %swith %s" % (
+            parts.append("overlap %swith %s" % (
                 "only " if len(good) < len(measured) else "",
-                " and ".join("%s (%s of cells)" % (label_of(r["way"], True),
-                                                   percent(r["progressed_share"])) for r in good))
+                " and ".join("%s (%s of the valid cells)" % (
+                    label_of(r["way"], True), percent(r["progressed_share"])) for r in good)))
             cost = cost_words(best)
             if cost:
-                text += "; with %s: %s" % (label_of(best["way"], True), cost)
-            rest = [r for r in measured if r not in good]
-            if rest:
-                text += "; not with %s" % ", ".join("%s (%s)" % (
-                    label_of(r["way"], True), percent(r["progressed_share"])) for r in rest)
+                parts.append("with %s: %s" % (label_of(best["way"], True), cost))
+        if measured:
+            parts.append("progressed (confirmed): " + ", ".join(way_counts(r) for r in measured))
         notrun = [r for r in mine if r["status"] != "measured"]
         if notrun:
-            text += "; not run: %s" % ", ".join("%s (%s)" % (label_of(r["way"], True), r["status"])
-                                                for r in notrun)
-        lines.append(head + text)
+            parts.append("not run: %s" % ", ".join(
+                "%s (%s)" % (label_of(r["way"], True), r["status"]) for r in notrun))
+        lines.append("%s, %s: %s" % (library, coll, "; ".join(parts)))
     return lines
 
 
