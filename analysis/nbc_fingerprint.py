@@ -352,29 +352,30 @@ def verdict_lines(rows):
 
 # ---- the figure (SVG, 3.5 in wide: a journal column; units are points) ----
 
-WIDTH_PT, LABEL_PT, PANEL_PT, GAP_PT, ROW_PT, TOP_PT, FONT_PT = 252, 66, 41, 7, 12, 22, 7
+WIDTH_PT, LABEL_PT, PANEL_PT, GAP_PT, ROW_PT, TOP_PT, FONT_PT = 252, 72, 40, 6, 12, 22, 7
 DARK, LIGHT, GREY = "#0072B2", "#A6CEE3", "#888888"  # Okabe-Ito blue, a light blue
 
 
-def panels(rows):
-    """(title, subtitle, column, lo, hi, ticks, reference lines) of each
-    panel; the ratio panels share their range across the page's rows."""
-    def top(columns, floor, cap):
-        values = [r[c] for r in rows for c in columns if isinstance(r[c], float) and
-                  math.isfinite(r[c])]
-        return min(cap, max([floor] + [math.ceil(v * 2) / 2 for v in values]))
-
-    over = top(("r_overhead_median", "r_overhead_hi"), 2.0, 5.0)
-    ratio = top(("r_comp_slowdown_median", "r_comp_slowdown_hi", "r_mpi_impact_median",
-                 "r_mpi_impact_hi"), 2.0, 5.0)
-    return [("progressed", "% of cells", "progressed_share", 0.0, 1.0,
+def panels():
+    """(title, subtitle, column, lo, hi, log scale, ticks, reference lines)
+    of each panel. Fixed ranges, so that pages compare: r_overhead linear
+    (0 perfect overlap, 1 serialized), the slowdown ratios on a log scale
+    centred near 1 (x2 and /2 equally far); beyond a range, a median is an
+    open dot and an interval ends in an arrow at the edge."""
+    return [("progressed", "% of cells", "progressed_share", 0.0, 1.0, False,
              [(0, "0"), (0.5, "50"), (1, "100")], []),
-            ("overhead", "r, eq. 1", "overhead", -0.5, over,
-             [(0, "0"), (1, "1"), (over, "%g" % over)], [0, 1]),
-            ("slowdown", "r, eq. 3", "slowdown", 0.5, ratio,
-             [(1, "1"), (ratio, "%g" % ratio)], [1]),
-            ("MPI impact", "r, eq. 2", "impact", 0.5, ratio,
-             [(1, "1"), (ratio, "%g" % ratio)], [1])]
+            ("overhead", "r, eq. 1", "overhead", -0.5, 3.0, False,
+             [(0, "0"), (1, "1"), (2, "2"), (3, "3")], [0, 1]),
+            ("slowdown", "r, eq. 3", "slowdown", 0.5, 4.0, True,
+             [(1, "1"), (2, "2"), (4, "4")], [1]),
+            ("MPI impact", "r, eq. 2", "impact", 0.5, 4.0, True,
+             [(1, "1"), (2, "2"), (4, "4")], [1])]
+
+
+def scaler(x0, lo, hi, log):
+    """x of a value in a panel starting at x0, clamped to [lo, hi]."""
+    f = math.log if log else (lambda v: v)
+    return lambda v: x0 + (f(min(max(v, lo), hi)) - f(lo)) / (f(hi) - f(lo)) * PANEL_PT
 
 
 def svg_text(x, y, text, anchor="start", weight="normal", fill="black", size=FONT_PT):
@@ -392,12 +393,11 @@ def figure_svg(rows):
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%gin" height="%gin" '
            'viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">'
            % (WIDTH_PT / 72, height / 72, WIDTH_PT, height)]
-    specs = panels(rows)
+    specs = panels()
     bottom = TOP_PT + lines * ROW_PT
-    for i, (title, sub, _, lo, hi, ticks, refs) in enumerate(specs):
+    for i, (title, sub, _, lo, hi, log, ticks, refs) in enumerate(specs):
         x0 = LABEL_PT + i * (PANEL_PT + GAP_PT)
-        scale = (lambda v, x0=x0, lo=lo, hi=hi: x0 + (min(max(v, lo), hi) - lo) / (hi - lo) *
-                 PANEL_PT)
+        scale = scaler(x0, lo, hi, log)
         out.append(svg_text(x0 + PANEL_PT / 2, 8, title, "middle"))
         out.append(svg_text(x0 + PANEL_PT / 2, 16, sub, "middle", fill=GREY))
         out.append('<rect x="%.1f" y="%d" width="%d" height="%d" fill="none" stroke="%s" '
@@ -418,18 +418,20 @@ def figure_svg(rows):
             if (r["library"], r["collective_name"]) != (library, coll):
                 continue
             measured = r["status"] == "measured"
-            out.append(svg_text(5, y + 8.5, r["label"], fill="black" if measured else GREY))
+            out.append(svg_text(4, y + 8.5, r["label"], fill="black" if measured else GREY))
             mid = y + ROW_PT / 2
             if not measured:
-                x = LABEL_PT + 2
-                out.append(svg_text(x, y + 8.5, "not run: %s (see the table)" % r["status"],
+                # (over the panels' frames and reference lines of that row)
+                out.append('<rect x="%d" y="%.1f" width="%d" height="%d" fill="white"/>'
+                           % (LABEL_PT, y, WIDTH_PT - LABEL_PT, ROW_PT))
+                out.append(svg_text(LABEL_PT + 2, y + 8.5,
+                                    "not run: %s (reason in the table)" % r["status"],
                                     fill=GREY))
                 y += ROW_PT
                 continue
-            for i, (_, _, column, lo, hi, _, _) in enumerate(specs):
+            for i, (_, _, column, lo, hi, log, _, _) in enumerate(specs):
                 x0 = LABEL_PT + i * (PANEL_PT + GAP_PT)
-                scale = (lambda v, x0=x0, lo=lo, hi=hi: x0 + (min(max(v, lo), hi) - lo) /
-                         (hi - lo) * PANEL_PT)
+                scale = scaler(x0, lo, hi, log)
                 if column == "progressed_share":
                     for share, color, h in ((r["progressed_point_share"], LIGHT, 8),
                                             (r["progressed_share"], DARK, 4)):
@@ -442,6 +444,11 @@ def figure_svg(rows):
                 if math.isfinite(a) and math.isfinite(b):
                     out.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black" '
                                'stroke-width="0.8"/>' % (scale(a), scale(b), mid, mid))
+                    for end, edge, sign in ((a, lo, -1), (b, hi, 1)):
+                        if (end - edge) * sign > 0:  # the interval goes on beyond the axis
+                            x = scale(edge)
+                            out.append('<path d="M%.1f,%.1f l%.1f,-2 l0,4 z" fill="black"/>'
+                                       % (x, mid, -2.5 * sign))
                 if math.isfinite(m):
                     clipped = not lo <= m <= hi
                     out.append('<circle cx="%.1f" cy="%.1f" r="1.8" fill="%s" stroke="black" '
@@ -460,8 +467,9 @@ CAPTION = (
     "(r_overhead, eq. 1; dashed: 0 perfect overlap, 1 serialized) and slowdown "
     "(r_comp_slowdown, eq. 3): median over the valid cells, bar its distribution-free 95 % "
     "interval (order statistics; none under 6 cells). MPI impact (r_MPI_impact, eq. 2): "
-    "median over the computation sizes, bar its joint-bootstrap 95 % interval. An open dot "
-    "is a median outside the axis, drawn at its end.")
+    "median over the computation sizes, bar its joint-bootstrap 95 % interval. Both slowdown "
+    "ratios are on a log scale. An open dot is a median outside the axis, drawn at its end; "
+    "an arrow, an interval that goes on beyond it.")
 
 
 # ---- the files ---------------------------------------------------------------
@@ -492,8 +500,9 @@ def csv_text(rows):
     return "\n".join(lines) + "\n"
 
 
-STYLE = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;font-size:11pt}"
-         "table{border-collapse:collapse;font-size:9pt}td,th{border:1px solid #ccc;"
+STYLE = ("@page{size:A4;margin:1.5cm}body{font-family:sans-serif;max-width:60em;"
+         "margin:1em auto;font-size:11pt}table{border-collapse:collapse;font-size:8pt;"
+         "width:100%;table-layout:fixed;overflow-wrap:anywhere}td,th{border:1px solid #ccc;"
          "padding:2px 4px;text-align:left}figure{margin:1em 0}figcaption{font-size:9pt;"
          "max-width:40em}.skip{color:#666}")
 TABLE_COLUMNS = [("library", "library"), ("collective_name", "MPI operation"), ("label", "way"),
