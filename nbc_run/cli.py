@@ -51,7 +51,8 @@ CONFIG is a bench_nbc configuration (configs/default.conf, configs/paper.conf)
 or a study file with a [study] section (configs/study-default.conf):
   [study] config = FILE (relative to the study file), collectives = LIST,
   deployments = LIST, mpi = LIST, settings = NAME=V1,V2,..., ranks = N|auto, launches = N,
-  launch_order = interleaved|shuffled, seed = N; any other section's keys
+  launch_order = interleaved|shuffled, seed = N, fingerprint = P1,P2,... (a
+  fingerprint's MPI_Test periods in us, as --fingerprint); any other section's keys
   override the configuration like --set.
 
   --collectives LIST  e.g. ibcast,iallreduce (default: the study's, else run.collective)
