@@ -156,6 +156,12 @@ def read_study(config, o, workdir, resumed_seed=None):
                            "give no --deployments with it")
         periods = read_periods(study.get("fingerprint") or DEFAULT_PERIODS_US)
         deployment_list = ["auto"]
+        # Polling given to every run would make every way a polling one.
+        for s in study_sets + o.sets:
+            if s.split("=", 1)[0] in ("progress.mode", "progress.test_period_us"):
+                raise BadInput("{}: a fingerprint polls with MPI_Test in its own runs only "
+                               "(study key fingerprint = P1,P2,...); give no {} with it".format(
+                                   s, s.split("=", 1)[0]))
     if "auto" in deployment_list and len(deployment_list) > 1:
         raise BadInput("--deployments: auto chooses the deployments itself and takes no "
                        "others (allowed: auto, or names bench_nbc --plan lists)")

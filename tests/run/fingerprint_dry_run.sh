@@ -73,8 +73,10 @@ bad() {
 }
 bad "--deployments with --fingerprint" "--deployments: a fingerprint runs every deployment" \
     --fingerprint --mpi mpich --deployments basic
+bad "polling given to every run of a fingerprint" "a fingerprint polls with MPI_Test in its own runs only" \
+    --fingerprint --mpi mpich --set progress.test_period_us=50
 sed -i 's/^fingerprint = .*/fingerprint = 100,0/' "$SCRATCH/fp.conf"
 bad "a period of 0" "fingerprint: '100,0' is not a list of MPI_Test periods in us" "$SCRATCH/fp.conf" --mpi mpich
 sed -i 's/^fingerprint = .*/fingerprint = 100,100/' "$SCRATCH/fp.conf"
 bad "a period twice" "names a period twice" "$SCRATCH/fp.conf" --mpi mpich
-figure "nbc-run --fingerprint plans 7 runs for MPICH and Open MPI (4 + 3 ways), 5 ways skipped with their reason; 3 bad inputs refused"
+figure "nbc-run --fingerprint plans 7 runs for MPICH and Open MPI (4 + 3 ways), 5 ways skipped with their reason; 4 bad inputs refused"
