@@ -330,7 +330,7 @@ def verdict_lines(rows):
             parts.append("no way of driving progress has a valid cell")
         elif not good:
             parts.append("overlap with no way measured (the collective progressed during "
-                         "the computation in at most half of the valid cells of each)")
+                         "the computation in less than half of the valid cells of each)")
         else:
             best = max(good, key=lambda r: r["progressed_share"])
             parts.append("overlap %swith %s" % (
