@@ -162,6 +162,8 @@ def runs_of(top):
     of a study folder, or a run folder alone."""
     if os.path.isfile(os.path.join(top, "meta.json")):
         return [top], [], []
+    if not os.path.isfile(os.path.join(top, "study.json")):
+        fail("%s: neither a run folder (meta.json) nor a study folder (study.json)" % top)
     study = read_json(os.path.join(top, "study.json"))
     mpis = (study.get("study") or {}).get("mpi") or []
     colls = (study.get("study") or {}).get("collectives") or []
@@ -589,13 +591,13 @@ def main(argv):
     if not args.out and len(args.dirs) > 1:
         fail("-o OUT: several DIRs (%d) share one page: say where it goes" % len(args.dirs))
     out = args.out or args.dirs[0]
+    rows = fingerprint_rows(args.dirs)
+    if not rows:
+        fail("%s: no run and no way skipped: nothing to fingerprint" % " ".join(args.dirs))
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:
         fail("-o %s: cannot create: %s" % (out, e.strerror))
-    rows = fingerprint_rows(args.dirs)
-    if not rows:
-        fail("%s: no run and no way skipped: nothing to fingerprint" % " ".join(args.dirs))
     verdicts = verdict_lines(rows)
     svg = figure_svg(rows)
     paths = [os.path.join(out, name) for name in
