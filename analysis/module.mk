@@ -43,5 +43,11 @@ $(TOOLS_DIR)/nbc-verdict: analysis/nbc_verdict.py
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
+# nbc-fingerprint: a library's progress fingerprint page (nbc-run
+# --fingerprint runs it; it loads nbc-verdict from its own folder).
+$(TOOLS_DIR)/nbc-fingerprint: analysis/nbc_fingerprint.py
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
 PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace \
-            $(TOOLS_DIR)/nbc-report $(TOOLS_DIR)/nbc-verdict
+            $(TOOLS_DIR)/nbc-report $(TOOLS_DIR)/nbc-verdict $(TOOLS_DIR)/nbc-fingerprint

@@ -23,6 +23,7 @@ static int calibration_measure(nbc_run *run, nbc_kind kind, coll_instance *inst,
         .inst = inst,
         .matrix_n = matrix_n,
         .expected_s = expected_s,
+        .t_comp_s = expected_s,
         .tolerance_ns = nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance, expected_s,
                                                   expected_s, calibration_floor_ns),
     };

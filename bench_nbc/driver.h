@@ -131,6 +131,8 @@ typedef struct nbc_measure_spec {
     int64_t tolerance_ns; /* a rank leaving the barrier later makes the attempt late */
     int block;
     int attempt; /* the block's pass (raw.csv attempt): 0, then one more per redo */
+    /* the compute step's time, which progress.test_period_us divides */
+    double t_comp_s;
 } nbc_measure_spec;
 
 /* One attempt behind a window barrier, appended to `log`; *late: a rank

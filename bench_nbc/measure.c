@@ -28,7 +28,7 @@ static void test_between_chunks(void *context)
         t->error = MPI_Test(t->request, &done, MPI_STATUS_IGNORE);
 }
 
-static int compute(nbc_run *run, size_t matrix_n, MPI_Request *request)
+static int compute(nbc_run *run, size_t matrix_n, double t_comp_s, MPI_Request *request)
 {
     compute_step_timing timing;
     int rc;
@@ -36,8 +36,9 @@ static int compute(nbc_run *run, size_t matrix_n, MPI_Request *request)
         /* The reference runs the same chunks (with nothing to test), so the
          * chunking costs the same on both sides of r_comp_slowdown. */
         test_context t = {.request = request, .error = MPI_SUCCESS};
-        rc = compute_step_chunked(run->team, matrix_n, run->test_chunks, test_between_chunks, &t,
-                                  &timing);
+        int chunks =
+            deploy_test_chunks(run->test_chunks, run->cfg->progress.test_period_us, t_comp_s);
+        rc = compute_step_chunked(run->team, matrix_n, chunks, test_between_chunks, &t, &timing);
         if (t.error != MPI_SUCCESS)
             return t.error;
     } else {
@@ -65,7 +66,7 @@ static void simulate_late_exit(clocksync_barrier_result *barrier, int64_t tolera
 
 /* The timed region of one kind; timestamps on the clock the model converts. */
 static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t matrix_n,
-                        nbc_sample *s)
+                        double t_comp_s, nbc_sample *s)
 {
     const clocksync_ctx *sync = run->sync;
     MPI_Request request = MPI_REQUEST_NULL;
@@ -86,7 +87,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     case KIND_COMP_REF:
         s->t_ns[0] = s->t_ns[1] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_COMPUTE);
-        err = compute(run, matrix_n, NULL);
+        err = compute(run, matrix_n, t_comp_s, NULL);
         s->t_ns[2] = s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     case KIND_OVERLAP: /* Algorithm 1: t1; I<coll>; t2; compute; t3; Wait; t4 */
@@ -96,7 +97,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
         s->t_ns[1] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_COMPUTE);
         if (err == MPI_SUCCESS)
-            err = compute(run, matrix_n, &request);
+            err = compute(run, matrix_n, t_comp_s, &request);
         s->t_ns[2] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_WAIT);
         if (run->fault_hang)
@@ -188,7 +189,7 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
     int err = clocksync_window_barrier(run->sync, spec->tolerance_ns, &barrier);
     a->wall_start_ns = realtime_ns();
     if (err == MPI_SUCCESS)
-        err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, &a->sample);
+        err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, spec->t_comp_s, &a->sample);
     if (err == MPI_SUCCESS)
         err = nbc_threads_after_attempt(run->threads, a);
     /* Whether every rank was on time is only asked after the timed region,

@@ -296,6 +296,7 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     nbc_measure_spec spec = {
         .inst = inst,
         .matrix_n = comp->matrix_n,
+        .t_comp_s = comp->t_s,
         .tolerance_ns = nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance, comm->t_s,
                                                   comp->t_s, run->barrier_precision_ns),
     };
@@ -332,11 +333,12 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
 }
 
 /* The cell's row of sweep.csv (rank 0), after its rows of raw.csv. */
-static int write_stop(run_output *out, size_t cell, const nbc_cell_stop *stop)
+static int write_stop(run_output *out, size_t cell, const nbc_cell_stop *stop, int test_chunks)
 {
     FILE *f = run_output_file(out, OUT_SWEEP);
-    if (!f || fprintf(f, "%zu,%d,%s,%.6g,%.3f\n", cell, stop->blocks,
-                      nbc_stop_reason_name(stop->reason), stop->half_width, stop->elapsed_s) < 0)
+    if (!f || fprintf(f, "%zu,%d,%s,%.6g,%.3f,%d\n", cell, stop->blocks,
+                      nbc_stop_reason_name(stop->reason), stop->half_width, stop->elapsed_s,
+                      test_chunks) < 0)
         return MPI_ERR_IO;
     return MPI_SUCCESS;
 }
@@ -440,7 +442,12 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         if (rc == MPI_SUCCESS)
             rc = nbc_threads_write_cell(run, run->threads, cell); /* sched.csv */
         if (rc == MPI_SUCCESS && run->rank == 0)
-            rc = write_stop(run->out, cell, &record->stops[cell]);
+            rc = write_stop(run->out, cell, &record->stops[cell],
+                            run->progress != NBC_PROGRESS_TEST
+                                ? 0
+                                : deploy_test_chunks(run->test_chunks,
+                                                     run->cfg->progress.test_period_us,
+                                                     plan->comp[cell % plan->comp_count].t_s));
         if (rc == MPI_SUCCESS && run->rank == 0 && run_output_flush(run->out) != 0)
             rc = MPI_ERR_IO;
         /* Every rank learns of a write failure on rank 0. */

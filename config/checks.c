@@ -328,9 +328,36 @@ static int rule_max_repetitions(const nbc_config *cfg, const nbc_config_limits *
                            cfg->values->text[index], problem, allowed);
 }
 
+/* Polling is given either as a period or as a chunk count, never both: the
+ * period decides each cell's chunk count itself. A chunk count is given by
+ * its value, not by where it was set: config.ini and the shipped
+ * configurations write progress.test_chunks at its default. */
+static int rule_test_period(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
+                            size_t errlen)
+{
+    (void)limits;
+    if (cfg->progress.test_period_us == 0)
+        return 0;
+    size_t pi = config_key_index("progress", "test_period_us");
+    size_t mi = config_key_index("progress", "mode"),
+           ci = config_key_index("progress", "test_chunks");
+    size_t other = cfg->progress.mode == NBC_PROGRESS_TEST ? mi : ci;
+    if (other == ci && cfg->progress.test_chunks == atoi(config_keys()[ci].default_text))
+        return 0;
+    const char *p_where = config_key_where(cfg, pi), *o_where = config_key_where(cfg, other);
+    return config_fail(err, errlen,
+                       "progress.test_period_us and progress.%s: both say how often MPI_Test "
+                       "polls (progress.test_period_us = \"%s\"%s%s, progress.%s = \"%s\"%s%s) "
+                       "(allowed: one of the two; progress.test_period_us = 0 keeps the chunk "
+                       "count)",
+                       config_keys()[other].name, cfg->values->text[pi], p_where ? " from " : "",
+                       p_where ? p_where : "", config_keys()[other].name, cfg->values->text[other],
+                       o_where ? " from " : "", o_where ? o_where : "");
+}
+
 static const cross_rule cross_rules[] = {
-    rule_comm_axis,  rule_comm_sizes_max,   rule_grid_cells,     rule_threads,
-    rule_size_limit, rule_max_bytes_memory, rule_max_repetitions};
+    rule_comm_axis,  rule_comm_sizes_max,   rule_grid_cells,      rule_threads,
+    rule_size_limit, rule_max_bytes_memory, rule_max_repetitions, rule_test_period};
 
 int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, char *err,
                         size_t errlen)

@@ -133,6 +133,8 @@ struct nbc_config {
         bool unconfirmed_ok; /* dedicated: run (marked unconfirmed) when the binding of the
                               * library's progress thread cannot be confirmed */
         bool oversubscribe;  /* thread: the suite's thread may share the compute cores */
+        /* > 0: MPI_Test every P us of computation, the chunks per cell */
+        double test_period_us;
     } progress;
     struct {
         double factor;

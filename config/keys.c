@@ -206,6 +206,15 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "deployment of its own: run.deployment=thread."},
     {KEY("progress", "test_chunks", TYPE_INT, "chunks", "16", progress.test_chunks), AT_LEAST(1),
      .help = "K used by deployment manual when progress.mode is none."},
+    {KEY("progress", "test_period_us", TYPE_DOUBLE, "us", "0", progress.test_period_us),
+     AT_LEAST(0),
+     .help = "MPI_Test every P us of computation: each cell's compute step runs in max(1, "
+             "round(t_comp / P)) chunks with an MPI_Test between chunks, t_comp the cell's "
+             "calibrated computation time (sweep.csv test_chunks). Polls in any deployment but "
+             "thread, in place of deployment manual's progress.test_chunks. 0 = off (the "
+             "chunk counts progress.mode=test:K and progress.test_chunks apply); set with "
+             "test:K, or with progress.test_chunks at another value than its default, is an "
+             "error."},
     {KEY("progress", "unconfirmed_ok", TYPE_BOOL, NULL, "false", progress.unconfirmed_ok),
      .help = "Deployment dedicated: when the binding of the library's progress thread to the "
              "free core cannot be confirmed from its allowed CPUs, run anyway and mark the run "
@@ -289,7 +298,7 @@ const char *nbc_progress_mode_name(nbc_progress_mode mode)
 
 void nbc_progress_mode_text(nbc_progress_mode mode, int test_count, char *buf, size_t len)
 {
-    if (mode == NBC_PROGRESS_TEST)
+    if (mode == NBC_PROGRESS_TEST && test_count > 0)
         snprintf(buf, len, "%s:%d", nbc_progress_mode_name(mode), test_count);
     else
         snprintf(buf, len, "%s", nbc_progress_mode_name(mode));

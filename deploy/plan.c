@@ -3,6 +3,8 @@
 #include "deploy/plan.h"
 
 #include <json-c/json.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,6 +335,14 @@ static void choose_poll(const deploy_input *in, deploy_plan *plan, const mpiprof
              (unsigned)dep->poll_argument, in->profile->name, dep->poll_versions);
 }
 
+int deploy_test_chunks(int fixed_chunks, double test_period_us, double t_comp_s)
+{
+    if (test_period_us <= 0)
+        return fixed_chunks;
+    double chunks = round(t_comp_s * 1e6 / test_period_us);
+    return chunks < 1 ? 1 : chunks > INT_MAX ? INT_MAX : (int)chunks;
+}
+
 int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
 {
     const nbc_config *cfg = in->cfg;
@@ -353,13 +363,24 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
         plan->progress_mode = NBC_PROGRESS_TEST;
         plan->test_chunks = cfg->progress.test_chunks;
     }
+    /* A period replaces the chunk count (the configuration refuses both). */
+    plan->test_period_us = cfg->progress.test_period_us;
+    if (plan->test_period_us > 0 && plan->progress_mode == NBC_PROGRESS_NONE)
+        plan->progress_mode = NBC_PROGRESS_TEST;
+    if (plan->test_period_us > 0)
+        plan->test_chunks = 0;
     if (plan->deployment == NBC_DEPLOYMENT_THREAD) {
+        char polling[64];
+        if (plan->test_period_us > 0)
+            snprintf(polling, sizeof polling, "progress.test_period_us = %g", plan->test_period_us);
+        else
+            snprintf(polling, sizeof polling, "progress.mode: \"test:%d\"", plan->test_chunks);
         if (plan->progress_mode == NBC_PROGRESS_TEST)
             return refuse(plan,
-                          "config: progress.mode: \"test:%d\" and run.deployment=thread are two "
-                          "ways of driving progress; a run measures one (allowed with thread: "
-                          "none)",
-                          plan->test_chunks);
+                          "config: %s and run.deployment=thread are two ways of driving "
+                          "progress; a run measures one (allowed with thread: progress.mode = "
+                          "none, progress.test_period_us = 0)",
+                          polling);
         plan->progress_mode = NBC_PROGRESS_THREAD;
     }
     if (check_library(in, plan, dep) != 0 || check_switches(in, plan) != 0 ||
@@ -534,6 +555,8 @@ json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
     char mode[32];
     nbc_progress_mode_text(plan->progress_mode, plan->test_chunks, mode, sizeof mode);
     json_object_object_add(o, "progress_mode", json_object_new_string(mode));
+    if (plan->test_period_us > 0)
+        json_object_object_add(o, "test_period_us", json_object_new_double(plan->test_period_us));
     json_object_object_add(o, "barrier_sleep_min_ms",
                            json_object_new_double(plan->barrier_sleep_min_s * 1e3));
     return o;

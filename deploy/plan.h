@@ -102,7 +102,8 @@ typedef struct deploy_plan {
     double barrier_sleep_min_s; /* the window barrier's least sleep: a busy library thread shares
                                    the cores */
     nbc_progress_mode progress_mode;
-    int test_chunks; /* progress_mode test: K */
+    int test_chunks;       /* progress_mode test: K; 0 with a period (deploy_test_chunks) */
+    double test_period_us; /* > 0: MPI_Test every P us, the chunks follow each cell's t_comp */
     /* What the suite's progress thread calls (deployment thread): the
      * library's own progress function where its profile names one for this
      * version (resolved after MPI_Init), else NULL: MPI_Iprobe on a private
@@ -117,6 +118,12 @@ typedef struct deploy_plan {
  * The plan must be freed either way. */
 int deploy_plan_make(const deploy_input *in, deploy_plan *plan);
 void deploy_plan_free(deploy_plan *plan);
+
+/* The chunks of a compute step of t_comp_s in progress mode test: with a
+ * period P (progress.test_period_us > 0), max(1, round(t_comp_s / P)), so
+ * that MPI_Test polls every P of computation whatever the cell; else the
+ * fixed count (test:K, progress.test_chunks). */
+int deploy_test_chunks(int fixed_chunks, double test_period_us, double t_comp_s);
 
 /* MPI_Init_thread's provided level against the plan's: 0 when it is at
  * least plan->thread_level; -1 with a message naming the deployment, both

@@ -8,6 +8,7 @@ Modules, in the order a study goes through them:
   placement  where the ranks go (local, --hosts, Slurm), what can run there
   launch     the one builder of launcher command lines (from the profiles)
   plan       the runs: library x collective x deployment x setting x launch
+  fingerprint  a fingerprint's ways (deployments, MPI_Test periods) and skips
   records    the typed records of study.json (StudyRecord, Run)
   process    running a command: process group, signals, the run-folder watch
   steps      one run's steps (calibration, compute_ref, sweep, nbc-analyze)

@@ -18,7 +18,8 @@ OPTIONS = {
     "--seed": ("seed", True), "--resume": ("resume", True), "--settings": ("settings", True),
     "--no-deps": ("no_deps", False), "--no-build": ("no_build", False),
     "--archive": ("archive", True), "--format": ("format", True),
-    "--dry-run": ("dry_run", False), "--help": ("help", False), "-h": ("help", False),
+    "--dry-run": ("dry_run", False), "--fingerprint": ("fingerprint", False),
+    "--help": ("help", False), "-h": ("help", False),
     "--version": ("version", False), "-V": ("version", False),
 }
 # Options that only say how this invocation runs (not recorded in study.json).
@@ -29,12 +30,14 @@ PATH_OPTIONS = {"build_dir", "tools_dir", "resume", "archive"}
 # The options the message of an unknown one lists.
 LISTED_OPTIONS = ("--collectives, --deployments, --mpi, --settings, --set, --ranks, --launches, "
                   "--launch-order, --seed, --resume, --hosts, --rsh, --launcher, --build-dir, "
-                  "--tools-dir, --no-deps, --no-build, --dry-run, --archive, --help")
+                  "--tools-dir, --no-deps, --no-build, --dry-run, --fingerprint, --archive, "
+                  "--help")
 # --format: how each run's cells table reaches stdout (nbc-analyze --table).
 TABLE_FORMATS = ["text", "json"]
 
 USAGE = """\
 usage: nbc-run CONFIG [options]
+       nbc-run --fingerprint [CONFIG] [options]
        nbc-run --resume STUDY_DIR [--no-deps] [--no-build] [--dry-run]
        nbc-run --archive STUDY_DIR
 Runs a study: for each MPI library x collective x deployment, `launches` times,
@@ -48,7 +51,8 @@ CONFIG is a bench_nbc configuration (configs/default.conf, configs/paper.conf)
 or a study file with a [study] section (configs/study-default.conf):
   [study] config = FILE (relative to the study file), collectives = LIST,
   deployments = LIST, mpi = LIST, settings = NAME=V1,V2,..., ranks = N|auto, launches = N,
-  launch_order = interleaved|shuffled, seed = N; any other section's keys
+  launch_order = interleaved|shuffled, seed = N, fingerprint = P1,P2,... (a
+  fingerprint's MPI_Test periods in us, as --fingerprint); any other section's keys
   override the configuration like --set.
 
   --collectives LIST  e.g. ibcast,iallreduce (default: the study's, else run.collective)
@@ -62,6 +66,14 @@ or a study file with a [study] section (configs/study-default.conf):
                       MPIR_CVAR_IBCAST_INTRA_ALGORITHM=sched_binomial,sched_smp)
   --mpi LIST          auto (the library make builds with) or profiles of configs/mpi/
                       (nbc-profile list; default: the study's, else run.mpi, else auto)
+  --fingerprint       the library's progress fingerprint: every deployment its profile
+                      allows here (basic, progress, dedicated, thread) and MPI_Test
+                      polling every P us (deployment manual, progress.test_period_us) for
+                      the periods of the study key fingerprint (default 100,1000), the
+                      ways it cannot run listed with the reason; then nbc-fingerprint
+                      writes STUDY_DIR/fingerprint.html, .csv and the verdict lines.
+                      CONFIG defaults to configs/study-fingerprint.conf (3 x 3 cells,
+                      1-16 ms, ibcast); --mpi mpich,openmpi puts both on one page
   --set KEY=VALUE     override one bench_nbc key (section.key), repeatable
   --ranks N           MPI ranks (default: in Slurm SLURM_NTASKS, with --hosts one
                       per host, else min(2, cores))
@@ -124,6 +136,7 @@ class Options:
     no_deps: bool = False
     no_build: bool = False
     dry_run: bool = False
+    fingerprint: bool = False
     help: bool = False
     version: bool = False
     format: str = "text"

@@ -83,6 +83,8 @@ class Runner(RunSteps):
                 resumed.no_deps, resumed.no_build = o.no_deps, o.no_build
                 o = resumed
         self.o = o
+        if o.fingerprint and not o.config:
+            o.config = "study-fingerprint.conf"  # (looked up in configs/)
         if not o.config:
             raise BadInput("no CONFIG given (e.g. nbc-run configs/default.conf); see --help")
         config = find_config(o.config, o.base_dir, self.root)
@@ -169,7 +171,8 @@ class Runner(RunSteps):
 
     def bench_args(self, run):
         return self.spec.bench_args(run.collective, run.deployment, run.mpi,
-                                    self.placement.deployment_sets(run.deployment))
+                                    self.placement.deployment_sets(run.deployment),
+                                    run.sets or ())
 
     def open_study(self, runs):
         """study.json: a new one under the results folder, or the one resumed."""
@@ -271,6 +274,8 @@ class Runner(RunSteps):
                        for c in self.spec.collective_list]
             self.compare(by_coll, [r.run_dir for r in finished])
         if self.o.dry_run:
+            if self.spec.fingerprint_periods:
+                self.fingerprint_page()
             return 0
         if self.proc.interrupted:
             self.record.status = "interrupted"
@@ -286,7 +291,23 @@ class Runner(RunSteps):
         self.record.end_time = iso_now()
         self.save()
         summary(self, finished)
+        if self.spec.fingerprint_periods and not self.proc.interrupted:
+            self.fingerprint_page()
         return self.status
+
+    def fingerprint_page(self):
+        """nbc-fingerprint over the study folder: fingerprint.html and .csv
+        in it, the verdict lines on stdout (the ways skipped come from
+        study.json's skipped)."""
+        tool = os.path.join(self.tools_dir, "nbc-fingerprint")
+        if not os.access(tool, os.X_OK) and not self.o.dry_run:
+            note("{} is not built: no fingerprint page".format(tool))
+            self.status = self.status or 1
+            return
+        cmd = [tool, self.study_dir]
+        if self.proc.announce(cmd) and self.proc.run(cmd) != 0:
+            note("nbc-fingerprint failed: no fingerprint page")
+            self.status = self.status or 1
 
 
 def main(argv, here):

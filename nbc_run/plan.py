@@ -3,6 +3,7 @@ values of the setting it varies) that can run here, the others skipped with
 their reason, each `launches` times, in the launch order."""
 import random
 
+from . import fingerprint
 from .common import BadInput, note
 from .records import Run, Setting
 
@@ -22,7 +23,10 @@ class Planner:
         [deployment.progress], refused by nbc-profile as unsupported_progress
         otherwise), else the suite's progress thread; then dedicated where
         this placement leaves a core free. The question the default study
-        asks: does asynchronous progress buy overlap, at what cost."""
+        asks: does asynchronous progress buy overlap, at what cost. A
+        fingerprint: every deployment, polling (manual) included."""
+        if self.spec.fingerprint_periods:
+            return fingerprint.deployments()
         if self.spec.deployment_list != ["auto"]:
             return self.spec.deployment_list
         chosen = ["basic", "thread" if self.why_not(mpi, "progress") else "progress"]
@@ -36,6 +40,13 @@ class Planner:
                 " (not dedicated: {})".format(dedicated.split(" (use ")[0])))
         return chosen
 
+    def ways(self, mpi):
+        """(deployment, the run's own --set, name suffix) of each run of a
+        library: the study's deployments, or a fingerprint's ways."""
+        if self.spec.fingerprint_periods:
+            return fingerprint.ways(self.spec.fingerprint_periods)
+        return [(dep, [], dep) for dep in self.deployments_of(mpi)]
+
     def runs(self):
         """The study's runs, in the launch order (not yet numbered)."""
         spec = self.spec
@@ -43,16 +54,17 @@ class Planner:
         warned = False
         for mpi in self.profiles.mpi_list:
             for coll in spec.collective_list:
-                for dep in self.deployments_of(mpi):
-                    name = "{}-{}-{}".format(mpi, coll, dep)
-                    reason = self.why_not(mpi, dep)
+                for dep, run_sets, suffix in self.ways(mpi):
+                    name = "{}-{}-{}".format(mpi, coll, suffix)
+                    reason = (fingerprint.why_not(self.pl, self.profiles.get(mpi), dep)
+                              if spec.fingerprint_periods else self.why_not(mpi, dep))
                     if reason:
                         note("skipping {}: {}".format(name, reason))
                         self.skipped.append("{}: {}".format(name, reason))
                         continue
                     for value in spec.setting_values or [None]:
                         configurations.append(dict(
-                            mpi=mpi, collective=coll, deployment=dep,
+                            mpi=mpi, collective=coll, deployment=dep, sets=run_sets or None,
                             setting=None if value is None else Setting(spec.setting_name, value),
                             name=name + ("" if value is None else "-" + value)))
                     # The progress thread of a busy-polling library shares a core

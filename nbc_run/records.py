@@ -84,10 +84,12 @@ class Run(_Record):
     end_time: Optional[str] = None
     bench_nbc_status: Optional[str] = None  # meta.json's status after bench_nbc's last step
     no_valid_cell_reason: Optional[str] = None
+    # bench_nbc --set assignments of this run alone (a fingerprint's period)
+    sets: Optional[List[str]] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     # Members written only once set.
-    OPTIONAL = ("bench_nbc_status", "no_valid_cell_reason")
+    OPTIONAL = ("bench_nbc_status", "no_valid_cell_reason", "sets")
 
     @property
     def finished(self):

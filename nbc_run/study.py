@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import List
 
 from .common import BadInput, first_of, ini_get, read_ini
+from .fingerprint import DEFAULT_PERIODS_US, read_periods
 
 STUDY_KEYS = ["config", "collectives", "deployments", "mpi", "settings", "ranks", "launches",
-              "launch_order", "seed"]
+              "launch_order", "seed", "fingerprint"]
 LAUNCH_ORDERS = ["interleaved", "shuffled"]
 # Keys nbc-run sets itself for each run: given with --set they choose the
 # study's value, and are not passed on.
@@ -37,11 +38,14 @@ class StudySpec:
     seed: int
     results_dir: str
     threads_setting: int
+    # A fingerprint's MPI_Test periods (us, as given); empty: not a fingerprint.
+    fingerprint_periods: List[str]
 
-    def bench_args(self, collective, deployment, mpi, placement_sets=()):
+    def bench_args(self, collective, deployment, mpi, placement_sets=(), run_sets=()):
         """bench_nbc's arguments for a new run of this study (placement_sets:
-        what the deployment needs where it runs, overridden by the study's)."""
-        sets = list(placement_sets) + self.study_sets + self.passed_sets + [
+        what the deployment needs where it runs, overridden by the study's;
+        run_sets: the run's own --set, a fingerprint's period)."""
+        sets = list(placement_sets) + self.study_sets + self.passed_sets + list(run_sets) + [
             "run.collective=" + collective, "run.deployment=" + deployment, "run.mpi=" + mpi]
         args = ["-c", self.base_config]
         for s in sets:
@@ -143,6 +147,22 @@ def read_study(config, o, workdir, resumed_seed=None):
         raise BadInput("--deployments: '{}' is not a comma-separated list of names "
                        "(bench_nbc --plan lists them)".format(deployments))
     deployment_list = deployments.split(",")
+    periods = []
+    if o.fingerprint or study.get("fingerprint"):
+        # Every deployment there is, and polling at the periods: the study's
+        # own deployments would leave ways out.
+        if o.deployments:
+            raise BadInput("--deployments: a fingerprint runs every deployment its library "
+                           "allows here and polling at the periods of study.fingerprint; "
+                           "give no --deployments with it")
+        periods = read_periods(study.get("fingerprint") or DEFAULT_PERIODS_US)
+        deployment_list = ["auto"]
+        # Polling given to every run would make every way a polling one.
+        for s in study_sets + o.sets:
+            if s.split("=", 1)[0] in ("progress.mode", "progress.test_period_us"):
+                raise BadInput("{}: a fingerprint polls with MPI_Test in its own runs only "
+                               "(study key fingerprint = P1,P2,...); give no {} with it".format(
+                                   s, s.split("=", 1)[0]))
     if "auto" in deployment_list and len(deployment_list) > 1:
         raise BadInput("--deployments: auto chooses the deployments itself and takes no "
                        "others (allowed: auto, or names bench_nbc --plan lists)")
@@ -163,4 +183,5 @@ def read_study(config, o, workdir, resumed_seed=None):
                      setting_values=setting_values, ranks_choice=ranks_choice,
                      launches=int(launches), launch_order=launch_order, seed=seed,
                      results_dir=os.path.join(workdir, results),
-                     threads_setting=int(threads) if threads.isdigit() else 0)
+                     threads_setting=int(threads) if threads.isdigit() else 0,
+                     fingerprint_periods=periods)

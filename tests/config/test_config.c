@@ -235,6 +235,10 @@ static void set_overrides_the_file(void **state)
     set_ok(&cfg, "progress.mode=none");
     assert_int_equal(cfg.progress.mode, NBC_PROGRESS_NONE);
     assert_int_equal(cfg.progress.test_count, 0);
+    /* A period alone (test_chunks at its default) is no conflict. */
+    set_ok(&cfg, "progress.test_period_us=250");
+    validate_ok(&cfg);
+    assert_true(cfg.progress.test_period_us == 250);
     set_ok(&cfg, "run.deployment=thread");
     set_ok(&cfg, "progress.oversubscribe=true");
     set_ok(&cfg, "progress.unconfirmed_ok=true");
@@ -464,6 +468,7 @@ static void help_lists_every_key(void **state)
         "clocksync.barrier_margin_us",
         "progress.mode",
         "progress.test_chunks",
+        "progress.test_period_us",
         "progress.unconfirmed_ok",
         "progress.oversubscribe",
         "watchdog.factor",
@@ -777,6 +782,19 @@ static const bad_input bad_inputs[] = {
     {"progress test:x", NULL, {"progress.mode=test:x"}, {"progress.mode", "\"test:x\"", "test:K"}},
     {"progress poll", NULL, {"progress.mode=poll"}, {"progress.mode", "\"poll\"", "none, test:K"}},
     {"test_chunks 0", NULL, {"progress.test_chunks=0"}, {"progress.test_chunks", ">= 1"}},
+    {"negative MPI_Test period",
+     NULL,
+     {"progress.test_period_us=-1"},
+     {"progress.test_period_us", ">= 0"}},
+    {"MPI_Test period and test:K",
+     NULL,
+     {"progress.test_period_us=100", "progress.mode=test:4"},
+     {"progress.test_period_us and progress.mode", "\"test:4\" from --set", "one of the two"}},
+    {"MPI_Test period and test_chunks",
+     "[progress]\ntest_chunks = 8\n",
+     {"progress.test_period_us=100"},
+     {"progress.test_period_us and progress.test_chunks", "\"8\" from inline.conf:2",
+      "\"100\" from --set"}},
     {"bad bool",
      NULL,
      {"run.force=maybe"},

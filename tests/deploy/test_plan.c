@@ -247,6 +247,32 @@ static const plan_case cases[] = {
      2,
      {NULL},
      {"progress.mode", "test:4", "run.deployment=thread"}},
+    {"suite thread and an MPI_Test period are two strategies",
+     "mpich",
+     "4.0.2",
+     {"run.deployment=thread", "progress.test_period_us=100"},
+     {0, 1},
+     2,
+     {NULL},
+     {"progress.test_period_us", "run.deployment=thread"}},
+    {"manual polls every period: the chunk count is each cell's",
+     "mpich",
+     "4.0.2",
+     {"run.deployment=manual", "progress.test_period_us=100"},
+     {0, 1},
+     2,
+     {NULL},
+     {NULL},
+     "funneled",
+     "none",
+     NULL,
+     "0,1",
+     "0,1",
+     "active",
+     NULL,
+     "test:0",
+     {NULL},
+     {"MPICH_ASYNC_PROGRESS"}},
     {"manual polls with MPI_Test",
      "mpich",
      "4.0.2",
@@ -536,6 +562,28 @@ static void thread_level_asserted(void **state)
     }
 }
 
+/* MPI_Test every P of computation: round(t_comp / P) chunks, at least
+ * one; without a period the fixed count, whatever t_comp. */
+static void test_chunks_follow_the_period(void **state)
+{
+    (void)state;
+    static const struct {
+        int fixed;
+        double period_us, t_comp_s;
+        int chunks;
+    } rows[] = {
+        {16, 0, 8e-3, 16},  {16, 0, 1.0, 16},     {0, 100, 1e-3, 10},   {0, 100, 16e-3, 160},
+        {0, 1000, 1e-3, 1}, {0, 1000, 4.4e-3, 4}, {0, 1000, 4.6e-3, 5}, {0, 1000, 1e-4, 1},
+        {0, 1000, 0.0, 1},  {0, 250, 1.0, 4000},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        int chunks = deploy_test_chunks(rows[i].fixed, rows[i].period_us, rows[i].t_comp_s);
+        if (chunks != rows[i].chunks)
+            fail_msg("fixed %d, period %g us, t_comp %g s: %d chunks, expected %d", rows[i].fixed,
+                     rows[i].period_us, rows[i].t_comp_s, chunks, rows[i].chunks);
+    }
+}
+
 /* The suite's progress thread calls the library's own progress function
  * where the profile names one for the version, else MPI_Iprobe; the plan
  * says which and why (meta.json's deployment_plan). */
@@ -588,6 +636,7 @@ int main(void)
         cmocka_unit_test(profiles_state_progress),
         cmocka_unit_test(thread_level_asserted),
         cmocka_unit_test(thread_poll_follows_versions),
+        cmocka_unit_test(test_chunks_follow_the_period),
     };
     return cmocka_run_group_tests(tests, load_profiles, free_profiles);
 }

@@ -35,7 +35,7 @@ check_tool() {
 check_tool bench_nbc "$BUILD/bench_nbc"
 check_tool compute_ref "$BUILD/compute_ref"
 check_tool clocksync_check "$BUILD/clocksync_check"
-for tool in nbc-analyze nbc-compare nbc-trace nbc-report nbc-verdict nbc-profile schema_doc; do
+for tool in nbc-analyze nbc-compare nbc-trace nbc-report nbc-verdict nbc-fingerprint nbc-profile schema_doc; do
     check_tool $tool "$TOOLS_DIR/$tool"
 done
 check_tool nbc-run ./nbc-run

@@ -197,7 +197,7 @@ bad "launch_order: unknown value 'random' \(allowed: interleaved,shuffled\)" con
 bad "seed: 'x' is not an integer >= 0" configs/default.conf --seed x
 bad "--resume: $SCRATCH has no study.json" --resume "$SCRATCH"
 printf '[study]\nconfig = %s\nsizes = 1\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
-bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, settings, ranks, launches, launch_order, seed\)" "$SCRATCH/study.conf"
+bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, settings, ranks, launches, launch_order, seed, fingerprint\)" "$SCRATCH/study.conf"
 printf '[study]\ncollectives = ibcast\n' >"$SCRATCH/study.conf"
 bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
 
