@@ -47,10 +47,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench_nbc/block_order.h"
-#include "bench_nbc/collectives.h"
+#include "bench_nbc/measure/block_order.h"
+#include "bench_nbc/collectives/collectives.h"
 #include "config/config.h"
-#include "bench_nbc/stopping.h"
+#include "bench_nbc/measure/stopping.h"
 #include "clocksync/clocksync.h"
 #include "compute/compute.h"
 #include "deploy/plan.h"

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "bench_nbc/block_order.h"
+#include "bench_nbc/measure/block_order.h"
 
 enum { CELLS = 2000, BLOCKS = 12 };
 

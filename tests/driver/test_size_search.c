@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "bench_nbc/size_search.h"
+#include "bench_nbc/measure/size_search.h"
 
 /* Below switch_bytes:
  *   t(s) = latency_s + s / bytes_per_s + s^2 quadratic_s_per_byte2

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "bench_nbc/stopping.h"
+#include "bench_nbc/measure/stopping.h"
 
 /* The default configuration's rule: 12 to 40 blocks, looks at 12, 18, 24,
  * 30, 36 (5 looks: each at q / 5 = 0.01). */

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "bench_nbc/collectives.h"
+#include "bench_nbc/collectives/collectives.h"
 
 /* 0 when the data check knows `coll`; -1 with a message naming it when it
  * has no rule, or a rule that contradicts the descriptor's buffers. */

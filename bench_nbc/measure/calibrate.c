@@ -3,7 +3,7 @@
  * by measuring its reference on all ranks. Every rank computes the same
  * decisions from the same (allreduced) measurements, so they stay in step. */
 #include "bench_nbc/driver.h"
-#include "bench_nbc/size_search.h"
+#include "bench_nbc/measure/size_search.h"
 
 #include <stdio.h>
 #include <stdlib.h>

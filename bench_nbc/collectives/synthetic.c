@@ -18,7 +18,7 @@
  *                      engine would; otherwise the scheduler may let a short
  *                      computation finish first (EEVDF does not preempt for
  *                      a waking thread), and the answer is less clear-cut. */
-#include "bench_nbc/collectives.h"
+#include "bench_nbc/collectives/collectives.h"
 #include "clocksync/clocksync.h"
 
 #include <errno.h>

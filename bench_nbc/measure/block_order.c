@@ -1,5 +1,5 @@
 /* The kinds of a block and their order (block_order.h). */
-#include "bench_nbc/block_order.h"
+#include "bench_nbc/measure/block_order.h"
 
 #include <math.h>
 

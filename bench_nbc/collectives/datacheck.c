@@ -13,7 +13,7 @@
  * every partial sum is exact in any order and the sum over a range of ranks
  * has a closed form. Poison: the byte's complement (a missing write is
  * wrong at every element), and -0.5 for doubles (never an integer sum). */
-#include "bench_nbc/datacheck.h"
+#include "bench_nbc/collectives/datacheck.h"
 
 #include <endian.h>
 #include <stdbool.h>

@@ -3,7 +3,7 @@
  * analysis library from the same rows raw.csv will hold, so the driver stops
  * on the very numbers nbc-analyze later reports (up to the clock model,
  * which the driver extrapolates and the end of the run interpolates). */
-#include "bench_nbc/stopping.h"
+#include "bench_nbc/measure/stopping.h"
 
 #include "analysis/analysis.h"
 

@@ -2,7 +2,7 @@
  * the paper and its two references), judged late when any rank left the
  * barrier late; the caller redoes what a late attempt spoils (sweep.c: the
  * whole block). */
-#include "bench_nbc/datacheck.h"
+#include "bench_nbc/collectives/datacheck.h"
 #include "bench_nbc/driver.h"
 
 #include <math.h>

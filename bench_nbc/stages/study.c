@@ -3,7 +3,7 @@
  * on a sub-communicator (as IMB's -npmin), in its own run folder, with the
  * job's clock sync and computation calibration. The other ranks wait asleep
  * until the study's ranks release them with its status. */
-#include "bench_nbc/datacheck.h"
+#include "bench_nbc/collectives/datacheck.h"
 #include "bench_nbc/driver.h"
 
 #include <stdio.h>

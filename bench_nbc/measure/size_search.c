@@ -1,6 +1,6 @@
 /* The message size search of the communication calibration (see
  * size_search.h). */
-#include "bench_nbc/size_search.h"
+#include "bench_nbc/measure/size_search.h"
 
 #include <math.h>
 #include <stdlib.h>

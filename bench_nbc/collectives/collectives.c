@@ -1,6 +1,6 @@
 /* The collectives table (see collectives.h). Each row is one operation; the
  * start functions only map the prepared buffers onto the MPI call. */
-#include "bench_nbc/collectives.h"
+#include "bench_nbc/collectives/collectives.h"
 
 #include <limits.h>
 #include <stdint.h>
