@@ -1,7 +1,9 @@
 /* The command line (getopt_long): options, --help and --list, and the
  * first look at the configuration before MPI_Init (--plan prints it). */
 #include "bench_nbc/collectives/datacheck.h"
-#include "bench_nbc/driver.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 #include "bench_nbc/plan_estimate.h"
 #include "cli/cli.h"
 #include "compute/compute.h"

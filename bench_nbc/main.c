@@ -9,7 +9,7 @@
  * The pipeline, each stage in the file named for it, each writing files the
  * next reads (docs/formats.md). Bad input of any kind exits 2 on every rank,
  * before any measurement. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/stages/stages.h"
 
 int main(int argc, char **argv)
 {

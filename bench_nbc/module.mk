@@ -1,4 +1,4 @@
-# bench_nbc: the driver (see bench_nbc/driver.h for how its files divide the work).
+# bench_nbc: the driver (bench_nbc/README.md: its rooms and what each holds).
 # (Libraries are named by path: module.mk files are read in alphabetical order.)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives/collectives.o measure/measure.o \
                        measure/progress.o measure/calibrate.o measure/sweep.o runfolder/output.o \

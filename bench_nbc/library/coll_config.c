@@ -1,6 +1,6 @@
 /* The collective as the configuration sets it up: its options (run.root,
  * run.datatype, run.in_place) and the buffers a message size needs. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/library/library.h"
 
 coll_options nbc_coll_options(const nbc_config *cfg)
 {

@@ -4,7 +4,7 @@
  * /proc/self/task and bound where the plan says, the binding of dedicated's
  * progress thread confirmed from its allowed CPUs, and the record of it
  * all (meta.json, docs/formats.md). */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/library/library.h"
 #include "threads/threads.h"
 
 #include <dirent.h>

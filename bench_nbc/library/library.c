@@ -5,7 +5,7 @@
  * set before MPI_Init. Then: the checks of run.mpi and run.deployment that
  * depend on the library, and what meta.json records of it. One per process;
  * every rank identifies its own library (they run the same program). */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/library/library.h"
 #include "mpiprofile/mpiprofile.h"
 
 #include <json-c/json.h>

@@ -1,5 +1,5 @@
 /* Where a rank computes: its cores, and the host it is on. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/library/library.h"
 
 #include <stdio.h>
 #include <string.h>

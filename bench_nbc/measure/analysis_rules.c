@@ -1,6 +1,6 @@
 /* What the driver reads from the analysis's rules, so that one number has
- * one owner (analysis/diagnosis.c). Apart from driver.h: the analysis's
- * header and the driver's share names. */
+ * one owner (analysis/diagnosis.c). Apart from measure/measure.h: the
+ * analysis's header and the driver's share names. */
 #include "analysis/analysis.h"
 
 double nbc_off_target_max_error(void);

@@ -2,7 +2,9 @@
  * size of the collective and the matrix size of the computation, each found
  * by measuring its reference on all ranks. Every rank computes the same
  * decisions from the same (allreduced) measurements, so they stay in step. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
 #include "bench_nbc/measure/size_search.h"
 
 #include <stdio.h>

@@ -3,7 +3,8 @@
  * barrier late; the caller redoes what a late attempt spoils (sweep.c: the
  * whole block). */
 #include "bench_nbc/collectives/datacheck.h"
-#include "bench_nbc/driver.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
 
 #include <math.h>
 #include <stdint.h>

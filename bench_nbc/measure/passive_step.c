@@ -1,7 +1,11 @@
 /* The passive step: the computation's time inside MPI with no
  * communication in flight (t_comp_passive_mpi, equation 2), before the sweep
  * and after it, written to passive.csv. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,7 +7,8 @@
  * thread alone waits on (two threads must not complete one request).
  * Between measurements it sleeps on a condition variable so it steals no
  * cycles outside its core. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
 
 #include <pthread.h>
 #include <sched.h>

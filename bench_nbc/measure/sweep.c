@@ -6,7 +6,9 @@
  * attempt redoes its whole block. Cells run in an order shuffled from a
  * recorded seed, so slow drift of the machine does not draw structure on the
  * heatmap. Every attempt, late or kept, goes to raw.csv as its cell ends. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -4,7 +4,11 @@
  * and sched.csv, the scheduler's counters of the computing and progress
  * threads over each attempt of the sweep (docs/formats.md). The /proc work
  * is threads/threads.h's; this file knows the run. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 #include "threads/threads.h"
 
 #include <inttypes.h>

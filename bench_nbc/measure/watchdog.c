@@ -3,7 +3,8 @@
  * lost message, a dead node, a library deadlock) and ends the job with a
  * message saying which cell, which rank and which call, instead of letting
  * it hang until the batch system's time limit. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -2,7 +2,11 @@
  * its profile, ranks, binding, deployment, environment, configuration, clock sync,
  * revision, times), written atomically by rank 0 at the start and the end
  * of a run and when the watchdog ends it. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 #include "cli/cli.h"
 #include "provenance/provenance.h"
 

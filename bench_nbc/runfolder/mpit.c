@@ -4,7 +4,9 @@
  * MPIR_CVAR_IBCAST_INTRA_ALGORITHM, Open MPI's coll_libnbc_ibcast_algorithm),
  * and the performance variables of the counter class bound to no object,
  * read around each cell (mpit_pvars.csv). docs/formats.md defines the files. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 #include "schema/schema.h"
 
 #include <ctype.h>

@@ -2,7 +2,9 @@
  * the first rank of each node (MPI_COMM_TYPE_SHARED) and gathered on rank 0,
  * with each node's hwloc topology in topology-<host>.xml; what in them
  * threatens the measurements is printed once and kept in meta.json. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 #include "provenance/provenance.h"
 
 #include <json-c/json.h>

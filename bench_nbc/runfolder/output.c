@@ -1,7 +1,8 @@
 /* The run folder (docs/formats.md): a new folder per run, CSV files opened in
  * append mode and flushed per cell, whole files replaced atomically. Only
  * rank 0 writes. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 #include "schema/schema.h"
 
 #include <errno.h>

@@ -5,7 +5,11 @@
  * sync and the passive step run as usual, and only the cell is measured
  * (a mask of cells marked done). RUN_DIR is only read. The standalone
  * command that does the same again is printed and written to replay.sh. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
 
 #include <errno.h>
 #include <ini.h>

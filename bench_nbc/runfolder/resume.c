@@ -2,7 +2,8 @@
  * every rank receives it). Calibrations are re-used, whole cells of raw.csv
  * are kept and anything after the last whole cell (a cell cut short, a line
  * cut by SIGKILL) is dropped from the rewrite. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/runfolder/runfolder.h"
 #include "schema/schema.h"
 
 #include <errno.h>

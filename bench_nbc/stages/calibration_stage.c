@@ -2,7 +2,12 @@
  * computation targets, the passive step before the sweep, message sizes for
  * the communication targets, the window barrier's precision; the cells
  * calibration could not reach said once. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <math.h>
 #include <stdio.h>

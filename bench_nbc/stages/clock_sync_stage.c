@@ -2,7 +2,10 @@
  * once, before anything is measured (the window barrier's global time), and
  * once more after the last study, so every study's raw records convert to
  * global time by interpolation between the two. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/stages/stages.h"
 
 void nbc_clock_sync_stage(nbc_job *job)
 {

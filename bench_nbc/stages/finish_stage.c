@@ -2,7 +2,12 @@
  * word; at the job's end, its end clock point and every study's raw records
  * converted by interpolation, the exit status, and everything the job
  * started stopped and freed. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

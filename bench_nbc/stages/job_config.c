@@ -1,7 +1,9 @@
 /* The job's configuration: the text rank 0 reads, parsed by every rank with
  * the --set overrides, then validated against this job (its ranks, cores,
  * memory, library) before anything is measured. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <limits.h>
 #include <mpi.h>

@@ -3,7 +3,12 @@
  * threads bound where the plan says, the compute team and (when the plan
  * has one) the suite's progress thread started. Bad input exits 2 on every
  * rank here, before anything is measured. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

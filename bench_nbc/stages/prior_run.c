@@ -1,6 +1,11 @@
 /* What a run folder already holds when --resume continues it: calibrations,
  * the passive step, whole cells; read by rank 0 (resume.c) and broadcast. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <json-c/json.h>
 #include <limits.h>

@@ -1,7 +1,12 @@
 /* The run folder set up by rank 0: created (or reopened by --resume), with
  * config.ini and the first meta.json (hosts, binding, deployment, system),
  * its path published for the program launching the run. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

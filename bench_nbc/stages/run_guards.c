@@ -1,7 +1,11 @@
 /* What guards a run while it measures: the watchdog that ends a hung job
  * with a message, SIGTERM/SIGINT turned into a stop the ranks agree on, and
  * the faults the tests aim at a rank (BENCH_NBC_FAULT). */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <signal.h>
 #include <stdio.h>

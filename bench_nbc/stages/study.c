@@ -4,7 +4,10 @@
  * job's clock sync and computation calibration. The other ranks wait asleep
  * until the study's ranks release them with its status. */
 #include "bench_nbc/collectives/datacheck.h"
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <stdio.h>
 #include <stdlib.h>

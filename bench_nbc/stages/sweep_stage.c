@@ -1,7 +1,11 @@
 /* The sweep stage: every reachable cell measured (sweep.c) unless
  * --stop-after calibration stops before it, with the scheduler's counters
  * (sched.csv) and the deployment's threads' CPU time recorded around it. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/stages/stages.h"
 
 #include <json-c/json.h>
 #include <stdio.h>

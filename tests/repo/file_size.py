@@ -12,7 +12,6 @@ LIMIT_LINES = 800  # STYLE.md: split a file by concern before it passes this
 SKIP_DIRS = {".git", "build", ".ci", "tests", "fuzz"}
 EXCEPTIONS = {
     "analysis/metrics.c": "two concerns (cell ratios and the diagnosis's claims): to split",
-    "bench_nbc/driver.h": "the driver's internal map of ~30 files: to split by stage",
 }
 
 
