@@ -486,7 +486,8 @@ int nbc_datacheck_supports(const nbc_collective *coll, char *err, size_t errlen)
     const rule *r = rule_of(coll);
     if (!r) {
         snprintf(err, errlen,
-                 "data check: no rule for collective '%s' (add one to bench_nbc/datacheck.c)",
+                 "data check: no rule for collective '%s' (add one to "
+                 "bench_nbc/collectives/datacheck.c)",
                  coll->name);
         return -1;
     }
@@ -516,7 +517,7 @@ int nbc_datacheck_supports(const nbc_collective *coll, char *err, size_t errlen)
     if (contradiction) {
         snprintf(err, errlen,
                  "data check: the rule for '%s' contradicts its descriptor: %s (fix "
-                 "bench_nbc/datacheck.c or the table)",
+                 "bench_nbc/collectives/datacheck.c or the table)",
                  coll->name, contradiction);
         return -1;
     }

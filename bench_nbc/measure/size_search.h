@@ -1,7 +1,7 @@
 /* size_search: the message size whose collective takes a target time
  * (sections 4.3 and 5.1 of the BenchNBC paper), as a search that is told
  * measurements and answers with the next size to measure. No MPI: the
- * caller measures (bench_nbc/calibrate.c), tests simulate the collective.
+ * caller measures (bench_nbc/measure/calibrate.c), tests simulate the collective.
  *
  * The search grows (or shrinks) the size until the target is bracketed by a
  * size too fast and a size too slow, then fits the quadratic

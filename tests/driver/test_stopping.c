@@ -1,4 +1,4 @@
-/* Unit tests of adaptive repetitions' stopping rule (bench_nbc/stopping.c):
+/* Unit tests of adaptive repetitions' stopping rule (bench_nbc/measure/stopping.c):
  * the rule on given estimates (least blocks, fixed count, looks only after
  * complete Williams cycles, precision, decided, unresolvable, cap, budget),
  * the rule fed by the analysis's own estimator on simulated cells, and a
