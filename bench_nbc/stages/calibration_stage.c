@@ -272,57 +272,58 @@ size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bo
     return unreachable;
 }
 
-void nbc_computation_stage(nbc_job *job)
+void nbc_computation_stage(nbc_study *study, const nbc_cli *cli, nbc_shared *shared)
 {
-    nbc_run *run = &job->run;
-    const nbc_config *cfg = &job->cfg;
+    nbc_run *run = &study->run;
+    const nbc_config *cfg = run->cfg;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     /* Calibration decisions use the extrapolated global time; the window
      * barrier corrects itself. */
     /* A replay measures with the source run's sizes. */
-    if (job->cli.replay.cell_text)
-        nbc_load_prior_calibrations(run, job->cli.replay.run_dir_abs, &job->prior);
+    if (cli->replay.cell_text)
+        nbc_load_prior_calibrations(run, cli->replay.run_dir_abs, &study->prior);
     else
-        nbc_load_prior(run, job->cli.resume_dir, &job->prior);
-    nbc_resume *prior = &job->prior;
-    job->comp_kept = prior->comp_done;
+        nbc_load_prior(run, cli->resume_dir, &study->prior);
+    nbc_resume *prior = &study->prior;
+    shared->comp_kept = prior->comp_done;
     /* A stop signal during calibration keeps the sizes found so far. */
-    job->comp_calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
+    shared->comp_calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
     prior->comp_done = cfg->grid.comp_count;
     /* The studies' communication calibrations extrapolate global time. */
-    if (job->comp_calibrated)
+    if (shared->comp_calibrated)
         NBC_CHECK_MPI(clocksync_prepare_realtime(run->sync));
-    job->comp = malloc(cfg->grid.comp_count * sizeof *job->comp);
-    nbc_exit_if_any_failed(!job->comp, "out of memory", 1);
-    memcpy(job->comp, prior->comp, cfg->grid.comp_count * sizeof *job->comp);
-    job->shared_s += (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+    shared->comp = malloc(cfg->grid.comp_count * sizeof *shared->comp);
+    nbc_exit_if_any_failed(!shared->comp, "out of memory", 1);
+    memcpy(shared->comp, prior->comp, cfg->grid.comp_count * sizeof *shared->comp);
+    shared->elapsed_s += (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
 }
 
-void nbc_write_calib_comp_rows(nbc_job *job)
+void nbc_write_calib_comp_rows(nbc_run *run, const nbc_shared *shared, bool first_study)
 {
-    for (size_t j = job->next_study > 1 ? 0 : job->comp_kept; j < job->cfg.grid.comp_count; j++)
-        write_calib_comp(&job->run, &job->comp[j]);
+    for (size_t j = first_study ? shared->comp_kept : 0; j < run->cfg->grid.comp_count; j++)
+        write_calib_comp(run, &shared->comp[j]);
 }
 
-void nbc_calibration_stage(nbc_job *job)
+void nbc_calibration_stage(nbc_study *study, const nbc_cli *cli, const placement *place,
+                           const nbc_shared *shared)
 {
-    nbc_run *run = &job->run;
-    const nbc_config *cfg = &job->cfg;
+    nbc_run *run = &study->run;
+    const nbc_config *cfg = run->cfg;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
-    nbc_resume *prior = &job->prior;
-    bool calibrated = job->comp_calibrated && !nbc_stop_requested(run);
+    nbc_resume *prior = &study->prior;
+    bool calibrated = shared->comp_calibrated && !nbc_stop_requested(run);
     /* The passive step before the sweep: right before it, with --resume,
      * when the run stops after its calibration (nbc-run measures compute_ref
      * in between: ref, passive | sweep | passive, ref, an ABBA order that
      * cancels a linear drift of the host; analysis/README.md). */
-    if (calibrated && !prior->passive_done && !job->cli.stop_after_calibration)
-        nbc_measure_passive(run, &job->place, prior->comp, cfg->grid.comp_count, "before");
+    if (calibrated && !prior->passive_done && !cli->stop_after_calibration)
+        nbc_measure_passive(run, place, prior->comp, cfg->grid.comp_count, "before");
     calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
     if (calibrated) {
         NBC_CHECK_MPI(nbc_measure_barrier_precision(run, 100, &run->barrier_precision_ns));
         warn_loose_barrier(run, prior->comm, prior->comp);
     }
     run->next_seq = prior->next_seq;
-    job->meta.calibration_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
-    job->calibrated = calibrated;
+    study->meta.calibration_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+    study->calibrated = calibrated;
 }

@@ -33,10 +33,11 @@ static int cells_kept(const nbc_sweep_record *record, const bool *done_before)
 /* meta.json's end: the clocks, the deployment and threads at the end. */
 static void record_end(nbc_job *job)
 {
-    nbc_run *run = &job->run;
-    meta_info *meta = &job->meta;
-    meta->clocksync = job->rc == MPI_SUCCESS ? nbc_meta_clocksync_json(run, RAW_TIMES_START) : NULL;
-    if (job->rc == MPI_SUCCESS) {
+    nbc_run *run = &job->study.run;
+    meta_info *meta = &job->study.meta;
+    meta->clocksync =
+        job->study.rc == MPI_SUCCESS ? nbc_meta_clocksync_json(run, RAW_TIMES_START) : NULL;
+    if (job->study.rc == MPI_SUCCESS) {
         json_object_put(meta->deployment);
         meta->deployment = nbc_deployment_meta_json(run, &job->dep);
         /* Threads that appeared during the run show in the list of the end. */
@@ -45,19 +46,19 @@ static void record_end(nbc_job *job)
         if (run->rank == 0)
             json_object_object_add(meta->thread_record, "sched_snapshot", cost);
     }
-    int kept = cells_kept(&job->record, job->prior.cell_done);
+    int kept = cells_kept(&job->study.record, job->study.prior.cell_done);
     if (run->rank == 0)
         json_object_object_add(meta->thread_record, "cells_kept", json_object_new_int(kept));
-    meta->status = job->rc != MPI_SUCCESS ? "failed"
-                   : job->interrupted     ? "interrupted"
-                   : job->stopped         ? "calibrated"
-                                          : "complete";
+    meta->status = job->study.rc != MPI_SUCCESS ? "failed"
+                   : job->study.interrupted     ? "interrupted"
+                   : job->study.stopped         ? "calibrated"
+                                                : "complete";
     nbc_iso_time_now(meta->end_time, sizeof meta->end_time);
     if (run->rank == 0) {
         nbc_meta_write(run, meta);
         /* Stopped after the calibration (nbc-run's first step): no cell yet
          * is what was asked, not a shortfall. */
-        if (job->stopped && job->rc == MPI_SUCCESS && !job->interrupted)
+        if (job->study.stopped && job->study.rc == MPI_SUCCESS && !job->study.interrupted)
             fprintf(stderr, "bench_nbc: calibrated in %.1f s: %s; its %d cells come on --resume\n",
                     meta->calibration_s, run_output_dir(run->out), meta->cells_total);
         else
@@ -66,14 +67,14 @@ static void record_end(nbc_job *job)
                     meta->status, meta->cells_done, meta->cells_total, run_output_dir(run->out),
                     meta->calibration_s, meta->sweep_s);
     }
-    job->kept = kept;
+    job->study.kept = kept;
 }
 
 /* The study's own things freed: its records, folder, clock context. */
 static void end_study(nbc_job *job)
 {
-    nbc_run *run = &job->run;
-    meta_info *meta = &job->meta;
+    nbc_run *run = &job->study.run;
+    meta_info *meta = &job->study.meta;
     json_object_put(meta->hosts);
     json_object_put(meta->binding);
     json_object_put(meta->clocksync);
@@ -84,10 +85,10 @@ static void end_study(nbc_job *job)
     *meta = (meta_info){0};
     nbc_mpit_free(run->mpit);
     run->mpit = NULL;
-    nbc_sweep_record_free(&job->record);
-    nbc_resume_free(&job->prior);
+    nbc_sweep_record_free(&job->study.record);
+    nbc_resume_free(&job->study.prior);
     clocksync_free(run->sync);
-    run->sync = job->job_sync;
+    run->sync = job->shared.sync;
     run_output_close(run->out);
     run->out = NULL;
 }
@@ -96,57 +97,60 @@ static void end_study(nbc_job *job)
  * (nbc_study_rewrite); the study no longer owns them. Collective. */
 static void keep_for_rewrite(nbc_job *job)
 {
-    nbc_run *run = &job->run;
+    nbc_run *run = &job->study.run;
     nbc_study_rewrite *grown =
         realloc(job->rewrites, (job->rewrite_count + 1) * sizeof *job->rewrites);
     nbc_exit_if_any_failed(!grown, "out of memory keeping a study's records", 1);
     job->rewrites = grown;
     nbc_study_rewrite *w = &grown[job->rewrite_count++];
-    *w = (nbc_study_rewrite){
-        .run = *run, .prior = job->prior, .plan = job->plan, .record = job->record};
+    *w = (nbc_study_rewrite){.run = *run,
+                             .prior = job->study.prior,
+                             .plan = job->study.plan,
+                             .record = job->study.record};
     w->run.out = NULL;
     w->run.mpit = NULL;
     if (run->rank == 0)
         snprintf(w->dir, sizeof w->dir, "%s", run_output_dir(run->out));
     NBC_CHECK_MPI(MPI_Comm_dup(run->comm, &w->run.comm));
-    job->prior = (nbc_resume){0};
-    job->record = (nbc_sweep_record){0};
+    job->study.prior = (nbc_resume){0};
+    job->study.record = (nbc_sweep_record){0};
     run->sync = NULL;
 }
 
 void nbc_finish_study(nbc_job *job)
 {
-    nbc_run *run = &job->run;
-    bool stopped = job->stopped;
+    nbc_run *run = &job->study.run;
+    bool stopped = job->study.stopped;
     /* The passive step again, so drift over the sweep shows in equation 2;
      * after the sweep's files reached the disk, so no write-back of them
      * competes with it (rank 0 computed ~10 % slower while a raw.csv was
      * being written back). raw.csv's times are converted again at the
      * job's end point. */
-    if (job->rc == MPI_SUCCESS && !job->interrupted && !stopped) {
+    if (job->study.rc == MPI_SUCCESS && !job->study.interrupted && !stopped) {
         if (run->rank == 0 && run_output_sync(run->out) != 0)
             fprintf(stderr, "bench_nbc: warning: the passive step after the sweep may meet the "
                             "write-back of the run folder's files\n");
-        nbc_measure_passive(run, &job->place, job->prior.comp, job->cfg.grid.comp_count, "after");
+        nbc_measure_passive(run, &job->place, job->study.prior.comp, job->cfg.grid.comp_count,
+                            "after");
     }
     record_end(job);
-    size_t cells = job->record.cells; /* before keep_for_rewrite takes the record */
-    if (job->rc == MPI_SUCCESS && !stopped)
+    size_t cells = job->study.record.cells; /* before keep_for_rewrite takes the record */
+    if (job->study.rc == MPI_SUCCESS && !stopped)
         keep_for_rewrite(job);
-    int rc = job->rc;
+    int rc = job->study.rc;
     /* 3 tells a batch script the run was cut short but kept its cells; 5
      * that it ended with nothing to analyse. */
-    int status = rc != MPI_SUCCESS  ? 1
-                 : job->interrupted ? 3
-                 : stopped          ? 0
-                 : job->kept == 0   ? 5
-                                    : 0;
+    int status = rc != MPI_SUCCESS        ? 1
+                 : job->study.interrupted ? 3
+                 : stopped                ? 0
+                 : job->study.kept == 0   ? 5
+                                          : 0;
     if (status == 5 && run->rank == 0)
         fprintf(stderr,
                 "bench_nbc: no cell was measured whole: %zu of %zu cells unreachable (calibration "
                 "did not reach their targets), the other %zu stopped late (every retry of an "
                 "attempt left the window barrier late; raw.csv); exit status 5\n",
-                job->unreachable, cells, cells - job->unreachable);
+                job->study.unreachable, cells, cells - job->study.unreachable);
     if (rc != MPI_SUCCESS)
         fprintf(stderr, "bench_nbc: rank %d: the run failed (MPI error %d)\n", run->rank, rc);
     job->study_status = status;
@@ -161,7 +165,7 @@ static int rewrite_study(nbc_job *job, nbc_study_rewrite *w)
     /* A study on fewer ranks fails on its own ranks: the others are already
      * at their next study's rewrite, on another communicator. */
     nbc_errors_scope(run->comm, MPI_COMM_NULL);
-    int failed = clocksync_adopt_later_points(run->sync, job->job_sync) != 0;
+    int failed = clocksync_adopt_later_points(run->sync, job->shared.sync) != 0;
     if (run->rank == 0 && !failed) {
         run->out = run_output_open(w->dir, job->err, sizeof job->err);
         failed = run->out == NULL;
@@ -201,7 +205,7 @@ static int end_point_and_rewrites(nbc_job *job)
     int rc = MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rc == MPI_SUCCESS && any) {
         int64_t start_ns = clocksync_monotonic_ns();
-        rc = nbc_clock_sync_end(job);
+        rc = nbc_clock_sync_end(&job->study.run, &job->shared);
         for (size_t i = 0; i < job->rewrite_count && rc == MPI_SUCCESS; i++)
             rc = rewrite_study(job, &job->rewrites[i]);
         if (rc == MPI_SUCCESS && job->rank == 0 && job->study_count > 1)
@@ -225,7 +229,7 @@ static int end_point_and_rewrites(nbc_job *job)
 
 int nbc_finish_stage(nbc_job *job)
 {
-    nbc_run *run = &job->run;
+    nbc_run *run = &job->study.run;
     int status = job->status;
     if (end_point_and_rewrites(job) != 0 && status == 0)
         status = 1;
@@ -235,11 +239,11 @@ int nbc_finish_stage(nbc_job *job)
         status = 1;
     nbc_threads_free(job->threads_log);
     nbc_deployment_free(&job->dep);
-    clocksync_free(job->job_sync);
+    clocksync_free(job->shared.sync);
     compute_team_destroy(run->team);
     nbc_config_free(&job->cfg);
     nbc_replay_free(&job->cli.replay);
-    free(job->comp);
+    free(job->shared.comp);
     free(job->colls);
     free(job->rank_counts);
     free(job->cli.sets);

@@ -103,7 +103,7 @@ static void choose_seed(nbc_job *job)
 }
 
 /* The collective and its options checked, the compute team and the suite's
- * progress thread started: job->run ready for the stages. */
+ * progress thread started: job->study.run ready for the stages. */
 static void start_run(nbc_job *job)
 {
     const nbc_config *cfg = &job->cfg;
@@ -124,7 +124,7 @@ static void start_run(nbc_job *job)
     compute_team *team = compute_team_create(&copt, err, errlen);
     nbc_exit_if_any_failed(team == NULL, err, 2);
 
-    job->run = (nbc_run){
+    job->study.run = (nbc_run){
         .comm = MPI_COMM_WORLD,
         .rank = job->rank,
         .ranks = job->ranks,
@@ -140,7 +140,7 @@ static void start_run(nbc_job *job)
         .threads = job->threads_log,
     };
     /* Degenerate placements are refused before anything is measured. */
-    nbc_threads_check_placement(&job->run, job->place.host, job->place.may_share_cores);
+    nbc_threads_check_placement(&job->study.run, job->place.host, job->place.may_share_cores);
     if (deploy->progress_thread == DEPLOY_PROGRESS_SUITE) {
         /* Oversubscribed, it inherits the compute team's first core. */
         int cpu = deploy->oversubscribed ? -1 : deploy->progress_cpus[0];
@@ -157,10 +157,11 @@ static void start_run(nbc_job *job)
                          deploy->poll_function, deploy->poll_why);
             nbc_exit_if_any_failed(poll == NULL, err, 2);
         }
-        job->run.progress_thread =
+        job->study.run.progress_thread =
             progress_thread_start(MPI_COMM_WORLD, cpu, poll, deploy->poll_argument, err, errlen);
-        nbc_exit_if_any_failed(job->run.progress_thread == NULL, err, 2);
-        nbc_deployment_track_suite_thread(&job->dep, progress_thread_tid(job->run.progress_thread));
+        nbc_exit_if_any_failed(job->study.run.progress_thread == NULL, err, 2);
+        nbc_deployment_track_suite_thread(&job->dep,
+                                          progress_thread_tid(job->study.run.progress_thread));
     }
 }
 

@@ -50,8 +50,9 @@ void nbc_record_threads(nbc_run *run, meta_info *meta, const char *host, const c
 /* Collective: every rank's host and cores in meta (hosts, binding, nodes). */
 static void record_hosts(nbc_job *job, meta_info *meta)
 {
-    int rank = job->run.rank, ranks = job->run.ranks, threads = job->dep.plan.compute_count;
-    const compute_team *team = job->run.team;
+    int rank = job->study.run.rank, ranks = job->study.run.ranks,
+        threads = job->dep.plan.compute_count;
+    const compute_team *team = job->study.run.team;
     int free_cpu = threads < job->place.cpu_count ? job->place.cpus[threads] : -1;
     char *hosts = rank == 0 ? malloc((size_t)ranks * 256) : NULL;
     char cpus[COMPUTE_MAX_CPUS * 6] = "";
@@ -65,8 +66,9 @@ static void record_hosts(nbc_job *job, meta_info *meta)
     snprintf(mine_cpus, sizeof mine_cpus, "%s", cpus);
     nbc_exit_if_any_failed(rank == 0 && (!hosts || !all_cpus), "out of memory", 1);
     NBC_CHECK_MPI(
-        MPI_Gather(job->place.host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, job->run.comm));
-    NBC_CHECK_MPI(MPI_Gather(mine_cpus, 256, MPI_CHAR, all_cpus, 256, MPI_CHAR, 0, job->run.comm));
+        MPI_Gather(job->place.host, 256, MPI_CHAR, hosts, 256, MPI_CHAR, 0, job->study.run.comm));
+    NBC_CHECK_MPI(
+        MPI_Gather(mine_cpus, 256, MPI_CHAR, all_cpus, 256, MPI_CHAR, 0, job->study.run.comm));
     if (rank == 0) {
         meta->hosts = json_object_new_array();
         meta->binding = json_object_new_array();
@@ -95,11 +97,13 @@ static json_object *job_json(const nbc_job *job)
     json_object_object_add(o, "clock_sync", json_object_new_string(shared ? "shared" : "own"));
     json_object_object_add(o, "computation_calibration",
                            json_object_new_string(shared ? "shared" : "own"));
-    json_object_object_add(o, "shared_calibration_s", json_object_new_double(job->shared_s));
+    json_object_object_add(o, "shared_calibration_s",
+                           json_object_new_double(job->shared.elapsed_s));
     /* The folder whose calib_comp.csv was measured first: this job's first. */
-    json_object_object_add(
-        o, "calibrated_in",
-        json_object_new_string(job->first_dir[0] ? job->first_dir : run_output_dir(job->run.out)));
+    json_object_object_add(o, "calibrated_in",
+                           json_object_new_string(job->first_dir[0]
+                                                      ? job->first_dir
+                                                      : run_output_dir(job->study.run.out)));
     return o;
 }
 
@@ -112,7 +116,7 @@ static bool write_config_ini(const nbc_job *job)
     bool ok = mem && nbc_config_dump_ini(&job->cfg, mem) == 0;
     if (mem)
         ok &= fclose(mem) == 0;
-    ok = ok && run_output_write_atomic(job->run.out, "config.ini", ini) == 0;
+    ok = ok && run_output_write_atomic(job->study.run.out, "config.ini", ini) == 0;
     free(ini);
     return ok;
 }
@@ -120,7 +124,7 @@ static bool write_config_ini(const nbc_job *job)
 /* Rank 0: config.ini (a new run), meta.json, the published path. */
 static bool write_first_files(nbc_job *job, const meta_info *meta)
 {
-    nbc_run *run = &job->run;
+    nbc_run *run = &job->study.run;
     /* A resumed run keeps its folder's config.ini, which it was loaded from. */
     bool ok = job->cli.resume_dir || write_config_ini(job);
     ok = ok && nbc_meta_write(run, meta) == 0;
@@ -138,7 +142,7 @@ static bool write_first_files(nbc_job *job, const meta_info *meta)
 
 void nbc_open_run_folder(nbc_job *job)
 {
-    nbc_run *run = &job->run;
+    nbc_run *run = &job->study.run;
     const nbc_config *cfg = &job->cfg;
     if (run->rank == 0)
         run->out = job->cli.resume_dir
@@ -148,7 +152,7 @@ void nbc_open_run_folder(nbc_job *job)
                              nbc_deployment_name(cfg->run.deployment), job->err, sizeof job->err);
     nbc_exit_if_any_failed(run->rank == 0 && run->out == NULL, job->err, 2);
 
-    meta_info *meta = &job->meta;
+    meta_info *meta = &job->study.meta;
     *meta = (meta_info){.status = "running", .threads = job->dep.plan.compute_count};
     meta->deployment = nbc_deployment_meta_json(run, &job->dep);
     meta->thread_record = run->rank == 0 ? json_object_new_object() : NULL;
@@ -176,13 +180,13 @@ void nbc_open_run_folder(nbc_job *job)
                     "bench_nbc: study %zu of %zu: %s on %d of %d ranks; clock sync: shared, "
                     "computation calibration: shared (%.1f s, %s)\n",
                     job->next_study, job->study_count, run->coll->name, run->ranks, job->ranks,
-                    job->shared_s, job->first_dir);
+                    job->shared.elapsed_s, job->first_dir);
     }
     meta->cells_total = (int)(nbc_comm_axis_count(cfg) * cfg->grid.comp_count);
     bool bad = run->rank == 0 && write_first_files(job, meta);
     nbc_exit_if_any_failed(bad, job->err, 1);
     if (run->rank == 0)
-        nbc_write_calib_comp_rows(job);
+        nbc_write_calib_comp_rows(&job->study.run, &job->shared, job->next_study <= 1);
     /* Every thread of the rank: the list of the start. */
     nbc_record_threads(run, meta, job->place.host, "threads_start");
     if (run->rank == 0)

@@ -40,23 +40,23 @@ static int fault_cell(const char *kind, int rank)
     return -1;
 }
 
-void nbc_start_guards(nbc_job *job)
+void nbc_start_guards(nbc_study *study)
 {
-    nbc_run *run = &job->run;
-    job->fire_record = (watchdog_record){.run = run, .meta = &job->meta};
-    nbc_threads_note_existing(job->threads_log); /* the watchdog is the thread that appears next */
-    run->watchdog =
-        watchdog_start(run->rank, job->cfg.watchdog.factor, job->cfg.watchdog.floor_s,
-                       nbc_meta_record_watchdog, &job->fire_record, job->err, sizeof job->err);
-    nbc_exit_if_any_failed(run->watchdog == NULL, job->err, 1);
+    nbc_run *run = &study->run;
+    char err[1024] = "";
+    study->fire_record = (watchdog_record){.run = run, .meta = &study->meta};
+    nbc_threads_note_existing(run->threads); /* the watchdog is the thread that appears next */
+    run->watchdog = watchdog_start(run->rank, run->cfg->watchdog.factor, run->cfg->watchdog.floor_s,
+                                   nbc_meta_record_watchdog, &study->fire_record, err, sizeof err);
+    nbc_exit_if_any_failed(run->watchdog == NULL, err, 1);
     /* Every thread of the rank runs now (each run folder lists them). */
-    nbc_threads_register(job->threads_log, run->team, progress_thread_tid(run->progress_thread),
-                         nbc_threads_newest(job->threads_log));
+    nbc_threads_register(run->threads, run->team, progress_thread_tid(run->progress_thread),
+                         nbc_threads_newest(run->threads));
     run->fault_hang_cell = fault_cell("hang", run->rank);
     run->fault_late_cell = fault_cell("late", run->rank);
     run->fault_late_once_cell = fault_cell("late_once", run->rank);
 
-    stop_flag = &job->stop_signal;
+    stop_flag = run->stop_signal;
     struct sigaction sa = {.sa_handler = on_stop_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);

@@ -52,6 +52,32 @@ typedef struct nbc_study_rewrite {
     nbc_sweep_record record;
 } nbc_study_rewrite;
 
+/* What the job's studies share, measured once for the job
+ * (clock_sync_stage.c, calibration_stage.c). */
+typedef struct nbc_shared {
+    clocksync_ctx *sync;        /* the job's clock sync, shared by its studies */
+    double clock_read_ns;       /* what one read of the clock costs */
+    compute_calib_result *comp; /* the job's computation calibration, shared */
+    size_t comp_kept;           /* of them, kept from the resumed run folder */
+    bool comp_calibrated;       /* false: a stop signal came first */
+    double elapsed_s;           /* what the clock sync and computation calibration took */
+} nbc_shared;
+
+/* One study, from its run folder to its end: what its calibration and
+ * sweep stages read and write. */
+typedef struct nbc_study {
+    nbc_run run; /* the current study's (the job's before the first) */
+    meta_info meta;
+    nbc_resume prior; /* what the folder held, then the sizes calibrated */
+    bool calibrated, stopped, interrupted;
+    nbc_sweep_plan plan;
+    nbc_sweep_record record;
+    size_t unreachable;
+    int rc;                      /* MPI_SUCCESS, or the error that failed the run */
+    int kept;                    /* cells whose every block was kept */
+    watchdog_record fire_record; /* what the watchdog records of it when it fires */
+} nbc_study;
+
 typedef struct nbc_job {
     char err[1024]; /* the message of the last failure */
     nbc_cli cli;
@@ -71,27 +97,13 @@ typedef struct nbc_job {
     int *rank_counts;
     size_t rank_count_count;
     size_t study_count, next_study;
-    bool in_study;              /* this rank measures the current study */
-    MPI_Comm study_comm;        /* the current study's first N ranks */
-    MPI_Comm waiting;           /* MPI_COMM_WORLD's duplicate the others wait on */
-    clocksync_ctx *job_sync;    /* the job's clock sync, shared by its studies */
-    compute_calib_result *comp; /* the job's computation calibration, shared */
-    size_t comp_kept;           /* of them, kept from the resumed run folder */
-    bool comp_calibrated;       /* false: a stop signal came first */
-    double shared_s;            /* what the clock sync and computation calibration took */
-    char first_dir[4096];       /* rank 0: the first study's run folder */
-    int study_status, status;   /* the current study's exit status; the job's */
-    nbc_run run;                /* the current study's (the job's before the first) */
-    meta_info meta;
-    watchdog_record fire_record;
-    double clock_read_ns;
-    nbc_resume prior; /* what the folder held, then the sizes calibrated */
-    bool calibrated, stopped, interrupted;
-    nbc_sweep_plan plan;
-    nbc_sweep_record record;
-    size_t unreachable;
-    int rc;                      /* MPI_SUCCESS, or the error that failed the run */
-    int kept;                    /* cells whose every block was kept */
+    bool in_study;               /* this rank measures the current study */
+    MPI_Comm study_comm;         /* the current study's first N ranks */
+    MPI_Comm waiting;            /* MPI_COMM_WORLD's duplicate the others wait on */
+    nbc_shared shared;           /* clock sync and computation sizes, once for the job */
+    char first_dir[4096];        /* rank 0: the first study's run folder */
+    int study_status, status;    /* the current study's exit status; the job's */
+    nbc_study study;             /* the current one */
     nbc_study_rewrite *rewrites; /* this rank's studies, for the job's end point */
     size_t rewrite_count;
 } nbc_job;
@@ -122,20 +134,23 @@ void nbc_open_run_folder(nbc_job *job);
 struct json_object *nbc_deployment_meta_json(nbc_run *run, const nbc_deployment_state *dep);
 /* Collective: every rank's threads into meta's thread record under `key`. */
 void nbc_record_threads(nbc_run *run, meta_info *meta, const char *host, const char *key);
-/* run_guards.c: watchdog started, threads_start recorded, signals caught. */
-void nbc_start_guards(nbc_job *job);
+/* run_guards.c: watchdog started (it records into study's meta), threads_start
+ * recorded, signals caught (into study->run.stop_signal). */
+void nbc_start_guards(nbc_study *study);
 /* clock_sync_stage.c: the job's sync, on every rank, once; the job's end
  * point, on every rank, once (an MPI error code). */
-void nbc_clock_sync_stage(nbc_job *job);
-int nbc_clock_sync_end(nbc_job *job);
+void nbc_clock_sync_stage(nbc_run *run, const deploy_plan *deployment, nbc_shared *shared);
+int nbc_clock_sync_end(nbc_run *run, const nbc_shared *shared);
 /* calibration_stage.c: the job's computation sizes, on every rank, once
  * (kept ones of a resumed run reused); a study's passive step and message
- * sizes. job->calibrated false on a stop signal. */
-void nbc_computation_stage(nbc_job *job);
-void nbc_calibration_stage(nbc_job *job);
+ * sizes. study->calibrated false on a stop signal. */
+void nbc_computation_stage(nbc_study *study, const nbc_cli *cli, nbc_shared *shared);
+void nbc_calibration_stage(nbc_study *study, const nbc_cli *cli, const placement *place,
+                           const nbc_shared *shared);
 /* Rank 0: the job's computation sizes into the study's calib_comp.csv
- * (those a resumed run folder holds are not written again). */
-void nbc_write_calib_comp_rows(nbc_job *job);
+ * (for the first study, those a resumed run folder holds are not written
+ * again). */
+void nbc_write_calib_comp_rows(nbc_run *run, const nbc_shared *shared, bool first_study);
 /* study.c: the job's studies from the configuration (exit 2 on every rank
  * for one the collective refuses); then, collective on every rank, the
  * next study this rank measures (false: none left). Ranks outside a study
@@ -144,8 +159,11 @@ void nbc_plan_studies(nbc_job *job);
 bool nbc_next_study(nbc_job *job);
 /* Cells calibration could not reach, said once on rank 0; how many. */
 size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated);
-/* sweep_stage.c */
-void nbc_sweep_stage(nbc_job *job);
+/* sweep_stage.c: every reachable cell not done, with seed's orders (none
+ * with --stop-after calibration), and the records around it (sched.csv,
+ * the deployment's threads' CPU time, meta's measurement). */
+void nbc_sweep_stage(nbc_study *study, const nbc_cli *cli, unsigned seed, nbc_deployment_state *dep,
+                     const nbc_shared *shared);
 /* finish_stage.c: a study's end (its status in job->study_status); the
  * job's end point, every study's raw.csv converted by interpolation, and
  * the job's exit status, MPI ended. */

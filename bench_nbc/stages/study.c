@@ -74,7 +74,7 @@ static void open_study(nbc_job *job, const nbc_collective *coll, int ranks)
     snprintf(assignment, sizeof assignment, "run.collective=%s", coll->name);
     nbc_exit_if_any_failed(nbc_config_set(&job->cfg, assignment, job->err, sizeof job->err) != 0,
                            job->err, 1);
-    nbc_run *run = &job->run;
+    nbc_run *run = &job->study.run;
     run->comm = job->study_comm;
     run->ranks = ranks;
     run->coll = coll;
@@ -82,16 +82,17 @@ static void open_study(nbc_job *job, const nbc_collective *coll, int ranks)
     run->mpit = NULL;
     run->next_seq = 0;
     run->barrier_precision_ns = 0;
-    NBC_CHECK_MPI(clocksync_create_sub(&run->sync, job->job_sync, job->study_comm));
+    NBC_CHECK_MPI(clocksync_create_sub(&run->sync, job->shared.sync, job->study_comm));
     /* raw.csv times count from the study's start, as in a run of its own. */
     run->epoch_global_ns = clocksync_now_global_ns(run->sync);
     NBC_CHECK_MPI(MPI_Bcast(&run->epoch_global_ns, 1, MPI_INT64_T, 0, job->study_comm));
     /* The first study continues what the job loaded (a resumed folder);
      * the others start empty, with the job's computation sizes. */
     if (job->next_study > 1) {
-        nbc_load_prior(run, NULL, &job->prior);
-        memcpy(job->prior.comp, job->comp, job->cfg.grid.comp_count * sizeof *job->comp);
-        job->prior.comp_done = job->cfg.grid.comp_count;
+        nbc_load_prior(run, NULL, &job->study.prior);
+        memcpy(job->study.prior.comp, job->shared.comp,
+               job->cfg.grid.comp_count * sizeof *job->shared.comp);
+        job->study.prior.comp_done = job->cfg.grid.comp_count;
     }
     job->in_study = true;
 }

@@ -32,41 +32,42 @@ static json_object *measurement_json(const nbc_run *run, unsigned seed,
     return o;
 }
 
-void nbc_sweep_stage(nbc_job *job)
+void nbc_sweep_stage(nbc_study *study, const nbc_cli *cli, unsigned seed, nbc_deployment_state *dep,
+                     const nbc_shared *shared)
 {
-    nbc_run *run = &job->run;
-    const nbc_config *cfg = &job->cfg;
+    nbc_run *run = &study->run;
+    const nbc_config *cfg = run->cfg;
+    char err[1024] = "";
     size_t cells = nbc_comm_axis_count(cfg) * cfg->grid.comp_count;
-    job->plan = (nbc_sweep_plan){
-        .comm = job->prior.comm,
+    study->plan = (nbc_sweep_plan){
+        .comm = study->prior.comm,
         .comm_count = nbc_comm_axis_count(cfg),
-        .comp = job->prior.comp,
+        .comp = study->prior.comp,
         .comp_count = cfg->grid.comp_count,
-        .cell_done = job->cli.replay.cell_text ? job->cli.replay.mask : job->prior.cell_done,
-        .seed = job->seed,
+        .cell_done = cli->replay.cell_text ? cli->replay.mask : study->prior.cell_done,
+        .seed = seed,
         .sizable = run->coll->sizable,
     };
-    job->unreachable = nbc_report_unreachable(run, &job->plan, job->calibrated);
+    study->unreachable = nbc_report_unreachable(run, &study->plan, study->calibrated);
     /* --stop-after calibration: no sweep and no end stages; --resume runs them. */
-    job->stopped = job->calibrated && job->cli.stop_after_calibration;
-    nbc_exit_if_any_failed(nbc_sweep_record_init(&job->record, cells) != 0,
+    study->stopped = study->calibrated && cli->stop_after_calibration;
+    nbc_exit_if_any_failed(nbc_sweep_record_init(&study->record, cells) != 0,
                            "out of memory for the sweep's records", 1);
-    job->interrupted = !job->calibrated;
+    study->interrupted = !study->calibrated;
     int64_t sweep_start_ns = clocksync_now_local_ns(run->sync);
-    nbc_deployment_sweep_mark(&job->dep, false);
+    nbc_deployment_sweep_mark(dep, false);
     /* sched.csv: the scheduler's counters over every attempt of the sweep */
-    if (nbc_threads_start_recording(job->threads_log, job->err, sizeof job->err) != 0)
-        fprintf(stderr, "bench_nbc: rank %d: warning: no sched.csv rows: %s\n", run->rank,
-                job->err);
-    job->rc = job->calibrated && !job->stopped
-                  ? nbc_sweep(run, &job->plan, &job->record, &job->interrupted)
-                  : MPI_SUCCESS;
-    nbc_threads_stop_recording(job->threads_log);
-    nbc_deployment_sweep_mark(&job->dep, true);
-    job->meta.sweep_s = (double)(clocksync_now_local_ns(run->sync) - sweep_start_ns) * 1e-9;
+    if (nbc_threads_start_recording(run->threads, err, sizeof err) != 0)
+        fprintf(stderr, "bench_nbc: rank %d: warning: no sched.csv rows: %s\n", run->rank, err);
+    study->rc = study->calibrated && !study->stopped
+                    ? nbc_sweep(run, &study->plan, &study->record, &study->interrupted)
+                    : MPI_SUCCESS;
+    nbc_threads_stop_recording(run->threads);
+    nbc_deployment_sweep_mark(dep, true);
+    study->meta.sweep_s = (double)(clocksync_now_local_ns(run->sync) - sweep_start_ns) * 1e-9;
     for (size_t cell = 0; cell < cells; cell++)
-        job->meta.cells_done += job->record.measured[cell] || job->prior.cell_done[cell];
+        study->meta.cells_done += study->record.measured[cell] || study->prior.cell_done[cell];
     if (run->rank == 0)
-        job->meta.measurement =
-            measurement_json(run, job->seed, &job->record, job->unreachable, job->clock_read_ns);
+        study->meta.measurement =
+            measurement_json(run, seed, &study->record, study->unreachable, shared->clock_read_ns);
 }
