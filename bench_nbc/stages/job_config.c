@@ -1,6 +1,7 @@
-/* The job's configuration: the text rank 0 reads, parsed by every rank with
- * the --set overrides, then validated against this job (its ranks, cores,
- * memory, library) before anything is measured. */
+/* The job's configuration: read and loaded once by every process before
+ * MPI_Init (the deployment plan needs it), rank 0's text then made the
+ * job's, and validated against this job (its ranks, cores, memory,
+ * library) before anything is measured. */
 #include "bench_nbc/errors.h"
 #include "bench_nbc/library/library.h"
 #include "bench_nbc/stages/stages.h"
@@ -11,59 +12,84 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The configuration text every rank parses: the file (or the run folder's
- * config.ini) read by rank 0 and broadcast, so other nodes need no access. */
-static int read_config_text(const nbc_cli *c, int rank, char **text, char *err, size_t errlen)
+/* The configuration's one source: --config's file (--replay's
+ * RUN_DIR/config.ini, replay.c), or the resumed run folder's config.ini;
+ * NULL: none (the defaults and --set). origin names it in messages. */
+static const char *config_source(const nbc_cli *c, char *path, size_t size, const char **origin)
 {
-    char path[PATH_MAX];
-    const char *source = c->config_path;
-    if (c->resume_dir) {
-        snprintf(path, sizeof path, "%s/config.ini", c->resume_dir);
-        source = path;
+    *origin = c->config_path;
+    if (!c->resume_dir)
+        return c->config_path;
+    snprintf(path, size, "%s/config.ini", c->resume_dir);
+    *origin = "config.ini of the resumed run";
+    return path;
+}
+
+int nbc_read_config(nbc_job *job)
+{
+    const nbc_cli *c = &job->cli;
+    char *err = job->config_err, path[PATH_MAX];
+    size_t errlen = sizeof job->config_err;
+    const char *source = config_source(c, path, sizeof path, &job->config_origin);
+    job->config_text = NULL;
+    bool read = !source || nbc_config_read_file(source, &job->config_text, err, errlen) == 0;
+    if (!read && c->resume_dir) {
+        char why[512];
+        snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, err);
+        snprintf(err, errlen, "--resume: %s is not a run folder of bench_nbc (%s)", c->resume_dir,
+                 why);
     }
+    job->config_loaded = read && nbc_config_load(&job->cfg, job->config_text, job->config_origin,
+                                                 c->sets, c->set_count, err, errlen) == 0;
+    return job->config_loaded ? 0 : 2;
+}
+
+/* Rank 0's text is the job's, broadcast so that other nodes need no access
+ * to the file: a rank that read another text (or none) loads rank 0's. */
+static void share_config_text(nbc_job *job)
+{
+    const nbc_cli *c = &job->cli;
     long len = 0;
-    int failed = 0;
-    *text = NULL;
-    if (rank == 0 && source) {
-        failed = nbc_config_read_file(source, text, err, errlen) != 0;
-        if (failed && c->resume_dir) {
-            char why[512];
-            snprintf(why, sizeof why, "%s", err);
-            snprintf(err, errlen, "--resume: %s is not a run folder of bench_nbc (%s)",
-                     c->resume_dir, why);
-        }
-        len = failed ? -1 : (long)strlen(*text);
+    if (job->rank == 0)
+        len = job->config_text ? (long)strlen(job->config_text) : -1;
+    NBC_CHECK_MPI(MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+    if (len < 0) { /* rank 0 could not read it: its message says why */
+        job->config_loaded = false;
+        return;
     }
-    if (MPI_Bcast(&len, 1, MPI_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return -1;
-    if (len < 0)
-        return -1;
-    if (rank != 0 && source) {
-        *text = malloc((size_t)len + 1);
-        failed = *text == NULL;
+    char *text = job->rank == 0 ? job->config_text : malloc((size_t)len + 1);
+    int failed = text == NULL, any_failed;
+    NBC_CHECK_MPI(MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    if (any_failed) {
+        snprintf(job->config_err, sizeof job->config_err,
+                 "out of memory for the configuration text");
+        job->config_loaded = false;
+        if (job->rank != 0)
+            free(text);
+        return;
     }
-    int any_failed;
-    if (MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        any_failed) {
-        snprintf(err, errlen, "out of memory for the configuration text");
-        return -1;
+    NBC_CHECK_MPI(MPI_Bcast(text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD));
+    if (job->rank == 0)
+        return;
+    if (!job->config_text || strcmp(job->config_text, text) != 0) {
+        nbc_config_free(&job->cfg);
+        job->config_loaded =
+            nbc_config_load(&job->cfg, text, job->config_origin, c->sets, c->set_count,
+                            job->config_err, sizeof job->config_err) == 0;
     }
-    if (source && MPI_Bcast(*text, (int)len + 1, MPI_CHAR, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return -1;
-    return 0;
+    free(job->config_text);
+    job->config_text = text;
 }
 
 void nbc_load_config(nbc_job *job)
 {
     const nbc_cli *c = &job->cli;
-    char *text = NULL;
-    const char *origin = c->resume_dir ? "config.ini of the resumed run" : c->config_path;
-    bool bad = read_config_text(c, job->rank, &text, job->err, sizeof job->err) != 0 ||
-               nbc_config_load(&job->cfg, text, origin, c->sets, c->set_count, job->err,
-                               sizeof job->err) != 0;
-    free(text);
+    if (c->config_path || c->resume_dir)
+        share_config_text(job);
+    free(job->config_text);
+    job->config_text = NULL;
     /* Parsing is deterministic, but a rank may still fail alone (memory). */
-    nbc_exit_if_any_failed(bad, job->err, 2);
+    nbc_exit_if_any_failed(!job->config_loaded, job->config_err, 2);
 }
 
 nbc_config_limits nbc_config_limits_known(int ranks, int local_ranks, int available_cores)

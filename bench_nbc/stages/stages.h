@@ -84,6 +84,12 @@ typedef struct nbc_job {
     int cli_status, plan_status; /* 2: bad command line or plan, said after MPI_Init */
     nbc_deployment_state dep;
     nbc_config cfg;
+    /* The configuration as this process read and loaded it before MPI_Init
+     * (job_config.c); made rank 0's after it. */
+    char *config_text;         /* NULL: none, or not readable here */
+    const char *config_origin; /* what messages call it */
+    bool config_loaded;        /* false: config_err says why */
+    char config_err[1024];
     placement place;
     nbc_threads *threads_log;
     int provided, rank, ranks; /* MPI_Init_thread's level; MPI_COMM_WORLD */
@@ -116,8 +122,13 @@ void nbc_print_help_or_list(const nbc_cli *c, int rank);
 /* plan_stage.c: -1 when the job goes on, else the status to exit with
  * (--help, --list); bad input exits 2 on every rank. */
 int nbc_plan_stage(nbc_job *job, int *argc, char ***argv);
-/* job_config.c: job->cfg as the text and --set say (exit 2 when bad), and
- * checked against the job's limits (true: bad, job->err says why). */
+/* job_config.c: before MPI_Init, on every process, the configuration read
+ * from its one source (--config, --replay's or --resume's config.ini) and
+ * loaded with --set into job->cfg, once (0, or 2 with job->config_err).
+ * After MPI_Init, rank 0's text made the job's (exit 2 on every rank when
+ * bad), and the configuration checked against the job's limits (true: bad,
+ * job->err says why). */
+int nbc_read_config(nbc_job *job);
 void nbc_load_config(nbc_job *job);
 bool nbc_validate_config(nbc_job *job);
 /* The limits a configuration is checked against: the collectives, datatypes
