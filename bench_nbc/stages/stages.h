@@ -2,7 +2,8 @@
  * each writing files the next reads (docs/formats.md).
  *
  *   plan_stage.c    MPI started, the rank placed, the deployment plan applied
- *   job_config.c    the configuration read, parsed and validated for the job
+ *   job_config.c    the configuration read and loaded once (before MPI_Init),
+ *                   made rank 0's, and validated for the job
  *   study.c         the job's (collective, rank count) studies, one after the
  *                   other on the first N ranks, the others waiting asleep
  *   run_folder.c    the run folder set up: config.ini, the first meta.json
