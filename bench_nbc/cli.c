@@ -1,7 +1,9 @@
 /* The command line (getopt_long): options, --help and --list, and the
  * first look at the configuration before MPI_Init (--plan prints it). */
-#include "bench_nbc/datacheck.h"
-#include "bench_nbc/driver.h"
+#include "bench_nbc/collectives/datacheck.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
 #include "bench_nbc/plan_estimate.h"
 #include "cli/cli.h"
 #include "compute/compute.h"
@@ -172,34 +174,19 @@ static void add_estimate(json_object *plan, const nbc_config *cfg, const deploy_
             e.sweep_s[1]);
 }
 
-/* Pre-MPI_Init look at the configuration (file readable here, --set): the
- * library identifies itself (MPI_Get_library_version) and the deployment
- * plan (deploy/plan.h) gives the environment the library reads in MPI_Init
- * and the thread level. 0; 2 with a message for bad input (a refused plan);
- * the real validation of the configuration comes after MPI_Init. */
-static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, char *err,
-                                 size_t errlen)
+/* Pre-MPI_Init look at the configuration (read and loaded once, for the
+ * whole job: job_config.c): the library identifies itself
+ * (MPI_Get_library_version) and the deployment plan (deploy/plan.h) gives
+ * the environment the library reads in MPI_Init and the thread level. 0; 2
+ * with a message for bad input (a refused plan); the real validation of the
+ * configuration comes after MPI_Init. */
+static int configure_before_init(nbc_job *job)
 {
-    nbc_config cfg = {0}; /* freed at the end, loaded or not */
-    char *text = NULL;
+    const nbc_cli *c = &job->cli;
     nbc_library_identify();
-    const char *path = c->config_path;
-    char resume_path[PATH_MAX];
-    if (c->resume_dir) {
-        snprintf(resume_path, sizeof resume_path, "%s/config.ini", c->resume_dir);
-        path = resume_path;
-    }
-    int status = path && nbc_config_read_file(path, &text, err, errlen) != 0 ? 2 : 0;
-    if (status != 0 && c->resume_dir) {
-        char *why = strdup(err);
-        if (why)
-            snprintf(err, errlen, "--resume %.200s: not a run folder bench_nbc wrote (%.700s)",
-                     c->resume_dir, why);
-        free(why);
-    }
-    if (status == 0)
-        status = nbc_config_load(&cfg, text, path, c->sets, c->set_count, err, errlen) != 0 ? 2 : 0;
-    free(text);
+    int status = nbc_read_config(job);
+    if (status != 0)
+        snprintf(job->err, sizeof job->err, "%s", job->config_err);
     /* --plan checks the configuration as a run would, with what is known
      * before MPI_Init (the job's ranks are not). */
     if (status == 0 && c->plan) {
@@ -207,17 +194,19 @@ static int configure_before_init(const nbc_cli *c, nbc_deployment_state *dep, ch
         char why[256];
         int cores = compute_allowed_cpus(cpus, COMPUTE_MAX_CPUS, why, sizeof why);
         nbc_config_limits limits = nbc_config_limits_known(0, 0, cores > 0 ? cores : 0);
-        status = nbc_check_config(&cfg, &limits, err, errlen) != 0 ? 2 : 0;
+        status = nbc_check_config(&job->cfg, &limits, job->err, sizeof job->err) != 0 ? 2 : 0;
     }
-    /* A file that cannot be read is reported after MPI_Init, by every rank;
-     * --plan reports it here. */
+    /* A configuration that cannot be read or loaded is reported after
+     * MPI_Init, by every rank; --plan reports it here. */
     if (status == 0)
-        status = nbc_deployment_plan_before_init(dep, &cfg, err, errlen) != 0 ? 2 : 0;
+        status =
+            nbc_deployment_plan_before_init(&job->dep, &job->cfg, job->err, sizeof job->err) != 0
+                ? 2
+                : 0;
     else if (!c->plan)
         status = 0;
-    if (status == 0 && c->plan && dep->plan_json)
-        add_estimate(dep->plan_json, &cfg, &dep->plan);
-    nbc_config_free(&cfg);
+    if (status == 0 && c->plan && job->dep.plan_json)
+        add_estimate(job->dep.plan_json, &job->cfg, &job->dep.plan);
     return status;
 }
 
@@ -255,10 +244,12 @@ int nbc_parse_stage(nbc_job *job, int argc, char **argv)
         return CLI_EXIT_COMPLETE;
     }
     if (job->cli_status == 0 && !job->cli.help && !job->cli.list)
-        job->plan_status = configure_before_init(&job->cli, &job->dep, job->err, sizeof job->err);
+        job->plan_status = configure_before_init(job);
     if (job->cli_status == 0 && job->cli.plan) {
         int status = print_plan(&job->dep, job->plan_status, job->err);
         nbc_deployment_free(&job->dep);
+        nbc_config_free(&job->cfg);
+        free(job->config_text);
         free(job->cli.sets);
         return status;
     }

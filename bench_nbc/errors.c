@@ -1,7 +1,7 @@
 /* Failing together: every rank reaches the same verdict, rank 0 says why
  * once, and all exit with the same status (never a hang, never a rank left
  * waiting for one that quit). */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/errors.h"
 
 #include <stdio.h>
 #include <stdlib.h>

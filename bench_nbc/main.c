@@ -9,7 +9,7 @@
  * The pipeline, each stage in the file named for it, each writing files the
  * next reads (docs/formats.md). Bad input of any kind exits 2 on every rank,
  * before any measurement. */
-#include "bench_nbc/driver.h"
+#include "bench_nbc/stages/stages.h"
 
 int main(int argc, char **argv)
 {
@@ -21,15 +21,18 @@ int main(int argc, char **argv)
     /* MPI started, configuration and studies validated, ranks placed */
     if ((status = nbc_plan_stage(&job, &argc, &argv)) >= 0)
         return status;
-    nbc_start_guards(&job);      /* watchdog, stop signals */
-    nbc_clock_sync_stage(&job);  /* once for the job: its studies share it */
-    nbc_computation_stage(&job); /* matrix sizes, once for the job, shared */
+    nbc_start_guards(&job.study); /* watchdog, stop signals */
+    /* Once for the job, its studies share them: the clocks synchronized,
+     * the matrix sizes. */
+    nbc_clock_sync_stage(&job.study.run, &job.dep.plan, &job.shared);
+    nbc_computation_stage(&job.study, &job.cli, &job.shared);
     /* Each (collective, rank count) on the job's first N ranks, in its own
      * run folder; the other ranks wait asleep inside nbc_next_study. */
     while (nbc_next_study(&job)) {
-        nbc_open_run_folder(&job);   /* config.ini, meta.json, calib_comp.csv */
-        nbc_calibration_stage(&job); /* passive step (equation 2), message sizes */
-        nbc_sweep_stage(&job);
+        nbc_open_run_folder(&job); /* config.ini, meta.json, calib_comp.csv */
+        /* passive step (equation 2), message sizes */
+        nbc_calibration_stage(&job.study, &job.cli, &job.place, &job.shared);
+        nbc_sweep_stage(&job.study, &job.cli, job.seed, &job.dep, &job.shared);
         nbc_finish_study(&job); /* end clock point, raw records in global time */
     }
     return nbc_finish_stage(&job);

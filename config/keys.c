@@ -126,7 +126,7 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
      .help = "Accept a grid of more than run.max_cells cells."},
     {KEY("run", "check", TYPE_BOOL, NULL, "false", run.check),
      .help = "Check the data every collective delivers into its receive buffers."},
-    /* The collective's options (bench_nbc/collectives.c checks them against it). */
+    /* The collective's options (bench_nbc/collectives/collectives.c checks them against it). */
     {KEY("run", "root", TYPE_INT, "rank", "0", run.root), AT_LEAST(0),
      .help = "Root of the rooted operations (ibcast, ireduce, igather(v), iscatter(v) and their "
              "_init forms); refused when not below the number of ranks; others ignore it."},

@@ -46,7 +46,7 @@ typedef enum {
 typedef enum {
     DEPLOY_PROGRESS_NONE,    /* no progress thread */
     DEPLOY_PROGRESS_LIBRARY, /* the MPI library's own (MPICH_ASYNC_PROGRESS, ...) */
-    DEPLOY_PROGRESS_SUITE,   /* bench_nbc's (bench_nbc/progress.c) */
+    DEPLOY_PROGRESS_SUITE,   /* bench_nbc's (bench_nbc/measure/progress.c) */
 } deploy_progress_thread;
 
 /* How the progress thread gets its cores. */

@@ -2,8 +2,8 @@
  * in ns per buffer byte for fill and verify, on one rank (MPI_COMM_SELF),
  * next to memcpy of the same bytes for scale. Best of 5.
  *   bench_datacheck [MiB]   (default 64) */
-#include "bench_nbc/collectives.h"
-#include "bench_nbc/datacheck.h"
+#include "bench_nbc/collectives/collectives.h"
+#include "bench_nbc/collectives/datacheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>

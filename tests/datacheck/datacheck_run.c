@@ -18,8 +18,8 @@
  * running it, to prove the poison catches a collective that did nothing.
  * Exit status: 0 every check passed, 1 a check or an MPI call failed,
  * 2 bad command line. */
-#include "bench_nbc/collectives.h"
-#include "bench_nbc/datacheck.h"
+#include "bench_nbc/collectives/collectives.h"
+#include "bench_nbc/collectives/datacheck.h"
 
 #include <errno.h>
 #include <getopt.h>

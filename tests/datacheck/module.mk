@@ -1,11 +1,11 @@
-# Tests of the data check (bench_nbc/datacheck.c): a cmocka unit test that
+# Tests of the data check (bench_nbc/collectives/datacheck.c): a cmocka unit test that
 # moves the data of all ranks inside one process (no MPI_Init), a program
 # that runs the collectives table with fill/verify, launched by the scripts
 # on 2 ranks (this build's MPI), 2 and 4 ranks (MPICH), 4 ranks (Open MPI)
 # and with corrupted data, and a benchmark of the check's own speed.
 # The table's synthetic rows live in synthetic.c and use clocksync's clock.
-datacheck_table_objects := $(BUILD)/mpi/bench_nbc/datacheck.o $(BUILD)/mpi/bench_nbc/collectives.o \
-                           $(BUILD)/mpi/bench_nbc/synthetic.o $(CLOCKSYNC_LIB)
+datacheck_table_objects := $(BUILD)/mpi/bench_nbc/collectives/datacheck.o $(BUILD)/mpi/bench_nbc/collectives/collectives.o \
+                           $(BUILD)/mpi/bench_nbc/collectives/synthetic.o $(CLOCKSYNC_LIB)
 datacheck_cmocka_libs := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 $(BUILD)/tests/datacheck/test_datacheck: $(BUILD)/mpi/tests/datacheck/test_datacheck.o \

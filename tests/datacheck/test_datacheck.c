@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "bench_nbc/collectives.h"
-#include "bench_nbc/datacheck.h"
+#include "bench_nbc/collectives/collectives.h"
+#include "bench_nbc/collectives/datacheck.h"
 
 enum { MAX_RANKS = 4 };
 

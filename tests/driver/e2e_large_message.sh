@@ -6,7 +6,7 @@
 # ialltoall whose buffers cannot fit in this node's memory must be refused
 # before anything runs (exit 2), naming its byte count.
 #
-# No key fixes S: the size comes from the search (bench_nbc/size_search.c),
+# No key fixes S: the size comes from the search (bench_nbc/measure/size_search.c),
 # which starts at 1 KiB and grows at most 16x a step while it is too fast:
 # 1 KiB, 16 KiB, ..., 64 MiB, 1 GiB, then target / t(1 GiB) times 1 GiB,
 # clamped to max_bytes. With tolerance 0.9 a size is accepted from 0.1 x the

@@ -9,19 +9,19 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/dri
              tests/driver/e2e_close_target.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_replay.sh
 
-# The message size search (bench_nbc/size_search.c): a cmocka unit test,
+# The message size search (bench_nbc/measure/size_search.c): a cmocka unit test,
 # linked without MPI against the plain-gcc object.
 $(BUILD)/tests/driver/test_size_search: $(BUILD)/nompi/tests/driver/test_size_search.o \
-                                        $(BUILD)/nompi/bench_nbc/size_search.o
+                                        $(BUILD)/nompi/bench_nbc/measure/size_search.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_size_search
 
-# The stopping rule of adaptive repetitions (bench_nbc/stopping.c), with the
+# The stopping rule of adaptive repetitions (bench_nbc/measure/stopping.c), with the
 # analysis library whose estimator it reads: a cmocka unit test without MPI.
 $(BUILD)/tests/driver/test_stopping: $(BUILD)/nompi/tests/driver/test_stopping.o \
-                                     $(BUILD)/nompi/bench_nbc/stopping.o $(ANALYSIS_LIB)
+                                     $(BUILD)/nompi/bench_nbc/measure/stopping.o $(ANALYSIS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(ANALYSIS_LIBS) $(LDLIBS)
 
@@ -44,10 +44,10 @@ $(BUILD)/tests/driver/libthread_level_shim.so: tests/driver/thread_level_shim.c 
 check: $(BUILD)/tests/driver/libthread_level_shim.so
 E2E_TESTS += tests/driver/e2e_placement.sh
 
-# The kinds of a block and their order (bench_nbc/block_order.c): a cmocka
+# The kinds of a block and their order (bench_nbc/measure/block_order.c): a cmocka
 # unit test without MPI.
 $(BUILD)/tests/driver/test_block_order: $(BUILD)/nompi/tests/driver/test_block_order.o \
-                                        $(BUILD)/nompi/bench_nbc/block_order.o
+                                        $(BUILD)/nompi/bench_nbc/measure/block_order.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 

@@ -1,5 +1,5 @@
 /* Unit tests of the kinds a block measures and their order
- * (bench_nbc/block_order.c), over many simulated cells: every kind, null
+ * (bench_nbc/measure/block_order.c), over many simulated cells: every kind, null
  * control or not, must have the overlap step's predecessors (never its own
  * measure inside a triple, each of the two others equally often, first of
  * a triple a third of the time), and the warm-up and plain blocks the three
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "bench_nbc/block_order.h"
+#include "bench_nbc/measure/block_order.h"
 
 enum { CELLS = 2000, BLOCKS = 12 };
 

@@ -1,4 +1,4 @@
-/* Unit tests of the message size search (bench_nbc/size_search.c) against
+/* Unit tests of the message size search (bench_nbc/measure/size_search.c) against
  * simulated collectives whose time at every size is known: a line (latency
  * + size / bandwidth), a quadratic term, a steep power, an algorithm switch
  * that makes the time jump down or up at one size, noise, and targets out
@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "bench_nbc/size_search.h"
+#include "bench_nbc/measure/size_search.h"
 
 /* Below switch_bytes:
  *   t(s) = latency_s + s / bytes_per_s + s^2 quadratic_s_per_byte2

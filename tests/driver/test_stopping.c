@@ -1,4 +1,4 @@
-/* Unit tests of adaptive repetitions' stopping rule (bench_nbc/stopping.c):
+/* Unit tests of adaptive repetitions' stopping rule (bench_nbc/measure/stopping.c):
  * the rule on given estimates (least blocks, fixed count, looks only after
  * complete Williams cycles, precision, decided, unresolvable, cap, budget),
  * the rule fed by the analysis's own estimator on simulated cells, and a
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "analysis/analysis.h"
-#include "bench_nbc/stopping.h"
+#include "bench_nbc/measure/stopping.h"
 
 /* The default configuration's rule: 12 to 40 blocks, looks at 12, 18, 24,
  * 30, 36 (5 looks: each at q / 5 = 0.01). */

@@ -2,13 +2,13 @@
 # Every collective of the driver's table (as `bench_nbc --list` prints it for
 # this build's library) has its line in docs/collectives.md, and, unless it is
 # a synthetic stand-in (which moves no data), a rule in the data check
-# (bench_nbc/datacheck.c: --list marks a row without one "[no data check]").
-# Adding a row to bench_nbc/collectives.c without
+# (bench_nbc/collectives/datacheck.c: --list marks a row without one "[no data check]").
+# Adding a row to bench_nbc/collectives/collectives.c without
 # either fails here (docs/extending.md, "A collective").
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 [ -x "$BUILD/bench_nbc" ] || fail "$BUILD/bench_nbc is not built"
-doc=docs/collectives.md datacheck=bench_nbc/datacheck.c # the data check, for the messages
+doc=docs/collectives.md datacheck=bench_nbc/collectives/datacheck.c # the data check, for the messages
 # --list needs no launcher: MPI_Init as a singleton, or none at all.
 list=$(timeout 60 "$BUILD/bench_nbc" --list 2>&1) || fail "bench_nbc --list: status $?: $list"
 # Its rows: two-space indent, the name, then what S means.

@@ -1,0 +1,229 @@
+/* Known-answer "collectives": rows of the collectives table whose
+ * behaviour is known, so the whole pipeline can be checked against the
+ * answer. Their "byte size" S is a duration in nanoseconds, so the same
+ * calibration code finds it; rank k works (1 + k/10) S, so the ranks are
+ * skewed as in a real collective and the answers test the spans and the
+ * slowest-rank statistics, not one rank's view.
+ *   synthetic_perfect  the operation runs without the CPU while the rank
+ *                      computes; the wait only sleeps until it is over:
+ *                      perfect overlap (r_overhead ~ 0, r_comm ~ 0).
+ *   synthetic_serial   nothing happens at the start; the wait performs the
+ *                      whole duration on the CPU: no progress (r_overhead ~ 1).
+ *   synthetic_steal    a helper thread pinned to the core of compute thread 0
+ *                      burns the duration in CPU time from the start: the
+ *                      operation progresses, by taking that CPU time from the
+ *                      computation (r_comp_slowdown > 1). It runs SCHED_FIFO
+ *                      where allowed (root, or an RLIMIT_RTPRIO), so it takes
+ *                      the core at once as an interrupt-driven progress
+ *                      engine would; otherwise the scheduler may let a short
+ *                      computation finish first (EEVDF does not preempt for
+ *                      a waking thread), and the answer is less clear-cut. */
+#include "bench_nbc/collectives/collectives.h"
+#include "clocksync/clocksync.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct synthetic_engine {
+    int64_t deadline_ns;       /* perfect: end on clocksync_monotonic_ns; steal: CPU time to burn */
+    synthetic_steal_sink sink; /* steal under the sleep kernel: no helper spins */
+    bool modelled;
+    int64_t modelled_end_ns;
+    /* synthetic_steal's spinning helper */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool has_thread, work, done, quit;
+};
+
+static int64_t duration_ns(const coll_instance *inst)
+{
+    return (int64_t)inst->bytes + (int64_t)inst->bytes * inst->rank / 10;
+}
+
+/* Sleeps until deadline_ns of the measuring clock (clocksync_monotonic_ns,
+ * which clock_nanosleep cannot take when it is CLOCK_MONOTONIC_RAW): relative
+ * sleeps until the deadline has passed. */
+static void sleep_until(int64_t deadline_ns)
+{
+    for (int64_t left_ns; (left_ns = deadline_ns - clocksync_monotonic_ns()) > 0;) {
+        struct timespec ts = {.tv_sec = left_ns / 1000000000, .tv_nsec = left_ns % 1000000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void spin_until(int64_t deadline_ns)
+{
+    while (clocksync_monotonic_ns() < deadline_ns)
+        ;
+}
+
+int synthetic_start_perfect(coll_instance *inst, MPI_Request *request)
+{
+    inst->synthetic->deadline_ns = clocksync_monotonic_ns() + duration_ns(inst);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int synthetic_wait_perfect(coll_instance *inst, MPI_Request *request)
+{
+    (void)request;
+    sleep_until(inst->synthetic->deadline_ns);
+    return MPI_SUCCESS;
+}
+
+int synthetic_start_serial(coll_instance *inst, MPI_Request *request)
+{
+    (void)inst;
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int synthetic_wait_serial(coll_instance *inst, MPI_Request *request)
+{
+    (void)request;
+    spin_until(clocksync_monotonic_ns() + duration_ns(inst));
+    return MPI_SUCCESS;
+}
+
+/* How long after the start the helper begins to take the core. */
+static const int64_t steal_delay_ns = 100000;
+
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Burns the duration in CPU time, not wall time: on a core it shares with
+ * the computation it takes exactly that much from it. */
+static void *steal_main(void *arg)
+{
+    struct synthetic_engine *e = arg;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!e->work && !e->quit)
+            pthread_cond_wait(&e->cond, &e->lock);
+        if (e->quit)
+            break;
+        int64_t budget_ns = e->deadline_ns; /* the duration, for this engine */
+        pthread_mutex_unlock(&e->lock);
+        /* Let the start call return first: a real-time helper would
+         * otherwise do all its work inside it, like a blocking call. */
+        sleep_until(clocksync_monotonic_ns() + steal_delay_ns);
+        int64_t until_cpu_ns = thread_cpu_ns() + budget_ns;
+        while (thread_cpu_ns() < until_cpu_ns)
+            ;
+        pthread_mutex_lock(&e->lock);
+        e->work = false;
+        e->done = true;
+        pthread_cond_broadcast(&e->cond);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+void synthetic_model_steal(coll_instance *inst, const synthetic_steal_sink *sink)
+{
+    if (inst->synthetic) {
+        inst->synthetic->sink = *sink;
+        inst->synthetic->modelled = true;
+    }
+}
+
+int synthetic_start_steal(coll_instance *inst, MPI_Request *request)
+{
+    struct synthetic_engine *e = inst->synthetic;
+    *request = MPI_REQUEST_NULL;
+    if (e->modelled) {
+        e->sink.add_ns(e->sink.context, duration_ns(inst));
+        e->modelled_end_ns = clocksync_monotonic_ns() + steal_delay_ns + duration_ns(inst);
+        return MPI_SUCCESS;
+    }
+    pthread_mutex_lock(&e->lock);
+    e->deadline_ns = duration_ns(inst);
+    e->done = false;
+    e->work = true;
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+    return MPI_SUCCESS;
+}
+
+int synthetic_wait_steal(coll_instance *inst, MPI_Request *request)
+{
+    (void)request;
+    struct synthetic_engine *e = inst->synthetic;
+    if (e->modelled) {
+        /* the helper would be done then; a step that did not run meanwhile
+         * lost nothing to it */
+        sleep_until(e->modelled_end_ns);
+        e->sink.clear(e->sink.context);
+        return MPI_SUCCESS;
+    }
+    pthread_mutex_lock(&e->lock);
+    while (!e->done)
+        pthread_cond_wait(&e->cond, &e->lock);
+    pthread_mutex_unlock(&e->lock);
+    return MPI_SUCCESS;
+}
+
+int synthetic_prepare(coll_instance *inst, bool with_thread)
+{
+    struct synthetic_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return -1;
+    inst->synthetic = e;
+    if (!with_thread)
+        return 0;
+    /* The core the caller (compute thread 0) runs on: the helper competes
+     * with the computation there. */
+    int cpu = sched_getcpu();
+    pthread_attr_t attr;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0 && cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        rc = pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+    }
+    if (rc == 0)
+        rc = pthread_mutex_init(&e->lock, NULL);
+    if (rc == 0)
+        rc = pthread_cond_init(&e->cond, NULL);
+    if (rc == 0) {
+        pthread_attr_t fifo = attr;
+        struct sched_param priority = {.sched_priority = 1};
+        bool realtime = pthread_attr_setinheritsched(&fifo, PTHREAD_EXPLICIT_SCHED) == 0 &&
+                        pthread_attr_setschedpolicy(&fifo, SCHED_FIFO) == 0 &&
+                        pthread_attr_setschedparam(&fifo, &priority) == 0;
+        rc = realtime ? pthread_create(&e->thread, &fifo, steal_main, e) : EPERM;
+        if (rc == EPERM) /* not allowed real-time: an ordinary thread */
+            rc = pthread_create(&e->thread, &attr, steal_main, e);
+    }
+    pthread_attr_destroy(&attr);
+    e->has_thread = rc == 0;
+    return rc == 0 ? 0 : -1;
+}
+
+void synthetic_release(coll_instance *inst)
+{
+    struct synthetic_engine *e = inst->synthetic;
+    if (!e)
+        return;
+    if (e->has_thread) {
+        pthread_mutex_lock(&e->lock);
+        e->quit = true;
+        pthread_cond_broadcast(&e->cond);
+        pthread_mutex_unlock(&e->lock);
+        pthread_join(e->thread, NULL);
+        pthread_cond_destroy(&e->cond);
+        pthread_mutex_destroy(&e->lock);
+    }
+    free(e);
+    inst->synthetic = NULL;
+}

@@ -1,0 +1,177 @@
+/* Adaptive repetitions: the stopping rule and what it reads (stopping.h).
+ * The interval and the class's p-value are the analysis's, computed by the
+ * analysis library from the same rows raw.csv will hold, so the driver stops
+ * on the very numbers nbc-analyze later reports (up to the clock model,
+ * which the driver extrapolates and the end of the run interpolates). */
+#include "bench_nbc/measure/stopping.h"
+
+#include "analysis/analysis.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *const reason_names[NBC_STOP_COUNT] = {
+    [NBC_STOP_CONTINUE] = "continue",
+    [NBC_STOP_FIXED] = "fixed",
+    [NBC_STOP_PRECISION] = "precision",
+    [NBC_STOP_DECIDED] = "decided",
+    [NBC_STOP_UNRESOLVABLE] = "unresolvable",
+    [NBC_STOP_MAX] = "max",
+    [NBC_STOP_BUDGET] = "budget",
+    [NBC_STOP_LATE] = "late",
+};
+
+const char *nbc_stop_reason_name(nbc_stop_reason reason)
+{
+    return reason >= 0 && reason < NBC_STOP_COUNT ? reason_names[reason] : "unknown";
+}
+
+/* One Williams cycle: the sweep runs the 6 orders of the 3 kinds once each
+ * every 6 blocks (sweep.c). */
+enum { WILLIAMS_CYCLE_BLOCKS = 6 };
+
+int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks)
+{
+    int every = rule->look_blocks > 0 ? rule->look_blocks : 1;
+    return blocks >= rule->min_blocks && (blocks - rule->min_blocks) % every == 0;
+}
+
+nbc_stop_rule nbc_stop_rule_of(int min_blocks, int max_blocks, double half_width,
+                               double cell_budget_s)
+{
+    diagnosis_thresholds th = analysis_default_thresholds();
+    nbc_stop_rule rule = {.min_blocks = min_blocks,
+                          .max_blocks = max_blocks,
+                          .half_width = half_width,
+                          .cell_budget_s = cell_budget_s,
+                          .look_blocks = WILLIAMS_CYCLE_BLOCKS,
+                          .decide_min_blocks = (int)th.min_blocks};
+    int looks = 0;
+    for (int b = min_blocks; b <= max_blocks; b += WILLIAMS_CYCLE_BLOCKS)
+        looks += b >= rule.decide_min_blocks;
+    rule.look_level = th.false_discovery_rate / (looks > 0 ? looks : 1);
+    return rule;
+}
+
+/* The blocks the cell can still reach: max_blocks, or what the budget
+ * affords at the pace of the blocks so far (the warm-up one of them). */
+static int reachable_blocks(const nbc_stop_rule *rule, const nbc_stop_state *s)
+{
+    int most = rule->max_blocks;
+    if (rule->cell_budget_s > 0 && s->elapsed_s > 0) {
+        double pace_s = s->elapsed_s / (s->blocks + 1);
+        double affordable = floor(rule->cell_budget_s / pace_s);
+        most = affordable < most ? (int)affordable : most;
+    }
+    return most;
+}
+
+/* Whether a p-value can still reach the look level in the blocks the cell
+ * can reach: standard errors shrink as 1/sqrt(blocks), so its distance from
+ * the claim's border in standard errors, z = -Phi^-1(p), grows to
+ * z sqrt(n_reach / n). `benefit` standard errors of z are granted on top:
+ * one (its own noise) before a cell is given up, none before blocks are
+ * spent on a claim the projection expects to decide. False for a NAN p
+ * (no claim to decide). */
+static bool decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, double p, int reach,
+                      double benefit)
+{
+    if (isnan(p) || reach <= s->blocks)
+        return false;
+    double growth = sqrt((double)reach / s->blocks);
+    double needed = -analysis_normal_quantile(rule->look_level);
+    return (-analysis_normal_quantile(p) + benefit) * growth >= needed;
+}
+
+/* Neither the interval nor the class, nor its group, can be settled by the
+ * blocks the cell can still reach: the width projects to width
+ * sqrt(n / n_reach), each p as decidable() says. The group's p is at most
+ * the class's: a cell whose group can still be decided is not given up. */
+static int unresolvable(const nbc_stop_rule *rule, const nbc_stop_state *s)
+{
+    int reach = reachable_blocks(rule, s);
+    if (reach <= s->blocks)
+        return 0; /* no block left to spend: max or budget says so */
+    double width = s->ci_hi - s->ci_lo;
+    if (width / sqrt((double)reach / s->blocks) <= 2 * rule->half_width) /* false for NAN */
+        return 0;
+    return !decidable(rule, s, s->p, reach, 1) && !decidable(rule, s, s->p_group, reach, 1);
+}
+
+/* At a look from decide_min_blocks on: a precise interval stops the cell
+ * unless a claim still undecided is expected to be decided by more blocks
+ * (the map's answer is the claim, not the interval); else the class
+ * decided, or the group decided and the class not expected to be
+ * (the analysis claims the group); else unresolvable. */
+static nbc_stop_reason decide_at_look(const nbc_stop_rule *rule, const nbc_stop_state *s)
+{
+    int reach = reachable_blocks(rule, s);
+    bool class_decided = s->p <= rule->look_level; /* false for NAN */
+    bool group_decided = s->p_group <= rule->look_level;
+    bool class_decidable = decidable(rule, s, s->p, reach, 0);
+    bool pending = !class_decided && (class_decidable ||
+                                      (!group_decided && decidable(rule, s, s->p_group, reach, 0)));
+    double width = s->ci_hi - s->ci_lo;
+    if (width <= 2 * rule->half_width && !pending) /* false for NAN */
+        return NBC_STOP_PRECISION;
+    if (class_decided || (group_decided && !class_decidable))
+        return NBC_STOP_DECIDED;
+    if (unresolvable(rule, s))
+        return NBC_STOP_UNRESOLVABLE;
+    return NBC_STOP_CONTINUE;
+}
+
+nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state)
+{
+    if (state->blocks < rule->min_blocks)
+        return NBC_STOP_CONTINUE;
+    if (rule->half_width <= 0)
+        return NBC_STOP_FIXED;
+    if (nbc_stop_is_look(rule, state->blocks)) {
+        nbc_stop_reason at_look = NBC_STOP_CONTINUE;
+        if (state->blocks >= rule->decide_min_blocks)
+            at_look = decide_at_look(rule, state);
+        else if (state->ci_hi - state->ci_lo <= 2 * rule->half_width)
+            at_look = NBC_STOP_PRECISION; /* no claim to wait for under min_blocks */
+        if (at_look != NBC_STOP_CONTINUE)
+            return at_look;
+    }
+    if (state->blocks >= rule->max_blocks)
+        return NBC_STOP_MAX;
+    if (rule->cell_budget_s > 0 && state->elapsed_s > rule->cell_budget_s)
+        return NBC_STOP_BUDGET;
+    return NBC_STOP_CONTINUE;
+}
+
+int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_state *state, char *err,
+                      size_t errlen)
+{
+    state->ci_lo = state->ci_hi = state->p = state->p_group = NAN;
+    run_inputs in = {.meta = {.ranks = ranks, .late_tolerance = NAN, .barrier_precision_ns = NAN}};
+    analysis_error aerr = {{0}};
+    cell_rules rules = analysis_default_rules();
+    cell_table cells = {0};
+    int status = analysis_parse_raw(raw_csv, len, "raw.csv (this cell)", &in.raw, &aerr);
+    if (status == ANALYSIS_OK)
+        status = analysis_compute_cells(&in, &rules, &cells, &aerr);
+    if (status == ANALYSIS_OK && cells.count == 1) {
+        const cell_metrics *cell = &cells.cells[0];
+        state->ci_lo = cell->r_overhead_ci.lo;
+        state->ci_hi = cell->r_overhead_ci.hi;
+        /* a class to decide: not invalid, no undefined quantity */
+        if (cell->diagnosis_point != DIAG_INVALID && cell->diagnosis_point != DIAG_UNCERTAIN) {
+            state->p = cell->diagnosis_p;
+            state->p_group = cell->diagnosis_group_p;
+        }
+    } else if (status == ANALYSIS_OK) {
+        snprintf(aerr.text, sizeof aerr.text, "%zu cells in the rows of one cell", cells.count);
+        status = ANALYSIS_ERR_INPUT;
+    }
+    analysis_cell_table_free(&cells);
+    analysis_raw_table_free(&in.raw);
+    if (status != ANALYSIS_OK) {
+        snprintf(err, errlen, "the interval of r_overhead and the class's p-value: %s", aerr.text);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,329 @@
+/* The calibration stage (paper sections 4.3 and 5.1): matrix sizes for the
+ * computation targets, the passive step before the sweep, message sizes for
+ * the communication targets, the window barrier's precision; the cells
+ * calibration could not reach said once. */
+#include "bench_nbc/errors.h"
+#include "bench_nbc/library/library.h"
+#include "bench_nbc/measure/measure.h"
+#include "bench_nbc/run.h"
+#include "bench_nbc/runfolder/runfolder.h"
+#include "bench_nbc/stages/stages.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void write_calib_comp(nbc_run *run, const compute_calib_result *r)
+{
+    FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_CALIB_COMP) : NULL;
+    if (f)
+        fprintf(f, "%.9g,%zu,%.9g,%.6g,%d,%d\n", r->target_s, r->matrix_n, r->t_s,
+                r->gflops_per_thread, r->iterations, r->converged);
+}
+
+static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
+{
+    FILE *f = run->rank == 0 ? run_output_file(run->out, OUT_CALIB_COMM) : NULL;
+    if (f)
+        fprintf(f, "%s,%.9g,%zu,%.9g,%d,%d,%d\n", run->coll->name, r->target_s, r->bytes, r->t_s,
+                r->iterations, r->converged, r->size_given);
+}
+
+/* How precise a calibrated time is, for its log line: its runs and
+ * standard error, and whether the most runs left it imprecise (a step that
+ * is bimodal on a core shared with a busy thread, docs/running.md). Empty
+ * for a calibration kept from the folder a run resumes. */
+static const char *precision_text(int runs, double t_se_s, bool imprecise, char *text, size_t size)
+{
+    if (runs <= 0)
+        return "";
+    snprintf(text, size, ", %d runs, standard error %.2g ms%s", runs, t_se_s * 1e3,
+             imprecise ? ", imprecise at the most runs: a bimodal step?" : "");
+    return text;
+}
+
+/* The lateness tolerance is floored at the barrier precision measured here:
+ * on a busy node that floor can exceed the share of the shortest references
+ * the rule asks for, and the cells concerned then accept more lateness (their
+ * tolerance_ns in raw.csv says how much). Said once, on rank 0. */
+static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *comm,
+                               const compute_calib_result *comp)
+{
+    const nbc_config *cfg = run->cfg;
+    double shortest_s = INFINITY;
+    for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++)
+        shortest_s = fmin(shortest_s, comm[i].t_s > 0 ? comm[i].t_s : INFINITY);
+    for (size_t j = 0; j < cfg->grid.comp_count; j++)
+        shortest_s = fmin(shortest_s, comp[j].t_s > 0 ? comp[j].t_s : INFINITY);
+    double share_ns = cfg->run.late_tolerance * shortest_s * 1e9;
+    if (run->rank == 0 && isfinite(share_ns) && (double)run->barrier_precision_ns > share_ns)
+        fprintf(stderr,
+                "bench_nbc: warning: the window barrier's precision here (%.1f us, 90th "
+                "percentile) exceeds run.late_tolerance x the shortest reference (%.1f us): "
+                "cells that short tolerate up to %.1f us of lateness (raw.csv tolerance_ns); "
+                "is the node busy?\n",
+                (double)run->barrier_precision_ns * 1e-3, share_ns * 1e-3,
+                (double)run->barrier_precision_ns * 1e-3);
+}
+
+/* Matrix sizes for every computation target (those a resumed run already
+ * has are kept). */
+static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    char err[1024] = "";
+    unsigned long long max_n_mine = compute_team_max_matrix_n(run->team), max_n;
+    NBC_CHECK_MPI(
+        MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
+    size_t start_n = compute_calib_defaults().start_n;
+    if (run->rank == 0 && done > 0)
+        fprintf(stderr, "bench_nbc: computation: %zu of %zu sizes kept from the run folder\n", done,
+                cfg->grid.comp_count);
+    for (size_t j = 0; j < cfg->grid.comp_count; j++) {
+        if (j >= done && nbc_stop_requested(run))
+            return false;
+        char context[128];
+        snprintf(context, sizeof context, "the calibration of computation target %.3g ms",
+                 cfg->grid.comp_times_s[j] * 1e3);
+        watchdog_context(run->watchdog, context);
+        if (j >= done) {
+            /* More work for a longer target: its n exceeds every shorter
+             * target's, so the references rise with their targets even where
+             * a step's time is bimodal (a core shared with a busy thread). */
+            const compute_calib_result *floor = NULL;
+            for (size_t i = 0; i < j; i++)
+                if (cfg->grid.comp_times_s[i] < cfg->grid.comp_times_s[j] &&
+                    (floor == NULL || comp[i].matrix_n > floor->matrix_n))
+                    floor = &comp[i];
+            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, floor,
+                                        (size_t)max_n, &comp[j], err, sizeof err);
+            nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
+        }
+        if (comp[j].matrix_n > 0)
+            start_n = comp[j].matrix_n;
+        char precision[160];
+        /* A kept size was printed when it was calibrated: once per run. */
+        if (run->rank == 0 && j >= done)
+            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
+                    comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
+                    compute_calib_status_name(comp[j].status), comp[j].iterations,
+                    precision_text(comp[j].runs, comp[j].t_se_s, comp[j].imprecise, precision,
+                                   sizeof precision));
+    }
+    /* Matrices for the largest size, first-touched now, outside the sweep. */
+    size_t largest_n = 1;
+    for (size_t j = 0; j < cfg->grid.comp_count; j++)
+        largest_n = comp[j].matrix_n > largest_n ? comp[j].matrix_n : largest_n;
+    nbc_exit_if_any_failed(compute_team_reserve(run->team, largest_n) != 0,
+                           compute_team_error(run->team), 1);
+    return true;
+}
+
+/* The time at every given size (grid.comm_sizes; kept ones are reused). */
+static bool measure_given_sizes(nbc_run *run, nbc_comm_calibration *comm, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    if (run->rank == 0 && done > 0)
+        fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
+                done, cfg->grid.comm_size_count);
+    for (size_t i = done; i < cfg->grid.comm_size_count; i++) {
+        if (nbc_stop_requested(run))
+            return false;
+        size_t bytes = (size_t)cfg->grid.comm_sizes_bytes[i];
+        char context[128];
+        snprintf(context, sizeof context, "the communication measurement at %zu B", bytes);
+        watchdog_context(run->watchdog, context);
+        int rc = nbc_measure_comm_size(run, bytes, &comm[i]);
+        nbc_exit_if_any_failed(rc != MPI_SUCCESS, "the communication calibration failed", 1);
+        write_calib_comm(run, &comm[i]);
+        char precision[160];
+        if (run->rank == 0)
+            fprintf(stderr, "bench_nbc: communication %zu B (given) -> %.3g ms (%zu B used%s)\n",
+                    bytes, comm[i].t_s * 1e3, comm[i].bytes,
+                    precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
+                                   sizeof precision));
+    }
+    bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
+    nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    return true;
+}
+
+/* Message sizes for every communication target (kept ones are reused). */
+static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, size_t done)
+{
+    const nbc_config *cfg = run->cfg;
+    if (cfg->grid.comm_size_count > 0)
+        return measure_given_sizes(run, comm, done);
+    size_t start_bytes = 1024;
+    const mpiprofile_size_limit *limit;
+    size_t most = nbc_library_max_bytes(run->coll, &run->coll_options, run->ranks, &limit);
+    if (limit && most < cfg->calibration.max_bytes && done < nbc_comm_axis_count(cfg) &&
+        run->rank == 0) {
+        char reason[1024];
+        nbc_library_describe_limit(limit, reason, sizeof reason);
+        fprintf(stderr,
+                "bench_nbc: %s: the search stops at S = %zu bytes, not calibration.max_bytes = "
+                "%llu: %s\n",
+                run->coll->name, most, (unsigned long long)cfg->calibration.max_bytes, reason);
+    }
+    if (run->rank == 0 && done > 0)
+        fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
+                done, nbc_comm_axis_count(cfg));
+    for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++) {
+        if (i >= done && nbc_stop_requested(run))
+            return false;
+        char context[128];
+        snprintf(context, sizeof context, "the calibration of communication target %.3g ms",
+                 cfg->grid.comm_times_s[i] * 1e3);
+        watchdog_context(run->watchdog, context);
+        if (i >= done) {
+            /* A longer target's size exceeds every shorter one's, as for the
+             * computation: a bimodal step's estimate is too imprecise to
+             * keep neighbouring sizes apart on its own. */
+            size_t floor_bytes = 0;
+            for (size_t k = 0; k < i; k++)
+                if (cfg->grid.comm_times_s[k] < cfg->grid.comm_times_s[i] &&
+                    comm[k].bytes > floor_bytes)
+                    floor_bytes = comm[k].bytes;
+            int rc = nbc_calibrate_comm(run, cfg->grid.comm_times_s[i], start_bytes, floor_bytes,
+                                        &comm[i]);
+            /* Every rank has the same verdict (a data check failure is
+             * allreduced); the failing rank printed why. */
+            nbc_exit_if_any_failed(rc != MPI_SUCCESS, "the communication calibration failed", 1);
+            write_calib_comm(run, &comm[i]);
+        }
+        if (comm[i].bytes_closest > 0)
+            start_bytes = comm[i].bytes_closest;
+        char precision[160], verdict[160];
+        snprintf(verdict, sizeof verdict,
+                 comm[i].converged ? "converged"
+                 : comm[i].bytes > 0
+                     ? "NOT converged, %.0f %% off: measured at this size (off-target "
+                       "tolerance %.0f %%)"
+                 : comm[i].bytes_closest > 0
+                     ? "NOT converged, %.0f %% off, beyond the off-target tolerance %.0f %%: "
+                       "its cells are not measured"
+                     : "NOT converged, no size left to try (a shorter target's size is the "
+                       "largest allowed): its cells are not measured",
+                 100 * fabs(comm[i].t_s / comm[i].target_s - 1), 100 * nbc_off_target_max_error());
+        if (run->rank == 0 && i >= done)
+            fprintf(stderr,
+                    "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s, %d sizes tried%s)\n",
+                    comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3, verdict,
+                    comm[i].iterations,
+                    precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
+                                   sizeof precision));
+    }
+    bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
+    nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    return true;
+}
+
+/* Communication targets out of reach because the library's size limit
+ * stopped the search below calibration.max_bytes (the closest size was still
+ * too fast): the limit and its reason, on rank 0. */
+static void report_size_limit(const nbc_run *run, const nbc_sweep_plan *plan)
+{
+    const mpiprofile_size_limit *limit;
+    size_t most = nbc_library_max_bytes(run->coll, &run->coll_options, run->ranks, &limit);
+    if (!limit || most >= run->cfg->calibration.max_bytes || !plan->sizable)
+        return;
+    size_t at_limit = 0;
+    for (size_t i = 0; i < plan->comm_count; i++)
+        at_limit += plan->comm[i].bytes == 0 &&
+                    plan->comm[i].t_s < plan->comm[i].target_s; /* too fast: S too small */
+    if (at_limit == 0)
+        return;
+    char reason[1024];
+    nbc_library_describe_limit(limit, reason, sizeof reason);
+    fprintf(stderr,
+            "bench_nbc: %zu communication target(s) need S above %zu bytes, the largest %s can "
+            "take with this library: %s\n",
+            at_limit, most, run->coll->name, reason);
+}
+
+/* Cells whose targets calibration missed by more than the off-target
+ * tolerance are not measured: said once, on rank 0, when calibration ends.
+ * Returns how many. */
+size_t nbc_report_unreachable(const nbc_run *run, const nbc_sweep_plan *plan, bool calibrated)
+{
+    size_t cells = plan->comm_count * plan->comp_count, unreachable = 0;
+    for (size_t c = 0; calibrated && c < cells; c++)
+        unreachable += !nbc_cell_reachable(plan, c);
+    if (unreachable && run->rank == 0) {
+        fprintf(stderr,
+                "bench_nbc: %zu of %zu cells not measured, calibration missed by more than the "
+                "off-target tolerance (%.0f %%):",
+                unreachable, cells, 100 * nbc_off_target_max_error());
+        for (size_t i = 0; plan->sizable && i < plan->comm_count; i++)
+            if (plan->comm[i].bytes == 0)
+                fprintf(stderr, " comm %.3g ms (closest %.3g ms at %zu B);",
+                        plan->comm[i].target_s * 1e3, plan->comm[i].t_s * 1e3,
+                        plan->comm[i].bytes_closest);
+        for (size_t j = 0; j < plan->comp_count; j++)
+            if (!nbc_comp_measurable(&plan->comp[j]))
+                fprintf(stderr, " comp %.3g ms (closest %.3g ms at n=%zu);",
+                        plan->comp[j].target_s * 1e3, plan->comp[j].t_s * 1e3,
+                        plan->comp[j].matrix_n);
+        fprintf(stderr, "\n");
+        report_size_limit(run, plan);
+    }
+    return unreachable;
+}
+
+void nbc_computation_stage(nbc_study *study, const nbc_cli *cli, nbc_shared *shared)
+{
+    nbc_run *run = &study->run;
+    const nbc_config *cfg = run->cfg;
+    int64_t start_ns = clocksync_now_local_ns(run->sync);
+    /* Calibration decisions use the extrapolated global time; the window
+     * barrier corrects itself. */
+    /* A replay measures with the source run's sizes. */
+    if (cli->replay.cell_text)
+        nbc_load_prior_calibrations(run, cli->replay.run_dir_abs, &study->prior);
+    else
+        nbc_load_prior(run, cli->resume_dir, &study->prior);
+    nbc_resume *prior = &study->prior;
+    shared->comp_kept = prior->comp_done;
+    /* A stop signal during calibration keeps the sizes found so far. */
+    shared->comp_calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
+    prior->comp_done = cfg->grid.comp_count;
+    /* The studies' communication calibrations extrapolate global time. */
+    if (shared->comp_calibrated)
+        NBC_CHECK_MPI(clocksync_prepare_realtime(run->sync));
+    shared->comp = malloc(cfg->grid.comp_count * sizeof *shared->comp);
+    nbc_exit_if_any_failed(!shared->comp, "out of memory", 1);
+    memcpy(shared->comp, prior->comp, cfg->grid.comp_count * sizeof *shared->comp);
+    shared->elapsed_s += (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+}
+
+void nbc_write_calib_comp_rows(nbc_run *run, const nbc_shared *shared, bool first_study)
+{
+    for (size_t j = first_study ? shared->comp_kept : 0; j < run->cfg->grid.comp_count; j++)
+        write_calib_comp(run, &shared->comp[j]);
+}
+
+void nbc_calibration_stage(nbc_study *study, const nbc_cli *cli, const placement *place,
+                           const nbc_shared *shared)
+{
+    nbc_run *run = &study->run;
+    const nbc_config *cfg = run->cfg;
+    int64_t start_ns = clocksync_now_local_ns(run->sync);
+    nbc_resume *prior = &study->prior;
+    bool calibrated = shared->comp_calibrated && !nbc_stop_requested(run);
+    /* The passive step before the sweep: right before it, with --resume,
+     * when the run stops after its calibration (nbc-run measures compute_ref
+     * in between: ref, passive | sweep | passive, ref, an ABBA order that
+     * cancels a linear drift of the host; analysis/README.md). */
+    if (calibrated && !prior->passive_done && !cli->stop_after_calibration)
+        nbc_measure_passive(run, place, prior->comp, cfg->grid.comp_count, "before");
+    calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
+    if (calibrated) {
+        NBC_CHECK_MPI(nbc_measure_barrier_precision(run, 100, &run->barrier_precision_ns));
+        warn_loose_barrier(run, prior->comm, prior->comp);
+    }
+    run->next_seq = prior->next_seq;
+    study->meta.calibration_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
+    study->calibrated = calibrated;
+}
