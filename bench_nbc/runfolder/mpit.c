@@ -339,6 +339,26 @@ static int ready_counters(nbc_mpit *m, int pvars)
     return 0;
 }
 
+/* The job's own reference to the tool interface. MPICH 4.0.2 crashes in
+ * MPI_T_cvar_get_num once MPI_T is initialised again after its count of
+ * initialisations fell back to zero (a job's second study, after the first
+ * study's nbc_mpit_free); with this reference held, a study's
+ * MPI_T_finalize never ends the interface. */
+static bool job_holds_mpit;
+
+void nbc_mpit_job_begin(void)
+{
+    int provided;
+    job_holds_mpit = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+}
+
+void nbc_mpit_job_end(void)
+{
+    if (job_holds_mpit)
+        MPI_T_finalize();
+    job_holds_mpit = false;
+}
+
 int nbc_mpit_start(nbc_run *run, meta_info *meta)
 {
     int provided, failed = 0;

@@ -186,5 +186,10 @@ void nbc_mpit_cell_begin(nbc_mpit *m);
 int nbc_mpit_cell_end(nbc_run *run, size_t cell);
 /* Sessions and MPI_T ended (before MPI_Finalize); accepts NULL. */
 void nbc_mpit_free(nbc_mpit *m);
+/* The job's reference to MPI_T, after MPI_Init and before MPI_Finalize:
+ * the studies' own start and free then never end the interface (MPICH 4.0
+ * cannot initialise it again). Failure is left to nbc_mpit_start to say. */
+void nbc_mpit_job_begin(void);
+void nbc_mpit_job_end(void);
 
 #endif

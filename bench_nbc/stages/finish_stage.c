@@ -252,6 +252,7 @@ int nbc_finish_stage(nbc_job *job)
     /* Rank 0 reaches this last (it writes the files); MPICH 4.0 over TCP
      * can hang in MPI_Finalize when one rank enters it long after the
      * others, so they enter it together. */
+    nbc_mpit_job_end();
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
     return status;

@@ -51,6 +51,7 @@ static int start_mpi(nbc_job *job, int *argc, char ***argv)
         MPI_Finalize();
         return 0;
     }
+    nbc_mpit_job_begin();
     return 0;
 }
 
