@@ -331,7 +331,7 @@ def verdict_lines(rows):
         if not measured:
             parts.append("no way of driving progress has a valid cell")
         elif not good:
-            parts.append("overlap with no way measured (the collective progressed during "
+            parts.append("no overlap in any way measured (the collective progressed during "
                          "the computation in less than half of the valid cells of each)")
         else:
             best = max(good, key=lambda r: r["progressed_share"])

@@ -67,7 +67,7 @@ if "computation not measurably slowed while overlapping (r_comp_slowdown 0.98 [0
 rows[1] = way("progress", 10, 4, 9)
 line = fp.verdict_lines(rows)[0]
 print(line)
-if not line.startswith("Lib 1.0, ibcast: overlap with no way measured"):
+if not line.startswith("Lib 1.0, ibcast: no overlap in any way measured"):
     fail("no way at half its cells: %s" % line)
 PY
 ) || fail "$out"
