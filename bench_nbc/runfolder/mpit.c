@@ -346,10 +346,20 @@ static int ready_counters(nbc_mpit *m, int pvars)
  * MPI_T_finalize never ends the interface. */
 static bool job_holds_mpit;
 
+/* The tool interface at the thread level MPI_Init gave: Open MPI 4.1's
+ * MPI_T_init_thread sets the level MPI_Query_thread answers from then on, so
+ * a lower one would hide MPI_THREAD_MULTIPLE from the progress thread. */
+static int mpit_init(void)
+{
+    int level = MPI_THREAD_SINGLE, provided;
+    if (MPI_Query_thread(&level) != MPI_SUCCESS)
+        level = MPI_THREAD_SINGLE;
+    return MPI_T_init_thread(level, &provided);
+}
+
 void nbc_mpit_job_begin(void)
 {
-    int provided;
-    job_holds_mpit = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+    job_holds_mpit = mpit_init() == MPI_SUCCESS;
 }
 
 void nbc_mpit_job_end(void)
@@ -361,9 +371,9 @@ void nbc_mpit_job_end(void)
 
 int nbc_mpit_start(nbc_run *run, meta_info *meta)
 {
-    int provided, failed = 0;
+    int failed = 0;
     json_object *info = run->rank == 0 ? json_object_new_object() : NULL;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) {
+    if (mpit_init() != MPI_SUCCESS) {
         if (info) {
             json_object_object_add(info, "status",
                                    json_object_new_string("MPI_T_init_thread failed"));
