@@ -34,22 +34,19 @@ import argparse
 import csv
 import datetime
 import html
-import importlib.machinery
-import importlib.util
 import json
 import math
 import os
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 
 PROGRAM = "nbc-fingerprint"
 _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:0] = [os.path.join(_HERE, *up, "cli") for up in
                 (("..",), ("..", ".."), ("..", "share", "bench_nbc"))]
-from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
+from nbc_cli import (ExitStatus, exit_status_help, html_to_pdf, sibling_module,  # noqa: E402
+                     version_line)
 
 # The ways in the page's order, with their words: (figure label, verdict
 # words). Polling by period ("manual-<P>us") follows, by period.
@@ -87,15 +84,11 @@ def fail(text, status=ExitStatus.BAD_INPUT):
 
 def verdict_module():
     """nbc-verdict (analysis/nbc_verdict.py), installed beside this tool."""
-    for path in (os.path.join(_HERE, "nbc-verdict"), os.path.join(_HERE, "nbc_verdict.py")):
-        if os.path.isfile(path):
-            loader = importlib.machinery.SourceFileLoader("nbc_verdict", path)
-            module = importlib.util.module_from_spec(
-                importlib.util.spec_from_loader("nbc_verdict", loader))
-            loader.exec_module(module)
-            return module
-    fail("nbc-verdict is missing beside %s (an incomplete copy or installation)" % _HERE,
-         ExitStatus.FAILURE)
+    module = sibling_module(_HERE, "nbc-verdict", "nbc_verdict")
+    if module is None:
+        fail("nbc-verdict is missing beside %s (an incomplete copy or installation)" % _HERE,
+             ExitStatus.FAILURE)
+    return module
 
 
 V = verdict_module()
@@ -559,19 +552,10 @@ def page_html(rows, verdicts, svg, dirs):
 
 
 def write_pdf(html_path, pdf_path):
-    tool = shutil.which("weasyprint")
-    if not tool:
-        print("%s: weasyprint is not installed: %s not written (apt-get install weasyprint)"
-              % (PROGRAM, pdf_path), file=sys.stderr)
-        return False
-    done = subprocess.run([tool, "--quiet", html_path, pdf_path + ".tmp"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          universal_newlines=True)
-    if done.returncode != 0:
-        fail("weasyprint failed on %s (exit status %d): %s"
-             % (html_path, done.returncode, done.stderr.strip()[-500:]), ExitStatus.FAILURE)
-    os.replace(pdf_path + ".tmp", pdf_path)
-    return True
+    written, error = html_to_pdf(PROGRAM, html_path, pdf_path)
+    if error:
+        fail(error, ExitStatus.FAILURE)
+    return written
 
 
 def main(argv):

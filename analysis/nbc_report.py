@@ -24,12 +24,8 @@ import configparser
 import csv
 import datetime
 import html
-import importlib.machinery
-import importlib.util
 import json
 import os
-import shutil
-import subprocess
 import sys
 
 PROGRAM = "nbc-report"
@@ -47,7 +43,8 @@ def _cli_dir():
 
 
 sys.path.insert(0, _cli_dir())
-from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
+from nbc_cli import (ExitStatus, exit_status_help, html_to_pdf, sibling_module,  # noqa: E402
+                     version_line)
 
 # Where the paper's method is changed or extended, and where each is
 # documented (paths relative to the project's root).
@@ -496,15 +493,11 @@ def figures(top, folders, notes):
 def verdict_module():
     """nbc-verdict (analysis/nbc_verdict.py), installed beside nbc-report."""
     here = os.path.dirname(os.path.realpath(__file__))
-    for path in (os.path.join(here, "nbc-verdict"), os.path.join(here, "nbc_verdict.py")):
-        if os.path.isfile(path):
-            loader = importlib.machinery.SourceFileLoader("nbc_verdict", path)
-            module = importlib.util.module_from_spec(
-                importlib.util.spec_from_loader("nbc_verdict", loader))
-            loader.exec_module(module)
-            return module
-    fail("nbc-verdict is missing beside %s (an incomplete copy or installation)" % here,
-         ExitStatus.FAILURE)
+    module = sibling_module(here, "nbc-verdict", "nbc_verdict")
+    if module is None:
+        fail("nbc-verdict is missing beside %s (an incomplete copy or installation)" % here,
+             ExitStatus.FAILURE)
+    return module
 
 
 # The results table: the cells of each class (cells.csv's diagnosis), then
@@ -559,18 +552,10 @@ def results(verdict, runs):
 
 
 def write_pdf(html_path, pdf_path):
-    tool = shutil.which("weasyprint")
-    if not tool:
-        print("%s: weasyprint is not installed: %s not written (apt-get install weasyprint)"
-              % (PROGRAM, pdf_path), file=sys.stderr)
-        return False
-    done = subprocess.run([tool, "--quiet", html_path, pdf_path + ".tmp"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        fail("weasyprint failed on %s (exit status %d): %s"
-             % (html_path, done.returncode, done.stderr.strip()[-500:]), 1)
-    os.replace(pdf_path + ".tmp", pdf_path)
-    return True
+    written, error = html_to_pdf(PROGRAM, html_path, pdf_path)
+    if error:
+        fail(error, ExitStatus.FAILURE)
+    return written
 
 
 def main(argv):

@@ -3,7 +3,12 @@
 C tools #include the same file), and the --version line. Standard library
 only; found next to the tools in the source tree and in an installed copy
 (PREFIX/share/bench_nbc/cli)."""
+import importlib.machinery
+import importlib.util
 import os
+import shutil
+import subprocess
+import sys
 import re
 import subprocess
 
@@ -59,3 +64,36 @@ def version_line(tool):
             revision = ""
     return "{} {} (revision {})".format(tool, _read(os.path.join(TOP, "VERSION")) or "unknown",
                                         revision or "unknown")
+
+
+def sibling_module(here, program, module_name):
+    """The Python tool `program` (e.g. nbc-verdict) installed in the folder
+    `here`, or its source module_name.py there, loaded as a module; None
+    when neither is there (an incomplete copy or installation)."""
+    for path in (os.path.join(here, program), os.path.join(here, module_name + ".py")):
+        if os.path.isfile(path):
+            loader = importlib.machinery.SourceFileLoader(module_name, path)
+            module = importlib.util.module_from_spec(
+                importlib.util.spec_from_loader(module_name, loader))
+            loader.exec_module(module)
+            return module
+    return None
+
+
+def html_to_pdf(program, html_path, pdf_path):
+    """The page html_path printed to pdf_path by weasyprint (written
+    atomically). Returns (written, error): (False, None) when weasyprint is
+    not installed (said on stderr for program), (False, message) when it
+    failed."""
+    tool = shutil.which("weasyprint")
+    if not tool:
+        print("%s: weasyprint is not installed: %s not written (apt-get install weasyprint)"
+              % (program, pdf_path), file=sys.stderr)
+        return False, None
+    done = subprocess.run([tool, "--quiet", html_path, pdf_path + ".tmp"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        return False, "weasyprint failed on %s (exit status %d): %s" % (
+            html_path, done.returncode, done.stderr.strip()[-500:])
+    os.replace(pdf_path + ".tmp", pdf_path)
+    return True, None
