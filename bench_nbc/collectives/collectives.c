@@ -771,29 +771,23 @@ void coll_instance_release(coll_instance *inst)
 
 /* ---- starting and completing ---- */
 
-static int start_one(coll_instance *inst, MPI_Request *request)
-{
-    return inst->large ? inst->coll->start_c(inst, request) : inst->coll->start(inst, request);
-}
-
-int coll_instance_start(coll_instance *inst, coll_requests *requests)
+int coll_instance_start_all(coll_instance *inst, coll_requests *requests)
 {
     if (!inst->parts) {
         requests->count = 1;
-        return start_one(inst, &requests->r[0]);
+        return coll_instance_start(inst, &requests->r[0]);
     }
     int err = MPI_SUCCESS;
     requests->count = 0;
     for (int i = 0; i < inst->part_count && err == MPI_SUCCESS; i++)
-        err = start_one(&inst->parts[i], &requests->r[requests->count++]);
+        err = coll_instance_start(&inst->parts[i], &requests->r[requests->count++]);
     return err;
 }
 
-int coll_instance_wait(coll_instance *inst, coll_requests *requests)
+int coll_instance_wait_all(coll_instance *inst, coll_requests *requests)
 {
     if (!inst->parts)
-        return inst->coll->wait ? inst->coll->wait(inst, &requests->r[0])
-                                : MPI_Wait(&requests->r[0], MPI_STATUS_IGNORE);
+        return coll_instance_wait(inst, &requests->r[0]);
     /* A synthetic part's request is MPI_REQUEST_NULL, which MPI_Waitall
      * passes over; its own wait does what it stands for. */
     /* Statuses, not MPI_STATUSES_IGNORE: GCC's access check takes MPICH's
@@ -806,9 +800,9 @@ int coll_instance_wait(coll_instance *inst, coll_requests *requests)
     return err;
 }
 
-int coll_instance_test(coll_requests *requests)
+int coll_instance_test_all(coll_requests *requests)
 {
     int done;
-    MPI_Status statuses[COLL_MAX_REQUESTS]; /* see coll_instance_wait */
+    MPI_Status statuses[COLL_MAX_REQUESTS]; /* see coll_instance_wait_all */
     return MPI_Testall(requests->count, requests->r, &done, statuses);
 }

@@ -174,6 +174,17 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
                           size_t bytes, const coll_options *options, char *err, size_t errlen);
 void coll_instance_release(coll_instance *inst);
 
+/* One operation (not a scenario): its start and its completion. */
+static inline int coll_instance_start(coll_instance *inst, MPI_Request *request)
+{
+    return inst->large ? inst->coll->start_c(inst, request) : inst->coll->start(inst, request);
+}
+static inline int coll_instance_wait(coll_instance *inst, MPI_Request *request)
+{
+    return inst->coll->wait ? inst->coll->wait(inst, request)
+                            : MPI_Wait(request, MPI_STATUS_IGNORE);
+}
+
 /* The requests of one start: one per operation, one per part of a scenario. */
 enum { COLL_MAX_REQUESTS = 4 };
 typedef struct coll_requests {
@@ -181,14 +192,14 @@ typedef struct coll_requests {
     int count;
 } coll_requests;
 /* Starts the operation, or every part of a scenario in its order. */
-int coll_instance_start(coll_instance *inst, coll_requests *requests);
+int coll_instance_start_all(coll_instance *inst, coll_requests *requests);
 /* Completes what the start began: MPI_Wait, a scenario's parts with one
  * MPI_Waitall (parts with a wait of their own, the synthetic ones, each
  * with it, in the parts' order). */
-int coll_instance_wait(coll_instance *inst, coll_requests *requests);
+int coll_instance_wait_all(coll_instance *inst, coll_requests *requests);
 /* MPI_Testall over the requests (progress.mode=test); completed requests
  * are MPI_REQUEST_NULL, so testing again returns at once. */
-int coll_instance_test(coll_requests *requests);
+int coll_instance_test_all(coll_requests *requests);
 
 /* ---- scenarios (scenario.c) ----
  * A scenario is several operations of the table in flight together, as real

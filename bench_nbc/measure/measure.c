@@ -26,7 +26,7 @@ static void test_between_chunks(void *context)
 {
     test_context *t = context;
     if (t->requests && t->error == MPI_SUCCESS)
-        t->error = coll_instance_test(t->requests);
+        t->error = coll_instance_test_all(t->requests);
 }
 
 static int compute(nbc_run *run, size_t matrix_n, double t_comp_s, coll_requests *requests)
@@ -78,11 +78,11 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     case KIND_COMM_REF: /* I<coll> directly followed by MPI_Wait (section 5.1) */
         s->t_ns[0] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_START);
-        err = coll_instance_start(inst, &requests);
+        err = coll_instance_start_all(inst, &requests);
         s->t_ns[1] = s->t_ns[2] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_WAIT);
         if (err == MPI_SUCCESS)
-            err = coll_instance_wait(inst, &requests);
+            err = coll_instance_wait_all(inst, &requests);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     case KIND_COMP_REF:
@@ -94,7 +94,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     case KIND_OVERLAP: /* Algorithm 1: t1; I<coll>; t2; compute; t3; Wait; t4 */
         s->t_ns[0] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_START);
-        err = coll_instance_start(inst, &requests);
+        err = coll_instance_start_all(inst, &requests);
         s->t_ns[1] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_COMPUTE);
         if (err == MPI_SUCCESS)
@@ -104,7 +104,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
         if (run->fault_hang)
             simulate_hang(); /* fault injection for the watchdog's test */
         if (err == MPI_SUCCESS)
-            err = coll_instance_wait(inst, &requests);
+            err = coll_instance_wait_all(inst, &requests);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     default:
