@@ -43,7 +43,7 @@ static const nbc_scenario synthetic_mix = {
 
 #define SCENARIO(name_, def_, meaning_, ...)                                                       \
     {                                                                                              \
-        .name = name_, .size_meaning = "SCENARIO: " meaning_, .operation = "scenario",              \
+        .name = name_, .size_meaning = "SCENARIO: " meaning_, .operation = "scenario",             \
         .sizable = true, .scenario = &def_, __VA_ARGS__                                            \
     }
 
@@ -164,8 +164,8 @@ size_t scenario_max_bytes(const nbc_collective *coll, const coll_options *option
     size_t most = SIZE_MAX;
     for (int i = 0; i < coll->scenario->part_count; i++) {
         const scenario_part *part = &coll->scenario->parts[i];
-        double part_most = (double)nbc_collective_max_bytes(
-            nbc_scenario_part(coll, i), options, nbc_scenario_part_ranks(part, ranks));
+        double part_most = (double)nbc_collective_max_bytes(nbc_scenario_part(coll, i), options,
+                                                            nbc_scenario_part_ranks(part, ranks));
         double s = part_most / part->weight;
         if (s < (double)most)
             most = (size_t)s;
@@ -181,9 +181,9 @@ int scenario_largest_buffer_blocks(const nbc_collective *coll, const coll_option
     double largest = 0;
     for (int i = 0; i < coll->scenario->part_count; i++) {
         const scenario_part *part = &coll->scenario->parts[i];
-        double blocks = part->weight * nbc_collective_largest_buffer_blocks(
-                                           nbc_scenario_part(coll, i), options,
-                                           nbc_scenario_part_ranks(part, ranks));
+        double blocks = part->weight *
+                        nbc_collective_largest_buffer_blocks(nbc_scenario_part(coll, i), options,
+                                                             nbc_scenario_part_ranks(part, ranks));
         largest = blocks > largest ? blocks : largest;
     }
     return (int)ceil(largest);
@@ -212,17 +212,55 @@ void scenario_describe_buffers(const nbc_collective *coll, const coll_options *o
         nbc_collective_describe_buffers(nbc_scenario_part(coll, i), options,
                                         nbc_scenario_part_ranks(part, ranks), what, sizeof what);
         size_t used = strlen(out);
-        snprintf(out + used, outlen - used, "%s%s: %s (S x %g)", used ? "; " : "",
-                 part->collective, what, part->weight);
+        snprintf(out + used, outlen - used, "%s%s: %s (S x %g)", used ? "; " : "", part->collective,
+                 what, part->weight);
     }
+}
+
+/* ---- starting and completing (one operation, or a scenario's parts) ---- */
+
+int coll_instance_start_all(coll_instance *inst, coll_requests *requests)
+{
+    if (!inst->parts) {
+        requests->count = 1;
+        return coll_instance_start(inst, &requests->r[0]);
+    }
+    int err = MPI_SUCCESS;
+    requests->count = 0;
+    for (int i = 0; i < inst->part_count && err == MPI_SUCCESS; i++)
+        err = coll_instance_start(&inst->parts[i], &requests->r[requests->count++]);
+    return err;
+}
+
+int coll_instance_wait_all(coll_instance *inst, coll_requests *requests)
+{
+    if (!inst->parts)
+        return coll_instance_wait(inst, &requests->r[0]);
+    /* A synthetic part's request is MPI_REQUEST_NULL, which MPI_Waitall
+     * passes over; its own wait does what it stands for. */
+    /* Statuses, not MPI_STATUSES_IGNORE: GCC's access check takes MPICH's
+     * (MPI_Status *)1 for an empty array. */
+    MPI_Status statuses[COLL_MAX_REQUESTS];
+    int err = MPI_Waitall(requests->count, requests->r, statuses);
+    for (int i = 0; i < requests->count && err == MPI_SUCCESS; i++)
+        if (inst->parts[i].coll->wait)
+            err = inst->parts[i].coll->wait(&inst->parts[i], &requests->r[i]);
+    return err;
+}
+
+int coll_instance_test_all(coll_requests *requests)
+{
+    int done;
+    MPI_Status statuses[COLL_MAX_REQUESTS]; /* see coll_instance_wait_all */
+    return MPI_Testall(requests->count, requests->r, &done, statuses);
 }
 
 /* ---- preparing ---- */
 
 /* The part's communicator: collective over comm, in the parts' order on
  * every rank. */
-static int part_comm(const scenario_part *part, MPI_Comm comm, int rank, int ranks,
-                     MPI_Comm *made, MPI_Comm *use)
+static int part_comm(const scenario_part *part, MPI_Comm comm, int rank, int ranks, MPI_Comm *made,
+                     MPI_Comm *use)
 {
     *made = MPI_COMM_NULL;
     *use = comm;

@@ -118,8 +118,8 @@ static json_object *scenario_json(const nbc_collective *coll)
         if (!p)
             continue; /* json-c's own allocation: the member is then short */
         json_object_object_add(p, "collective", json_object_new_string(part->collective));
-        json_object_object_add(
-            p, "communicator", json_object_new_string(nbc_scenario_comm_names()[part->comm]));
+        json_object_object_add(p, "communicator",
+                               json_object_new_string(nbc_scenario_comm_names()[part->comm]));
         json_object_object_add(p, "weight", json_object_new_double(part->weight));
         json_object_array_add(parts, p);
     }
