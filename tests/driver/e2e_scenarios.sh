@@ -11,7 +11,14 @@
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
+# shellcheck source=tests/datacheck/lib_datacheck.sh
+source "$(dirname "$0")/../datacheck/lib_datacheck.sh"
 make_scratch
+# A scenario with a part this library is known to get wrong (tests/datacheck/
+# shows it) runs without the data check, as in e2e_collectives.sh.
+library=
+[ -x "$BUILD/tests/datacheck/datacheck_run" ] && library=$(library_of "$BUILD/tests/datacheck/datacheck_run")
+unchecked=()
 command -v jq >/dev/null || skip "needs jq (apt-get install jq)"
 listed=$("$BENCH" --list | awk 'NR > 1 { print $1 }')
 # name and parts (collective/communicator, in order) as meta.json must say
@@ -21,9 +28,16 @@ declare -A parts=([scenario_fsdp]="iallgather/run ireduce_scatter_block/run"
 ran=()
 for name in scenario_fsdp scenario_halo_reduce scenario_two_comms; do
     grep -qx "$name" <<<"$listed" || fail "$name is not listed by bench_nbc --list"
+    check=true
+    for part in ${parts[$name]}; do
+        if [ -n "$library" ] && [ -n "$(known_bug "$library" "${part%/*}")" ]; then
+            check=false
+            unchecked+=("$name (${part%/*})")
+        fi
+    done
     out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
         --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
-        --set run.repetitions=1 --set run.check=true --set calibration.tolerance=0.9 \
+        --set run.repetitions=1 --set run.check=$check --set calibration.tolerance=0.9 \
         --set run.late_tolerance=0.2 --set run.max_retries=100 2>&1) ||
         fail "$name failed: $out"
     dir=$(run_folder "$out")
@@ -57,4 +71,4 @@ bad() { # EXPECTED-TEXT ARGS...: bench_nbc refuses ARGS with exit 2 naming EXPEC
 }
 bad "run.collective" --set run.collective=scenario_nope
 bad "run.datatype" --set run.collective=scenario_fsdp --set run.datatype=byte
-figure "${#ran[@]} scenarios ran one checked cell each on 2 ranks (${ran[*]}); bad scenario input refused with exit 2"
+figure "${#ran[@]} scenarios ran one cell each on 2 ranks (${ran[*]}), checked but for the known library bugs of ${library:-this library}: ${unchecked[*]:-none}; bad scenario input refused with exit 2"
