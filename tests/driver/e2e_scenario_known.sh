@@ -51,5 +51,7 @@ result=$(awk -F, '
     END { printf "worst r_overhead error %.3f\n", worst; exit bad || n != 4 }' "$dir/cells.csv")
 status=$?
 echo "$result"
+# The figures' titles name the scenario (nbc-analyze reads meta.json's collective).
+grep -qs "scenario_synthetic_mix" "$dir"/plots/*.gp || fail "no figure of $dir/plots names the scenario"
 [ $status -eq 0 ] || fail "scenario_synthetic_mix off its known answer ($dir)"
 figure "scenario_synthetic_mix on 2 ranks, sleep kernel, 2 x 2 cells: $(tail -n 1 <<<"$result")"

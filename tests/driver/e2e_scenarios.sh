@@ -3,7 +3,8 @@
 # on 2 ranks with the data check on every part, and leave a complete run
 # folder whose meta.json and name carry the scenario and its parts (loose
 # calibration and lateness tolerances, as tests/driver/e2e_collectives.sh:
-# this test is about data and files). Then bad scenario input exits 2 with
+# this test is about data and files), and once with progress.mode = test:4
+# (MPI_Testall between computation chunks). Then bad scenario input exits 2 with
 # one message naming the key and the allowed values: an unknown scenario
 # (run.collective), a part refusing an option (run.datatype = byte for a
 # reducing part).
@@ -52,6 +53,16 @@ for name in scenario_fsdp scenario_halo_reduce scenario_two_comms; do
     ran+=("$name")
     echo "$name: $(grep -o 'communication .*' <<<"$out" | head -n 1)"
 done
+# Manual progression: MPI_Testall over the parts' requests between
+# computation chunks, the data checked.
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+    --set run.collective=scenario_fsdp --set progress.mode=test:4 --set grid.comm_times=1ms \
+    --set grid.comp_times=1ms --set run.repetitions=1 --set run.check=true \
+    --set calibration.tolerance=0.9 --set run.late_tolerance=0.2 --set run.max_retries=100 2>&1) ||
+    fail "scenario_fsdp with progress.mode=test:4 failed: $out"
+dir=$(run_folder "$out")
+[ "$(meta_value "$dir" progress)" = test:4 ] || fail "progress.mode=test:4: meta.json says $(meta_value "$dir" progress)"
+check_raw "$dir" 12
 
 # Bad input: exit 2, the key and the allowed values named.
 expect_failing_launches
