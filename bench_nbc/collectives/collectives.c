@@ -234,12 +234,20 @@ const nbc_collective *nbc_collectives(size_t *count)
     return table;
 }
 
-/* The operations, then the scenarios (scenario.c). */
-const nbc_collective *nbc_collective_find(const char *name)
+const nbc_collective *nbc_operation_find(const char *name)
 {
     for (size_t i = 0; i < table_size; i++)
         if (strcmp(table[i].name, name) == 0)
             return &table[i];
+    return NULL;
+}
+
+/* The operations, then the scenarios (scenario.c). */
+const nbc_collective *nbc_collective_find(const char *name)
+{
+    const nbc_collective *op = nbc_operation_find(name);
+    if (op)
+        return op;
     size_t n;
     const nbc_collective *scenarios = nbc_scenarios(&n);
     for (size_t i = 0; i < n; i++)
@@ -668,8 +676,6 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
 {
     if (!options)
         options = &default_options;
-    if (coll->scenario)
-        return scenario_prepare(inst, coll, comm, bytes, options, err, errlen);
     *inst = (coll_instance){.coll = coll,
                             .options = *options,
                             .comm = comm,
@@ -682,6 +688,8 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
         snprintf(err, errlen, "%s: cannot query the communicator", coll->name);
         return -1;
     }
+    if (coll->scenario)
+        return scenario_prepare(inst, bytes, err, errlen);
     /* Collective, so before anything that may fail on one rank alone. */
     if (coll->neighborhood && make_grid(inst, comm) != MPI_SUCCESS) {
         snprintf(err, errlen, "%s: cannot create the periodic 2-D grid of %d ranks", coll->name,

@@ -132,7 +132,10 @@ struct coll_instance {
 
 /* Every descriptor this MPI library supports, in table order. */
 const nbc_collective *nbc_collectives(size_t *count);
+/* An operation or a scenario by name, or NULL. */
 const nbc_collective *nbc_collective_find(const char *name);
+/* An operation of the table (not a scenario) by name, or NULL. */
+const nbc_collective *nbc_operation_find(const char *name);
 /* Names of every descriptor (for the configuration's allowed values); the
  * array is static. */
 const char *const *nbc_collective_names(size_t *count);
@@ -245,10 +248,11 @@ uint64_t scenario_buffer_bytes(const nbc_collective *coll, const coll_options *o
                                uint64_t bytes, int ranks);
 void scenario_describe_buffers(const nbc_collective *coll, const coll_options *options, int ranks,
                                char *out, size_t outlen);
-/* Creates the parts' communicators and prepares every part (collective
- * over comm); 0, or -1 with a message. */
-int scenario_prepare(coll_instance *inst, const nbc_collective *coll, MPI_Comm comm, size_t bytes,
-                     const coll_options *options, char *err, size_t errlen);
+/* coll_instance_prepare of a scenario, once inst holds its descriptor,
+ * options, communicator and rank: creates the parts' communicators and
+ * prepares every part at its share of S (collective over inst->comm); 0, or
+ * -1 with a message. */
+int scenario_prepare(coll_instance *inst, size_t bytes, char *err, size_t errlen);
 
 /* synthetic.c: the known-answer rows of the table (their size is a
  * duration in nanoseconds). */

@@ -71,24 +71,13 @@ const char *const *nbc_scenario_comm_names(void)
     return comm_names;
 }
 
-/* An operation of this library's table (not a scenario), or NULL. */
-static const nbc_collective *operation(const char *name)
-{
-    size_t n;
-    const nbc_collective *ops = nbc_collectives(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(ops[i].name, name) == 0)
-            return &ops[i];
-    return NULL;
-}
-
 /* A scenario whose parts this library cannot run (a persistent part
  * without MPI-4) is not offered, so run.collective refuses it with the
  * allowed values. */
 static bool runnable(const nbc_collective *scenario)
 {
     for (int i = 0; i < scenario->scenario->part_count; i++)
-        if (!operation(scenario->scenario->parts[i].collective))
+        if (!nbc_operation_find(scenario->scenario->parts[i].collective))
             return false;
     return true;
 }
@@ -110,7 +99,7 @@ const nbc_collective *nbc_scenarios(size_t *count)
 
 const nbc_collective *nbc_scenario_part(const nbc_collective *scenario, int part)
 {
-    return operation(scenario->scenario->parts[part].collective);
+    return nbc_operation_find(scenario->scenario->parts[part].collective);
 }
 
 int nbc_scenario_part_ranks(const scenario_part *part, int ranks)
@@ -277,23 +266,13 @@ static int part_comm(const scenario_part *part, MPI_Comm comm, int rank, int ran
     return MPI_SUCCESS;
 }
 
-int scenario_prepare(coll_instance *inst, const nbc_collective *coll, MPI_Comm comm, size_t bytes,
-                     const coll_options *options, char *err, size_t errlen)
+int scenario_prepare(coll_instance *inst, size_t bytes, char *err, size_t errlen)
 {
+    const nbc_collective *coll = inst->coll;
     const nbc_scenario *sc = coll->scenario;
-    *inst = (coll_instance){.coll = coll,
-                            .options = *options,
-                            .comm = comm,
-                            .topology = MPI_COMM_NULL,
-                            .unit_type = MPI_DATATYPE_NULL,
-                            .unit_op = MPI_OP_NULL,
-                            .persistent_request = MPI_REQUEST_NULL,
-                            .bytes = bytes};
-    if (MPI_Comm_rank(comm, &inst->rank) != MPI_SUCCESS ||
-        MPI_Comm_size(comm, &inst->ranks) != MPI_SUCCESS) {
-        snprintf(err, errlen, "%s: cannot query the communicator", coll->name);
-        return -1;
-    }
+    const coll_options *options = &inst->options;
+    MPI_Comm comm = inst->comm;
+    inst->bytes = bytes;
     inst->parts = calloc((size_t)sc->part_count, sizeof *inst->parts);
     inst->part_comms = malloc((size_t)sc->part_count * sizeof *inst->part_comms);
     if (!inst->parts || !inst->part_comms) {

@@ -12,7 +12,11 @@
 # with T and t_comp the cell's references (t_comm_ref, t_comp_ref). Bounds:
 # scripts/validate.sh's 0.15 for r_overhead and r_comm (the estimate, or its
 # 95 % interval, within it), tests/driver/e2e_skewed_ranks.sh's 0.03 for
-# r_comp_slowdown of the perfect overlap.
+# r_comp_slowdown of the perfect overlap. As in scripts/validate.sh, a cell
+# the analysis could not measure (invalid: late, unreachable) is counted
+# apart and one it flags (a reference more than 25 % off its target: the
+# machine slowed that cell's references) is shown but not judged; at least
+# one cell must be judged, and every judged cell must hold the answer.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -34,21 +38,24 @@ result=$(awk -F, '
     }
     {
         n++
-        if ($c["valid"] != 1) { print "an invalid cell: " $c["invalid_reason"]; bad = 1; next }
+        if ($c["valid"] != 1) { print "an invalid cell (counted apart): " $c["invalid_reason"]; next }
+        flagged = $c["comm_off_target"] == 1 || $c["comp_off_target"] == 1
         T = $c["t_comm_ref"]; C = $c["t_comp_ref"]; s = 0.5
         ov = (C > (1 - s) * T ? C : (1 - s) * T) + s * T
         want_o = (ov - (T > C ? T : C)) / (T < C ? T : C)
         want_c = ((1 - s) * T - C > 0 ? (1 - s) * T - C : 0) / T + s
-        printf "comm %g ms x comp %g ms: r_overhead %.3f (answer %.3f), r_comm %.3f (%.3f), r_comp_slowdown %.3f (1)\n",
+        printf "comm %g ms x comp %g ms: r_overhead %.3f (answer %.3f), r_comm %.3f (%.3f), r_comp_slowdown %.3f (1)%s\n",
             $c["comm_target_s"] * 1e3, $c["comp_target_s"] * 1e3, $c["r_overhead"], want_o,
-            $c["r_comm"], want_c, $c["r_comp_slowdown"]
+            $c["r_comm"], want_c, $c["r_comp_slowdown"], flagged ? ", flagged: not judged" : ""
+        if (flagged) next
+        judged++
         if (off($c["r_overhead"], $c["r_overhead_ci_lo"], $c["r_overhead_ci_hi"], want_o, 0.15)) bad = 1
         if (off($c["r_comm"], $c["r_comm_ci_lo"], $c["r_comm_ci_hi"], want_c, 0.15)) bad = 1
         if (off($c["r_comp_slowdown"], $c["r_comp_slowdown_ci_lo"], $c["r_comp_slowdown_ci_hi"], 1, 0.03)) bad = 1
         e = $c["r_overhead"] - want_o; if (e < 0) e = -e
         if (e > worst) worst = e
     }
-    END { printf "worst r_overhead error %.3f\n", worst; exit bad || n != 4 }' "$dir/cells.csv")
+    END { printf "%d of %d cells judged, worst r_overhead error %.3f\n", judged, n, worst; exit bad || n != 4 || judged < 1 }' "$dir/cells.csv")
 status=$?
 echo "$result"
 # The figures' titles name the scenario (nbc-analyze reads meta.json's collective).

@@ -17,8 +17,7 @@ source "$(dirname "$0")/../datacheck/lib_datacheck.sh"
 make_scratch
 # A scenario with a part this library is known to get wrong (tests/datacheck/
 # shows it) runs without the data check, as in e2e_collectives.sh.
-library=
-[ -x "$BUILD/tests/datacheck/datacheck_run" ] && library=$(library_of "$BUILD/tests/datacheck/datacheck_run")
+library=$(build_library)
 unchecked=()
 command -v jq >/dev/null || skip "needs jq (apt-get install jq)"
 listed=$("$BENCH" --list | awk 'NR > 1 { print $1 }')
@@ -36,11 +35,7 @@ for name in scenario_fsdp scenario_halo_reduce scenario_two_comms; do
             unchecked+=("$name (${part%/*})")
         fi
     done
-    out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
-        --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
-        --set run.repetitions=1 --set run.check=$check --set calibration.tolerance=0.9 \
-        --set run.late_tolerance=0.2 --set run.max_retries=100 2>&1) ||
-        fail "$name failed: $out"
+    out=$(one_cell "$name" $check) || fail "$name failed: $out"
     dir=$(run_folder "$out")
     [ -d "$dir" ] || fail "$name: no run folder announced: $out"
     [[ $(basename "$dir") == *"-$name-"* ]] || fail "$name: the run folder's name lacks it: $dir"
@@ -55,10 +50,7 @@ for name in scenario_fsdp scenario_halo_reduce scenario_two_comms; do
 done
 # Manual progression: MPI_Testall over the parts' requests between
 # computation chunks, the data checked.
-out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
-    --set run.collective=scenario_fsdp --set progress.mode=test:4 --set grid.comm_times=1ms \
-    --set grid.comp_times=1ms --set run.repetitions=1 --set run.check=true \
-    --set calibration.tolerance=0.9 --set run.late_tolerance=0.2 --set run.max_retries=100 2>&1) ||
+out=$(one_cell scenario_fsdp true --set progress.mode=test:4) ||
     fail "scenario_fsdp with progress.mode=test:4 failed: $out"
 dir=$(run_folder "$out")
 [ "$(meta_value "$dir" progress)" = test:4 ] || fail "progress.mode=test:4: meta.json says $(meta_value "$dir" progress)"
