@@ -277,4 +277,8 @@ void nbc_print_help_or_list(const nbc_cli *c, int rank)
         printf("  %-24s  %s%s\n", colls[i].name, colls[i].size_meaning,
                checked ? "" : " [no data check]");
     }
+    /* Scenarios are selected the same way, so they follow in the same list. */
+    colls = nbc_scenarios(&n);
+    for (size_t i = 0; i < n; i++)
+        printf("  %-24s  %s\n", colls[i].name, colls[i].size_meaning);
 }

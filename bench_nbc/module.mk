@@ -2,7 +2,7 @@
 # (Libraries are named by path: module.mk files are read in alphabetical order.)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives/collectives.o measure/measure.o \
                        measure/progress.o measure/calibrate.o measure/sweep.o runfolder/output.o \
-                       collectives/synthetic.o runfolder/resume.o collectives/datacheck.o measure/watchdog.o \
+                       collectives/synthetic.o collectives/scenario.o runfolder/resume.o collectives/datacheck.o measure/watchdog.o \
                        errors.o runfolder/meta.o runfolder/replay.o library/placement.o library/library.o \
                        library/deployment.o runfolder/node_record.o runfolder/mpit.o measure/threadlog.o) \
                        $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/threads/threads.o \

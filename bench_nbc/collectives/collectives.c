@@ -234,7 +234,7 @@ const nbc_collective *nbc_collectives(size_t *count)
     return table;
 }
 
-const nbc_collective *nbc_collective_find(const char *name)
+const nbc_collective *nbc_operation_find(const char *name)
 {
     for (size_t i = 0; i < table_size; i++)
         if (strcmp(table[i].name, name) == 0)
@@ -242,12 +242,30 @@ const nbc_collective *nbc_collective_find(const char *name)
     return NULL;
 }
 
+/* The operations, then the scenarios (scenario.c). */
+const nbc_collective *nbc_collective_find(const char *name)
+{
+    const nbc_collective *op = nbc_operation_find(name);
+    if (op)
+        return op;
+    size_t n;
+    const nbc_collective *scenarios = nbc_scenarios(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(scenarios[i].name, name) == 0)
+            return &scenarios[i];
+    return NULL;
+}
+
 const char *const *nbc_collective_names(size_t *count)
 {
-    static const char *names[table_size];
+    static const char *names[table_size + NBC_MAX_SCENARIOS];
+    size_t n;
+    const nbc_collective *scenarios = nbc_scenarios(&n);
     for (size_t i = 0; i < table_size; i++)
         names[i] = table[i].name;
-    *count = table_size;
+    for (size_t i = 0; i < n && i < NBC_MAX_SCENARIOS; i++)
+        names[table_size + i] = scenarios[i].name;
+    *count = table_size + (n < NBC_MAX_SCENARIOS ? n : NBC_MAX_SCENARIOS);
     return names;
 }
 
@@ -304,6 +322,8 @@ static coll_datatype element_of(const nbc_collective *coll, const coll_options *
 
 size_t nbc_collective_unit_bytes(const nbc_collective *coll, const coll_options *options)
 {
+    if (coll->scenario)
+        return scenario_unit_bytes(coll, options ? options : &default_options);
     return datatypes[element_of(coll, options ? options : &default_options)].bytes;
 }
 
@@ -338,6 +358,8 @@ static bool moves_bytes(const nbc_collective *coll)
 int nbc_collective_check_options(const nbc_collective *coll, const coll_options *options, int ranks,
                                  char *err, size_t errlen)
 {
+    if (coll->scenario)
+        return scenario_check_options(coll, options, ranks, err, errlen);
     char value[32], allowed[2048];
     if (options->root < 0 || options->root >= ranks) {
         snprintf(value, sizeof value, "%d", options->root);
@@ -419,6 +441,8 @@ int nbc_collective_largest_buffer_blocks(const nbc_collective *coll, const coll_
 {
     if (!options)
         options = &default_options;
+    if (coll->scenario)
+        return scenario_largest_buffer_blocks(coll, options, ranks);
     if (!coll->sizable)
         return 0;
     int largest = 0;
@@ -437,6 +461,8 @@ uint64_t nbc_collective_buffer_bytes(const nbc_collective *coll, const coll_opti
 {
     if (!options)
         options = &default_options;
+    if (coll->scenario)
+        return scenario_buffer_bytes(coll, options, bytes, ranks);
     if (!coll->sizable)
         return 0;
     uint64_t unit = nbc_collective_unit_bytes(coll, options);
@@ -449,6 +475,10 @@ void nbc_collective_describe_buffers(const nbc_collective *coll, const coll_opti
 {
     if (!options)
         options = &default_options;
+    if (coll->scenario) {
+        scenario_describe_buffers(coll, options, ranks, out, outlen);
+        return;
+    }
     int best = -1, best_send = 0, best_recv = 0;
     for (int k = 0; k < 2 && k < ranks; k++) {
         bool in_place;
@@ -470,6 +500,8 @@ size_t nbc_collective_max_bytes(const nbc_collective *coll, const coll_options *
 {
     if (!options)
         options = &default_options;
+    if (coll->scenario)
+        return scenario_max_bytes(coll, options, ranks);
     if (!coll->sizable)
         return 0;
     if (coll->synthetic)
@@ -656,6 +688,8 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
         snprintf(err, errlen, "%s: cannot query the communicator", coll->name);
         return -1;
     }
+    if (coll->scenario)
+        return scenario_prepare(inst, bytes, err, errlen);
     /* Collective, so before anything that may fail on one rank alone. */
     if (coll->neighborhood && make_grid(inst, comm) != MPI_SUCCESS) {
         snprintf(err, errlen, "%s: cannot create the periodic 2-D grid of %d ranks", coll->name,
@@ -712,6 +746,13 @@ int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_C
 
 void coll_instance_release(coll_instance *inst)
 {
+    for (int i = 0; i < inst->part_count; i++)
+        coll_instance_release(&inst->parts[i]);
+    for (int i = 0; inst->part_comms && i < inst->part_count; i++)
+        if (inst->part_comms[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&inst->part_comms[i]);
+    free(inst->parts);
+    free(inst->part_comms);
     if (inst->persistent_request != MPI_REQUEST_NULL)
         MPI_Request_free(&inst->persistent_request);
     synthetic_release(inst);

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 typedef struct coll_instance coll_instance;
+typedef struct nbc_scenario nbc_scenario;
 
 /* Element types of run.datatype. COLL_AUTO: bytes, or doubles when the
  * operation reduces (MPI_SUM). */
@@ -66,6 +67,9 @@ typedef struct nbc_collective {
     int (*init_c)(coll_instance *inst);
     /* Completes a started operation; NULL means MPI_Wait. */
     int (*wait)(coll_instance *inst, MPI_Request *request);
+    /* A scenario (scenario.c): its parts are started together and completed
+     * together; NULL for one operation. */
+    const nbc_scenario *scenario;
 } nbc_collective;
 
 /* A block count of COLL_P means one S-byte block per rank, COLL_NEIGHBORS
@@ -121,11 +125,17 @@ struct coll_instance {
     MPI_Op unit_op;         /* the operation this instance created, or MPI_OP_NULL */
     MPI_Request persistent_request;
     struct synthetic_engine *synthetic; /* synthetic collectives only */
+    coll_instance *parts;               /* a scenario's parts, one instance each */
+    int part_count;
+    MPI_Comm *part_comms; /* the communicators the scenario created, or MPI_COMM_NULL */
 };
 
 /* Every descriptor this MPI library supports, in table order. */
 const nbc_collective *nbc_collectives(size_t *count);
+/* An operation or a scenario by name, or NULL. */
 const nbc_collective *nbc_collective_find(const char *name);
+/* An operation of the table (not a scenario) by name, or NULL. */
+const nbc_collective *nbc_operation_find(const char *name);
 /* Names of every descriptor (for the configuration's allowed values); the
  * array is static. */
 const char *const *nbc_collective_names(size_t *count);
@@ -166,6 +176,8 @@ void nbc_collective_describe_buffers(const nbc_collective *coll, const coll_opti
 int coll_instance_prepare(coll_instance *inst, const nbc_collective *coll, MPI_Comm comm,
                           size_t bytes, const coll_options *options, char *err, size_t errlen);
 void coll_instance_release(coll_instance *inst);
+
+/* One operation (not a scenario): its start and its completion. */
 static inline int coll_instance_start(coll_instance *inst, MPI_Request *request)
 {
     return inst->large ? inst->coll->start_c(inst, request) : inst->coll->start(inst, request);
@@ -175,6 +187,72 @@ static inline int coll_instance_wait(coll_instance *inst, MPI_Request *request)
     return inst->coll->wait ? inst->coll->wait(inst, request)
                             : MPI_Wait(request, MPI_STATUS_IGNORE);
 }
+
+/* The requests of one start: one per operation, one per part of a scenario. */
+enum { COLL_MAX_REQUESTS = 4 };
+typedef struct coll_requests {
+    MPI_Request r[COLL_MAX_REQUESTS];
+    int count;
+} coll_requests;
+/* Starts the operation, or every part of a scenario in its order. */
+int coll_instance_start_all(coll_instance *inst, coll_requests *requests);
+/* Completes what the start began: MPI_Wait, a scenario's parts with one
+ * MPI_Waitall (parts with a wait of their own, the synthetic ones, each
+ * with it, in the parts' order). */
+int coll_instance_wait_all(coll_instance *inst, coll_requests *requests);
+/* MPI_Testall over the requests (progress.mode=test); completed requests
+ * are MPI_REQUEST_NULL, so testing again returns at once. */
+int coll_instance_test_all(coll_requests *requests);
+
+/* ---- scenarios (scenario.c) ----
+ * A scenario is several operations of the table in flight together, as real
+ * codes keep them: started one after the other, completed with MPI_Waitall.
+ * Each part names an operation, its communicator and its size as a weight
+ * of the scenario's size S (the part's S is weight x S, at least one
+ * element); S is what the calibration searches. */
+typedef enum {
+    SCENARIO_COMM_RUN,  /* the run's communicator */
+    SCENARIO_COMM_DUP,  /* a duplicate of it (MPI_Comm_dup): its own matching */
+    SCENARIO_COMM_HALF, /* this rank's half of it (MPI_Comm_split: the first ceil(P/2) ranks
+                           and the others) */
+    SCENARIO_COMM_COUNT
+} scenario_comm;
+enum { SCENARIO_MAX_PARTS = COLL_MAX_REQUESTS, NBC_MAX_SCENARIOS = 16 };
+typedef struct scenario_part {
+    const char *collective; /* a row of the table, e.g. "iallgather" */
+    scenario_comm comm;
+    double weight; /* the part's size is weight x S */
+} scenario_part;
+struct nbc_scenario {
+    scenario_part parts[SCENARIO_MAX_PARTS];
+    int part_count;
+};
+/* The scenarios this library can run (every part is in its table), in order. */
+const nbc_collective *nbc_scenarios(size_t *count);
+/* The communicators' names ("run", "dup", "half"), indexed by scenario_comm. */
+const char *const *nbc_scenario_comm_names(void);
+/* A part's descriptor: never NULL for a scenario nbc_scenarios lists. */
+const nbc_collective *nbc_scenario_part(const nbc_collective *scenario, int part);
+/* Ranks of a part's communicator when the run has `ranks`. */
+int nbc_scenario_part_ranks(const scenario_part *part, int ranks);
+/* Byte size of a part for the scenario's size S: weight x S, rounded down. */
+size_t nbc_scenario_part_bytes(const scenario_part *part, size_t bytes);
+/* The scenario counterparts of the nbc_collective_* size and option calls. */
+int scenario_check_options(const nbc_collective *coll, const coll_options *options, int ranks,
+                           char *err, size_t errlen);
+size_t scenario_unit_bytes(const nbc_collective *coll, const coll_options *options);
+size_t scenario_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks);
+int scenario_largest_buffer_blocks(const nbc_collective *coll, const coll_options *options,
+                                   int ranks);
+uint64_t scenario_buffer_bytes(const nbc_collective *coll, const coll_options *options,
+                               uint64_t bytes, int ranks);
+void scenario_describe_buffers(const nbc_collective *coll, const coll_options *options, int ranks,
+                               char *out, size_t outlen);
+/* coll_instance_prepare of a scenario, once inst holds its descriptor,
+ * options, communicator and rank: creates the parts' communicators and
+ * prepares every part at its share of S (collective over inst->comm); 0, or
+ * -1 with a message. */
+int scenario_prepare(coll_instance *inst, size_t bytes, char *err, size_t errlen);
 
 /* synthetic.c: the known-answer rows of the table (their size is a
  * duration in nanoseconds). */
@@ -190,6 +268,7 @@ typedef struct synthetic_steal_sink {
     void (*add_ns)(void *context, int64_t stolen_ns);
     void (*clear)(void *context); /* the operation ended: drop what no step took */
 } synthetic_steal_sink;
+/* A scenario's synthetic parts are modelled the same way. */
 void synthetic_model_steal(coll_instance *inst, const synthetic_steal_sink *sink);
 int synthetic_start_perfect(coll_instance *inst, MPI_Request *request);
 int synthetic_wait_perfect(coll_instance *inst, MPI_Request *request);

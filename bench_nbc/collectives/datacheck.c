@@ -483,6 +483,12 @@ static int check_uniform_layout(const coll_instance *inst, char *err, size_t err
 
 int nbc_datacheck_supports(const nbc_collective *coll, char *err, size_t errlen)
 {
+    if (coll->scenario) { /* a scenario: every part */
+        for (int i = 0; i < coll->scenario->part_count; i++)
+            if (nbc_datacheck_supports(nbc_scenario_part(coll, i), err, errlen) != 0)
+                return -1;
+        return 0;
+    }
     const rule *r = rule_of(coll);
     if (!r) {
         snprintf(err, errlen,
@@ -534,6 +540,12 @@ static int context_of(const coll_instance *inst, check_context *c, char *err, si
 
 int nbc_datacheck_fill(coll_instance *inst)
 {
+    if (inst->parts) { /* a scenario: every part */
+        for (int i = 0; i < inst->part_count; i++)
+            if (nbc_datacheck_fill(&inst->parts[i]) != 0)
+                return -1;
+        return 0;
+    }
     check_context c;
     char ignored[1]; /* nbc_datacheck_supports gives the message */
     if (context_of(inst, &c, ignored, sizeof ignored) != 0)
@@ -558,6 +570,12 @@ int nbc_datacheck_fill(coll_instance *inst)
 
 int nbc_datacheck_verify(const coll_instance *inst, char *err, size_t errlen)
 {
+    if (inst->parts) {
+        for (int i = 0; i < inst->part_count; i++)
+            if (nbc_datacheck_verify(&inst->parts[i], err, errlen) != 0)
+                return -1;
+        return 0;
+    }
     check_context c;
     if (context_of(inst, &c, err, errlen) != 0 || check_uniform_layout(inst, err, errlen) != 0)
         return -1;

@@ -130,6 +130,8 @@ static void *steal_main(void *arg)
 
 void synthetic_model_steal(coll_instance *inst, const synthetic_steal_sink *sink)
 {
+    for (int i = 0; i < inst->part_count; i++)
+        synthetic_model_steal(&inst->parts[i], sink);
     if (inst->synthetic) {
         inst->synthetic->sink = *sink;
         inst->synthetic->modelled = true;

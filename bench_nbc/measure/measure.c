@@ -14,29 +14,29 @@
 #include <unistd.h>
 
 typedef struct test_context {
-    MPI_Request *request;
+    coll_requests *requests;
     int error;
 } test_context;
 
-/* Manual progression (progress.mode=test:K): thread 0 calls MPI_Test between
- * compute chunks; once the request completed it is MPI_REQUEST_NULL and the
- * later tests return at once. */
+/* Manual progression (progress.mode=test:K): thread 0 calls MPI_Testall
+ * over the start's requests (one, or a scenario's parts) between compute
+ * chunks; once they completed they are MPI_REQUEST_NULL and the later tests
+ * return at once. */
 static void test_between_chunks(void *context)
 {
     test_context *t = context;
-    int done;
-    if (t->request && t->error == MPI_SUCCESS)
-        t->error = MPI_Test(t->request, &done, MPI_STATUS_IGNORE);
+    if (t->requests && t->error == MPI_SUCCESS)
+        t->error = coll_instance_test_all(t->requests);
 }
 
-static int compute(nbc_run *run, size_t matrix_n, double t_comp_s, MPI_Request *request)
+static int compute(nbc_run *run, size_t matrix_n, double t_comp_s, coll_requests *requests)
 {
     compute_step_timing timing;
     int rc;
     if (run->progress == NBC_PROGRESS_TEST) {
         /* The reference runs the same chunks (with nothing to test), so the
          * chunking costs the same on both sides of r_comp_slowdown. */
-        test_context t = {.request = request, .error = MPI_SUCCESS};
+        test_context t = {.requests = requests, .error = MPI_SUCCESS};
         int chunks =
             deploy_test_chunks(run->test_chunks, run->cfg->progress.test_period_us, t_comp_s);
         rc = compute_step_chunked(run->team, matrix_n, chunks, test_between_chunks, &t, &timing);
@@ -70,7 +70,7 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
                         double t_comp_s, nbc_sample *s)
 {
     const clocksync_ctx *sync = run->sync;
-    MPI_Request request = MPI_REQUEST_NULL;
+    coll_requests requests = {.count = 0};
     int err = MPI_SUCCESS;
     if (run->progress_thread)
         progress_thread_activate(run->progress_thread);
@@ -78,11 +78,11 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     case KIND_COMM_REF: /* I<coll> directly followed by MPI_Wait (section 5.1) */
         s->t_ns[0] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_START);
-        err = coll_instance_start(inst, &request);
+        err = coll_instance_start_all(inst, &requests);
         s->t_ns[1] = s->t_ns[2] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_WAIT);
         if (err == MPI_SUCCESS)
-            err = coll_instance_wait(inst, &request);
+            err = coll_instance_wait_all(inst, &requests);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     case KIND_COMP_REF:
@@ -94,17 +94,17 @@ static int measure_once(nbc_run *run, nbc_kind kind, coll_instance *inst, size_t
     case KIND_OVERLAP: /* Algorithm 1: t1; I<coll>; t2; compute; t3; Wait; t4 */
         s->t_ns[0] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_START);
-        err = coll_instance_start(inst, &request);
+        err = coll_instance_start_all(inst, &requests);
         s->t_ns[1] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_COMPUTE);
         if (err == MPI_SUCCESS)
-            err = compute(run, matrix_n, t_comp_s, &request);
+            err = compute(run, matrix_n, t_comp_s, &requests);
         s->t_ns[2] = clocksync_now_local_ns(sync);
         watchdog_phase(run->watchdog, PHASE_WAIT);
         if (run->fault_hang)
             simulate_hang(); /* fault injection for the watchdog's test */
         if (err == MPI_SUCCESS)
-            err = coll_instance_wait(inst, &request);
+            err = coll_instance_wait_all(inst, &requests);
         s->t_ns[3] = clocksync_now_local_ns(sync);
         break;
     default:

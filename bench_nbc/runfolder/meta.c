@@ -106,6 +106,26 @@ static int write_meta_object(run_output *out, json_object *o)
     return rc;
 }
 
+/* A scenario's parts (docs/formats.md), or null for one operation. */
+static json_object *scenario_json(const nbc_collective *coll)
+{
+    if (!coll->scenario)
+        return NULL;
+    json_object *parts = json_object_new_array();
+    for (int i = 0; parts && i < coll->scenario->part_count; i++) {
+        const scenario_part *part = &coll->scenario->parts[i];
+        json_object *p = json_object_new_object();
+        if (!p)
+            continue; /* json-c's own allocation: the member is then short */
+        json_object_object_add(p, "collective", json_object_new_string(part->collective));
+        json_object_object_add(p, "communicator",
+                               json_object_new_string(nbc_scenario_comm_names()[part->comm]));
+        json_object_object_add(p, "weight", json_object_new_double(part->weight));
+        json_object_array_add(parts, p);
+    }
+    return parts;
+}
+
 int nbc_meta_write(nbc_run *run, const meta_info *m)
 {
     const nbc_config *cfg = run->cfg;
@@ -121,6 +141,7 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "collective", json_object_new_string(run->coll->name));
     json_object_object_add(o, "synthetic", json_object_new_boolean(run->coll->synthetic));
     json_object_object_add(o, "size_meaning", json_object_new_string(run->coll->size_meaning));
+    json_object_object_add(o, "scenario", scenario_json(run->coll));
     json_object_object_add(o, "mpi", json_object_new_string(nbc_compiled_mpi()));
     json_object_object_add(o, "mpi_library_version", json_object_new_string(first_line));
     json_object_object_add(o, "mpi_library_version_full",

@@ -12,9 +12,9 @@ source "$(dirname "$0")/../datacheck/lib_datacheck.sh"
 make_scratch
 # A collective this library is known to get wrong (tests/datacheck/ shows
 # it) runs without the data check.
-library=
-[ -x "$BUILD/tests/datacheck/datacheck_run" ] && library=$(library_of "$BUILD/tests/datacheck/datacheck_run")
-mapfile -t names < <("$BENCH" --list | awk 'NR > 1 { print $1 }')
+library=$(build_library)
+# Scenarios (scenario_*) have tests of their own (e2e_scenarios.sh).
+mapfile -t names < <("$BENCH" --list | awk 'NR > 1 && $1 !~ /^scenario_/ { print $1 }')
 [ ${#names[@]} -ge 18 ] || fail "only ${#names[@]} collectives listed"
 unchecked=()
 for name in "${names[@]}"; do
@@ -23,11 +23,7 @@ for name in "${names[@]}"; do
         check=false
         unchecked+=("$name")
     fi
-    out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
-        --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
-        --set run.repetitions=1 --set run.check=$check --set calibration.tolerance=0.9 \
-        --set run.late_tolerance=0.2 --set run.max_retries=100 2>&1) ||
-        fail "$name failed: $out"
+    out=$(one_cell "$name" $check) || fail "$name failed: $out"
     dir=$(run_folder "$out")
     [ -d "$dir" ] || fail "$name: no run folder announced: $out"
     [ "$(meta_value "$dir" status)" = complete ] || fail "$name: status $(meta_value "$dir" status)"

@@ -101,3 +101,24 @@ preload_list() {
         PRELOAD=$asan:$1
     fi
 }
+
+# build_library: this build's library as tests/datacheck/lib_datacheck.sh's
+# known_bug takes it (source that file first), or empty when datacheck_run
+# is not built (then no collective counts as a known bug).
+build_library() {
+    [ -x "$BUILD/tests/datacheck/datacheck_run" ] || return 0
+    library_of "$BUILD/tests/datacheck/datacheck_run"
+}
+
+# one_cell NAME CHECK [ARGS...]: one 1 ms x 1 ms cell of NAME on 2 ranks,
+# one block, run.check=CHECK, loose calibration and lateness tolerances (the
+# cell is about data and files, and must run whatever size is reached);
+# prints bench_nbc's output, exits with its status.
+one_cell() {
+    local name=$1 check=$2
+    shift 2
+    mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
+        --set run.collective="$name" --set grid.comm_times=1ms --set grid.comp_times=1ms \
+        --set run.repetitions=1 --set run.check="$check" --set calibration.tolerance=0.9 \
+        --set run.late_tolerance=0.2 --set run.max_retries=100 "$@" 2>&1
+}

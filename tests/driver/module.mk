@@ -8,6 +8,8 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/dri
              tests/driver/e2e_size_limit.sh tests/driver/e2e_block_redo.sh \
              tests/driver/e2e_close_target.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_replay.sh
+# Scenarios (docs/collectives.md): the known answer, the shipped ones and their bad input.
+E2E_TESTS += tests/driver/e2e_scenario_known.sh tests/driver/e2e_scenarios.sh
 
 # The message size search (bench_nbc/measure/size_search.c): a cmocka unit test,
 # linked without MPI against the plain-gcc object.
