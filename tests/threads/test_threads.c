@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cmocka.h>
 #include <pthread.h>
@@ -186,7 +187,14 @@ static void test_list_and_probe_live(void **state)
         assert_true(spinner.migrations >= 0);
     atomic_store(&spin_stop, 1);
     assert_int_equal(pthread_join(th, NULL), 0);
-    /* an ended thread reads as unavailable, not as an error */
+    /* pthread_join returns when the kernel clears the thread's tid, a little
+     * before it releases the task: wait (bounded) until its /proc entry has
+     * gone, then an ended thread reads as unavailable, not as an error */
+    char task_dir[64];
+    snprintf(task_dir, sizeof task_dir, "/proc/self/task/%d", (int)other);
+    for (int tries = 0; access(task_dir, F_OK) == 0 && tries < 5000; tries++)
+        usleep(1000);
+    assert_int_not_equal(access(task_dir, F_OK), 0);
     assert_int_equal(threads_probe_read(p, b), 0);
     assert_int_equal(b[1].cpu_ns, -1);
     threads_probe_close(p);
