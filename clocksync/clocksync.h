@@ -333,8 +333,8 @@ int clocksync_barrier_settle(clocksync_ctx *ctx, const clocksync_barrier_result 
  * likely extrapolation error (u' tau, "Likely bound" above),
  *   start_skew = max_r(g_r + e_r) - min_r(g_r - e_r),
  * e_r capped at a quarter of the tolerance (the share clocksync_resync_due
- * keeps it under between cells), known only after the measurement and
- * written to *start_skew_ns (may be NULL). The points' own bounds (b) are left out: post-mortem
+ * keeps it under between cells and between a late block's passes), known only after the measurement
+ * and written to *start_skew_ns (may be NULL). The points' own bounds (b) are left out: post-mortem
  * conversion shares them, they are the method's floor that clocksync_check reports. */
 int clocksync_settle_attempt(clocksync_ctx *ctx, const clocksync_barrier_result *mine,
                              int64_t start_local_ns, int64_t tolerance_ns, bool *any_late,

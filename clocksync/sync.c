@@ -314,8 +314,9 @@ int clocksync_settle_attempt(clocksync_ctx *ctx, const clocksync_barrier_result 
 {
     int64_t start_global_ns = clocksync_model_to_global(&ctx->model, start_local_ns);
     /* The widening is capped at the share the resync schedule keeps the
-     * error under between cells: within a cell whose redos outlast it, the
-     * bound grows without a new point, and over TCP, where the points' own
+     * error under (checked between cells and between a late block's passes,
+     * never inside a block): within a long block the bound grows without a
+     * new point, and over TCP, where the points' own
      * bounds are tens of microseconds, it soon passed the whole tolerance
      * (every pass of a cell late, the bound ~100 times the drift error
      * measured on shared memory). */

@@ -167,6 +167,7 @@ typedef struct nbc_cell_stop {
     nbc_stop_reason reason;
     double half_width; /* of r_overhead's 95 % interval when it stopped; NAN: not computed */
     double elapsed_s;  /* the cell's time, its warm-up included */
+    int clock_points;  /* clock points taken inside the cell, before a late block's redo */
 } nbc_cell_stop;
 
 /* What this session measured, kept in local time so the raw records can be

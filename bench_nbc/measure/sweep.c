@@ -231,33 +231,49 @@ static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size
 /* Adds a calibration point when the clock model's schedule says so
  * (clocksync_resync_due: the baseline doubles, at least every resync
  * interval, and whenever extrapolating would err by more than a share of
- * the lateness tolerance of the cell about to be measured). */
-static int maybe_resync(nbc_run *run, const nbc_sweep_plan *plan, size_t cell)
+ * tolerance_ns, the lateness tolerance of what is measured next). *taken:
+ * whether it did. Collective. */
+static int resync_if_due(nbc_run *run, int64_t tolerance_ns, bool *taken)
 {
-    const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
-    const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
-    int64_t tolerance_ns = nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance, comm->t_s,
-                                                     comp->t_s, run->barrier_precision_ns);
+    watchdog_context(run->watchdog, "a clock resynchronization");
+    watchdog_arm(run->watchdog, 0);
+    watchdog_phase(run->watchdog, PHASE_CALIBRATION);
     bool due = false;
     int rc =
         clocksync_resync_due(run->sync, tolerance_ns, run->cfg->clocksync.resync_interval_s, &due);
-    return rc == MPI_SUCCESS && due ? clocksync_calibrate(run->sync) : rc;
+    if (rc == MPI_SUCCESS && due)
+        rc = clocksync_calibrate(run->sync);
+    watchdog_disarm(run->watchdog);
+    *taken = rc == MPI_SUCCESS && due;
+    return rc;
 }
 
 /* One block: the kinds of `sequence`, once each. A late attempt ends the
  * pass and the whole block is redone in the same order, its attempts
  * numbered one more: the kept attempts of a block are then one pass, each
  * kind after the predecessor its order gives it (a kind redone alone would
- * follow its own late attempt, warm in cache, and run faster). *kept is
- * false when run->max_retries redos were late as well. Collective. */
+ * follow its own late attempt, warm in cache, and run faster). Before a
+ * redo the clocks follow the resync schedule, as between cells: a block
+ * redone many times would otherwise extrapolate the model ever further
+ * from its last point, and a start-skew bound grown to its cap leaves half
+ * the tolerance to the barrier, so every pass could be late because the
+ * last ones were (*clock_points counts the points taken). *kept is false
+ * when run->max_retries redos were late as well. Collective. */
 static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *sequence, int kinds,
                          const double expected_s[KIND_MAIN_COUNT], const char *where,
-                         nbc_attempt_log *log, bool *kept)
+                         nbc_attempt_log *log, bool *kept, int *clock_points)
 {
     int rc = MPI_SUCCESS;
     bool late = true;
     for (spec->attempt = 0; rc == MPI_SUCCESS && late && spec->attempt <= run->max_retries;
          spec->attempt++) {
+        if (spec->attempt > 0) {
+            bool taken;
+            rc = resync_if_due(run, spec->tolerance_ns, &taken);
+            *clock_points += taken;
+            if (rc != MPI_SUCCESS)
+                break;
+        }
         late = false;
         for (int turn = 0; turn < kinds && rc == MPI_SUCCESS && !late; turn++) {
             spec->kind = sequence[turn];
@@ -307,6 +323,7 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
              comm->target_s * 1e3, comm->bytes, comp->target_s * 1e3, comp->matrix_n);
     int rc = MPI_SUCCESS;
     bool kept = true;
+    int clock_points = 0;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     *stop = (nbc_cell_stop){.reason = NBC_STOP_CONTINUE, .half_width = NAN};
     for (int block = 0;
@@ -314,7 +331,8 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
         nbc_kind sequence[KIND_COUNT];
         int kinds = nbc_block_sequence(&orders, block, sequence);
         spec.block = block;
-        rc = measure_block(run, &spec, sequence, kinds, expected_s, where, log, &kept);
+        rc = measure_block(run, &spec, sequence, kinds, expected_s, where, log, &kept,
+                           &clock_points);
         if (rc == MPI_SUCCESS)
             *interrupted = nbc_stop_requested(run);
         if (rc == MPI_SUCCESS && kept && !*interrupted && block >= 1)
@@ -326,6 +344,7 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
                 .half_width = NAN,
                 .elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9};
     }
+    stop->clock_points = clock_points;
     if (rc == MPI_SUCCESS && !kept && run->rank == 0)
         fprintf(stderr,
                 "bench_nbc: cell %zu: block %d was late in all its %d passes (a rank left the "
@@ -338,9 +357,9 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
 static int write_stop(run_output *out, size_t cell, const nbc_cell_stop *stop, int test_chunks)
 {
     FILE *f = run_output_file(out, OUT_SWEEP);
-    if (!f || fprintf(f, "%zu,%d,%s,%.6g,%.3f,%d\n", cell, stop->blocks,
+    if (!f || fprintf(f, "%zu,%d,%s,%.6g,%.3f,%d,%d\n", cell, stop->blocks,
                       nbc_stop_reason_name(stop->reason), stop->half_width, stop->elapsed_s,
-                      test_chunks) < 0)
+                      test_chunks, stop->clock_points) < 0)
         return MPI_ERR_IO;
     return MPI_SUCCESS;
 }
@@ -409,11 +428,13 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     for (size_t done = 0; done < total && rc == MPI_SUCCESS && !*interrupted; done++) {
         size_t cell = order[done];
-        watchdog_context(run->watchdog, "a clock resynchronization");
-        watchdog_arm(run->watchdog, 0);
-        watchdog_phase(run->watchdog, PHASE_CALIBRATION);
-        rc = maybe_resync(run, plan, cell);
-        watchdog_disarm(run->watchdog);
+        bool taken;
+        rc = resync_if_due(run,
+                           nbc_lateness_tolerance_ns(run->cfg->run.late_tolerance,
+                                                     plan->comm[cell / plan->comp_count].t_s,
+                                                     plan->comp[cell % plan->comp_count].t_s,
+                                                     run->barrier_precision_ns),
+                           &taken);
         /* Buffers per cell, since cells come in any order; the warm-up block
          * takes the first touches. */
         coll_instance inst;

@@ -9,13 +9,18 @@
 # barrier precision) from the calibrations and meta.json; an attempt is
 # late exactly when some rank left its barrier later than that; seq follows
 # time and is the same on every rank of an attempt.
+# Before each redo the clocks follow the resync schedule, as between cells:
+# with clocksync.resync_interval_s = I, the faulty cell, which runs its
+# redos for longer than 2 I, takes a clock point inside (sweep.csv
+# clock_points >= 1; a point is due at most I after the last one, which
+# may be the one just before the cell).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 command -v python3 >/dev/null || skip "python3 is not installed (it reads meta.json)"
 make_scratch
-ranks=2 reps=2 max_retries=100 fault_rank=1 fault_cell=2
+ranks=2 reps=2 max_retries=100 fault_rank=1 fault_cell=2 resync_interval_s=0.02
 # A loose calibration tolerance: the sizes matter little here, every cell
 # being reachable does (a busy machine can defeat a 10 % target). A loose
 # lateness tolerance and 100 redos too: only the injected fault may exhaust
@@ -28,7 +33,7 @@ out=$(BENCH_NBC_FAULT=late:$fault_rank:$fault_cell mpi_launch -n $ranks "$BENCH"
     -c configs/default.conf "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set calibration.tolerance=0.3 \
     --set run.repetitions=$reps --set run.half_width=0 --set run.max_retries=$max_retries \
-    --set run.late_tolerance=0.2 2>&1) ||
+    --set run.late_tolerance=0.2 --set clocksync.resync_interval_s=${resync_interval_s}s 2>&1) ||
     fail "the run failed: $out"
 echo "$out"
 dir=$(run_folder "$out")
@@ -164,10 +169,21 @@ natural_late=$(awk -v c=$fault_cell -v reps=$reps '
         if (bad) exit 1
         print late + 0
     }' "$cells" "$attempts" "$attempts") || fail "a cell without the fault is not whole: $natural_late"
+# The faulty cell's clock points: its time (sweep.csv elapsed_s) against
+# the resync interval.
+read -r fault_elapsed_s fault_points < <(awk -F, -v c=$fault_cell '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["cell"] == c { print $col["elapsed_s"], $col["clock_points"] }' "$dir/sweep.csv")
+[ -n "$fault_points" ] || fail "sweep.csv has no row (or no clock_points) for cell $fault_cell"
+awk -v e="$fault_elapsed_s" -v i=$resync_interval_s 'BEGIN { exit !(e > 2 * i) }' ||
+    fail "cell $fault_cell took $fault_elapsed_s s, not over 2 x $resync_interval_s s: nothing to test"
+[ "$fault_points" -ge 1 ] ||
+    fail "cell $fault_cell redid its block for $fault_elapsed_s s without a clock point (resync interval $resync_interval_s s)"
 no_leftovers "$SCRATCH"
 # On a busy machine the measured barrier precision can exceed every share,
 # and then only the floor of the rule was checked: say so.
 floor_only=$(awk -v floor_ns="$precision_ns" '$3 > floor_ns + 0 { share++ } END { print share ? "" : " (all at the barrier precision floor)" }' "$cells")
-figure "retries: cell $fault_cell stopped after $((max_retries + 1)) late attempts of block 0 $first_kind;" \
+figure "retries: cell $fault_cell stopped after $((max_retries + 1)) late attempts of block 0 $first_kind" \
+    "in $fault_elapsed_s s, $fault_points clock point(s) taken between its passes;" \
     "$total attempts in all, $natural_late late ones redone in the other cells;" \
     "tolerances $(awk '{ printf "%s%.1f", (NR > 1 ? "/" : ""), $3 / 1000 }' "$cells") us$floor_only"
