@@ -75,7 +75,7 @@ out=$(BENCH_NBC_PROFILES="$SCRATCH/profiles" MPI_TIMEOUT_S=60 mpi_launch -n 2 "$
 [ $status -eq 2 ] || fail "grid.comm_sizes = 32KiB,64KiB above scenario_fsdp's limit: exit $status, expected 2: $out"
 grep -qF 'grid.comm_sizes: "32KiB,64KiB" has 65536 bytes, above what this MPI library can run: scenario_fsdp' <<<"$out" ||
     fail "the refusal does not name grid.comm_sizes, its value and the scenario: $out"
-grep -qF 'the library'"'"'s limit of 65536 bytes per buffer (S = 32768 bytes)' <<<"$out" &&
-    grep -qF '[size_limit.test-64kib]): a limit of the test' <<<"$out" ||
+grep -qF 'the library'"'"'s limit of 65536 bytes per buffer (S = 32768 bytes)' <<<"$out" ||
     fail "the refusal does not give the part's limit as the scenario's largest S (32768): $out"
+grep -qF '[size_limit.test-64kib]): a limit of the test' <<<"$out" || fail "the refusal gives no reason: $out"
 figure "scenario_fsdp with grid.comm_sizes = 32KiB,64KiB, its part iallgather limited to 64 KiB per buffer: refused up front (exit 2), largest S 32 KiB"
