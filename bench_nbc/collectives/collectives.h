@@ -247,8 +247,7 @@ const scenario_part *nbc_scenario_missing_part(const nbc_collective *scenario,
  * in this build's collectives table ..."), or -1 when it can. */
 int nbc_scenario_refusal(const nbc_collective *scenario, nbc_operation_find_fn *find, char *why,
                          size_t whylen);
-/* Why `name` is a scenario of the table that this library cannot run
- * ("scenario_x needs bcast_init, which this MPI library lacks ..."): 0 with
+/* nbc_scenario_refusal for the scenario of the table named `name`: 0 with
  * why set, or -1 when it is no such scenario (unknown, or offered). */
 int nbc_scenario_unavailable(const char *name, char *why, size_t whylen);
 /* The parts as --list prints them: "ineighbor_alltoall (S, run) + iallreduce
