@@ -198,6 +198,9 @@ typedef struct run_meta {
     bool present;
     char status[32];
     char collective[ANALYSIS_NAME_MAX];
+    /* a scenario's parts, for the titles: "iallgather (S) + ireduce_scatter_block
+       (S), run comm"; "" for one operation */
+    char scenario[256];
     bool synthetic;
     char mpi[32];
     char mpi_library_version[256];

@@ -28,17 +28,51 @@ static const char *invalid_legend(const heat_value *values, size_t n, double cel
     return "";
 }
 
+/* What the compared runs had in flight (meta.json's scenario, a title's
+ * second line): the parts when every configuration with a scenario has the
+ * same, else each configuration's ("1: ...; 2: ..."); "" when none has one. */
+static void scenario_line(const compare_run *runs, const compare_config *configs,
+                          size_t config_count, char *out, size_t out_size)
+{
+    out[0] = '\0';
+    const char *first = NULL;
+    bool same = true;
+    for (size_t c = 0; c < config_count; c++) {
+        const char *parts = runs[configs[c].first_run].meta.scenario;
+        if (parts[0] && first)
+            same &= strcmp(parts, first) == 0;
+        else if (parts[0])
+            first = parts;
+    }
+    if (!first)
+        return;
+    if (same) {
+        snprintf(out, out_size, "%s", first);
+        return;
+    }
+    for (size_t c = 0; c < config_count; c++) {
+        size_t used = strlen(out);
+        snprintf(out + used, out_size - used, "%s%zu: %s", c ? "; " : "", c + 1,
+                 runs[configs[c].first_run].meta.scenario[0]
+                     ? runs[configs[c].first_run].meta.scenario
+                     : runs[configs[c].first_run].meta.collective);
+    }
+}
+
 /* The files' title (caption's first line): what, then the configurations
- * compared (library, version, deployment, collective). */
+ * compared (library, version, deployment, collective) and what was in
+ * flight (a scenario's parts). */
 static int write_script(const char *out_dir, const char *base, const char *comment,
-                        const compare_config *configs, size_t config_count, double width_in,
-                        double height_in, const strbuf *body, const char *caption,
+                        const compare_config *configs, size_t config_count, const char *scenario,
+                        double width_in, double height_in, const strbuf *body, const char *caption,
                         analysis_error *err)
 {
     strbuf title = {0};
     strbuf_printf(&title, "%s", comment);
     for (size_t c = 0; c < config_count; c++)
         strbuf_printf(&title, "%s%s", c ? " vs " : "; ", configs[c].label);
+    if (scenario[0])
+        strbuf_printf(&title, "; %s", scenario);
     int status = title.ok ? plot_write_figure(out_dir, base, title.data, width_in, height_in, body,
                                               caption, err)
                           : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
@@ -118,15 +152,20 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     snprintf(label, sizeof label, "r_overhead");
     heat_scale scale =
         plot_overhead_scale(options->palette, label, options->r_overhead_max, stops, sizeof stops);
-    int lines = options->titles ? 1 : 0;
+    char scenario[600], title_text[700], quoted[800];
+    scenario_line(runs, configs, config_count, scenario, sizeof scenario);
+    int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
     heat_layout layout =
         heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
     strbuf body = {0};
     /* a normalized figure says so in its title, the factors in its caption */
+    snprintf(title_text, sizeof title_text, "%s%s%s",
+             options->normalize_cores ? "r_overhead, compute normalized"
+                                      : "r_overhead, one colour scale",
+             scenario[0] ? "\n" : "", scenario);
+    plot_quote(title_text, quoted, sizeof quoted);
     strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
-                  !options->titles           ? ""
-                  : options->normalize_cores ? "r_overhead, compute normalized"
-                                             : "r_overhead, one colour scale");
+                  options->titles ? quoted : "");
     /* every panel keeps the colour bar's room (characters at the figures'
      * font), so the panels without it have the same plot area */
     strbuf_printf(&body, "    set rmargin 11\n");
@@ -178,8 +217,8 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
         status = caption.ok ? write_script(out_dir, "compare_overhead",
                                            "r_overhead of each configuration side by side "
                                            "(identical colour scale)",
-                                           configs, config_count, layout.width_in, layout.height_in,
-                                           &body, caption.data, err)
+                                           configs, config_count, scenario, layout.width_in,
+                                           layout.height_in, &body, caption.data, err)
                             : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
     strbuf_free(&caption);
     strbuf_free(&body);
@@ -206,9 +245,11 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
     int status = grid_physical(g, runs, configs[0].first_run, common, n, false, err);
     if (status == ANALYSIS_OK)
         status = grid_physical(g, runs, configs[1].first_run, common, n, true, err);
-    double cell_pt =
-        heat_cell_width_pt(&options->figure, &g->x_axis, &g->y_axis, 1, options->titles ? 1 : 0);
-    char caption[2700], label[120], data[64], base[64], title[300] = "";
+    char scenario[600];
+    scenario_line(runs, configs, 2, scenario, sizeof scenario);
+    int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
+    double cell_pt = heat_cell_width_pt(&options->figure, &g->x_axis, &g->y_axis, 1, lines);
+    char caption[2700], label[120], data[64], base[64], title[800] = "";
     snprintf(caption, sizeof caption,
              "%s of the second configuration minus the first. First: %s (%zu launch%s); second: "
              "%s (%zu launch%s). Blue: the second lower, red: higher. Dashed outline: not "
@@ -224,15 +265,14 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
              invalid_legend(values, n, cell_pt), note);
     snprintf(label, sizeof label, "difference of %s", metric->name);
     if (options->titles)
-        snprintf(title, sizeof title, "%s: second - first%s", metric->name,
-                 options->normalize_cores ? ", normalized" : "");
+        snprintf(title, sizeof title, "%s: second - first%s%s%s", metric->name,
+                 options->normalize_cores ? ", normalized" : "", scenario[0] ? "\n" : "", scenario);
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);
     heat_scale diff = plot_diverging_scale(options->palette, label, metric->saturation);
     if (status == ANALYSIS_OK)
         status = write_heat(out_dir, data, &g->x_axis, &g->y_axis, values, n, &diff, cell_pt, err);
-    heat_layout layout =
-        heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, 1, options->titles ? 1 : 0);
+    heat_layout layout = heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, 1, lines);
     strbuf body = {0};
     plot_emit_canvas_title(&body, title);
     heat_emit_panel(&body, data, &g->x_axis, &g->y_axis, &diff, "");
@@ -241,8 +281,8 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
     snprintf(comment, sizeof comment,
              "Difference of %s between two configurations (second minus first)", metric->name);
     if (status == ANALYSIS_OK)
-        status = write_script(out_dir, base, comment, configs, 2, layout.width_in, layout.height_in,
-                              &body, caption, err);
+        status = write_script(out_dir, base, comment, configs, 2, scenario, layout.width_in,
+                              layout.height_in, &body, caption, err);
     strbuf_free(&body);
     return status;
 }
@@ -312,10 +352,12 @@ int write_rank_scaling(const compare_run *runs, const compare_config *configs, s
         status = write_text(out_dir, "overhead_vs_ranks.csv", &csv, err);
         if (status == ANALYSIS_OK)
             status = write_text(out_dir, "overhead_vs_ranks.dat", &dat, err);
+        char scenario[600];
+        scenario_line(runs, configs, config_count, scenario, sizeof scenario);
         if (status == ANALYSIS_OK)
             status = write_script(out_dir, "overhead_vs_ranks",
                                   "r_overhead against the rank count, a line per collective", NULL,
-                                  0, size->width_in,
+                                  0, scenario, size->width_in,
                                   size->height_in > 0 ? size->height_in : 0.65 * size->width_in,
                                   &body, "Bars: the lowest and highest cell.", err);
         strbuf_free(&body);

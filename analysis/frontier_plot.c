@@ -138,9 +138,10 @@ static size_t undetermined_rows(const frontier_table *table)
 }
 
 /* dir/base.{dat,gp,caption.txt}, a point series per run; gnuplot when
- * options->plots. */
+ * options->plots. scenario: what was in flight ("" for one operation), the
+ * title's second line. */
 static int draw(const char *dir, const char *base, const frontier_series *series, size_t count,
-                double threshold, const char *title, const char *caption_tail,
+                double threshold, const char *title, const char *scenario, const char *caption_tail,
                 const analysis_options *options, analysis_error *err)
 {
     extent e = grid_extent(series, count);
@@ -161,12 +162,14 @@ static int draw(const char *dir, const char *base, const frontier_series *series
         status = analysis_write_file_atomic(path, data.data, data.len, err);
     strbuf_free(&data);
 
-    int title_lines = options->titles ? 1 : 0;
+    int title_lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
     double width_in = options->figure.width_in;
     double height_in = options->figure.height_in > 0 ? options->figure.height_in
                                                      : 0.75 * width_in + 0.2 * (title_lines + 1);
     /* the title centred on the page: the plot area is narrower than it */
-    plot_emit_canvas_title(&body, options->titles ? title : "");
+    char full_title[800], comment[400];
+    snprintf(full_title, sizeof full_title, "%s%s%s", title, scenario[0] ? "\n" : "", scenario);
+    plot_emit_canvas_title(&body, options->titles ? full_title : "");
     strbuf_printf(&body,
                   "    set logscale xy 2\n"
                   "    set xrange [%.6g:%.6g]\n"
@@ -223,9 +226,10 @@ static int draw(const char *dir, const char *base, const frontier_series *series
              "invalid or unresolvable cell breaks the row (not determined); dashed: the grid's "
              "smallest and largest computation targets.%s%s",
              threshold, caption_tail[0] ? "\n" : "", caption_tail);
+    snprintf(comment, sizeof comment, "Overlap frontier (r_overhead, paper eq. 1)%s%s",
+             scenario[0] ? "; " : "", scenario);
     if (status == ANALYSIS_OK)
-        status = plot_write_figure(dir, base, "Overlap frontier (r_overhead, paper eq. 1)",
-                                   width_in, height_in, &body, caption, err);
+        status = plot_write_figure(dir, base, comment, width_in, height_in, &body, caption, err);
     strbuf_free(&body);
     snprintf(name, sizeof name, "%s.gp", base);
     if (status == ANALYSIS_OK && options->plots)
@@ -259,7 +263,8 @@ int frontier_write_run(const char *run_dir, double threshold, const analysis_opt
         snprintf(title, sizeof title, "%s overlap frontier, %s", s.cells.cells[0].collective,
                  s.label);
         plot_title_tail(&s.meta, &s.cells, ", ", tail, sizeof tail);
-        status = draw(plots_dir, "frontier", &s, 1, threshold, title, tail, options, err);
+        status = draw(plots_dir, "frontier", &s, 1, threshold, title, s.meta.scenario, tail,
+                      options, err);
     }
     if (status == ANALYSIS_OK && options->report)
         fprintf(options->report, "frontier: %s/%s, %s/frontier.{png,svg,pdf} (r_overhead <= %g)\n",
@@ -339,6 +344,7 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
     if (status == ANALYSIS_OK) {
         snprintf(title, sizeof title, "%s overlap frontiers", series[0].cells.cells[0].collective);
         status = draw(out_dir, "compare_frontier", series, run_count, threshold, title,
+                      series[0].meta.scenario,
                       "A curve per run (compare_frontier.csv), the runs set slightly apart "
                       "around each communication target so that their bars do not hide each "
                       "other.",

@@ -244,6 +244,72 @@ static int meta_string(json_object *root, const char *file_name, const char *key
     return ANALYSIS_OK;
 }
 
+/* A part's size as a title says it: "S", "0.5 S" or "64 B". */
+static void part_size_text(json_object *part, char *out, size_t out_size)
+{
+    json_object *v;
+    if (json_object_object_get_ex(part, "bytes", &v) && json_object_is_type(v, json_type_int))
+        snprintf(out, out_size, "%lld B", (long long)json_object_get_int64(v));
+    else if (json_object_object_get_ex(part, "weight", &v) &&
+             (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
+             json_object_get_double(v) != 1)
+        snprintf(out, out_size, "%g S", json_object_get_double(v));
+    else
+        snprintf(out, out_size, "S");
+}
+
+static const char *part_string(json_object *part, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(part, key, &v) && json_object_is_type(v, json_type_string)
+               ? json_object_get_string(v)
+               : "?";
+}
+
+/* meta.json's `scenario` (docs/formats.md) as the titles' line of what was
+ * in flight: "iallgather (S) + ireduce_scatter_block (S), run comm" when the
+ * parts share a communicator, else each part's ("iallreduce (S, dup) +
+ * iallreduce (S, half)"); "" for one operation. */
+static int meta_scenario(json_object *root, const char *file_name, run_meta *meta,
+                         analysis_error *err)
+{
+    json_object *parts;
+    if (!json_object_object_get_ex(root, "scenario", &parts) ||
+        json_object_is_type(parts, json_type_null))
+        return ANALYSIS_OK;
+    if (!json_object_is_type(parts, json_type_array))
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: key 'scenario' is %s, expected an array",
+                             file_name, json_type_to_name(json_object_get_type(parts)));
+    size_t n = json_object_array_length(parts);
+    if (n == 0)
+        return ANALYSIS_OK;
+    for (size_t i = 0; i < n; i++)
+        if (!json_object_is_type(json_object_array_get_idx(parts, i), json_type_object))
+            return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                                 "%s: key 'scenario': part %zu is not an object", file_name, i + 1);
+    bool one_comm = true;
+    for (size_t i = 1; i < n; i++)
+        one_comm &= strcmp(part_string(json_object_array_get_idx(parts, i), "communicator"),
+                           part_string(json_object_array_get_idx(parts, 0), "communicator")) == 0;
+    strbuf text = {0};
+    for (size_t i = 0; i < n; i++) {
+        json_object *part = json_object_array_get_idx(parts, i);
+        char size[48];
+        part_size_text(part, size, sizeof size);
+        strbuf_printf(&text, "%s%s (%s%s%s)", i ? " + " : "", part_string(part, "collective"), size,
+                      one_comm ? "" : ", ", one_comm ? "" : part_string(part, "communicator"));
+    }
+    if (one_comm)
+        strbuf_printf(&text, ", %s comm",
+                      part_string(json_object_array_get_idx(parts, 0), "communicator"));
+    bool ok = text.ok;
+    if (ok)
+        snprintf(meta->scenario, sizeof meta->scenario, "%s", text.data);
+    strbuf_free(&text);
+    return ok ? ANALYSIS_OK
+              : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", file_name);
+}
+
 static int meta_long(json_object *root, const char *file_name, const char *key, long *out,
                      analysis_error *err)
 {
@@ -427,6 +493,8 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
             meta_number(root, file_name, "barrier_precision_ns", &meta->barrier_precision_ns, err);
     if (status == ANALYSIS_OK)
         status = meta_configuration(root, file_name, meta, err);
+    if (status == ANALYSIS_OK)
+        status = meta_scenario(root, file_name, meta, err);
     json_object_put(root);
     meta->present = status == ANALYSIS_OK;
     return status;

@@ -213,6 +213,26 @@ def run_folders(top, study):
 
 # ---- Sections of a run --------------------------------------------------------------
 
+def scenario_parts(meta):
+    """meta.json's scenario as the figures' titles give it (analysis/inputs.c):
+    "iallgather (S) + ireduce_scatter_block (S), run comm"; "" for one operation."""
+    parts = json_get(meta, "scenario", default=None)
+    if not isinstance(parts, list) or not parts:
+        return ""
+    parts = [p if isinstance(p, dict) else {} for p in parts]
+    comms = {p.get("communicator", "?") for p in parts}
+
+    def size(p):
+        if isinstance(p.get("bytes"), int):
+            return "%d B" % p["bytes"]
+        weight = p.get("weight", 1)
+        return "S" if weight == 1 else "%g S" % weight
+    text = " + ".join("%s (%s%s)" % (p.get("collective", "?"), size(p),
+                                     "" if len(comms) == 1 else ", " + p.get("communicator", "?"))
+                      for p in parts)
+    return text + (", %s comm" % comms.pop() if len(comms) == 1 else "")
+
+
 def environment(meta, prov):
     node = prov[0] if isinstance(prov, list) and prov else {}
     library = json_get(meta, "mpi_library", "display_name", default=json_get(meta, "mpi"))
@@ -242,6 +262,7 @@ def environment(meta, prov):
         ("MPI standard, thread level", "%s, %s" % (json_get(meta, "mpi_standard"),
                                                    json_get(meta, "mpi_thread_level"))),
         ("collective", json_get(meta, "collective")),
+        ("scenario parts (in flight together)", scenario_parts(meta) or "none (one operation)"),
         ("deployment", "%s (progress %s, binding %s)" % (
             json_get(meta, "deployment"), json_get(meta, "progress"), json_get(meta, "progress_binding"))),
         ("deployment meaning", json_get(meta, "deployment_plan", "meaning")),

@@ -23,56 +23,12 @@ typedef struct plot_ctx {
     heat_axis y_axis;
     char title_tail[400]; /* library, ranks x threads, deployment: the captions */
     char short_tail[160]; /* library, deployment: the titles */
+    const char *scenario; /* a scenario's parts, the titles' second line; "" for one operation */
     figure_size size;     /* printed size (--figure-size) */
     bool titles;          /* --no-titles: none */
     plot_palette palette;
     diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
-
-static void compact_library(const run_meta *meta, char *out, size_t out_size)
-{
-    const char *text = meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi;
-    size_t o = 0;
-    bool space = false;
-    /* the version's first clause is the readable part ("Open MPI v4.1.4") */
-    for (size_t i = 0; text[i] && text[i] != ';' && o + 1 < out_size && o < 40; i++) {
-        bool is_space = text[i] == ' ' || text[i] == '\t';
-        if (is_space && (space || o == 0))
-            continue;
-        out[o++] = is_space ? ' ' : text[i];
-        space = is_space;
-    }
-    while (o > 0 && out[o - 1] == ' ')
-        o--;
-    out[o] = '\0';
-    if (o == 0)
-        snprintf(out, out_size, "library unknown");
-}
-
-void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
-                     char *out, size_t out_size)
-{
-    char library[64];
-    compact_library(meta, library, sizeof library);
-    long ranks = meta->ranks;
-    for (size_t i = 0; ranks == 0 && i < cells->count; i++)
-        ranks = cells->cells[i].ranks;
-    char threads[32] = "?";
-    if (meta->threads_per_rank > 0)
-        snprintf(threads, sizeof threads, "%ld", meta->threads_per_rank);
-    snprintf(out, out_size, "%s, %ld rank%s x %s thread%s%s%s deployment%s", library, ranks,
-             ranks == 1 ? "" : "s", threads, meta->threads_per_rank == 1 ? "" : "s", separator,
-             meta->deployment[0] ? meta->deployment : "unknown",
-             meta->synthetic ? ", SYNTHETIC data" : "");
-}
-
-void plot_short_tail(const run_meta *meta, char *out, size_t out_size)
-{
-    char library[64];
-    compact_library(meta, library, sizeof library);
-    snprintf(out, out_size, "%s, %s%s", library, meta->deployment[0] ? meta->deployment : "?",
-             meta->synthetic && !strstr(library, "synthetic") ? " (synthetic)" : "");
-}
 
 static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
                      analysis_error *err)
@@ -99,8 +55,10 @@ static int write_script(const plot_ctx *ctx, const char *base, const char *comme
 {
     strbuf text = {0}, title = {0};
     strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
-    /* the files' title (caption's first line): what, library, deployment */
-    strbuf_printf(&title, "%s; %s", comment, ctx->short_tail);
+    /* the files' title (caption's first line): what, library, deployment
+     * and, for a scenario, what was in flight */
+    strbuf_printf(&title, "%s; %s%s%s", comment, ctx->short_tail, ctx->scenario[0] ? "; " : "",
+                  ctx->scenario);
     int status = text.ok && title.ok
                      ? plot_write_figure(ctx->plots_dir, base, title.data, width_in, height_in,
                                          body, text.data, err)
@@ -110,17 +68,25 @@ static int write_script(const plot_ctx *ctx, const char *base, const char *comme
     return status;
 }
 
-/* The figure's title ("ibcast r_overhead, MPICH 4.0.2, basic"), or none
- * under --no-titles; the title lines it takes. */
+/* The lines a figure's title takes: none under --no-titles, a second one
+ * for a scenario's parts. */
+static int title_lines(const plot_ctx *ctx)
+{
+    return ctx->titles ? (ctx->scenario[0] ? 2 : 1) : 0;
+}
+
+/* The figure's title ("ibcast r_overhead, MPICH 4.0.2, basic"; a scenario's
+ * parts below it), or none under --no-titles; the title lines it takes. */
 static int short_title(const plot_ctx *ctx, const char *what, const char *collective, char *out,
                        size_t out_size)
 {
-    char quoted[300], text[300];
-    snprintf(text, sizeof text, "%s%s%s, %s", collective ? collective : "", collective ? " " : "",
-             what, ctx->short_tail);
+    char quoted[700], text[600];
+    snprintf(text, sizeof text, "%s%s%s, %s%s%s", collective ? collective : "",
+             collective ? " " : "", what, ctx->short_tail, ctx->scenario[0] ? "\n" : "",
+             ctx->scenario);
     plot_quote(text, quoted, sizeof quoted);
     snprintf(out, out_size, "%s", ctx->titles ? quoted : "");
-    return ctx->titles ? 1 : 0;
+    return title_lines(ctx);
 }
 
 typedef double (*cell_value_fn)(const cell_metrics *cell);
@@ -144,7 +110,7 @@ static double value_r_overhead_width(const cell_metrics *c)
 /* The room of a cell's label on a map of panels panels. */
 static double cell_width_pt(const plot_ctx *ctx, size_t panels)
 {
-    return heat_cell_width_pt(&ctx->size, &ctx->x_axis, &ctx->y_axis, panels, ctx->titles ? 1 : 0);
+    return heat_cell_width_pt(&ctx->size, &ctx->x_axis, &ctx->y_axis, panels, title_lines(ctx));
 }
 
 /* Whether the run has an invalid cell (the maps then explain their labels). */
@@ -205,7 +171,7 @@ static int two_panels(const plot_ctx *ctx, const char *base, const char *comment
                       const heat_scale *left, const char *left_title, const char *right_data,
                       const heat_scale *right, const char *right_title, analysis_error *err)
 {
-    char title[320], note[600];
+    char title[700], note[600];
     int lines = short_title(ctx, title_what, collective, title, sizeof title);
     heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
     uncertainty_note(ctx, note, sizeof note);
@@ -373,7 +339,7 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
     if (status != ANALYSIS_OK)
         return status;
 
-    char caption[1200], off_target[160] = "", title[320];
+    char caption[1200], off_target[160] = "", title[700];
     const uncertainty_summary *u = &cells->uncertainty;
     if (counts.off_target)
         snprintf(off_target, sizeof off_target,
@@ -520,7 +486,7 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
     if (status != ANALYSIS_OK)
         return status;
 
-    char what[120], quoted[320];
+    char what[120], quoted[700];
     snprintf(what, sizeof what, "cell %ld", cell_number); /* its times: the caption */
     int title_lines = short_title(ctx, what, run_collective(meta, cells), quoted, sizeof quoted);
     char left[600];
@@ -644,7 +610,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
 
     /* a ratio axis (log) symmetric about 1 (no impact), at least +-5 % */
     double reach = fmax(fmax(highest, 1 / lowest), 1.05) * 1.02;
-    char title[320];
+    char title[700];
     int title_lines = short_title(ctx, "r_MPI_impact", NULL, title, sizeof title);
     double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
                                                : 0.6 * ctx->size.width_in + 0.2 * (title_lines + 1);
@@ -754,6 +720,7 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
                     .palette = options->palette,
                     .size = options->figure,
                     .titles = options->titles,
+                    .scenario = meta->scenario,
                     .thresholds = options->rules.thresholds};
     plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
     status = build_axes(&ctx, err);

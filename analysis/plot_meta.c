@@ -1,4 +1,5 @@
-/* analysis: a figure's title and caption inside its files, so that an SVG
+/* analysis: a figure's title text (library, deployment), and its title
+ * and caption inside its files, so that an SVG
  * or a PDF copied away from its plots folder still says what it shows and
  * how it was measured. The text is NAME.caption.txt's (docs/formats.md):
  * its first line is the title (what, library, deployment), the rest the
@@ -10,6 +11,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- Title text -------------------------------------------------------------- */
+
+static void compact_library(const run_meta *meta, char *out, size_t out_size)
+{
+    const char *text = meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi;
+    size_t o = 0;
+    bool space = false;
+    /* the version's first clause is the readable part ("Open MPI v4.1.4") */
+    for (size_t i = 0; text[i] && text[i] != ';' && o + 1 < out_size && o < 40; i++) {
+        bool is_space = text[i] == ' ' || text[i] == '\t';
+        if (is_space && (space || o == 0))
+            continue;
+        out[o++] = is_space ? ' ' : text[i];
+        space = is_space;
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+    if (o == 0)
+        snprintf(out, out_size, "library unknown");
+}
+
+void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
+                     char *out, size_t out_size)
+{
+    char library[64];
+    compact_library(meta, library, sizeof library);
+    long ranks = meta->ranks;
+    for (size_t i = 0; ranks == 0 && i < cells->count; i++)
+        ranks = cells->cells[i].ranks;
+    char threads[32] = "?";
+    if (meta->threads_per_rank > 0)
+        snprintf(threads, sizeof threads, "%ld", meta->threads_per_rank);
+    snprintf(out, out_size, "%s, %ld rank%s x %s thread%s%s%s deployment%s", library, ranks,
+             ranks == 1 ? "" : "s", threads, meta->threads_per_rank == 1 ? "" : "s", separator,
+             meta->deployment[0] ? meta->deployment : "unknown",
+             meta->synthetic ? ", SYNTHETIC data" : "");
+}
+
+void plot_short_tail(const run_meta *meta, char *out, size_t out_size)
+{
+    char library[64];
+    compact_library(meta, library, sizeof library);
+    snprintf(out, out_size, "%s, %s%s", library, meta->deployment[0] ? meta->deployment : "?",
+             meta->synthetic && !strstr(library, "synthetic") ? " (synthetic)" : "");
+}
+
+/* ---- The caption in the files ------------------------------------------------- */
 
 /* The caption file split: title (first line, without its final '.') and
  * the rest. Both point into text, which is modified. */

@@ -279,6 +279,9 @@ void nbc_print_help_or_list(const nbc_cli *c, int rank)
     }
     /* Scenarios are selected the same way, so they follow in the same list. */
     colls = nbc_scenarios(&n);
-    for (size_t i = 0; i < n; i++)
-        printf("  %-24s  %s\n", colls[i].name, colls[i].size_meaning);
+    for (size_t i = 0; i < n; i++) {
+        char parts[512];
+        nbc_scenario_describe_parts(&colls[i], parts, sizeof parts);
+        printf("  %-24s  %s [parts: %s]\n", colls[i].name, colls[i].size_meaning, parts);
+    }
 }

@@ -42,7 +42,7 @@ static int check_name(const nbc_config *cfg, size_t index, const nbc_config_limi
     for (size_t i = 0; i < count; i++)
         if (strcmp(value, names[i]) == 0)
             return 0;
-    char allowed[MESSAGE_MAX], problem[160];
+    char allowed[MESSAGE_MAX], problem[512];
     config_describe_allowed(key, limits, allowed, sizeof allowed);
     const char *best = config_closest_name(value, names, count);
     snprintf(problem, sizeof problem, "is not a known %s%s%s%s",
@@ -50,6 +50,11 @@ static int check_name(const nbc_config *cfg, size_t index, const nbc_config_limi
              : key->names == NAMES_DATATYPES ? "datatype"
                                              : "MPI library profile",
              best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
+    /* Known to the driver but not offered here: say what is missing. */
+    char why[400];
+    if (key->names == NAMES_COLLECTIVES && limits->collective_unavailable &&
+        limits->collective_unavailable(value, why, sizeof why) == 0)
+        snprintf(problem, sizeof problem, "%s", why);
     return config_key_fail(err, errlen, config_key_where(cfg, index), key, value, problem, allowed);
 }
 
@@ -67,11 +72,14 @@ static int check_name_list(const nbc_config *cfg, size_t index, const nbc_config
             known = strcmp(values[v], names[i]) == 0;
         if (known)
             continue;
-        char allowed[MESSAGE_MAX], problem[160];
+        char allowed[MESSAGE_MAX], problem[512], why[400];
         config_describe_allowed(key, limits, allowed, sizeof allowed);
         const char *best = config_closest_name(values[v], names, count);
         snprintf(problem, sizeof problem, "names '%s', which is not a known collective%s%s%s",
                  values[v], best ? " (did you mean " : "", best ? best : "", best ? "?)" : "");
+        if (limits->collective_unavailable &&
+            limits->collective_unavailable(values[v], why, sizeof why) == 0)
+            snprintf(problem, sizeof problem, "names '%s', which %s", values[v], why);
         return config_key_fail(err, errlen, config_key_where(cfg, index), key,
                                cfg->values->text[index], problem, allowed);
     }

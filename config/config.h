@@ -51,12 +51,19 @@ typedef uint64_t nbc_buffer_bytes_fn(const nbc_config *cfg, uint64_t bytes, int 
  * the limit per buffer and its reason. */
 typedef uint64_t nbc_size_limit_fn(const nbc_config *cfg, int ranks, char *why, size_t whylen);
 
+/* Why a collective's name that the driver knows is not offered by this
+ * build (a scenario with a part the library lacks): 0 with `why` ("is a
+ * scenario this MPI library cannot run: its part X ..."), else -1. */
+typedef int nbc_name_unavailable_fn(const char *name, char *why, size_t whylen);
+
 /* Everything the caller knows of the machine and the driver. A count or size
  * of 0 means "not known" and skips the check that needs it (for tools that
  * only read a configuration); the driver fills every field. */
 typedef struct {
     const char *const *collectives; /* names in the driver's collectives table */
     size_t collective_count;
+    /* Why a name outside that list is known but not offered (NULL: never). */
+    nbc_name_unavailable_fn *collective_unavailable;
     const char *const *mpi_profiles; /* library profiles known, e.g. mpich, openmpi */
     size_t mpi_profile_count;
     int available_cores;             /* cores in this rank's CPU set */

@@ -207,9 +207,11 @@ int coll_instance_test_all(coll_requests *requests);
 /* ---- scenarios (scenario.c) ----
  * A scenario is several operations of the table in flight together, as real
  * codes keep them: started one after the other, completed with MPI_Waitall.
- * Each part names an operation, its communicator and its size as a weight
+ * Each part names an operation, its communicator and its size: a weight
  * of the scenario's size S (the part's S is weight x S, at least one
- * element); S is what the calibration searches. */
+ * element), or a fixed byte count whatever S is (a few norms reduced beside
+ * a halo exchange). S is what the calibration searches; a fixed part adds
+ * the same load at every S. */
 typedef enum {
     SCENARIO_COMM_RUN,  /* the run's communicator */
     SCENARIO_COMM_DUP,  /* a duplicate of it (MPI_Comm_dup): its own matching */
@@ -221,7 +223,8 @@ enum { SCENARIO_MAX_PARTS = COLL_MAX_REQUESTS, NBC_MAX_SCENARIOS = 16 };
 typedef struct scenario_part {
     const char *collective; /* a row of the table, e.g. "iallgather" */
     scenario_comm comm;
-    double weight; /* the part's size is weight x S */
+    double weight;      /* the part's size is weight x S (fixed_bytes = 0) */
+    size_t fixed_bytes; /* > 0: the part's size in bytes whatever S is (weight unused) */
 } scenario_part;
 struct nbc_scenario {
     scenario_part parts[SCENARIO_MAX_PARTS];
@@ -229,19 +232,44 @@ struct nbc_scenario {
 };
 /* The scenarios this library can run (every part is in its table), in order. */
 const nbc_collective *nbc_scenarios(size_t *count);
+/* An operation of a table by name, or NULL (nbc_operation_find, or a test's table). */
+typedef const nbc_collective *nbc_operation_find_fn(const char *name);
+/* The offering rule, over any candidates and operation table: the
+ * candidates whose every part `find` knows, copied in order into offered
+ * (room for count); returns how many. */
+size_t nbc_scenarios_offer(const nbc_collective *candidates, size_t count,
+                           nbc_operation_find_fn *find, nbc_collective *offered);
+/* The first part of a scenario that `find` lacks, or NULL when it has them all. */
+const scenario_part *nbc_scenario_missing_part(const nbc_collective *scenario,
+                                               nbc_operation_find_fn *find);
+/* Why a scenario cannot run with the operations `find` knows: 0 with why
+ * ("is a scenario this MPI library cannot run: its part bcast_init is not
+ * in this build's collectives table ..."), or -1 when it can. */
+int nbc_scenario_refusal(const nbc_collective *scenario, nbc_operation_find_fn *find, char *why,
+                         size_t whylen);
+/* nbc_scenario_refusal for the scenario of the table named `name`: 0 with
+ * why set, or -1 when it is no such scenario (unknown, or offered). */
+int nbc_scenario_unavailable(const char *name, char *why, size_t whylen);
+/* The parts as --list prints them: "ineighbor_alltoall (S, run) + iallreduce
+ * (64 bytes, dup)" (a weighted part's size "S" or "0.5 S"). */
+void nbc_scenario_describe_parts(const nbc_collective *scenario, char *out, size_t outlen);
 /* The communicators' names ("run", "dup", "half"), indexed by scenario_comm. */
 const char *const *nbc_scenario_comm_names(void);
 /* A part's descriptor: never NULL for a scenario nbc_scenarios lists. */
 const nbc_collective *nbc_scenario_part(const nbc_collective *scenario, int part);
 /* Ranks of a part's communicator when the run has `ranks`. */
 int nbc_scenario_part_ranks(const scenario_part *part, int ranks);
-/* Byte size of a part for the scenario's size S: weight x S, rounded down. */
+/* Byte size of a part for the scenario's size S: its fixed bytes, or
+ * weight x S rounded down. */
 size_t nbc_scenario_part_bytes(const scenario_part *part, size_t bytes);
 /* The scenario counterparts of the nbc_collective_* size and option calls. */
 int scenario_check_options(const nbc_collective *coll, const coll_options *options, int ranks,
                            char *err, size_t errlen);
 size_t scenario_unit_bytes(const nbc_collective *coll, const coll_options *options);
 size_t scenario_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks);
+/* The largest S at which a part stays within part_most bytes of its own:
+ * part_most / weight; a fixed part allows every S (SIZE_MAX) or none (0). */
+size_t scenario_s_of_part_bytes(const scenario_part *part, size_t part_most);
 int scenario_largest_buffer_blocks(const nbc_collective *coll, const coll_options *options,
                                    int ranks);
 uint64_t scenario_buffer_bytes(const nbc_collective *coll, const coll_options *options,

@@ -11,7 +11,8 @@
 #include <string.h>
 
 /* ---- the table ----
- * Weights: the part's size is weight x S (bytes; for synthetic parts, ns). */
+ * A part's size is weight x S (bytes; for synthetic parts, ns), or its
+ * fixed_bytes whatever S is. */
 static const nbc_scenario fsdp = {
     /* FSDP/ZeRO data parallelism: the next layer's parameters gathered while
      * the last layer's gradients are reduced and scattered, one shard of S
@@ -22,9 +23,10 @@ static const nbc_scenario fsdp = {
 };
 static const nbc_scenario halo_reduce = {
     /* A solver's halo exchange (S bytes to each grid neighbour) beside the
-     * global reduction of a few norms (S/64 bytes, at least one double). */
+     * global reduction of a few norms: 8 doubles, whatever the halo's size
+     * (a share of S would grow the norms with the grid). */
     .parts = {{"ineighbor_alltoall", SCENARIO_COMM_RUN, 1.0},
-              {"iallreduce", SCENARIO_COMM_DUP, 1.0 / 64}},
+              {"iallreduce", SCENARIO_COMM_DUP, .fixed_bytes = 64}},
     .part_count = 2,
 };
 static const nbc_scenario two_comms = {
@@ -50,13 +52,13 @@ static const nbc_scenario synthetic_mix = {
 /* clang-format off */
 static const nbc_collective table[] = {
     SCENARIO("scenario_fsdp", fsdp,
-             "iallgather (S) + ireduce_scatter_block (S), the run's communicator"),
+             "FSDP/ZeRO: parameters gathered while gradients are reduced, S = each rank's shard"),
     SCENARIO("scenario_halo_reduce", halo_reduce,
-             "ineighbor_alltoall (S, the run's communicator) + iallreduce (S/64, a duplicate)"),
+             "a solver's halo exchange (S to each neighbour) beside the reduction of 8 norms"),
     SCENARIO("scenario_two_comms", two_comms,
-             "iallreduce (S, a duplicate) + iallreduce (S, this rank's half of the ranks)"),
+             "reductions over all the ranks and over each half of them at once"),
     SCENARIO("scenario_synthetic_mix", synthetic_mix,
-             "synthetic_perfect (S) + synthetic_serial (S): half the duration overlaps",
+             "the known answer: half the duration overlaps",
              .synthetic = true),
 };
 /* clang-format on */
@@ -72,14 +74,25 @@ const char *const *nbc_scenario_comm_names(void)
 }
 
 /* A scenario whose parts this library cannot run (a persistent part
- * without MPI-4) is not offered, so run.collective refuses it with the
- * allowed values. */
-static bool runnable(const nbc_collective *scenario)
+ * without MPI-4) is not offered, so run.collective refuses it, naming the
+ * missing part (nbc_scenario_unavailable). */
+const scenario_part *nbc_scenario_missing_part(const nbc_collective *scenario,
+                                               nbc_operation_find_fn *find)
 {
     for (int i = 0; i < scenario->scenario->part_count; i++)
-        if (!nbc_operation_find(scenario->scenario->parts[i].collective))
-            return false;
-    return true;
+        if (!find(scenario->scenario->parts[i].collective))
+            return &scenario->scenario->parts[i];
+    return NULL;
+}
+
+size_t nbc_scenarios_offer(const nbc_collective *candidates, size_t count,
+                           nbc_operation_find_fn *find, nbc_collective *offered)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!nbc_scenario_missing_part(&candidates[i], find))
+            offered[n++] = candidates[i];
+    return n;
 }
 
 const nbc_collective *nbc_scenarios(size_t *count)
@@ -88,13 +101,33 @@ const nbc_collective *nbc_scenarios(size_t *count)
     static size_t offered_count;
     static bool listed;
     if (!listed) {
-        for (size_t i = 0; i < table_size; i++)
-            if (runnable(&table[i]))
-                offered[offered_count++] = table[i];
+        offered_count = nbc_scenarios_offer(table, table_size, nbc_operation_find, offered);
         listed = true;
     }
     *count = offered_count;
     return offered;
+}
+
+int nbc_scenario_refusal(const nbc_collective *scenario, nbc_operation_find_fn *find, char *why,
+                         size_t whylen)
+{
+    const scenario_part *missing = nbc_scenario_missing_part(scenario, find);
+    if (!missing)
+        return -1;
+    snprintf(why, whylen,
+             "is a scenario this MPI library cannot run: its part %s is not in this build's "
+             "collectives table (persistent collectives need MPI-4; bench_nbc --list shows what "
+             "it has)",
+             missing->collective);
+    return 0;
+}
+
+int nbc_scenario_unavailable(const char *name, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < table_size; i++)
+        if (strcmp(table[i].name, name) == 0)
+            return nbc_scenario_refusal(&table[i], nbc_operation_find, why, whylen);
+    return -1;
 }
 
 const nbc_collective *nbc_scenario_part(const nbc_collective *scenario, int part)
@@ -112,7 +145,25 @@ int nbc_scenario_part_ranks(const scenario_part *part, int ranks)
 
 size_t nbc_scenario_part_bytes(const scenario_part *part, size_t bytes)
 {
-    return (size_t)floor(part->weight * (double)bytes);
+    return part->fixed_bytes ? part->fixed_bytes : (size_t)floor(part->weight * (double)bytes);
+}
+
+void nbc_scenario_describe_parts(const nbc_collective *scenario, char *out, size_t outlen)
+{
+    out[0] = '\0';
+    for (int i = 0; i < scenario->scenario->part_count; i++) {
+        const scenario_part *part = &scenario->scenario->parts[i];
+        char size[48];
+        if (part->fixed_bytes)
+            snprintf(size, sizeof size, "%zu bytes", part->fixed_bytes);
+        else if (part->weight == 1)
+            snprintf(size, sizeof size, "S");
+        else
+            snprintf(size, sizeof size, "%g S", part->weight);
+        size_t used = strlen(out);
+        snprintf(out + used, outlen - used, "%s%s (%s, %s)", i ? " + " : "", part->collective, size,
+                 comm_names[part->comm]);
+    }
 }
 
 /* ---- sizes and options ---- */
@@ -137,15 +188,26 @@ int scenario_check_options(const nbc_collective *coll, const coll_options *optio
     return 0;
 }
 
-/* The largest element of the parts: S below it gives some part nothing. */
+/* The largest element of the weighted parts: S below it gives some part
+ * nothing (a fixed part's size does not follow S). */
 size_t scenario_unit_bytes(const nbc_collective *coll, const coll_options *options)
 {
     size_t unit = 1;
     for (int i = 0; i < coll->scenario->part_count; i++) {
+        if (coll->scenario->parts[i].fixed_bytes)
+            continue;
         size_t u = nbc_collective_unit_bytes(nbc_scenario_part(coll, i), options);
         unit = u > unit ? u : unit;
     }
     return unit;
+}
+
+size_t scenario_s_of_part_bytes(const scenario_part *part, size_t part_most)
+{
+    if (part->fixed_bytes) /* the part's size is not S's: all S or none */
+        return part->fixed_bytes <= part_most ? SIZE_MAX : 0;
+    double s = (double)part_most / part->weight;
+    return s >= (double)SIZE_MAX ? SIZE_MAX : (size_t)s;
 }
 
 size_t scenario_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks)
@@ -153,26 +215,27 @@ size_t scenario_max_bytes(const nbc_collective *coll, const coll_options *option
     size_t most = SIZE_MAX;
     for (int i = 0; i < coll->scenario->part_count; i++) {
         const scenario_part *part = &coll->scenario->parts[i];
-        double part_most = (double)nbc_collective_max_bytes(nbc_scenario_part(coll, i), options,
-                                                            nbc_scenario_part_ranks(part, ranks));
-        double s = part_most / part->weight;
-        if (s < (double)most)
-            most = (size_t)s;
+        size_t part_most = nbc_collective_max_bytes(nbc_scenario_part(coll, i), options,
+                                                    nbc_scenario_part_ranks(part, ranks));
+        size_t s = scenario_s_of_part_bytes(part, part_most);
+        most = s < most ? s : most;
     }
     return most;
 }
 
 /* Blocks of S in the largest buffer of any part: a part of weight w with
- * b blocks of its own size holds w x b blocks of S. */
+ * b blocks of its own size holds w x b blocks of S; a fixed part none. */
 int scenario_largest_buffer_blocks(const nbc_collective *coll, const coll_options *options,
                                    int ranks)
 {
     double largest = 0;
     for (int i = 0; i < coll->scenario->part_count; i++) {
         const scenario_part *part = &coll->scenario->parts[i];
-        double blocks = part->weight *
-                        nbc_collective_largest_buffer_blocks(nbc_scenario_part(coll, i), options,
-                                                             nbc_scenario_part_ranks(part, ranks));
+        double blocks = part->fixed_bytes
+                            ? 0
+                            : part->weight * nbc_collective_largest_buffer_blocks(
+                                                 nbc_scenario_part(coll, i), options,
+                                                 nbc_scenario_part_ranks(part, ranks));
         largest = blocks > largest ? blocks : largest;
     }
     return (int)ceil(largest);
@@ -201,8 +264,13 @@ void scenario_describe_buffers(const nbc_collective *coll, const coll_options *o
         nbc_collective_describe_buffers(nbc_scenario_part(coll, i), options,
                                         nbc_scenario_part_ranks(part, ranks), what, sizeof what);
         size_t used = strlen(out);
-        snprintf(out + used, outlen - used, "%s%s: %s (S x %g)", used ? "; " : "", part->collective,
-                 what, part->weight);
+        char size[64];
+        if (part->fixed_bytes)
+            snprintf(size, sizeof size, "S = %zu bytes", part->fixed_bytes);
+        else
+            snprintf(size, sizeof size, "S x %g", part->weight);
+        snprintf(out + used, outlen - used, "%s%s: %s (%s)", used ? "; " : "", part->collective,
+                 what, size);
     }
 }
 

@@ -163,10 +163,37 @@ const char *nbc_compiled_mpi(void)
     return library.profile ? library.profile->name : "unknown";
 }
 
+/* A scenario: each part's limit applies to that part's bytes (its own
+ * blocks on its own communicator), so the scenario's largest S is the
+ * smallest S at which some part reaches its limit; *limit gets that part's. */
+static size_t scenario_library_max_bytes(const nbc_collective *coll, const coll_options *options,
+                                         int ranks, const mpiprofile_size_limit **limit)
+{
+    size_t most = SIZE_MAX;
+    const mpiprofile_size_limit *binding = NULL;
+    for (int i = 0; i < coll->scenario->part_count; i++) {
+        const scenario_part *part = &coll->scenario->parts[i];
+        const mpiprofile_size_limit *l;
+        size_t part_most = nbc_library_max_bytes(nbc_scenario_part(coll, i), options,
+                                                 nbc_scenario_part_ranks(part, ranks), &l);
+        size_t s = l ? scenario_s_of_part_bytes(part, part_most) : SIZE_MAX;
+        if (s < most) {
+            most = s;
+            binding = l;
+        }
+    }
+    if (limit)
+        *limit = binding;
+    size_t unit = nbc_collective_unit_bytes(coll, options);
+    return binding ? most / unit * unit : SIZE_MAX;
+}
+
 size_t nbc_library_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks,
                              const mpiprofile_size_limit **limit)
 {
     nbc_library_identify();
+    if (coll->scenario)
+        return scenario_library_max_bytes(coll, options, ranks, limit);
     const mpiprofile_size_limit *l =
         coll->sizable ? mpiprofile_size_limit_find(library.profile, library.version, coll->name)
                       : NULL;

@@ -57,7 +57,9 @@ int nbc_library_check(const nbc_config *cfg, char *err, size_t errlen);
  * size limits that apply to its version ([size_limit.*], a limit per
  * buffer divided by the blocks of S of the largest buffer, rounded down to
  * the collective's unit); SIZE_MAX when none applies. *limit (may be NULL)
- * gets the limit, or NULL. */
+ * gets the limit, or NULL. A scenario's parts each have their own limit on
+ * their own bytes: the smallest S that brings one to it is the scenario's
+ * (*limit that part's). */
 size_t nbc_library_max_bytes(const nbc_collective *coll, const coll_options *options, int ranks,
                              const mpiprofile_size_limit **limit);
 /* "MPICH 4.0.2 (profile mpich, [size_limit.NAME]): REASON" for messages. */

@@ -120,7 +120,11 @@ static json_object *scenario_json(const nbc_collective *coll)
         json_object_object_add(p, "collective", json_object_new_string(part->collective));
         json_object_object_add(p, "communicator",
                                json_object_new_string(nbc_scenario_comm_names()[part->comm]));
-        json_object_object_add(p, "weight", json_object_new_double(part->weight));
+        /* one key per meaning: a share of S, or bytes whatever S is */
+        if (part->fixed_bytes)
+            json_object_object_add(p, "bytes", json_object_new_int64((int64_t)part->fixed_bytes));
+        else
+            json_object_object_add(p, "weight", json_object_new_double(part->weight));
         json_object_array_add(parts, p);
     }
     return parts;

@@ -101,6 +101,7 @@ nbc_config_limits nbc_config_limits_known(int ranks, int local_ranks, int availa
     return (nbc_config_limits){
         .collectives = names,
         .collective_count = n_names,
+        .collective_unavailable = nbc_scenario_unavailable,
         .mpi_profiles = profiles,
         .mpi_profile_count = n_profiles,
         .available_cores = available_cores,

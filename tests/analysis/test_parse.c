@@ -292,6 +292,33 @@ static void test_meta(void **state)
         analysis_parse_meta(synthetic_bad, strlen(synthetic_bad), "meta.json", &meta, &err),
         ANALYSIS_ERR_INPUT);
     assert_non_null(strstr(err.text, "key 'synthetic'"));
+    /* A scenario's parts, the titles' second line: the communicator once
+     * when shared, else per part; a weight as "S" or "0.5 S", bytes as "B". */
+    static const struct {
+        const char *json, *line;
+    } scenarios[] = {
+        {"{\"scenario\": [{\"collective\": \"iallgather\", \"communicator\": \"run\", \"weight\": "
+         "1.0}, "
+         "{\"collective\": \"ireduce_scatter_block\", \"communicator\": \"run\", \"weight\": 1}]}",
+         "iallgather (S) + ireduce_scatter_block (S), run comm"},
+        {"{\"scenario\": [{\"collective\": \"ineighbor_alltoall\", \"communicator\": \"run\", "
+         "\"weight\": 0.5}, {\"collective\": \"iallreduce\", \"communicator\": \"dup\", \"bytes\": "
+         "64}]}",
+         "ineighbor_alltoall (0.5 S, run) + iallreduce (64 B, dup)"},
+        {"{\"scenario\": null}", ""},
+        {"{\"collective\": \"ibcast\"}", ""},
+    };
+    for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++) {
+        assert_int_equal(analysis_parse_meta(scenarios[i].json, strlen(scenarios[i].json),
+                                             "meta.json", &meta, &err),
+                         0);
+        assert_string_equal(meta.scenario, scenarios[i].line);
+    }
+    const char scenario_bad[] = "{\"scenario\": \"iallgather\"}";
+    assert_int_equal(
+        analysis_parse_meta(scenario_bad, strlen(scenario_bad), "meta.json", &meta, &err),
+        ANALYSIS_ERR_INPUT);
+    assert_non_null(strstr(err.text, "key 'scenario'"));
 }
 
 static void test_cells_round_trip(void **state)

@@ -1024,6 +1024,48 @@ static void size_limit_refuses_an_explicit_max_bytes(void **state)
     nbc_config_free(&cfg);
 }
 
+/* The driver's explanation of a known name it does not offer (a scenario
+ * with a part this library lacks, bench_nbc/collectives/scenario.c). */
+static int lacks_bcast_init(const char *name, char *why, size_t whylen)
+{
+    if (strcmp(name, "scenario_persistent") != 0)
+        return -1;
+    snprintf(why, whylen, "is a scenario this MPI library cannot run: its part bcast_init ...");
+    return 0;
+}
+
+/* run.collective and run.collectives refuse such a name with the key, the
+ * scenario, its missing part and the allowed values. */
+static void unavailable_scenario_names_its_missing_part(void **state)
+{
+    (void)state;
+    nbc_config_limits limits = machine;
+    limits.collective_unavailable = lacks_bcast_init;
+    static const char *const assignments[] = {"run.collective=scenario_persistent",
+                                              "run.collectives=ibcast,scenario_persistent"};
+    for (size_t i = 0; i < 2; i++) {
+        nbc_config cfg;
+        init_config(&cfg);
+        set_ok(&cfg, assignments[i]);
+        char err[ERR_LEN] = "";
+        assert_int_not_equal(nbc_config_validate(&cfg, &limits, err, sizeof err), 0);
+        const char *parts[] = {i ? "run.collectives" : "run.collective", "scenario_persistent",
+                               "its part bcast_init", "allowed: "};
+        for (size_t j = 0; j < sizeof parts / sizeof *parts; j++)
+            if (!strstr(err, parts[j]))
+                fail_msg("no \"%s\" in: %s", parts[j], err);
+        nbc_config_free(&cfg);
+    }
+    /* An unknown name is still "not a known collective". */
+    nbc_config cfg;
+    init_config(&cfg);
+    set_ok(&cfg, "run.collective=scenario_nope");
+    char err[ERR_LEN] = "";
+    assert_int_not_equal(nbc_config_validate(&cfg, &limits, err, sizeof err), 0);
+    assert_non_null(strstr(err, "is not a known collective"));
+    nbc_config_free(&cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest good[] = {
@@ -1044,6 +1086,7 @@ int main(void)
         cmocka_unit_test(lists_of_collectives_and_rank_counts),
         cmocka_unit_test(overlong_line_is_refused),
         cmocka_unit_test(size_limit_refuses_an_explicit_max_bytes),
+        cmocka_unit_test(unavailable_scenario_names_its_missing_part),
     };
     struct CMUnitTest bad[BAD_INPUT_COUNT];
     for (size_t i = 0; i < BAD_INPUT_COUNT; i++)

@@ -24,7 +24,13 @@ $(BUILD)/tests/datacheck/bench_datacheck: $(BUILD)/mpi/tests/datacheck/bench_dat
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) -o $@ $^ -lpthread $(LDLIBS)
 
-UNIT_TESTS += $(BUILD)/tests/datacheck/test_datacheck
+# The scenarios' sizes and offering rule (scenario.c), on the same objects.
+$(BUILD)/tests/datacheck/test_scenario: $(BUILD)/mpi/tests/datacheck/test_scenario.o \
+                                        $(datacheck_table_objects)
+	@mkdir -p $(@D)
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(datacheck_cmocka_libs) -lpthread $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/datacheck/test_datacheck $(BUILD)/tests/datacheck/test_scenario
 BENCHMARKS += $(BUILD)/tests/datacheck/bench_datacheck
 # Built by `make check` for the scripts (it is not a test on its own).
 check: $(BUILD)/tests/datacheck/datacheck_run

@@ -22,6 +22,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
+command -v jq >/dev/null || skip "needs jq (apt-get install jq)"
 out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set compute.kernel=sleep --set run.late_tolerance=0.1 --set run.max_retries=100 \
     --set run.collective=scenario_synthetic_mix --set grid.comm_times=2ms,4ms,2 \
@@ -58,7 +59,28 @@ result=$(awk -F, '
     END { printf "%d of %d cells judged, worst r_overhead error %.3f\n", judged, n, worst; exit bad || n != 4 || judged < 1 }' "$dir/cells.csv")
 status=$?
 echo "$result"
-# The figures' titles name the scenario (nbc-analyze reads meta.json's collective).
+# The figures' titles name the scenario (nbc-analyze reads meta.json's collective)
+# and every figure's title names each part (a subtitle built from meta.json's
+# scenario): in the drawn title (gnuplot script) and the file's title (the
+# caption's first line, the SVG's <title>).
 grep -qs "scenario_synthetic_mix" "$dir"/plots/*.gp || fail "no figure of $dir/plots names the scenario"
+mapfile -t parts < <(jq -r '.scenario[].collective' "$dir/meta.json")
+[ ${#parts[@]} -eq 2 ] || fail "meta.json lists ${#parts[@]} parts, expected 2"
+figures=0
+for gp in "$dir"/plots/*.gp; do
+    base=${gp%.gp}
+    figures=$((figures + 1))
+    for part in "${parts[@]}"; do
+        grep -E '^ *set (multiplot .*)?title ' "$gp" | grep -qF "$part (S)" ||
+            fail "$(basename "$gp"): no drawn title names the part '$part (S)'"
+        head -n 1 "$base.caption.txt" | grep -qF "$part (S)" ||
+            fail "$(basename "$base").caption.txt: its title line lacks the part '$part (S)'"
+    done
+    if [ -f "$base.svg" ]; then
+        grep -o '<title>[^<]*</title>' "$base.svg" | head -n 1 | grep -qF "${parts[1]} (S)" ||
+            fail "$(basename "$base").svg: its <title> lacks the part '${parts[1]} (S)'"
+    fi
+done
+[ $figures -ge 4 ] || fail "only $figures figures in $dir/plots (overhead, concurrency, diagnosis, frontier at least)"
 [ $status -eq 0 ] || fail "scenario_synthetic_mix off its known answer ($dir)"
 figure "scenario_synthetic_mix on 2 ranks, sleep kernel, 2 x 2 cells: $(tail -n 1 <<<"$result")"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The shipped scenarios (docs/collectives.md, "Scenarios") each run one cell
 # on 2 ranks with the data check on every part, and leave a complete run
-# folder whose meta.json and name carry the scenario and its parts (loose
+# folder whose meta.json and name carry the scenario and its parts, each
+# part's size a weight of S or fixed bytes as --list says (loose
 # calibration and lateness tolerances, as tests/driver/e2e_collectives.sh:
 # this test is about data and files), and once with progress.mode = test:4
 # (MPI_Testall between computation chunks). Then bad scenario input exits 2 with
@@ -20,11 +21,16 @@ make_scratch
 library=$(build_library)
 unchecked=()
 command -v jq >/dev/null || skip "needs jq (apt-get install jq)"
-listed=$("$BENCH" --list | awk 'NR > 1 { print $1 }')
+list=$("$BENCH" --list)
+listed=$(awk 'NR > 1 { print $1 }' <<<"$list")
 # name and parts (collective/communicator, in order) as meta.json must say
 declare -A parts=([scenario_fsdp]="iallgather/run ireduce_scatter_block/run"
                   [scenario_halo_reduce]="ineighbor_alltoall/run iallreduce/dup"
                   [scenario_two_comms]="iallreduce/dup iallreduce/half")
+# and their sizes: a weight of S (wW) or fixed bytes (NB), one key each
+declare -A sizes=([scenario_fsdp]="w1 w1" [scenario_halo_reduce]="w1 64B" [scenario_two_comms]="w1 w1")
+grep -qF "[parts: ineighbor_alltoall (S, run) + iallreduce (64 bytes, dup)]" <<<"$list" ||
+    fail "bench_nbc --list does not give scenario_halo_reduce's parts and sizes: $list"
 ran=()
 for name in scenario_fsdp scenario_halo_reduce scenario_two_comms; do
     grep -qx "$name" <<<"$listed" || fail "$name is not listed by bench_nbc --list"
@@ -44,6 +50,9 @@ for name in scenario_fsdp scenario_halo_reduce scenario_two_comms; do
     [ "$(meta_value "$dir" synthetic)" = false ] || fail "$name: synthetic flag wrong"
     got=$(jq -r '[.scenario[] | "\(.collective)/\(.communicator)"] | join(" ")' "$dir/meta.json")
     [ "$got" = "${parts[$name]}" ] || fail "$name: meta.json's parts are '$got', expected '${parts[$name]}'"
+    got=$(jq -r '[.scenario[] | if has("bytes") == has("weight") then "both-or-neither"
+                  elif has("bytes") then "\(.bytes)B" else "w\(.weight)" end] | join(" ")' "$dir/meta.json")
+    [ "$got" = "${sizes[$name]}" ] || fail "$name: meta.json's part sizes are '$got', expected '${sizes[$name]}'"
     check_raw "$dir" 12 # (warm-up + 1 block) x 3 kinds x 2 ranks
     ran+=("$name")
     echo "$name: $(grep -o 'communication .*' <<<"$out" | head -n 1)"

@@ -7,6 +7,9 @@
 # target as out of reach because of the limit, exit 5 (nothing measured),
 # and record the limit in meta.json (mpi_library.size_limits). The same
 # limit with calibration.max_bytes set above it is refused up front (exit 2).
+# The limit also names iallgather, a part of scenario_fsdp: a given size of
+# the scenario whose iallgather (2 x S received on 2 ranks) passes it is
+# refused up front, the scenario's largest S being 32 KiB.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -19,7 +22,7 @@ if [ -z "$profile" ] || [ "$profile" = generic ] || [ -z "$version" ]; then
     fail "no profile and version in $BUILD/mpi-build.ini"
 fi
 cp -r "$(dirname "$0")/../../configs/mpi" "$SCRATCH/profiles"
-printf '\n[size_limit.test-64kib]\nversions = =%s\ncollectives = ibcast\nmax_bytes = 64KiB\nreason = %s\n' \
+printf '\n[size_limit.test-64kib]\nversions = =%s\ncollectives = ibcast iallgather\nmax_bytes = 64KiB\nreason = %s\n' \
     "$version" "a limit of the test (e2e_size_limit.sh)" >>"$SCRATCH/profiles/$profile.ini"
 args=(--set run.collective=ibcast --set grid.comm_times=100ms --set grid.comp_times=1ms
       --set compute.kernel=sleep --set run.repetitions=1 --set run.half_width=0
@@ -63,12 +66,16 @@ grep -qF 'calibration.max_bytes: "1MiB" is above what this MPI library can run' 
 figure "calibration.max_bytes = 1MiB above the 64 KiB limit: refused up front (exit 2)"
 
 # A given message size above the limit (grid.comm_sizes runs it as it is):
-# refused up front too, naming that key.
+# refused up front too, naming that key; for a scenario, the limit of its
+# part iallgather on that part's largest buffer (2 blocks of S on 2 ranks).
 status=0
 out=$(BENCH_NBC_PROFILES="$SCRATCH/profiles" MPI_TIMEOUT_S=60 mpi_launch -n 2 "$BENCH" "${QUICK[@]}" \
-    --set run.results_dir="$SCRATCH/refused" "${args[@]}" --set grid.comm_times= \
-    --set grid.comm_sizes=64KiB,128KiB 2>&1) || status=$?
-[ $status -eq 2 ] || fail "grid.comm_sizes = 64KiB,128KiB above the limit: exit $status, expected 2: $out"
-grep -qF 'grid.comm_sizes: "64KiB,128KiB" has 131072 bytes, above what this MPI library can run' <<<"$out" ||
-    fail "the refusal does not name grid.comm_sizes and its value: $out"
-figure "grid.comm_sizes = 64KiB,128KiB above the 64 KiB limit: refused up front (exit 2)"
+    --set run.results_dir="$SCRATCH/refused" "${args[@]}" --set run.collective=scenario_fsdp \
+    --set grid.comm_times= --set grid.comm_sizes=32KiB,64KiB 2>&1) || status=$?
+[ $status -eq 2 ] || fail "grid.comm_sizes = 32KiB,64KiB above scenario_fsdp's limit: exit $status, expected 2: $out"
+grep -qF 'grid.comm_sizes: "32KiB,64KiB" has 65536 bytes, above what this MPI library can run: scenario_fsdp' <<<"$out" ||
+    fail "the refusal does not name grid.comm_sizes, its value and the scenario: $out"
+grep -qF 'the library'"'"'s limit of 65536 bytes per buffer (S = 32768 bytes)' <<<"$out" ||
+    fail "the refusal does not give the part's limit as the scenario's largest S (32768): $out"
+grep -qF '[size_limit.test-64kib]): a limit of the test' <<<"$out" || fail "the refusal gives no reason: $out"
+figure "scenario_fsdp with grid.comm_sizes = 32KiB,64KiB, its part iallgather limited to 64 KiB per buffer: refused up front (exit 2), largest S 32 KiB"
