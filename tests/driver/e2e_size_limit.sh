@@ -66,8 +66,18 @@ grep -qF 'calibration.max_bytes: "1MiB" is above what this MPI library can run' 
 figure "calibration.max_bytes = 1MiB above the 64 KiB limit: refused up front (exit 2)"
 
 # A given message size above the limit (grid.comm_sizes runs it as it is):
-# refused up front too, naming that key; for a scenario, the limit of its
-# part iallgather on that part's largest buffer (2 blocks of S on 2 ranks).
+# refused up front too, naming that key.
+status=0
+out=$(BENCH_NBC_PROFILES="$SCRATCH/profiles" MPI_TIMEOUT_S=60 mpi_launch -n 2 "$BENCH" "${QUICK[@]}" \
+    --set run.results_dir="$SCRATCH/refused" "${args[@]}" --set grid.comm_times= \
+    --set grid.comm_sizes=64KiB,128KiB 2>&1) || status=$?
+[ $status -eq 2 ] || fail "grid.comm_sizes = 64KiB,128KiB above the limit: exit $status, expected 2: $out"
+grep -qF 'grid.comm_sizes: "64KiB,128KiB" has 131072 bytes, above what this MPI library can run' <<<"$out" ||
+    fail "the refusal does not name grid.comm_sizes and its value: $out"
+figure "grid.comm_sizes = 64KiB,128KiB above the 64 KiB limit: refused up front (exit 2)"
+
+# For a scenario, the limit of its part iallgather on that part's largest
+# buffer (2 blocks of S on 2 ranks).
 status=0
 out=$(BENCH_NBC_PROFILES="$SCRATCH/profiles" MPI_TIMEOUT_S=60 mpi_launch -n 2 "$BENCH" "${QUICK[@]}" \
     --set run.results_dir="$SCRATCH/refused" "${args[@]}" --set run.collective=scenario_fsdp \
