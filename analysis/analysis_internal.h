@@ -243,18 +243,18 @@ enum block_series {
 
 /* What the diagnosis and cells.csv take from the medians. */
 enum cell_quantity {
-    Q_R_OVERHEAD,        /* eq. 1 */
-    Q_R_COMM,            /* eq. 4, the wait from the last rank's arrival */
-    Q_R_COMP_SLOWDOWN,   /* eq. 3 */
-    Q_COMM_UNHIDDEN,     /* comm_unhidden_share */
-    Q_COMP_EXTRA,        /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
-    Q_COMM_TARGET_ERROR, /* t_comm_ref / comm_target_s - 1 */
-    Q_COMP_TARGET_ERROR, /* t_comp_ref / comp_target_s - 1 */
-    Q_PROGRESSED_SHARE,  /* share of the blocks that progressed (two regimes) */
-    Q_HELD_SHARE,        /* share of the blocks whose collective was held */
+    Q_R_OVERHEAD,             /* eq. 1 */
+    Q_R_COMM,                 /* eq. 4, the wait from the last rank's arrival */
+    Q_R_COMP_SLOWDOWN,        /* eq. 3 */
+    Q_COMM_UNHIDDEN,          /* comm_unhidden_share */
+    Q_COMP_EXTRA,             /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
+    Q_COMM_TARGET_ERROR,      /* t_comm_ref / comm_target_s - 1 */
+    Q_COMP_TARGET_ERROR,      /* t_comp_ref / comp_target_s - 1 */
+    Q_PROGRESSED_SHARE,       /* share of the blocks that progressed (two regimes) */
+    Q_HELD_SHARE,             /* share of the blocks whose collective was held */
     Q_UNHIDDEN_AMPLIFICATION, /* t_comm_ref_local / min(t_comm_ref_local, c) */
-    Q_R_OVERHEAD_MEAN,   /* eq. 1 on the mean overlap span */
-    Q_R_COMM_LOCAL_WAIT, /* eq. 4 on each rank's own wait t4 - t3 */
+    Q_R_OVERHEAD_MEAN,        /* eq. 1 on the mean overlap span */
+    Q_R_COMM_LOCAL_WAIT,      /* eq. 4 on each rank's own wait t4 - t3 */
     Q_COUNT
 };
 enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* what a class and its flags read come first */
@@ -263,8 +263,8 @@ enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* what a class and its flags read com
  * CELL_MEAN_SERIES (the overlap span, the regimes' indicators): the one
  * definition of eqs. 1, 3 and 4 (estimates and resamples alike). */
 enum {
-    CELL_MEAN_SERIES = 1u << SERIES_MEASURED_SPAN | 1u << SERIES_BLOCK_PROGRESSED |
-                       1u << SERIES_BLOCK_HELD
+    CELL_MEAN_SERIES =
+        1u << SERIES_MEASURED_SPAN | 1u << SERIES_BLOCK_PROGRESSED | 1u << SERIES_BLOCK_HELD
 };
 void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES_COUNT],
                      double comm_target_s, double comp_target_s, double q[Q_COUNT]);

@@ -156,8 +156,8 @@ static double two_regimes_p(const cell_series *s, const double *replicates, size
                     binomial_tail(n, k[1], th->regime_min_share));
     size_t apart = 0;
     for (size_t r = 0; r < resamples; r++)
-        apart += !(replicates[r * Q_COUNT + Q_UNHIDDEN_AMPLIFICATION] <=
-                   th->regime_max_amplification);
+        apart +=
+            !(replicates[r * Q_COUNT + Q_UNHIDDEN_AMPLIFICATION] <= th->regime_max_amplification);
     return fmax(p, boot_p_value(apart, resamples, n));
 }
 

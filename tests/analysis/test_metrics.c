@@ -1279,8 +1279,7 @@ static double claim_unhidden(const struct claim_kind *k, double wait_s)
 static cell_metrics claim_truth_cell(const struct claim_kind *k)
 {
     double wait_s = k->progressed_share > 0.5 ? progressed_wait_s : k->wait_s;
-    double comm = 10e-3, comp = k->comp_s, mpi = truth_call_s + wait_s,
-           comp_o = k->slowdown * comp;
+    double comm = 10e-3, comp = k->comp_s, mpi = truth_call_s + wait_s, comp_o = k->slowdown * comp;
     double hideable = fmin(comm, comp_o);
     diagnosis_thresholds th = analysis_default_thresholds();
     double share[2] = {0, 0}, waits[2] = {progressed_wait_s, k->wait_s};
@@ -1337,8 +1336,7 @@ typedef struct claims_figures {
  * machine's heavy tails (3 % lognormal with one draw in ten four times
  * wider, or 3 % t3), 12 blocks each, through the whole analysis; the first
  * `clear` kinds of the range are clear cells. */
-static claims_figures claims_grids(int first, int count, int clear_kinds, int blocks,
-                                   uint64_t rng)
+static claims_figures claims_grids(int first, int count, int clear_kinds, int blocks, uint64_t rng)
 {
     enum { GRIDS = 20, CELLS = 49 };
     claims_figures f = {0};
@@ -1417,9 +1415,9 @@ static claims_figures claims_grids(int first, int count, int clear_kinds, int bl
                   "share wrong %.3f (q 0.05; stated expected wrong %.1f; every point class "
                   "claimed: %.3f; every unconfirmed class's group claimed: %.3f); clear cells "
                   "confirmed %ld of %ld\n",
-                  GRIDS, CELLS, first, first + count - 1, blocks, f.claims, f.group_claims, f.group_wrong,
-                  f.wrong, f.fdp, f.stated, f.fdp_uncontrolled, f.fdp_groups_uncontrolled,
-                  f.clear_claimed, f.clear);
+                  GRIDS, CELLS, first, first + count - 1, blocks, f.claims, f.group_claims,
+                  f.group_wrong, f.wrong, f.fdp, f.stated, f.fdp_uncontrolled,
+                  f.fdp_groups_uncontrolled, f.clear_claimed, f.clear);
     /* the share of wrong claims among a grid's confirmed cells, averaged
      * over the grids, is the false-discovery rate Benjamini-Hochberg holds
      * at q = 0.05 (its standard error here is about 0.01: the mean of 20
@@ -1460,7 +1458,8 @@ static void test_claims_false_discovery_rate(void **state)
 static void test_claims_long_step(void **state)
 {
     (void)state;
-    claims_figures f = claims_grids(CLAIM_LONG_STEP, CLAIM_REGIMES - CLAIM_LONG_STEP, 1, TRUTH_BLOCKS, 4343);
+    claims_figures f =
+        claims_grids(CLAIM_LONG_STEP, CLAIM_REGIMES - CLAIM_LONG_STEP, 1, TRUTH_BLOCKS, 4343);
     assert_true(f.clear_claimed >= 0.5 * (double)f.clear);
 }
 
@@ -1478,8 +1477,8 @@ static void test_claims_long_step(void **state)
 static void test_claims_two_regimes(void **state)
 {
     (void)state;
-    claims_figures f = claims_grids(CLAIM_REGIMES, CLAIM_KINDS - CLAIM_REGIMES, 1, TRUTH_BLOCKS,
-                                    4444);
+    claims_figures f =
+        claims_grids(CLAIM_REGIMES, CLAIM_KINDS - CLAIM_REGIMES, 1, TRUTH_BLOCKS, 4444);
     assert_true(f.claims > 0);
     f = claims_grids(CLAIM_REGIMES, CLAIM_KINDS - CLAIM_REGIMES, 1, 24, 4545);
     assert_true(f.clear_claimed >= 0.5 * (double)f.clear);

@@ -414,8 +414,7 @@ typedef struct sim_totals {
 /* Each of the grid's cells run block by block by the rule of the default
  * configuration (seeds from the grid), then the grid's rows and stops
  * analyzed as nbc-analyze does; the stops' reasons counted into stops. */
-static void run_grid(int grid, const sim_cell *cells, cell_table *table,
-                     long stops[NBC_STOP_COUNT])
+static void run_grid(int grid, const sim_cell *cells, cell_table *table, long stops[NBC_STOP_COUNT])
 {
     nbc_stop_rule rule = default_rule(0.1, 0);
     char *text = NULL, sweep_text[SIM_GRID_CELLS * 64] = "cell,blocks,stop,half_width,elapsed_s\n";
@@ -456,9 +455,8 @@ static void sim_grid(int grid, sim_totals *t)
         int k = (grid * SIM_GRID_CELLS + i) % SIM_TRUTHS;
         truth_of[i] = k;
         /* one cell in four 16:1, the others 2:1; three noise shapes */
-        cells[i] =
-            (sim_cell){i,    4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03, i % 4 == 3 ? 16 : 2,
-                       0};
+        cells[i] = (sim_cell){
+            i, 4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03, i % 4 == 3 ? 16 : 2, 0};
     }
     cell_table table;
     run_grid(grid, cells, &table, t->stops);
@@ -567,7 +565,12 @@ static void test_sequential_two_regimes(void **unused)
     for (int g = 0; g < REGIME_GRIDS; g++) {
         sim_cell cells[SIM_GRID_CELLS];
         for (int i = 0; i < SIM_GRID_CELLS; i++)
-            cells[i] = (sim_cell){i, 4e6, 1, (enum noise_kind)(i % 3), 0.03, 2,
+            cells[i] = (sim_cell){i,
+                                  4e6,
+                                  1,
+                                  (enum noise_kind)(i % 3),
+                                  0.03,
+                                  2,
                                   regime_shares[(g * SIM_GRID_CELLS + i) % REGIME_KINDS]};
         cell_table table;
         run_grid(100 + g, cells, &table, stops);
