@@ -414,8 +414,9 @@ typedef struct cell_metrics {
     double progressed_block_share;
     double held_block_share;
     double unhidden_amplification;
-    bool two_regimes; /* the estimates show both regimes: intermittent is the
-                       * coarser claim, diagnosis_group_p its p */
+    bool two_regimes; /* the estimates show both regimes and intermittent is
+                       * the coarser claim: diagnosis_group_p is its p, smaller
+                       * than the group's */
     /* the references more than off_target_max_error from their targets:
      * a fact about the axis, flagged; the cell is classified all the same */
     bool comm_off_target;
