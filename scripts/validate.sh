@@ -36,6 +36,12 @@
 # others) is flagged for the collectives that progress (perfect, steal: a
 # neighbour that takes the core can hold their progress in some blocks) and
 # wrong for synthetic_serial, which cannot progress in any block.
+# Beside the CPU-bound process, synthetic_serial's answer is r_overhead >=
+# 1 - 0.15 and not 1: its wait spins until a deadline, and right after a
+# computation the scheduler owes the neighbour its share, so the spin ends
+# late by up to a time slice more often than in its reference (measured:
+# 2 ms x 2 ms, r_comm 2.33 [2.26, 2.41], classed comm_slowed, in the
+# no_overlap group): no progress, and slower than the reference.
 # Prints the per-cell table and the worst cell.
 #
 #   scripts/validate.sh [--quick] [--mpi auto|PROFILE] [--results DIR] [--hog [cpu:N]]
@@ -149,7 +155,7 @@ check_collective() {
     # Columns by name, so the check follows the table and not its order;
     # the names are the schema's (name["CELLS_..."], from schema_doc).
     awk -F, -v columns="$cells_columns" -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diag="${expect_diagnosis[$coll]}" \
-        -v realtime="$realtime" '
+        -v realtime="$realtime" -v hog="$hog" '
         BEGIN {
             for (i = split(columns, pairs, " "); i > 0; i--) { split(pairs[i], kv, "="); name[kv[1]] = kv[2] }
             group["overlap"] = group["comp_slowdown"] = "progressed"
@@ -187,6 +193,11 @@ check_collective() {
                 # right when the estimate, or its 95 % interval, is within the bound
                 lo = $col[name["CELLS_R_COMP_SLOWDOWN_CI_LO"]]; hi = $col[name["CELLS_R_COMP_SLOWDOWN_CI_HI"]]
                 if (!ok_value && lo - 0.1 <= predicted && hi + 0.1 >= lowest) ok_value = 1
+            } else if (hog != "" && diag == "no_progress") {
+                # beside the neighbour: serialized or slower (above)
+                err = want - r; if (err < 0) err = 0
+                ok_value = err <= 0.15
+                if (!ok_value && $col[name["CELLS_R_OVERHEAD_CI_HI"]] + 0.15 >= want) ok_value = 1
             } else {
                 err = r - want; if (err < 0) err = -err
                 ok_value = err <= 0.15
@@ -197,7 +208,8 @@ check_collective() {
             # two regimes: a neighbour can hold a progressing collective in
             # some blocks, nothing makes synthetic_serial progress in one
             if (d == "intermittent" && diag != "no_progress") unsure = 1
-            ok_diag = d == diag || as_group || unsure
+            ok_diag = d == diag || as_group || unsure ||
+                (hog != "" && diag == "no_progress" && d == "comm_slowed")
             uncertain += unsure
             off += unsure && !ok_value
             right += !unsure && ok_value && ok_diag
