@@ -265,6 +265,12 @@ enum diagnosis {
      * or comp_slowdown, it did. */
     DIAG_NO_OVERLAP,
     DIAG_PROGRESSED,
+    /* A claim of the same level for a cell whose blocks fall in two
+     * regimes (README.md, "Two regimes"): the collective progressed during
+     * the computation in some blocks and was held in others, each in at
+     * least regime_min_share of them; claimed where the class is not
+     * confirmed, in place of its group (cells.csv diagnosis only). */
+    DIAG_INTERMITTENT,
     /* not confirmed at the map's false-discovery rate, or too few blocks
      * (cells.csv diagnosis only; diagnosis_point keeps the class) */
     DIAG_UNCERTAIN,
@@ -293,6 +299,15 @@ typedef struct diagnosis_thresholds {
     double imprecision_max_r_overhead; /* r_overhead below it: imprecision */
     double overlap_max_r_overhead;
     double progressed_max_unhidden; /* comm_unhidden_share at most: progressed */
+    /* Two regimes (README.md): a block's own unhidden share at most
+     * progressed_max_unhidden is a progressed block, at least
+     * held_min_unhidden a held one; each kind in at least
+     * regime_min_share of the blocks, and blocks that can be told apart:
+     * the collective at most regime_max_amplification times the
+     * computation it could hide behind. */
+    double held_min_unhidden;
+    double regime_min_share;
+    double regime_max_amplification;
     double comm_slowed_min_r_comm;
     double slowed_min_r_comp_slowdown;
     double slowed_min_share_of_overhead;
@@ -396,6 +411,15 @@ typedef struct cell_metrics {
     /* MPI time beyond what perfect overlap leaves, over the part of the
      * communication the computation could hide (README.md, Diagnosis) */
     double comm_unhidden_share;
+    /* Two regimes (README.md, Diagnosis): the shares of the blocks whose
+     * own unhidden share reads progressed and held, and t_comm_ref_local
+     * over the part of it the computation could hide (>= 1) */
+    double progressed_block_share;
+    double held_block_share;
+    double unhidden_amplification;
+    bool two_regimes; /* the estimates show both regimes and intermittent is
+                       * the coarser claim: diagnosis_group_p is its p, smaller
+                       * than the group's */
     /* the references more than off_target_max_error from their targets:
      * a fact about the axis, flagged; the cell is classified all the same */
     bool comm_off_target;
@@ -528,10 +552,21 @@ typedef struct diagnosis_input {
     /* extra computation time in overlap, in units of eq. 1's denominator:
      * (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
     metric_bounds comp_extra_in_overhead;
+    /* two regimes: shares of progressed and held blocks, and the
+     * amplification of a block's unhidden share (cell_metrics) */
+    metric_bounds progressed_block_share;
+    metric_bounds held_block_share;
+    metric_bounds unhidden_amplification;
 } diagnosis_input;
 
 /* The point estimates of a cell (lo = hi). */
 diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
+
+/* Whether the estimates show two regimes (README.md, "Two regimes"): the
+ * shares of progressed and held blocks each at least regime_min_share, in
+ * blocks that can be told apart (unhidden_amplification at most
+ * regime_max_amplification). False where a share is NAN. */
+bool analysis_two_regimes(const diagnosis_input *input, const diagnosis_thresholds *thresholds);
 
 /* The standard normal quantile Phi^-1(p), 0 < p < 1 (the stopping rule's
  * projection of a p-value). */

@@ -177,7 +177,7 @@ void boot_rng_seed(boot_rng *rng, uint64_t seed, uint64_t stream);
 /* A uniform draw in [0, n), n > 0. */
 size_t boot_below(boot_rng *rng, size_t n);
 
-enum { BOOT_MAX_SERIES = 10 };
+enum { BOOT_MAX_SERIES = 12 };
 
 /* Quantities computed from the medians (and the means) of a resample's
  * series; out has quantity_count entries. */
@@ -233,27 +233,40 @@ enum block_series {
     /* overlap: slowest (t2 - t1) + max(0, t4 - max over ranks of t3), the
      * MPI time from the last rank's arrival at the wait (eq. 4) */
     SERIES_MPI_FROM_LAST,
+    /* 1 for a block whose own unhidden share (comm_unhidden_share on the
+     * block's values) reads progressed, resp. held, else 0: their means
+     * are the shares of the two regimes (README.md, "Two regimes") */
+    SERIES_BLOCK_PROGRESSED,
+    SERIES_BLOCK_HELD,
     SERIES_COUNT
 };
 
 /* What the diagnosis and cells.csv take from the medians. */
 enum cell_quantity {
-    Q_R_OVERHEAD,        /* eq. 1 */
-    Q_R_COMM,            /* eq. 4, the wait from the last rank's arrival */
-    Q_R_COMP_SLOWDOWN,   /* eq. 3 */
-    Q_COMM_UNHIDDEN,     /* comm_unhidden_share */
-    Q_COMP_EXTRA,        /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
-    Q_COMM_TARGET_ERROR, /* t_comm_ref / comm_target_s - 1 */
-    Q_COMP_TARGET_ERROR, /* t_comp_ref / comp_target_s - 1 */
-    Q_R_OVERHEAD_MEAN,   /* eq. 1 on the mean overlap span */
-    Q_R_COMM_LOCAL_WAIT, /* eq. 4 on each rank's own wait t4 - t3 */
+    Q_R_OVERHEAD,             /* eq. 1 */
+    Q_R_COMM,                 /* eq. 4, the wait from the last rank's arrival */
+    Q_R_COMP_SLOWDOWN,        /* eq. 3 */
+    Q_COMM_UNHIDDEN,          /* comm_unhidden_share */
+    Q_COMP_EXTRA,             /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
+    Q_COMM_TARGET_ERROR,      /* t_comm_ref / comm_target_s - 1 */
+    Q_COMP_TARGET_ERROR,      /* t_comp_ref / comp_target_s - 1 */
+    Q_PROGRESSED_SHARE,       /* share of the blocks that progressed (two regimes) */
+    Q_HELD_SHARE,             /* share of the blocks whose collective was held */
+    Q_UNHIDDEN_AMPLIFICATION, /* t_comm_ref_local / min(t_comm_ref_local, c) */
+    Q_R_OVERHEAD_MEAN,        /* eq. 1 on the mean overlap span */
+    Q_R_COMM_LOCAL_WAIT,      /* eq. 4 on each rank's own wait t4 - t3 */
     Q_COUNT
 };
 enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* what a class and its flags read come first */
 
-/* The quantities from the medians of the series and the mean overlap span:
- * the one definition of eqs. 1, 3 and 4 (estimates and resamples alike). */
-void cell_quantities(const double median[SERIES_COUNT], double mean_measured_span,
+/* The quantities from the medians of the series and the means of those in
+ * CELL_MEAN_SERIES (the overlap span, the regimes' indicators): the one
+ * definition of eqs. 1, 3 and 4 (estimates and resamples alike). */
+enum {
+    CELL_MEAN_SERIES =
+        1u << SERIES_MEASURED_SPAN | 1u << SERIES_BLOCK_PROGRESSED | 1u << SERIES_BLOCK_HELD
+};
+void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES_COUNT],
                      double comm_target_s, double comp_target_s, double q[Q_COUNT]);
 
 /* One measured cell's usable blocks as series, and its null pairs (null,

@@ -143,7 +143,7 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
     strbuf_printf(sb,
                   "\nintervals: %.0f %% per cell from %ld resamples of whole blocks (seed %lld)\n"
                   "claims: %ld of %ld valid cells confirmed at a false-discovery rate of %g, "
-                  "%ld of them at the group level (no_overlap, progressed) "
+                  "%ld of them at the group level (no_overlap, progressed, intermittent) "
                   "(Benjamini-Hochberg at two levels over diagnosis_p and diagnosis_group_p, "
                   "largest confirmed p %.3g); "
                   "expected wrong claims %.3g (sum of their p), at most %.3g (q x confirmed)\n"

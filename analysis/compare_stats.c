@@ -129,13 +129,15 @@ static double chi2_even_tail(double x, long launches)
  * diagnosis_p where its own point class is the claim, its
  * diagnosis_group_p where the claim is its point class's group, as
  * nbc-analyze computed them; 1 where its estimates lie outside the claim or
- * it has no p (too few blocks). */
+ * it has no p (too few blocks). A launch with two regimes has no group p
+ * (its diagnosis_group_p is intermittent's, a claim the combined launches
+ * do not make). */
 static double launch_p(const cell_metrics *c, enum diagnosis claim)
 {
     double p = NAN;
     if (c->diagnosis_point == claim)
         p = c->diagnosis_p;
-    else if (analysis_diagnosis_group(c->diagnosis_point) == claim)
+    else if (!c->two_regimes && analysis_diagnosis_group(c->diagnosis_point) == claim)
         p = c->diagnosis_group_p;
     return isfinite(p) ? fmax(p, 1e-300) : 1.0;
 }

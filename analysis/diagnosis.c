@@ -19,6 +19,7 @@ static const char *const diagnosis_names[DIAG_COUNT] = {
     [DIAG_UNEXPLAINED] = "unexplained",
     [DIAG_NO_OVERLAP] = "no_overlap",
     [DIAG_PROGRESSED] = "progressed",
+    [DIAG_INTERMITTENT] = "intermittent",
     [DIAG_UNCERTAIN] = "uncertain",
     [DIAG_UNRESOLVABLE] = "unresolvable",
     [DIAG_INVALID] = "invalid",
@@ -45,7 +46,9 @@ bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
  * whether the collective progressed during the computation, and differ
  * on the second, what else slowed. contention, imprecision and unexplained
  * belong to none: their replicates split towards classes of either
- * answer. */
+ * answer. intermittent is no group: it answers the first question both
+ * ways, one per regime, and is claimed in place of a group where the
+ * blocks show two regimes (README.md, "Two regimes"). */
 static const enum diagnosis diagnosis_groups[DIAG_COUNT] = {
     [DIAG_OVERLAP] = DIAG_PROGRESSED,        [DIAG_NO_PROGRESS] = DIAG_NO_OVERLAP,
     [DIAG_COMP_SLOWDOWN] = DIAG_PROGRESSED,  [DIAG_CONTENTION] = DIAG_CONTENTION,
@@ -53,6 +56,7 @@ static const enum diagnosis diagnosis_groups[DIAG_COUNT] = {
     [DIAG_UNEXPLAINED] = DIAG_UNEXPLAINED,   [DIAG_NO_OVERLAP] = DIAG_NO_OVERLAP,
     [DIAG_PROGRESSED] = DIAG_PROGRESSED,     [DIAG_UNCERTAIN] = DIAG_UNCERTAIN,
     [DIAG_UNRESOLVABLE] = DIAG_UNRESOLVABLE, [DIAG_INVALID] = DIAG_INVALID,
+    [DIAG_INTERMITTENT] = DIAG_INTERMITTENT,
 };
 
 enum diagnosis analysis_diagnosis_group(enum diagnosis diagnosis)
@@ -125,6 +129,27 @@ diagnosis_thresholds analysis_default_thresholds(void)
          * what the computation could have hidden (comm_unhidden_share: 0
          * perfect progress, 1 none, section 3.3.1) */
         .progressed_max_unhidden = 0.3,
+        /* Two regimes (README.md). A block is held when at most 30 % of
+         * what could be hidden was (the progressed threshold mirrored):
+         * between the two a block is neither, so that a cell whose blocks
+         * spread across 0.3 (a progress thread sharing the core, ~0.5 in
+         * every block) is not read as two regimes. */
+        .held_min_unhidden = 0.7,
+        /* A regime is at least a quarter of the blocks: one or two blocks
+         * of 12 to 18 in the other regime were seen in cells whose median
+         * the progress deployment decided (a disturbance, or a thread that
+         * got the core once), and quiet MPICH runs without progress had no
+         * progressed block at all where the collective was at most twice
+         * the computation. The claim's p is exact (binomial at this share),
+         * so a lower share would be claimed sooner but mean less. */
+        .regime_min_share = 0.25,
+        /* A block's unhidden share divides the collective's excess over the
+         * computation by the computation: with the collective k times
+         * longer, its reference's spread (a few percent, more beside a
+         * progress thread) is magnified k times and a single block cannot
+         * be told progressed from held (MPICH without progress, 32 ms next
+         * to 1 ms: blocks from -3.9 to 5.6); only the median can. */
+        .regime_max_amplification = 2,
         /* r_comm > 1 is communication slower than its reference (eq. 4,
          * sections 3.2.2 and 3.3.3); 20 % above 1 so that the run-to-run
          * variation of small collectives does not read as slowed */
@@ -369,6 +394,14 @@ static metric_bounds point(double value)
     return (metric_bounds){value, value};
 }
 
+bool analysis_two_regimes(const diagnosis_input *in, const diagnosis_thresholds *th)
+{
+    /* points: lo = hi; a NAN compares false */
+    return in->progressed_block_share.lo >= th->regime_min_share &&
+           in->held_block_share.lo >= th->regime_min_share &&
+           in->unhidden_amplification.hi <= th->regime_max_amplification;
+}
+
 diagnosis_input analysis_diagnosis_point(const cell_metrics *cell)
 {
     double shorter = fmin(cell->t_comm_ref, cell->t_comp_ref);
@@ -380,6 +413,9 @@ diagnosis_input analysis_diagnosis_point(const cell_metrics *cell)
         .r_comp_slowdown = point(cell->r_comp_slowdown),
         .comm_unhidden_share = point(cell->comm_unhidden_share),
         .comp_extra_in_overhead = point((cell->t_comp - cell->t_comp_ref_local) / shorter),
+        .progressed_block_share = point(cell->progressed_block_share),
+        .held_block_share = point(cell->held_block_share),
+        .unhidden_amplification = point(cell->unhidden_amplification),
     };
 }
 
@@ -393,5 +429,8 @@ diagnosis_input diagnosis_input_of(const double q[Q_COUNT], bool valid, long blo
         .r_comp_slowdown = point(q[Q_R_COMP_SLOWDOWN]),
         .comm_unhidden_share = point(q[Q_COMM_UNHIDDEN]),
         .comp_extra_in_overhead = point(q[Q_COMP_EXTRA]),
+        .progressed_block_share = point(q[Q_PROGRESSED_SHARE]),
+        .held_block_share = point(q[Q_HELD_SHARE]),
+        .unhidden_amplification = point(q[Q_UNHIDDEN_AMPLIFICATION]),
     };
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cell_quantities(const double median[SERIES_COUNT], double mean_measured_span,
+void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES_COUNT],
                      double comm_target_s, double comp_target_s, double q[Q_COUNT])
 {
     double comm_span = median[SERIES_COMM_SPAN], comp_span = median[SERIES_COMP_SPAN];
@@ -39,9 +39,16 @@ void cell_quantities(const double median[SERIES_COUNT], double mean_measured_spa
     q[Q_COMM_UNHIDDEN] =
         hideable > 0 ? (mpi - fmax(0.0, comm_local - mpi_rank_comp)) / hideable : NAN;
     q[Q_COMP_EXTRA] = (comp - comp_local) / shorter;
+    /* Two regimes (README.md): the shares of progressed and held blocks,
+     * and how much a block's unhidden share magnifies the spread of the
+     * collective's reference (its excess over the computation is divided
+     * by the part that could be hidden) */
+    q[Q_PROGRESSED_SHARE] = mean[SERIES_BLOCK_PROGRESSED];
+    q[Q_HELD_SHARE] = mean[SERIES_BLOCK_HELD];
+    q[Q_UNHIDDEN_AMPLIFICATION] = hideable > 0 ? comm_local / hideable : NAN;
     q[Q_COMM_TARGET_ERROR] = comm_span / comm_target_s - 1;
     q[Q_COMP_TARGET_ERROR] = comp_span / comp_target_s - 1;
-    q[Q_R_OVERHEAD_MEAN] = (mean_measured_span - longer) / shorter;
+    q[Q_R_OVERHEAD_MEAN] = (mean[SERIES_MEASURED_SPAN] - longer) / shorter;
 }
 
 /* ---- One cell ------------------------------------------------------------------ */
@@ -54,7 +61,7 @@ typedef struct targets {
 static void cell_statistic(const double *medians, const double *means, const void *ctx, double *out)
 {
     const targets *t = ctx;
-    cell_quantities(medians, means[SERIES_MEASURED_SPAN], t->comm_target_s, t->comp_target_s, out);
+    cell_quantities(medians, means, t->comm_target_s, t->comp_target_s, out);
 }
 
 /* null / reference, ratio of medians */
@@ -117,6 +124,41 @@ static double claim_p_value(const double *replicates, size_t resamples, size_t n
         other += !analysis_diagnosis_within(analysis_diagnose(&input, point_rules), claim);
     }
     return boot_p_value(other, resamples, n);
+}
+
+/* P(K >= k) for K ~ Binomial(n, share). */
+static double binomial_tail(size_t n, size_t k, double share)
+{
+    double sum = 0;
+    for (size_t i = k; i <= n; i++)
+        sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +
+                   (double)i * log(share) + (double)(n - i) * log1p(-share));
+    return fmin(1.0, sum);
+}
+
+/* The p-value of the claim intermittent (README.md, "Two regimes"): both
+ * regimes hold at least s = regime_min_share of the blocks, in blocks that
+ * can be told apart. The shares are tested exactly, K of n blocks ~
+ * Binomial(n, pi), at the least favourable truth of the null pi = s:
+ * P(K >= k). The bootstrap would not do: it cannot see a regime absent
+ * from the sample (every replicate of a cell without a progressed block has
+ * none). The amplification is read from the replicates (the share of them
+ * above its maximum, as diagnosis_p). Intersection-union: the largest. */
+static double two_regimes_p(const cell_series *s, const double *replicates, size_t resamples,
+                            const diagnosis_thresholds *th)
+{
+    size_t n = s->n, k[2] = {0, 0};
+    const double *series[2] = {s->values[SERIES_BLOCK_PROGRESSED], s->values[SERIES_BLOCK_HELD]};
+    for (int r = 0; r < 2; r++)
+        for (size_t b = 0; b < n; b++)
+            k[r] += series[r][b] > 0.5;
+    double p = fmax(binomial_tail(n, k[0], th->regime_min_share),
+                    binomial_tail(n, k[1], th->regime_min_share));
+    size_t apart = 0;
+    for (size_t r = 0; r < resamples; r++)
+        apart +=
+            !(replicates[r * Q_COUNT + Q_UNHIDDEN_AMPLIFICATION] <= th->regime_max_amplification);
+    return fmax(p, boot_p_value(apart, resamples, n));
 }
 
 static double median_of_copy(const double *values, size_t n, double *scratch)
@@ -190,7 +232,7 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
         targets t = {cell->comm_target_s, cell->comp_target_s};
         boot_problem problem = {.n = s->n,
                                 .series_count = SERIES_COUNT,
-                                .mean_mask = 1u << SERIES_MEASURED_SPAN,
+                                .mean_mask = CELL_MEAN_SERIES,
                                 .quantity_count = Q_COUNT,
                                 .statistic = cell_statistic,
                                 .ctx = &t};
@@ -206,9 +248,20 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
             enum diagnosis group = analysis_diagnosis_group(point);
             size_t resamples = (size_t)rules->resamples;
             cell->diagnosis_p = claim_p_value(replicates, resamples, s->n, point, &point_rules);
+            /* the coarser claim: intermittent where the blocks show two
+             * regimes, else the class's group */
             if (group != point)
                 cell->diagnosis_group_p =
                     claim_p_value(replicates, resamples, s->n, group, &point_rules);
+            /* the coarser claim: the class's group, or intermittent where
+             * the blocks show two regimes and its p is the smaller (a cell
+             * with a stray block or two keeps its group's claim) */
+            if (analysis_two_regimes(&input, &point_rules)) {
+                double p = two_regimes_p(s, replicates, resamples, &point_rules);
+                cell->two_regimes = !(cell->diagnosis_group_p <= p); /* true for a NAN group p */
+                if (cell->two_regimes)
+                    cell->diagnosis_group_p = p;
+            }
         }
         free(replicates);
         overhead_distribution(s, cell, scratch);
@@ -345,8 +398,9 @@ int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err
         else if (!confirmed)
             cell->diagnosis = DIAG_UNCERTAIN;
         else
-            cell->diagnosis =
-                group[i] ? analysis_diagnosis_group(cell->diagnosis_point) : cell->diagnosis_point;
+            cell->diagnosis = !group[i]           ? cell->diagnosis_point
+                              : cell->two_regimes ? DIAG_INTERMITTENT
+                                                  : analysis_diagnosis_group(cell->diagnosis_point);
         if (!cell->valid)
             continue;
         if (confirmed) {

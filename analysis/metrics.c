@@ -20,10 +20,20 @@ static double median_field(const cell_work *w, size_t offset, double *scratch)
 }
 #define MEDIAN_OF(w, field, scratch) median_field(w, offsetof(block_stats, field), scratch)
 
+/* A block's own comm_unhidden_share (cell_quantities, on one block's
+ * values instead of the medians); NAN when nothing could be hidden. */
+static double block_unhidden_share(const block_stats *b)
+{
+    double hideable = fmin(b->comm_local, b->comp_of_mpi_rank);
+    return hideable > 0 ? (b->mpi_local - fmax(0.0, b->comm_local - b->comp_of_mpi_rank)) / hideable
+                        : NAN;
+}
+
 /* The per-block statistics of a cell as series (intervals.c), and the null
  * pairs over the blocks holding both: values holds SERIES_COUNT + 4 arrays
  * of block_count values. */
-static void cell_series_of(const cell_work *w, double *values, cell_series *s)
+static void cell_series_of(const cell_work *w, const diagnosis_thresholds *th, double *values,
+                           cell_series *s)
 {
     size_t n = w->block_count;
     static const size_t offsets[SERIES_COUNT] = {
@@ -40,8 +50,15 @@ static void cell_series_of(const cell_work *w, double *values, cell_series *s)
     *s = (cell_series){.n = n};
     for (int i = 0; i < SERIES_COUNT; i++) {
         double *series = values + (size_t)i * n;
-        for (size_t b = 0; b < n; b++)
-            series[b] = *(const double *)((const char *)&w->blocks[b] + offsets[i]);
+        for (size_t b = 0; b < n; b++) {
+            double unhidden = block_unhidden_share(&w->blocks[b]);
+            if (i == SERIES_BLOCK_PROGRESSED)
+                series[b] = unhidden <= th->progressed_max_unhidden; /* false for NAN */
+            else if (i == SERIES_BLOCK_HELD)
+                series[b] = unhidden >= th->held_min_unhidden;
+            else
+                series[b] = *(const double *)((const char *)&w->blocks[b] + offsets[i]);
+        }
         s->values[i] = series;
     }
     /* a null control against its reference's same statistic (eqs. 3, 4
@@ -83,14 +100,14 @@ static void cell_series_of(const cell_work *w, double *values, cell_series *s)
 static void cell_ratios(cell_metrics *c, const cell_work *w, const cell_series *s, double *scratch,
                         double estimate[Q_COUNT])
 {
-    double median[SERIES_COUNT], mean_measured = 0;
+    double median[SERIES_COUNT], mean[SERIES_COUNT] = {0};
     for (int i = 0; i < SERIES_COUNT; i++) {
         memcpy(scratch, s->values[i], s->n * sizeof *scratch);
         median[i] = stats_median(scratch, s->n);
+        for (size_t b = 0; b < s->n; b++)
+            mean[i] += s->values[i][b] / (double)s->n;
     }
-    for (size_t b = 0; b < s->n; b++)
-        mean_measured += s->values[SERIES_MEASURED_SPAN][b] / (double)s->n;
-    cell_quantities(median, mean_measured, c->comm_target_s, c->comp_target_s, estimate);
+    cell_quantities(median, mean, c->comm_target_s, c->comp_target_s, estimate);
     c->t_comm_ref = median[SERIES_COMM_SPAN];
     c->t_comp_ref = median[SERIES_COMP_SPAN];
     c->t_measured = median[SERIES_MEASURED_SPAN];
@@ -106,6 +123,9 @@ static void cell_ratios(cell_metrics *c, const cell_work *w, const cell_series *
     c->r_comm = estimate[Q_R_COMM];
     c->r_comp_slowdown = estimate[Q_R_COMP_SLOWDOWN];
     c->comm_unhidden_share = estimate[Q_COMM_UNHIDDEN];
+    c->progressed_block_share = estimate[Q_PROGRESSED_SHARE];
+    c->held_block_share = estimate[Q_HELD_SHARE];
+    c->unhidden_amplification = estimate[Q_UNHIDDEN_AMPLIFICATION];
     c->comm_target_error = estimate[Q_COMM_TARGET_ERROR];
     c->comp_target_error = estimate[Q_COMP_TARGET_ERROR];
 
@@ -175,6 +195,9 @@ cell_metrics empty_cell(long number, const char *collective, double comm_target_
         &c.comm_target_error,
         &c.comp_target_error,
         &c.comm_unhidden_share,
+        &c.progressed_block_share,
+        &c.held_block_share,
+        &c.unhidden_amplification,
         &c.r_overhead_ci.lo,
         &c.r_overhead_ci.hi,
         &c.r_comm_ci.lo,
@@ -288,7 +311,7 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     if (w.late_blocks || w.warmup_late)
         cell->invalid_reasons |= INVALID_LATE;
     cell_series series;
-    cell_series_of(&w, series_values, &series);
+    cell_series_of(&w, &rules->thresholds, series_values, &series);
     if (w.block_count)
         cell_ratios(cell, &w, &series, scratch, u->estimate);
     /* A size the axis gives (grid.comm_sizes) is the cell's target: there

@@ -524,7 +524,8 @@ def verdict_module():
 # The results table: the cells of each class (cells.csv's diagnosis), then
 # the medians a reader compares across configurations.
 RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm_slowed",
-                  "imprecision", "unexplained", "no_overlap", "progressed", "uncertain",
+                  "imprecision", "unexplained", "no_overlap", "progressed", "intermittent",
+                  "uncertain",
                   "unresolvable", "invalid"]
 
 

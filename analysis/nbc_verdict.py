@@ -52,6 +52,8 @@ CLASS_WORDS = {
     # groups (claimed where the class is not confirmed but the group is)
     "no_overlap": "no overlap (the collective did not progress during the computation)",
     "progressed": "overlap (the collective progressed during the computation)",
+    # two regimes (claimed where the class is not confirmed, in place of a group)
+    "intermittent": "intermittent overlap (progressed in some blocks, held in others)",
 }
 # The group of each class that has one (analysis/README.md, "Claims at two
 # levels"): a headline counts a group's cells with its classes'.

@@ -234,14 +234,16 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
 }
 
 /* The class the diagnosis map shows in a cell: invalid, the group claimed
- * where only the group is confirmed (no_overlap, progressed), else the class
+ * where only the group is confirmed (no_overlap, progressed), or
+ * intermittent where that is the claim, else the class
  * its estimates give (diagnosis_point; a reference off its target is a flag,
  * the cell is annotated with the time it reached). */
 static enum diagnosis shown_class(const cell_metrics *c)
 {
     if (!c->valid)
         return DIAG_INVALID;
-    if (c->diagnosis == DIAG_NO_OVERLAP || c->diagnosis == DIAG_PROGRESSED)
+    if (c->diagnosis == DIAG_NO_OVERLAP || c->diagnosis == DIAG_PROGRESSED ||
+        c->diagnosis == DIAG_INTERMITTENT)
         return c->diagnosis;
     return c->diagnosis_point;
 }

@@ -25,6 +25,7 @@ static const struct {
     [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
     [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
     [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
+    [DIAG_INTERMITTENT] = {"#80cdc1", "IT", 0x000000u},
     /* a group: a paler shade of its main class's hue */
     [DIAG_NO_OVERLAP] = {"#fff7c7", "NO", 0x000000u},
     [DIAG_PROGRESSED] = {"#a6d96a", "PG", 0x000000u},
@@ -192,6 +193,7 @@ static const struct {
     [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
     [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
     [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
+    [DIAG_INTERMITTENT] = {"#bbcc33", 0x000000u},  /* pear (Tol's light) */
     [DIAG_NO_OVERLAP] = {"#eedd88", 0x000000u},    /* light yellow (Tol's light) */
     [DIAG_PROGRESSED] = {"#44aa99", 0x000000u},    /* teal */
     [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */

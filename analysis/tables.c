@@ -109,13 +109,17 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_LO, FIELD_RATIO, r_comm_local_wait_ci.lo),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_HI, FIELD_RATIO, r_comm_local_wait_ci.hi),
     CELL_COLUMN(DIAGNOSIS_GROUP_P, FIELD_RATIO, diagnosis_group_p),
+    CELL_COLUMN(PROGRESSED_BLOCK_SHARE, FIELD_RATIO, progressed_block_share),
+    CELL_COLUMN(HELD_BLOCK_SHARE, FIELD_RATIO, held_block_share),
+    CELL_COLUMN(TWO_REGIMES, FIELD_BOOL, two_regimes),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
  * interference; then simultaneous intervals instead of diagnosis_p; then its
- * r_comm counted each rank's own wait; then it claimed classes only). */
+ * r_comm counted each rank's own wait; then it claimed classes only; then
+ * it had no regimes). */
 static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
                                                   COL_CELLS_LATE_ATTEMPTS,
                                                   COL_CELLS_ATTEMPTS,
@@ -125,7 +129,10 @@ static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
                                                   COL_CELLS_INTERFERENCE,
                                                   COL_CELLS_DIAGNOSIS_P,
                                                   COL_CELLS_R_COMM_LOCAL_WAIT,
-                                                  COL_CELLS_DIAGNOSIS_GROUP_P};
+                                                  COL_CELLS_DIAGNOSIS_GROUP_P,
+                                                  COL_CELLS_PROGRESSED_BLOCK_SHARE,
+                                                  COL_CELLS_HELD_BLOCK_SHARE,
+                                                  COL_CELLS_TWO_REGIMES};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */
@@ -349,8 +356,8 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
             return bad_word(
                 record, index,
                 "a diagnosis (allowed: overlap, no_progress, comp_slowdown, "
-                "contention, comm_slowed, imprecision, unexplained, uncertain, unresolvable, "
-                "invalid)",
+                "contention, comm_slowed, imprecision, unexplained, no_overlap, progressed, "
+                "intermittent, uncertain, unresolvable, invalid)",
                 err);
         return ANALYSIS_OK;
     case FIELD_REASONS:

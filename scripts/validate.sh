@@ -19,15 +19,32 @@
 # (the analysis's block bootstrap), lies within the bound of the answer. A
 # cell the analysis flags (`uncertain`: its class not confirmed at the map's
 # false-discovery rate; `unresolvable`: the driver found its blocks could
-# not decide it; `comm_off_target` or `comp_off_target`: a reference more
-# than 25 % from its target) is not
+# not decide it) is not
 # confidently wrong: it is counted as flagged, and as `flagged, value off`
-# when its value misses too (shown, never hidden). An unflagged cell with a
+# when its value misses too (shown, never hidden). A reference more than
+# 25 % from its target (`comm_off_target`, `comp_off_target`: a neighbour
+# that takes the core slows the computation) is a fact about the cell's
+# place on the axis, not about overlap (analysis/README.md, "Diagnosis"):
+# the cell's claim is judged as any other's, and `off target` is added to
+# its verdict. An unflagged cell with a
 # wrong class, or a value whose interval misses the answer by more than the
 # bound, is wrong and fails: never a confident wrong answer. A group claim
 # (`progressed` = overlap or comp_slowdown, `no_overlap` = no_progress or
 # comm_slowed: analysis/README.md) that holds the answer is right, and
-# counted as a group: it says less, nothing false.
+# counted as a group: it says less, nothing false. `intermittent` (the
+# blocks in two regimes: the collective progressed in some and was held in
+# others) is flagged for the collectives that progress (perfect, steal: a
+# neighbour that takes the core can hold their progress in some blocks) and
+# wrong for synthetic_serial, which cannot progress in any block.
+# Where the scheduler delayed the computing threads (beside the CPU-bound
+# process, or a cell's compute_delay_share above 5 %, the analysis's
+# threshold of interference), synthetic_serial's answer is r_overhead >=
+# 1 - 0.15 and not 1: its wait spins until a deadline, and right after a
+# computation the scheduler owes the neighbour its share, so the spin ends
+# late by up to a time slice more often than in its reference (measured
+# beside the hog: 2 ms x 2 ms, r_comm 2.33 [2.26, 2.41], classed
+# comm_slowed; beside other jobs, delay share 0.5: r_overhead 2.6): no
+# progress, and slower than the reference.
 # Prints the per-cell table and the worst cell.
 #
 #   scripts/validate.sh [--quick] [--mpi auto|PROFILE] [--results DIR] [--hog [cpu:N]]
@@ -38,12 +55,21 @@
 # still hold: a loaded machine may make cells uncertain or invalid (counted
 # apart; a collective none of whose cells is valid fails), never
 # confidently wrong.
-# 12 blocks a cell: the analysis calls a cell of fewer than 10 `uncertain`
-# (analysis/README.md, "Uncertainty").
+# 12 blocks a cell at least (the analysis calls a cell of fewer than 10
+# `uncertain`: analysis/README.md, "Uncertainty"), and more as the driver's
+# stopping rule asks for them, as configs/default.conf runs it (up to 40
+# blocks or 3 s a cell: "Stopping"): a cell whose class the first blocks
+# leave undecided, as a loaded machine leaves many, is measured further.
+# No null controls (run.null_share = 0): they test the intervals' coverage,
+# which the validation does not read, and a block holding them runs 6 kinds
+# in a pass where a plain one runs 3. Beside a CPU-bound process a third
+# to a half of the attempts are late; a pass of 6 is then whole and on time
+# in 2 to 9 % of the tries against 12 to 30 % for 3, and every cell the
+# driver gave up as `late` in such a run gave up on a block holding them.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-mpi=auto grid=2ms,8ms,2 reps=12 results="" hog=${VALIDATE_HOG:-}
+mpi=auto grid=2ms,8ms,2 reps=12 max_reps=40 half_width=0.1 cell_budget=3s results="" hog=${VALIDATE_HOG:-}
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) grid=2ms,4ms,2 reps=12; shift ;;
@@ -120,7 +146,9 @@ check_collective() {
     local coll=$1 out dir
     out=$(timeout 600 "${launch[@]}" -n 2 "$bench" --set run.results_dir="$results" \
         --set run.mpi="$mpi" --set run.collective="$coll" --set grid.comm_times="$grid" \
-        --set grid.comp_times="$grid" --set run.repetitions="$reps" 2>&1) || {
+        --set grid.comp_times="$grid" --set run.repetitions="$reps" \
+        --set run.max_repetitions="$max_reps" --set run.half_width="$half_width" \
+        --set run.cell_budget_s="$cell_budget" --set run.null_share=0 2>&1) || {
         echo "$out"
         echo "validate.sh: $coll: bench_nbc failed" >&2
         return 2
@@ -130,7 +158,7 @@ check_collective() {
     # Columns by name, so the check follows the table and not its order;
     # the names are the schema's (name["CELLS_..."], from schema_doc).
     awk -F, -v columns="$cells_columns" -v coll="$coll" -v want="${expect_overhead[$coll]}" -v diag="${expect_diagnosis[$coll]}" \
-        -v realtime="$realtime" '
+        -v realtime="$realtime" -v hog="$hog" '
         BEGIN {
             for (i = split(columns, pairs, " "); i > 0; i--) { split(pairs[i], kv, "="); name[kv[1]] = kv[2] }
             group["overlap"] = group["comp_slowdown"] = "progressed"
@@ -142,10 +170,12 @@ check_collective() {
             # flagged, not confidently wrong: a class not confirmed or not
             # decidable, or a reference more than 25 % off its target (the
             # machine slowed that cell); its value is still checked below
-            unsure = d == "uncertain" || d == "unresolvable" ||
-                $col[name["CELLS_COMM_OFF_TARGET"]] == 1 || $col[name["CELLS_COMP_OFF_TARGET"]] == 1
+            unsure = d == "uncertain" || d == "unresolvable"
+            off_target = $col[name["CELLS_COMM_OFF_TARGET"]] == 1 || $col[name["CELLS_COMP_OFF_TARGET"]] == 1
             n++
             predicted = "-"
+            delay = $col[name["CELLS_COMPUTE_DELAY_SHARE"]]
+            loaded = hog != "" || (delay != "nan" && delay > 0.05)
             # no answer at all (late, unreachable...): not confidently wrong,
             # counted apart
             if (d == "invalid") {
@@ -168,6 +198,11 @@ check_collective() {
                 # right when the estimate, or its 95 % interval, is within the bound
                 lo = $col[name["CELLS_R_COMP_SLOWDOWN_CI_LO"]]; hi = $col[name["CELLS_R_COMP_SLOWDOWN_CI_HI"]]
                 if (!ok_value && lo - 0.1 <= predicted && hi + 0.1 >= lowest) ok_value = 1
+            } else if (loaded && diag == "no_progress") {
+                # beside the neighbour: serialized or slower (above)
+                err = want - r; if (err < 0) err = 0
+                ok_value = err <= 0.15
+                if (!ok_value && $col[name["CELLS_R_OVERHEAD_CI_HI"]] + 0.15 >= want) ok_value = 1
             } else {
                 err = r - want; if (err < 0) err = -err
                 ok_value = err <= 0.15
@@ -175,7 +210,11 @@ check_collective() {
                 if (!ok_value && lo - 0.15 <= want && hi + 0.15 >= want) ok_value = 1
             }
             as_group = d == group[diag]
-            ok_diag = d == diag || as_group || unsure
+            # two regimes: a neighbour can hold a progressing collective in
+            # some blocks, nothing makes synthetic_serial progress in one
+            if (d == "intermittent" && diag != "no_progress") unsure = 1
+            ok_diag = d == diag || as_group || unsure ||
+                (loaded && diag == "no_progress" && d == "comm_slowed")
             uncertain += unsure
             off += unsure && !ok_value
             right += !unsure && ok_value && ok_diag
@@ -186,7 +225,8 @@ check_collective() {
             if (err > worst || worst_cell == "") { worst = err; worst_cell = $col[name["CELLS_COMM_TARGET"]] * 1e3 " ms x " $col[name["CELLS_COMP_TARGET"]] * 1e3 " ms" }
             printf "%-18s %9.3g %9.3g %10.3f %8.3f %9.3f %9s %-14s %s\n", coll, $col[name["CELLS_COMM_TARGET"]] * 1e3,
                 $col[name["CELLS_COMP_TARGET"]] * 1e3, r, err, s, predicted == "-" ? "-" : sprintf("%.3f", predicted), d,
-                unsure ? (ok_value ? "ok, flagged" : "flagged, value off") : (ok_value && ok_diag) ? (as_group ? "ok, as its group" : "ok") : (ok_value ? "diagnosis" : "WRONG")
+                (unsure ? (ok_value ? "ok, flagged" : "flagged, value off") : (ok_value && ok_diag) ? (as_group ? "ok, as its group" : "ok") : (ok_value ? "diagnosis" : "WRONG")) \
+                    (off_target ? ", off target" : "")
         }
         END {
             printf "%s: %d cells: right %d (%d as its group), uncertain %d (value off %d), invalid %d, wrong %d; %s within bound on %d of %d valid, expected diagnosis or flagged on %d", coll, n,

@@ -29,7 +29,8 @@ r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodal
 r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,\
 comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,\
 r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,\
-library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p"
+library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p,\
+progressed_block_share,held_block_share,two_regimes"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))

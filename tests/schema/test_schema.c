@@ -106,7 +106,8 @@ static void test_headers_unchanged(void **state)
          "comm_null_ci_hi,comp_null_blocks,comp_null_ratio,comp_null_ci_lo,"
          "comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,"
          "r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,"
-         "r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p"},
+         "r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p,"
+         "progressed_block_share,held_block_share,two_regimes"},
         {SCHEMA_IMPACT,
          "host,matrix_n,comp_target_s,t_comp_ref_s,t_comp_passive_mpi_s,r_mpi_impact,"
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,phases,r_mpi_impact_before,"
