@@ -85,7 +85,7 @@ static void test_headers_unchanged(void **state)
          "window_ns,compute_cpu_ns,compute_run_delay_ns,progress_cpu_ns"},
         {SCHEMA_SCHED, "cell,block,kind,attempt,seq,rank,role,thread,tid,window_ns,cpu_ns,"
                        "run_delay_ns,vol_switches,invol_switches,migrations"},
-        {SCHEMA_SWEEP, "cell,blocks,stop,half_width,elapsed_s,test_chunks"},
+        {SCHEMA_SWEEP, "cell,blocks,stop,half_width,elapsed_s,test_chunks,clock_points"},
         {SCHEMA_COMPUTE_REF, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,"
                              "reps,step,t_comp_s,gflops_per_thread"},
         {SCHEMA_MPIT_CVARS,
