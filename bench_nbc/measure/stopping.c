@@ -107,13 +107,15 @@ static bool regime_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s,
 }
 
 /* Whether the coarser claim can still be decided: intermittent's p by its
- * own arithmetic where the blocks show two regimes, else the group's as
- * any p. */
+ * own arithmetic where the blocks show two regimes (the analysis claims
+ * whichever of it and the group has the smaller p), the group's p as any
+ * p where p_group is the group's. */
 static bool group_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, int reach,
                             double benefit)
 {
-    return s->regime_share > 0 ? regime_decidable(rule, s, reach, benefit)
-                               : decidable(rule, s, s->p_group, reach, benefit);
+    if (s->regime_share > 0 && regime_decidable(rule, s, reach, benefit))
+        return true;
+    return !s->group_is_intermittent && decidable(rule, s, s->p_group, reach, benefit);
 }
 
 bool nbc_stop_extends_budget(const nbc_stop_rule *rule, const nbc_stop_state *state)
@@ -199,6 +201,7 @@ int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_stat
 {
     state->ci_lo = state->ci_hi = state->p = state->p_group = NAN;
     state->regime_share = 0;
+    state->group_is_intermittent = false;
     run_inputs in = {.meta = {.ranks = ranks, .late_tolerance = NAN, .barrier_precision_ns = NAN}};
     analysis_error aerr = {{0}};
     cell_rules rules = analysis_default_rules();
@@ -214,8 +217,11 @@ int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_stat
         if (cell->diagnosis_point != DIAG_INVALID && cell->diagnosis_point != DIAG_UNCERTAIN) {
             state->p = cell->diagnosis_p;
             state->p_group = cell->diagnosis_group_p;
-            if (cell->two_regimes)
+            diagnosis_thresholds th = analysis_default_thresholds();
+            diagnosis_input point = analysis_diagnosis_point(cell);
+            if (analysis_two_regimes(&point, &th))
                 state->regime_share = fmin(cell->progressed_block_share, cell->held_block_share);
+            state->group_is_intermittent = cell->two_regimes;
         }
     } else if (status == ANALYSIS_OK) {
         snprintf(aerr.text, sizeof aerr.text, "%zu cells in the rows of one cell", cells.count);

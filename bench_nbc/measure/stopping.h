@@ -69,10 +69,11 @@ typedef struct nbc_stop_state {
     double ci_lo, ci_hi; /* 95 % interval of r_overhead so far; NAN: none yet */
     double p;            /* the analysis's diagnosis_p of the point class; NAN: none */
     double p_group;      /* its diagnosis_group_p (the class's group); NAN: none */
-    /* Where the blocks show two regimes and p_group is intermittent's
-     * (cells.csv two_regimes): the smaller of progressed_block_share and
-     * held_block_share; 0: one regime */
+    /* Where the estimates show two regimes (analysis_two_regimes: the
+     * claim intermittent is open to the cell): the smaller of
+     * progressed_block_share and held_block_share; 0: one regime */
     double regime_share;
+    bool group_is_intermittent; /* p_group is intermittent's (cells.csv two_regimes) */
     /* Between looks: whether the budget in force is regime_budget_s, as
      * nbc_stop_extends_budget said at the last look (the sweep carries it);
      * at a look the rule decides it afresh */
@@ -91,9 +92,10 @@ int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks);
  * be narrow enough nor the class or its group decidable. Decidable:
  * projected to the blocks the cell can still reach (max_blocks, or fewer
  * the budget in force affords at its pace so far), with standard errors
- * shrinking as 1/sqrt(blocks), the p would reach look_level; for
- * intermittent's p of a cell in two regimes, the exact binomial p at the
- * reachable blocks and the measured regime_share would. Before a cell is
+ * shrinking as 1/sqrt(blocks), the p would reach look_level; a cell in
+ * two regimes' group also when intermittent's exact binomial p at the
+ * reachable blocks and the measured regime_share would (p_group itself
+ * only when it is the group's, not intermittent's). Before a cell is
  * given up both are granted one standard error more than measured. Then
  * at any block: max_blocks reached: max; elapsed_s over the budget in
  * force (cell_budget_s > 0, or regime_budget_s where extended): budget;
@@ -101,9 +103,9 @@ int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks);
 nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state);
 
 /* At a look: whether the budget in force is regime_budget_s: the cell's
- * blocks show two regimes (regime_share > 0), intermittent is not decided
- * yet, and its exact p, granted one standard error of the share, is
- * decidable in the blocks regime_budget_s affords. Between looks the sweep
+ * blocks show two regimes (regime_share > 0), its coarser claim is not
+ * decided yet, and intermittent's exact p, granted one standard error of
+ * the share, is decidable in the blocks regime_budget_s affords. Between looks the sweep
  * carries the answer in budget_extended. */
 bool nbc_stop_extends_budget(const nbc_stop_rule *rule, const nbc_stop_state *state);
 

@@ -207,6 +207,7 @@ static void test_two_regimes(void **unused)
         nbc_stop_state s = state_of(12, 1, 0.2, cases[i].half_width, cases[i].p);
         s.p_group = cases[i].p_group;
         s.regime_share = cases[i].regime_share;
+        s.group_is_intermittent = cases[i].regime_share > 0;
         if (nbc_stop_decide(&rule, &s) != cases[i].want)
             fail_msg("case %zu: %s, expected %s", i,
                      nbc_stop_reason_name(nbc_stop_decide(&rule, &s)),
@@ -217,7 +218,19 @@ static void test_two_regimes(void **unused)
     nbc_stop_state s = state_of(24, 1, 0.2, 1, 0.5);
     s.p_group = 0.24;
     s.regime_share = 1.0 / 3;
+    s.group_is_intermittent = true;
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_UNRESOLVABLE);
+    /* the group's own p (0.2, smaller than intermittent's) would be
+     * decidable as a bootstrap p ((0.84 + 1) x 1.29 = 2.4): not given up */
+    s.p_group = 0.2;
+    s.group_is_intermittent = false;
+    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
+    /* the group's p where intermittent is open but not chosen (4 of 12):
+     * intermittent's projection keeps the cell (0.47 of 40: p 0.002) */
+    s = state_of(12, 1, 0.2, 1, 0.5);
+    s.p_group = 0.9;
+    s.regime_share = 1.0 / 3;
+    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
 }
 
 /* The budget that follows the decision: 3 s at 0.2 s a block affords 15
@@ -233,6 +246,7 @@ static void test_regime_budget(void **unused)
     nbc_stop_state s = state_of(12, 0.2 * 13, 0.2, 1, 0.5);
     s.p_group = 0.35;
     s.regime_share = 1.0 / 3;
+    s.group_is_intermittent = true;
     assert_true(nbc_stop_extends_budget(&rule, &s));
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
     /* without the extension: 15 blocks, (0.33 + 0.14) of 15 is 7: p 0.057 */
