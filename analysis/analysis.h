@@ -572,6 +572,10 @@ bool analysis_two_regimes(const diagnosis_input *input, const diagnosis_threshol
  * projection of a p-value). */
 double analysis_normal_quantile(double p);
 
+/* P(K >= k) for K ~ Binomial(n, share): the exact p of a regime's share
+ * (README.md, "Two regimes"), and the stopping rule's projection of it. */
+double analysis_binomial_tail(size_t n, size_t k, double share);
+
 /* Applies the rules of section 3.3, the table of README.md: the first rule
  * that holds on the whole of the intervals decides, unless a rule before it
  * holds on part of them (the intervals span two classes): uncertain. The

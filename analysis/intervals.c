@@ -126,8 +126,7 @@ static double claim_p_value(const double *replicates, size_t resamples, size_t n
     return boot_p_value(other, resamples, n);
 }
 
-/* P(K >= k) for K ~ Binomial(n, share). */
-static double binomial_tail(size_t n, size_t k, double share)
+double analysis_binomial_tail(size_t n, size_t k, double share)
 {
     double sum = 0;
     for (size_t i = k; i <= n; i++)
@@ -152,8 +151,8 @@ static double two_regimes_p(const cell_series *s, const double *replicates, size
     for (int r = 0; r < 2; r++)
         for (size_t b = 0; b < n; b++)
             k[r] += series[r][b] > 0.5;
-    double p = fmax(binomial_tail(n, k[0], th->regime_min_share),
-                    binomial_tail(n, k[1], th->regime_min_share));
+    double p = fmax(analysis_binomial_tail(n, k[0], th->regime_min_share),
+                    analysis_binomial_tail(n, k[1], th->regime_min_share));
     size_t apart = 0;
     for (size_t r = 0; r < resamples; r++)
         apart +=

@@ -93,7 +93,9 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "0 = a fixed run.repetitions blocks per cell."},
     {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
      .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
-             "of its block, once it has run.repetitions blocks; 0 = no budget."},
+             "of its block, once it has run.repetitions blocks; a cell whose blocks show two "
+             "regimes and whose claim intermittent needs more blocks may take 3 times it "
+             "(analysis/README.md, Stopping); 0 = no budget."},
     /* 0.02: the error lateness adds to eq. 1, r_comm and comm_unhidden_share is at most
      * this share; a tenth of the narrowest gap the diagnosis decides on (r_comm 1.2 against
      * 1: 0.2), analysis/README.md "Lateness". */

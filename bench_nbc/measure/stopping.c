@@ -50,17 +50,18 @@ nbc_stop_rule nbc_stop_rule_of(int min_blocks, int max_blocks, double half_width
     for (int b = min_blocks; b <= max_blocks; b += WILLIAMS_CYCLE_BLOCKS)
         looks += b >= rule.decide_min_blocks;
     rule.look_level = th.false_discovery_rate / (looks > 0 ? looks : 1);
+    rule.regime_budget_s = cell_budget_s * NBC_STOP_REGIME_BUDGET_FACTOR;
     return rule;
 }
 
-/* The blocks the cell can still reach: max_blocks, or what the budget
- * affords at the pace of the blocks so far (the warm-up one of them). */
-static int reachable_blocks(const nbc_stop_rule *rule, const nbc_stop_state *s)
+/* The blocks the cell can still reach: max_blocks, or what budget_s (0:
+ * none) affords at the pace of the blocks so far (the warm-up one of them). */
+static int reachable_blocks(const nbc_stop_rule *rule, const nbc_stop_state *s, double budget_s)
 {
     int most = rule->max_blocks;
-    if (rule->cell_budget_s > 0 && s->elapsed_s > 0) {
+    if (budget_s > 0 && s->elapsed_s > 0) {
         double pace_s = s->elapsed_s / (s->blocks + 1);
-        double affordable = floor(rule->cell_budget_s / pace_s);
+        double affordable = floor(budget_s / pace_s);
         most = affordable < most ? (int)affordable : most;
     }
     return most;
@@ -83,40 +84,91 @@ static bool decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, double
     return (-analysis_normal_quantile(p) + benefit) * growth >= needed;
 }
 
-/* Neither the interval nor the class, nor its group, can be settled by the
- * blocks the cell can still reach: the width projects to width
- * sqrt(n / n_reach), each p as decidable() says. The group's p is at most
- * the class's: a cell whose group can still be decided is not given up. */
-static int unresolvable(const nbc_stop_rule *rule, const nbc_stop_state *s)
+/* Whether intermittent's p can still reach the look level in the blocks
+ * the cell can reach. Its p is exact (analysis/README.md, "Two regimes"):
+ * the smaller regime holds K of n blocks, K ~ Binomial(n, pi), and the p
+ * is P(K >= k) at pi = regime_min_share; it does not shrink as
+ * 1/sqrt(blocks) the way a bootstrap p does (a share at the threshold
+ * keeps it near 0.5 however many blocks). Projected: k = the measured
+ * share, `benefit` standard errors sqrt(s (1 - s) / n) larger (at most
+ * one half, where the two regimes are even), times n_reach. The p of the
+ * amplification, the claim's other condition, is left out: it shrinks
+ * with the blocks like any bootstrap p. */
+static bool regime_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, int reach,
+                             double benefit)
 {
-    int reach = reachable_blocks(rule, s);
+    if (reach <= s->blocks)
+        return false;
+    double share = s->regime_share;
+    share = fmin(0.5, share + benefit * sqrt(share * (1 - share) / s->blocks));
+    double least_share = analysis_default_thresholds().regime_min_share;
+    size_t k = (size_t)floor(share * reach + 0.5);
+    return analysis_binomial_tail((size_t)reach, k, least_share) <= rule->look_level;
+}
+
+/* Whether the coarser claim can still be decided: intermittent's p by its
+ * own arithmetic where the blocks show two regimes (the analysis claims
+ * whichever of it and the group has the smaller p), the group's p as any
+ * p where p_group is the group's. */
+static bool group_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, int reach,
+                            double benefit)
+{
+    if (s->regime_share > 0 && regime_decidable(rule, s, reach, benefit))
+        return true;
+    return !s->group_is_intermittent && decidable(rule, s, s->p_group, reach, benefit);
+}
+
+bool nbc_stop_extends_budget(const nbc_stop_rule *rule, const nbc_stop_state *state)
+{
+    if (!(state->regime_share > 0) || !(rule->regime_budget_s > rule->cell_budget_s) ||
+        rule->cell_budget_s <= 0 || state->p_group <= rule->look_level)
+        return false;
+    return regime_decidable(rule, state, reachable_blocks(rule, state, rule->regime_budget_s), 1);
+}
+
+double nbc_stop_budget_s(const nbc_stop_rule *rule, const nbc_stop_state *state)
+{
+    bool extended = nbc_stop_is_look(rule, state->blocks) ? nbc_stop_extends_budget(rule, state)
+                                                          : state->budget_extended;
+    return extended ? rule->regime_budget_s : rule->cell_budget_s;
+}
+
+/* Neither the interval nor the class, nor its group, can be settled by the
+ * `reach` blocks the cell can still reach: the width projects to width
+ * sqrt(n / n_reach), each p as decidable() and group_decidable() say. The
+ * group's p is at most the class's: a cell whose group can still be
+ * decided is not given up. */
+static int unresolvable(const nbc_stop_rule *rule, const nbc_stop_state *s, int reach)
+{
     if (reach <= s->blocks)
         return 0; /* no block left to spend: max or budget says so */
     double width = s->ci_hi - s->ci_lo;
     if (width / sqrt((double)reach / s->blocks) <= 2 * rule->half_width) /* false for NAN */
         return 0;
-    return !decidable(rule, s, s->p, reach, 1) && !decidable(rule, s, s->p_group, reach, 1);
+    return !decidable(rule, s, s->p, reach, 1) && !group_decidable(rule, s, reach, 1);
 }
 
 /* At a look from decide_min_blocks on: a precise interval stops the cell
  * unless a claim still undecided is expected to be decided by more blocks
  * (the map's answer is the claim, not the interval); else the class
- * decided, or the group decided and the class not expected to be
- * (the analysis claims the group); else unresolvable. */
+ * decided, or the group decided and the class not expected to be (the
+ * analysis claims the group), or intermittent decided (a class's p of a
+ * cell in two regimes does not settle with more blocks: its median sits
+ * on one regime or the other by chance); else unresolvable. */
 static nbc_stop_reason decide_at_look(const nbc_stop_rule *rule, const nbc_stop_state *s)
 {
-    int reach = reachable_blocks(rule, s);
+    int reach = reachable_blocks(rule, s, nbc_stop_budget_s(rule, s));
     bool class_decided = s->p <= rule->look_level; /* false for NAN */
     bool group_decided = s->p_group <= rule->look_level;
     bool class_decidable = decidable(rule, s, s->p, reach, 0);
-    bool pending = !class_decided && (class_decidable ||
-                                      (!group_decided && decidable(rule, s, s->p_group, reach, 0)));
+    bool pending = !class_decided &&
+                   (class_decidable || (!group_decided && group_decidable(rule, s, reach, 0)));
     double width = s->ci_hi - s->ci_lo;
     if (width <= 2 * rule->half_width && !pending) /* false for NAN */
         return NBC_STOP_PRECISION;
-    if (class_decided || (group_decided && !class_decidable))
+    if (class_decided || (group_decided && (!class_decidable || s->regime_share > 0)))
         return NBC_STOP_DECIDED;
-    if (unresolvable(rule, s))
+    if (unresolvable(rule, s, reach))
         return NBC_STOP_UNRESOLVABLE;
     return NBC_STOP_CONTINUE;
 }
@@ -138,7 +190,8 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
     }
     if (state->blocks >= rule->max_blocks)
         return NBC_STOP_MAX;
-    if (rule->cell_budget_s > 0 && state->elapsed_s > rule->cell_budget_s)
+    double budget_s = nbc_stop_budget_s(rule, state);
+    if (budget_s > 0 && state->elapsed_s > budget_s)
         return NBC_STOP_BUDGET;
     return NBC_STOP_CONTINUE;
 }
@@ -147,6 +200,8 @@ int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_stat
                       size_t errlen)
 {
     state->ci_lo = state->ci_hi = state->p = state->p_group = NAN;
+    state->regime_share = 0;
+    state->group_is_intermittent = false;
     run_inputs in = {.meta = {.ranks = ranks, .late_tolerance = NAN, .barrier_precision_ns = NAN}};
     analysis_error aerr = {{0}};
     cell_rules rules = analysis_default_rules();
@@ -162,6 +217,11 @@ int nbc_stop_estimate(const char *raw_csv, size_t len, long ranks, nbc_stop_stat
         if (cell->diagnosis_point != DIAG_INVALID && cell->diagnosis_point != DIAG_UNCERTAIN) {
             state->p = cell->diagnosis_p;
             state->p_group = cell->diagnosis_group_p;
+            diagnosis_thresholds th = analysis_default_thresholds();
+            diagnosis_input point = analysis_diagnosis_point(cell);
+            if (analysis_two_regimes(&point, &th))
+                state->regime_share = fmin(cell->progressed_block_share, cell->held_block_share);
+            state->group_is_intermittent = cell->two_regimes;
         }
     } else if (status == ANALYSIS_OK) {
         snprintf(aerr.text, sizeof aerr.text, "%zu cells in the rows of one cell", cells.count);

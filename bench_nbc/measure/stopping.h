@@ -14,6 +14,7 @@
 #ifndef BENCH_NBC_STOPPING_H
 #define BENCH_NBC_STOPPING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Why a cell stopped (sweep.csv `stop`, docs/formats.md). */
@@ -34,21 +35,30 @@ typedef enum {
 const char *nbc_stop_reason_name(nbc_stop_reason reason);
 
 typedef struct nbc_stop_rule {
-    int min_blocks;        /* run.repetitions: always measured, the first look */
-    int max_blocks;        /* run.max_repetitions */
-    double half_width;     /* run.half_width; 0: a fixed min_blocks */
-    double cell_budget_s;  /* run.cell_budget_s; 0: none */
-    int look_blocks;       /* blocks between looks: one Williams cycle (6) */
-    int decide_min_blocks; /* the analysis's min_blocks: no decision on fewer */
-    double look_level;     /* the per-look level of "decided" (nbc_stop_rule_of) */
+    int min_blocks;         /* run.repetitions: always measured, the first look */
+    int max_blocks;         /* run.max_repetitions */
+    double half_width;      /* run.half_width; 0: a fixed min_blocks */
+    double cell_budget_s;   /* run.cell_budget_s; 0: none */
+    int look_blocks;        /* blocks between looks: one Williams cycle (6) */
+    int decide_min_blocks;  /* the analysis's min_blocks: no decision on fewer */
+    double look_level;      /* the per-look level of "decided" (nbc_stop_rule_of) */
+    double regime_budget_s; /* the budget of a cell with two regimes whose claim needs
+                             * more blocks (nbc_stop_extends_budget); 0: none */
 } nbc_stop_rule;
+
+/* How many times run.cell_budget_s a cell with two regimes may take while
+ * its claim intermittent needs more blocks (analysis/README.md, "Stopping":
+ * 3 s left such cells of this machine's progress runs 12 to 36 blocks, and
+ * the claim needs 24 to 40 of them at regime shares near one half). */
+#define NBC_STOP_REGIME_BUDGET_FACTOR 3.0
 
 /* The rule of the configuration: looks every 6 blocks from min_blocks,
  * decisions from the analysis's min_blocks on, and a per-look level of
  * q / looks, q the analysis's false-discovery rate and looks the number of
  * looks at which a cell can be decided before max_blocks (Bonferroni over
  * the looks: a cell whose truth is in another class stops "decided" at
- * some look with probability at most q). */
+ * some look with probability at most q). A cell with two regimes may run
+ * NBC_STOP_REGIME_BUDGET_FACTOR times cell_budget_s (regime_budget_s). */
 nbc_stop_rule nbc_stop_rule_of(int min_blocks, int max_blocks, double half_width,
                                double cell_budget_s);
 
@@ -59,6 +69,15 @@ typedef struct nbc_stop_state {
     double ci_lo, ci_hi; /* 95 % interval of r_overhead so far; NAN: none yet */
     double p;            /* the analysis's diagnosis_p of the point class; NAN: none */
     double p_group;      /* its diagnosis_group_p (the class's group); NAN: none */
+    /* Where the estimates show two regimes (analysis_two_regimes: the
+     * claim intermittent is open to the cell): the smaller of
+     * progressed_block_share and held_block_share; 0: one regime */
+    double regime_share;
+    bool group_is_intermittent; /* p_group is intermittent's (cells.csv two_regimes) */
+    /* Between looks: whether the budget in force is regime_budget_s, as
+     * nbc_stop_extends_budget said at the last look (the sweep carries it);
+     * at a look the rule decides it afresh */
+    bool budget_extended;
 } nbc_stop_state;
 
 /* Whether blocks is a look: min_blocks, then every look_blocks. */
@@ -66,22 +85,40 @@ int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks);
 
 /* The rule, in this order: fewer than min_blocks: continue; half_width 0:
  * fixed; at a look, from decide_min_blocks on: p <= look_level: decided;
- * p_group <= look_level and the class not decidable: decided (the
- * analysis can claim the group); ci_hi - ci_lo <= 2 half_width: precision,
- * unless a class or group not yet decided is decidable; unresolvable when
- * neither the interval would be narrow enough nor the class or its group
- * decidable. Decidable: projected to the blocks the cell can still reach
- * (max_blocks, or fewer the budget affords at its pace so far) with
- * standard errors shrinking as 1/sqrt(blocks), the p would reach
- * look_level one standard error closer than measured; then at any block:
- * max_blocks reached: max; elapsed_s > cell_budget_s > 0: budget; else
- * continue. A NAN interval is not narrow, a NAN p not decided. */
+ * p_group <= look_level and the class not decidable, or the cell in two
+ * regimes: decided (the analysis can claim the group, or intermittent);
+ * ci_hi - ci_lo <= 2 half_width: precision, unless a class or group not
+ * yet decided is decidable; unresolvable when neither the interval would
+ * be narrow enough nor the class or its group decidable. Decidable:
+ * projected to the blocks the cell can still reach (max_blocks, or fewer
+ * the budget in force affords at its pace so far), with standard errors
+ * shrinking as 1/sqrt(blocks), the p would reach look_level; a cell in
+ * two regimes' group also when intermittent's exact binomial p at the
+ * reachable blocks and the measured regime_share would (p_group itself
+ * only when it is the group's, not intermittent's). Before a cell is
+ * given up both are granted one standard error more than measured. Then
+ * at any block: max_blocks reached: max; elapsed_s over the budget in
+ * force (cell_budget_s > 0, or regime_budget_s where extended): budget;
+ * else continue. A NAN interval is not narrow, a NAN p not decided. */
 nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state);
+
+/* At a look: whether the budget in force is regime_budget_s: the cell's
+ * blocks show two regimes (regime_share > 0), its coarser claim is not
+ * decided yet, and intermittent's exact p, granted one standard error of
+ * the share, is decidable in the blocks regime_budget_s affords. Between looks the sweep
+ * carries the answer in budget_extended. */
+bool nbc_stop_extends_budget(const nbc_stop_rule *rule, const nbc_stop_state *state);
+
+/* The budget in force of a cell: at a look as nbc_stop_extends_budget
+ * says, between looks as budget_extended says. 0: none. */
+double nbc_stop_budget_s(const nbc_stop_rule *rule, const nbc_stop_state *state);
 
 /* What the stopping rule reads of one cell, by the analysis's own estimator
  * (analysis_compute_cells with its default bootstrap and seed): the 95 %
- * interval of r_overhead and the p-value of the cell's point class
- * (diagnosis_p; NAN under the analysis's min_blocks or without a class).
+ * interval of r_overhead, the p-values of the cell's point class and of
+ * its coarser claim (diagnosis_p, diagnosis_group_p; NAN under the
+ * analysis's min_blocks or without a class) and, where that claim is
+ * intermittent, regime_share.
  * raw_csv holds raw.csv's header and the cell's rows (docs/formats.md),
  * ranks the run's ranks. NAN bounds when the cell has no interval (fewer
  * than 2 usable blocks). 0, or -1 with a message in err. */

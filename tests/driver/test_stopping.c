@@ -181,6 +181,103 @@ static void test_unresolvable(void **unused)
     assert_int_equal(nbc_stop_decide(&early, &s), NBC_STOP_CONTINUE);
 }
 
+/* A cell whose blocks show two regimes (analysis/README.md, "Stopping"):
+ * intermittent's p is exact, P(K >= k) for K ~ Binomial(n, 0.25) with k
+ * the smaller regime's blocks, and is projected as such: at 12 of 40
+ * blocks, 6 of each (p 0.054) is expected to be decided (20 of 40:
+ * p 6e-4), 4 of 12 (p 0.35) is not (13 of 40: 0.18) but, granted one
+ * standard error (0.33 + 0.14: 19 of 40, p 0.002), is not given up. Its
+ * class's p does not keep a cell whose intermittent is decided. */
+static void test_two_regimes(void **unused)
+{
+    (void)unused;
+    static const struct {
+        double half_width, p, p_group, regime_share;
+        nbc_stop_reason want;
+    } cases[] = {
+        {0.05, 0.5, 0.054, 0.5, NBC_STOP_CONTINUE},     /* precise, intermittent expected */
+        {0.05, 0.5, 0.35, 1.0 / 3, NBC_STOP_PRECISION}, /* precise, not expected */
+        {1, 0.5, 0.35, 1.0 / 3, NBC_STOP_CONTINUE},     /* wide: not given up */
+        {1, 0.5, 0.61, 0.25, NBC_STOP_UNRESOLVABLE},    /* 0.375 of 40: p 0.05 */
+        {1, 0.05, 0.0075, 0.5, NBC_STOP_DECIDED},       /* the class's p does not keep it */
+        {1, 0.05, 0.0075, 0, NBC_STOP_CONTINUE},        /* one regime: it does */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        nbc_stop_rule rule = default_rule(0.05, 0);
+        nbc_stop_state s = state_of(12, 1, 0.2, cases[i].half_width, cases[i].p);
+        s.p_group = cases[i].p_group;
+        s.regime_share = cases[i].regime_share;
+        s.group_is_intermittent = cases[i].regime_share > 0;
+        if (nbc_stop_decide(&rule, &s) != cases[i].want)
+            fail_msg("case %zu: %s, expected %s", i,
+                     nbc_stop_reason_name(nbc_stop_decide(&rule, &s)),
+                     nbc_stop_reason_name(cases[i].want));
+    }
+    /* 8 of 24 blocks (p 0.23): 0.33 + 0.10 of 40 is 17, p 0.012 > 0.01 */
+    nbc_stop_rule rule = default_rule(0.05, 0);
+    nbc_stop_state s = state_of(24, 1, 0.2, 1, 0.5);
+    s.p_group = 0.24;
+    s.regime_share = 1.0 / 3;
+    s.group_is_intermittent = true;
+    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_UNRESOLVABLE);
+    /* the group's own p (0.2, smaller than intermittent's) would be
+     * decidable as a bootstrap p ((0.84 + 1) x 1.29 = 2.4): not given up */
+    s.p_group = 0.2;
+    s.group_is_intermittent = false;
+    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
+    /* the group's p where intermittent is open but not chosen (4 of 12):
+     * intermittent's projection keeps the cell (0.47 of 40: p 0.002) */
+    s = state_of(12, 1, 0.2, 1, 0.5);
+    s.p_group = 0.9;
+    s.regime_share = 1.0 / 3;
+    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
+}
+
+/* The budget that follows the decision: 3 s at 0.2 s a block affords 15
+ * blocks, 3 x 3 s the 40 of the cap. A cell with two regimes whose claim
+ * needs more (4 of 12, above) has its budget extended at the look, carried
+ * between looks; a cell of one regime, or one whose claim is out of reach
+ * even then, keeps 3 s. */
+static void test_regime_budget(void **unused)
+{
+    (void)unused;
+    nbc_stop_rule rule = default_rule(0.05, 3);
+    assert_true(fabs(rule.regime_budget_s - 3 * NBC_STOP_REGIME_BUDGET_FACTOR) < 1e-12);
+    nbc_stop_state s = state_of(12, 0.2 * 13, 0.2, 1, 0.5);
+    s.p_group = 0.35;
+    s.regime_share = 1.0 / 3;
+    s.group_is_intermittent = true;
+    assert_true(nbc_stop_extends_budget(&rule, &s));
+    assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
+    /* without the extension: 15 blocks, (0.33 + 0.14) of 15 is 7: p 0.057 */
+    nbc_stop_rule fixed = rule;
+    fixed.regime_budget_s = fixed.cell_budget_s;
+    assert_false(nbc_stop_extends_budget(&fixed, &s));
+    assert_int_equal(nbc_stop_decide(&fixed, &s), NBC_STOP_UNRESOLVABLE);
+    /* between looks, past 3 s: the budget carried from the look */
+    nbc_stop_state between = state_of(16, 0.2 * 17, 0.2, NAN, NAN);
+    between.budget_extended = true;
+    assert_int_equal(nbc_stop_decide(&rule, &between), NBC_STOP_CONTINUE);
+    between.elapsed_s = 9.01;
+    assert_int_equal(nbc_stop_decide(&rule, &between), NBC_STOP_BUDGET);
+    between = state_of(16, 0.2 * 17, 0.2, NAN, NAN);
+    assert_int_equal(nbc_stop_decide(&rule, &between), NBC_STOP_BUDGET);
+    /* not extended: one regime, intermittent decided, out of reach */
+    nbc_stop_state one = s;
+    one.regime_share = 0;
+    assert_false(nbc_stop_extends_budget(&rule, &one));
+    nbc_stop_state decided = s;
+    decided.p_group = 0.0075;
+    assert_false(nbc_stop_extends_budget(&rule, &decided));
+    nbc_stop_state hopeless = state_of(36, 0.2 * 37, 0.2, 1, 0.5);
+    hopeless.p_group = 0.56;
+    hopeless.regime_share = 0.25;
+    assert_false(nbc_stop_extends_budget(&rule, &hopeless));
+    /* no budget, none to extend */
+    nbc_stop_rule none = default_rule(0.05, 0);
+    assert_false(nbc_stop_extends_budget(&none, &s));
+}
+
 /* ---- Simulated cells through the analysis's estimator ---------------------------- */
 
 /* splitmix64, then Box-Muller: reproducible normal draws. */
@@ -236,6 +333,7 @@ typedef struct sim_cell {
     /* two regimes: the share of blocks whose collective progressed (r 0
      * in that block), the others at r; 0: one regime */
     double progressed_share;
+    double pace_s; /* simulated seconds per block, the warm-up's too; 0: no clock */
 } sim_cell;
 
 static void sim_rows(FILE *f, const sim_cell *c, int blocks, uint64_t seed, long long *base)
@@ -296,25 +394,30 @@ static nbc_stop_state estimate_of(const sim_cell *c, int blocks, uint64_t seed)
     return s;
 }
 
-/* Blocks one at a time, as the sweep does (estimates at the looks): how
+/* Blocks one at a time, as the sweep does (estimates at the looks, the
+ * budget in force carried between them, the cell's simulated clock): how
  * many the cell runs, why it stopped. */
 static int blocks_run(const nbc_stop_rule *rule, const sim_cell *c, uint64_t seed,
                       nbc_stop_reason *reason)
 {
+    bool extended = false;
     for (int blocks = 1;; blocks++) {
         nbc_stop_state s = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN, .p = NAN, .p_group = NAN};
         if (nbc_stop_is_look(rule, blocks) || blocks >= rule->max_blocks)
             s = estimate_of(c, blocks, seed);
+        s.elapsed_s = c->pace_s * (blocks + 1);
+        s.budget_extended = extended;
         *reason = nbc_stop_decide(rule, &s);
         if (*reason != NBC_STOP_CONTINUE)
             return blocks;
+        extended = nbc_stop_budget_s(rule, &s) > rule->cell_budget_s;
     }
 }
 
 static void test_estimator(void **unused)
 {
     (void)unused;
-    sim_cell serial = {3, 4e6, 1, NOISE_NORMAL, 0.03, 2, 0};
+    sim_cell serial = {3, 4e6, 1, NOISE_NORMAL, 0.03, 2, 0, 0};
     nbc_stop_state s = estimate_of(&serial, 12, 1);
     assert_true(s.ci_lo < 1 && s.ci_hi > 1);
     assert_true(s.p > 0 && s.p < 0.01); /* no_progress, far from every threshold */
@@ -337,7 +440,7 @@ static void test_precision_decided_unresolvable_cells(void **unused)
     nbc_stop_reason reason;
     for (uint64_t seed = 1; seed <= 3; seed++) {
         /* a clear no_progress cell: decided at the first look */
-        sim_cell serial = {3, 4e6, 1, NOISE_OUTLIERS, 0.03, 2, 0};
+        sim_cell serial = {3, 4e6, 1, NOISE_OUTLIERS, 0.03, 2, 0, 0};
         nbc_stop_rule rule = default_rule(1e-6, 0);
         assert_int_equal(blocks_run(&rule, &serial, seed, &reason), 12);
         assert_int_equal(reason, NBC_STOP_DECIDED);
@@ -349,7 +452,7 @@ static void test_precision_decided_unresolvable_cells(void **unused)
          * replicates fall on both sides, 40 blocks would not settle it; it
          * is given up before the cap (at the first look where even one
          * standard error more would not decide it by 40 blocks) */
-        sim_cell edge = {3, 4e6, 0.3, NOISE_OUTLIERS, 0.03, 2, 0};
+        sim_cell edge = {3, 4e6, 0.3, NOISE_OUTLIERS, 0.03, 2, 0, 0};
         rule = default_rule(1e-6, 0);
         int edge_blocks = blocks_run(&rule, &edge, seed, &reason);
         printf("figure: cell on the threshold, seed %d: %d blocks (%s)\n", (int)seed, edge_blocks,
@@ -411,12 +514,12 @@ typedef struct sim_totals {
     long stops[NBC_STOP_COUNT];
 } sim_totals;
 
-/* Each of the grid's cells run block by block by the rule of the default
- * configuration (seeds from the grid), then the grid's rows and stops
- * analyzed as nbc-analyze does; the stops' reasons counted into stops. */
-static void run_grid(int grid, const sim_cell *cells, cell_table *table, long stops[NBC_STOP_COUNT])
+/* Each of the grid's cells run block by block by `rule` (seeds from the
+ * grid), then the grid's rows and stops analyzed as nbc-analyze does; the
+ * stops' reasons counted into stops. */
+static void run_grid(int grid, const nbc_stop_rule *rule, const sim_cell *cells, cell_table *table,
+                     long stops[NBC_STOP_COUNT])
 {
-    nbc_stop_rule rule = default_rule(0.1, 0);
     char *text = NULL, sweep_text[SIM_GRID_CELLS * 64] = "cell,blocks,stop,half_width,elapsed_s\n";
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
@@ -426,7 +529,7 @@ static void run_grid(int grid, const sim_cell *cells, cell_table *table, long st
     for (int i = 0; i < SIM_GRID_CELLS; i++) {
         uint64_t seed = (uint64_t)(grid * 1000 + i + 1);
         nbc_stop_reason reason;
-        int blocks = blocks_run(&rule, &cells[i], seed, &reason);
+        int blocks = blocks_run(rule, &cells[i], seed, &reason);
         stops[reason]++;
         sim_rows(f, &cells[i], blocks, seed, &base);
         snprintf(sweep_text + strlen(sweep_text), sizeof sweep_text - strlen(sweep_text),
@@ -456,10 +559,11 @@ static void sim_grid(int grid, sim_totals *t)
         truth_of[i] = k;
         /* one cell in four 16:1, the others 2:1; three noise shapes */
         cells[i] = (sim_cell){
-            i, 4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03, i % 4 == 3 ? 16 : 2, 0};
+            i, 4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03, i % 4 == 3 ? 16 : 2, 0, 0};
     }
     cell_table table;
-    run_grid(grid, cells, &table, t->stops);
+    nbc_stop_rule rule = default_rule(0.1, 0);
+    run_grid(grid, &rule, cells, &table, t->stops);
     long claims = 0, wrong = 0, point_claims = 0, point_wrong = 0;
     for (int i = 0; i < SIM_GRID_CELLS; i++) {
         const cell_metrics *m = &table.cells[i];
@@ -543,7 +647,11 @@ static void test_sequential_procedure(void **unused)
  * quarter of them or more. The share of wrong claims among the claims,
  * its mean over grids, is at most q; the cells of 45 % progressed blocks
  * are claimed intermittent in most grids (the driver runs them past 12
- * blocks, where the exact p of a regime cannot be small enough). */
+ * blocks, where the exact p of a regime cannot be small enough). With the
+ * default 3 s budget and a simulated clock at which 3 s affords 12 to 36
+ * blocks (this machine's progress runs), the budget that follows the
+ * decision (3 x 3 s for a cell whose intermittent needs more blocks)
+ * claims more of those cells than 3 s alone. */
 static const double regime_shares[] = {0.45, 0.35, 0.6, 0.3, 0.2, 0.8, 0.05};
 enum { REGIME_KINDS = sizeof regime_shares / sizeof *regime_shares, REGIME_GRIDS = 10 };
 
@@ -557,49 +665,76 @@ static bool regime_claim_right(double progressed_share, enum diagnosis claim)
                                      claim);
 }
 
-static void test_sequential_two_regimes(void **unused)
+typedef struct regime_totals {
+    long claims, wrong, intermittent, clear, blocks, stops[NBC_STOP_COUNT];
+    double fdp_sum, seconds; /* simulated: blocks and warm-ups at the cells' paces */
+} regime_totals;
+
+/* The grids of two regimes run by `rule`; with a budget, 3 s afford 12,
+ * 18, 24, 30 or 36 blocks by cell. */
+static regime_totals two_regime_grids(const nbc_stop_rule *rule, const char *label)
 {
-    (void)unused;
-    long claims = 0, wrong = 0, intermittent = 0, clear = 0, stops[NBC_STOP_COUNT] = {0};
-    double fdp_sum = 0;
+    regime_totals t = {0};
     for (int g = 0; g < REGIME_GRIDS; g++) {
         sim_cell cells[SIM_GRID_CELLS];
-        for (int i = 0; i < SIM_GRID_CELLS; i++)
+        for (int i = 0; i < SIM_GRID_CELLS; i++) {
+            int affordable = 12 + 6 * ((i / 3) % 5);
             cells[i] = (sim_cell){i,
                                   4e6,
                                   1,
                                   (enum noise_kind)(i % 3),
                                   0.03,
                                   2,
-                                  regime_shares[(g * SIM_GRID_CELLS + i) % REGIME_KINDS]};
+                                  regime_shares[(g * SIM_GRID_CELLS + i) % REGIME_KINDS],
+                                  rule->cell_budget_s > 0 ? 3.0 / (affordable + 1) : 0};
+        }
         cell_table table;
-        run_grid(100 + g, cells, &table, stops);
+        run_grid(100 + g, rule, cells, &table, t.stops);
         long grid_claims = 0, grid_wrong = 0;
         for (int i = 0; i < SIM_GRID_CELLS; i++) {
             const cell_metrics *m = &table.cells[i];
             double share = cells[i].progressed_share;
-            clear += share == regime_shares[0];
-            intermittent += share == regime_shares[0] && m->diagnosis == DIAG_INTERMITTENT;
+            t.blocks += m->blocks;
+            t.seconds += cells[i].pace_s * (double)(m->blocks + 1);
+            t.clear += share == regime_shares[0];
+            t.intermittent += share == regime_shares[0] && m->diagnosis == DIAG_INTERMITTENT;
             if (m->diagnosis == DIAG_UNCERTAIN || m->diagnosis == DIAG_UNRESOLVABLE)
                 continue;
             grid_claims++;
             grid_wrong += !regime_claim_right(share, m->diagnosis);
         }
-        claims += grid_claims;
-        wrong += grid_wrong;
-        fdp_sum += grid_claims ? (double)grid_wrong / (double)grid_claims : 0;
+        t.claims += grid_claims;
+        t.wrong += grid_wrong;
+        t.fdp_sum += grid_claims ? (double)grid_wrong / (double)grid_claims : 0;
         analysis_cell_table_free(&table);
     }
-    printf("figure: two regimes, %d cells in %d grids: stops", REGIME_GRIDS * SIM_GRID_CELLS,
-           REGIME_GRIDS);
+    printf("figure: two regimes, %s, %d cells in %d grids: stops", label,
+           REGIME_GRIDS * SIM_GRID_CELLS, REGIME_GRIDS);
     for (int r = 0; r < NBC_STOP_COUNT; r++)
-        if (stops[r])
-            printf(" %s %ld", nbc_stop_reason_name((nbc_stop_reason)r), stops[r]);
+        if (t.stops[r])
+            printf(" %s %ld", nbc_stop_reason_name((nbc_stop_reason)r), t.stops[r]);
     printf("; claims %ld, wrong %ld, mean share wrong over grids %.3f (q 0.05); cells of 45 %% "
-           "progressed blocks claimed intermittent %ld of %ld\n",
-           claims, wrong, fdp_sum / REGIME_GRIDS, intermittent, clear);
-    assert_true(fdp_sum / REGIME_GRIDS <= 0.05);
-    assert_true(intermittent >= 0.5 * (double)clear);
+           "progressed blocks claimed intermittent %ld of %ld; %ld blocks, %.0f s simulated\n",
+           t.claims, t.wrong, t.fdp_sum / REGIME_GRIDS, t.intermittent, t.clear, t.blocks,
+           t.seconds);
+    return t;
+}
+
+static void test_sequential_two_regimes(void **unused)
+{
+    (void)unused;
+    nbc_stop_rule rule = default_rule(0.1, 0);
+    regime_totals unbounded = two_regime_grids(&rule, "no budget");
+    assert_true(unbounded.fdp_sum / REGIME_GRIDS <= 0.05);
+    assert_true(unbounded.intermittent >= 0.5 * (double)unbounded.clear);
+    /* the default 3 s, with and without the extension */
+    rule = default_rule(0.1, 3);
+    regime_totals extended = two_regime_grids(&rule, "3 s budget, extended to 9 s");
+    rule.regime_budget_s = rule.cell_budget_s;
+    regime_totals fixed = two_regime_grids(&rule, "3 s budget, not extended");
+    assert_true(extended.fdp_sum / REGIME_GRIDS <= 0.05);
+    assert_true(fixed.fdp_sum / REGIME_GRIDS <= 0.05);
+    assert_true(extended.intermittent > fixed.intermittent);
 }
 
 int main(void)
@@ -611,6 +746,8 @@ int main(void)
         cmocka_unit_test(test_precision_decided_max_budget),
         cmocka_unit_test(test_group_claims_and_precision),
         cmocka_unit_test(test_unresolvable),
+        cmocka_unit_test(test_two_regimes),
+        cmocka_unit_test(test_regime_budget),
         cmocka_unit_test(test_estimator),
         cmocka_unit_test(test_precision_decided_unresolvable_cells),
         cmocka_unit_test(test_sequential_procedure),
