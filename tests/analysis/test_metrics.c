@@ -1002,10 +1002,10 @@ static void test_diagnosis_rules(void **state)
     static const struct {
         enum diagnosis diagnosis, group;
     } groups[] = {
-        {DIAG_OVERLAP, DIAG_PROGRESSED},        {DIAG_COMP_SLOWDOWN, DIAG_PROGRESSED},
-        {DIAG_NO_PROGRESS, DIAG_NO_OVERLAP},    {DIAG_COMM_SLOWED, DIAG_NO_OVERLAP},
-        {DIAG_CONTENTION, DIAG_NO_OVERLAP},     {DIAG_IMPRECISION, DIAG_IMPRECISION},
-        {DIAG_UNEXPLAINED, DIAG_UNEXPLAINED},   {DIAG_INTERMITTENT, DIAG_INTERMITTENT},
+        {DIAG_OVERLAP, DIAG_PROGRESSED},      {DIAG_COMP_SLOWDOWN, DIAG_PROGRESSED},
+        {DIAG_NO_PROGRESS, DIAG_NO_OVERLAP},  {DIAG_COMM_SLOWED, DIAG_NO_OVERLAP},
+        {DIAG_CONTENTION, DIAG_NO_OVERLAP},   {DIAG_IMPRECISION, DIAG_IMPRECISION},
+        {DIAG_UNEXPLAINED, DIAG_UNEXPLAINED}, {DIAG_INTERMITTENT, DIAG_INTERMITTENT},
     };
     for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
         assert_int_equal(analysis_diagnosis_group(groups[i].diagnosis), groups[i].group);
@@ -1426,8 +1426,8 @@ static claims_figures claims_grids(int first, int count, int clear_kinds, int bl
             }
             /* where the estimates show two regimes the coarser claim is
              * intermittent, never a group (README.md, "Two regimes") */
-            f.regime_groups += m->two_regimes && (m->diagnosis == DIAG_NO_OVERLAP ||
-                                                  m->diagnosis == DIAG_PROGRESSED);
+            f.regime_groups += m->two_regimes &&
+                               (m->diagnosis == DIAG_NO_OVERLAP || m->diagnosis == DIAG_PROGRESSED);
         }
         assert_int_equal(comp.cells.uncertainty.confirmed_cells, grid_claims);
         f.fdp_groups_uncontrolled += loose_claims ? (double)loose_wrong / (double)loose_claims : 0;
