@@ -1426,7 +1426,10 @@ static claims_figures claims_grids(int first, int count, int clear_kinds, int bl
             }
             /* where the estimates show two regimes the coarser claim is
              * intermittent, never a group (README.md, "Two regimes") */
-            f.regime_groups += m->two_regimes &&
+            diagnosis_input estimates = analysis_diagnosis_point(m);
+            diagnosis_thresholds th = analysis_default_thresholds();
+            assert_int_equal(m->two_regimes, analysis_two_regimes(&estimates, &th));
+            f.regime_groups += analysis_two_regimes(&estimates, &th) &&
                                (m->diagnosis == DIAG_NO_OVERLAP || m->diagnosis == DIAG_PROGRESSED);
         }
         assert_int_equal(comp.cells.uncertainty.confirmed_cells, grid_claims);
