@@ -260,16 +260,17 @@ enum diagnosis {
     DIAG_UNEXPLAINED,
     /* Groups of classes (README.md, "Claims at two levels"): claimed where
      * the group is confirmed and its class is not (cells.csv diagnosis
-     * only). no_overlap: no_progress or comm_slowed, the collective did not
-     * progress during the computation (section 3.3.1); progressed: overlap
-     * or comp_slowdown, it did. */
+     * only). no_overlap: no_progress, comm_slowed or contention, the
+     * collective did not progress during the computation (section 3.3.1);
+     * progressed: overlap or comp_slowdown, it did. */
     DIAG_NO_OVERLAP,
     DIAG_PROGRESSED,
     /* A claim of the same level for a cell whose blocks fall in two
      * regimes (README.md, "Two regimes"): the collective progressed during
      * the computation in some blocks and was held in others, each in at
-     * least regime_min_share of them; claimed where the class is not
-     * confirmed, in place of its group (cells.csv diagnosis only). */
+     * least regime_min_share of them by the estimates; claimed where the
+     * class is not confirmed, always in place of its group (cells.csv
+     * diagnosis only). */
     DIAG_INTERMITTENT,
     /* not confirmed at the map's false-discovery rate, or too few blocks
      * (cells.csv diagnosis only; diagnosis_point keeps the class) */
@@ -417,9 +418,8 @@ typedef struct cell_metrics {
     double progressed_block_share;
     double held_block_share;
     double unhidden_amplification;
-    bool two_regimes; /* the estimates show both regimes and intermittent is
-                       * the coarser claim: diagnosis_group_p is its p, smaller
-                       * than the group's */
+    bool two_regimes; /* the estimates show both regimes: the coarser claim
+                       * is intermittent, diagnosis_group_p its p */
     /* the references more than off_target_max_error from their targets:
      * a fact about the axis, flagged; the cell is classified all the same */
     bool comm_off_target;

@@ -44,14 +44,17 @@ bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
 /* The class hierarchy (README.md, "Claims at two levels"): each group
  * joins the classes that answer the first question of section 3.3 alike,
  * whether the collective progressed during the computation, and differ
- * on the second, what else slowed. contention, imprecision and unexplained
- * belong to none: their replicates split towards classes of either
- * answer. intermittent is no group: it answers the first question both
- * ways, one per regime, and is claimed in place of a group where the
- * blocks show two regimes (README.md, "Two regimes"). */
+ * on the second, what else slowed. no_overlap holds contention (the
+ * computation slowed beside an unprogressed collective) as well as
+ * no_progress and comm_slowed: all three answer "not progressed".
+ * imprecision and unexplained belong to none: their replicates split
+ * towards classes of either answer. intermittent is no group: it answers
+ * the first question both ways, one per regime, and is claimed in place
+ * of a group wherever the estimates show two regimes (README.md, "Two
+ * regimes"). */
 static const enum diagnosis diagnosis_groups[DIAG_COUNT] = {
     [DIAG_OVERLAP] = DIAG_PROGRESSED,        [DIAG_NO_PROGRESS] = DIAG_NO_OVERLAP,
-    [DIAG_COMP_SLOWDOWN] = DIAG_PROGRESSED,  [DIAG_CONTENTION] = DIAG_CONTENTION,
+    [DIAG_COMP_SLOWDOWN] = DIAG_PROGRESSED,  [DIAG_CONTENTION] = DIAG_NO_OVERLAP,
     [DIAG_COMM_SLOWED] = DIAG_NO_OVERLAP,    [DIAG_IMPRECISION] = DIAG_IMPRECISION,
     [DIAG_UNEXPLAINED] = DIAG_UNEXPLAINED,   [DIAG_NO_OVERLAP] = DIAG_NO_OVERLAP,
     [DIAG_PROGRESSED] = DIAG_PROGRESSED,     [DIAG_UNCERTAIN] = DIAG_UNCERTAIN,
@@ -335,9 +338,18 @@ static enum tri rule_comp_slowdown(const diagnosis_input *in, const diagnosis_th
     return tri_and(computation_slowed(in, th), communication_progressed(in, th));
 }
 
+/* Section 3.3.3, "Contention without overlap": "communication was
+ * serialized, without any overlap, but at the same time computation was
+ * slowed down" (an aggressive progress thread). Its prose, not its formal
+ * condition "both r_comp_slowdown > 1 and r_comm > 1": a serialized
+ * collective is r_comm ~ 1, which that inequality leaves out of its own
+ * scenario. So: the computation slowed and the collective not progressed
+ * (comm_unhidden_share above progressed_max_unhidden), whether or not it
+ * was also slowed (r_comm > 1.2 is never progressed: its MPI time then
+ * exceeds the whole collective). */
 static enum tri rule_contention(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
-    return tri_and(computation_slowed(in, th), communication_slowed(in, th));
+    return tri_and(computation_slowed(in, th), tri_not(communication_progressed(in, th)));
 }
 
 static enum tri rule_comm_slowed(const diagnosis_input *in, const diagnosis_thresholds *th)
@@ -365,10 +377,9 @@ static const struct {
     {DIAG_COMP_SLOWDOWN, rule_comp_slowdown},
     {DIAG_CONTENTION, rule_contention},
     {DIAG_COMM_SLOWED, rule_comm_slowed},
-    /* what no rule above explains: an overhead with both ratios fine (rank
-     * skew, references that moved, noise), or a combination section 3.3
-     * does not name (a slowed computation next to an unprogressed
-     * collective, r_comm ~ 1) */
+    /* what no rule above explains: an overhead beyond the overlap band
+     * with both ratios fine, the collective progressed and the computation
+     * not slowed (rank skew, references that moved, noise) */
     {DIAG_UNEXPLAINED, rule_always},
 };
 

@@ -247,20 +247,18 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
             enum diagnosis group = analysis_diagnosis_group(point);
             size_t resamples = (size_t)rules->resamples;
             cell->diagnosis_p = claim_p_value(replicates, resamples, s->n, point, &point_rules);
-            /* the coarser claim: intermittent where the blocks show two
-             * regimes, else the class's group */
-            if (group != point)
+            /* the coarser claim: intermittent wherever the estimates show
+             * two regimes (each regime a quarter of the blocks or more: a
+             * group, a statement about the median block, would contradict
+             * a quarter of them or more), else the class's group. Chosen
+             * by the estimates alone, not by comparing p-values (README.md,
+             * "Two regimes"). */
+            cell->two_regimes = analysis_two_regimes(&input, &point_rules);
+            if (cell->two_regimes)
+                cell->diagnosis_group_p = two_regimes_p(s, replicates, resamples, &point_rules);
+            else if (group != point)
                 cell->diagnosis_group_p =
                     claim_p_value(replicates, resamples, s->n, group, &point_rules);
-            /* the coarser claim: the class's group, or intermittent where
-             * the blocks show two regimes and its p is the smaller (a cell
-             * with a stray block or two keeps its group's claim) */
-            if (analysis_two_regimes(&input, &point_rules)) {
-                double p = two_regimes_p(s, replicates, resamples, &point_rules);
-                cell->two_regimes = !(cell->diagnosis_group_p <= p); /* true for a NAN group p */
-                if (cell->two_regimes)
-                    cell->diagnosis_group_p = p;
-            }
         }
         free(replicates);
         overhead_distribution(s, cell, scratch);

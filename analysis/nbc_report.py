@@ -521,8 +521,10 @@ def verdict_module():
     return module
 
 
-# The results table: the cells of each class (cells.csv's diagnosis), then
-# the medians a reader compares across configurations.
+# The results table: the cells of each class (cells.csv's diagnosis: the
+# classes, then the groups no_overlap (no_progress, comm_slowed,
+# contention) and progressed (overlap, comp_slowdown), then intermittent),
+# then the medians a reader compares across configurations.
 RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm_slowed",
                   "imprecision", "unexplained", "no_overlap", "progressed", "intermittent",
                   "uncertain",

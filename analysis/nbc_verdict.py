@@ -45,19 +45,22 @@ CLASS_WORDS = {
     "overlap": "overlap",
     "no_progress": "no overlap (the collective progresses only in MPI_Wait)",
     "comp_slowdown": "overlap, but the computation is slowed",
-    "contention": "partial overlap (communication and computation contend)",
+    "contention": "no overlap, and the computation is slowed (section 3.3.3: the collective "
+                  "held, the computation contended with the library for the core)",
     "comm_slowed": "the communication is slowed by the computation",
     "imprecision": "too imprecise to say",
     "unexplained": "unexplained timings",
     # groups (claimed where the class is not confirmed but the group is)
-    "no_overlap": "no overlap (the collective did not progress during the computation)",
+    "no_overlap": "no overlap (the collective did not progress during the computation; "
+                  "whether the computation or the collective was also slowed is not decided)",
     "progressed": "overlap (the collective progressed during the computation)",
-    # two regimes (claimed where the class is not confirmed, in place of a group)
+    # two regimes (claimed where the class is not confirmed, in place of a
+    # group, wherever the estimates show both regimes)
     "intermittent": "intermittent overlap (progressed in some blocks, held in others)",
 }
 # The group of each class that has one (analysis/README.md, "Claims at two
 # levels"): a headline counts a group's cells with its classes'.
-GROUP_OF = {"no_progress": "no_overlap", "comm_slowed": "no_overlap",
+GROUP_OF = {"no_progress": "no_overlap", "comm_slowed": "no_overlap", "contention": "no_overlap",
             "overlap": "progressed", "comp_slowdown": "progressed"}
 # Not claims: counted after the confirmed classes.
 UNCONFIRMED = ("uncertain", "unresolvable", "invalid")

@@ -90,13 +90,18 @@ static void require_intervals(const cell_metrics *cell, const diagnosis_threshol
     require_interval(cell->comp_null_ci, "an interval is not upside down");
     fuzz_require(isnan(cell->diagnosis_p) || (cell->diagnosis_p > 0 && cell->diagnosis_p <= 1),
                  TARGET, "a p-value is in (0, 1]");
+    /* intermittent's p (two_regimes) is exact, not the replicates': it may
+     * exceed the class's */
     fuzz_require(isnan(cell->diagnosis_group_p) ||
-                     (cell->diagnosis_group_p > 0 && cell->diagnosis_group_p <= cell->diagnosis_p),
-                 TARGET, "a group's p-value is in (0, its class's]");
+                     (cell->diagnosis_group_p > 0 &&
+                      (cell->two_regimes ? cell->diagnosis_group_p <= 1
+                                         : cell->diagnosis_group_p <= cell->diagnosis_p)),
+                 TARGET, "a group's p-value is in (0, its class's], intermittent's in (0, 1]");
     fuzz_require(cell->diagnosis == DIAG_INVALID || cell->diagnosis == DIAG_UNCERTAIN ||
                      cell->diagnosis == DIAG_UNRESOLVABLE ||
                      cell->diagnosis == cell->diagnosis_point ||
-                     cell->diagnosis == analysis_diagnosis_group(cell->diagnosis_point),
+                     cell->diagnosis == analysis_diagnosis_group(cell->diagnosis_point) ||
+                     (cell->diagnosis == DIAG_INTERMITTENT && cell->two_regimes),
                  TARGET, "a confirmed claim is the point class or its group");
     fuzz_require(cell->diagnosis != DIAG_UNCERTAIN || cell->valid, TARGET,
                  "only a valid cell is uncertain");

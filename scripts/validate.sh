@@ -29,8 +29,8 @@
 # its verdict. An unflagged cell with a
 # wrong class, or a value whose interval misses the answer by more than the
 # bound, is wrong and fails: never a confident wrong answer. A group claim
-# (`progressed` = overlap or comp_slowdown, `no_overlap` = no_progress or
-# comm_slowed: analysis/README.md) that holds the answer is right, and
+# (`progressed` = overlap or comp_slowdown, `no_overlap` = no_progress,
+# comm_slowed or contention: analysis/README.md) that holds the answer is right, and
 # counted as a group: it says less, nothing false. `intermittent` (the
 # blocks in two regimes: the collective progressed in some and was held in
 # others) is flagged for the collectives that progress (perfect, steal: a
@@ -162,7 +162,7 @@ check_collective() {
         BEGIN {
             for (i = split(columns, pairs, " "); i > 0; i--) { split(pairs[i], kv, "="); name[kv[1]] = kv[2] }
             group["overlap"] = group["comp_slowdown"] = "progressed"
-            group["no_progress"] = group["comm_slowed"] = "no_overlap"
+            group["no_progress"] = group["comm_slowed"] = group["contention"] = "no_overlap"
         }
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         {

@@ -105,7 +105,7 @@ claims() {
     python3 - "$SCRATCH" "$prefix" <<'PY'
 import csv, sys
 d, prefix = sys.argv[1], sys.argv[2]
-GROUP = {"no_progress": "no_overlap", "comm_slowed": "no_overlap",
+GROUP = {"no_progress": "no_overlap", "comm_slowed": "no_overlap", "contention": "no_overlap",
          "overlap": "progressed", "comp_slowdown": "progressed"}
 OPEN = ("uncertain", "unresolvable", "invalid")
 def key(r):

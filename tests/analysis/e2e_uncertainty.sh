@@ -50,7 +50,7 @@ awk -F, -v r="$(column r_overhead)" -v lo="$(column r_overhead_ci_lo)" -v hi="$(
 # point class's, and summary.txt states the rate and the expected number of
 # wrong claims
 awk -F, -v d="$(column diagnosis)" -v pt="$(column diagnosis_point)" \
-    'BEGIN { group["no_progress"] = group["comm_slowed"] = "no_overlap"
+    'BEGIN { group["no_progress"] = group["comm_slowed"] = group["contention"] = "no_overlap"
              group["overlap"] = group["comp_slowdown"] = "progressed" }
      NR > 1 && $d != "uncertain" && $d != "invalid" && $d != $pt && $d != group[$pt] { bad++ }
      END { exit bad > 0 }' \
