@@ -115,9 +115,10 @@ nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state 
  * claim is not decided yet and is expected to be, in the blocks
  * extended_budget_s affords at the cell's pace (max_blocks at most): the
  * class's p, or, while the coarser claim is not decided either, the
- * group's p or intermittent's exact p where the blocks show two regimes,
- * projected as for decidable with no standard error granted. Between looks
- * the sweep carries the answer in budget_extended. */
+ * group's p (as for decidable, no standard error granted) or, where the
+ * blocks show two regimes, intermittent's exact p (granted one standard
+ * error of the share: the smaller measured share is biased low). Between
+ * looks the sweep carries the answer in budget_extended. */
 bool nbc_stop_extends_budget(const nbc_stop_rule *rule, const nbc_stop_state *state);
 
 /* The budget in force of a cell: at a look as nbc_stop_extends_budget

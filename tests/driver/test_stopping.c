@@ -281,9 +281,11 @@ static void test_far_corners(void **unused)
 /* The budget that follows the decision: 3 s at 0.2 s a block affords 15
  * blocks, 3 x 3 s the 40 of the cap. A cell whose claim is expected to be
  * decided there (one regime: class p 0.05; two regimes: 6 of 12, p 0.054,
- * 20 of 40: 6e-4) has its budget extended at the look, carried between
- * looks; a cell whose claim is decided, or not expected to be decided even
- * then (4 of 12: 13 of 40, p 0.18), keeps 3 s. */
+ * 20 of 40: 6e-4; 4 of 12 granted one standard error of the share: 0.33 +
+ * 0.14 of 40 is 19, p 0.002) has its budget extended at the look, carried
+ * between looks; a cell whose claim is decided, or not expected to be
+ * decided even then (3 of 12: 0.25 + 0.125 of 40 is 15, p 0.05), keeps
+ * 3 s. */
 static void test_extended_budget(void **unused)
 {
     (void)unused;
@@ -322,6 +324,9 @@ static void test_extended_budget(void **unused)
     nbc_stop_state unexpected = s;
     unexpected.regime_share = 1.0 / 3;
     unexpected.p_group = 0.35;
+    assert_true(nbc_stop_extends_budget(&rule, &unexpected));
+    unexpected.regime_share = 0.25;
+    unexpected.p_group = 0.61;
     assert_false(nbc_stop_extends_budget(&rule, &unexpected));
     nbc_stop_state hopeless = state_of(36, 0.2 * 37, 0.2, 1, 0.5);
     hopeless.p_group = 0.56;
