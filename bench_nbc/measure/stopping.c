@@ -118,10 +118,12 @@ static bool group_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, 
     return !s->group_is_intermittent && decidable(rule, s, s->p_group, reach, benefit);
 }
 
-/* The budget follows the decision: a claim not decided yet (the class, or
- * the coarser claim the analysis would make: the group, or intermittent
- * where the blocks show two regimes) that the projection expects to be
- * decided in the blocks extended_budget_s affords at the cell's pace: a
+/* The budget follows the decision: a cell with no claim decided yet
+ * (neither the class nor the coarser claim the analysis would make: the
+ * group, or intermittent where the blocks show two regimes; a decided group
+ * is an answer, and time is not spent to refine it) whose class or coarser
+ * claim the projection expects to be decided in the blocks
+ * extended_budget_s affords at the cell's pace: a
  * bootstrap p at its measured z (no standard error granted), intermittent
  * granted one standard error of the share. The smaller of two measured
  * shares sits below the smaller true one where the regimes are near even
@@ -130,13 +132,12 @@ static bool group_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, 
 bool nbc_stop_extends_budget(const nbc_stop_rule *rule, const nbc_stop_state *state)
 {
     if (!(rule->extended_budget_s > rule->cell_budget_s) || rule->cell_budget_s <= 0 ||
-        state->blocks < rule->decide_min_blocks || state->p <= rule->look_level)
+        state->blocks < rule->decide_min_blocks || state->p <= rule->look_level ||
+        state->p_group <= rule->look_level)
         return false;
     int reach = reachable_blocks(rule, state, rule->extended_budget_s);
     if (decidable(rule, state, state->p, reach, 0))
         return true;
-    if (state->p_group <= rule->look_level)
-        return false;
     if (state->regime_share > 0 && regime_decidable(rule, state, reach, 1))
         return true;
     return !state->group_is_intermittent && decidable(rule, state, state->p_group, reach, 0);

@@ -111,11 +111,11 @@ int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks);
  * else continue. A NAN interval is not narrow, a NAN p not decided. */
 nbc_stop_reason nbc_stop_decide(const nbc_stop_rule *rule, const nbc_stop_state *state);
 
-/* At a look: whether the budget in force is extended_budget_s: the cell's
- * claim is not decided yet and is expected to be, in the blocks
- * extended_budget_s affords at the cell's pace (max_blocks at most): the
- * class's p, or, while the coarser claim is not decided either, the
- * group's p (as for decidable, no standard error granted) or, where the
+/* At a look: whether the budget in force is extended_budget_s: neither the
+ * cell's class nor its coarser claim is decided yet, and one is expected
+ * to be in the blocks extended_budget_s affords at the cell's pace
+ * (max_blocks at most): the class's p or the group's p (as for decidable,
+ * no standard error granted) or, where the
  * blocks show two regimes, intermittent's exact p (granted one standard
  * error of the share: the smaller measured share is biased low). Between
  * looks the sweep carries the answer in budget_extended. */

@@ -309,6 +309,9 @@ static void test_extended_budget(void **unused)
     assert_false(nbc_stop_extends_budget(&rule, &one));
     one.p_group = 0.05; /* the group's p */
     assert_true(nbc_stop_extends_budget(&rule, &one));
+    one.p = 0.05; /* a decided group is an answer: no time to refine it */
+    one.p_group = 0.005;
+    assert_false(nbc_stop_extends_budget(&rule, &one));
     /* between looks, past 3 s: the budget carried from the look */
     nbc_stop_state between = state_of(16, 0.2 * 17, 0.2, NAN, NAN);
     between.budget_extended = true;
