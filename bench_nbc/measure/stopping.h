@@ -39,13 +39,13 @@ typedef enum {
 const char *nbc_stop_reason_name(nbc_stop_reason reason);
 
 typedef struct nbc_stop_rule {
-    int min_blocks;         /* run.repetitions: always measured, the first look */
-    int max_blocks;         /* run.max_repetitions */
-    double half_width;      /* run.half_width; 0: a fixed min_blocks */
-    double cell_budget_s;   /* run.cell_budget_s; 0: none */
-    int look_blocks;        /* blocks between looks: one Williams cycle (6) */
-    int decide_min_blocks;  /* the analysis's min_blocks: no decision on fewer */
-    double look_level;      /* the per-look level of "decided" (nbc_stop_rule_of) */
+    int min_blocks;           /* run.repetitions: always measured, the first look */
+    int max_blocks;           /* run.max_repetitions */
+    double half_width;        /* run.half_width; 0: a fixed min_blocks */
+    double cell_budget_s;     /* run.cell_budget_s; 0: none */
+    int look_blocks;          /* blocks between looks: one Williams cycle (6) */
+    int decide_min_blocks;    /* the analysis's min_blocks: no decision on fewer */
+    double look_level;        /* the per-look level of "decided" (nbc_stop_rule_of) */
     double extended_budget_s; /* the budget of a cell whose claim is expected to be
                                * decided in the blocks it affords
                                * (nbc_stop_extends_budget); 0: none */

@@ -523,6 +523,16 @@ static void test_precision_decided_unresolvable_cells(void **unused)
                nbc_stop_reason_name(reason));
         assert_true(edge_blocks < 40);
         assert_int_equal(reason, NBC_STOP_UNRESOLVABLE);
+        /* the same cell in a far corner (16:1, 3 s gone in 12 blocks):
+         * named unresolvable, not left to its budget, at the first look
+         * with no block left (12, or 36 where 9 s were granted) */
+        sim_cell corner = {3, 4e6, 0.3, NOISE_OUTLIERS, 0.03, 16, 0, 3.0 / 13};
+        rule = default_rule(0.1, 3);
+        int corner_blocks = blocks_run(&rule, &corner, seed, &reason);
+        printf("figure: far corner on the threshold, seed %d: %d blocks (%s)\n", (int)seed,
+               corner_blocks, nbc_stop_reason_name(reason));
+        assert_int_equal(reason, NBC_STOP_UNRESOLVABLE);
+        assert_true(corner_blocks <= 39); /* what 3 x 3 s afford */
     }
 }
 
@@ -632,8 +642,14 @@ static void sim_grid(int grid, const nbc_stop_rule *rule, sim_totals *t)
          * afford 12 blocks of a 16:1 cell, 12 to 36 of a 2:1 one */
         bool far = i % 4 == 3;
         int affordable = far ? 12 : 12 + 6 * ((i / 4) % 5);
-        cells[i] = (sim_cell){i,         4e6,       sim_truths[k], (enum noise_kind)(i % 3),
-                              0.03,      far ? 16 : 2, 0,          3.0 / (affordable + 1)};
+        cells[i] = (sim_cell){i,
+                              4e6,
+                              sim_truths[k],
+                              (enum noise_kind)(i % 3),
+                              0.03,
+                              far ? 16 : 2,
+                              0,
+                              3.0 / (affordable + 1)};
     }
     cell_table table;
     run_grid(grid, rule, cells, &table, t->stops);
