@@ -1,11 +1,13 @@
 /* Unit tests of adaptive repetitions' stopping rule (bench_nbc/measure/stopping.c):
  * the rule on given estimates (least blocks, fixed count, looks only after
- * complete Williams cycles, precision, decided, unresolvable, cap, budget),
- * the rule fed by the analysis's own estimator on simulated cells, and a
- * simulation of the whole sequential procedure (heavy-tailed cells of known
- * truth stopped by the rule, then the map's analysis): coverage of the 95 %
- * interval of r_overhead at the stop, bias of the estimate at the stop, and
- * the share of wrong claims among the map's confirmed cells. */
+ * complete Williams cycles, precision, decided, unresolvable against budget,
+ * cap, the far corners, the extended budget), the rule fed by the analysis's
+ * own estimator on simulated cells, and a simulation of the whole
+ * sequential procedure (heavy-tailed cells of known truth stopped by the
+ * rule at simulated paces, with no budget, 3 s and 3 s extended, then the
+ * map's analysis): coverage of the 95 % interval of r_overhead at the stop,
+ * bias of the estimate at the stop, the share of wrong claims among the
+ * map's confirmed cells, and the simulated seconds spent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
