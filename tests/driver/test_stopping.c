@@ -1,11 +1,13 @@
 /* Unit tests of adaptive repetitions' stopping rule (bench_nbc/measure/stopping.c):
  * the rule on given estimates (least blocks, fixed count, looks only after
- * complete Williams cycles, precision, decided, unresolvable, cap, budget),
- * the rule fed by the analysis's own estimator on simulated cells, and a
- * simulation of the whole sequential procedure (heavy-tailed cells of known
- * truth stopped by the rule, then the map's analysis): coverage of the 95 %
- * interval of r_overhead at the stop, bias of the estimate at the stop, and
- * the share of wrong claims among the map's confirmed cells. */
+ * complete Williams cycles, precision, decided, unresolvable against budget,
+ * cap, the far corners, the extended budget), the rule fed by the analysis's
+ * own estimator on simulated cells, and a simulation of the whole
+ * sequential procedure (heavy-tailed cells of known truth stopped by the
+ * rule at simulated paces, with no budget, 3 s and 3 s extended, then the
+ * map's analysis): coverage of the 95 % interval of r_overhead at the stop,
+ * bias of the estimate at the stop, the share of wrong claims among the
+ * map's confirmed cells, and the simulated seconds spent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -141,8 +143,10 @@ static void test_group_claims_and_precision(void **unused)
         {1, 0.05, 0.005, 0, 1, NBC_STOP_CONTINUE},  /* the class expected decided too */
         {1, 0.5, NAN, 0, 1, NBC_STOP_UNRESOLVABLE}, /* class 0.5: 1.83 < 2.33 */
         {1, 0.5, 0.2, 0, 1, NBC_STOP_CONTINUE},     /* group 0.2: 1.84 x 1.83 = 3.4 */
-        /* no block left in the budget (3 s at 0.25 s a block: 12) */
-        {0.05, 0.05, NAN, 3, 0.25 * 13, NBC_STOP_PRECISION},
+        /* no block left in 3 s at 0.25 s a block (12); 9 s reach 36
+         * (growth 1.73): 0.05 is expected decided there (2.85), 0.2 not */
+        {0.05, 0.05, NAN, 3, 0.25 * 13, NBC_STOP_CONTINUE},
+        {0.05, 0.2, NAN, 3, 0.25 * 13, NBC_STOP_PRECISION},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         nbc_stop_rule rule = default_rule(0.05, cases[i].budget_s);
@@ -158,7 +162,8 @@ static void test_group_claims_and_precision(void **unused)
 /* Unresolvable: projected to 40 blocks (sqrt(40/12) = 1.83), the interval
  * stays wide and the class's z plus one standard error stays below the
  * level's 2.33. A p of 0.5 (z = 0: 1.83) is given up; 0.3 (z = 0.52: 2.8)
- * is not; a budget that affords no more blocks leaves it to the budget. */
+ * is not. A budget that affords too few blocks to settle a cell that 40
+ * would settle stops it on `budget`: more time would help. */
 static void test_unresolvable(void **unused)
 {
     (void)unused;
@@ -169,11 +174,16 @@ static void test_unresolvable(void **unused)
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
     s = state_of(12, 1, 0.5, 0.18, 0.5); /* 0.18 / 1.83 < 0.1: narrow by 40 */
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
-    /* a 3 s budget at 0.2 s a block reaches 15: z + 1 = 1 x sqrt(15/12) */
+    /* a 3 s budget at 0.2 s a block reaches 15 (growth 1.12), 9 s the 40
+     * of the cap: p 0.2 (z 0.84) is not expected decided in 40 (1.54, so
+     * no extension), not decidable in 15 granting one standard error
+     * (1.84 x 1.12 = 2.06) but in 40 (3.37): budget; 0.5 not even in 40 */
     nbc_stop_rule budget = default_rule(0.1, 3);
     s = state_of(12, 0.2 * 13, 0.5, 0.2, 0.05); /* z 1.64: 2.64 x 1.12 > 2.33 */
     assert_int_equal(nbc_stop_decide(&budget, &s), NBC_STOP_CONTINUE);
-    s.p = 0.2; /* z 0.84: 1.84 x 1.12 = 2.06 */
+    s.p = 0.2;
+    assert_int_equal(nbc_stop_decide(&budget, &s), NBC_STOP_BUDGET);
+    s.p = 0.5;
     assert_int_equal(nbc_stop_decide(&budget, &s), NBC_STOP_UNRESOLVABLE);
     /* under the analysis's 10 blocks nothing is decided nor given up */
     nbc_stop_rule early = nbc_stop_rule_of(4, 9, 1e-9, 0);
@@ -233,27 +243,77 @@ static void test_two_regimes(void **unused)
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
 }
 
+/* The far corners (analysis/README.md, "Stopping"): 12 blocks take the
+ * whole 3 s (0.25 s a block), 9 s afford 36 (growth 1.73), 40 blocks grow
+ * z by 1.83. Where no block is left, a cell that 40 blocks could not
+ * settle even granting one standard error is named unresolvable (p 0.78:
+ * (-0.77 + 1) x 1.83 = 0.42; p 0.44: 1.15 x 1.83 = 2.1), one that they
+ * could stops on its budget (p 0.2: 3.37), one expected decided in 36
+ * blocks has its budget extended (p 0.032: 1.85 x 1.73 = 3.2). At the cap
+ * the reason is the cap's. */
+static void test_far_corners(void **unused)
+{
+    (void)unused;
+    nbc_stop_rule rule = default_rule(0.1, 3);
+    static const struct {
+        double p;
+        nbc_stop_reason want;
+    } cases[] = {{0.78, NBC_STOP_UNRESOLVABLE},
+                 {0.44, NBC_STOP_UNRESOLVABLE},
+                 {0.2, NBC_STOP_BUDGET},
+                 {0.032, NBC_STOP_CONTINUE}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        nbc_stop_state s = state_of(12, 0.25 * 13, 0.5, 2, cases[i].p);
+        if (nbc_stop_decide(&rule, &s) != cases[i].want)
+            fail_msg("case %zu: %s, expected %s", i,
+                     nbc_stop_reason_name(nbc_stop_decide(&rule, &s)),
+                     nbc_stop_reason_name(cases[i].want));
+    }
+    /* without the extension p 0.032 stops on its budget (40 would decide it) */
+    nbc_stop_rule fixed = rule;
+    fixed.extended_budget_s = fixed.cell_budget_s;
+    nbc_stop_state s = state_of(12, 0.25 * 13, 0.5, 2, 0.032);
+    assert_int_equal(nbc_stop_decide(&fixed, &s), NBC_STOP_BUDGET);
+    /* the cap, a look (max 36): max, whatever the projection */
+    nbc_stop_rule capped = nbc_stop_rule_of(12, 36, 0.1, 0);
+    s = state_of(36, 1, 0.5, 2, 0.78);
+    assert_int_equal(nbc_stop_decide(&capped, &s), NBC_STOP_MAX);
+}
+
 /* The budget that follows the decision: 3 s at 0.2 s a block affords 15
- * blocks, 3 x 3 s the 40 of the cap. A cell with two regimes whose claim
- * needs more (4 of 12, above) has its budget extended at the look, carried
- * between looks; a cell of one regime, or one whose claim is out of reach
- * even then, keeps 3 s. */
-static void test_regime_budget(void **unused)
+ * blocks, 3 x 3 s the 40 of the cap. A cell whose claim is expected to be
+ * decided there (one regime: class p 0.05; two regimes: 6 of 12, p 0.054,
+ * 20 of 40: 6e-4; 4 of 12 granted one standard error of the share: 0.33 +
+ * 0.14 of 40 is 19, p 0.002) has its budget extended at the look, carried
+ * between looks; a cell whose claim is decided, or not expected to be
+ * decided even then (3 of 12: 0.25 + 0.125 of 40 is 15, p 0.05), keeps
+ * 3 s. */
+static void test_extended_budget(void **unused)
 {
     (void)unused;
     nbc_stop_rule rule = default_rule(0.05, 3);
-    assert_true(fabs(rule.regime_budget_s - 3 * NBC_STOP_REGIME_BUDGET_FACTOR) < 1e-12);
+    assert_true(fabs(rule.extended_budget_s - 3 * NBC_STOP_EXTENDED_BUDGET_FACTOR) < 1e-12);
     nbc_stop_state s = state_of(12, 0.2 * 13, 0.2, 1, 0.5);
-    s.p_group = 0.35;
-    s.regime_share = 1.0 / 3;
+    s.p_group = 0.054;
+    s.regime_share = 0.5;
     s.group_is_intermittent = true;
     assert_true(nbc_stop_extends_budget(&rule, &s));
     assert_int_equal(nbc_stop_decide(&rule, &s), NBC_STOP_CONTINUE);
-    /* without the extension: 15 blocks, (0.33 + 0.14) of 15 is 7: p 0.057 */
+    /* without the extension: 15 blocks, one half of 15 is 8: p 0.017 */
     nbc_stop_rule fixed = rule;
-    fixed.regime_budget_s = fixed.cell_budget_s;
+    fixed.extended_budget_s = fixed.cell_budget_s;
     assert_false(nbc_stop_extends_budget(&fixed, &s));
-    assert_int_equal(nbc_stop_decide(&fixed, &s), NBC_STOP_UNRESOLVABLE);
+    assert_int_equal(nbc_stop_decide(&fixed, &s), NBC_STOP_BUDGET);
+    /* one regime, the class's p */
+    nbc_stop_state one = state_of(12, 0.2 * 13, 0.2, 1, 0.05);
+    assert_true(nbc_stop_extends_budget(&rule, &one));
+    one.p = 0.2;
+    assert_false(nbc_stop_extends_budget(&rule, &one));
+    one.p_group = 0.05; /* the group's p */
+    assert_true(nbc_stop_extends_budget(&rule, &one));
+    one.p = 0.05; /* a decided group is an answer: no time to refine it */
+    one.p_group = 0.005;
+    assert_false(nbc_stop_extends_budget(&rule, &one));
     /* between looks, past 3 s: the budget carried from the look */
     nbc_stop_state between = state_of(16, 0.2 * 17, 0.2, NAN, NAN);
     between.budget_extended = true;
@@ -262,17 +322,23 @@ static void test_regime_budget(void **unused)
     assert_int_equal(nbc_stop_decide(&rule, &between), NBC_STOP_BUDGET);
     between = state_of(16, 0.2 * 17, 0.2, NAN, NAN);
     assert_int_equal(nbc_stop_decide(&rule, &between), NBC_STOP_BUDGET);
-    /* not extended: one regime, intermittent decided, out of reach */
-    nbc_stop_state one = s;
-    one.regime_share = 0;
-    assert_false(nbc_stop_extends_budget(&rule, &one));
+    /* not extended: decided, not expected, no p yet */
     nbc_stop_state decided = s;
     decided.p_group = 0.0075;
     assert_false(nbc_stop_extends_budget(&rule, &decided));
+    nbc_stop_state unexpected = s;
+    unexpected.regime_share = 1.0 / 3;
+    unexpected.p_group = 0.35;
+    assert_true(nbc_stop_extends_budget(&rule, &unexpected));
+    unexpected.regime_share = 0.25;
+    unexpected.p_group = 0.61;
+    assert_false(nbc_stop_extends_budget(&rule, &unexpected));
     nbc_stop_state hopeless = state_of(36, 0.2 * 37, 0.2, 1, 0.5);
     hopeless.p_group = 0.56;
     hopeless.regime_share = 0.25;
     assert_false(nbc_stop_extends_budget(&rule, &hopeless));
+    nbc_stop_state none_yet = state_of(12, 0.2 * 13, 0.2, 1, NAN);
+    assert_false(nbc_stop_extends_budget(&rule, &none_yet));
     /* no budget, none to extend */
     nbc_stop_rule none = default_rule(0.05, 0);
     assert_false(nbc_stop_extends_budget(&none, &s));
@@ -459,6 +525,16 @@ static void test_precision_decided_unresolvable_cells(void **unused)
                nbc_stop_reason_name(reason));
         assert_true(edge_blocks < 40);
         assert_int_equal(reason, NBC_STOP_UNRESOLVABLE);
+        /* the same cell in a far corner (16:1, 3 s gone in 12 blocks):
+         * named unresolvable, not left to its budget, at the first look
+         * with no block left (12, or 36 where 9 s were granted) */
+        sim_cell corner = {3, 4e6, 0.3, NOISE_OUTLIERS, 0.03, 16, 0, 3.0 / 13};
+        rule = default_rule(0.1, 3);
+        int corner_blocks = blocks_run(&rule, &corner, seed, &reason);
+        printf("figure: far corner on the threshold, seed %d: %d blocks (%s)\n", (int)seed,
+               corner_blocks, nbc_stop_reason_name(reason));
+        assert_int_equal(reason, NBC_STOP_UNRESOLVABLE);
+        assert_true(corner_blocks <= 39); /* what 3 x 3 s afford */
     }
 }
 
@@ -466,21 +542,26 @@ static void test_precision_decided_unresolvable_cells(void **unused)
 
 /* Grids of cells of known truth (r from overlap to serialized, four near the
  * overlap threshold 0.3, three noise shapes, two shapes 2:1 and 16:1), each
- * cell run block
- * by block by the rule of the default configuration (3 s budget left out:
- * the simulation has no clock), then the grid's rows and stops analyzed as
- * nbc-analyze does. Checked at the stop:
+ * cell run block by block by the rule of the default configuration, then
+ * the grid's rows and stops analyzed as nbc-analyze does; with no budget,
+ * with the default 3 s, and with 3 s not extended. The simulated clock is
+ * this machine's default sweep: 3 s afford the 2:1 cells 12 to 36 blocks,
+ * the 16:1 ones (the 64 ms row, the far corners) 12. Checked at the stop,
+ * for each budget:
  * - the coverage of r_overhead's 95 % interval, cells independent: with K
  *   cells its standard deviation is sqrt(0.95 0.05 / K), 0.7 points at
  *   K = 980; 2 points is 2.9 of them;
  * - the bias of the estimate at the stop, per truth (2:1 cells: the 16:1
  *   ones are too noisy for a mean to show 1 %): a stop that waited for the
- *   estimate to leave a threshold would push it away from it;
+ *   estimate to leave a threshold would push it away from it (no budget
+ *   and the default one);
  * - the share of wrong claims among the map's confirmed cells, its mean
  *   over grids at most q = 0.05 (the claims' stated rate). Every point
  *   class claimed instead (no error control but the driver's unresolvable
  *   stops) fails it: the cells beside the threshold that stopped on their
- *   interval's width are often on its wrong side. */
+ *   interval's width are often on its wrong side;
+ * - no cell over 3 budgets and one block; the extension claims more cells
+ *   than 3 s alone. */
 enum { SIM_GRIDS = 20, SIM_GRID_CELLS = 49 };
 static const double sim_truths[] = {0, 0.1, 0.27, 0.29, 0.31, 0.33, 0.6, 1.0};
 enum { SIM_TRUTHS = sizeof sim_truths / sizeof *sim_truths };
@@ -512,6 +593,8 @@ typedef struct sim_totals {
     long per_truth[SIM_TRUTHS];
     double estimate_sum[SIM_TRUTHS], estimate_square_sum[SIM_TRUTHS];
     long stops[NBC_STOP_COUNT];
+    long blocks;
+    double seconds; /* simulated: blocks and warm-ups at the cells' paces */
 } sim_totals;
 
 /* Each of the grid's cells run block by block by `rule` (seeds from the
@@ -550,25 +633,39 @@ static void run_grid(int grid, const nbc_stop_rule *rule, const sim_cell *cells,
     free(text);
 }
 
-static void sim_grid(int grid, sim_totals *t)
+static void sim_grid(int grid, const nbc_stop_rule *rule, sim_totals *t)
 {
     sim_cell cells[SIM_GRID_CELLS];
     int truth_of[SIM_GRID_CELLS];
     for (int i = 0; i < SIM_GRID_CELLS; i++) {
         int k = (grid * SIM_GRID_CELLS + i) % SIM_TRUTHS;
         truth_of[i] = k;
-        /* one cell in four 16:1, the others 2:1; three noise shapes */
-        cells[i] = (sim_cell){
-            i, 4e6, sim_truths[k], (enum noise_kind)(i % 3), 0.03, i % 4 == 3 ? 16 : 2, 0, 0};
+        /* one cell in four 16:1, the others 2:1; three noise shapes; 3 s
+         * afford 12 blocks of a 16:1 cell, 12 to 36 of a 2:1 one */
+        bool far = i % 4 == 3;
+        int affordable = far ? 12 : 12 + 6 * ((i / 4) % 5);
+        cells[i] = (sim_cell){i,
+                              4e6,
+                              sim_truths[k],
+                              (enum noise_kind)(i % 3),
+                              0.03,
+                              far ? 16 : 2,
+                              0,
+                              3.0 / (affordable + 1)};
     }
     cell_table table;
-    nbc_stop_rule rule = default_rule(0.1, 0);
-    run_grid(grid, &rule, cells, &table, t->stops);
+    run_grid(grid, rule, cells, &table, t->stops);
     long claims = 0, wrong = 0, point_claims = 0, point_wrong = 0;
     for (int i = 0; i < SIM_GRID_CELLS; i++) {
         const cell_metrics *m = &table.cells[i];
         int k = truth_of[i];
         t->cells++;
+        t->blocks += m->blocks;
+        double seconds = cells[i].pace_s * (double)(m->blocks + 1);
+        t->seconds += seconds;
+        if (rule->cell_budget_s > 0) /* the budget is checked after each block */
+            assert_true(seconds <= fmax(rule->extended_budget_s, rule->cell_budget_s) +
+                                       cells[i].pace_s * 1.000001);
         t->covered += m->r_overhead_ci.lo <= sim_truths[k] && sim_truths[k] <= m->r_overhead_ci.hi;
         if (cells[i].comp_factor == 2) {
             t->per_truth[k]++;
@@ -596,23 +693,26 @@ static void sim_grid(int grid, sim_totals *t)
     analysis_cell_table_free(&table);
 }
 
-static void test_sequential_procedure(void **unused)
+/* The grids run by `rule`, checked as the comment above says; bias only
+ * where `bias` asks. */
+static sim_totals sequential_grids(const nbc_stop_rule *rule, const char *label, bool bias)
 {
-    (void)unused;
     sim_totals t = {0};
     for (int g = 0; g < SIM_GRIDS; g++)
-        sim_grid(g, &t);
+        sim_grid(g, rule, &t);
     double coverage = (double)t.covered / (double)t.cells, fdr = t.fdp_sum / SIM_GRIDS;
     double uncontrolled = t.fdp_sum_uncontrolled / SIM_GRIDS;
-    printf("figure: sequential procedure, %ld cells in %d grids: stops", t.cells, SIM_GRIDS);
+    printf("figure: sequential procedure, %s, %ld cells in %d grids: stops", label, t.cells,
+           SIM_GRIDS);
     for (int r = 0; r < NBC_STOP_COUNT; r++)
         if (t.stops[r])
             printf(" %s %ld", nbc_stop_reason_name((nbc_stop_reason)r), t.stops[r]);
     printf("; coverage of r_overhead's 95 %% interval at the stop %.1f %%; claims %ld, wrong "
            "%ld, mean share wrong over grids %.3f (q 0.05; %.3f if every point class were "
-           "claimed but the unresolvable); clear 2:1 cells claimed right %ld of %ld\n",
+           "claimed but the unresolvable); clear 2:1 cells claimed right %ld of %ld; %ld blocks, "
+           "%.0f s simulated\n",
            100 * coverage, t.claims, t.wrong_claims, fdr, uncontrolled, t.clear_claimed,
-           t.clear_cells);
+           t.clear_cells, t.blocks, t.seconds);
     assert_true(fabs(coverage - 0.95) <= 0.02);
     assert_true(fdr <= 0.05);
     /* the grids test the control: without it the share would exceed q */
@@ -620,12 +720,12 @@ static void test_sequential_procedure(void **unused)
     /* the map answers: nearly every 2:1 cell away from a threshold is
      * claimed, and right */
     assert_true(t.clear_claimed >= 0.9 * (double)t.clear_cells);
-    for (int k = 0; k < SIM_TRUTHS; k++) {
+    for (int k = 0; bias && k < SIM_TRUTHS; k++) {
         double n = (double)t.per_truth[k], mean = t.estimate_sum[k] / n;
         double se = sqrt((t.estimate_square_sum[k] / n - mean * mean) / (n - 1));
-        printf("figure: truth r_overhead %.2f: mean estimate at the stop %.4f +- %.4f (standard "
-               "error) over %.0f cells of 2:1\n",
-               sim_truths[k], mean, se, n);
+        printf("figure: %s, truth r_overhead %.2f: mean estimate at the stop %.4f +- %.4f "
+               "(standard error) over %.0f cells of 2:1\n",
+               label, sim_truths[k], mean, se, n);
         /* no bias the simulation can see (3.5 standard errors of the mean:
          * a correct method fails one of the 8 with probability 4e-3)... */
         assert_true(fabs(mean - sim_truths[k]) <= 3.5 * se);
@@ -633,6 +733,20 @@ static void test_sequential_procedure(void **unused)
         if (0.01 * sim_truths[k] >= 2 * se)
             assert_true(fabs(mean - sim_truths[k]) <= 0.01 * sim_truths[k]);
     }
+    return t;
+}
+
+static void test_sequential_procedure(void **unused)
+{
+    (void)unused;
+    nbc_stop_rule rule = default_rule(0.1, 0);
+    sequential_grids(&rule, "no budget", true);
+    rule = default_rule(0.1, 3);
+    sim_totals extended = sequential_grids(&rule, "3 s budget, extended to 9 s", true);
+    rule.extended_budget_s = rule.cell_budget_s;
+    sim_totals fixed = sequential_grids(&rule, "3 s budget, not extended", false);
+    /* the time goes where a claim can be decided: more claims */
+    assert_true(extended.claims > fixed.claims);
 }
 
 /* ---- Two regimes through the sequential procedure --------------------------------- */
@@ -670,8 +784,8 @@ typedef struct regime_totals {
     double fdp_sum, seconds; /* simulated: blocks and warm-ups at the cells' paces */
 } regime_totals;
 
-/* The grids of two regimes run by `rule`; with a budget, 3 s afford 12,
- * 18, 24, 30 or 36 blocks by cell. */
+/* The grids of two regimes run by `rule`; 3 s afford 12, 18, 24, 30 or
+ * 36 blocks by cell (the simulated seconds, and the budget if any). */
 static regime_totals two_regime_grids(const nbc_stop_rule *rule, const char *label)
 {
     regime_totals t = {0};
@@ -686,7 +800,7 @@ static regime_totals two_regime_grids(const nbc_stop_rule *rule, const char *lab
                                   0.03,
                                   2,
                                   regime_shares[(g * SIM_GRID_CELLS + i) % REGIME_KINDS],
-                                  rule->cell_budget_s > 0 ? 3.0 / (affordable + 1) : 0};
+                                  3.0 / (affordable + 1)};
         }
         cell_table table;
         run_grid(100 + g, rule, cells, &table, t.stops);
@@ -730,7 +844,7 @@ static void test_sequential_two_regimes(void **unused)
     /* the default 3 s, with and without the extension */
     rule = default_rule(0.1, 3);
     regime_totals extended = two_regime_grids(&rule, "3 s budget, extended to 9 s");
-    rule.regime_budget_s = rule.cell_budget_s;
+    rule.extended_budget_s = rule.cell_budget_s;
     regime_totals fixed = two_regime_grids(&rule, "3 s budget, not extended");
     assert_true(extended.fdp_sum / REGIME_GRIDS <= 0.05);
     assert_true(fixed.fdp_sum / REGIME_GRIDS <= 0.05);
@@ -747,7 +861,8 @@ int main(void)
         cmocka_unit_test(test_group_claims_and_precision),
         cmocka_unit_test(test_unresolvable),
         cmocka_unit_test(test_two_regimes),
-        cmocka_unit_test(test_regime_budget),
+        cmocka_unit_test(test_far_corners),
+        cmocka_unit_test(test_extended_budget),
         cmocka_unit_test(test_estimator),
         cmocka_unit_test(test_precision_decided_unresolvable_cells),
         cmocka_unit_test(test_sequential_procedure),
