@@ -107,9 +107,9 @@ static bool regime_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s,
 }
 
 /* Whether the coarser claim can still be decided: intermittent's p by its
- * own arithmetic where the blocks show two regimes (the analysis claims
- * whichever of it and the group has the smaller p), the group's p as any
- * p where p_group is the group's. */
+ * own arithmetic where the blocks show two regimes (the analysis's coarser
+ * claim is then intermittent, never the group), the group's p as any p
+ * where p_group is the group's. */
 static bool group_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, int reach,
                             double benefit)
 {
