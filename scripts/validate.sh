@@ -12,7 +12,11 @@
 #                      SCHED_FIFO and takes all of it from the computation);
 #                      without real-time priority (not root) the scheduler
 #                      decides how much of d the computation loses: the
-#                      answer then lies between 1 and that.
+#                      answer then lies between 1 and that; so it does
+#                      beside a CPU-bound neighbour (loaded, below), whose
+#                      share of the core the computation's step and its
+#                      reference do not get alike (measured beside the hog,
+#                      8 ms x 4 ms: 1.60 [1.58, 1.61] for 2.20 predicted).
 # Every valid cell must hold its answer (an invalid cell, one the analysis
 # could not measure, is counted apart; a collective without a valid cell
 # fails): one run, no second chance. A value is right when its estimate, or its 95 % interval
@@ -192,7 +196,11 @@ check_collective() {
                 # without real-time priority the scheduler decides how much of
                 # the stolen time lands in the computation (EEVDF may let it
                 # finish first): only "slower, and not beyond the prediction"
-                lowest = realtime ? predicted : 1
+                # beside a neighbour (loaded, below) the computation holds a
+                # share of its core that differs between the step and its
+                # reference at the time slice's scale (about 3 ms): the same
+                # bound as without real-time priority
+                lowest = realtime && !loaded ? predicted : 1
                 err = s < lowest ? lowest - s : (s > predicted ? s - predicted : 0)
                 ok_value = err <= 0.1
                 # right when the estimate, or its 95 % interval, is within the bound
