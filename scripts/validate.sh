@@ -198,7 +198,7 @@ check_collective() {
                 # finish first): only "slower, and not beyond the prediction"
                 # beside a neighbour (loaded, below) the computation holds a
                 # share of its core that differs between the step and its
-                # reference at the time slice's scale (about 3 ms): the same
+                # reference at the scale of a time slice (about 3 ms): the same
                 # bound as without real-time priority
                 lowest = realtime && !loaded ? predicted : 1
                 err = s < lowest ? lowest - s : (s > predicted ? s - predicted : 0)
