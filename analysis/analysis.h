@@ -305,9 +305,13 @@ typedef struct diagnosis_thresholds {
      * held_min_unhidden a held one; each kind in at least
      * regime_min_share of the blocks, and blocks that can be told apart:
      * the collective at most regime_max_amplification times the
-     * computation it could hide behind. */
+     * computation it could hide behind. The claim intermittent then made
+     * is that each kind holds at least regime_claim_share of the blocks
+     * (the trigger keeps stray blocks out, the claim says what is
+     * tested). */
     double held_min_unhidden;
     double regime_min_share;
+    double regime_claim_share;
     double regime_max_amplification;
     double comm_slowed_min_r_comm;
     double slowed_min_r_comp_slowdown;
@@ -567,6 +571,13 @@ diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
  * blocks that can be told apart (unhidden_amplification at most
  * regime_max_amplification). False where a share is NAN. */
 bool analysis_two_regimes(const diagnosis_input *input, const diagnosis_thresholds *thresholds);
+
+/* Whether the claim intermittent holds for these shares (README.md, "Two
+ * regimes"): each at least regime_claim_share, in blocks that can be told
+ * apart. What the claim's p tests, and the truth the simulations score it
+ * against (given the shares of the generating process). */
+bool analysis_intermittent_holds(const diagnosis_input *input,
+                                 const diagnosis_thresholds *thresholds);
 
 /* The standard normal quantile Phi^-1(p), 0 < p < 1 (the stopping rule's
  * projection of a p-value). */

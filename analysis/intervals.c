@@ -136,13 +136,14 @@ double analysis_binomial_tail(size_t n, size_t k, double share)
 }
 
 /* The p-value of the claim intermittent (README.md, "Two regimes"): both
- * regimes hold at least s = regime_min_share of the blocks, in blocks that
- * can be told apart. The shares are tested exactly, K of n blocks ~
- * Binomial(n, pi), at the least favourable truth of the null pi = s:
- * P(K >= k). The bootstrap would not do: it cannot see a regime absent
- * from the sample (every replicate of a cell without a progressed block has
- * none). The amplification is read from the replicates (the share of them
- * above its maximum, as diagnosis_p). Intersection-union: the largest. */
+ * regimes hold at least s = regime_claim_share of the blocks, in blocks
+ * that can be told apart (the estimates chose it at regime_min_share).
+ * The shares are tested exactly, K of n blocks ~ Binomial(n, pi), at the
+ * least favourable truth of the null pi = s: P(K >= k). The bootstrap
+ * would not do: it cannot see a regime absent from the sample (every
+ * replicate of a cell without a progressed block has none). The
+ * amplification is read from the replicates (the share of them above its
+ * maximum, as diagnosis_p). Intersection-union: the largest. */
 static double two_regimes_p(const cell_series *s, const double *replicates, size_t resamples,
                             const diagnosis_thresholds *th)
 {
@@ -151,8 +152,8 @@ static double two_regimes_p(const cell_series *s, const double *replicates, size
     for (int r = 0; r < 2; r++)
         for (size_t b = 0; b < n; b++)
             k[r] += series[r][b] > 0.5;
-    double p = fmax(analysis_binomial_tail(n, k[0], th->regime_min_share),
-                    analysis_binomial_tail(n, k[1], th->regime_min_share));
+    double p = fmax(analysis_binomial_tail(n, k[0], th->regime_claim_share),
+                    analysis_binomial_tail(n, k[1], th->regime_claim_share));
     size_t apart = 0;
     for (size_t r = 0; r < resamples; r++)
         apart +=

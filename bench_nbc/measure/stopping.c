@@ -87,7 +87,7 @@ static bool decidable(const nbc_stop_rule *rule, const nbc_stop_state *s, double
 /* Whether intermittent's p can still reach the look level in the blocks
  * the cell can reach. Its p is exact (analysis/README.md, "Two regimes"):
  * the smaller regime holds K of n blocks, K ~ Binomial(n, pi), and the p
- * is P(K >= k) at pi = regime_min_share; it does not shrink as
+ * is P(K >= k) at pi = regime_claim_share; it does not shrink as
  * 1/sqrt(blocks) the way a bootstrap p does (a share at the threshold
  * keeps it near 0.5 however many blocks). Projected: k = the measured
  * share, `benefit` standard errors sqrt(s (1 - s) / n) larger (at most
@@ -101,7 +101,7 @@ static bool regime_decidable(const nbc_stop_rule *rule, const nbc_stop_state *s,
         return false;
     double share = s->regime_share;
     share = fmin(0.5, share + benefit * sqrt(share * (1 - share) / s->blocks));
-    double least_share = analysis_default_thresholds().regime_min_share;
+    double least_share = analysis_default_thresholds().regime_claim_share;
     size_t k = (size_t)floor(share * reach + 0.5);
     return analysis_binomial_tail((size_t)reach, k, least_share) <= rule->look_level;
 }

@@ -1340,7 +1340,7 @@ static bool claim_right(const struct claim_kind *k, enum diagnosis claim)
     cell_metrics truth = claim_truth_cell(k);
     diagnosis_input input = analysis_diagnosis_point(&truth);
     diagnosis_thresholds th = analysis_default_thresholds();
-    return analysis_two_regimes(&input, &th);
+    return analysis_intermittent_holds(&input, &th);
 }
 
 /* The figures of a set of simulated grids (claims_grids). */

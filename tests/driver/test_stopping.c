@@ -773,8 +773,8 @@ static bool regime_claim_right(double progressed_share, enum diagnosis claim)
 {
     diagnosis_thresholds th = analysis_default_thresholds();
     if (claim == DIAG_INTERMITTENT)
-        return progressed_share >= th.regime_min_share &&
-               1 - progressed_share >= th.regime_min_share;
+        return progressed_share >= th.regime_claim_share &&
+               1 - progressed_share >= th.regime_claim_share;
     return analysis_diagnosis_within(progressed_share > 0.5 ? DIAG_OVERLAP : DIAG_NO_PROGRESS,
                                      claim);
 }
