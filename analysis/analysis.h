@@ -305,10 +305,8 @@ typedef struct diagnosis_thresholds {
      * held_min_unhidden a held one; each kind in at least
      * regime_min_share of the blocks, and blocks that can be told apart:
      * the collective at most regime_max_amplification times the
-     * computation it could hide behind. The claim intermittent then made
-     * is that each kind holds at least regime_claim_share of the blocks
-     * (the trigger keeps stray blocks out, the claim says what is
-     * tested). */
+     * computation it could hide behind. intermittent then claims each
+     * kind holds regime_claim_share of the blocks or more. */
     double held_min_unhidden;
     double regime_min_share;
     double regime_claim_share;
@@ -572,10 +570,8 @@ diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
  * regime_max_amplification). False where a share is NAN. */
 bool analysis_two_regimes(const diagnosis_input *input, const diagnosis_thresholds *thresholds);
 
-/* Whether the claim intermittent holds for these shares (README.md, "Two
- * regimes"): each at least regime_claim_share, in blocks that can be told
- * apart. What the claim's p tests, and the truth the simulations score it
- * against (given the shares of the generating process). */
+/* Whether intermittent holds for these shares (README.md, "Two regimes"):
+ * what its p tests, and the simulations' truth for it. */
 bool analysis_intermittent_holds(const diagnosis_input *input,
                                  const diagnosis_thresholds *thresholds);
 
