@@ -415,19 +415,23 @@ static metric_bounds point(double value)
     return (metric_bounds){value, value};
 }
 
+/* Each regime in at least `share` of the blocks, in blocks that can be
+ * told apart (points: lo = hi; a NAN compares false). */
+static bool regimes_at_least(const diagnosis_input *in, const diagnosis_thresholds *th,
+                             double share)
+{
+    return in->progressed_block_share.lo >= share && in->held_block_share.lo >= share &&
+           in->unhidden_amplification.hi <= th->regime_max_amplification;
+}
+
 bool analysis_two_regimes(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
-    /* points: lo = hi; a NAN compares false */
-    return in->progressed_block_share.lo >= th->regime_min_share &&
-           in->held_block_share.lo >= th->regime_min_share &&
-           in->unhidden_amplification.hi <= th->regime_max_amplification;
+    return regimes_at_least(in, th, th->regime_min_share);
 }
 
 bool analysis_intermittent_holds(const diagnosis_input *in, const diagnosis_thresholds *th)
 {
-    return in->progressed_block_share.lo >= th->regime_claim_share &&
-           in->held_block_share.lo >= th->regime_claim_share &&
-           in->unhidden_amplification.hi <= th->regime_max_amplification;
+    return regimes_at_least(in, th, th->regime_claim_share);
 }
 
 diagnosis_input analysis_diagnosis_point(const cell_metrics *cell)

@@ -772,9 +772,13 @@ enum { REGIME_KINDS = sizeof regime_shares / sizeof *regime_shares, REGIME_GRIDS
 static bool regime_claim_right(double progressed_share, enum diagnosis claim)
 {
     diagnosis_thresholds th = analysis_default_thresholds();
-    if (claim == DIAG_INTERMITTENT)
-        return progressed_share >= th.regime_claim_share &&
-               1 - progressed_share >= th.regime_claim_share;
+    if (claim == DIAG_INTERMITTENT) {
+        /* the generating shares; 2:1 cells, whose blocks can be told apart */
+        diagnosis_input shares = {.progressed_block_share = {progressed_share, progressed_share},
+                                  .held_block_share = {1 - progressed_share, 1 - progressed_share},
+                                  .unhidden_amplification = {1, 1}};
+        return analysis_intermittent_holds(&shares, &th);
+    }
     return analysis_diagnosis_within(progressed_share > 0.5 ? DIAG_OVERLAP : DIAG_NO_PROGRESS,
                                      claim);
 }
