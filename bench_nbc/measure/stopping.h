@@ -96,16 +96,19 @@ int nbc_stop_is_look(const nbc_stop_rule *rule, int blocks);
  * regimes: decided (the analysis can claim the group, or intermittent);
  * ci_hi - ci_lo <= 2 half_width: precision, unless a class or group not
  * yet decided is decidable; when neither the interval would be narrow
- * enough nor the class or its group decidable: budget if they would be in
- * max_blocks (the budget in force is what stops the cell), unresolvable
- * if not even then (below max_blocks; at it: max). Decidable:
+ * enough nor the class or its group decidable: budget if they are
+ * expected to be in max_blocks (as nbc_stop_extends_budget expects) or a
+ * p is within the false-discovery rate (the budget in force is what stops
+ * the cell), unresolvable if neither (below max_blocks; at it: max).
+ * Decidable:
  * projected to the blocks the cell can still reach (max_blocks, or fewer
  * the budget in force affords at its pace so far), with standard errors
  * shrinking as 1/sqrt(blocks), the p would reach look_level; a cell in
  * two regimes' group also when intermittent's exact binomial p at the
  * reachable blocks and the measured regime_share would (p_group itself
  * only when it is the group's, not intermittent's). Before a cell is
- * given up both are granted one standard error more than measured. Then
+ * given up both are granted one standard error more than measured (not
+ * for the reason it is given up with). Then
  * at any block: max_blocks reached: max; elapsed_s over the budget in
  * force (cell_budget_s > 0, or extended_budget_s where extended): budget;
  * else continue. A NAN interval is not narrow, a NAN p not decided. */
