@@ -59,16 +59,35 @@ cases=(
     "assignment|--set run.repetitions"
     "--stop-after: 'sweep' (allowed: calibration)|--stop-after sweep"
 )
-planned=0
-for entry in "${cases[@]}"; do
-    want=${entry%%|*}
+# run_case I ENTRY: the launch and --plan of one case, into $SCRATCH/case.I.*
+# (the cases run LANES at a time: each is a launch that starts MPI and
+# exits, most of its time the launcher's start-up).
+run_case() {
+    local i=$1 entry=$2 args base status=0
     read -r -a args <<<"${entry#*|}"
     # --resume takes no --set: those cases run without the results folder.
     base=(--set run.results_dir="$SCRATCH/results")
     [[ ${args[0]} == --resume ]] && base=()
-    out=$(mpi_launch -n 2 "$BENCH" "${base[@]}" "${args[@]}" 2>&1)
-    status=$?
-    [ $status -eq 2 ] || fail "${args[*]}: exit status $status, expected 2; output: $out"
+    mpi_launch -n 2 "$BENCH" "${base[@]}" "${args[@]}" >"$SCRATCH/case.$i.out" 2>&1 || status=$?
+    echo "$status" >"$SCRATCH/case.$i.status"
+    status=0
+    "$BENCH" --plan "${base[@]}" "${args[@]}" 2>"$SCRATCH/case.$i.plan" >/dev/null || status=$?
+    echo "$status" >"$SCRATCH/case.$i.plan_status"
+}
+LANES=3
+for i in "${!cases[@]}"; do
+    [ "$(jobs -rp | wc -l)" -lt $LANES ] || wait -n
+    run_case "$i" "${cases[$i]}" &
+done
+wait
+planned=0
+for i in "${!cases[@]}"; do
+    entry=${cases[$i]}
+    want=${entry%%|*}
+    read -r -a args <<<"${entry#*|}"
+    out=$(cat "$SCRATCH/case.$i.out")
+    status=$(cat "$SCRATCH/case.$i.status")
+    [ "$status" -eq 2 ] || fail "${args[*]}: exit status $status, expected 2; output: $out"
     messages=$(grep -c '^bench_nbc: ' <<<"$out")
     [ "$messages" -eq 1 ] || fail "${args[*]}: $messages messages, expected one: $out"
     grep -qF -- "$want" <<<"$out" || fail "${args[*]}: message does not name '$want': $out"
@@ -80,9 +99,9 @@ for entry in "${cases[@]}"; do
         echo "ok: ${args[*]} -> $out"
         continue
     fi
-    plan=$("$BENCH" --plan "${base[@]}" "${args[@]}" 2>&1 >/dev/null)
-    status=$?
-    [ $status -eq 2 ] || fail "--plan ${args[*]}: exit status $status, expected 2; stderr: $plan"
+    plan=$(cat "$SCRATCH/case.$i.plan")
+    status=$(cat "$SCRATCH/case.$i.plan_status")
+    [ "$status" -eq 2 ] || fail "--plan ${args[*]}: exit status $status, expected 2; stderr: $plan"
     grep -qF -- "$want" <<<"$plan" || fail "--plan ${args[*]}: message does not name '$want': $plan"
     echo "ok: ${args[*]} -> $out"
     planned=$((planned + 1))

@@ -116,6 +116,7 @@ EOF
 [ "$(snapshot "$orig")" = "$before" ] || fail "replay.sh changed $orig"
 
 # Bad input: one message, exit 2, nothing measured, no folder made.
+expect_failing_launches
 bad() {
     local want=$1 status
     shift

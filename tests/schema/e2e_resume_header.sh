@@ -9,6 +9,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/../driver/lib_driver.sh"
 make_scratch
+expect_failing_launches
 run=("${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH" --set grid.comm_times=1ms
      --set grid.comp_times=1ms --set run.repetitions=2)
 out=$(mpi_launch -n 2 "$BENCH" "${run[@]}" --stop-after calibration 2>&1) ||
