@@ -178,12 +178,9 @@ static bool settles_within(const nbc_stop_rule *rule, const nbc_stop_state *s, i
  * noise), stops now. Its reason says whether more time is expected to
  * help: `budget` when run.max_repetitions blocks would settle it as the
  * budget's extension expects (expected_decided) or a claim's p is already
- * within the false discovery rate (Benjamini-Hochberg may confirm it),
- * `unresolvable` otherwise. Granting a p the standard error there too would promise more
- * than the blocks keep: of the cells
- * still uncertain after 12 blocks of a progress run taken to 40 blocks,
- * the granted projection called 26 decidable and 9 were; the measured one
- * called 28 not decidable and 21 were not (analysis/README.md, "Stopping").
+ * within the false-discovery rate (Benjamini-Hochberg may confirm it),
+ * `unresolvable` otherwise. The reason is not granted the standard error:
+ * that promised more than the blocks keep (analysis/README.md, "Stopping").
  * At the cap itself `max` says so (nbc_stop_decide). */
 static nbc_stop_reason given_up(const nbc_stop_rule *rule, const nbc_stop_state *s, int reach)
 {
