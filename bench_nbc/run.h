@@ -64,6 +64,7 @@ typedef struct nbc_run {
     run_output *out;                    /* rank 0 only, else NULL */
     volatile sig_atomic_t *stop_signal; /* set by SIGTERM/SIGINT */
     int max_retries;                    /* redos of a block with a late attempt */
+    double late_patience_s;             /* pauses of a block late pass after pass */
     int64_t barrier_precision_ns;       /* floor of the lateness tolerance, measured */
     int64_t next_seq;                   /* run-wide attempt counter (raw.csv seq) */
     int64_t epoch_global_ns;            /* raw.csv times count from here */
@@ -77,6 +78,8 @@ typedef struct nbc_run {
     bool fault_late;                    /* set by the sweep while in that cell */
     int fault_late_once_cell;           /* BENCH_NBC_FAULT: late once in that cell */
     bool fault_late_once;               /* set by the sweep while in that cell */
+    uint64_t fault_late_burst_cells;    /* BENCH_NBC_FAULT: late for a while there, a bit a cell */
+    int64_t fault_burst_end_ns;         /* the burst's end, local clock; 0: none */
     nbc_mpit *mpit;                     /* MPI_T counters read around each cell; or NULL */
 } nbc_run;
 

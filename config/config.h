@@ -99,8 +99,9 @@ struct nbc_config {
         double cell_budget_s;  /* a cell stops at a block's end past it (0: none) */
         double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
-        int seed;          /* 0: chosen at start */
-        double null_share; /* of the measured blocks, with the null controls */
+        double late_patience_s; /* pauses in all of one block late pass after pass */
+        int seed;               /* 0: chosen at start */
+        double null_share;      /* of the measured blocks, with the null controls */
         int max_cells;
         bool force; /* allow more than max_cells cells */
         bool check; /* check the received data */

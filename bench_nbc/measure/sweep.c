@@ -10,10 +10,12 @@
 #include "bench_nbc/run.h"
 #include "bench_nbc/runfolder/runfolder.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 bool nbc_comp_measurable(const compute_calib_result *comp)
@@ -258,6 +260,36 @@ static int resync_if_due(nbc_run *run, int64_t tolerance_ns, bool *taken)
     return rc;
 }
 
+/* A block late in this many passes in a row pauses before the next: one
+ * late pass is common and redone at once, a streak is interference that
+ * lasts (run.late_patience_s). */
+#define LATE_STREAK_PASSES 10
+
+/* The pause before pass `attempt` of a block whose passes so far were all
+ * late: run.late_patience_s spread over its max_retries / 10 streaks, so
+ * the pauses of a block total the patience whatever its redos; 0 between
+ * the passes of a streak, or when the sweep is not patient. */
+static double late_pause_s(const nbc_run *run, int attempt, bool patient)
+{
+    int streaks = run->max_retries / LATE_STREAK_PASSES;
+    if (!patient || streaks == 0 || attempt == 0 || attempt % LATE_STREAK_PASSES != 0)
+        return 0;
+    return run->late_patience_s / streaks;
+}
+
+/* Every rank sleeps the same pause: the attempts' lateness, hence the
+ * streak, is the same on every rank, and the next window barrier aligns
+ * them again. */
+static int sleep_s(double seconds)
+{
+    struct timespec left = {.tv_sec = (time_t)seconds,
+                            .tv_nsec = (long)((seconds - floor(seconds)) * 1e9)};
+    while (nanosleep(&left, &left) != 0)
+        if (errno != EINTR)
+            return MPI_ERR_OTHER;
+    return MPI_SUCCESS;
+}
+
 /* One block: the kinds of `sequence`, once each. A late attempt ends the
  * pass and the whole block is redone in the same order, its attempts
  * numbered one more: the kept attempts of a block are then one pass, each
@@ -267,16 +299,25 @@ static int resync_if_due(nbc_run *run, int64_t tolerance_ns, bool *taken)
  * redone many times would otherwise extrapolate the model ever further
  * from its last point, and a start-skew bound grown to its cap leaves half
  * the tolerance to the barrier, so every pass could be late because the
- * last ones were (*clock_points counts the points taken). *kept is false
- * when run->max_retries redos were late as well. Collective. */
+ * last ones were (*clock_points counts the points taken). A patient block
+ * pauses after each streak of late passes (late_pause_s; *paused_s adds
+ * them up). *kept is false when run->max_retries redos were late as well.
+ * Collective. */
 static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *sequence, int kinds,
-                         const double expected_s[KIND_MAIN_COUNT], const char *where,
-                         nbc_attempt_log *log, bool *kept, int *clock_points)
+                         const double expected_s[KIND_MAIN_COUNT], const char *where, bool patient,
+                         nbc_attempt_log *log, bool *kept, int *clock_points, double *paused_s)
 {
     int rc = MPI_SUCCESS;
     bool late = true;
     for (spec->attempt = 0; rc == MPI_SUCCESS && late && spec->attempt <= run->max_retries;
          spec->attempt++) {
+        double pause_s = late_pause_s(run, spec->attempt, patient);
+        if (pause_s > 0) {
+            rc = sleep_s(pause_s);
+            *paused_s += pause_s;
+            if (rc != MPI_SUCCESS)
+                break;
+        }
         if (spec->attempt > 0) {
             bool taken;
             rc = resync_if_due(run, spec->tolerance_ns, &taken);
@@ -292,12 +333,15 @@ static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *s
             snprintf(context, sizeof context, "%s, %s, block %d, attempt %d", where,
                      nbc_kind_names[spec->kind], spec->block, spec->attempt);
             watchdog_context(run->watchdog, context);
-            /* BENCH_NBC_FAULT=late_once: one late attempt, the redo's test */
+            /* BENCH_NBC_FAULT=late_once: one late attempt, the redo's test;
+             * late_burst: late until the burst's end, the patience's test */
             bool always_late = run->fault_late;
             if (run->fault_late_once && spec->block == 1 && turn == 1) {
                 run->fault_late = true;
                 run->fault_late_once = false;
             }
+            if (run->fault_burst_end_ns > clocksync_now_local_ns(run->sync))
+                run->fault_late = true;
             rc = nbc_measure(run, spec, log, &late);
             run->fault_late = always_late;
         }
@@ -309,10 +353,11 @@ static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *s
 /* One cell: the warm-up block and the measured blocks, each in its order,
  * until the stopping rule says so (*stop: how many, why). Stops early
  * (reason late) when a block ran out of redos: the cell is then invalid,
- * and measuring the rest would be time lost. */
+ * and measuring the rest would be time lost. A patient cell's blocks pause
+ * between streaks of late passes. */
 static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, coll_instance *inst,
-                        nbc_attempt_log *log, uint64_t *random_state, bool *interrupted,
-                        nbc_cell_stop *stop)
+                        bool patient, nbc_attempt_log *log, uint64_t *random_state,
+                        bool *interrupted, nbc_cell_stop *stop)
 {
     size_t ci = cell / plan->comp_count, cj = cell % plan->comp_count;
     const nbc_comm_calibration *comm = &plan->comm[ci];
@@ -334,6 +379,7 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     int rc = MPI_SUCCESS;
     bool kept = true;
     int clock_points = 0;
+    double paused_s = 0;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
     *stop = (nbc_cell_stop){.reason = NBC_STOP_CONTINUE, .half_width = NAN};
     for (int block = 0;
@@ -341,8 +387,8 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
         nbc_kind sequence[KIND_COUNT];
         int kinds = nbc_block_sequence(&orders, block, sequence);
         spec.block = block;
-        rc = measure_block(run, &spec, sequence, kinds, expected_s, where, log, &kept,
-                           &clock_points);
+        rc = measure_block(run, &spec, sequence, kinds, expected_s, where, patient, log, &kept,
+                           &clock_points, &paused_s);
         if (rc == MPI_SUCCESS)
             *interrupted = nbc_stop_requested(run);
         if (rc == MPI_SUCCESS && kept && !*interrupted && block >= 1)
@@ -358,8 +404,10 @@ static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, c
     if (rc == MPI_SUCCESS && !kept && run->rank == 0)
         fprintf(stderr,
                 "bench_nbc: cell %zu: block %d was late in all its %d passes (a rank left the "
-                "window barrier later than %.3g us): cell stopped, invalid (late)\n",
-                cell, stop->blocks, run->max_retries + 1, (double)spec.tolerance_ns * 1e-3);
+                "window barrier later than %.3g us), with %.3g s of pauses between them: cell "
+                "stopped, invalid (late)%s\n",
+                cell, stop->blocks, run->max_retries + 1, (double)spec.tolerance_ns * 1e-3,
+                paused_s, paused_s > 0 ? "; the next cell does not pause" : "");
     return rc;
 }
 
@@ -436,6 +484,10 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
     FILE *raw = run->rank == 0 ? run_output_file(run->out, OUT_RAW) : NULL;
     int rc = run->rank != 0 || raw ? MPI_SUCCESS : MPI_ERR_IO;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
+    /* After a cell that ran out of redos despite its pauses, the machine is
+     * busy for longer than the patience: the next cells fail as fast as
+     * they used to, until one keeps its blocks. */
+    bool patient = true;
     for (size_t done = 0; done < total && rc == MPI_SUCCESS && !*interrupted; done++) {
         size_t cell = order[done];
         bool taken;
@@ -455,11 +507,15 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         run->fault_hang = run->fault_hang_cell == (int)cell;
         run->fault_late = run->fault_late_cell == (int)cell;
         run->fault_late_once = run->fault_late_once_cell == (int)cell;
+        run->fault_burst_end_ns = cell < 64 && run->fault_late_burst_cells & UINT64_C(1) << cell
+                                      ? clocksync_now_local_ns(run->sync) + 1000000000
+                                      : 0;
         int64_t seq_before = run->next_seq;
         size_t attempts_before = record->logs[cell].count;
         nbc_mpit_cell_begin(run->mpit);
-        rc = measure_cell(run, plan, cell, &inst, &record->logs[cell], &random_state, interrupted,
-                          &record->stops[cell]);
+        rc = measure_cell(run, plan, cell, &inst, patient, &record->logs[cell], &random_state,
+                          interrupted, &record->stops[cell]);
+        patient = record->stops[cell].reason != NBC_STOP_LATE;
         if (rc == MPI_SUCCESS && !*interrupted)
             rc = nbc_mpit_cell_end(run, cell);
         coll_instance_release(&inst);

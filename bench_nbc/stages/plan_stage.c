@@ -136,6 +136,7 @@ static void start_run(nbc_job *job)
         .test_chunks = deploy->test_chunks,
         .stop_signal = &job->stop_signal,
         .max_retries = cfg->run.max_retries,
+        .late_patience_s = cfg->run.late_patience_s,
         .check = cfg->run.check,
         .coll_options = coll_opts,
         .threads = job->threads_log,

@@ -8,6 +8,7 @@
 #include "bench_nbc/stages/stages.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,20 +24,36 @@ static void on_stop_signal(int signo)
         *stop_flag = 1;
 }
 
-/* BENCH_NBC_FAULT=KIND:RANK:CELL (tests only) aims a fault at RANK in CELL:
- * `hang`, it hangs in the wait, as if a message were lost, so the watchdog
- * can be seen to work; `late`, it reports itself late at every window
- * barrier, so the retries run out; `late_once`, late once, at the first
- * attempt of the second kind of block 1, so the block's redo can be seen. CELL when the
- * fault is `kind` and aimed at this rank, else -1. */
+/* BENCH_NBC_FAULT=KIND:RANK:CELL[,KIND:RANK:CELL...] (tests only) aims
+ * faults at RANK in CELL: `hang`, it hangs in the wait, as if a message
+ * were lost, so the watchdog can be seen to work; `late`, it reports
+ * itself late at every window barrier, so the retries run out; `late_once`,
+ * late once, at the first attempt of the second kind of block 1, so the
+ * block's redo can be seen; `late_burst`, late at every window barrier of
+ * the cell's first second, a burst of interference shorter than a patience
+ * of a few seconds (run.late_patience_s). The cells (below 64) of the
+ * faults of `kind` aimed at this rank, one bit each. */
+static uint64_t fault_cells(const char *kind, int rank)
+{
+    uint64_t cells = 0;
+    for (const char *item = getenv("BENCH_NBC_FAULT"); item && *item;
+         item = strchr(item, ',') ? strchr(item, ',') + 1 : NULL) {
+        char fault_kind[16];
+        int fault_rank, cell;
+        if (sscanf(item, "%15[a-z_]:%d:%d", fault_kind, &fault_rank, &cell) == 3 &&
+            strcmp(fault_kind, kind) == 0 && fault_rank == rank && cell >= 0 && cell < 64)
+            cells |= UINT64_C(1) << cell;
+    }
+    return cells;
+}
+
+/* The first cell of fault_cells, else -1. */
 static int fault_cell(const char *kind, int rank)
 {
-    const char *fault = getenv("BENCH_NBC_FAULT");
-    char fault_kind[16];
-    int fault_rank, cell;
-    if (fault && sscanf(fault, "%15[a-z_]:%d:%d", fault_kind, &fault_rank, &cell) == 3 &&
-        strcmp(fault_kind, kind) == 0 && fault_rank == rank)
-        return cell;
+    uint64_t cells = fault_cells(kind, rank);
+    for (int cell = 0; cell < 64; cell++)
+        if (cells & UINT64_C(1) << cell)
+            return cell;
     return -1;
 }
 
@@ -55,6 +72,7 @@ void nbc_start_guards(nbc_study *study)
     run->fault_hang_cell = fault_cell("hang", run->rank);
     run->fault_late_cell = fault_cell("late", run->rank);
     run->fault_late_once_cell = fault_cell("late_once", run->rank);
+    run->fault_late_burst_cells = fault_cells("late_burst", run->rank);
 
     stop_flag = run->stop_signal;
     struct sigaction sa = {.sa_handler = on_stop_signal};

@@ -23,6 +23,7 @@ static json_object *measurement_json(const nbc_run *run, unsigned seed,
     json_object_object_add(o, "barrier_precision_ns",
                            json_object_new_int64(run->barrier_precision_ns));
     json_object_object_add(o, "max_retries", json_object_new_int(run->max_retries));
+    json_object_object_add(o, "late_patience_s", json_object_new_double(run->late_patience_s));
     json_object_object_add(o, "sweep_seed", json_object_new_int64(seed));
     json_object_object_add(o, "cell_order", order);
     json_object_object_add(o, "warmup_blocks", json_object_new_int(1));

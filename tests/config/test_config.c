@@ -445,6 +445,7 @@ static void help_lists_every_key(void **state)
         "run.cell_budget_s",
         "run.late_tolerance",
         "run.max_retries",
+        "run.late_patience_s",
         "run.null_share",
         "run.seed",
         "run.max_cells",

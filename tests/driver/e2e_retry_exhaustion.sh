@@ -14,13 +14,15 @@
 # redos for longer than 2 I, takes a clock point inside (sweep.csv
 # clock_points >= 1; a point is due at most I after the last one, which
 # may be the one just before the cell).
+# Between streaks of 10 late passes the ranks pause, run.late_patience_s in
+# all: the faulty cell takes at least that long, and says so on stderr.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 command -v python3 >/dev/null || skip "python3 is not installed (it reads meta.json)"
 make_scratch
-ranks=2 reps=2 max_retries=100 fault_rank=1 fault_cell=2 resync_interval_s=0.02
+ranks=2 reps=2 max_retries=100 fault_rank=1 fault_cell=2 resync_interval_s=0.02 patience_s=0.5
 # A loose calibration tolerance: the sizes matter little here, every cell
 # being reachable does (a busy machine can defeat a 10 % target). A loose
 # lateness tolerance and 100 redos too: only the injected fault may exhaust
@@ -33,7 +35,8 @@ out=$(BENCH_NBC_FAULT=late:$fault_rank:$fault_cell mpi_launch -n $ranks "$BENCH"
     -c configs/default.conf "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set calibration.tolerance=0.3 \
     --set run.repetitions=$reps --set run.half_width=0 --set run.max_retries=$max_retries \
-    --set run.late_tolerance=0.2 --set clocksync.resync_interval_s=${resync_interval_s}s 2>&1) ||
+    --set run.late_tolerance=0.2 --set clocksync.resync_interval_s=${resync_interval_s}s \
+    --set run.late_patience_s=${patience_s}s 2>&1) ||
     fail "the run failed: $out"
 echo "$out"
 dir=$(run_folder "$out")
@@ -177,6 +180,11 @@ read -r fault_elapsed_s fault_points < <(awk -F, -v c=$fault_cell '
 [ -n "$fault_points" ] || fail "sweep.csv has no row (or no clock_points) for cell $fault_cell"
 awk -v e="$fault_elapsed_s" -v i=$resync_interval_s 'BEGIN { exit !(e > 2 * i) }' ||
     fail "cell $fault_cell took $fault_elapsed_s s, not over 2 x $resync_interval_s s: nothing to test"
+awk -v e="$fault_elapsed_s" -v p=$patience_s 'BEGIN { exit !(e >= p) }' ||
+    fail "cell $fault_cell took $fault_elapsed_s s, less than its pauses ($patience_s s in all)"
+grep -q "cell $fault_cell: block 0 was late in all its $((max_retries + 1)) passes .*with $patience_s s of pauses between them" <<<"$out" ||
+    fail "stderr does not say that cell $fault_cell paused $patience_s s in all"
+[ "$(meta_json late_patience_s)" = $patience_s ] || fail "meta.json late_patience_s $(meta_json late_patience_s)"
 [ "$fault_points" -ge 1 ] ||
     fail "cell $fault_cell redid its block for $fault_elapsed_s s without a clock point (resync interval $resync_interval_s s)"
 no_leftovers "$SCRATCH"
@@ -184,6 +192,6 @@ no_leftovers "$SCRATCH"
 # and then only the floor of the rule was checked: say so.
 floor_only=$(awk -v floor_ns="$precision_ns" '$3 > floor_ns + 0 { share++ } END { print share ? "" : " (all at the barrier precision floor)" }' "$cells")
 figure "retries: cell $fault_cell stopped after $((max_retries + 1)) late attempts of block 0 $first_kind" \
-    "in $fault_elapsed_s s, $fault_points clock point(s) taken between its passes;" \
+    "in $fault_elapsed_s s ($patience_s s of pauses), $fault_points clock point(s) taken between its passes;" \
     "$total attempts in all, $natural_late late ones redone in the other cells;" \
     "tolerances $(awk '{ printf "%s%.1f", (NR > 1 ? "/" : ""), $3 / 1000 }' "$cells") us$floor_only"

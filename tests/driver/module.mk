@@ -2,7 +2,7 @@
 E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/driver/e2e_comm_sizes.sh \
              tests/driver/e2e_bad_input.sh tests/driver/e2e_interrupt_resume.sh \
              tests/driver/e2e_progress_modes.sh tests/driver/e2e_watchdog.sh \
-             tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh \
+             tests/driver/e2e_impact.sh tests/driver/e2e_retry_exhaustion.sh tests/driver/e2e_late_patience.sh \
              tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh \
              tests/driver/e2e_adaptive.sh tests/driver/e2e_large_message.sh \
              tests/driver/e2e_size_limit.sh tests/driver/e2e_block_redo.sh \
