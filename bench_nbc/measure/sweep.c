@@ -279,14 +279,18 @@ static double late_pause_s(const nbc_run *run, int attempt, bool patient)
 
 /* Every rank sleeps the same pause: the attempts' lateness, hence the
  * streak, is the same on every rank, and the next window barrier aligns
- * them again. */
-static int sleep_s(double seconds)
+ * them again. SIGTERM or SIGINT ends the pause: the stop is then agreed at
+ * the block's end, and a batch system's grace time is not slept away. */
+static int pause_ranks(const nbc_run *run, double seconds)
 {
     struct timespec left = {.tv_sec = (time_t)seconds,
                             .tv_nsec = (long)((seconds - floor(seconds)) * 1e9)};
-    while (nanosleep(&left, &left) != 0)
+    while (nanosleep(&left, &left) != 0) {
         if (errno != EINTR)
             return MPI_ERR_OTHER;
+        if (*run->stop_signal)
+            break;
+    }
     return MPI_SUCCESS;
 }
 
@@ -313,7 +317,7 @@ static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *s
          spec->attempt++) {
         double pause_s = late_pause_s(run, spec->attempt, patient);
         if (pause_s > 0) {
-            rc = sleep_s(pause_s);
+            rc = pause_ranks(run, pause_s);
             *paused_s += pause_s;
             if (rc != MPI_SUCCESS)
                 break;
