@@ -71,7 +71,9 @@ use_mpi() {
     local -a make_goals=()
     for program in "$@"; do make_goals+=("$build/$program"); done
     if [ ${#make_goals[@]} -gt 0 ]; then
-        clean_make MPI="$name" "${make_goals[@]}" >&2 || fail "make MPI=$name ${make_goals[*]} failed"
+        # every core: this build runs inside the test's time
+        clean_make -j"$(nproc 2>/dev/null || echo 1)" MPI="$name" "${make_goals[@]}" >&2 ||
+            fail "make MPI=$name ${make_goals[*]} failed"
     fi
     echo "note: this build's library is $MPI: running with $name ($build, $mpiexec)"
     BUILD=$build MPIEXEC=$mpiexec MPI=$name MPI_PROFILE=$name MPI_LAUNCH_FLAGS=()
