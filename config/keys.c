@@ -113,13 +113,14 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
     {KEY("run", "max_retries", TYPE_INT, NULL, "100", run.max_retries), AT_LEAST(0), BELOW(100000),
      .help = "Redos of a block after a late attempt (the whole block, in its order); when they "
              "run out the cell stops and is invalid (reason late)."},
-    /* 20 s: a single late pass is common (1 to 8 % of attempts on a quiet 2-core machine) and
-     * redone at once; ten in a row is interference that lasts (another process's burst of
-     * I/O or CPU), and on a busy VM such bursts were seen to last 10 to 50 s. */
+    /* 20 s: a block late in half its redos in a row is in a burst of interference from
+     * outside (another process's I/O or CPU, a VM stalled by its host), which on a busy VM
+     * was seen to last 10 to 50 s; routine lateness, even oversubscribed, has streaks of 10
+     * to 20 passes (bench_nbc/measure/sweep.c). */
     {KEY("run", "late_patience_s", TYPE_DURATION, "s", "20s", run.late_patience_s), AT_LEAST(0),
-     .help = "A block late in 10 passes in a row pauses before its next pass, the ranks "
-             "sleeping, so that a burst of interference passes instead of using up its redos; "
-             "the pauses of one block total this (run.max_retries / 10 of them), and a cell "
+     .help = "A block late in half its redos in a row (50 passes of 100) pauses before every "
+             "tenth further pass, the ranks sleeping, so that a burst of interference passes "
+             "instead of using up its redos; the pauses of one block total this, and a cell "
              "after one that ran out of redos does not pause; 0 = redo at once."},
     {KEY("run", "null_share", TYPE_DOUBLE, NULL, "0.5", run.null_share), AT_LEAST(0),
      .hi = {true, 1, false},

@@ -260,21 +260,26 @@ static int resync_if_due(nbc_run *run, int64_t tolerance_ns, bool *taken)
     return rc;
 }
 
-/* A block late in this many passes in a row pauses before the next: one
- * late pass is common and redone at once, a streak is interference that
- * lasts (run.late_patience_s). */
-#define LATE_STREAK_PASSES 10
+/* Lateness that lasts: a block whose passes were all late for half its
+ * redos is in a burst of interference from outside, not in the routine
+ * lateness of a busy machine (where a progress thread shares each compute
+ * core, the longest streaks were 13 and 24 passes in about 900 blocks; a
+ * burst on a busy VM made 10 of 742 blocks late 50 times in a row). It
+ * then pauses before every tenth further pass (run.late_patience_s). */
+#define LATE_PAUSE_EVERY 10
 
 /* The pause before pass `attempt` of a block whose passes so far were all
- * late: run.late_patience_s spread over its max_retries / 10 streaks, so
- * the pauses of a block total the patience whatever its redos; 0 between
- * the passes of a streak, or when the sweep is not patient. */
+ * late: run.late_patience_s spread over the pauses of the second half of
+ * its redos, so that they total the patience whatever max_retries; 0
+ * elsewhere, or when the sweep is not patient. */
 static double late_pause_s(const nbc_run *run, int attempt, bool patient)
 {
-    int streaks = run->max_retries / LATE_STREAK_PASSES;
-    if (!patient || streaks == 0 || attempt == 0 || attempt % LATE_STREAK_PASSES != 0)
+    int first = run->max_retries / 2;
+    if (!patient || first < LATE_PAUSE_EVERY || attempt < first ||
+        (attempt - first) % LATE_PAUSE_EVERY != 0)
         return 0;
-    return run->late_patience_s / streaks;
+    int pauses = (run->max_retries - first) / LATE_PAUSE_EVERY + 1;
+    return run->late_patience_s / pauses;
 }
 
 /* Every rank sleeps the same pause: the attempts' lateness, hence the
@@ -304,8 +309,8 @@ static int pause_ranks(const nbc_run *run, double seconds)
  * from its last point, and a start-skew bound grown to its cap leaves half
  * the tolerance to the barrier, so every pass could be late because the
  * last ones were (*clock_points counts the points taken). A patient block
- * pauses after each streak of late passes (late_pause_s; *paused_s adds
- * them up). *kept is false when run->max_retries redos were late as well.
+ * late pass after pass pauses between passes (late_pause_s; *paused_s adds
+ * the pauses up). *kept is false when run->max_retries redos were late as well.
  * Collective. */
 static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *sequence, int kinds,
                          const double expected_s[KIND_MAIN_COUNT], const char *where, bool patient,
@@ -358,7 +363,7 @@ static int measure_block(nbc_run *run, nbc_measure_spec *spec, const nbc_kind *s
  * until the stopping rule says so (*stop: how many, why). Stops early
  * (reason late) when a block ran out of redos: the cell is then invalid,
  * and measuring the rest would be time lost. A patient cell's blocks pause
- * between streaks of late passes. */
+ * in a burst of lateness. */
 static int measure_cell(nbc_run *run, const nbc_sweep_plan *plan, size_t cell, coll_instance *inst,
                         bool patient, nbc_attempt_log *log, uint64_t *random_state,
                         bool *interrupted, nbc_cell_stop *stop)

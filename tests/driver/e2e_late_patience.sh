@@ -3,8 +3,8 @@
 # order (run.seed=1: cells 2, 0, 3, 1); rank 1 reports itself late:
 # - in cell 2, the first, at every window barrier of its first second
 #   (BENCH_NBC_FAULT late_burst), a burst shorter than the patience (2 s):
-#   its block pauses between streaks of 10 late passes until the burst is
-#   over, then keeps its passes; the cell is measured whole;
+#   late in its first 50 passes, its block pauses before every tenth pass
+#   until the burst is over, then keeps a pass; the cell is measured whole;
 # - in cell 0, at every barrier (late): its block runs out of redos after
 #   pausing the whole patience, and the cell is invalid (late);
 # - in cell 3, right after it, the same burst as cell 2: a cell after one

@@ -14,8 +14,9 @@
 # redos for longer than 2 I, takes a clock point inside (sweep.csv
 # clock_points >= 1; a point is due at most I after the last one, which
 # may be the one just before the cell).
-# Between streaks of 10 late passes the ranks pause, run.late_patience_s in
-# all: the faulty cell takes at least that long, and says so on stderr.
+# Late in half its redos in a row, a block pauses before every tenth pass,
+# run.late_patience_s in all: the faulty cell takes at least that long, and
+# says so on stderr.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh

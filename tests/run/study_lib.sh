@@ -22,7 +22,8 @@ tiny_args() {
         --set grid.comm_times="$grid" --set grid.comp_times="$grid" --set run.repetitions="$reps" --set run.half_width=0
         --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s
         --set calibration.runs_per_point=3 --set calibration.max_iterations=8
-        --set calibration.tolerance=0.5 --set run.late_tolerance=0.2 --set run.max_retries=100 "$@")
+        --set calibration.tolerance=0.5 --set run.late_tolerance=0.2 --set run.max_retries=100
+        --set run.late_patience_s=0 "$@")
 }
 
 # tiny_study GRID REPS [PREFIX...]: nbc-run with tiny_args GRID REPS and the
