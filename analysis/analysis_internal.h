@@ -233,6 +233,11 @@ enum block_series {
     /* overlap: slowest (t2 - t1) + max(0, t4 - max over ranks of t3), the
      * MPI time from the last rank's arrival at the wait (eq. 4) */
     SERIES_MPI_FROM_LAST,
+    /* overlap: the block's own unhidden time, SERIES_MPI_LOCAL less what
+     * perfect overlap leaves, max(0, comm_local - comp_of_mpi_rank), all of
+     * this block: comm_unhidden_share's numerator, paired within the block
+     * (README.md, "Diagnosis") */
+    SERIES_UNHIDDEN_EXCESS,
     /* 1 for a block whose own unhidden share (comm_unhidden_share on the
      * block's values) reads progressed, resp. held, else 0: their means
      * are the shares of the two regimes (README.md, "Two regimes") */

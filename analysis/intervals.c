@@ -33,11 +33,13 @@ void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES
      * The computation is that of the rank whose MPI time it is: a rank
      * that computed faster than the slowest (a core shared with another
      * process slows one rank) waits longer for the same collective, which
-     * is no lack of progress. */
+     * is no lack of progress. The excess is taken block by block, against
+     * the same block's reference: where the collective is much longer than
+     * the computation, its spread from block to block would otherwise
+     * enter twice, once through each median (README.md, "Diagnosis"). */
     double mpi_rank_comp = median[SERIES_COMP_OF_MPI_RANK];
     double hideable = fmin(comm_local, mpi_rank_comp);
-    q[Q_COMM_UNHIDDEN] =
-        hideable > 0 ? (mpi - fmax(0.0, comm_local - mpi_rank_comp)) / hideable : NAN;
+    q[Q_COMM_UNHIDDEN] = hideable > 0 ? median[SERIES_UNHIDDEN_EXCESS] / hideable : NAN;
     q[Q_COMP_EXTRA] = (comp - comp_local) / shorter;
     /* Two regimes (README.md): the shares of progressed and held blocks,
      * and how much a block's unhidden share magnifies the spread of the

@@ -20,13 +20,19 @@ static double median_field(const cell_work *w, size_t offset, double *scratch)
 }
 #define MEDIAN_OF(w, field, scratch) median_field(w, offsetof(block_stats, field), scratch)
 
+/* A block's MPI time beyond what perfect overlap leaves in that block
+ * (SERIES_UNHIDDEN_EXCESS). */
+static double block_unhidden_excess(const block_stats *b)
+{
+    return b->mpi_local - fmax(0.0, b->comm_local - b->comp_of_mpi_rank);
+}
+
 /* A block's own comm_unhidden_share (cell_quantities, on one block's
  * values instead of the medians); NAN when nothing could be hidden. */
 static double block_unhidden_share(const block_stats *b)
 {
     double hideable = fmin(b->comm_local, b->comp_of_mpi_rank);
-    return hideable > 0 ? (b->mpi_local - fmax(0.0, b->comm_local - b->comp_of_mpi_rank)) / hideable
-                        : NAN;
+    return hideable > 0 ? block_unhidden_excess(b) / hideable : NAN;
 }
 
 /* The per-block statistics of a cell as series (intervals.c), and the null
@@ -56,6 +62,8 @@ static void cell_series_of(const cell_work *w, const diagnosis_thresholds *th, d
                 series[b] = unhidden <= th->progressed_max_unhidden; /* false for NAN */
             else if (i == SERIES_BLOCK_HELD)
                 series[b] = unhidden >= th->held_min_unhidden;
+            else if (i == SERIES_UNHIDDEN_EXCESS)
+                series[b] = block_unhidden_excess(&w->blocks[b]);
             else
                 series[b] = *(const double *)((const char *)&w->blocks[b] + offsets[i]);
         }
