@@ -98,6 +98,21 @@ static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_poi
     return rc;
 }
 
+/* A target the search did not reach: every size it measured, on rank 0's
+ * stderr (the run folder's nbc-run.log), so that a time that jumps with the
+ * size (two algorithms, a bimodal step) can be seen where it stopped. */
+static void report_sizes_tried(const nbc_run *run, const size_search *search)
+{
+    if (run->rank != 0 || search->converged || !run->coll->sizable)
+        return;
+    fprintf(stderr, "bench_nbc: communication %.3g ms not reached; sizes tried:",
+            search->options.target_s * 1e3);
+    for (int i = 0; i < search->n_points; i++)
+        fprintf(stderr, "%s %.0f B %.3g ms", i > 0 ? "," : "", search->points[i].bytes,
+                search->points[i].t_s * 1e3);
+    fputs(search->n_points == 0 ? " none\n" : "\n", stderr);
+}
+
 int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t floor_bytes,
                        nbc_comm_calibration *result)
 {
@@ -154,6 +169,8 @@ int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t
         .iterations = search.measurements,
         .converged = search.converged,
     };
+    if (rc == MPI_SUCCESS)
+        report_sizes_tried(run, &search);
     size_search_free(&search);
     return rc;
 }

@@ -7,6 +7,7 @@
 # calibration.tolerance 10 %, within the analysis's off-target tolerance
 # 25 %) and is measured at that size with converged = 0, and the 4 ms one,
 # whose size must exceed the 2 ms one's, has none left and is not measured.
+# The two missed targets list the sizes their searches measured.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
@@ -42,6 +43,17 @@ grep -q "communication 2 ms .*NOT converged, [0-9]* % off: measured at this size
     fail "no message that the 2 ms target is measured at its closest size"
 grep -q "communication 4 ms .*NOT converged.*its cells are not measured" <<<"$out" ||
     fail "no message that the 4 ms target is not measured"
+# A target not reached lists every size its search measured, the closest
+# one among them; one reached does not.
+tried2=$(sed -n 's/^bench_nbc: communication 2 ms not reached; sizes tried://p' <<<"$out")
+[ "$(grep -o ' B [0-9.e+-]* ms' <<<"$tried2" | wc -l)" -ge 2 ] ||
+    fail "the 2 ms target's sizes tried are not listed (at least 2): '$tried2'"
+grep -q " $bytes2 B " <<<"$tried2" || fail "the 2 ms target's closest size $bytes2 is not among its sizes tried: '$tried2'"
+grep -q "^bench_nbc: communication 4 ms not reached; sizes tried" <<<"$out" ||
+    fail "no sizes tried for the 4 ms target"
+if grep -q "^bench_nbc: communication 1 ms not reached" <<<"$out"; then
+    fail "the 1 ms target converged, yet its sizes tried are listed"
+fi
 
 # raw.csv: cells of the 1 ms and 2 ms targets, none of the 4 ms one.
 targets=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["comm_target_s"] * 1e3 }' \
