@@ -99,8 +99,8 @@ static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_poi
 }
 
 /* A target the search did not reach: every size it measured, on rank 0's
- * stderr (the run folder's nbc-run.log), so that a time that jumps with the
- * size (two algorithms, a bimodal step) can be seen where it stopped. */
+ * stderr (the job's log), so that a time that jumps with the size (two
+ * algorithms, a bimodal step) can be seen where it stopped. */
 static void report_sizes_tried(const nbc_run *run, const size_search *search)
 {
     if (run->rank != 0 || search->converged || !run->coll->sizable)
