@@ -98,9 +98,10 @@ static int measure_comm(nbc_run *run, size_t bytes, double target_s, compute_poi
     return rc;
 }
 
-/* A target the search did not reach: every size it measured, on rank 0's
- * stderr (the job's log), so that a time that jumps with the size (two
- * algorithms, a bimodal step) can be seen where it stopped. */
+/* A target the search did not reach: every size it measured (its latest
+ * time), on rank 0's stderr (the job's log), so that a time that jumps
+ * with the size (two algorithms, a bimodal step) can be seen where it
+ * stopped. */
 static void report_sizes_tried(const nbc_run *run, const size_search *search)
 {
     if (run->rank != 0 || search->converged || !run->coll->sizable)
@@ -108,8 +109,9 @@ static void report_sizes_tried(const nbc_run *run, const size_search *search)
     fprintf(stderr, "bench_nbc: communication %.3g ms not reached; sizes tried:",
             search->options.target_s * 1e3);
     for (int i = 0; i < search->n_points; i++)
-        fprintf(stderr, "%s %.0f B %.3g ms", i > 0 ? "," : "", search->points[i].bytes,
-                search->points[i].t_s * 1e3);
+        fprintf(stderr, "%s %.0f B %.3g ms%s", i > 0 ? "," : "", search->points[i].bytes,
+                search->points[i].t_s * 1e3,
+                search->points[i].measured_again ? " (measured again)" : "");
     fputs(search->n_points == 0 ? " none\n" : "\n", stderr);
 }
 

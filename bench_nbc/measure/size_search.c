@@ -79,27 +79,44 @@ bool size_search_done(const size_search *s)
     return s->done;
 }
 
-/* Adds a point (kept sorted by size) and tightens the bracket. */
+static int find_point(const size_search *s, double bytes)
+{
+    for (int i = 0; i < s->n_points; i++)
+        if (s->points[i].bytes == bytes)
+            return i;
+    return -1;
+}
+
+/* Adds a point (kept sorted by size), or replaces a size measured again,
+ * and tightens the bracket. */
 static void add_point(size_search *s, double bytes, double t)
 {
     double target = s->options.target_s;
-    int at = s->n_points++;
-    while (at > 0 && s->points[at - 1].bytes > bytes) {
-        s->points[at] = s->points[at - 1];
-        at--;
+    int at = find_point(s, bytes);
+    if (at >= 0) {
+        s->points[at].t_s = t;
+        s->points[at].measured_again = true;
+    } else {
+        at = s->n_points++;
+        while (at > 0 && s->points[at - 1].bytes > bytes) {
+            s->points[at] = s->points[at - 1];
+            at--;
+        }
+        s->points[at] = (size_search_point){.bytes = bytes, .t_s = t};
     }
-    s->points[at] = (size_search_point){bytes, t};
-    /* Noise can contradict an earlier bound: the newest measurement wins. */
+    s->points[at].measurement = s->measurements;
+    /* Noise can contradict an earlier bound: the newest measurement wins
+     * (a bound measured again is replaced by its new time). */
     if (t < target) {
-        if (bytes > s->lo.bytes)
+        if (bytes >= s->lo.bytes)
             s->lo = s->points[at];
         if (s->hi.bytes > 0 && s->hi.bytes <= bytes)
-            s->hi = (size_search_point){0, 0};
+            s->hi = (size_search_point){0};
     } else {
-        if (s->hi.bytes == 0 || bytes < s->hi.bytes)
+        if (s->hi.bytes == 0 || bytes <= s->hi.bytes)
             s->hi = s->points[at];
         if (s->lo.bytes >= bytes)
-            s->lo = (size_search_point){0, 0};
+            s->lo = (size_search_point){0};
     }
 }
 
@@ -122,7 +139,7 @@ static double next_size(size_search *s, double last_bytes, double last_t)
     if (bisect)
         return 0.5 * (lo + hi);
     /* Three points: lo, hi and the measured point nearest to the bracket. */
-    size_search_point three[3] = {s->lo, s->hi, {0, 0}};
+    size_search_point three[3] = {s->lo, s->hi, {.bytes = 0}};
     double best_gap = INFINITY;
     for (int i = 0; i < s->n_points; i++) {
         double b = s->points[i].bytes;
@@ -145,6 +162,24 @@ static double next_size(size_search *s, double last_bytes, double last_t)
             return root;
     }
     return lo + (target - s->lo.t_s) * (hi - lo) / (s->hi.t_s - s->lo.t_s);
+}
+
+/* Whether the bracket has closed without reaching the target: to within
+ * half the tolerance (where a smooth curve would have put a size within the
+ * tolerance) or onto sizes measured already. */
+static bool bracket_closed(const size_search *s, bool repeats)
+{
+    if (s->lo.bytes == 0 || s->hi.bytes == 0)
+        return false;
+    return repeats || s->hi.bytes <= s->lo.bytes * (1 + s->options.tolerance / 2);
+}
+
+/* The bracket end measured longer ago. */
+static double older_end_bytes(const size_search *s)
+{
+    const size_search_point *lo = &s->points[find_point(s, s->lo.bytes)];
+    const size_search_point *hi = &s->points[find_point(s, s->hi.bytes)];
+    return lo->measurement < hi->measurement ? lo->bytes : hi->bytes;
 }
 
 bool size_search_record(size_search *s, size_t used_bytes, double t_s, double slack_s)
@@ -175,11 +210,20 @@ bool size_search_record(size_search *s, size_t used_bytes, double t_s, double sl
     double unit = (double)o->unit_bytes;
     double next = next_size(s, (double)used_bytes, t_s);
     next = fmax(lowest_bytes(o), floor(next / unit) * unit);
-    /* A size already measured (or stuck at a bound) brings nothing new. */
-    for (int i = 0; i < s->n_points; i++)
-        if (s->points[i].bytes == next)
-            s->done = true;
-    if (s->n_points >= o->max_points)
+    /* A size already measured (or stuck at a bound) brings nothing new,
+     * unless it is a bracket end to measure again. */
+    bool repeats = find_point(s, next) >= 0;
+    bool closed = bracket_closed(s, repeats);
+    if (closed && !s->bracket_closed)
+        s->ends_to_measure_again = 2;
+    s->bracket_closed = closed;
+    if (closed && s->ends_to_measure_again > 0) {
+        next = older_end_bytes(s);
+        s->ends_to_measure_again--;
+    } else if (repeats) {
+        s->done = true;
+    }
+    if (s->measurements >= o->max_points)
         s->done = true;
     if (!s->done)
         s->next_bytes = (size_t)next;

@@ -7,7 +7,12 @@
  * size too fast and a size too slow, then fits the quadratic
  * t = a + b s + c s^2 through the bracket and its nearest measured neighbour
  * (the paper's interpolation), bisecting instead whenever the last step
- * failed to halve the bracket, so noise cannot stall it. It stops when a
+ * failed to halve the bracket, so noise cannot stall it. A bracket that
+ * closes to within half the tolerance without reaching the target holds a
+ * jump: an algorithm switch, or ends measured while the machine ran at
+ * different speeds (a busy neighbour). Its ends are then measured once
+ * more each, the older first, and the search goes on from what they say
+ * now. It stops when a
  * measurement is within the tolerance (widened by the caller's slack for an
  * imprecise measurement), when the next size was measured
  * already (a bound such as max_bytes reached, or the search converged on a
@@ -33,6 +38,8 @@ typedef struct size_search_options {
 
 typedef struct size_search_point {
     double bytes, t_s;
+    int measurement;     /* the measurement (from 1) that gave t_s */
+    bool measured_again; /* t_s replaced an earlier measurement of this size */
 } size_search_point;
 
 /* The state, read-only for callers except through the functions below. */
@@ -40,9 +47,11 @@ typedef struct size_search {
     size_search_options options;
     size_search_point *points; /* measured, sorted by size */
     int n_points;
-    size_search_point lo, hi; /* tightest too fast / too slow sizes; bytes 0: none yet */
-    double last_width;        /* hi - lo after the previous interpolation step */
-    size_t next_bytes;        /* the size to measure next (while not done) */
+    size_search_point lo, hi;  /* tightest too fast / too slow sizes; bytes 0: none yet */
+    double last_width;         /* hi - lo after the previous interpolation step */
+    bool bracket_closed;       /* hi and lo closed in without reaching the target */
+    int ends_to_measure_again; /* of the bracket that closed last */
+    size_t next_bytes;         /* the size to measure next (while not done) */
     bool done;
     /* Result so far. */
     int measurements;
