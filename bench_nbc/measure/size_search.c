@@ -57,6 +57,13 @@ int size_search_init(size_search *s, const size_search_options *options, size_t 
                        .closest_error = INFINITY};
     if (!s->points)
         return -1;
+    /* A collective without a size (a barrier) has no largest size either:
+     * it is measured once, at any size. */
+    if (options->size_irrelevant) {
+        s->next_bytes = (size_t)lowest_bytes(options);
+        s->done = options->max_points <= 0;
+        return 0;
+    }
     s->next_bytes =
         (size_t)fmax(lowest_bytes(options), fmin((double)options->max_bytes, (double)start_bytes));
     s->done = options->max_points <= 0 || lowest_bytes(options) > (double)options->max_bytes;

@@ -29,7 +29,7 @@ typedef struct size_search_options {
     double target_s;
     double tolerance;     /* relative: |t - target| / target within it is reached */
     size_t unit_bytes;    /* sizes are multiples of it (a reduction's element), >= 1 */
-    size_t max_bytes;     /* the largest size to try */
+    size_t max_bytes;     /* the largest size to try (ignored when size_irrelevant) */
     size_t floor_bytes;   /* sizes tried exceed it (0: none): a shorter target's size, so
                              the sizes rise with their targets where a step is bimodal */
     int max_points;       /* measurements at most, >= 1 */

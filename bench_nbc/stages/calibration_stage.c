@@ -198,6 +198,9 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
         char precision[160], verdict[160];
         snprintf(verdict, sizeof verdict,
                  comm[i].converged ? "converged"
+                 : !run->coll->sizable
+                     ? "it takes no size: measured once, %.0f %% off the target, its cells "
+                       "measured at the time it takes"
                  : comm[i].bytes > 0
                      ? "NOT converged, %.0f %% off: measured at this size (off-target "
                        "tolerance %.0f %%)"

@@ -35,6 +35,12 @@ for name in "${names[@]}"; do
     for f in calib_comm.csv calib_comp.csv passive.csv config.ini; do
         [ -s "$dir/$f" ] || fail "$name: $f missing"
     done
+    # Every collective's calibration measured it, a barrier (no size) too:
+    # the sweep judges lateness on that time.
+    python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sys.exit(not rows or any(int(r["iterations"]) < 1 or float(r["t_comm_s"]) <= 0 for r in rows))' \
+        "$dir/calib_comm.csv" || fail "$name: calibration measured no communication time"
     echo "$name: $(grep -o 'communication .*' <<<"$out" | head -n 1)"
 done
 figure "${#names[@]} collectives ran one cell each on 2 ranks, checked but for the known library bugs of ${library:-this library}: ${unchecked[*]:-none}"
