@@ -181,12 +181,11 @@ static bool bracket_closed(const size_search *s, bool repeats)
     return repeats || s->hi.bytes <= s->lo.bytes * (1 + s->options.tolerance / 2);
 }
 
-/* The bracket end measured longer ago. */
+/* The bracket end measured longer ago (lo and hi are copied from their
+ * points whenever those are measured). */
 static double older_end_bytes(const size_search *s)
 {
-    const size_search_point *lo = &s->points[find_point(s, s->lo.bytes)];
-    const size_search_point *hi = &s->points[find_point(s, s->hi.bytes)];
-    return lo->measurement < hi->measurement ? lo->bytes : hi->bytes;
+    return s->lo.measurement < s->hi.measurement ? s->lo.bytes : s->hi.bytes;
 }
 
 bool size_search_record(size_search *s, size_t used_bytes, double t_s, double slack_s)
