@@ -56,9 +56,23 @@ static void sleep_until(int64_t deadline_ns)
     }
 }
 
-static void spin_until(int64_t deadline_ns)
+static int64_t thread_cpu_ns(void)
 {
-    while (clocksync_monotonic_ns() < deadline_ns)
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Fixed work, as a library's own progress is: the duration in this thread's
+ * CPU time, so a neighbour that takes the core lengthens it as it lengthens
+ * the computation. A spin until a wall-clock deadline would not: the
+ * neighbour's share of the core would fall into the spin for free in the
+ * overlap step and in comm_ref, but into the computation in comp_ref, and
+ * eq. 1 would read the difference as overlap. */
+static void burn_cpu_ns(int64_t cpu_ns)
+{
+    int64_t until_cpu_ns = thread_cpu_ns() + cpu_ns;
+    while (thread_cpu_ns() < until_cpu_ns)
         ;
 }
 
@@ -86,19 +100,12 @@ int synthetic_start_serial(coll_instance *inst, MPI_Request *request)
 int synthetic_wait_serial(coll_instance *inst, MPI_Request *request)
 {
     (void)request;
-    spin_until(clocksync_monotonic_ns() + duration_ns(inst));
+    burn_cpu_ns(duration_ns(inst));
     return MPI_SUCCESS;
 }
 
 /* How long after the start the helper begins to take the core. */
 static const int64_t steal_delay_ns = 100000;
-
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Burns the duration in CPU time, not wall time: on a core it shares with
  * the computation it takes exactly that much from it. */
@@ -116,9 +123,7 @@ static void *steal_main(void *arg)
         /* Let the start call return first: a real-time helper would
          * otherwise do all its work inside it, like a blocking call. */
         sleep_until(clocksync_monotonic_ns() + steal_delay_ns);
-        int64_t until_cpu_ns = thread_cpu_ns() + budget_ns;
-        while (thread_cpu_ns() < until_cpu_ns)
-            ;
+        burn_cpu_ns(budget_ns);
         pthread_mutex_lock(&e->lock);
         e->work = false;
         e->done = true;
