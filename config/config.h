@@ -109,6 +109,7 @@ struct nbc_config {
         int root;       /* root of the rooted operations */
         char *datatype; /* auto, byte, int, double */
         bool in_place;  /* MPI_IN_PLACE */
+        double background_share; /* synthetic_intermittent: share of starts in the background */
     } run;
     struct {
         compute_kernel kernel; /* gemm, or sleep (known answers) */

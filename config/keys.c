@@ -150,6 +150,12 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
      .help = "Pass MPI_IN_PLACE (the input is taken from the receive buffer; at the root only "
              "for rooted operations); refused for operations the MPI standard gives no "
              "MPI_IN_PLACE: ibcast, ibarrier, the neighbourhood collectives."},
+    {KEY("run", "background_share", TYPE_DOUBLE, "share of starts", "0.75", run.background_share),
+     AT_LEAST(0), AT_MOST(1),
+     .help = "synthetic_intermittent only: the share of its starts that complete in the "
+             "background (as synthetic_perfect); the others wait on the CPU (as "
+             "synthetic_serial), like a progress thread on a shared core. Its known r_overhead "
+             "(eq. 1 on median spans) is 0 above 0.5 and 1 below (docs/collectives.md)."},
     {KEY("compute", "kernel", TYPE_ENUM, NULL, "gemm", compute.kernel), CHOICES(kernel_names),
      .help = "The computation (fixed work per step, calibrated alike): gemm = dgemm with the "
              "BLAS (the paper's); triad = a[i] = b[i] + s c[i] streaming through 96 MiB per "

@@ -224,6 +224,11 @@ static const nbc_collective table[] = {
               "SYNTHETIC, size = duration in ns (rank k: (1 + k/10) x size): a thread spins on the "
               "computing core from the start (computation slowdown)",
               synthetic_start_steal, synthetic_wait_steal, .helper_thread = true),
+    SYNTHETIC("synthetic_intermittent",
+              "SYNTHETIC, size = duration in ns (rank k: (1 + k/10) x size): in a share "
+              "run.background_share of the starts it runs without the CPU (as synthetic_perfect), "
+              "in the others the wait does it all on the CPU (as synthetic_serial)",
+              synthetic_start_intermittent, synthetic_wait_intermittent),
 };
 /* clang-format on */
 enum { table_size = sizeof table / sizeof table[0] };
@@ -311,7 +316,8 @@ static MPI_Datatype mpi_datatype(coll_datatype element)
     }
 }
 
-static const coll_options default_options = {.root = 0, .datatype = COLL_AUTO, .in_place = false};
+static const coll_options default_options = {.root = 0, .datatype = COLL_AUTO, .in_place = false,
+                                           .background_share = 0.75};
 
 static coll_datatype element_of(const nbc_collective *coll, const coll_options *options)
 {

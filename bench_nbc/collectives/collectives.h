@@ -81,6 +81,8 @@ typedef struct coll_options {
     int root;               /* run.root: the root of rooted operations */
     coll_datatype datatype; /* run.datatype */
     bool in_place;          /* run.in_place */
+    double background_share; /* run.background_share: synthetic_intermittent's blocks that
+                                complete in the background (0 to 1) */
 } coll_options;
 
 /* Counts and displacements (uniform: block j at j x count) as the int calls
@@ -304,5 +306,11 @@ int synthetic_start_serial(coll_instance *inst, MPI_Request *request);
 int synthetic_wait_serial(coll_instance *inst, MPI_Request *request);
 int synthetic_start_steal(coll_instance *inst, MPI_Request *request);
 int synthetic_wait_steal(coll_instance *inst, MPI_Request *request);
+int synthetic_start_intermittent(coll_instance *inst, MPI_Request *request);
+int synthetic_wait_intermittent(coll_instance *inst, MPI_Request *request);
+/* Whether synthetic_intermittent's start number `start` (0, 1, ...) of an
+ * instance completes in the background at this share: the same answer on
+ * every rank, which start the same collectives in the same order. */
+bool synthetic_background_turn(uint64_t start, double background_share);
 
 #endif

@@ -7,7 +7,8 @@ coll_options nbc_coll_options(const nbc_config *cfg)
     int datatype = nbc_collective_datatype_find(cfg->run.datatype);
     return (coll_options){.root = cfg->run.root,
                           .datatype = datatype < 0 ? COLL_AUTO : (coll_datatype)datatype,
-                          .in_place = cfg->run.in_place};
+                          .in_place = cfg->run.in_place,
+                          .background_share = cfg->run.background_share};
 }
 
 /* Before MPI_Init (--plan) the job's ranks are unknown (0): the buffers
