@@ -5,7 +5,7 @@
  * skewed as in a real collective and the answers test the spans and the
  * slowest-rank statistics, not one rank's view.
  *   synthetic_perfect  the operation runs without the CPU while the rank
- *                      computes; the wait only sleeps until it is over:
+ *                      computes; the wait only polls until it is over:
  *                      perfect overlap (r_overhead ~ 0, r_comm ~ 0).
  *   synthetic_serial   nothing happens at the start; the wait performs the
  *                      whole duration on the CPU: no progress (r_overhead ~ 1).
@@ -71,6 +71,12 @@ static void sleep_until(int64_t deadline_ns)
     }
 }
 
+static void spin_until(int64_t deadline_ns)
+{
+    while (clocksync_monotonic_ns() < deadline_ns)
+        ;
+}
+
 static int64_t thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -98,10 +104,21 @@ int synthetic_start_perfect(coll_instance *inst, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* The wait polls until the end, as a busy-polling library's MPI_Wait does,
+ * so the rank stays runnable through comm_ref and the overlap step alike.
+ * A sleeping wait would not: beside a process that shares the core, a rank
+ * that wakes right after its computation has used its share of the core
+ * waits for the neighbour's slice (up to a few ms), one that wakes after
+ * sleeping all of comm_ref does not, and eq. 1 would read that lateness as
+ * missing overlap. Under the sleep kernel (ranks sharing few cores) it
+ * sleeps, as the computation does. */
 int synthetic_wait_perfect(coll_instance *inst, MPI_Request *request)
 {
     (void)request;
-    sleep_until(inst->synthetic->deadline_ns);
+    if (inst->synthetic->modelled)
+        sleep_until(inst->synthetic->deadline_ns);
+    else
+        spin_until(inst->synthetic->deadline_ns);
     return MPI_SUCCESS;
 }
 
