@@ -129,10 +129,16 @@ int synthetic_start_serial(coll_instance *inst, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+/* Under the sleep kernel the computation is wall time (it sleeps), and so
+ * is this wait: ranks sharing few cores would stretch CPU time in the
+ * references and the steps at random. */
 int synthetic_wait_serial(coll_instance *inst, MPI_Request *request)
 {
     (void)request;
-    burn_cpu_ns(duration_ns(inst));
+    if (inst->synthetic->modelled)
+        spin_until(clocksync_monotonic_ns() + duration_ns(inst));
+    else
+        burn_cpu_ns(duration_ns(inst));
     return MPI_SUCCESS;
 }
 
