@@ -21,7 +21,8 @@
 # 0, with its invalid_reason) is counted apart. The script fails on one
 # wrong cell, or a collective without a valid cell: one run, no second
 # chance. Prints the per-cell tables, one summary per collective and the
-# total.
+# total, with how many right cells are decisive (their interval excludes
+# the other answer too: right by the value, not by a wide interval).
 #
 #   scripts/validate.sh [--quick] [--mpi auto|PROFILE] [--results DIR] [--hog [cpu:N]]
 # --quick: a 2 x 2 grid (the version `make check` runs); default 3 x 3, 2 to 8 ms.
@@ -138,14 +139,16 @@ for coll in synthetic_perfect synthetic_serial synthetic_intermittent synthetic_
 done
 printf '%s\n' "${summary[@]}"
 # The total over the collectives, from their summaries.
-total_cells=0 total_right=0 total_invalid=0 total_wrong=0
+total_cells=0 total_right=0 total_invalid=0 total_wrong=0 total_decisive=0
+pattern=':\ ([0-9]+)\ cells:\ right\ ([0-9]+),\ invalid\ ([0-9]+),\ wrong\ ([0-9]+);\ decisive\ ([0-9]+)'
 for line in "${summary[@]}"; do
-    if [[ $line =~ :\ ([0-9]+)\ cells:\ right\ ([0-9]+),\ invalid\ ([0-9]+),\ wrong\ ([0-9]+) ]]; then
+    if [[ $line =~ $pattern ]]; then
         total_cells=$((total_cells + BASH_REMATCH[1])) total_right=$((total_right + BASH_REMATCH[2]))
         total_invalid=$((total_invalid + BASH_REMATCH[3])) total_wrong=$((total_wrong + BASH_REMATCH[4]))
+        total_decisive=$((total_decisive + BASH_REMATCH[5]))
     fi
 done
-echo "total: $total_cells cells: right $total_right, invalid $total_invalid, wrong $total_wrong"
+echo "total: $total_cells cells: right $total_right, invalid $total_invalid, wrong $total_wrong; decisive $total_decisive of the right"
 echo "run folders in $results"
 if [ $failed -ne 0 ]; then
     echo "validate.sh: FAILED: the pipeline does not give the known answers here" >&2

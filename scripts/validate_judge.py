@@ -37,7 +37,9 @@ regime.
   validate_judge.py --collective NAME --schema SCHEMA_JSON [--share Q]
                     [--loaded 0|1] [--realtime 0|1] CELLS_CSV
 SCHEMA_JSON is `schema_doc --json` (cells.csv's column names by the
-schema's identifiers). Prints one line per cell and a summary line; exit 0
+schema's identifiers). Prints one line per cell and a summary line (with
+the right cells that are decisive: their interval also excludes the other
+answer, so a wide interval did not make them right); exit 0
 when no cell is wrong and one at least is valid, 1 when not, 2 on bad input.
 """
 import argparse
@@ -147,6 +149,21 @@ def judge(cell, args):
     return quantity, lo, hi, error, error <= bound or meets
 
 
+def decisive(cell, quantity, lo, hi):
+    """Whether a right cell's widened interval also excludes the other
+    answer (1 for a truth of 0, 0 for a truth of 1 or more, no slowdown for
+    the steal), so that it could not have been right by a wide interval."""
+    bound = BOUND[quantity]
+    ci_lo, ci_hi = cell[quantity + "_lo"], cell[quantity + "_hi"]
+    if quantity == "r_overhead":
+        other = 1.0 if hi <= 0.5 else (0.0 if lo >= 0.5 else None)
+    else:
+        other = 1.0 if hi > 1 + 2 * bound else None
+    if other is None or math.isnan(ci_lo) or math.isnan(ci_hi):
+        return False
+    return not (ci_lo - bound <= other <= ci_hi + bound)
+
+
 def main():
     parser = argparse.ArgumentParser(description="Judge one synthetic collective's cells.csv.")
     parser.add_argument("--collective", required=True)
@@ -161,7 +178,7 @@ def main():
     if not 0 <= args.share <= 1:
         fail_input("--share %g (allowed: 0 to 1)" % args.share)
     names = column_names(args.schema)
-    counts = {"right": 0, "invalid": 0, "wrong": 0}
+    counts = {"right": 0, "invalid": 0, "wrong": 0, "decisive": 0}
     worst, worst_cell, cells = -1.0, "", 0
     try:
         with open(args.cells, newline="") as f:
@@ -189,18 +206,22 @@ def main():
             continue
         quantity, lo, hi, error, ok = judge(cell, args)
         counts["right" if ok else "wrong"] += 1
+        sure = ok and decisive(cell, quantity, lo, hi)
+        counts["decisive"] += sure
         comm_truth = TRUTHS[args.collective][1]
         truth = ("%.3g" % lo) if lo == hi else "[%.3g, %.3g]" % (lo, hi)
         print("%s %-15s %10.3f %-21s %-13s %7.3f %7s  %s" % (
             where, quantity, cell[quantity],
             "[%.3f, %.3f]" % (cell[quantity + "_lo"], cell[quantity + "_hi"]), truth,
             cell["r_comm"], "%.3f" % comm_truth(cell, args) if comm_truth else "-",
-            ("right" if ok else "WRONG") + (", loaded" if cell["loaded"] else "")))
+            ("right" if ok else "WRONG") + (", decisive" if sure else "") +
+            (", loaded" if cell["loaded"] else "")))
         if error > worst:
             worst, worst_cell = error, "%g ms x %g ms" % (cell["target_comm"] * 1e3,
                                                           cell["target_comp"] * 1e3)
     summary = "%s: %d cells: right %d, invalid %d, wrong %d" % (
         args.collective, cells, counts["right"], counts["invalid"], counts["wrong"])
+    summary += "; decisive %d of the right" % counts["decisive"]
     if worst_cell:
         summary += ", worst cell %s (off its truth by %.3f)" % (worst_cell, worst)
     print(summary)
