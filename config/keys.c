@@ -150,7 +150,7 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
      .help = "Pass MPI_IN_PLACE (the input is taken from the receive buffer; at the root only "
              "for rooted operations); refused for operations the MPI standard gives no "
              "MPI_IN_PLACE: ibcast, ibarrier, the neighbourhood collectives."},
-    {KEY("run", "background_share", TYPE_DOUBLE, "share of starts", "0.75", run.background_share),
+    {KEY("run", "background_share", TYPE_DOUBLE, "share of starts", "0.85", run.background_share),
      AT_LEAST(0), AT_MOST(1),
      .help = "synthetic_intermittent only: the share of its starts that complete in the "
              "background (as synthetic_perfect); the others wait on the CPU (as "

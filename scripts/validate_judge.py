@@ -35,6 +35,7 @@ t_comp_ref/t_comm_ref), serial 1, intermittent the one of its majority
 regime.
 
   validate_judge.py --collective NAME --schema SCHEMA_JSON [--share Q]
+                    (--share: synthetic_intermittent's run.background_share)
                     [--loaded 0|1] [--realtime 0|1] CELLS_CSV
 SCHEMA_JSON is `schema_doc --json` (cells.csv's column names by the
 schema's identifiers). Prints one line per cell and a summary line (with
@@ -168,14 +169,16 @@ def main():
     parser = argparse.ArgumentParser(description="Judge one synthetic collective's cells.csv.")
     parser.add_argument("--collective", required=True)
     parser.add_argument("--schema", required=True)
-    parser.add_argument("--share", type=float, default=0.75)
+    parser.add_argument("--share", type=float, default=None)
     parser.add_argument("--loaded", type=int, choices=(0, 1), default=0)
     parser.add_argument("--realtime", type=int, choices=(0, 1), default=0)
     parser.add_argument("cells")
     args = parser.parse_args()
     if args.collective not in TRUTHS:
         fail_input("--collective '%s' (allowed: %s)" % (args.collective, ", ".join(TRUTHS)))
-    if not 0 <= args.share <= 1:
+    if args.collective == "synthetic_intermittent" and args.share is None:
+        fail_input("--share: synthetic_intermittent's run.background_share is needed (0 to 1)")
+    if args.share is not None and not 0 <= args.share <= 1:
         fail_input("--share %g (allowed: 0 to 1)" % args.share)
     names = column_names(args.schema)
     counts = {"right": 0, "invalid": 0, "wrong": 0, "decisive": 0}

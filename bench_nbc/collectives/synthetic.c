@@ -144,10 +144,11 @@ int synthetic_wait_serial(coll_instance *inst, MPI_Request *request)
 
 /* The start's turn: frac((start + 1) x (golden ratio - 1)) < q, a Weyl
  * sequence, so every run of n starts holds q n background ones to within
- * about log n (a random draw would miss by sqrt(n): in a cell of 12 blocks
- * at q = 0.75 the held blocks would be the median in 5 % of the cells), and
- * any regular subsequence of the starts (the overlap steps among the
- * references) is spread alike. */
+ * about log n, where random draws miss by sqrt(n). The overlap steps, which
+ * the block order interleaves with comm_ref's starts at random, are spread
+ * less evenly, still better than random: simulated, the held blocks are
+ * the majority of 12 overlap steps in 2.6 % of the cells at q = 0.75 (5.4 %
+ * for random draws) and in none of 20,000 at q = 0.85 (0.5 %). */
 bool synthetic_background_turn(uint64_t start, double background_share)
 {
     const double golden_minus_one = 0.6180339887498949;

@@ -73,5 +73,7 @@ judge --collective synthetic_intermittent --share 0.25 "$SCRATCH/intermittent.cs
     fail "synthetic_intermittent at share 0.25: r_overhead 0.02 judged right"
 # Bad input: exit 2 with the key named.
 err=$(judge --collective ibcast "$SCRATCH/serial.csv" 2>&1)
-[ $? -eq 2 ] && grep -q "collective 'ibcast' (allowed: " <<<"$err" || fail "an unknown collective: $err"
+status=$?
+[ $status -eq 2 ] || fail "an unknown collective: status $status: $err"
+grep -q "collective 'ibcast' (allowed: " <<<"$err" || fail "an unknown collective: $err"
 figure "validate's judge: a wrong value counted as wrong, whatever its class"
