@@ -106,9 +106,9 @@ struct nbc_config {
         bool force; /* allow more than max_cells cells */
         bool check; /* check the received data */
         /* The collective's options (collectives.h, coll_options). */
-        int root;       /* root of the rooted operations */
-        char *datatype; /* auto, byte, int, double */
-        bool in_place;  /* MPI_IN_PLACE */
+        int root;                /* root of the rooted operations */
+        char *datatype;          /* auto, byte, int, double */
+        bool in_place;           /* MPI_IN_PLACE */
         double background_share; /* synthetic_intermittent: share of starts in the background */
     } run;
     struct {

@@ -101,7 +101,7 @@ realtime=0
 [ "$(id -u)" -eq 0 ] && realtime=1
 # synthetic_intermittent's share of background starts: far enough above 1/2
 # that the median block is a background one in a cell of 12 blocks or more
-background_share=0.75
+background_share=0.85
 failed=0
 summary=()
 # check_collective COLL: one run of COLL and its per-cell table; 0 when

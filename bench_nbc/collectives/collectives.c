@@ -316,8 +316,8 @@ static MPI_Datatype mpi_datatype(coll_datatype element)
     }
 }
 
-static const coll_options default_options = {.root = 0, .datatype = COLL_AUTO, .in_place = false,
-                                           .background_share = 0.85};
+static const coll_options default_options = {
+    .root = 0, .datatype = COLL_AUTO, .in_place = false, .background_share = 0.85};
 
 static coll_datatype element_of(const nbc_collective *coll, const coll_options *options)
 {

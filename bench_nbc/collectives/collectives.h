@@ -78,10 +78,10 @@ enum { COLL_P = -1, COLL_NEIGHBORS = -2 };
 enum { COLL_GRID_DIMS = 2, COLL_GRID_NEIGHBORS = 2 * COLL_GRID_DIMS };
 
 typedef struct coll_options {
-    int root;               /* run.root: the root of rooted operations */
-    coll_datatype datatype; /* run.datatype */
-    bool in_place;          /* run.in_place */
-    double background_share; /* run.background_share: synthetic_intermittent's blocks that
+    int root;                /* run.root: the root of rooted operations */
+    coll_datatype datatype;  /* run.datatype */
+    bool in_place;           /* run.in_place */
+    double background_share; /* run.background_share: synthetic_intermittent's starts that
                                 complete in the background (0 to 1) */
 } coll_options;
 
