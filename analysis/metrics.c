@@ -273,6 +273,10 @@ static int add_block_values(const cell_work *w, size_t cell_index, cell_outputs 
             .comm_span = w->blocks[b].comm_span,
             .comp_span = w->blocks[b].comp_span,
             .measured_span = w->blocks[b].measured_span,
+            .comm_local = w->blocks[b].comm_local,
+            .comp_local = w->blocks[b].comp_local,
+            .mpi_from_last = w->blocks[b].mpi_from_last,
+            .comp_overlap_local = w->blocks[b].comp_overlap_local,
         };
     }
     return ANALYSIS_OK;

@@ -10,10 +10,13 @@ ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o tool_options.o cs
                      frontier_plot.o plot.o plot_gnuplot.o plot_heat.o plot_meta.o plot_palette.o \
                      analyze.o compare.o compare_load.o compare_stats.o compare_draw.o \
                      trace.o sched.o harness_table.o) \
-                   $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/cli/cli.o
+                   $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/schema/classes.o \
+                   $(BUILD)/nompi/analysis/verdict/verdict.o $(BUILD)/nompi/analysis/verdict/study.o \
+                   $(BUILD)/nompi/cli/cli.o
 ANALYSIS_LIB    := $(BUILD)/libanalysis.a
 
 $(BUILD)/nompi/analysis/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
+$(BUILD)/nompi/analysis/verdict/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
 
 $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 	@mkdir -p $(@D)
