@@ -361,6 +361,9 @@ def study_line(key, rows):
             n, "s" if n == 1 else "", "overlap" if group == "overlap" else "no overlap"))
     if invalid:
         parts.append("%d invalid" % invalid)
+    apart = sum(r.get(column("VERDICT_SIZES_AGREE")) == "0" for r in rows)
+    if apart:
+        parts.append("%d measured other sizes in other launches (calibrated apart)" % apart)
     counts = sorted(int(n) for n in launches if n and n.isdigit())
     over = ("%d launches" % counts[0] if counts and counts[0] == counts[-1] else
             "%s launches" % "-".join(str(c) for c in (counts[0], counts[-1])) if counts else
