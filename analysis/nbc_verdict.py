@@ -371,7 +371,7 @@ def study_line(key, rows):
     if counts and counts[-1] < 2:
         over = "one launch: readings, not verdicts"
     name = ", ".join(x for x in (mpi, collective, deployment) if x)
-    if setting and setting != "none":
+    if setting:
         name += " (%s)" % setting
     return "%s: %s%s; over %s" % (name, head, "; ".join(parts), over)
 

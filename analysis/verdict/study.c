@@ -37,16 +37,19 @@ static const char *string_of(json_object *run, const char *key)
     return json_object_get_string(v);
 }
 
-/* setting: null (none), a string, or an object written as its JSON text. */
+/* setting: null (empty), a string, or an object written as its JSON text
+ * (commas and quotes would break the CSV row: replaced by ';' and '\''). */
 static void setting_of(json_object *run, char *out, size_t size)
 {
     json_object *v = NULL;
     if (!json_object_object_get_ex(run, "setting", &v) || v == NULL)
-        snprintf(out, size, "none");
+        snprintf(out, size, "%s", "");
     else if (json_object_is_type(v, json_type_string))
         snprintf(out, size, "%s", json_object_get_string(v));
     else
         snprintf(out, size, "%s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+    for (char *c = out; *c; c++)
+        *c = *c == ',' ? ';' : *c == '"' ? '\'' : *c;
 }
 
 static bool same_configuration(const study_run *a, const study_run *b)
