@@ -37,15 +37,19 @@ static const char *string_of(json_object *run, const char *key)
     return json_object_get_string(v);
 }
 
-/* setting: null (empty), a string, or an object written as its JSON text
- * (commas and quotes would break the CSV row: replaced by ';' and '\''). */
+/* setting: null (empty), {name, value} as NAME=VALUE, a string as it is;
+ * anything else as its JSON text, with ';' and '\'' for the commas and
+ * quotes that would break the CSV row. */
 static void setting_of(json_object *run, char *out, size_t size)
 {
-    json_object *v = NULL;
+    json_object *v = NULL, *name = NULL, *value = NULL;
     if (!json_object_object_get_ex(run, "setting", &v) || v == NULL)
         snprintf(out, size, "%s", "");
     else if (json_object_is_type(v, json_type_string))
         snprintf(out, size, "%s", json_object_get_string(v));
+    else if (json_object_object_get_ex(v, "name", &name) &&
+             json_object_object_get_ex(v, "value", &value))
+        snprintf(out, size, "%s=%s", json_object_get_string(name), json_object_get_string(value));
     else
         snprintf(out, size, "%s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
     for (char *c = out; *c; c++)
