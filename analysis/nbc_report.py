@@ -521,14 +521,9 @@ def verdict_module():
     return module
 
 
-# The results table: the cells of each class (cells.csv's diagnosis: the
-# classes, then the groups no_overlap (no_progress, comm_slowed,
-# contention) and progressed (overlap, comp_slowdown), then intermittent),
-# then the medians a reader compares across configurations.
-RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm_slowed",
-                  "imprecision", "unexplained", "no_overlap", "progressed", "intermittent",
-                  "uncertain",
-                  "unresolvable", "invalid"]
+# The results table: the cells of each class (cells.csv's diagnosis, in the
+# order of schema/classes.def: the classes, their groups, intermittent, the
+# unconfirmed), then the medians a reader compares across configurations.
 
 
 def results(verdict, runs):
@@ -545,11 +540,12 @@ def results(verdict, runs):
     rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
         os.path.join(run, "cells.csv"))) for run in analyzed}
     # The classes some run has: a column of zeros says nothing.
-    classes = [k for k in RESULT_CLASSES if any(c.get(k) for c in counts_of.values())]
+    classes = [k["name"] for k in verdict.diagnosis_classes()
+               if any(c.get(k["name"]) for c in counts_of.values())]
     for run in analyzed:
         cells = verdict.read_csv(os.path.join(run, "cells.csv"))
         counts = counts_of[run]
-        valid = [c for c in cells if c.get(verdict.column("CELLS_DIAGNOSIS")) != "invalid"]
+        valid = [c for c in cells if c.get(verdict.column("CELLS_VALID")) == "1"]
         impact = verdict.read_csv(os.path.join(run, "impact.csv"))
         name, coll, dep, _ = verdict.verdict(run)
         medians = ["%.3g" % verdict.median_of(valid, k) if valid else "-"

@@ -40,31 +40,10 @@ sys.path[:0] = [os.path.join(_HERE, *up, "cli") for up in
                 (("..",), ("..", ".."), ("..", "share", "bench_nbc"))]
 from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
 
-# The headline of a configuration: the class most cells were confirmed in
-# (section 3.3's classes, analysis/README.md "Diagnosis"), in words.
-CLASS_WORDS = {
-    "overlap": "overlap",
-    "no_progress": "no overlap (the collective progresses only in MPI_Wait)",
-    "comp_slowdown": "overlap, but the computation is slowed",
-    "contention": "no overlap, and the computation is slowed (section 3.3.3: the collective "
-                  "held, the computation contended with the library for the core)",
-    "comm_slowed": "the communication is slowed by the computation",
-    "imprecision": "too imprecise to say",
-    "unexplained": "unexplained timings",
-    # groups (claimed where the class is not confirmed but the group is)
-    "no_overlap": "no overlap (the collective did not progress during the computation; "
-                  "whether the computation or the collective was also slowed is not decided)",
-    "progressed": "overlap (the collective progressed during the computation)",
-    # two regimes (claimed where the class is not confirmed, in place of a
-    # group, wherever the estimates show both regimes)
-    "intermittent": "intermittent overlap (progressed in some blocks, held in others)",
-}
-# The group of each class that has one (analysis/README.md, "Claims at two
-# levels"): a headline counts a group's cells with its classes'.
-GROUP_OF = {"no_progress": "no_overlap", "comm_slowed": "no_overlap", "contention": "no_overlap",
-            "overlap": "progressed", "comp_slowdown": "progressed"}
-# Not claims: counted after the confirmed classes.
-UNCONFIRMED = ("uncertain", "unresolvable", "invalid")
+# The per-run classes (section 3.3's, analysis/per_run.md "Diagnosis"), their
+# groups and words: schema/classes.def's DIAGNOSIS_CLASS rows, read through
+# schema_doc --json (diagnosis_classes()).
+
 
 # How the deployment is named in a verdict: the profile's variables where
 # the library runs it (meta.json's settings), else these words.
@@ -94,6 +73,7 @@ def schema():
                                           for c in f["columns"]}
                     _SCHEMA["classes"] = {c["name"]: c for c in doc["classes"]}
                     _SCHEMA["class_order"] = [c["name"] for c in doc["classes"]]
+                    _SCHEMA["per_run_classes"] = doc["diagnosis_classes"]
                 except (OSError, subprocess.SubprocessError, ValueError, KeyError) as e:
                     fail("%s --json: %s" % (tool, e), ExitStatus.FAILURE)
                 break
@@ -114,6 +94,26 @@ def classes():
     """The verdict's classes by name (schema/classes.def): group, band_lo,
     band_hi, band, words, colour, abbrev."""
     return schema()["classes"]
+
+
+def diagnosis_classes():
+    """The per-run classes in the table's order: name, group, progressed,
+    words, colour, abbrev."""
+    return schema()["per_run_classes"]
+
+
+def diagnosis_class(name):
+    """A per-run class's row; a name the table lacks reads as unconfirmed."""
+    for c in diagnosis_classes():
+        if c["name"] == name:
+            return c
+    return {"name": name, "group": "unconfirmed", "progressed": False, "words": name}
+
+
+def confirmed_class(name):
+    """Whether a cells.csv diagnosis is a claim (not uncertain, unresolvable
+    or invalid: the table's group unconfirmed)."""
+    return diagnosis_class(name)["group"] != "unconfirmed"
 
 
 def fail(text, status=None):
@@ -189,38 +189,42 @@ def deployment_words(meta):
 def class_counts(cells):
     counts = {}
     for row in cells:
-        name = row.get(column("CELLS_DIAGNOSIS")) or "invalid"
+        name = row.get(column("CELLS_DIAGNOSIS")) or diagnosis_classes()[-1]["name"]
         counts[name] = counts.get(name, 0) + 1
     return counts
 
 
 def cells_words(counts, rate):
     """The headline and the counts behind it."""
-    valid = sum(n for name, n in counts.items() if name != "invalid")
-    confirmed = sorted(((n, name) for name, n in counts.items() if name not in UNCONFIRMED),
+    unconfirmed = [c["name"] for c in diagnosis_classes() if not confirmed_class(c["name"])]
+    invalid = unconfirmed[-1]  # the table's last row: not measured validly
+    valid = sum(n for name, n in counts.items() if name != invalid)
+    confirmed = sorted(((n, name) for name, n in counts.items() if confirmed_class(name)),
                        reverse=True)
     if not valid:
-        return "no valid cell (%d invalid)" % counts.get("invalid", 0)
+        return "no valid cell (%d %s)" % (counts.get(invalid, 0), invalid)
     parts = ["%s confirmed in %d of %d cells" % (name, n, valid) for n, name in confirmed]
-    parts += ["%d %s" % (counts[name], name) for name in UNCONFIRMED if counts.get(name)]
+    parts += ["%d %s" % (counts[name], name) for name in unconfirmed if counts.get(name)]
     if rate:
         parts.append("false-discovery rate " + rate)
     groups = {}
     for n, name in confirmed:
-        group = GROUP_OF.get(name, name)
+        group = diagnosis_class(name)["group"]
         groups[group] = groups.get(group, 0) + n
     largest_group = max(((n, name) for name, n in groups.items()), default=(0, ""))
     if confirmed and 2 * confirmed[0][0] > valid:
-        lead = CLASS_WORDS.get(confirmed[0][1], confirmed[0][1])
+        lead = diagnosis_class(confirmed[0][1])["words"]
     elif 2 * largest_group[0] > valid:
-        lead = CLASS_WORDS.get(largest_group[1], largest_group[1])
+        lead = diagnosis_class(largest_group[1])["words"]
     elif confirmed:
         lead = "mixed"
     else:
         lead = "undecided (no class confirmed)"
-    overlap = counts.get("overlap", 0)
-    if confirmed and confirmed[0][1] != "overlap":
-        lead += "; overlap in %d of %d cells" % (overlap, valid)
+    # the cells where the collective progressed, whatever else slowed
+    progressed = sum(n for name, n in counts.items()
+                     if confirmed_class(name) and diagnosis_class(name)["progressed"])
+    if confirmed and not diagnosis_class(confirmed[0][1])["progressed"]:
+        lead += "; the collective progressed in %d of %d cells" % (progressed, valid)
     return "%s (%s)" % (lead, "; ".join(parts))
 
 
