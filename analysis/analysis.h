@@ -487,9 +487,9 @@ typedef struct block_values {
     double comm_span;
     double comp_span;
     double measured_span;
-    double comm_local;    /* comm_ref: slowest local t4 - t1 (eq. 4 denominator) */
-    double comp_local;    /* comp_ref: slowest local t3 - t2 (eq. 3 denominator) */
-    double mpi_from_last; /* overlap: slowest (t2 - t1) + max(0, t4 - max(t3)) */
+    double comm_local;         /* comm_ref: slowest local t4 - t1 (eq. 4 denominator) */
+    double comp_local;         /* comp_ref: slowest local t3 - t2 (eq. 3 denominator) */
+    double mpi_from_last;      /* overlap: slowest (t2 - t1) + max(0, t4 - max(t3)) */
     double comp_overlap_local; /* overlap: slowest local t3 - t2 */
 } block_values;
 

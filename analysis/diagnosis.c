@@ -10,7 +10,8 @@
 
 /* ---- Names ------------------------------------------------------------------ */
 
-_Static_assert((int)DIAG_COUNT == (int)DIAGNOSIS_CLASS_COUNT, "enum diagnosis is schema/classes.def's");
+_Static_assert((int)DIAG_COUNT == (int)DIAGNOSIS_CLASS_COUNT,
+               "enum diagnosis is schema/classes.def's");
 
 const char *analysis_diagnosis_name(enum diagnosis diagnosis)
 {

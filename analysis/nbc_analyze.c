@@ -12,8 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES, OPT_TABLE, OPT_FRONTIER,
-       OPT_STUDY };
+enum {
+    OPT_LATE_TOLERANCE = 1000,
+    OPT_ECDF,
+    OPT_SEED,
+    OPT_RESAMPLES,
+    OPT_TABLE,
+    OPT_FRONTIER,
+    OPT_STUDY
+};
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -199,8 +206,7 @@ int main(int argc, char **argv)
         options.report = stderr; /* stdout holds the tables alone, for harnesses */
     if (study_dir) {
         if (optind < argc) {
-            fputs("nbc-analyze: --study takes no run folder (its runs are study.json's)\n",
-                  stderr);
+            fputs("nbc-analyze: --study takes no run folder (its runs are study.json's)\n", stderr);
             return ANALYSIS_ERR_INPUT;
         }
         analysis_error err;

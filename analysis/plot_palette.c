@@ -184,7 +184,9 @@ heat_scale plot_width_scale(plot_palette palette, const char *label, double max)
 /* The label colour on Paul Tol's "muted" class colours (schema/classes.def)
  * of the colour-blind-safe palettes: white on the dark ones. */
 static const unsigned tol_muted_label[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = 0xffffffu,  [DIAG_CONTENTION] = 0xffffffu, [DIAG_COMM_SLOWED] = 0xffffffu,
+    [DIAG_OVERLAP] = 0xffffffu,
+    [DIAG_CONTENTION] = 0xffffffu,
+    [DIAG_COMM_SLOWED] = 0xffffffu,
     [DIAG_IMPRECISION] = 0xffffffu,
 };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const verdict_class_info classes[VERDICT_CLASS_COUNT] = {
-#define VERDICT_CLASS(id, name, group, lo, hi, words, colour, abbrev) \
+#define VERDICT_CLASS(id, name, group, lo, hi, words, colour, abbrev)                              \
     [VERDICT_##id] = {name, group, lo, hi, words, colour, abbrev},
 #include "schema/classes.def"
 #undef VERDICT_CLASS
@@ -52,7 +52,8 @@ bool verdict_band_of(double value, verdict_class *out)
 }
 
 static const diagnosis_class_info diagnosis_classes[DIAGNOSIS_CLASS_COUNT] = {
-#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev) {name, group, progressed, words, colour, abbrev},
+#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev)                        \
+    {name, group, progressed, words, colour, abbrev},
 #include "schema/classes.def"
 #undef DIAGNOSIS_CLASS
 };

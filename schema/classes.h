@@ -13,9 +13,9 @@ typedef enum verdict_class {
 } verdict_class;
 
 typedef struct verdict_class_info {
-    const char *name;   /* "hidden" */
-    const char *group;  /* "overlap", "none", "unconfirmed", "invalid" */
-    double band_lo;     /* r_overhead band [band_lo, band_hi); NAN: not a band */
+    const char *name;  /* "hidden" */
+    const char *group; /* "overlap", "none", "unconfirmed", "invalid" */
+    double band_lo;    /* r_overhead band [band_lo, band_hi); NAN: not a band */
     double band_hi;
     const char *words;  /* what the class says, for people */
     const char *colour; /* "#RRGGBB" */
@@ -44,7 +44,8 @@ typedef struct diagnosis_class_info {
 } diagnosis_class_info;
 
 enum {
-#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev) DIAGNOSIS_CLASS_INDEX_##id,
+#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev)                        \
+    DIAGNOSIS_CLASS_INDEX_##id,
 #include "schema/classes.def"
 #undef DIAGNOSIS_CLASS
     DIAGNOSIS_CLASS_COUNT

@@ -120,9 +120,12 @@ static int print_json(void)
         json_object_object_add(o, "name", json_object_new_string(k->name));
         json_object_object_add(o, "group", json_object_new_string(k->group));
         /* a band's open end is null: JSON has no infinity */
-        json_object_object_add(o, "band_lo", isfinite(k->band_lo) ? json_object_new_double(k->band_lo) : NULL);
-        json_object_object_add(o, "band_hi", isfinite(k->band_hi) ? json_object_new_double(k->band_hi) : NULL);
-        json_object_object_add(o, "band", json_object_new_boolean(verdict_class_is_band((verdict_class)c)));
+        json_object_object_add(o, "band_lo",
+                               isfinite(k->band_lo) ? json_object_new_double(k->band_lo) : NULL);
+        json_object_object_add(o, "band_hi",
+                               isfinite(k->band_hi) ? json_object_new_double(k->band_hi) : NULL);
+        json_object_object_add(o, "band",
+                               json_object_new_boolean(verdict_class_is_band((verdict_class)c)));
         json_object_object_add(o, "words", json_object_new_string(k->words));
         json_object_object_add(o, "colour", json_object_new_string(k->colour));
         json_object_object_add(o, "abbrev", json_object_new_string(k->abbrev));

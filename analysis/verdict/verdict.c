@@ -38,8 +38,8 @@ verdict_launch verdict_launch_of(const block_values *blocks, size_t n, long long
     double comm_local = MEAN(blocks, n, comm_local), comp_local = MEAN(blocks, n, comp_local);
     if (!(comm > 0 && comp > 0 && comm_local > 0 && comp_local > 0) || isnan(measured))
         return l;
-    l.r_overhead = (measured - fmax(comm, comp)) / fmin(comm, comp); /* eq. 1 */
-    l.r_comm = MEAN(blocks, n, mpi_from_last) / comm_local;           /* eq. 4 */
+    l.r_overhead = (measured - fmax(comm, comp)) / fmin(comm, comp);      /* eq. 1 */
+    l.r_comm = MEAN(blocks, n, mpi_from_last) / comm_local;               /* eq. 4 */
     l.r_comp_slowdown = MEAN(blocks, n, comp_overlap_local) / comp_local; /* eq. 3 */
     size_t ended = 0;
     for (size_t i = 0; i < n; i++)
@@ -83,9 +83,14 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
 {
     enum { MOST = 256 };
     double q[4][MOST] = {{0}};
-    verdict_reading r = {.launches = 0, .launches_run = (long)n, .sizes_agree = true,
-                         .bytes = -1, .matrix_n = -1, .overlap = VERDICT_INVALID,
-                         .class = VERDICT_INVALID, .confident = false};
+    verdict_reading r = {.launches = 0,
+                         .launches_run = (long)n,
+                         .sizes_agree = true,
+                         .bytes = -1,
+                         .matrix_n = -1,
+                         .overlap = VERDICT_INVALID,
+                         .class = VERDICT_INVALID,
+                         .confident = false};
     for (size_t i = 0; i < n && r.launches < MOST; i++) {
         const verdict_launch *l = &launches[i];
         if (!l->valid)

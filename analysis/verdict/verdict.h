@@ -35,14 +35,14 @@
 
 /* One launch's estimates of one cell. */
 typedef struct verdict_launch {
-    bool valid;              /* the cell measured validly in this launch */
-    long long bytes;         /* the work the launch measured */
+    bool valid;      /* the cell measured validly in this launch */
+    long long bytes; /* the work the launch measured */
     long long matrix_n;
     long blocks;
-    double r_overhead;       /* eq. 1 on the means of the blocks' spans */
-    double r_comm;           /* eq. 4: mean MPI time from the last arrival / mean local comm_ref */
-    double ended_share;      /* blocks with their own r_comm <= VERDICT_ENDED_MAX_R_COMM */
-    double r_comp_slowdown;  /* eq. 3: mean local t_comp / mean local comp_ref */
+    double r_overhead;      /* eq. 1 on the means of the blocks' spans */
+    double r_comm;          /* eq. 4: mean MPI time from the last arrival / mean local comm_ref */
+    double ended_share;     /* blocks with their own r_comm <= VERDICT_ENDED_MAX_R_COMM */
+    double r_comp_slowdown; /* eq. 3: mean local t_comp / mean local comp_ref */
 } verdict_launch;
 
 /* A launch's estimates from a cell's usable blocks (n of them); invalid

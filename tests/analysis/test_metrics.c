@@ -260,8 +260,8 @@ static void test_imbalance_longer_than_collective_is_overlap(void **state)
         row_of(&raw, &c, 1, "comm_ref", 0, rank, 0, 5 * US, 5 * US, 2 * MS, 0, 0);
         row_of(&raw, &c, 1, "comp_ref", 0, rank, 20 * MS, 20 * MS, 20 * MS + comp, 20 * MS + comp,
                0, 0);
-        row_of(&raw, &c, 1, "overlap", 0, rank, 40 * MS, 40 * MS + 5 * US,
-               40 * MS + 5 * US + comp, 54 * MS + 10 * US, 0, 0);
+        row_of(&raw, &c, 1, "overlap", 0, rank, 40 * MS, 40 * MS + 5 * US, 40 * MS + 5 * US + comp,
+               54 * MS + 10 * US, 0, 0);
     }
     computed out;
     compute(&out, &raw);

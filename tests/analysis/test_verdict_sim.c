@@ -110,7 +110,7 @@ static bool pooled_covers(block_values b[LAUNCHES][BLOCKS], double truth)
         for (int i = 0; i < BLOCKS; i++) {
             const block_values *v = &b[l][i];
             double r = (v->measured_span - fmax(v->comm_span, v->comp_span)) /
-                fmin(v->comm_span, v->comp_span);
+                       fmin(v->comm_span, v->comp_span);
             sum += r;
             sum2 += r * r;
         }
@@ -124,13 +124,15 @@ static void whole_procedure_holds_its_error_rates(void **state)
     (void)state;
     /* references 2:1 either way and 4:1, shares of background completion
      * across the three bands and their bounds (truths 0.05 .. 1.05) */
-    static const double ratios[][2] = {{0.002, 0.004}, {0.004, 0.002}, {0.001, 0.004},
-                                       {0.004, 0.001}, {0.008, 0.008}};
+    static const double ratios[][2] = {
+        {0.002, 0.004}, {0.004, 0.002}, {0.001, 0.004}, {0.004, 0.001}, {0.008, 0.008}};
     uint64_t s = 42;
     long covered = 0, pooled = 0, confident = 0, wrong = 0;
     for (long k = 0; k < CONFIGURATIONS; k++) {
-        cell_truth c = {.comm_s = ratios[k % 5][0], .comp_s = ratios[k % 5][1],
-                        .pi = (double)(k % 11) / 10, .pi_spread = 0.15};
+        cell_truth c = {.comm_s = ratios[k % 5][0],
+                        .comp_s = ratios[k % 5][1],
+                        .pi = (double)(k % 11) / 10,
+                        .pi_spread = 0.15};
         if (c.pi == 0 || c.pi == 1)
             c.pi_spread = 0; /* one regime: no library progress, or always */
         double truth = truth_of(&c);
@@ -153,10 +155,11 @@ static void whole_procedure_holds_its_error_rates(void **state)
     double coverage = (double)covered / CONFIGURATIONS;
     double pooled_coverage = (double)pooled / CONFIGURATIONS;
     double wrong_rate = confident ? (double)wrong / confident : 0;
-    printf("figure: %d launches x %d blocks, %d cells: the t interval over launches covers the "
-           "truth in %.1f %% (blocks pooled: %.1f %%); %ld confident, %ld of them wrong (%.2f %%)\n",
-           LAUNCHES, BLOCKS, CONFIGURATIONS, 100 * coverage, 100 * pooled_coverage, confident,
-           wrong, 100 * wrong_rate);
+    printf(
+        "figure: %d launches x %d blocks, %d cells: the t interval over launches covers the "
+        "truth in %.1f %% (blocks pooled: %.1f %%); %ld confident, %ld of them wrong (%.2f %%)\n",
+        LAUNCHES, BLOCKS, CONFIGURATIONS, 100 * coverage, 100 * pooled_coverage, confident, wrong,
+        100 * wrong_rate);
     /* 6000 cells: a binomial standard error of 0.28 %, so 2 points is 7 of them */
     assert_true(fabs(coverage - VERDICT_CONFIDENCE) <= 0.02);
     assert_true(wrong_rate <= 1 - VERDICT_CONFIDENCE);
@@ -167,8 +170,12 @@ static void whole_procedure_holds_its_error_rates(void **state)
 
 static block_values block_of(double comm, double comp, double measured)
 {
-    return (block_values){.comm_span = comm, .comp_span = comp, .measured_span = measured,
-                          .comm_local = comm, .comp_local = comp, .mpi_from_last = comm,
+    return (block_values){.comm_span = comm,
+                          .comp_span = comp,
+                          .measured_span = measured,
+                          .comm_local = comm,
+                          .comp_local = comp,
+                          .mpi_from_last = comm,
                           .comp_overlap_local = comp};
 }
 
@@ -177,7 +184,8 @@ static block_values block_of(double comm, double comp, double measured)
 static void launch_estimate_is_eq1_on_means(void **state)
 {
     (void)state;
-    block_values b[4] = {block_of(1, 2, 2), block_of(1, 2, 3), block_of(1, 2, 2), block_of(1, 2, 3)};
+    block_values b[4] = {block_of(1, 2, 2), block_of(1, 2, 3), block_of(1, 2, 2),
+                         block_of(1, 2, 3)};
     verdict_launch l = verdict_launch_of(b, 4, 10, 20);
     assert_true(l.valid);
     assert_float_equal(l.r_overhead, 0.5, 1e-12);
@@ -190,9 +198,27 @@ static void one_launch_or_other_sizes_never_confident(void **state)
 {
     (void)state;
     verdict_launch l[3] = {
-        {.valid = true, .bytes = 8, .matrix_n = 10, .r_overhead = 1.0, .r_comm = 1, .ended_share = 0, .r_comp_slowdown = 1},
-        {.valid = true, .bytes = 8, .matrix_n = 10, .r_overhead = 1.01, .r_comm = 1, .ended_share = 0, .r_comp_slowdown = 1},
-        {.valid = true, .bytes = 8, .matrix_n = 10, .r_overhead = 0.99, .r_comm = 1, .ended_share = 0, .r_comp_slowdown = 1},
+        {.valid = true,
+         .bytes = 8,
+         .matrix_n = 10,
+         .r_overhead = 1.0,
+         .r_comm = 1,
+         .ended_share = 0,
+         .r_comp_slowdown = 1},
+        {.valid = true,
+         .bytes = 8,
+         .matrix_n = 10,
+         .r_overhead = 1.01,
+         .r_comm = 1,
+         .ended_share = 0,
+         .r_comp_slowdown = 1},
+        {.valid = true,
+         .bytes = 8,
+         .matrix_n = 10,
+         .r_overhead = 0.99,
+         .r_comm = 1,
+         .ended_share = 0,
+         .r_comp_slowdown = 1},
     };
     verdict_reading r = verdict_combine(l, 1, VERDICT_CONFIDENCE);
     assert_int_equal(r.class, VERDICT_ONE_LAUNCH);
