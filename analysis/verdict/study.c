@@ -62,8 +62,9 @@ static bool same_configuration(const study_run *a, const study_run *b)
            strcmp(a->deployment, b->deployment) == 0 && strcmp(a->setting, b->setting) == 0;
 }
 
-/* The runs of study.json that completed (the others are named on stderr:
- * their launch is missing from the verdict, which counts launches). */
+/* The runs of study.json that completed (the others, pending, failed or
+ * interrupted, are named on stderr: their launch is missing from the
+ * verdict, which counts launches). */
 static int read_runs(json_object *root, const char *path, study_run **out, size_t *count,
                      analysis_error *err)
 {
@@ -83,6 +84,12 @@ static int read_runs(json_object *root, const char *path, study_run **out, size_
                        .deployment = string_of(run, "deployment"),
                        .run_dir = string_of(run, "run_dir")};
         const char *status = string_of(run, "status");
+        if (!status || strcmp(status, "complete") != 0) {
+            /* a pending run has no folder yet (run_dir null) */
+            fprintf(stderr, "nbc-analyze --study: %s run %zu is %s: left out of the verdict\n",
+                    path, i + 1, status ? status : "without a status");
+            continue;
+        }
         if (!r.mpi || !r.collective || !r.deployment || !r.run_dir ||
             !json_object_object_get_ex(run, "launch", &launch) ||
             !json_object_is_type(launch, json_type_int)) {
@@ -94,11 +101,6 @@ static int read_runs(json_object *root, const char *path, study_run **out, size_
         }
         r.launch = (long)json_object_get_int64(launch);
         setting_of(run, r.setting, sizeof r.setting);
-        if (!status || strcmp(status, "complete") != 0) {
-            fprintf(stderr, "nbc-analyze --study: %s launch %ld is %s: left out of the verdict\n",
-                    r.run_dir, r.launch, status ? status : "without a status");
-            continue;
-        }
         list[k++] = r;
     }
     *out = list;

@@ -9,7 +9,8 @@
 # (4 times that on r_overhead in the 4:1 cells).
 # Checked: one row per configuration and cell; basic confident none in every
 # cell and progress confident hidden, 0 confident overlap in basic; the one
-# launch never confident; no confident row whose interval leaves its band;
+# launch never confident (a pending launch, without a folder, left out); no
+# confident row whose interval leaves its band;
 # nbc-verdict's counts equal verdict.csv's, its lines at most 100 columns;
 # a run folder given to --study is refused with exit 2.
 # shellcheck source=tests/lib.sh
@@ -42,6 +43,9 @@ for launch in (1, 2, 3):
                      "run_dir": "%s/%s%d" % (top, dep, launch - 1)})
 runs.append({"mpi": "mpich", "collective": "ibcast", "deployment": "thread", "setting": None,
              "launch": 1, "status": "complete", "run_dir": top + "/thread0"})
+# a run not started yet (an interrupted study) has no folder: left out
+runs.append({"mpi": "mpich", "collective": "ibcast", "deployment": "thread", "setting": None,
+             "launch": 2, "status": "pending", "run_dir": None})
 json.dump({"format": 1, "runs": runs}, open(top + "/study/study.json", "w"))
 PY
 "$analyze" --study "$SCRATCH/study" || fail "nbc-analyze --study failed"
