@@ -526,7 +526,7 @@ def verdict_module():
 # unconfirmed), then the medians a reader compares across configurations.
 
 
-def results(verdict, runs):
+def results(verdict, runs, top):
     """The verdict lines, then a column per run: its configuration, the
     cells of each class, median r_overhead (eq. 1), r_comm (eq. 3),
     r_comp_slowdown (eq. 4) over the valid cells and r_MPI_impact (eq. 2)
@@ -537,6 +537,13 @@ def results(verdict, runs):
         return "<p class=missing>no analyzed run (cells.csv): run nbc-analyze first</p>"
     out = ["<ul class=verdicts>%s</ul>" % "".join(
         "<li>%s</li>" % esc(line) for line in verdict.verdicts(analyzed))]
+    # A study's verdict over its launches (verdict.csv) comes first; the
+    # lines above are then each launch's own.
+    if os.path.isfile(os.path.join(top, "verdict.csv")):
+        out = ["<h3>Over the launches (verdict.csv)</h3>",
+               "<ul class=verdicts>%s</ul>" % "".join(
+                   "<li>%s</li>" % esc(line) for line in verdict.study_lines(top)),
+               "<h3>Each launch</h3>"] + out
     rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
         os.path.join(run, "cells.csv"))) for run in analyzed}
     # The classes some run has: a column of zeros says nothing.
@@ -602,7 +609,7 @@ def main(argv):
     count, figure_html = figures(top, [r for r in runs if r != top] + comparisons, notes)
     # What a reader starts with: the verdicts and the results, the figures;
     # then the methods behind them.
-    body = ["<h2>Verdicts and results</h2>", results(verdict_module(), runs),
+    body = ["<h2>Verdicts and results</h2>", results(verdict_module(), runs, top),
             "<h2>Figures (%d)</h2>" % count, figure_html,
             "<h2>Methods</h2>", study_section(study)]
     body += [run_section(r, columns, notes) for r in runs]

@@ -408,13 +408,24 @@ def study_map(key, rows):
     return lines + wrap(legend, "")
 
 
-def study_verdicts(study_dir, with_map=False):
+def study_groups(study_dir):
+    """verdict.csv's configurations: (key, rows) in the file's order."""
     path = os.path.join(study_dir, "verdict.csv")
     rows = read_csv(path)
     if not rows:
         fail("%s: no rows (nbc-analyze --study %s writes it)" % (path, study_dir))
+    return configurations(rows)
+
+
+def study_lines(study_dir):
+    """One line per configuration of a study's verdict, unwrapped (nbc-report)."""
+    return [study_line(key, rows) for key, rows in study_groups(study_dir)]
+
+
+def study_verdicts(study_dir, with_map=False):
+    """The printed lines: each configuration's wrapped, then its map."""
     out = []
-    for key, group in configurations(rows):
+    for key, group in study_groups(study_dir):
         out += wrap(study_line(key, group))
         if with_map:
             out += study_map(key, group)
