@@ -40,7 +40,8 @@ $(TOOLS_DIR)/nbc-report: analysis/nbc_report.py
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-# nbc-verdict: the verdict lines nbc-run prints and nbc-report shows first
+# nbc-verdict: the verdict lines nbc-run prints (a study's verdict.csv, or one
+# launch's files) and nbc-report shows first
 # (nbc-report loads it from its own folder).
 $(TOOLS_DIR)/nbc-verdict: analysis/nbc_verdict.py
 	@mkdir -p $(@D)
