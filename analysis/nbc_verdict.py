@@ -1,9 +1,20 @@
 #!/usr/bin/env python3
 """nbc-verdict: one line in words per configuration of a study.
 
-    nbc-verdict DIR...
+    nbc-verdict [--map] DIR...
 
-DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
+A study folder with its verdict.csv (nbc-analyze --study) gives the verdict
+over its launches, one line per configuration, at most 100 columns a line:
+
+    mpich, ibcast, basic: no overlap: communication and computation took their
+        sum in 24 of 25 cells; 24 confirmed (none 24); 1 suggests no overlap,
+        not confirmed; over 3 launches
+
+confirmed readings by class, unconfirmed ones by what their band suggests;
+--map draws the cells below it, from the same rows (classes, words and
+abbreviations from schema/classes.def through schema_doc --json).
+
+Otherwise DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
 study folder (study.json naming its runs). For each run, in the study's
 order with each library and collective's basic deployment first:
 
