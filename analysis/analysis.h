@@ -250,35 +250,16 @@ void analysis_run_inputs_free(run_inputs *in);
 /* ---- Metrics and diagnosis ------------------------------------------------ */
 
 /* The classes of section 3.3 (README.md, "Diagnosis"), in legend order. */
+/* The per-run classes, their groups, words, colours and abbreviations:
+ * schema/classes.def (DIAGNOSIS_CLASS), in this order. Groups (no_overlap,
+ * progressed) and intermittent are claimed where the class is not
+ * confirmed (cells.csv diagnosis only); uncertain: not confirmed at the
+ * map's false-discovery rate, or too few blocks; unresolvable: the driver
+ * stopped the cell as run.max_repetitions could not decide it. */
 enum diagnosis {
-    DIAG_OVERLAP,
-    DIAG_NO_PROGRESS,
-    DIAG_COMP_SLOWDOWN,
-    DIAG_CONTENTION,
-    DIAG_COMM_SLOWED,
-    DIAG_IMPRECISION,
-    DIAG_UNEXPLAINED,
-    /* Groups of classes (README.md, "Claims at two levels"): claimed where
-     * the group is confirmed and its class is not (cells.csv diagnosis
-     * only). no_overlap: no_progress, comm_slowed or contention, the
-     * collective did not progress during the computation (section 3.3.1);
-     * progressed: overlap or comp_slowdown, it did. */
-    DIAG_NO_OVERLAP,
-    DIAG_PROGRESSED,
-    /* A claim of the same level for a cell whose blocks fall in two
-     * regimes (README.md, "Two regimes"): the collective progressed during
-     * the computation in some blocks and was held in others, each in at
-     * least regime_min_share of them by the estimates; claimed where the
-     * class is not confirmed, always in place of its group (cells.csv
-     * diagnosis only). */
-    DIAG_INTERMITTENT,
-    /* not confirmed at the map's false-discovery rate, or too few blocks
-     * (cells.csv diagnosis only; diagnosis_point keeps the class) */
-    DIAG_UNCERTAIN,
-    /* the driver stopped the cell as one run.max_repetitions could not
-     * decide (sweep.csv stop `unresolvable`; diagnosis only) */
-    DIAG_UNRESOLVABLE,
-    DIAG_INVALID,
+#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev) DIAG_##id,
+#include "schema/classes.def"
+#undef DIAGNOSIS_CLASS
     DIAG_COUNT
 };
 const char *analysis_diagnosis_name(enum diagnosis diagnosis);
@@ -506,6 +487,10 @@ typedef struct block_values {
     double comm_span;
     double comp_span;
     double measured_span;
+    double comm_local;         /* comm_ref: slowest local t4 - t1 (eq. 4 denominator) */
+    double comp_local;         /* comp_ref: slowest local t3 - t2 (eq. 3 denominator) */
+    double mpi_from_last;      /* overlap: slowest (t2 - t1) + max(0, t4 - max(t3)) */
+    double comp_overlap_local; /* overlap: slowest local t3 - t2 */
 } block_values;
 
 /* The two null controls: comm_null / comm_ref and comp_null / comp_ref. */

@@ -3,37 +3,25 @@
  * to points: the estimates and each bootstrap replicate, intervals.c), and
  * the names of the classes and of the reasons a cell is invalid. */
 #include "analysis/analysis_internal.h"
+#include "schema/classes.h"
 
 #include <math.h>
 #include <string.h>
 
 /* ---- Names ------------------------------------------------------------------ */
 
-static const char *const diagnosis_names[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = "overlap",
-    [DIAG_NO_PROGRESS] = "no_progress",
-    [DIAG_COMP_SLOWDOWN] = "comp_slowdown",
-    [DIAG_CONTENTION] = "contention",
-    [DIAG_COMM_SLOWED] = "comm_slowed",
-    [DIAG_IMPRECISION] = "imprecision",
-    [DIAG_UNEXPLAINED] = "unexplained",
-    [DIAG_NO_OVERLAP] = "no_overlap",
-    [DIAG_PROGRESSED] = "progressed",
-    [DIAG_INTERMITTENT] = "intermittent",
-    [DIAG_UNCERTAIN] = "uncertain",
-    [DIAG_UNRESOLVABLE] = "unresolvable",
-    [DIAG_INVALID] = "invalid",
-};
+_Static_assert((int)DIAG_COUNT == (int)DIAGNOSIS_CLASS_COUNT,
+               "enum diagnosis is schema/classes.def's");
 
 const char *analysis_diagnosis_name(enum diagnosis diagnosis)
 {
-    return diagnosis < DIAG_COUNT ? diagnosis_names[diagnosis] : "?";
+    return diagnosis < DIAG_COUNT ? diagnosis_class_get((int)diagnosis)->name : "?";
 }
 
 bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
 {
     for (int d = 0; d < DIAG_COUNT; d++) {
-        if (strcmp(name, diagnosis_names[d]) == 0) {
+        if (strcmp(name, diagnosis_class_get(d)->name) == 0) {
             *diagnosis = (enum diagnosis)d;
             return true;
         }
@@ -41,30 +29,15 @@ bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis)
     return false;
 }
 
-/* The class hierarchy (README.md, "Claims at two levels"): each group
- * joins the classes that answer the first question of section 3.3 alike,
- * whether the collective progressed during the computation, and differ
- * on the second, what else slowed. no_overlap holds contention (the
- * computation slowed beside an unprogressed collective) as well as
- * no_progress and comm_slowed: all three answer "not progressed".
- * imprecision and unexplained belong to none: their replicates split
- * towards classes of either answer. intermittent is no group: it answers
- * the first question both ways, one per regime, and is claimed in place
- * of a group wherever the estimates show two regimes (README.md, "Two
- * regimes"). */
-static const enum diagnosis diagnosis_groups[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = DIAG_PROGRESSED,        [DIAG_NO_PROGRESS] = DIAG_NO_OVERLAP,
-    [DIAG_COMP_SLOWDOWN] = DIAG_PROGRESSED,  [DIAG_CONTENTION] = DIAG_NO_OVERLAP,
-    [DIAG_COMM_SLOWED] = DIAG_NO_OVERLAP,    [DIAG_IMPRECISION] = DIAG_IMPRECISION,
-    [DIAG_UNEXPLAINED] = DIAG_UNEXPLAINED,   [DIAG_NO_OVERLAP] = DIAG_NO_OVERLAP,
-    [DIAG_PROGRESSED] = DIAG_PROGRESSED,     [DIAG_UNCERTAIN] = DIAG_UNCERTAIN,
-    [DIAG_UNRESOLVABLE] = DIAG_UNRESOLVABLE, [DIAG_INVALID] = DIAG_INVALID,
-    [DIAG_INTERMITTENT] = DIAG_INTERMITTENT,
-};
-
+/* The class hierarchy (per_run.md, "Claims at two levels"): each class's
+ * group as schema/classes.def names it (a class in no group is its own). */
 enum diagnosis analysis_diagnosis_group(enum diagnosis diagnosis)
 {
-    return diagnosis < DIAG_COUNT ? diagnosis_groups[diagnosis] : diagnosis;
+    if (diagnosis >= DIAG_COUNT)
+        return diagnosis;
+    enum diagnosis group;
+    const char *name = diagnosis_class_get((int)diagnosis)->group;
+    return analysis_diagnosis_from_name(name, &group) ? group : diagnosis;
 }
 
 bool analysis_diagnosis_within(enum diagnosis diagnosis, enum diagnosis claim)

@@ -30,15 +30,14 @@ void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES
     /* MPI time beyond what perfect overlap leaves (the part of the
      * collective longer than the computation), over the part the
      * computation could hide: 0 perfect progress, 1 none (section 3.3).
-     * The computation is that of the rank whose MPI time it is: a rank
-     * that computed faster than the slowest (a core shared with another
-     * process slows one rank) waits longer for the same collective, which
-     * is no lack of progress. The excess is taken block by block, against
+     * The MPI time is r_comm's, from the last rank's arrival, and the
+     * computation the slowest: a rank that computed faster than the
+     * slowest (a core shared with another process slows one rank) waits
+     * for it, which is no lack of progress. The excess is taken block by block, against
      * the same block's reference: where the collective is much longer than
      * the computation, its spread from block to block would otherwise
      * enter twice, once through each median (README.md, "Diagnosis"). */
-    double mpi_rank_comp = median[SERIES_COMP_OF_MPI_RANK];
-    double hideable = fmin(comm_local, mpi_rank_comp);
+    double hideable = fmin(comm_local, median[SERIES_COMP_OVERLAP_LOCAL]);
     q[Q_COMM_UNHIDDEN] = hideable > 0 ? median[SERIES_UNHIDDEN_EXCESS] / hideable : NAN;
     q[Q_COMP_EXTRA] = (comp - comp_local) / shorter;
     /* Two regimes (README.md): the shares of progressed and held blocks,

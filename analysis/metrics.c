@@ -21,17 +21,21 @@ static double median_field(const cell_work *w, size_t offset, double *scratch)
 #define MEDIAN_OF(w, field, scratch) median_field(w, offsetof(block_stats, field), scratch)
 
 /* A block's MPI time beyond what perfect overlap leaves in that block
- * (SERIES_UNHIDDEN_EXCESS). */
+ * (SERIES_UNHIDDEN_EXCESS): the MPI time r_comm counts (eq. 4, the wait
+ * from the last rank's arrival), less the part of the collective longer
+ * than the slowest computation. One definition of the MPI time: a rank
+ * that computed faster waits for the last one, which is imbalance, not a
+ * collective held. */
 static double block_unhidden_excess(const block_stats *b)
 {
-    return b->mpi_local - fmax(0.0, b->comm_local - b->comp_of_mpi_rank);
+    return b->mpi_from_last - fmax(0.0, b->comm_local - b->comp_overlap_local);
 }
 
 /* A block's own comm_unhidden_share (cell_quantities, on one block's
  * values instead of the medians); NAN when nothing could be hidden. */
 static double block_unhidden_share(const block_stats *b)
 {
-    double hideable = fmin(b->comm_local, b->comp_of_mpi_rank);
+    double hideable = fmin(b->comm_local, b->comp_overlap_local);
     return hideable > 0 ? block_unhidden_excess(b) / hideable : NAN;
 }
 
@@ -273,6 +277,10 @@ static int add_block_values(const cell_work *w, size_t cell_index, cell_outputs 
             .comm_span = w->blocks[b].comm_span,
             .comp_span = w->blocks[b].comp_span,
             .measured_span = w->blocks[b].measured_span,
+            .comm_local = w->blocks[b].comm_local,
+            .comp_local = w->blocks[b].comp_local,
+            .mpi_from_last = w->blocks[b].mpi_from_last,
+            .comp_overlap_local = w->blocks[b].comp_overlap_local,
         };
     }
     return ANALYSIS_OK;

@@ -10,10 +10,13 @@ ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o tool_options.o cs
                      frontier_plot.o plot.o plot_gnuplot.o plot_heat.o plot_meta.o plot_palette.o \
                      analyze.o compare.o compare_load.o compare_stats.o compare_draw.o \
                      trace.o sched.o harness_table.o) \
-                   $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/cli/cli.o
+                   $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/schema/classes.o \
+                   $(BUILD)/nompi/analysis/verdict/verdict.o $(BUILD)/nompi/analysis/verdict/study.o \
+                   $(BUILD)/nompi/cli/cli.o
 ANALYSIS_LIB    := $(BUILD)/libanalysis.a
 
 $(BUILD)/nompi/analysis/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
+$(BUILD)/nompi/analysis/verdict/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
 
 $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 	@mkdir -p $(@D)
@@ -37,7 +40,8 @@ $(TOOLS_DIR)/nbc-report: analysis/nbc_report.py
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
-# nbc-verdict: the verdict lines nbc-run prints and nbc-report shows first
+# nbc-verdict: the verdict lines nbc-run prints (a study's verdict.csv, or one
+# launch's files) and nbc-report shows first
 # (nbc-report loads it from its own folder).
 $(TOOLS_DIR)/nbc-verdict: analysis/nbc_verdict.py
 	@mkdir -p $(@D)

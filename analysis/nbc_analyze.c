@@ -2,6 +2,7 @@
  * See analysis/README.md. */
 #include "analysis/analysis_internal.h"
 #include "analysis/frontier.h"
+#include "analysis/verdict/verdict.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -11,7 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES, OPT_TABLE, OPT_FRONTIER };
+enum {
+    OPT_LATE_TOLERANCE = 1000,
+    OPT_ECDF,
+    OPT_SEED,
+    OPT_RESAMPLES,
+    OPT_TABLE,
+    OPT_FRONTIER,
+    OPT_STUDY
+};
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -86,6 +95,7 @@ static int parse_late_tolerance(const char *text, double *out)
 static void usage(FILE *out)
 {
     fputs("usage: nbc-analyze [options] RUN_DIR...\n"
+          "       nbc-analyze --study STUDY_DIR\n"
           "Computes the metrics of each run folder into RUN_DIR/cells.csv, cells_by_rank.csv\n"
           "and impact.csv, and draws the figures into RUN_DIR/plots/ (PNG, SVG, PDF).\n"
           "  -q, --quiet          no summary on stdout\n"
@@ -103,7 +113,9 @@ static void usage(FILE *out)
           "                       goes to stderr): text (default; as RUN_DIR/cells.txt) or\n"
           "                       json (the same rows as JSON lines)\n"
           "  --frontier-threshold=R  the largest r_overhead (eq. 1) counted as hidden in\n"
-          "                       RUN_DIR/frontier.csv and plots/frontier.* (default 0.1)\n",
+          "                       RUN_DIR/frontier.csv and plots/frontier.* (default 0.1)\n"
+          "  --study=STUDY_DIR    the study's verdict over its launches (STUDY_DIR/study.json,\n"
+          "                       written by nbc-run) into STUDY_DIR/verdict.csv\n",
           out);
     fputs(cli_common_help(), out);
     cli_print_exit_statuses(out);
@@ -124,6 +136,7 @@ int main(int argc, char **argv)
         {"resamples", required_argument, NULL, OPT_RESAMPLES},
         {"table", optional_argument, NULL, OPT_TABLE},
         {"frontier-threshold", required_argument, NULL, OPT_FRONTIER},
+        {"study", required_argument, NULL, OPT_STUDY},
         {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -132,6 +145,7 @@ int main(int argc, char **argv)
     long *ecdf_cells = NULL;
     double frontier_threshold = frontier_default_threshold();
     long long value;
+    const char *study_dir = NULL;
     int opt;
     while ((opt = getopt_long(argc, argv, "qhV", long_options, NULL)) != -1) {
         int common = cli_common_option("nbc-analyze", opt, optarg, &options);
@@ -177,6 +191,9 @@ int main(int argc, char **argv)
             if (frontier_parse_threshold("nbc-analyze", optarg, &frontier_threshold) != 0)
                 return ANALYSIS_ERR_INPUT;
             break;
+        case OPT_STUDY:
+            study_dir = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -187,6 +204,14 @@ int main(int argc, char **argv)
     }
     if (options.table != TABLE_NONE && options.report == stdout)
         options.report = stderr; /* stdout holds the tables alone, for harnesses */
+    if (study_dir) {
+        if (optind < argc) {
+            fputs("nbc-analyze: --study takes no run folder (its runs are study.json's)\n", stderr);
+            return ANALYSIS_ERR_INPUT;
+        }
+        analysis_error err;
+        return cli_report_status("nbc-analyze", verdict_study(study_dir, &err), &err, 0);
+    }
     if (optind >= argc) {
         fputs("nbc-analyze: no run folder given\n", stderr);
         usage(stderr);

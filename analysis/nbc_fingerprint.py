@@ -189,7 +189,9 @@ def runs_of(top):
 
 
 def progressed(name):
-    return name in ("overlap", "comp_slowdown", "progressed")
+    """Whether a cells.csv class says the collective progressed during the
+    computation (schema/classes.def's progressed flag)."""
+    return verdict_module().diagnosis_class(name)["progressed"]
 
 
 def measured_rows(folders):

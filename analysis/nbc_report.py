@@ -521,17 +521,12 @@ def verdict_module():
     return module
 
 
-# The results table: the cells of each class (cells.csv's diagnosis: the
-# classes, then the groups no_overlap (no_progress, comm_slowed,
-# contention) and progressed (overlap, comp_slowdown), then intermittent),
-# then the medians a reader compares across configurations.
-RESULT_CLASSES = ["overlap", "no_progress", "comp_slowdown", "contention", "comm_slowed",
-                  "imprecision", "unexplained", "no_overlap", "progressed", "intermittent",
-                  "uncertain",
-                  "unresolvable", "invalid"]
+# The results table: the cells of each class (cells.csv's diagnosis, in the
+# order of schema/classes.def: the classes, their groups, intermittent, the
+# unconfirmed), then the medians a reader compares across configurations.
 
 
-def results(verdict, runs):
+def results(verdict, runs, top):
     """The verdict lines, then a column per run: its configuration, the
     cells of each class, median r_overhead (eq. 1), r_comm (eq. 3),
     r_comp_slowdown (eq. 4) over the valid cells and r_MPI_impact (eq. 2)
@@ -542,14 +537,22 @@ def results(verdict, runs):
         return "<p class=missing>no analyzed run (cells.csv): run nbc-analyze first</p>"
     out = ["<ul class=verdicts>%s</ul>" % "".join(
         "<li>%s</li>" % esc(line) for line in verdict.verdicts(analyzed))]
+    # A study's verdict over its launches (verdict.csv) comes first; the
+    # lines above are then each launch's own.
+    if os.path.isfile(os.path.join(top, "verdict.csv")):
+        out = ["<h3>Over the launches (verdict.csv)</h3>",
+               "<ul class=verdicts>%s</ul>" % "".join(
+                   "<li>%s</li>" % esc(line) for line in verdict.study_lines(top)),
+               "<h3>Each launch</h3>"] + out
     rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
         os.path.join(run, "cells.csv"))) for run in analyzed}
     # The classes some run has: a column of zeros says nothing.
-    classes = [k for k in RESULT_CLASSES if any(c.get(k) for c in counts_of.values())]
+    classes = [k["name"] for k in verdict.diagnosis_classes()
+               if any(c.get(k["name"]) for c in counts_of.values())]
     for run in analyzed:
         cells = verdict.read_csv(os.path.join(run, "cells.csv"))
         counts = counts_of[run]
-        valid = [c for c in cells if c.get(verdict.column("CELLS_DIAGNOSIS")) != "invalid"]
+        valid = [c for c in cells if c.get(verdict.column("CELLS_VALID")) == "1"]
         impact = verdict.read_csv(os.path.join(run, "impact.csv"))
         name, coll, dep, _ = verdict.verdict(run)
         medians = ["%.3g" % verdict.median_of(valid, k) if valid else "-"
@@ -606,7 +609,7 @@ def main(argv):
     count, figure_html = figures(top, [r for r in runs if r != top] + comparisons, notes)
     # What a reader starts with: the verdicts and the results, the figures;
     # then the methods behind them.
-    body = ["<h2>Verdicts and results</h2>", results(verdict_module(), runs),
+    body = ["<h2>Verdicts and results</h2>", results(verdict_module(), runs, top),
             "<h2>Figures (%d)</h2>" % count, figure_html,
             "<h2>Methods</h2>", study_section(study)]
     body += [run_section(r, columns, notes) for r in runs]

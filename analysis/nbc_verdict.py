@@ -1,9 +1,20 @@
 #!/usr/bin/env python3
 """nbc-verdict: one line in words per configuration of a study.
 
-    nbc-verdict DIR...
+    nbc-verdict [--map] DIR...
 
-DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
+A study folder with its verdict.csv (nbc-analyze --study) gives the verdict
+over its launches, one line per configuration, at most 100 columns a line:
+
+    mpich, ibcast, basic: no overlap: communication and computation took their
+        sum in 24 of 25 cells; 24 confirmed (none 24); 1 suggests no overlap,
+        not confirmed; over 3 launches
+
+confirmed readings by class, unconfirmed ones by what their band suggests;
+--map draws the cells below it, from the same rows (classes, words and
+abbreviations from schema/classes.def through schema_doc --json).
+
+Otherwise DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
 study folder (study.json naming its runs). For each run, in the study's
 order with each library and collective's basic deployment first:
 
@@ -30,6 +41,7 @@ import re
 import statistics
 import subprocess
 import sys
+import textwrap
 
 PROGRAM = "nbc-verdict"
 # cli/ of the source tree (from analysis/ or build/[san/]) or of an installed
@@ -39,31 +51,10 @@ sys.path[:0] = [os.path.join(_HERE, *up, "cli") for up in
                 (("..",), ("..", ".."), ("..", "share", "bench_nbc"))]
 from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
 
-# The headline of a configuration: the class most cells were confirmed in
-# (section 3.3's classes, analysis/README.md "Diagnosis"), in words.
-CLASS_WORDS = {
-    "overlap": "overlap",
-    "no_progress": "no overlap (the collective progresses only in MPI_Wait)",
-    "comp_slowdown": "overlap, but the computation is slowed",
-    "contention": "no overlap, and the computation is slowed (section 3.3.3: the collective "
-                  "held, the computation contended with the library for the core)",
-    "comm_slowed": "the communication is slowed by the computation",
-    "imprecision": "too imprecise to say",
-    "unexplained": "unexplained timings",
-    # groups (claimed where the class is not confirmed but the group is)
-    "no_overlap": "no overlap (the collective did not progress during the computation; "
-                  "whether the computation or the collective was also slowed is not decided)",
-    "progressed": "overlap (the collective progressed during the computation)",
-    # two regimes (claimed where the class is not confirmed, in place of a
-    # group, wherever the estimates show both regimes)
-    "intermittent": "intermittent overlap (progressed in some blocks, held in others)",
-}
-# The group of each class that has one (analysis/README.md, "Claims at two
-# levels"): a headline counts a group's cells with its classes'.
-GROUP_OF = {"no_progress": "no_overlap", "comm_slowed": "no_overlap", "contention": "no_overlap",
-            "overlap": "progressed", "comp_slowdown": "progressed"}
-# Not claims: counted after the confirmed classes.
-UNCONFIRMED = ("uncertain", "unresolvable", "invalid")
+# The per-run classes (section 3.3's, analysis/per_run.md "Diagnosis"), their
+# groups and words: schema/classes.def's DIAGNOSIS_CLASS rows, read through
+# schema_doc --json (diagnosis_classes()).
+
 
 # How the deployment is named in a verdict: the profile's variables where
 # the library runs it (meta.json's settings), else these words.
@@ -74,30 +65,66 @@ DEPLOYMENT_WORDS = {
 }
 
 
-_COLUMNS = {}
+_SCHEMA = {}
 
 
-def column(schema_id):
-    """A column's name from its id in schema/columns.def (schema_doc --json,
-    built beside this tool; from the source tree, build/'s): the tool
-    spells no column of the run folder's files itself."""
-    if not _COLUMNS:
+def schema():
+    """schema_doc --json (built beside this tool; from the source tree,
+    build/'s): the columns of schema/columns.def and the classes of
+    schema/classes.def, so that the tool spells neither itself."""
+    if not _SCHEMA:
         for tool in (os.path.join(_HERE, "schema_doc"),
                      os.path.join(_HERE, "..", "build", "schema_doc")):
             if os.access(tool, os.X_OK):
                 try:
                     out = subprocess.run([tool, "--json"], stdout=subprocess.PIPE, check=True,
                                          universal_newlines=True).stdout
-                    files = json.loads(out)["files"]
+                    doc = json.loads(out)
+                    _SCHEMA["columns"] = {c["id"]: c["name"] for f in doc["files"]
+                                          for c in f["columns"]}
+                    _SCHEMA["classes"] = {c["name"]: c for c in doc["classes"]}
+                    _SCHEMA["class_order"] = [c["name"] for c in doc["classes"]]
+                    _SCHEMA["per_run_classes"] = doc["diagnosis_classes"]
                 except (OSError, subprocess.SubprocessError, ValueError, KeyError) as e:
                     fail("%s --json: %s" % (tool, e), ExitStatus.FAILURE)
-                _COLUMNS.update((c["id"], c["name"]) for f in files for c in f["columns"])
                 break
         else:
             fail("schema_doc is missing beside %s (build it: make)" % _HERE, ExitStatus.FAILURE)
-    if schema_id not in _COLUMNS:
+    return _SCHEMA
+
+
+def column(schema_id):
+    """A column's name from its id in schema/columns.def."""
+    columns = schema()["columns"]
+    if schema_id not in columns:
         fail("schema_doc names no column %s (schema/columns.def)" % schema_id, ExitStatus.FAILURE)
-    return _COLUMNS[schema_id]
+    return columns[schema_id]
+
+
+def classes():
+    """The verdict's classes by name (schema/classes.def): group, band_lo,
+    band_hi, band, words, colour, abbrev."""
+    return schema()["classes"]
+
+
+def diagnosis_classes():
+    """The per-run classes in the table's order: name, group, progressed,
+    words, colour, abbrev."""
+    return schema()["per_run_classes"]
+
+
+def diagnosis_class(name):
+    """A per-run class's row; a name the table lacks reads as unconfirmed."""
+    for c in diagnosis_classes():
+        if c["name"] == name:
+            return c
+    return {"name": name, "group": "unconfirmed", "progressed": False, "words": name}
+
+
+def confirmed_class(name):
+    """Whether a cells.csv diagnosis is a claim (not uncertain, unresolvable
+    or invalid: the table's group unconfirmed)."""
+    return diagnosis_class(name)["group"] != "unconfirmed"
 
 
 def fail(text, status=None):
@@ -173,38 +200,42 @@ def deployment_words(meta):
 def class_counts(cells):
     counts = {}
     for row in cells:
-        name = row.get(column("CELLS_DIAGNOSIS")) or "invalid"
+        name = row.get(column("CELLS_DIAGNOSIS")) or diagnosis_classes()[-1]["name"]
         counts[name] = counts.get(name, 0) + 1
     return counts
 
 
 def cells_words(counts, rate):
     """The headline and the counts behind it."""
-    valid = sum(n for name, n in counts.items() if name != "invalid")
-    confirmed = sorted(((n, name) for name, n in counts.items() if name not in UNCONFIRMED),
+    unconfirmed = [c["name"] for c in diagnosis_classes() if not confirmed_class(c["name"])]
+    invalid = unconfirmed[-1]  # the table's last row: not measured validly
+    valid = sum(n for name, n in counts.items() if name != invalid)
+    confirmed = sorted(((n, name) for name, n in counts.items() if confirmed_class(name)),
                        reverse=True)
     if not valid:
-        return "no valid cell (%d invalid)" % counts.get("invalid", 0)
+        return "no valid cell (%d %s)" % (counts.get(invalid, 0), invalid)
     parts = ["%s confirmed in %d of %d cells" % (name, n, valid) for n, name in confirmed]
-    parts += ["%d %s" % (counts[name], name) for name in UNCONFIRMED if counts.get(name)]
+    parts += ["%d %s" % (counts[name], name) for name in unconfirmed if counts.get(name)]
     if rate:
         parts.append("false-discovery rate " + rate)
     groups = {}
     for n, name in confirmed:
-        group = GROUP_OF.get(name, name)
+        group = diagnosis_class(name)["group"]
         groups[group] = groups.get(group, 0) + n
     largest_group = max(((n, name) for name, n in groups.items()), default=(0, ""))
     if confirmed and 2 * confirmed[0][0] > valid:
-        lead = CLASS_WORDS.get(confirmed[0][1], confirmed[0][1])
+        lead = diagnosis_class(confirmed[0][1])["words"]
     elif 2 * largest_group[0] > valid:
-        lead = CLASS_WORDS.get(largest_group[1], largest_group[1])
+        lead = diagnosis_class(largest_group[1])["words"]
     elif confirmed:
         lead = "mixed"
     else:
         lead = "undecided (no class confirmed)"
-    overlap = counts.get("overlap", 0)
-    if confirmed and confirmed[0][1] != "overlap":
-        lead += "; overlap in %d of %d cells" % (overlap, valid)
+    # the cells where the collective progressed, whatever else slowed
+    progressed = sum(n for name, n in counts.items()
+                     if confirmed_class(name) and diagnosis_class(name)["progressed"])
+    if confirmed and not diagnosis_class(confirmed[0][1])["progressed"]:
+        lead += "; the collective progressed in %d of %d cells" % (progressed, valid)
     return "%s (%s)" % (lead, "; ".join(parts))
 
 
@@ -284,17 +315,154 @@ def verdicts(dirs):
                                    if (lib, coll) == g), key=lambda t: t[0])]
 
 
+# ---- A study's verdict (verdict.csv, nbc-analyze --study) -------------------
+
+WIDTH = 100  # columns of a printed line
+
+
+def wrap(text, indent="    "):
+    """text in lines of at most WIDTH columns, the later ones indented."""
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def configurations(rows):
+    """verdict.csv's rows grouped by configuration, in the file's order."""
+    keys = [column(i) for i in ("VERDICT_MPI", "VERDICT_COLLECTIVE", "VERDICT_DEPLOYMENT",
+                                "VERDICT_SETTING")]
+    groups = {}
+    for row in rows:
+        groups.setdefault(tuple(row.get(k, "") for k in keys), []).append(row)
+    return list(groups.items())
+
+
+def tally(rows):
+    """(confirmed {class: cells}, suggested {group: cells}, invalid cells,
+    launches) of one configuration: a confirmed cell counts in its class, an
+    unconfirmed one in the group of the band its value reads."""
+    table = classes()
+    confirmed, suggested, invalid, launches = {}, {}, 0, set()
+    for row in rows:
+        name, band = row.get(column("VERDICT_CLASS")), row.get(column("VERDICT_OVERLAP"))
+        launches.add(row.get(column("VERDICT_LAUNCHES")))
+        if name not in table or band not in table:
+            fail("verdict.csv: class '%s' or overlap '%s' is not one of %s" % (
+                name, band, ", ".join(table)))
+        if row.get(column("VERDICT_CONFIDENT")) == "1":
+            confirmed[name] = confirmed.get(name, 0) + 1
+        elif table[band]["band"]:
+            group = table[band]["group"]
+            suggested[group] = suggested.get(group, 0) + 1
+        else:
+            invalid += 1
+    return confirmed, suggested, invalid, launches
+
+
+def study_line(key, rows):
+    """One configuration's verdict in words: the confirmed readings, then
+    the unconfirmed ones by what they suggest, then the launches."""
+    mpi, collective, deployment, setting = key
+    table, order = classes(), schema()["class_order"]
+    confirmed, suggested, invalid, launches = tally(rows)
+    cells = len(rows)
+    n_confirmed = sum(confirmed.values())
+    lead = max(confirmed.items(), key=lambda kv: kv[1], default=(None, 0))
+    # the headline: the class of most cells, when they are confirmed in it
+    head = ("%s in %d of %d cells; " % (table[lead[0]]["words"], lead[1], cells)
+            if lead[0] and 2 * lead[1] > cells else "")
+    parts = ["%d confirmed%s" % (n_confirmed, " (%s)" % ", ".join(
+        "%s %d" % (c, confirmed[c]) for c in order if confirmed.get(c)) if n_confirmed else "")]
+    for group, n in sorted(suggested.items(), key=lambda kv: kv[0] != "overlap"):
+        parts.append("%d suggest%s %s, not confirmed" % (
+            n, "s" if n == 1 else "", "overlap" if group == "overlap" else "no overlap"))
+    if invalid:
+        parts.append("%d invalid" % invalid)
+    apart = sum(r.get(column("VERDICT_SIZES_AGREE")) == "0" for r in rows)
+    if apart:
+        parts.append("%d measured other sizes in other launches (calibrated apart)" % apart)
+    counts = sorted(int(n) for n in launches if n and n.isdigit())
+    over = ("%d launches" % counts[0] if counts and counts[0] == counts[-1] else
+            "%s launches" % "-".join(str(c) for c in (counts[0], counts[-1])) if counts else
+            "no launch")
+    if counts and counts[-1] < 2:
+        over = "one launch: readings, not verdicts"
+    name = ", ".join(x for x in (mpi, collective, deployment) if x)
+    if setting:
+        name += " (%s)" % setting
+    return "%s: %s%s; over %s" % (name, head, "; ".join(parts), over)
+
+
+def study_map(key, rows):
+    """The configuration's cells as a grid (communication target across,
+    computation down): a confirmed class's abbreviation, an unconfirmed
+    reading's band in lower case; the counts of study_line read the same
+    rows."""
+    table = classes()
+    comm = sorted({number(r[column("VERDICT_COMM_TARGET")]) for r in rows})
+    comp = sorted({number(r[column("VERDICT_COMP_TARGET")]) for r in rows})
+    at = {(number(r[column("VERDICT_COMM_TARGET")]), number(r[column("VERDICT_COMP_TARGET")])): r
+          for r in rows}
+    lines = ["comp \\ comm " + " ".join("%6s" % ("%gms" % (1e3 * c)) for c in comm)]
+    for p in reversed(comp):
+        marks = []
+        for c in comm:
+            r = at.get((c, p))
+            if r is None:
+                marks.append("%6s" % "")
+                continue
+            if r.get(column("VERDICT_CONFIDENT")) == "1":
+                marks.append("%6s" % table[r[column("VERDICT_CLASS")]]["abbrev"])
+            else:
+                marks.append("%6s" % table[r[column("VERDICT_OVERLAP")]]["abbrev"].lower())
+        lines.append("%11s " % ("%gms" % (1e3 * p)) + " ".join(marks))
+    legend = "; ".join("%s %s" % (c["abbrev"], name) for name, c in table.items()
+                       if c["band"]) + " (lower case: not confirmed)"
+    return lines + wrap(legend, "")
+
+
+def study_groups(study_dir):
+    """verdict.csv's configurations: (key, rows) in the file's order."""
+    path = os.path.join(study_dir, "verdict.csv")
+    rows = read_csv(path)
+    if not rows:
+        fail("%s: no rows (nbc-analyze --study %s writes it)" % (path, study_dir))
+    return configurations(rows)
+
+
+def study_lines(study_dir):
+    """One line per configuration of a study's verdict, unwrapped (nbc-report)."""
+    return [study_line(key, rows) for key, rows in study_groups(study_dir)]
+
+
+def study_verdicts(study_dir, with_map=False):
+    """The printed lines: each configuration's wrapped, then its map."""
+    out = []
+    for key, group in study_groups(study_dir):
+        out += wrap(study_line(key, group))
+        if with_map:
+            out += study_map(key, group)
+    return out
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog=PROGRAM, description=__doc__.split("\n\n")[0],
                                      epilog=exit_status_help(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-V", "--version", action="version", version=version_line(PROGRAM))
+    parser.add_argument("--map", action="store_true",
+                        help="with a study folder: its verdict's cells as a grid under each line")
     parser.add_argument("dirs", metavar="DIR", nargs="+", help="a run folder or a study folder")
     args = parser.parse_args(argv)
     for top in args.dirs:
         if not os.path.isdir(top):
             fail("'%s' is not a folder (a run folder or a study folder)" % top)
-    for line in verdicts(args.dirs):
+    # A study folder with its verdict: the verdict over the launches; a run
+    # folder (or a study without verdict.csv): one launch's lines.
+    studies = [d for d in args.dirs if os.path.isfile(os.path.join(d, "verdict.csv"))]
+    runs = [d for d in args.dirs if d not in studies]
+    for top in studies:
+        for line in study_verdicts(top, args.map):
+            print(line)
+    for line in verdicts(runs) if runs else []:
         print(line)
     return ExitStatus.COMPLETE
 

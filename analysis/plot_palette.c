@@ -1,6 +1,7 @@
 /* analysis: the colour scales of the figures (--palette) and the
  * diagnosis classes' colours. */
 #include "analysis/analysis_internal.h"
+#include "schema/classes.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,26 +13,26 @@ void plot_overhead_palette(double r_max, char *out, size_t out_size)
     snprintf(out, out_size, "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', %g '#d73027')", r_max);
 }
 
-/* Diagnosis colours, short labels (for grey printing) and label colours. */
+/* Section 5.2's class colours (the paper palette) and their label colours;
+ * the other palettes take schema/classes.def's. */
 static const struct {
     const char *colour;
-    const char *short_label;
     unsigned label_colour;
 } diagnosis_style[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#1a9850", "OV", 0x000000u},
-    [DIAG_NO_PROGRESS] = {"#fee08b", "NP", 0x000000u},
-    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", "CS", 0x000000u},
-    [DIAG_CONTENTION] = {"#a50026", "CT", 0xffffffu},
-    [DIAG_COMM_SLOWED] = {"#c51b7d", "CM", 0xffffffu},
-    [DIAG_IMPRECISION] = {"#3b6fd4", "IM", 0xffffffu},
-    [DIAG_UNEXPLAINED] = {"#9e9ac8", "UX", 0x000000u},
-    [DIAG_INTERMITTENT] = {"#80cdc1", "IT", 0x000000u},
+    [DIAG_OVERLAP] = {"#1a9850", 0x000000u},
+    [DIAG_NO_PROGRESS] = {"#fee08b", 0x000000u},
+    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", 0x000000u},
+    [DIAG_CONTENTION] = {"#a50026", 0xffffffu},
+    [DIAG_COMM_SLOWED] = {"#c51b7d", 0xffffffu},
+    [DIAG_IMPRECISION] = {"#3b6fd4", 0xffffffu},
+    [DIAG_UNEXPLAINED] = {"#9e9ac8", 0x000000u},
+    [DIAG_INTERMITTENT] = {"#80cdc1", 0x000000u},
     /* a group: a paler shade of its main class's hue */
-    [DIAG_NO_OVERLAP] = {"#fff7c7", "NO", 0x000000u},
-    [DIAG_PROGRESSED] = {"#a6d96a", "PG", 0x000000u},
-    [DIAG_UNCERTAIN] = {"#737373", "n/a", 0x000000u},
-    [DIAG_UNRESOLVABLE] = {"#8c6d31", "UR", 0xffffffu},
-    [DIAG_INVALID] = {"#d9d9d9", "X", 0x000000u},
+    [DIAG_NO_OVERLAP] = {"#fff7c7", 0x000000u},
+    [DIAG_PROGRESSED] = {"#a6d96a", 0x000000u},
+    [DIAG_UNCERTAIN] = {"#737373", 0x000000u},
+    [DIAG_UNRESOLVABLE] = {"#8c6d31", 0xffffffu},
+    [DIAG_INVALID] = {"#d9d9d9", 0x000000u},
 };
 
 /* Every palette: one row per --palette name, the first the default. cividis
@@ -180,36 +181,24 @@ heat_scale plot_width_scale(plot_palette palette, const char *label, double max)
     return plot_sequential_scale(sequential, label, 0, max);
 }
 
-/* Paul Tol's "muted" colours per class for the colour-blind-safe palettes;
- * uncertain and invalid keep their greys (they are hatched, not coloured). */
-static const struct {
-    const char *colour;
-    unsigned label_colour;
-} tol_muted[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#117733", 0xffffffu},       /* green */
-    [DIAG_NO_PROGRESS] = {"#ddcc77", 0x000000u},   /* sand */
-    [DIAG_COMP_SLOWDOWN] = {"#cc6677", 0x000000u}, /* rose */
-    [DIAG_CONTENTION] = {"#882255", 0xffffffu},    /* wine */
-    [DIAG_COMM_SLOWED] = {"#aa4499", 0xffffffu},   /* purple */
-    [DIAG_IMPRECISION] = {"#332288", 0xffffffu},   /* indigo */
-    [DIAG_UNEXPLAINED] = {"#88ccee", 0x000000u},   /* cyan */
-    [DIAG_INTERMITTENT] = {"#bbcc33", 0x000000u},  /* pear (Tol's light) */
-    [DIAG_NO_OVERLAP] = {"#eedd88", 0x000000u},    /* light yellow (Tol's light) */
-    [DIAG_PROGRESSED] = {"#44aa99", 0x000000u},    /* teal */
-    [DIAG_UNCERTAIN] = {"#737373", 0x000000u},     /* hatched grey */
-    [DIAG_UNRESOLVABLE] = {"#999933", 0x000000u},  /* olive */
-    [DIAG_INVALID] = {"#d9d9d9", 0x000000u},       /* hatched grey */
+/* The label colour on Paul Tol's "muted" class colours (schema/classes.def)
+ * of the colour-blind-safe palettes: white on the dark ones. */
+static const unsigned tol_muted_label[DIAG_COUNT] = {
+    [DIAG_OVERLAP] = 0xffffffu,
+    [DIAG_CONTENTION] = 0xffffffu,
+    [DIAG_COMM_SLOWED] = 0xffffffu,
+    [DIAG_IMPRECISION] = 0xffffffu,
 };
 
 /* A class's colour and its label's colour in a palette. */
 const char *plot_diagnosis_colour(plot_palette palette, int d, unsigned *label)
 {
     bool section = palette_style(palette)->section_colours;
-    *label = section ? diagnosis_style[d].label_colour : tol_muted[d].label_colour;
-    return section ? diagnosis_style[d].colour : tol_muted[d].colour;
+    *label = section ? diagnosis_style[d].label_colour : tol_muted_label[d];
+    return section ? diagnosis_style[d].colour : diagnosis_class_get(d)->colour;
 }
 
 const char *plot_diagnosis_short_label(int d)
 {
-    return diagnosis_style[d].short_label;
+    return diagnosis_class_get(d)->abbrev;
 }

@@ -90,7 +90,8 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "decided at the map's false-discovery rate spent over the looks, or when "
              "run.max_repetitions could not decide it (unresolvable); else at "
              "run.max_repetitions or run.cell_budget_s (analysis/README.md, Stopping). "
-             "0 = a fixed run.repetitions blocks per cell."},
+             "0 (the default) = a fixed run.repetitions blocks per cell, the count the "
+             "verdict's error rates are stated for (analysis/README.md, The verdict)."},
     {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
      .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
              "of its block, once it has run.repetitions blocks; a cell whose blocks show two "

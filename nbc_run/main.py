@@ -290,10 +290,19 @@ class Runner(RunSteps):
             schema_columns(self.tools_dir))
         self.record.end_time = iso_now()
         self.save()
+        self.study_verdict()
         summary(self, finished)
         if self.spec.fingerprint_periods and not self.proc.interrupted:
             self.fingerprint_page()
         return self.status
+
+    def study_verdict(self):
+        """nbc-analyze --study: the verdict over the launches, STUDY_DIR/verdict.csv,
+        which the verdict lines print."""
+        cmd = [os.path.join(self.tools_dir, "nbc-analyze"), "--study", self.study_dir]
+        if self.proc.announce(cmd) and self.proc.run(cmd) != 0:
+            note("nbc-analyze --study failed: no verdict.csv")
+            self.status = self.status or 1
 
     def fingerprint_page(self):
         """nbc-fingerprint over the study folder: fingerprint.html and .csv

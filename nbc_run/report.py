@@ -128,7 +128,9 @@ def summary(r, finished):
                 if name.endswith(".png") and os.path.isfile(path):
                     print("png: " + relative(path))
     print("study: " + relative(r.study_file))
-    print_verdicts(r.tools_dir, [run.run_dir for run in finished if run.status == "complete"])
+    verdict = os.path.isfile(os.path.join(r.study_dir, "verdict.csv"))
+    print_verdicts(r.tools_dir, [r.study_dir] if verdict else
+                   [run.run_dir for run in finished if run.status == "complete"])
     coverage = r.record.null_coverage
     for pair, c in sorted((coverage if isinstance(coverage, dict) else {}).items()):
         print("null-control coverage, pooled: {} {} ({} of {} valid cells over {} run(s); "

@@ -3,7 +3,7 @@
 # library carries the same object, analysis/module.mk); schema_doc prints
 # the table (markdown, JSON) and keeps docs/formats.md in step with it:
 # `make docs` rewrites its generated sections.
-SCHEMA_OBJS := $(BUILD)/nompi/schema/schema.o
+SCHEMA_OBJS := $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/schema/classes.o
 SCHEMA_LIB  := $(BUILD)/libschema.a
 
 $(SCHEMA_LIB): $(SCHEMA_OBJS)

@@ -11,10 +11,12 @@
  * A generated section of DOC (docs/formats.md) lies between the lines
  * "<!-- schema FILE -->" and "<!-- end schema FILE -->". */
 #include "cli/cli.h"
+#include "schema/classes.h"
 #include "schema/schema.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +111,38 @@ static int print_json(void)
         }
         json_object_object_add(o, "columns", cols);
         json_object_array_add(list, o);
+    }
+    json_object *classes = json_object_new_array();
+    json_object_object_add(root, "classes", classes);
+    for (int c = 0; c < VERDICT_CLASS_COUNT; c++) {
+        const verdict_class_info *k = verdict_class_get((verdict_class)c);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(k->name));
+        json_object_object_add(o, "group", json_object_new_string(k->group));
+        /* a band's open end is null: JSON has no infinity */
+        json_object_object_add(o, "band_lo",
+                               isfinite(k->band_lo) ? json_object_new_double(k->band_lo) : NULL);
+        json_object_object_add(o, "band_hi",
+                               isfinite(k->band_hi) ? json_object_new_double(k->band_hi) : NULL);
+        json_object_object_add(o, "band",
+                               json_object_new_boolean(verdict_class_is_band((verdict_class)c)));
+        json_object_object_add(o, "words", json_object_new_string(k->words));
+        json_object_object_add(o, "colour", json_object_new_string(k->colour));
+        json_object_object_add(o, "abbrev", json_object_new_string(k->abbrev));
+        json_object_array_add(classes, o);
+    }
+    json_object *diagnosis = json_object_new_array();
+    json_object_object_add(root, "diagnosis_classes", diagnosis);
+    for (int d = 0; d < DIAGNOSIS_CLASS_COUNT; d++) {
+        const diagnosis_class_info *k = diagnosis_class_get(d);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(k->name));
+        json_object_object_add(o, "group", json_object_new_string(k->group));
+        json_object_object_add(o, "progressed", json_object_new_boolean(k->progressed));
+        json_object_object_add(o, "words", json_object_new_string(k->words));
+        json_object_object_add(o, "colour", json_object_new_string(k->colour));
+        json_object_object_add(o, "abbrev", json_object_new_string(k->abbrev));
+        json_object_array_add(diagnosis, o);
     }
     int rc = puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) < 0 ? 3 : 0;
     json_object_put(root);

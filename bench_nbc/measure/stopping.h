@@ -1,5 +1,7 @@
-/* When a cell has measured enough blocks (adaptive repetitions, run.half_width):
- * the stopping rule and what it reads. No MPI: the sweep (sweep.c) gathers a
+/* When a cell has measured enough blocks: a fixed run.repetitions by default
+ * (run.half_width = 0, the count the study verdict's error rates are stated
+ * for, analysis/README.md "The verdict"), or adaptive repetitions on request
+ * (run.half_width > 0): the stopping rule and what it reads. No MPI: the sweep (sweep.c) gathers a
  * cell's records on rank 0, asks this module, and broadcasts the answer; the
  * unit test calls the same functions.
  *

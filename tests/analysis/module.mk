@@ -24,15 +24,20 @@ $(BUILD)/tests/test_analysis_frontier: $(BUILD)/nompi/tests/analysis/test_fronti
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/test_analysis_verdict_sim: $(BUILD)/nompi/tests/analysis/test_verdict_sim.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
+
 # The end-to-end scripts run the generator and the tools.
 check: $(BUILD)/tests/analysis/synth_run
 
 UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_parse \
               $(BUILD)/tests/test_analysis_sched $(BUILD)/tests/test_analysis_impact_median \
-              $(BUILD)/tests/test_analysis_frontier
+              $(BUILD)/tests/test_analysis_frontier $(BUILD)/tests/test_analysis_verdict_sim
 E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \
               tests/analysis/e2e_uncertainty.sh tests/analysis/e2e_trace.sh tests/analysis/e2e_launches.sh \
               tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh \
               tests/analysis/e2e_report.sh tests/analysis/e2e_report_render.sh \
-              tests/analysis/e2e_print.sh tests/analysis/e2e_frontier.sh
+              tests/analysis/e2e_print.sh tests/analysis/e2e_frontier.sh \
+              tests/analysis/e2e_verdict_study.sh tests/analysis/e2e_classes.sh

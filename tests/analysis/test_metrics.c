@@ -243,6 +243,35 @@ static void test_faster_rank_waits_is_overlap(void **state)
     release(&c);
 }
 
+/* A collective shorter than the imbalance between ranks: 2 ms, rank 0
+ * computes 14 ms and rank 1 10 ms, and the collective completed in the
+ * background (both leave the wait 5 us after rank 0 arrives). Rank 1 waits
+ * 4 ms for rank 0, twice the collective: counted on its own computation that
+ * wait read as an unhidden share of 2 (no progress); from the last rank's
+ * arrival, the MPI time r_comm counts, nothing is left unhidden. */
+static void test_imbalance_longer_than_collective_is_overlap(void **state)
+{
+    (void)state;
+    raw_text raw;
+    raw_begin(&raw);
+    const cell_id c = {0, "0.002", "0.01"};
+    for (int rank = 0; rank < 2; rank++) {
+        long long comp = rank == 0 ? 14 * MS : 10 * MS;
+        row_of(&raw, &c, 1, "comm_ref", 0, rank, 0, 5 * US, 5 * US, 2 * MS, 0, 0);
+        row_of(&raw, &c, 1, "comp_ref", 0, rank, 20 * MS, 20 * MS, 20 * MS + comp, 20 * MS + comp,
+               0, 0);
+        row_of(&raw, &c, 1, "overlap", 0, rank, 40 * MS, 40 * MS + 5 * US, 40 * MS + 5 * US + comp,
+               54 * MS + 10 * US, 0, 0);
+    }
+    computed out;
+    compute(&out, &raw);
+    const cell_metrics *m = &out.cells.cells[0];
+    assert_close(m->r_comm, 0.005, 1e-9); /* 5 us call, 5 us from the last arrival, of 2 ms */
+    assert_close(m->comm_unhidden_share, 0.005, 1e-9);
+    assert_point_class(m, DIAG_OVERLAP);
+    release(&out);
+}
+
 /* One rank, references 10 ms (comm) and 20 ms (comp), the overlap step
  * from its computation and wait durations (the call takes 5 us). */
 static void test_one_rank_behaviours(void **state)
@@ -2151,6 +2180,7 @@ int main(void)
         cmocka_unit_test(test_perfect_overlap_is_zero),
         cmocka_unit_test(test_longer_collective_overlapped),
         cmocka_unit_test(test_faster_rank_waits_is_overlap),
+        cmocka_unit_test(test_imbalance_longer_than_collective_is_overlap),
         cmocka_unit_test(test_one_rank_behaviours),
         cmocka_unit_test(test_multi_rank_spans_and_slowest_locals),
         cmocka_unit_test(test_ratio_of_medians),

@@ -65,5 +65,12 @@ fi
 if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
     study_table "$study"
     grep -qx "table: $(dirname "$study")/study.csv" <<<"$out" || fail "study.csv is not listed at the end"
+    # The verdict over the launches: verdict.csv's rows rest on both, and
+    # the verdict line says so.
+    verdict_csv=$(dirname "$study")/verdict.csv
+    [ -s "$verdict_csv" ] || fail "no verdict.csv in the study folder"
+    [ "$(awk -F, 'NR > 1 { print $12 }' "$verdict_csv" | sort -u | tr '\n' ' ')" = "2 " ] ||
+        fail "verdict.csv: launches_run is not 2 in every row: $(cat "$verdict_csv")"
+    grep -Eq "^verdict: .*over (1-)?2 launches" <<<"$out" || fail "no verdict line over 2 launches: $out"
 fi
 figure "2 launches of a 2 x 2-cell study: ${secs} s through nbc-run, both complete, compute_ref before and after each; ${table:-no study.csv (no nbc-analyze)}"

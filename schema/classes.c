@@ -1,0 +1,64 @@
+/* The verdict's classes (classes.h), expanded from schema/classes.def. */
+#include "schema/classes.h"
+
+#include <math.h>
+#include <string.h>
+
+static const verdict_class_info classes[VERDICT_CLASS_COUNT] = {
+#define VERDICT_CLASS(id, name, group, lo, hi, words, colour, abbrev)                              \
+    [VERDICT_##id] = {name, group, lo, hi, words, colour, abbrev},
+#include "schema/classes.def"
+#undef VERDICT_CLASS
+};
+
+const verdict_class_info *verdict_class_get(verdict_class c)
+{
+    return (unsigned)c < VERDICT_CLASS_COUNT ? &classes[c] : NULL;
+}
+
+const char *verdict_class_name(verdict_class c)
+{
+    return (unsigned)c < VERDICT_CLASS_COUNT ? classes[c].name : "?";
+}
+
+bool verdict_class_find(const char *name, verdict_class *out)
+{
+    for (int c = 0; c < VERDICT_CLASS_COUNT; c++) {
+        if (strcmp(classes[c].name, name) == 0) {
+            *out = (verdict_class)c;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool verdict_class_is_band(verdict_class c)
+{
+    return (unsigned)c < VERDICT_CLASS_COUNT && !isnan(classes[c].band_lo);
+}
+
+bool verdict_band_of(double value, verdict_class *out)
+{
+    if (isnan(value))
+        return false;
+    for (int c = 0; c < VERDICT_CLASS_COUNT; c++) {
+        if (verdict_class_is_band((verdict_class)c) && value >= classes[c].band_lo &&
+            value < classes[c].band_hi) {
+            *out = (verdict_class)c;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const diagnosis_class_info diagnosis_classes[DIAGNOSIS_CLASS_COUNT] = {
+#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev)                        \
+    {name, group, progressed, words, colour, abbrev},
+#include "schema/classes.def"
+#undef DIAGNOSIS_CLASS
+};
+
+const diagnosis_class_info *diagnosis_class_get(int index)
+{
+    return index >= 0 && index < DIAGNOSIS_CLASS_COUNT ? &diagnosis_classes[index] : NULL;
+}

@@ -1,0 +1,57 @@
+/* schema: the verdict's classes, one table (schema/classes.def) that the
+ * verdict, the figures and the exported JSON share. No MPI. */
+#ifndef SCHEMA_CLASSES_H
+#define SCHEMA_CLASSES_H
+
+#include <stdbool.h>
+
+typedef enum verdict_class {
+#define VERDICT_CLASS(id, name, group, lo, hi, words, colour, abbrev) VERDICT_##id,
+#include "schema/classes.def"
+#undef VERDICT_CLASS
+    VERDICT_CLASS_COUNT
+} verdict_class;
+
+typedef struct verdict_class_info {
+    const char *name;  /* "hidden" */
+    const char *group; /* "overlap", "none", "unconfirmed", "invalid" */
+    double band_lo;    /* r_overhead band [band_lo, band_hi); NAN: not a band */
+    double band_hi;
+    const char *words;  /* what the class says, for people */
+    const char *colour; /* "#RRGGBB" */
+    const char *abbrev; /* at most 3 characters, for maps */
+} verdict_class_info;
+
+const verdict_class_info *verdict_class_get(verdict_class c);
+const char *verdict_class_name(verdict_class c); /* "?" out of range */
+/* The class named `name`; false when none is. */
+bool verdict_class_find(const char *name, verdict_class *out);
+/* Whether the class is a band of r_overhead. */
+bool verdict_class_is_band(verdict_class c);
+/* The band holding value (a NAN value: false). */
+bool verdict_band_of(double value, verdict_class *out);
+
+/* The per-run diagnosis classes (schema/classes.def, DIAGNOSIS_CLASS):
+ * name, group, words, colour, abbreviation by index (enum diagnosis's
+ * order, analysis/analysis.h); DIAGNOSIS_CLASS_COUNT of them. */
+typedef struct diagnosis_class_info {
+    const char *name;
+    const char *group;
+    bool progressed; /* the collective progressed during the computation */
+    const char *words;
+    const char *colour;
+    const char *abbrev;
+} diagnosis_class_info;
+
+enum {
+#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev)                        \
+    DIAGNOSIS_CLASS_INDEX_##id,
+#include "schema/classes.def"
+#undef DIAGNOSIS_CLASS
+    DIAGNOSIS_CLASS_COUNT
+};
+
+/* NULL out of range. */
+const diagnosis_class_info *diagnosis_class_get(int index);
+
+#endif

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# A study's verdict over its launches (nbc-analyze --study, nbc-verdict):
+# three configurations in study.json, written by hand as nbc-run writes it:
+# basic x 3 launches of a collective without progress (the truth: r_overhead
+# about 1 in every cell, band none), progress x 3 launches of a collective
+# that progresses (about 0: hidden), and one launch of a third configuration
+# (a reading, never confident). Each launch shifts the overlap step's
+# computation (-1, 0, +1 %), a launch-wide effect the interval must carry
+# (4 times that on r_overhead in the 4:1 cells).
+# Checked: one row per configuration and cell; basic confident none in every
+# cell and progress confident hidden, 0 confident overlap in basic; the one
+# launch never confident (a pending launch, without a folder, left out); no
+# confident row whose interval leaves its band;
+# nbc-verdict's counts equal verdict.csv's, its lines at most 100 columns;
+# a run folder given to --study is refused with exit 2.
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+analyze=$TOOLS_DIR/nbc-analyze
+verdict=$TOOLS_DIR/nbc-verdict
+synth=$BUILD/tests/analysis/synth_run
+for tool in "$analyze" "$verdict" "$synth"; do [ -x "$tool" ] || fail "$tool is not built"; done
+command -v python3 >/dev/null || skip "python3 is not installed (it writes study.json here)"
+make_scratch
+grid=(--comm-ms "1,2,4" --comp-ms "1,2,4" --blocks 12)
+shifts=(-0.01 0 0.01)
+for i in 0 1 2; do
+    "$synth" --out "$SCRATCH/basic$i" "${grid[@]}" --scenario no_progress --seed $((10 + i)) \
+        --launch-shift "${shifts[$i]}" >/dev/null || fail "synth basic$i"
+    "$synth" --out "$SCRATCH/progress$i" "${grid[@]}" --scenario overlap --deployment progress \
+        --seed $((20 + i)) --launch-shift "${shifts[$i]}" >/dev/null || fail "synth progress$i"
+done
+"$synth" --out "$SCRATCH/thread0" "${grid[@]}" --scenario overlap --deployment thread \
+    --seed 30 >/dev/null || fail "synth thread0"
+mkdir -p "$SCRATCH/study"
+python3 - "$SCRATCH" <<'PY' || fail "study.json not written"
+import json, sys
+top = sys.argv[1]
+runs = []
+for launch in (1, 2, 3):
+    for dep in ("basic", "progress"):
+        runs.append({"mpi": "mpich", "collective": "ibcast", "deployment": dep, "setting": None,
+                     "launch": launch, "status": "complete",
+                     "run_dir": "%s/%s%d" % (top, dep, launch - 1)})
+runs.append({"mpi": "mpich", "collective": "ibcast", "deployment": "thread", "setting": None,
+             "launch": 1, "status": "complete", "run_dir": top + "/thread0"})
+# a run not started yet (an interrupted study) has no folder: left out
+runs.append({"mpi": "mpich", "collective": "ibcast", "deployment": "thread", "setting": None,
+             "launch": 2, "status": "pending", "run_dir": None})
+json.dump({"format": 1, "runs": runs}, open(top + "/study/study.json", "w"))
+PY
+"$analyze" --study "$SCRATCH/study" || fail "nbc-analyze --study failed"
+csv=$SCRATCH/study/verdict.csv
+[ -s "$csv" ] || fail "no verdict.csv"
+python3 - "$csv" <<'PY' || fail "verdict.csv does not hold the known answers"
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {}
+for r in rows:
+    by.setdefault(r["deployment"], []).append(r)
+assert sorted(by) == ["basic", "progress", "thread"], sorted(by)
+assert all(len(v) == 9 for v in by.values()), {k: len(v) for k, v in by.items()}
+for r in by["basic"]:
+    assert r["launches"] == "3" and r["confident"] == "1" and r["class"] == "none", r
+for r in by["progress"]:
+    assert r["launches"] == "3" and r["confident"] == "1" and r["class"] == "hidden", r
+for r in by["thread"]:
+    assert r["launches"] == "1" and r["confident"] == "0" and r["class"] == "one_launch", r
+    assert r["r_overhead_lo"] == "nan", r
+bands = {"hidden": (-math.inf, 0.25), "partial": (0.25, 0.75), "none": (0.75, math.inf)}
+for r in rows:
+    if r["confident"] == "1":
+        lo, hi = bands[r["class"]]
+        assert lo <= float(r["r_overhead_lo"]) and float(r["r_overhead_hi"]) < hi, r
+    # the interval carries the launch spread: never a point with 3 launches
+    if r["launches"] == "3":
+        assert float(r["r_overhead_lo"]) < float(r["r_overhead"]) < float(r["r_overhead_hi"]), r
+print("figure: verdict.csv: basic 9 of 9 confident none, progress 9 of 9 confident hidden, "
+      "one launch 0 of 9 confident")
+PY
+out=$("$verdict" --map "$SCRATCH/study") || fail "nbc-verdict failed: $out"
+echo "$out"
+awk 'length($0) > 100 { exit 1 }' <<<"$out" || fail "a verdict line is longer than 100 columns"
+grep -q "^mpich, ibcast, basic: .* in 9 of 9 cells; 9 confirmed (none 9); over 3 launches" \
+    <<<"$(tr '\n' ' ' <<<"$out" | sed 's/  */ /g; s/mpich, /\nmpich, /g')" ||
+    fail "the basic line does not count 9 confirmed none"
+grep -q "0 confirmed; 9 suggest overlap, not confirmed; over one launch" \
+    <<<"$(tr '\n' ' ' <<<"$out" | sed 's/  */ /g')" || fail "the one launch is not said as one"
+set +e
+"$analyze" --study "$SCRATCH/basic0" 2>"$SCRATCH/err"
+status=$?
+set -e
+[ "$status" = 2 ] || fail "--study on a run folder: exit $status, not 2 ($(cat "$SCRATCH/err"))"
+grep -q "study.json" "$SCRATCH/err" || fail "the refusal does not name study.json"

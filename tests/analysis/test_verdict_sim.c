@@ -1,0 +1,252 @@
+/* The verdict's whole procedure simulated (analysis/README.md, "The
+ * verdict"): for each simulated configuration and cell, LAUNCHES launches of
+ * BLOCKS blocks each, with
+ *   - two scheduler regimes: in each block the collective completes in the
+ *     background with the launch's probability pi_L (r_overhead 0 in that
+ *     block) or waits to be serialized (1), as a progress thread sharing the
+ *     computation's core does;
+ *   - heavy tails: Student t (3 df) noise on every block, and a block in 20
+ *     delayed by an exponential extra (mean: the shorter step);
+ *   - launch-to-launch shifts: the machine's speed (a lognormal factor on
+ *     every time of the launch), the regime's share (pi_L = pi +- 0.15) and
+ *     an additive shift of the overhead (normal, 0.08).
+ * The truth of a cell is the mean over launches of what one launch measures
+ * with unlimited blocks: 1 - pi + E[outlier] = 1 - pi + 0.05. Each launch's
+ * blocks go through verdict_launch_of and the launches through
+ * verdict_combine, the code that writes verdict.csv. Asserted: the 95 %
+ * interval of r_overhead covers the truth within 2 points of nominal, the
+ * confident readings whose band excludes the truth stay under the stated
+ * 5 %, and an interval that ignores the launch spread (the blocks pooled as
+ * if independent) misses it, so the simulation can tell. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/verdict/verdict.h"
+
+enum { LAUNCHES = 3, BLOCKS = 12, CONFIGURATIONS = 6000 };
+
+/* splitmix64, seeded once: the run is the same every time. */
+static uint64_t next_u64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *s)
+{
+    return ((double)(next_u64(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(uint64_t *s)
+{
+    return sqrt(-2 * log(uniform(s))) * cos(6.283185307179586 * uniform(s));
+}
+
+static double student3(uint64_t *s)
+{
+    double z = normal(s), c = 0;
+    for (int i = 0; i < 3; i++) {
+        double g = normal(s);
+        c += g * g;
+    }
+    return z / sqrt(c / 3);
+}
+
+typedef struct cell_truth {
+    double comm_s, comp_s; /* the references */
+    double pi;             /* the share of blocks the collective completes in the background */
+    double pi_spread;      /* pi_L = pi +- this (uniform) */
+} cell_truth;
+
+static const double OUTLIER_SHARE = 0.05; /* with mean 1 (the shorter step): +0.05 */
+
+static double truth_of(const cell_truth *c)
+{
+    return 1 - c->pi + OUTLIER_SHARE;
+}
+
+/* One launch of a cell: its blocks. */
+static void simulate_launch(const cell_truth *c, uint64_t *s, block_values *b)
+{
+    double speed = exp(0.15 * normal(s));
+    double pi = c->pi + c->pi_spread * (2 * uniform(s) - 1);
+    double shift = 0.08 * normal(s);
+    double longer = fmax(c->comm_s, c->comp_s), shorter = fmin(c->comm_s, c->comp_s);
+    for (int i = 0; i < BLOCKS; i++) {
+        bool background = uniform(s) < pi;
+        double x = (background ? 0 : 1) + shift + 0.05 * student3(s);
+        if (uniform(s) < OUTLIER_SHARE)
+            x += -log(uniform(s));
+        double comm = c->comm_s * speed * (1 + 0.02 * normal(s));
+        double comp = c->comp_s * speed * (1 + 0.02 * normal(s));
+        b[i] = (block_values){
+            .block = i + 1,
+            .comm_span = comm,
+            .comp_span = comp,
+            .measured_span = longer * speed * (1 + 0.02 * normal(s)) + shorter * speed * x,
+            .comm_local = comm,
+            .comp_local = comp,
+            .mpi_from_last = comm * (background ? 0.1 : 1),
+            .comp_overlap_local = comp * (1 + 0.02 * normal(s)),
+        };
+    }
+}
+
+/* An interval that ignores the launch spread: the blocks of every launch
+ * pooled, the per-block r_overhead's standard error over all of them. */
+static bool pooled_covers(block_values b[LAUNCHES][BLOCKS], double truth)
+{
+    double sum = 0, sum2 = 0, n = LAUNCHES * BLOCKS;
+    for (int l = 0; l < LAUNCHES; l++) {
+        for (int i = 0; i < BLOCKS; i++) {
+            const block_values *v = &b[l][i];
+            double r = (v->measured_span - fmax(v->comm_span, v->comp_span)) /
+                       fmin(v->comm_span, v->comp_span);
+            sum += r;
+            sum2 += r * r;
+        }
+    }
+    double mean = sum / n, se = sqrt((sum2 / n - mean * mean) * n / (n - 1) / n);
+    return fabs(mean - truth) <= 1.96 * se;
+}
+
+static void whole_procedure_holds_its_error_rates(void **state)
+{
+    (void)state;
+    /* references 2:1 either way and 4:1, shares of background completion
+     * across the three bands and their bounds (truths 0.05 .. 1.05) */
+    static const double ratios[][2] = {
+        {0.002, 0.004}, {0.004, 0.002}, {0.001, 0.004}, {0.004, 0.001}, {0.008, 0.008}};
+    uint64_t s = 42;
+    long covered = 0, pooled = 0, confident = 0, wrong = 0;
+    for (long k = 0; k < CONFIGURATIONS; k++) {
+        cell_truth c = {.comm_s = ratios[k % 5][0],
+                        .comp_s = ratios[k % 5][1],
+                        .pi = (double)(k % 11) / 10,
+                        .pi_spread = 0.15};
+        if (c.pi == 0 || c.pi == 1)
+            c.pi_spread = 0; /* one regime: no library progress, or always */
+        double truth = truth_of(&c);
+        block_values b[LAUNCHES][BLOCKS];
+        verdict_launch est[LAUNCHES];
+        for (int l = 0; l < LAUNCHES; l++) {
+            simulate_launch(&c, &s, b[l]);
+            est[l] = verdict_launch_of(b[l], BLOCKS, 1000, 100);
+        }
+        verdict_reading r = verdict_combine(est, LAUNCHES, VERDICT_CONFIDENCE);
+        assert_int_equal(r.launches, LAUNCHES);
+        covered += truth >= r.r_overhead.lo && truth <= r.r_overhead.hi;
+        pooled += pooled_covers(b, truth);
+        if (r.confident) {
+            const verdict_class_info *band = verdict_class_get(r.class);
+            confident++;
+            wrong += !(truth >= band->band_lo && truth < band->band_hi);
+        }
+    }
+    double coverage = (double)covered / CONFIGURATIONS;
+    double pooled_coverage = (double)pooled / CONFIGURATIONS;
+    double wrong_rate = confident ? (double)wrong / confident : 0;
+    printf(
+        "figure: %d launches x %d blocks, %d cells: the t interval over launches covers the "
+        "truth in %.1f %% (blocks pooled: %.1f %%); %ld confident, %ld of them wrong (%.2f %%)\n",
+        LAUNCHES, BLOCKS, CONFIGURATIONS, 100 * coverage, 100 * pooled_coverage, confident, wrong,
+        100 * wrong_rate);
+    /* 6000 cells: a binomial standard error of 0.28 %, so 2 points is 7 of them */
+    assert_true(fabs(coverage - VERDICT_CONFIDENCE) <= 0.02);
+    assert_true(wrong_rate <= 1 - VERDICT_CONFIDENCE);
+    assert_true(confident > CONFIGURATIONS / 10); /* the test says something of claims */
+    /* the negative control: ignoring the launches undercovers far */
+    assert_true(pooled_coverage < VERDICT_CONFIDENCE - 0.1);
+}
+
+static block_values block_of(double comm, double comp, double measured)
+{
+    return (block_values){.comm_span = comm,
+                          .comp_span = comp,
+                          .measured_span = measured,
+                          .comm_local = comm,
+                          .comp_local = comp,
+                          .mpi_from_last = comm,
+                          .comp_overlap_local = comp};
+}
+
+/* eq. 1 on the means: two modes, half the blocks each, read as their mean
+ * (a median would take either mode). */
+static void launch_estimate_is_eq1_on_means(void **state)
+{
+    (void)state;
+    block_values b[4] = {block_of(1, 2, 2), block_of(1, 2, 3), block_of(1, 2, 2),
+                         block_of(1, 2, 3)};
+    verdict_launch l = verdict_launch_of(b, 4, 10, 20);
+    assert_true(l.valid);
+    assert_float_equal(l.r_overhead, 0.5, 1e-12);
+    assert_float_equal(l.r_comm, 1.0, 1e-12);
+    assert_float_equal(l.ended_share, 0.0, 1e-12);
+    assert_false(verdict_launch_of(b, 1, 10, 20).valid);
+}
+
+static void one_launch_or_other_sizes_never_confident(void **state)
+{
+    (void)state;
+    verdict_launch l[3] = {
+        {.valid = true,
+         .bytes = 8,
+         .matrix_n = 10,
+         .r_overhead = 1.0,
+         .r_comm = 1,
+         .ended_share = 0,
+         .r_comp_slowdown = 1},
+        {.valid = true,
+         .bytes = 8,
+         .matrix_n = 10,
+         .r_overhead = 1.01,
+         .r_comm = 1,
+         .ended_share = 0,
+         .r_comp_slowdown = 1},
+        {.valid = true,
+         .bytes = 8,
+         .matrix_n = 10,
+         .r_overhead = 0.99,
+         .r_comm = 1,
+         .ended_share = 0,
+         .r_comp_slowdown = 1},
+    };
+    verdict_reading r = verdict_combine(l, 1, VERDICT_CONFIDENCE);
+    assert_int_equal(r.class, VERDICT_ONE_LAUNCH);
+    assert_int_equal(r.overlap, VERDICT_NONE);
+    assert_false(r.confident);
+    r = verdict_combine(l, 3, VERDICT_CONFIDENCE);
+    assert_true(r.confident);
+    assert_int_equal(r.class, VERDICT_NONE);
+    l[2].bytes = 16;
+    r = verdict_combine(l, 3, VERDICT_CONFIDENCE);
+    assert_false(r.sizes_agree);
+    assert_false(r.confident);
+    /* an interval across 0.75 is uncertain */
+    l[2].bytes = 8;
+    l[0].r_overhead = 0.5;
+    r = verdict_combine(l, 3, VERDICT_CONFIDENCE);
+    assert_int_equal(r.class, VERDICT_UNCERTAIN);
+    l[0].valid = l[1].valid = l[2].valid = false;
+    r = verdict_combine(l, 3, VERDICT_CONFIDENCE);
+    assert_int_equal(r.class, VERDICT_INVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(launch_estimate_is_eq1_on_means),
+        cmocka_unit_test(one_launch_or_other_sizes_never_confident),
+        cmocka_unit_test(whole_procedure_holds_its_error_rates),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
