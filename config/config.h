@@ -91,6 +91,7 @@ struct nbc_config {
         nbc_deployment deployment;
         char *mpi;
         char *results_dir;
+        char *calibration_from; /* a run folder whose sizes this run uses; "": calibrate */
         int threads;           /* as configured: 0 = all (deploy/plan.h decides the cores) */
         int repetitions;       /* measured blocks per cell (plus one warm-up block); the
                                   least of them when half_width > 0 */
