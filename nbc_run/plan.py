@@ -104,8 +104,8 @@ class Planner:
         # Each round runs every configuration once: drift over the study
         # touches every configuration alike; shuffled, the order within each
         # round is random (from the recorded seed).
-        # The first round starts with the runs that calibrate, whose sizes
-        # every other run of their library and collective measures with.
+        # In the first round the run that calibrates comes before every other
+        # run of its library and collective, which measure with its sizes.
         order = random.Random(spec.seed)
         runs = []
         for launch in range(1, spec.launches + 1):
@@ -113,7 +113,16 @@ class Planner:
             if spec.launch_order == "shuffled":
                 order.shuffle(round_)
             if launch == 1:
-                calibrating = {id(r) for r in calibration_references(round_)}
-                round_.sort(key=lambda r: id(r) not in calibrating)
+                # Each reference moves to the place of the first run of its
+                # library and collective; the others keep their order.
+                refs = calibration_references(round_)
+                ordered, placed = [], set()
+                for run, ref in zip(round_, refs):
+                    if id(ref) not in placed:
+                        placed.add(id(ref))
+                        ordered.append(ref)
+                    if run is not ref:
+                        ordered.append(run)
+                round_ = ordered
             runs += round_
         return runs
