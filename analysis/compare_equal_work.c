@@ -262,6 +262,7 @@ int write_equal_work(const compare_run *runs, size_t run_count, const compare_co
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (equal work)");
     }
     strbuf csv = {0}, text = {0};
+    strbuf_printf(&text, "%s", ""); /* (ok, also when it stays empty) */
     strbuf_printf(&csv, "scope,mpi,collective,deployment,reference_deployment,configuration,"
                         "reference_configuration,comm_target_s,comp_target_s,bytes,matrix_n,"
                         "cells,pairs,ratio,ratio_lo,ratio_hi\n");
