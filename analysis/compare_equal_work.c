@@ -127,9 +127,9 @@ static int check_equal_work(const compare_run *runs, const size_t *list, size_t 
                 snprintf(why, why_size,
                          "cell comm %g ms x comp %g ms has S = %lld B, n = %lld in %s and S = "
                          "%lld B, n = %lld in %s",
-                         common[i].comm_target_s * 1e3, common[i].comp_target_s * 1e3,
-                         first->bytes, first->matrix_n, runs[list[0]].label, c->bytes,
-                         c->matrix_n, runs[list[k]].label);
+                         common[i].comm_target_s * 1e3, common[i].comp_target_s * 1e3, first->bytes,
+                         first->matrix_n, runs[list[0]].label, c->bytes, c->matrix_n,
+                         runs[list[k]].label);
                 return -1;
             }
         }
@@ -206,12 +206,14 @@ static void compare_pair(const compare_run *runs, const pairing *p, const compar
         cells = used;
         logs[k] = used ? sum / (double)used : NAN;
     }
-    ratio_interval grid = cells ? ratio_of_logs(logs, p->pairs) : (ratio_interval){NAN, NAN, NAN, 0};
+    ratio_interval grid =
+        cells ? ratio_of_logs(logs, p->pairs) : (ratio_interval){NAN, NAN, NAN, 0};
     strbuf_printf(csv, "grid,%s,%s,%s,%s,%zu,%zu,,,,,%zu,%zu,%.6g,%.6g,%.6g\n", mpi, coll, dep,
                   ref_dep, p->c + 1, p->ref + 1, cells, grid.pairs, grid.ratio, grid.lo, grid.hi);
     char interval[96] = "";
-    strbuf_printf(text, "equal work, %s %s, configuration %zu (%s) against %zu (%s), %zu pair%s of "
-                        "launches:\n",
+    strbuf_printf(text,
+                  "equal work, %s %s, configuration %zu (%s) against %zu (%s), %zu pair%s of "
+                  "launches:\n",
                   mpi, coll, p->c + 1, configs[p->c].label, p->ref + 1, configs[p->ref].label,
                   p->pairs, p->pairs == 1 ? "" : "s");
     if (largest == n) {

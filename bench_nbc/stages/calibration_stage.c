@@ -300,8 +300,8 @@ void nbc_computation_stage(nbc_study *study, const nbc_cli *cli, nbc_shared *sha
      * sizes, written into this run's folder as its calibration. */
     if (!cli->replay.cell_text && sizes_from_elsewhere(cfg)) {
         nbc_load_calibration_from(run, prior, &shared->comp_kept, &study->comm_own);
-        bool taken = shared->comp_kept < cfg->grid.comp_count ||
-                     study->comm_own < nbc_comm_axis_count(cfg);
+        bool taken =
+            shared->comp_kept < cfg->grid.comp_count || study->comm_own < nbc_comm_axis_count(cfg);
         if (run->rank == 0 && taken)
             fprintf(stderr,
                     "bench_nbc: calibration: the message and matrix sizes of %s "

@@ -38,8 +38,7 @@ static int read_calibration_from(const nbc_run *run, nbc_resume *from, char *err
         return -1;
     }
     int ranks = json_object_object_get_ex(meta, "ranks", &v) ? json_object_get_int(v) : -1;
-    const char *mpi =
-        json_object_object_get_ex(meta, "mpi", &v) ? json_object_get_string(v) : "?";
+    const char *mpi = json_object_object_get_ex(meta, "mpi", &v) ? json_object_get_string(v) : "?";
     const char *coll =
         json_object_object_get_ex(meta, "collective", &v) ? json_object_get_string(v) : "?";
     int status = -1;
@@ -72,8 +71,7 @@ static int read_calibration_from(const nbc_run *run, nbc_resume *from, char *err
  * from that folder, on every rank; *comp_own, *comm_own: how many the run's
  * own folder held (the rest are the caller's to write there). Exits 2 when
  * the folder is not the same work. */
-void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own,
-                               size_t *comm_own)
+void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own, size_t *comm_own)
 {
     const nbc_config *cfg = run->cfg;
     size_t comps = cfg->grid.comp_count, comms = nbc_comm_axis_count(cfg);
@@ -87,10 +85,10 @@ void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own
         memcpy(prior->comm + own[1], from.comm + own[1], (comms - own[1]) * sizeof *prior->comm);
     }
     nbc_resume_free(&from);
-    NBC_CHECK_MPI(MPI_Bcast(prior->comp, (int)(comps * sizeof *prior->comp), MPI_BYTE, 0,
-                            run->comm));
-    NBC_CHECK_MPI(MPI_Bcast(prior->comm, (int)(comms * sizeof *prior->comm), MPI_BYTE, 0,
-                            run->comm));
+    NBC_CHECK_MPI(
+        MPI_Bcast(prior->comp, (int)(comps * sizeof *prior->comp), MPI_BYTE, 0, run->comm));
+    NBC_CHECK_MPI(
+        MPI_Bcast(prior->comm, (int)(comms * sizeof *prior->comm), MPI_BYTE, 0, run->comm));
     *comp_own = own[0];
     *comm_own = own[1];
     prior->comp_done = comps;

@@ -75,8 +75,8 @@ typedef struct nbc_study {
     nbc_sweep_record record;
     size_t unreachable;
     size_t comm_own; /* of prior->comm, those the run folder held (run.calibration_from) */
-    int rc;                      /* MPI_SUCCESS, or the error that failed the run */
-    int kept;                    /* cells whose every block was kept */
+    int rc;          /* MPI_SUCCESS, or the error that failed the run */
+    int kept;        /* cells whose every block was kept */
     watchdog_record fire_record; /* what the watchdog records of it when it fires */
 } nbc_study;
 
@@ -190,7 +190,6 @@ void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
 void nbc_load_prior_calibrations(nbc_run *run, const char *run_dir, nbc_resume *prior);
 /* run.calibration_from: the sizes prior lacks from that run folder (exit 2
  * when it is not the same work); how many the run's own folder held. */
-void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own,
-                               size_t *comm_own);
+void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own, size_t *comm_own);
 
 #endif

@@ -20,6 +20,7 @@ command -v jq >/dev/null || skip "reads study.json with jq (apt-get install jq)"
 [ -x "$TOOLS_DIR/nbc-compare" ] || fail "$TOOLS_DIR/nbc-compare is not built"
 make_scratch
 
+# shellcheck disable=SC2054 # manual,basic is one argument
 tiny_options=(--collectives synthetic_perfect --deployments manual,basic --launches 2)
 tiny_study 1ms,2ms,2 2
 [ $status -eq 0 ] || fail "nbc-run: status $status; its stderr: $(cat "$SCRATCH/stderr")"
