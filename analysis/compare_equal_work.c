@@ -245,9 +245,9 @@ static void compare_pair(const compare_run *runs, const pairing *p, const compar
     else
         snprintf(interval, sizeof interval, "[%.2f, %.2f]", grid.lo, grid.hi);
     strbuf_printf(text,
-                  "  over the grid (the geometric mean over the %zu cells valid in every pair): "
+                  "  over the grid (the geometric mean over the %zu cell%s valid in every pair): "
                   "%.2fx as long %s\n",
-                  cells, grid.ratio, interval);
+                  cells, cells == 1 ? "" : "s", grid.ratio, interval);
 }
 
 int write_equal_work(const compare_run *runs, size_t run_count, const compare_config *configs,
