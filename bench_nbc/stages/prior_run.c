@@ -41,9 +41,19 @@ static int read_calibration_from(const nbc_run *run, nbc_resume *from, char *err
     const char *mpi = json_object_object_get_ex(meta, "mpi", &v) ? json_object_get_string(v) : "?";
     const char *coll =
         json_object_object_get_ex(meta, "collective", &v) ? json_object_get_string(v) : "?";
+    json_object *lib = NULL, *version_json = NULL;
+    const char *version = json_object_object_get_ex(meta, "mpi_library", &lib) &&
+                                  json_object_object_get_ex(lib, "version", &version_json)
+                              ? json_object_get_string(version_json)
+                              : "?";
     int status = -1;
-    if (ranks != run->ranks || strcmp(mpi, nbc_compiled_mpi()) != 0 ||
-        strcmp(coll, run->coll->name) != 0) {
+    if (strcmp(version, nbc_library_version()) != 0) {
+        snprintf(err, errlen,
+                 "run.calibration_from: %s ran with %s %s, this run with %s: not the same "
+                 "library (allowed: a run of the same library and version)",
+                 dir, mpi, version, nbc_library_version());
+    } else if (ranks != run->ranks || strcmp(mpi, nbc_compiled_mpi()) != 0 ||
+               strcmp(coll, run->coll->name) != 0) {
         snprintf(err, errlen,
                  "run.calibration_from: %s measured %s on %d ranks with %s, this run %s on %d "
                  "ranks with %s: not the same work (allowed: a run of the same collective, rank "

@@ -9,7 +9,8 @@
 # equal_work.csv (a row per cell and one for the grid, ratios with lo <=
 # ratio <= hi from 2 pairs) and the sentences the study prints at its end.
 # Refused with exit 2 and the key named: a calibration of another grid, of
-# another collective, a path that is not a folder. nbc-compare refuses the
+# another collective, of another version of the library, a path that is not
+# a folder. nbc-compare refuses the
 # equal-work ratio, saying why, for runs whose sizes differ.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -122,5 +123,10 @@ refuse "another grid" --set grid.comm_times=1ms,4ms,4 --set grid.comp_times=1ms,
     --set run.collective=synthetic_perfect --set run.calibration_from="$ref"
 refuse "another collective" --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 \
     --set run.collective=synthetic_serial --set run.calibration_from="$ref"
+other_library=$SCRATCH/other-library
+cp -r "$ref" "$other_library"
+jq '.mpi_library.version = "0.0"' "$ref/meta.json" >"$other_library/meta.json" || fail "jq"
+refuse "another version of the library" --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 \
+    --set run.collective=synthetic_perfect --set run.calibration_from="$other_library"
 refuse "not a folder" --set run.collective=synthetic_perfect --set run.calibration_from="$ref/meta.json"
 figure "2 launches x 2 deployments, one calibration: equal sizes in 4 runs, equal_work.csv $check; other sizes, grid, collective refused"
