@@ -83,7 +83,7 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
     if (report)
         fprintf(report, "%-*s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %-21s %6s\n",
                 label_width, "run", "mpi", "deployment", "collective", "cells", "valid", "certain",
-                "overlap", "median_r", "worst_r", "worst at (ms)", "r_impact [95 %]", "config");
+                "overlap*", "median_r*", "worst_r*", "worst at (ms)", "r_impact [95 %]", "config");
     int status = ANALYSIS_OK;
     for (size_t r = 0; r < run_count && status == ANALYSIS_OK; r++) {
         const compare_run *run = &runs[r];
@@ -120,6 +120,9 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
         }
     }
     free(scratch);
+    if (report)
+        fprintf(report, "* overlap share, median and worst r_overhead over the certain cells "
+                        "(valid, class confirmed: column certain), not every valid cell\n");
     char path[4200];
     if (status == ANALYSIS_OK)
         status = csv.ok ? analysis_path(path, sizeof path, out_dir, "summary.csv", err)
@@ -337,6 +340,9 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     bool with_diff = config_count == 2;
     if (status == ANALYSIS_OK && with_diff)
         status = write_differences(configs, common, n, est, out_dir, options->report, err);
+    if (status == ANALYSIS_OK)
+        status = write_equal_work(runs, run_count, configs, config_count, common, n, out_dir,
+                                  options->report, err);
     char note[1200];
     normalize_note(runs, run_count, options->normalize_cores, note, sizeof note);
     figure_grid grid = {0};

@@ -148,6 +148,18 @@ const level_estimate *estimate_at(const level_estimate *est, size_t n, size_t c,
 /* B minus A in one cell, significant when its interval excludes 0. */
 cell_difference difference_of(const level_estimate *a, const level_estimate *b);
 
+/* ---- Equal work (compare_equal_work.c) ---------------------------------- */
+
+/* Each configuration against its reference (basic of its library and
+ * collective) at equal work: out_dir/equal_work.csv (t_measured ratios per
+ * cell and over the grid, with their intervals over paired launches) and
+ * equal_work.txt (the sentences, also on report). A configuration whose
+ * message bytes or matrix orders differ from its reference's is refused,
+ * said; no equal_work.csv without a configuration compared. */
+int write_equal_work(const compare_run *runs, size_t run_count, const compare_config *configs,
+                     size_t config_count, const common_cell *common, size_t n, const char *out_dir,
+                     FILE *report, analysis_error *err);
+
 /* ---- Figures (compare_draw.c) ------------------------------------------- */
 
 /* The axes of the common cells' targets. */

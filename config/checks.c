@@ -113,6 +113,20 @@ static int check_int_list(const nbc_config *cfg, size_t index, const nbc_config_
     return 0;
 }
 
+/* Empty, or an existing directory this process can read. */
+static int check_run_dir(const nbc_config *cfg, size_t index, char *err, size_t errlen)
+{
+    const key_desc *key = &config_keys()[index];
+    const char *path = *FIELD_CPTR(cfg, key->offset, char *);
+    struct stat st;
+    if (path[0] == '\0')
+        return 0;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, R_OK | X_OK) != 0)
+        return config_key_fail(err, errlen, config_key_where(cfg, index), key, path,
+                               "is not a readable folder", config_value_type(key->type)->allowed);
+    return 0;
+}
+
 /* An existing writable directory, or one created now under an existing parent. */
 static int check_directory(const nbc_config *cfg, size_t index, char *err, size_t errlen)
 {
@@ -383,6 +397,8 @@ int nbc_config_validate(const nbc_config *cfg, const nbc_config_limits *limits, 
             return -1;
         if (config_keys()[i].type == TYPE_INT_LIST &&
             check_int_list(cfg, i, limits, err, errlen) != 0)
+            return -1;
+        if (config_keys()[i].type == TYPE_RUN_DIR && check_run_dir(cfg, i, err, errlen) != 0)
             return -1;
     }
     for (size_t i = 0; i < ARRAY_SIZE(cross_rules); i++)

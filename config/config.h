@@ -91,13 +91,14 @@ struct nbc_config {
         nbc_deployment deployment;
         char *mpi;
         char *results_dir;
-        int threads;           /* as configured: 0 = all (deploy/plan.h decides the cores) */
-        int repetitions;       /* measured blocks per cell (plus one warm-up block); the
-                                  least of them when half_width > 0 */
-        int max_repetitions;   /* the most blocks when half_width > 0 */
-        double half_width;     /* target half-width of r_overhead's 95 % interval; 0: fixed */
-        double cell_budget_s;  /* a cell stops at a block's end past it (0: none) */
-        double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
+        char *calibration_from; /* a run folder whose sizes this run uses; "": calibrate */
+        int threads;            /* as configured: 0 = all (deploy/plan.h decides the cores) */
+        int repetitions;        /* measured blocks per cell (plus one warm-up block); the
+                                   least of them when half_width > 0 */
+        int max_repetitions;    /* the most blocks when half_width > 0 */
+        double half_width;      /* target half-width of r_overhead's 95 % interval; 0: fixed */
+        double cell_budget_s;   /* a cell stops at a block's end past it (0: none) */
+        double late_tolerance;  /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
         double late_patience_s; /* pauses in all of one block late pass after pass */
         int seed;               /* 0: chosen at start */

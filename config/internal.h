@@ -30,8 +30,9 @@ typedef enum {
     TYPE_DURATION,
     TYPE_GRID,
     TYPE_BOOL,
-    TYPE_NAME, /* a string checked against a list of the limits */
-    TYPE_PATH, /* a directory, created when missing */
+    TYPE_NAME,    /* a string checked against a list of the limits */
+    TYPE_PATH,    /* a directory, created when missing */
+    TYPE_RUN_DIR, /* an existing run folder to read, or empty: none */
     TYPE_ENUM,
     TYPE_BYTES,
     TYPE_PROGRESS,

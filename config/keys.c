@@ -71,6 +71,11 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
     {KEY("run", "results_dir", TYPE_PATH, NULL, "results", run.results_dir),
      .help = "Folder in which each run creates its own folder; created when missing if its "
              "parent exists."},
+    {KEY("run", "calibration_from", TYPE_RUN_DIR, NULL, "", run.calibration_from),
+     .help = "A run folder whose calibration (message bytes and GEMM order per cell) this run "
+             "measures with instead of calibrating: the same work in every deployment of a "
+             "comparison. Refused (exit 2) unless that run calibrated the same grid, "
+             "collective, rank count and library. Empty = calibrate here."},
     {KEY("run", "threads", TYPE_INT, "threads", "0", run.threads), AT_LEAST(0),
      .help = "OpenMP threads computing per rank; 0 = every core of the rank's CPU set, minus "
              "the one dedicated and thread leave free for progress."},

@@ -13,7 +13,7 @@ from .cli import TABLE_FORMATS, USAGE, parse_arguments
 from .common import BadInput, allowed, check_list, iso_now, note, read_json, stamp_now
 from .coverage import pooled_null_coverage, schema_columns
 from .placement import place
-from .plan import Planner
+from .plan import Planner, calibration_references
 from .process import Processes
 from .profiles import Profiles, capture
 from .records import StudyRecord
@@ -200,6 +200,8 @@ class Runner(RunSteps):
         self.study_file = os.path.join(self.study_dir, "study.json")
         for i, run in enumerate(runs, 1):
             run.index, run.bench_nbc_args = i, self.bench_args(run)
+        for run, ref in zip(runs, calibration_references(runs)):
+            run.calibration_from = None if ref is run else ref.index
         deployments = [r.deployment for r in runs]
         self.record = StudyRecord(
             config=spec.config, base_config=spec.base_config, arguments=self.o.recorded,

@@ -8,6 +8,20 @@ from .common import BadInput, note
 from .records import Run, Setting
 
 
+def calibration_references(runs):
+    """Each run's reference, whose calibration (message bytes and GEMM order
+    per cell) it measures with: the same work in every deployment, setting
+    and launch of a library and collective, so their end-to-end times
+    compare. The reference is the group's first run of deployment basic,
+    else its first run."""
+    refs = {}
+    for run in runs:
+        key = (run.mpi, run.collective)
+        if key not in refs or (refs[key].deployment != "basic" and run.deployment == "basic"):
+            refs[key] = run
+    return [refs[(r.mpi, r.collective)] for r in runs]
+
+
 class Planner:
     def __init__(self, spec, profiles, placement):
         self.spec, self.profiles, self.pl = spec, profiles, placement
@@ -90,12 +104,25 @@ class Planner:
         # Each round runs every configuration once: drift over the study
         # touches every configuration alike; shuffled, the order within each
         # round is random (from the recorded seed).
+        # In the first round the run that calibrates comes before every other
+        # run of its library and collective, which measure with its sizes.
         order = random.Random(spec.seed)
         runs = []
         for launch in range(1, spec.launches + 1):
-            round_ = list(configurations)
+            round_ = [Run(launch=launch, **c) for c in configurations]
             if spec.launch_order == "shuffled":
                 order.shuffle(round_)
-            for c in round_:
-                runs.append(Run(launch=launch, **c))
+            if launch == 1:
+                # Each reference moves to the place of the first run of its
+                # library and collective; the others keep their order.
+                refs = calibration_references(round_)
+                ordered, placed = [], set()
+                for run, ref in zip(round_, refs):
+                    if id(ref) not in placed:
+                        placed.add(id(ref))
+                        ordered.append(ref)
+                    if run is not ref:
+                        ordered.append(run)
+                round_ = ordered
+            runs += round_
         return runs

@@ -98,6 +98,7 @@ class Processes:
         before = file_signature(os.path.join(run_dir, "meta.json")) if run_dir else None
         ended_at = None
         sys.stdout.flush()
+        started = time.monotonic()
         self.child_by_srun = os.path.basename(cmd[0]) == "srun"
         try:
             self.child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stdout,
@@ -138,4 +139,6 @@ class Processes:
             with open(run_dir_file) as f:
                 on_run_dir(f.read().strip())
         self.child = None
+        # Where a study's time goes, step by step (docs/running.md, Launches).
+        self.log("# took {:.1f} s".format(time.monotonic() - started))
         return status

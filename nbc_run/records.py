@@ -86,10 +86,13 @@ class Run(_Record):
     no_valid_cell_reason: Optional[str] = None
     # bench_nbc --set assignments of this run alone (a fingerprint's period)
     sets: Optional[List[str]] = None
+    # The index of the run whose calibration this one measures with
+    # (bench_nbc run.calibration_from); None: it calibrates its own sizes.
+    calibration_from: Optional[int] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     # Members written only once set.
-    OPTIONAL = ("bench_nbc_status", "no_valid_cell_reason", "sets")
+    OPTIONAL = ("bench_nbc_status", "no_valid_cell_reason", "sets", "calibration_from")
 
     @property
     def finished(self):

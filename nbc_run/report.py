@@ -95,6 +95,20 @@ def print_verdicts(tools_dir, run_dirs):
         print("verdict: " + line)
 
 
+def print_equal_work(comparisons):
+    """The answer to "should I turn it on?": nbc-compare's sentences on each
+    configuration against basic at equal work (COMPARISON/equal_work.txt),
+    as it wrote them."""
+    for d in comparisons:
+        try:
+            with open(os.path.join(d, "equal_work.txt")) as f:
+                sys.stdout.write(f.read())
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            note("cannot read {}/equal_work.txt: {}".format(d, e))
+
+
 def summary(r, finished):
     """The end of a study on standard output, paths relative to where
     nbc-run runs: counts, what was skipped or failed, run folders,
@@ -141,6 +155,7 @@ def summary(r, finished):
                       100 * c["ci_lo"], 100 * c["ci_hi"])))
     if r.record.table:
         print("table: " + relative(os.path.join(r.study_dir, r.record.table)))
+    print_equal_work(r.record.comparisons)
     if r.proc.interrupted:
         print("resume: nbc-run --resume " + relative(r.study_dir))
     sys.stdout.flush()

@@ -141,6 +141,11 @@ class RunSteps:
         began), or the sweep (--resume)."""
         if step == "calibration":
             args = ["--resume", run.run_dir] if begun else run.bench_nbc_args
+            if not begun and run.calibration_from:
+                shared = self.shared_calibration(run)
+                if shared is None:
+                    return False
+                args = args + ["--set", "run.calibration_from=" + shared]
             args = args + ["--stop-after", "calibration", "--run-dir-file", run_dir_file]
         else:
             args = ["--resume", run.run_dir]
@@ -196,6 +201,21 @@ class RunSteps:
             self.failed.append(run.name)
             self.status = self.status or status
         return False
+
+    def shared_calibration(self, run):
+        """The run folder whose calibration run measures with (its reference,
+        study.json's calibration_from), or None, said, when it has none."""
+        ref = self.record.runs[run.calibration_from - 1]
+        if self.o.dry_run:
+            return ref.run_dir or "RUN_DIR_OF_RUN_{}".format(ref.index)
+        if ref.run_dir and meta_status(ref.run_dir) in ("calibrated", "complete"):
+            return os.path.abspath(ref.run_dir)
+        note("{}: no calibration to measure with: run {} ({}), whose sizes every run of {} "
+             "{} shares, did not calibrate".format(run.name, ref.index, ref.name, run.mpi,
+                                                   run.collective))
+        self.failed.append(run.name + " (no shared calibration)")
+        self.status = self.status or 1
+        return None
 
     def ref_step(self, run, p, phase):
         # Rows of this phase a cut-off compute_ref left are measured again.

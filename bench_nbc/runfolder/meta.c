@@ -172,6 +172,11 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
                            json_object_new_string(compute_cpu_topology_source()));
     json_object_object_add(o, "environment", nbc_meta_environment_json());
     json_object_object_add(o, "config", nbc_config_to_json(cfg));
+    /* Whose sizes this run measured with: null when it calibrated them. */
+    json_object_object_add(o, "calibration_from",
+                           cfg->run.calibration_from && cfg->run.calibration_from[0]
+                               ? json_object_new_string(cfg->run.calibration_from)
+                               : NULL);
     /* The passive step's rounds, for compute_ref, which may measure before
      * it (the ABBA order: analysis/README.md). */
     json_object_object_add(o, "passive_warmup_steps",

@@ -30,6 +30,12 @@ static void write_calib_comm(nbc_run *run, const nbc_comm_calibration *r)
                 r->iterations, r->converged, r->size_given);
 }
 
+/* run.calibration_from: this run measures with another run's sizes. */
+static bool sizes_from_elsewhere(const nbc_config *cfg)
+{
+    return cfg->run.calibration_from && cfg->run.calibration_from[0] != '\0';
+}
+
 /* How precise a calibrated time is, for its log line: its runs and
  * standard error, and whether the most runs left it imprecise (a step that
  * is bimodal on a core shared with a busy thread, docs/running.md). Empty
@@ -77,7 +83,7 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
     NBC_CHECK_MPI(
         MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
     size_t start_n = compute_calib_defaults().start_n;
-    if (run->rank == 0 && done > 0)
+    if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
         fprintf(stderr, "bench_nbc: computation: %zu of %zu sizes kept from the run folder\n", done,
                 cfg->grid.comp_count);
     for (size_t j = 0; j < cfg->grid.comp_count; j++) {
@@ -124,7 +130,7 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
 static bool measure_given_sizes(nbc_run *run, nbc_comm_calibration *comm, size_t done)
 {
     const nbc_config *cfg = run->cfg;
-    if (run->rank == 0 && done > 0)
+    if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
         fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
                 done, cfg->grid.comm_size_count);
     for (size_t i = done; i < cfg->grid.comm_size_count; i++) {
@@ -167,7 +173,7 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
                 "%llu: %s\n",
                 run->coll->name, most, (unsigned long long)cfg->calibration.max_bytes, reason);
     }
-    if (run->rank == 0 && done > 0)
+    if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
         fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
                 done, nbc_comm_axis_count(cfg));
     for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++) {
@@ -289,6 +295,19 @@ void nbc_computation_stage(nbc_study *study, const nbc_cli *cli, nbc_shared *sha
         nbc_load_prior(run, cli->resume_dir, &study->prior);
     nbc_resume *prior = &study->prior;
     shared->comp_kept = prior->comp_done;
+    study->comm_own = prior->comm_done;
+    /* The same work as another run (a study's reference deployment): its
+     * sizes, written into this run's folder as its calibration. */
+    if (!cli->replay.cell_text && sizes_from_elsewhere(cfg)) {
+        nbc_load_calibration_from(run, prior, &shared->comp_kept, &study->comm_own);
+        bool taken =
+            shared->comp_kept < cfg->grid.comp_count || study->comm_own < nbc_comm_axis_count(cfg);
+        if (run->rank == 0 && taken)
+            fprintf(stderr,
+                    "bench_nbc: calibration: the message and matrix sizes of %s "
+                    "(run.calibration_from), not calibrated here\n",
+                    cfg->run.calibration_from);
+    }
     /* A stop signal during calibration keeps the sizes found so far. */
     shared->comp_calibrated = calibrate_computation(run, prior->comp, prior->comp_done);
     prior->comp_done = cfg->grid.comp_count;
@@ -321,6 +340,13 @@ void nbc_calibration_stage(nbc_study *study, const nbc_cli *cli, const placement
      * cancels a linear drift of the host; analysis/README.md). */
     if (calibrated && !prior->passive_done && !cli->stop_after_calibration)
         nbc_measure_passive(run, place, prior->comp, cfg->grid.comp_count, "before");
+    if (sizes_from_elsewhere(cfg)) {
+        for (size_t i = study->comm_own; i < prior->comm_done; i++)
+            write_calib_comm(run, &prior->comm[i]);
+        study->comm_own = prior->comm_done;
+        bool write_failed = run->rank == 0 && run_output_flush(run->out) != 0;
+        nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
+    }
     calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
     if (calibrated) {
         NBC_CHECK_MPI(nbc_measure_barrier_precision(run, 100, &run->barrier_precision_ns));

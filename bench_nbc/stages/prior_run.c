@@ -16,6 +16,95 @@
 static void load_prior(nbc_run *run, const char *resume_dir, bool calibrations_only,
                        nbc_resume *prior);
 
+/* Rank 0: run.calibration_from's folder against this run; 0 with its
+ * calibrations in *from, or -1 with the reason it is not the same work. */
+static int read_calibration_from(const nbc_run *run, nbc_resume *from, char *err, size_t errlen)
+{
+    const nbc_config *cfg = run->cfg;
+    const char *dir = cfg->run.calibration_from;
+    if (cfg->run.collectives_count > 0 || cfg->run.ranks_count > 0) {
+        snprintf(err, errlen,
+                 "run.calibration_from: a run with another's sizes measures one collective at "
+                 "one rank count (allowed: run.collectives and run.ranks empty)");
+        return -1;
+    }
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/meta.json", dir);
+    json_object *meta = json_object_from_file(path), *v;
+    if (!meta) {
+        snprintf(err, errlen,
+                 "run.calibration_from: %s is missing or not JSON: not a run folder of bench_nbc",
+                 path);
+        return -1;
+    }
+    int ranks = json_object_object_get_ex(meta, "ranks", &v) ? json_object_get_int(v) : -1;
+    const char *mpi = json_object_object_get_ex(meta, "mpi", &v) ? json_object_get_string(v) : "?";
+    const char *coll =
+        json_object_object_get_ex(meta, "collective", &v) ? json_object_get_string(v) : "?";
+    json_object *lib = NULL, *version_json = NULL;
+    const char *version = json_object_object_get_ex(meta, "mpi_library", &lib) &&
+                                  json_object_object_get_ex(lib, "version", &version_json)
+                              ? json_object_get_string(version_json)
+                              : "?";
+    int status = -1;
+    if (strcmp(version, nbc_library_version()) != 0) {
+        snprintf(err, errlen,
+                 "run.calibration_from: %s ran with %s %s, this run with %s: not the same "
+                 "library (allowed: a run of the same library and version)",
+                 dir, mpi, version, nbc_library_version());
+    } else if (ranks != run->ranks || strcmp(mpi, nbc_compiled_mpi()) != 0 ||
+               strcmp(coll, run->coll->name) != 0) {
+        snprintf(err, errlen,
+                 "run.calibration_from: %s measured %s on %d ranks with %s, this run %s on %d "
+                 "ranks with %s: not the same work (allowed: a run of the same collective, rank "
+                 "count and library)",
+                 dir, coll, ranks, mpi, run->coll->name, run->ranks, nbc_compiled_mpi());
+    } else if (nbc_resume_read_calibrations(dir, cfg, from, err, errlen) != 0) {
+        /* err says why */
+    } else if (from->comp_done < cfg->grid.comp_count ||
+               from->comm_done < nbc_comm_axis_count(cfg)) {
+        snprintf(err, errlen,
+                 "run.calibration_from: %s holds %zu of %zu computation and %zu of %zu "
+                 "communication sizes of this run's grid: another grid, or a calibration cut "
+                 "short (allowed: a run of the same grid.comp_times and grid.comm_times or "
+                 "grid.comm_sizes that ended its calibration)",
+                 dir, from->comp_done, cfg->grid.comp_count, from->comm_done,
+                 nbc_comm_axis_count(cfg));
+    } else {
+        status = 0;
+    }
+    json_object_put(meta);
+    return status;
+}
+
+/* run.calibration_from: the sizes this run's folder does not hold yet taken
+ * from that folder, on every rank; *comp_own, *comm_own: how many the run's
+ * own folder held (the rest are the caller's to write there). Exits 2 when
+ * the folder is not the same work. */
+void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own, size_t *comm_own)
+{
+    const nbc_config *cfg = run->cfg;
+    size_t comps = cfg->grid.comp_count, comms = nbc_comm_axis_count(cfg);
+    char err[PATH_MAX + 1024] = "";
+    nbc_resume from = {0};
+    bool bad = run->rank == 0 && read_calibration_from(run, &from, err, sizeof err) != 0;
+    nbc_exit_if_any_failed(bad, err, 2);
+    unsigned long long own[2] = {prior->comp_done, prior->comm_done};
+    if (run->rank == 0) {
+        memcpy(prior->comp + own[0], from.comp + own[0], (comps - own[0]) * sizeof *prior->comp);
+        memcpy(prior->comm + own[1], from.comm + own[1], (comms - own[1]) * sizeof *prior->comm);
+    }
+    nbc_resume_free(&from);
+    NBC_CHECK_MPI(
+        MPI_Bcast(prior->comp, (int)(comps * sizeof *prior->comp), MPI_BYTE, 0, run->comm));
+    NBC_CHECK_MPI(
+        MPI_Bcast(prior->comm, (int)(comms * sizeof *prior->comm), MPI_BYTE, 0, run->comm));
+    *comp_own = own[0];
+    *comm_own = own[1];
+    prior->comp_done = comps;
+    prior->comm_done = comms;
+}
+
 /* What the run folder already holds: nothing for a new run; for --resume,
  * what rank 0 reads there, broadcast to every rank. Exits 2 on a folder that
  * does not belong to this configuration and library. */

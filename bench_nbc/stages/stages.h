@@ -74,8 +74,9 @@ typedef struct nbc_study {
     nbc_sweep_plan plan;
     nbc_sweep_record record;
     size_t unreachable;
-    int rc;                      /* MPI_SUCCESS, or the error that failed the run */
-    int kept;                    /* cells whose every block was kept */
+    size_t comm_own; /* of prior->comm, those the run folder held (run.calibration_from) */
+    int rc;          /* MPI_SUCCESS, or the error that failed the run */
+    int kept;        /* cells whose every block was kept */
     watchdog_record fire_record; /* what the watchdog records of it when it fires */
 } nbc_study;
 
@@ -187,5 +188,8 @@ int nbc_finish_stage(nbc_job *job);
 void nbc_load_prior(nbc_run *run, const char *resume_dir, nbc_resume *prior);
 /* --replay: RUN_DIR's calibrations only, RUN_DIR unchanged. */
 void nbc_load_prior_calibrations(nbc_run *run, const char *run_dir, nbc_resume *prior);
+/* run.calibration_from: the sizes prior lacks from that run folder (exit 2
+ * when it is not the same work); how many the run's own folder held. */
+void nbc_load_calibration_from(nbc_run *run, nbc_resume *prior, size_t *comp_own, size_t *comm_own);
 
 #endif

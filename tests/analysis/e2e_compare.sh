@@ -49,6 +49,10 @@ grep -q "openmpi-progress-in-a-folder-named-at-length has no cells.csv yet: anal
 awk '/^run +mpi +deployment/ { col = index($0, " mpi ") + 1; next }
      col && /^[^ ]+ +(mpich|openmpi) / { n++; if (substr($0, col, 3) != "mpi" && substr($0, col, 7) != "openmpi") bad = 1 }
      END { exit bad || n != 2 }' <<<"$out" || fail "the summary table's columns are out of line: $out"
+# the summary figures of the table name the cells they are taken over
+grep -q "^run .* overlap\* *median_r\* *worst_r\* " <<<"$out" || fail "the table's header does not mark its restricted figures"
+grep -q "^\* overlap share, median and worst r_overhead over the certain cells (valid, class confirmed: column certain), not every valid cell$" <<<"$out" ||
+    fail "the table does not say which cells its median is taken over"
 [ -s "$b/cells.csv" ] || fail "b has no cells.csv after the comparison"
 # common: communication 2..32 ms (5) x computation 1..16 ms (5)
 grep -q "grids differ: comparing the 25 cells common to all runs" <<<"$out" || fail "no grid message"

@@ -166,9 +166,46 @@ fi
 grep -q ",no_overlap,no_progress$\|,no_overlap,comm_slowed$" "$SCRATCH/gc3/configuration_cells.csv" ||
     fail "3 launches combined claim no group"
 
+# The equal-work comparison (equal_work.csv): the same sizes in both
+# configurations (synth_run's depend on the targets alone), so progress is
+# compared with basic. The truth of t_measured: comp + comm (no progress)
+# against comp + 1.5 comm (the collective 1.5x slower in the wait), the ratio
+# (comp + 1.5 comm) / (comp + comm). Launch i of one pairs with launch i of
+# the other; the shifts move the computation by at most 3 %, the jitter 1 %:
+# every cell's ratio within 2 % of the truth, its 95 % interval (t, 2
+# degrees of freedom) holding it in at least 34 of 36 cells; the grid's
+# geometric mean within 2 % of the truths'.
+equal=$(python3 - "$SCRATCH/cmp/equal_work.csv" <<'PY'
+import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cells = [r for r in rows if r["scope"] == "cell"]
+grid = [r for r in rows if r["scope"] == "grid"]
+assert len(cells) == 36 and len(grid) == 1, "{} cell rows, {} grid rows".format(len(cells), len(grid))
+held, logs = 0, []
+for r in cells:
+    assert (r["deployment"], r["reference_deployment"], r["pairs"]) == ("progress", "basic", "3"), r
+    comm, comp = float(r["comm_target_s"]), float(r["comp_target_s"])
+    truth = (comp + 1.5 * comm) / (comp + comm)
+    logs.append(math.log(truth))
+    ratio, lo, hi = float(r["ratio"]), float(r["ratio_lo"]), float(r["ratio_hi"])
+    assert abs(ratio / truth - 1) < 0.02, "ratio {} against the truth {:.4f}: {}".format(ratio, truth, r)
+    assert lo <= ratio <= hi, r
+    held += lo <= truth <= hi
+assert held >= 34, "the intervals hold the truth in {} of 36 cells".format(held)
+g, truth = grid[0], math.exp(sum(logs) / len(logs))
+assert (g["cells"], g["pairs"]) == ("36", "3"), g
+assert abs(float(g["ratio"]) / truth - 1) < 0.02, "grid {} against {:.4f}".format(g["ratio"], truth)
+assert float(g["ratio_lo"]) <= float(g["ratio"]) <= float(g["ratio_hi"]), g
+print("equal work: intervals hold the truth in {} of 36 cells, grid {} (truth {:.3f})".format(
+    held, g["ratio"], truth))
+PY
+) || fail "equal_work.csv: $equal"
+echo "$equal"
+grep -q "^  over the grid (the geometric mean over the 36 cells valid in every pair): [0-9.]*x as long \[" <<<"$out" ||
+    fail "nbc-compare does not print the grid's equal-work line"
 figure "launches: 2 configurations x 3 launches, 36 cells; r_comm difference (truth 0.5) median $comm_median," \
     "significant in $comm_sig; r_comp_slowdown (truth 0, launch shifts +-3 %) median $null_median," \
     "significant in $null_sig; one launch each: $single significant; classes not confirmed: a launch" \
     "alone >= $alone_min, any launch $alone_union, 2 launches combined $combined2, 3 launches $combined3;" \
     "r_comm on 1.2: '?' a launch alone >= $g_alone_min, 2 launches $g_combined2, 3 launches" \
-    "$g_combined3; claims $g_claims1, $g_claims2, $g_claims3 ($g_groups groups in launch 1 alone)"
+    "$g_combined3; claims $g_claims1, $g_claims2, $g_claims3 ($g_groups groups in launch 1 alone); $equal"

@@ -438,6 +438,7 @@ static void help_lists_every_key(void **state)
         "run.deployment",
         "run.mpi",
         "run.results_dir",
+        "run.calibration_from",
         "run.threads",
         "run.repetitions",
         "run.max_repetitions",
@@ -545,6 +546,29 @@ static void results_dir_is_created_under_an_existing_parent(void **state)
     assert_int_equal(stat(path, &st), 0);
     assert_true(S_ISDIR(st.st_mode));
     validate_ok(&cfg); /* and it is fine when it exists */
+    nbc_config_free(&cfg);
+}
+
+/* run.calibration_from: empty (calibrate here) or a folder to read; a path
+ * that is no folder is refused with the key named, and nothing is created. */
+static void calibration_from_is_a_readable_folder(void **state)
+{
+    (void)state;
+    nbc_config cfg;
+    char assignment[PATH_MAX + 64], path[PATH_MAX + 16], err[ERR_LEN] = "";
+    init_config(&cfg);
+    validate_ok(&cfg);
+    snprintf(assignment, sizeof assignment, "run.calibration_from=%s", scratch);
+    set_ok(&cfg, assignment);
+    validate_ok(&cfg);
+    snprintf(path, sizeof path, "%s/no-such-run", scratch);
+    snprintf(assignment, sizeof assignment, "run.calibration_from=%s", path);
+    set_ok(&cfg, assignment);
+    assert_int_not_equal(nbc_config_validate(&cfg, NULL, err, sizeof err), 0);
+    assert_non_null(strstr(err, "run.calibration_from"));
+    assert_non_null(strstr(err, "is not a readable folder"));
+    struct stat st;
+    assert_int_not_equal(stat(path, &st), 0);
     nbc_config_free(&cfg);
 }
 
@@ -1082,6 +1106,7 @@ int main(void)
         cmocka_unit_test(deployment_names),
         cmocka_unit_test(too_many_cells_accepted_with_force),
         cmocka_unit_test(results_dir_is_created_under_an_existing_parent),
+        cmocka_unit_test(calibration_from_is_a_readable_folder),
         cmocka_unit_test(messages_name_the_file_and_line),
         cmocka_unit_test(missing_config_file_is_named),
         cmocka_unit_test(lists_of_collectives_and_rank_counts),

@@ -69,18 +69,24 @@ cores=$(nproc)
 ranks=$((cores < 2 ? cores : 2))
 shares_thread=""
 [ $((cores / ranks)) -eq 1 ] && shares_thread="--set progress.oversubscribe=true "
-for dep in basic "$second"; do
-    run_dir=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-$dep
-    shares=""
+# 3 launches, interleaved; every run measures with the sizes of the first
+# launch of basic.
+reference=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic-launch1
+for run in "basic 1 1" "$second 1 2" "basic 2 3" "$second 2 4" "basic 3 5" "$second 3 6"; do
+    read -r dep launch index <<<"$run"
+    run_dir=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-$dep-launch$launch
+    shares="" from=""
     [ "$dep" = thread ] && shares=$shares_thread
-    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf ${shares}--set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P --stop-after calibration --run-dir-file $S/run-00[12].path"
+    [ "$index" = 1 ] || from=" --set run.calibration_from=$reference"
+    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf ${shares}--set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P$from --stop-after calibration --run-dir-file $S/run-00$index.path"
     expect "\+ $D/compute_ref --run $run_dir --phase before"
     expect "\+ $L $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
     expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 done
-expect "\+ $TOOLS_ABS/nbc-compare $R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic $R/results/YYYYmmdd-HHMMSS-$P-ibcast-$second -o $R/results/[0-9]{8}-[0-9]{6}-compare-ibcast"
-[ "$(count "/bench_nbc -c ")" = 2 ] || fail "2 bench_nbc runs expected"
+r=$R/results/YYYYmmdd-HHMMSS-$P-ibcast
+expect "\+ $TOOLS_ABS/nbc-compare $r-basic-launch1 $r-$second-launch1 $r-basic-launch2 $r-$second-launch2 $r-basic-launch3 $r-$second-launch3 -o $R/results/[0-9]{8}-[0-9]{6}-compare-ibcast"
+[ "$(count "/bench_nbc -c ")" = 6 ] || fail "6 bench_nbc runs expected"
 # The same study on Open MPI, whose profile refuses progress: the suite's thread.
 dry configs/study-default.conf --mpi openmpi --no-deps --no-build
 grep -q "^nbc-run: deployments auto for openmpi: basic,thread" "$SCRATCH/stderr" ||
@@ -90,7 +96,7 @@ expect "\+ .*/bench_nbc -c $R/configs/default.conf ${shares_thread}.* --set run.
 # Basic vs progress on MPICH, one collective: one comparison of the two.
 dry configs/default.conf --mpi mpich --deployments basic,progress --no-deps --no-build --set run.results_dir=out
 [ "$(count '^\+ (scripts|make)')" = 0 ] || fail "--no-deps --no-build still printed deps or make"
-expect "\+ $(launcher mpich --command "$MX" "${two[@]}") $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich --stop-after calibration --run-dir-file $PWD/out/YYYYmmdd-HHMMSS-study/run-002.path"
+expect "\+ $(launcher mpich --command "$MX" "${two[@]}") $M/bench_nbc -c $R/configs/default.conf --set run.results_dir=$PWD/out --set run.collective=ibcast --set run.deployment=progress --set run.mpi=mpich --set run.calibration_from=$PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic --stop-after calibration --run-dir-file $PWD/out/YYYYmmdd-HHMMSS-study/run-002.path"
 expect "\+ $TOOLS_ABS/nbc-compare $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-basic $PWD/out/YYYYmmdd-HHMMSS-mpich-ibcast-progress -o $PWD/out/[0-9-]{15}-compare-ibcast"
 # Its build: Debian's named wrapper.
 dry configs/default.conf --mpi mpich
@@ -217,7 +223,7 @@ printf '[study]\nconfig = %s\nsettings = MPIR_CVAR_IBCAST_INTRA_ALGORITHM=sched_
 dry "$SCRATCH/study.conf" --mpi mpich --no-deps --no-build
 L=$(launcher mpich --command "$MX" "${two[@]}")
 for value in sched_binomial sched_smp; do
-    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $L $M/bench_nbc -c $R/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=mpich --stop-after calibration .*"
+    expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $L $M/bench_nbc -c $R/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=mpich( --set run.calibration_from=$R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-sched_binomial)? --stop-after calibration .*"
     expect "\+ MPIR_CVAR_IBCAST_INTRA_ALGORITHM=$value $L $M/bench_nbc --resume $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value"
     expect "\+ $M/compute_ref --run $R/results/YYYYmmdd-HHMMSS-mpich-ibcast-basic-$value --phase before"
 done

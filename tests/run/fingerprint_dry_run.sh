@@ -35,7 +35,7 @@ skip_reason mpich-ibcast-dedicated | grep -q "needs >= 2 cores per rank" ||
     fail "mpich-ibcast-dedicated is not skipped for want of a free core: $err"
 # thread shares the computing core, and says so to bench_nbc (and only it).
 for mpi in mpich openmpi; do
-    grep -E "^\+ .*bench_nbc .*--set progress\.oversubscribe=true .*--set run\.deployment=thread --set run\.mpi=$mpi --stop-after calibration" <<<"$out" >/dev/null ||
+    grep -E "^\+ .*bench_nbc .*--set progress\.oversubscribe=true .*--set run\.deployment=thread --set run\.mpi=$mpi( --set run\.calibration_from=[^ ]*)? --stop-after calibration" <<<"$out" >/dev/null ||
         fail "no bench_nbc launch of $mpi thread with progress.oversubscribe=true: $out"
 done
 [ "$(grep -c "progress.oversubscribe" <<<"$out")" -eq 2 ] || fail "progress.oversubscribe given to other runs than the 2 thread ones"
@@ -48,7 +48,7 @@ done
 # The polling runs get their period, and only they; no other deployment polls.
 for period in 100 1000; do
     for mpi in mpich openmpi; do
-        grep -E "^\+ .*bench_nbc .*--set progress\.test_period_us=$period .*--set run\.deployment=manual --set run\.mpi=$mpi --stop-after calibration" <<<"$out" >/dev/null ||
+        grep -E "^\+ .*bench_nbc .*--set progress\.test_period_us=$period .*--set run\.deployment=manual --set run\.mpi=$mpi( --set run\.calibration_from=[^ ]*)? --stop-after calibration" <<<"$out" >/dev/null ||
             fail "no bench_nbc launch of $mpi manual with progress.test_period_us=$period"
     done
 done

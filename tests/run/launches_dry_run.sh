@@ -5,8 +5,11 @@
 # calibration (--stop-after calibration, --run-dir-file in the study folder),
 # compute_ref --phase before, the sweep (bench_nbc --resume RUN_DIR),
 # compute_ref --phase after, nbc-analyze; then one nbc-compare of the four
-# run folders. Shuffled, each round holds both configurations, in an order the
-# seed fixes. The library is the default build's (no MPI job runs).
+# run folders. The first launch of basic calibrates; every other run measures
+# with its sizes (--set run.calibration_from=ITS_RUN_DIR), and it runs first
+# even when the study names basic last. Shuffled, each round holds both
+# configurations, in an order the seed fixes, the first round basic first.
+# The library is the default build's (no MPI job runs).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 [ "$(nproc)" -ge 2 ] || skip "the expected commands assume >= 2 cores (2 ranks, one per core)"
@@ -34,12 +37,14 @@ dry() {
     echo "== nbc-run $SCRATCH/study.conf $*"
     echo "$out"
 }
-# expected_run INDEX DEPLOYMENT LAUNCH: the 5 command lines of one run (regexes).
+# expected_run INDEX DEPLOYMENT LAUNCH [SIZES_FROM]: the 5 command lines of
+# one run (regexes); SIZES_FROM: the run folder whose calibration it shares.
 expected=()
 expected_run() {
     local dir=$SCRATCH/results/YYYYmmdd-HHMMSS-$P-ibcast-$2-launch$3
+    local from=${4:+ --set run.calibration_from=$4}
     expected+=(
-        "\+ $launcher $D/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.results_dir=$SCRATCH/results --set run.collective=ibcast --set run.deployment=$2 --set run.mpi=$P --stop-after calibration --run-dir-file $SCRATCH/results/YYYYmmdd-HHMMSS-study/run-00$1.path"
+        "\+ $launcher $D/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.results_dir=$SCRATCH/results --set run.collective=ibcast --set run.deployment=$2 --set run.mpi=$P$from --stop-after calibration --run-dir-file $SCRATCH/results/YYYYmmdd-HHMMSS-study/run-00$1.path"
         "\+ $D/compute_ref --run $dir --phase before"
         "\+ $launcher $D/bench_nbc --resume $dir"
         "\+ $D/compute_ref --run $dir --phase after"
@@ -56,11 +61,11 @@ check_lines() {
 }
 
 dry
-expected_run 1 basic 1
-expected_run 2 manual 1
-expected_run 3 basic 2
-expected_run 4 manual 2
 r=$SCRATCH/results/YYYYmmdd-HHMMSS-$P-ibcast
+expected_run 1 basic 1
+expected_run 2 manual 1 "$r-basic-launch1"
+expected_run 3 basic 2 "$r-basic-launch1"
+expected_run 4 manual 2 "$r-basic-launch1"
 expected+=("\+ $TOOLS_ABS/nbc-compare ${r}-basic-launch1 ${r}-manual-launch1 ${r}-basic-launch2 ${r}-manual-launch2 -o $SCRATCH/results/[0-9]{8}-[0-9]{6}-compare-ibcast")
 check_lines
 interleaved=${#lines[@]}
@@ -68,10 +73,16 @@ interleaved=${#lines[@]}
 # --launches on the command line overrides the study's: 3 rounds.
 dry --launches 3
 [ "$(grep -c -- '--stop-after calibration' <<<"$out")" = 6 ] || fail "--launches 3: expected 6 runs"
+order() { grep -- '--stop-after' <<<"$out" | sed 's/.*run.deployment=\([a-z]*\) .*/\1/' | paste -sd' '; }
+[ "$(order)" = "basic manual basic manual basic manual" ] || fail "--launches 3: order '$(order)'"
+[ "$(grep -c -- "--set run.calibration_from=$SCRATCH/results/YYYYmmdd-HHMMSS-$P-ibcast-basic-launch1 " <<<"$out")" = 5 ] ||
+    fail "--launches 3: expected 5 runs with the sizes of the first basic launch"
+# basic named last still calibrates first, and the rounds still alternate.
+dry --launches 2 --deployments manual,basic
+[ "$(order)" = "basic manual manual basic" ] || fail "--deployments manual,basic: order '$(order)'"
 
 # Shuffled: each round holds both deployments; the same seed, the same order;
 # among 10 seeds some round does not run basic first.
-order() { grep -- '--stop-after' <<<"$out" | sed 's/.*run.deployment=\([a-z]*\) .*/\1/' | paste -sd' '; }
 not_interleaved=0
 for seed in 1 2 3 4 5 6 7 8 9 10; do
     dry --launch-order shuffled --seed "$seed" --launches 3

@@ -4,7 +4,8 @@
 # study (launches, order, seed) and both runs (configuration, launch index,
 # run folder, status, start and end times, the steps done); both run folders
 # are complete, distinct, and hold compute_ref.csv rows of both phases (before
-# and after the sweep) and passive.csv rows of both phases.
+# and after the sweep) and passive.csv rows of both phases; the second
+# launch measures with the first's sizes (study.json calibration_from 1).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/run/study_lib.sh
@@ -52,12 +53,17 @@ for i in 0 1; do
     both_phases "$dir/compute_ref.csv"
     [ "$phase_count" -ge 2 ] || fail "$dir/compute_ref.csv: $phase_count rows a phase, expected one per rank and size"
     both_phases "$dir/passive.csv"
-    # Each launch calibrated anew (its own calibration files, of both targets).
+    # Each launch has its calibration files, of both targets: the first
+    # launch's sizes (it calibrates, the second measures with them).
     [ "$(data_rows "$dir/calib_comp.csv")" -eq 2 ] || fail "$dir/calib_comp.csv: expected 2 rows"
+    [ "$(cut -d, -f1,2 "$dir/calib_comp.csv")" = "$(cut -d, -f1,2 "$(q '.runs[0].run_dir')/calib_comp.csv")" ] ||
+        fail "$dir/calib_comp.csv: other matrix sizes than the first launch's"
     [ "$(grep -c -- '--stop-after calibration' "$dir/nbc-run.log")" = 1 ] || fail "$dir/nbc-run.log: no calibration step"
     [ "$(grep -c -- "bench_nbc --resume $dir" "$dir/nbc-run.log")" = 1 ] || fail "$dir/nbc-run.log: no sweep step"
 done
 [ "${dirs[0]}" != "${dirs[1]}" ] || fail "both launches wrote into ${dirs[0]}"
+[ "$(q '[.runs[] | .calibration_from // "self"] | join(",")')" = self,1 ] ||
+    fail "study.json: calibration_from $(q '[.runs[] | .calibration_from]')"
 if [ -x "$TOOLS_DIR/nbc-compare" ]; then
     [ "$(q '.comparisons | length')" = 1 ] || fail "study.json: expected one comparison"
     [ -d "$(q '.comparisons[0]')" ] || fail "no comparison folder $(q '.comparisons[0]')"
