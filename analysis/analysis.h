@@ -170,6 +170,9 @@ typedef struct compute_ref_row {
     long reps;
     long step; /* 0 .. reps-1 */
     double t_comp_s;
+    /* phase "aa": the A/A partner, run just before the phase before's
+     * compute_ref (phase is then PHASE_BEFORE) */
+    bool aa;
 } compute_ref_row;
 
 int analysis_parse_calib_comm(const char *buf, size_t len, const char *file_name,
@@ -654,8 +657,10 @@ void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size
 /* One row of impact.csv (eq. 2): per host and matrix_n, and per phase both
  * files have, T = the largest over the host's ranks (passive) or processes
  * (compute_ref) of each one's median over its steps; r = T_passive / T_ref
- * per phase, and over the phases the mean T over the mean T. Intervals:
- * bootstrap of the steps (README.md, "MPI impact"). */
+ * per phase (a pair close in time), and over the phases the geometric mean
+ * of the pairs' ratios. Its interval: the paired t-interval over the pairs
+ * (analysis/impact/paired.h) with two pairs or more, else a bootstrap of
+ * the steps; the phases' own: the bootstrap (README.md, "MPI impact"). */
 typedef struct impact_row {
     char host[ANALYSIS_NAME_MAX]; /* "all" in impact_table.job */
     long long matrix_n;
@@ -664,10 +669,13 @@ typedef struct impact_row {
     double t_comp_passive_mpi_s; /* T of passive, mean over the phases used */
     double r_mpi_impact;
     metric_bounds r_mpi_impact_ci;
-    /* The A/A floor: compute_ref's T after the sweep over its T before
-     * (NAN without both phases), and its interval (README.md, "MPI impact") */
+    /* The A/A pair: compute_ref's T before the sweep over that of its A/A
+     * partner run just before it (NAN without the partner), and its
+     * interval over the steps (README.md, "MPI impact") */
     double r_aa;
     metric_bounds r_aa_ci;
+    double t_ref_aa_s; /* the A/A partner's T (NAN without it) */
+    size_t pairs;      /* impact pairs: the phases used */
     unsigned phases;             /* bit p: phase p is in both files and used */
     double r_phase[PHASE_COUNT]; /* NAN when the phase is not used */
     metric_bounds r_phase_ci[PHASE_COUNT];

@@ -20,6 +20,7 @@
  * programs ran apart: they are resampled independently. Each resample
  * recomputes the same T, ratios and combination as the estimate. */
 #include "analysis/analysis_internal.h"
+#include "analysis/impact/paired.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -52,8 +53,10 @@ typedef struct step_row {
     double compute_cpu_ns, compute_run_delay_ns, progress_cpu_ns;
 } step_row;
 
-enum program { PROGRAM_PASSIVE, PROGRAM_REF, PROGRAM_COUNT };
-static const schema_file program_files[PROGRAM_COUNT] = {SCHEMA_PASSIVE, SCHEMA_COMPUTE_REF};
+/* PROGRAM_AA: compute_ref's A/A partner (phase before only). */
+enum program { PROGRAM_PASSIVE, PROGRAM_REF, PROGRAM_AA, PROGRAM_COUNT };
+static const schema_file program_files[PROGRAM_COUNT] = {SCHEMA_PASSIVE, SCHEMA_COMPUTE_REF,
+                                                         SCHEMA_COMPUTE_REF};
 
 /* Rows are grouped per host and matrix_n (impact.csv) or per matrix_n
  * over every host (the job); within a group by phase, member, step. */
@@ -217,7 +220,7 @@ static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const 
                           double out[IMPACT_QUANTITIES], double t_mpi[PHASE_COUNT],
                           double t_ref[PHASE_COUNT])
 {
-    double passive_sum = 0, ref_sum = 0;
+    double log_sum = 0;
     int used = 0;
     for (int p = 0; p < PHASE_COUNT; p++) {
         out[p] = NAN;
@@ -229,14 +232,19 @@ static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const 
         t_ref[p] = side_statistic(&g->sides[PROGRAM_REF][p], rng,
                                   rounds ? rounds->steps[PROGRAM_REF][p] : NULL,
                                   rounds ? rounds->n[PROGRAM_REF][p] : 0);
-        out[p] = t_mpi[p] / t_ref[p]; /* eq. 2, one phase */
-        passive_sum += t_mpi[p];
-        ref_sum += t_ref[p];
+        out[p] = t_mpi[p] / t_ref[p]; /* eq. 2, one pair */
+        log_sum += log(out[p]);
         used++;
     }
-    out[IMPACT_OVER_PHASES] = used ? (passive_sum / used) / (ref_sum / used) : NAN;
-    /* A/A: the same program twice, the sweep between (README.md). */
-    out[IMPACT_AA] = used == PHASE_COUNT ? t_ref[PHASE_AFTER] / t_ref[PHASE_BEFORE] : NAN;
+    /* the pairs' geometric mean: the study pools the same log ratios */
+    out[IMPACT_OVER_PHASES] = used ? exp(log_sum / used) : NAN;
+    /* A/A: the same program twice, adjacent in time like a pair (README.md) */
+    side *aa = &g->sides[PROGRAM_AA][PHASE_BEFORE];
+    out[IMPACT_AA] = NAN;
+    if (aa->members && (phases & (1u << PHASE_BEFORE)))
+        out[IMPACT_AA] = t_ref[PHASE_BEFORE] /
+                         side_statistic(aa, rng, rounds ? rounds->steps[PROGRAM_AA][PHASE_BEFORE] : NULL,
+                                        rounds ? rounds->n[PROGRAM_AA][PHASE_BEFORE] : 0);
 }
 
 /* Each group draws its own stream: its interval depends neither on the
@@ -281,6 +289,16 @@ static int impact_intervals(group_sides *g, impact_row *row, const uncertainty_r
         else
             row->r_aa_ci = ci;
     }
+    /* Two pairs or more: the spread between the pairs, which the steps'
+     * bootstrap cannot see (the machine's speed moves between pairs). */
+    double log_ratios[PHASE_COUNT];
+    size_t pairs = 0;
+    for (int p = 0; p < PHASE_COUNT; p++)
+        if (row->phases & (1u << p))
+            log_ratios[pairs++] = log(row->r_phase[p]);
+    impact_paired paired = impact_paired_interval(log_ratios, pairs, rules->confidence);
+    if (isfinite(paired.lo))
+        row->r_mpi_impact_ci = (metric_bounds){paired.lo, paired.hi};
     free(replicates);
     free(column);
     return ANALYSIS_OK;
@@ -390,6 +408,7 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
                         .r_mpi_impact_ci = {NAN, NAN},
                         .r_aa = NAN,
                         .r_aa_ci = {NAN, NAN},
+                        .t_ref_aa_s = NAN,
                         .passive_delay_share = NAN,
                         .passive_progress_cpu_share = NAN};
     snprintf(row->host, sizeof row->host, "%s", by_host ? rows[PROGRAM_PASSIVE][0].host : "all");
@@ -408,9 +427,9 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
             continue;
         row->phases |= 1u << p;
         steps[p] = mpi->fewest < ref->fewest ? mpi->fewest : ref->fewest;
-        size_t *over = &steps[IMPACT_OVER_PHASES], *aa = &steps[IMPACT_AA];
+        size_t *over = &steps[IMPACT_OVER_PHASES];
         *over = !*over || steps[p] < *over ? steps[p] : *over;
-        *aa = !*aa || ref->fewest < *aa ? ref->fewest : *aa;
+        row->pairs++;
         row->passive_steps = !row->passive_steps || (long)mpi->fewest < row->passive_steps
                                  ? (long)mpi->fewest
                                  : row->passive_steps;
@@ -421,6 +440,12 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         row->warnings |= unlike_steps(mpi, ref, by_host);
     }
     *made = status == ANALYSIS_OK && row->phases;
+    const side *aa = &g.sides[PROGRAM_AA][PHASE_BEFORE];
+    if (aa->members) {
+        const side *ref = &g.sides[PROGRAM_REF][PHASE_BEFORE];
+        row->t_ref_aa_s = side_statistic(&g.sides[PROGRAM_AA][PHASE_BEFORE], NULL, NULL, 0);
+        steps[IMPACT_AA] = ref->fewest < aa->fewest ? ref->fewest : aa->fewest;
+    }
     if (*made) {
         double quantities[IMPACT_QUANTITIES], t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
         impact_ratios(&g, row->phases, NULL, NULL, quantities, t_mpi, t_ref);
@@ -489,7 +514,9 @@ static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
                          size_t n[PROGRAM_COUNT], analysis_error *err)
 {
     n[PROGRAM_PASSIVE] = in->passive_count;
-    n[PROGRAM_REF] = in->compute_ref_count;
+    n[PROGRAM_REF] = n[PROGRAM_AA] = 0;
+    for (size_t i = 0; i < in->compute_ref_count; i++)
+        n[in->compute_ref[i].aa ? PROGRAM_AA : PROGRAM_REF]++;
     for (int prog = 0; prog < PROGRAM_COUNT; prog++) {
         rows[prog] = malloc((n[prog] ? n[prog] : 1) * sizeof *rows[prog]);
         if (!rows[prog])
@@ -512,9 +539,11 @@ static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
                                               r->compute_run_delay_ns,
                                               r->progress_cpu_ns};
     }
-    for (size_t i = 0; i < n[PROGRAM_REF]; i++) {
+    size_t next[PROGRAM_COUNT] = {0};
+    for (size_t i = 0; i < in->compute_ref_count; i++) {
         const compute_ref_row *r = &in->compute_ref[i];
-        rows[PROGRAM_REF][i] = (step_row){
+        int prog = r->aa ? PROGRAM_AA : PROGRAM_REF;
+        rows[prog][next[prog]++] = (step_row){
             r->host,     r->proc,    r->matrix_n,     r->comp_target_s, r->phase, r->step,
             r->t_comp_s, r->threads, r->warmup_steps, r->reps,          r->procs, NAN,
             NAN,         NAN};
@@ -531,25 +560,30 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
     size_t kept_capacity = 0;
     for (int prog = 0; prog < PROGRAM_COUNT; prog++)
         qsort(rows[prog], n[prog], sizeof *rows[prog], by_host ? compare_in_host : compare_in_job);
-    size_t capacity = 0, r = 0;
+    size_t capacity = 0, r[PROGRAM_COUNT] = {0};
     int status = ANALYSIS_OK;
-    const step_row *passive = rows[PROGRAM_PASSIVE], *refs = rows[PROGRAM_REF];
+    const step_row *passive = rows[PROGRAM_PASSIVE];
     for (size_t begin = 0; status == ANALYSIS_OK && begin < n[PROGRAM_PASSIVE];) {
         size_t end = begin + 1;
         while (end < n[PROGRAM_PASSIVE] &&
                compare_group(&passive[end], &passive[begin], by_host) == 0)
             end++;
-        while (r < n[PROGRAM_REF] && compare_group(&refs[r], &passive[begin], by_host) < 0)
-            r++;
-        size_t r_end = r;
-        while (r_end < n[PROGRAM_REF] && compare_group(&refs[r_end], &passive[begin], by_host) == 0)
-            r_end++;
-        const step_row *group[PROGRAM_COUNT] = {passive + begin, refs + r};
-        size_t group_n[PROGRAM_COUNT] = {end - begin, r_end - r};
+        const step_row *group[PROGRAM_COUNT] = {passive + begin};
+        size_t group_n[PROGRAM_COUNT] = {end - begin};
+        for (int prog = PROGRAM_REF; prog < PROGRAM_COUNT; prog++) {
+            const step_row *refs = rows[prog];
+            while (r[prog] < n[prog] && compare_group(&refs[r[prog]], &passive[begin], by_host) < 0)
+                r[prog]++;
+            size_t r_end = r[prog];
+            while (r_end < n[prog] && compare_group(&refs[r_end], &passive[begin], by_host) == 0)
+                r_end++;
+            group[prog] = refs + r[prog];
+            group_n[prog] = r_end - r[prog];
+        }
         impact_row row;
         group_sides sides;
         bool made = false;
-        if (r_end == r) {
+        if (group_n[PROGRAM_REF] == 0) {
             if (by_host)
                 analysis_warn("%s has no row for host %s, matrix_n %lld: no MPI impact for it",
                               schema_file_name(program_files[PROGRAM_REF]), passive[begin].host,
