@@ -347,31 +347,6 @@ static void passive_shares(group_sides *g, unsigned phases, impact_row *row)
     row->passive_progress_cpu_share = defined ? progress / (cpu + delay) : NAN;
 }
 
-/* The interval over the phases comes from resampling the steps within
- * each phase: it cannot cover what differs between the phases (a slow
- * spell during one of them, a machine that changed in between). When the
- * phases' own intervals are apart, the row says so and its interval spans
- * both phases' intervals, so it is never more confident than they are. */
-static void phases_agree(impact_row *row)
-{
-    if (row->phases != (1u << PHASE_COUNT) - 1)
-        return;
-    metric_bounds all = row->r_mpi_impact_ci;
-    bool apart = false;
-    for (int p = 0; p < PHASE_COUNT; p++)
-        for (int q = p + 1; q < PHASE_COUNT; q++)
-            apart = apart || row->r_phase_ci[p].hi < row->r_phase_ci[q].lo ||
-                    row->r_phase_ci[q].hi < row->r_phase_ci[p].lo;
-    if (!apart)
-        return;
-    row->warnings |= IMPACT_PHASES_DISAGREE;
-    for (int p = 0; p < PHASE_COUNT; p++) {
-        all.lo = fmin(all.lo, row->r_phase_ci[p].lo);
-        all.hi = fmax(all.hi, row->r_phase_ci[p].hi);
-    }
-    row->r_mpi_impact_ci = all;
-}
-
 /* One row from the rows of one group in each program (sorted by phase);
  * false (row untouched) when no phase is in both. */
 static void group_free(group_sides *g)
@@ -465,8 +440,6 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         row->t_comp_ref_s = ref_sum / used;
         passive_shares(&g, row->phases, row);
         status = impact_intervals(&g, row, rules, steps, err);
-        if (status == ANALYSIS_OK)
-            phases_agree(row);
     }
     if (keep && *made && status == ANALYSIS_OK)
         *keep = g;
@@ -488,16 +461,6 @@ static void warn_row(const impact_row *row)
                       "partner in the other file: r_mpi_impact from the %s phase only",
                       row->host, row->matrix_n, phases);
     }
-    if (row->warnings & IMPACT_PHASES_DISAGREE)
-        analysis_warn("host %s, matrix_n %lld: r_mpi_impact %.3g before the sweep [%.3g, %.3g] "
-                      "and %.3g after it [%.3g, %.3g] disagree (a phase was disturbed, or the "
-                      "machine changed between them): the interval over both, [%.3g, %.3g], "
-                      "spans the two",
-                      row->host, row->matrix_n, row->r_phase[PHASE_BEFORE],
-                      row->r_phase_ci[PHASE_BEFORE].lo, row->r_phase_ci[PHASE_BEFORE].hi,
-                      row->r_phase[PHASE_AFTER], row->r_phase_ci[PHASE_AFTER].lo,
-                      row->r_phase_ci[PHASE_AFTER].hi, row->r_mpi_impact_ci.lo,
-                      row->r_mpi_impact_ci.hi);
     unsigned unlike = row->warnings & ~(unsigned)(IMPACT_PHASE_UNPAIRED | IMPACT_PHASES_DISAGREE);
     if (unlike) {
         analysis_impact_warnings_text(unlike, text, sizeof text);

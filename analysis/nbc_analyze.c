@@ -2,6 +2,7 @@
  * See analysis/README.md. */
 #include "analysis/analysis_internal.h"
 #include "analysis/frontier.h"
+#include "analysis/impact/study.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -11,7 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_LATE_TOLERANCE = 1000, OPT_ECDF, OPT_SEED, OPT_RESAMPLES, OPT_TABLE, OPT_FRONTIER };
+enum {
+    OPT_LATE_TOLERANCE = 1000,
+    OPT_ECDF,
+    OPT_SEED,
+    OPT_RESAMPLES,
+    OPT_TABLE,
+    OPT_FRONTIER,
+    OPT_STUDY_IMPACT
+};
 
 /* An integer option within [lowest, highest]; the message names the option. */
 static int parse_integer(const char *option, const char *text, long long lowest, long long highest,
@@ -86,6 +95,7 @@ static int parse_late_tolerance(const char *text, double *out)
 static void usage(FILE *out)
 {
     fputs("usage: nbc-analyze [options] RUN_DIR...\n"
+          "       nbc-analyze --study-impact STUDY_DIR...\n"
           "Computes the metrics of each run folder into RUN_DIR/cells.csv, cells_by_rank.csv\n"
           "and impact.csv, and draws the figures into RUN_DIR/plots/ (PNG, SVG, PDF).\n"
           "  -q, --quiet          no summary on stdout\n"
@@ -103,7 +113,10 @@ static void usage(FILE *out)
           "                       goes to stderr): text (default; as RUN_DIR/cells.txt) or\n"
           "                       json (the same rows as JSON lines)\n"
           "  --frontier-threshold=R  the largest r_overhead (eq. 1) counted as hidden in\n"
-          "                       RUN_DIR/frontier.csv and plots/frontier.* (default 0.1)\n",
+          "                       RUN_DIR/frontier.csv and plots/frontier.* (default 0.1)\n"
+          "  --study-impact       instead: each study folder's STUDY_DIR/impact.csv, the MPI\n"
+          "                       impact per configuration and computation size from the\n"
+          "                       pairs of all its launches (study.json's runs)\n",
           out);
     fputs(cli_common_help(), out);
     cli_print_exit_statuses(out);
@@ -124,6 +137,7 @@ int main(int argc, char **argv)
         {"resamples", required_argument, NULL, OPT_RESAMPLES},
         {"table", optional_argument, NULL, OPT_TABLE},
         {"frontier-threshold", required_argument, NULL, OPT_FRONTIER},
+        {"study-impact", no_argument, NULL, OPT_STUDY_IMPACT},
         {"version", no_argument, NULL, CLI_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -132,6 +146,7 @@ int main(int argc, char **argv)
     long *ecdf_cells = NULL;
     double frontier_threshold = frontier_default_threshold();
     long long value;
+    bool study_impact = false;
     int opt;
     while ((opt = getopt_long(argc, argv, "qhV", long_options, NULL)) != -1) {
         int common = cli_common_option("nbc-analyze", opt, optarg, &options);
@@ -177,6 +192,9 @@ int main(int argc, char **argv)
             if (frontier_parse_threshold("nbc-analyze", optarg, &frontier_threshold) != 0)
                 return ANALYSIS_ERR_INPUT;
             break;
+        case OPT_STUDY_IMPACT:
+            study_impact = true;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -193,6 +211,15 @@ int main(int argc, char **argv)
         return ANALYSIS_ERR_INPUT;
     }
     int worst = 0;
+    if (study_impact) {
+        for (int i = optind; i < argc; i++) {
+            analysis_error err;
+            int status = impact_study_of_dir(argv[i], &options.rules.uncertainty,
+                                             options.report ? stdout : NULL, &err);
+            worst = cli_report_status("nbc-analyze", status, &err, worst);
+        }
+        return worst;
+    }
     bool some_without_valid = false;
     for (int i = optind; i < argc; i++) {
         analysis_error err;

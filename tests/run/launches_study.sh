@@ -28,7 +28,7 @@ q() { jq -r "$1" "$study"; }
 [[ $(q .study.seed) =~ ^[0-9]+$ ]] || fail "study.json: seed '$(q .study.seed)'"
 [ "$(q '.runs | length')" = 2 ] || fail "study.json: $(q '.runs | length') runs, expected 2"
 [ "$(q '[.runs[].launch] | join(",")')" = 1,2 ] || fail "study.json: launches $(q '[.runs[].launch]')"
-steps=calibration,ref_before,sweep,ref_after
+steps=calibration,ref_aa,ref_before,sweep,ref_after
 [ -x "$TOOLS_DIR/nbc-analyze" ] && steps=$steps,analysis
 dirs=()
 for i in 0 1; do
