@@ -285,6 +285,7 @@ class Runner(RunSteps):
             if self.status == 0 and any(r.status == "no_valid_cell" for r in runs):
                 self.status = ExitStatus.NO_VALID_CELL
         write_table(self.record, self.study_dir)
+        self.study_impact()
         self.record.null_coverage = pooled_null_coverage(
             [r.run_dir for r in finished if r.status == "complete"],
             schema_columns(self.tools_dir))
@@ -294,6 +295,17 @@ class Runner(RunSteps):
         if self.spec.fingerprint_periods and not self.proc.interrupted:
             self.fingerprint_page()
         return self.status
+
+    def study_impact(self):
+        """STUDY_DIR/impact.csv: the MPI impact per configuration and size,
+        pooled over the launches (nbc-analyze --study-impact)."""
+        tool = os.path.join(self.tools_dir, "nbc-analyze")
+        if not os.access(tool, os.X_OK):
+            return  # (said with the runs' analysis step)
+        cmd = [tool, "-q", "--study-impact", self.study_dir]
+        if self.proc.announce(cmd) and self.proc.run(cmd) != 0:
+            note("nbc-analyze --study-impact failed: no impact.csv in the study folder")
+            self.status = self.status or 1
 
     def fingerprint_page(self):
         """nbc-fingerprint over the study folder: fingerprint.html and .csv
