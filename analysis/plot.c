@@ -621,7 +621,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                   "    set title \"%s\"\n"
                   "    set xrange [-0.6:%zu.6]\n"
                   "    set logscale y\n"
-                  "    set yrange [%.4f:%.4f]\n"
+                  "    set yrange [%.6g:%.6g]\n"
                   "    set xlabel 'computation time, target (ms)'\n"
                   "    set ylabel 'r_MPI_impact (1: none)'\n"
                   "    set grid ytics\n"
