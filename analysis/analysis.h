@@ -674,8 +674,8 @@ typedef struct impact_row {
      * interval over the steps (README.md, "MPI impact") */
     double r_aa;
     metric_bounds r_aa_ci;
-    double t_ref_aa_s; /* the A/A partner's T (NAN without it) */
-    size_t pairs;      /* impact pairs: the phases used */
+    double t_ref_aa_s;           /* the A/A partner's T (NAN without it) */
+    size_t pairs;                /* impact pairs: the phases used */
     unsigned phases;             /* bit p: phase p is in both files and used */
     double r_phase[PHASE_COUNT]; /* NAN when the phase is not used */
     metric_bounds r_phase_ci[PHASE_COUNT];

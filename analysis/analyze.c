@@ -108,7 +108,8 @@ static void impact_median_text(strbuf *sb, const impact_median *m)
                           "partner, phase aa)\n");
     else
         strbuf_printf(sb,
-                      "A/A floor (compute_ref before / its A/A partner just before it, no MPI at all): median "
+                      "A/A floor (compute_ref before / its A/A partner just before it, no MPI at "
+                      "all): median "
                       "%.3g, 95 %% [%.3g, %.3g]: r_MPI_impact means something only outside "
                       "what this floor reads\n",
                       m->r_aa, m->r_aa_ci.lo, m->r_aa_ci.hi);

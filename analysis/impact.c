@@ -185,7 +185,6 @@ static void passive_shares(group_sides *g, unsigned phases, impact_row *row)
     row->passive_progress_cpu_share = defined ? progress / (cpu + delay) : NAN;
 }
 
-
 /* keep, when not NULL, receives the group's steps of a row made (the
  * caller frees them with group_free): the joint median resamples them. */
 static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT],
@@ -202,8 +201,8 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
             size_t end = begin;
             while (end < n[prog] && rows[prog][end].phase == phase)
                 end++;
-            status =
-                impact_side_build(&g.sides[prog][phase], rows[prog] + begin, end - begin, by_host, err);
+            status = impact_side_build(&g.sides[prog][phase], rows[prog] + begin, end - begin,
+                                       by_host, err);
             present[prog][phase] = true;
             begin = end;
         }
@@ -406,7 +405,6 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
     return status;
 }
 
-
 int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
                             impact_table *impact, analysis_error *err)
 {
@@ -421,8 +419,8 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
         status =
             impact_groups(rows, n, false, rules, &impact->job, &impact->job_count, &job_sides, err);
     if (status == ANALYSIS_OK)
-        status =
-            impact_joint_medians(job_sides, impact->job, impact->job_count, rules, &impact->median, err);
+        status = impact_joint_medians(job_sides, impact->job, impact->job_count, rules,
+                                      &impact->median, err);
     for (size_t i = 0; job_sides && i < impact->job_count; i++)
         impact_group_free(&job_sides[i]);
     free(job_sides);
@@ -432,7 +430,6 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
         analysis_impact_table_free(impact);
     return status;
 }
-
 
 void analysis_impact_into_cells(const impact_table *impact, cell_table *cells)
 {

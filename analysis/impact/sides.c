@@ -89,8 +89,8 @@ double impact_side_statistic(side *s, boot_rng *rng, const size_t *shared, size_
  * after over compute_ref before, when both phases are used), from the
  * steps or a resample (rounds NULL: each side draws its own). */
 void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const round_draw *rounds,
-                          double out[IMPACT_QUANTITIES], double t_mpi[PHASE_COUNT],
-                          double t_ref[PHASE_COUNT])
+                   double out[IMPACT_QUANTITIES], double t_mpi[PHASE_COUNT],
+                   double t_ref[PHASE_COUNT])
 {
     double log_sum = 0;
     int used = 0;
@@ -99,11 +99,11 @@ void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const round_d
         if (!(phases & (1u << p)))
             continue;
         t_mpi[p] = impact_side_statistic(&g->sides[PROGRAM_PASSIVE][p], rng,
-                                  rounds ? rounds->steps[PROGRAM_PASSIVE][p] : NULL,
-                                  rounds ? rounds->n[PROGRAM_PASSIVE][p] : 0);
+                                         rounds ? rounds->steps[PROGRAM_PASSIVE][p] : NULL,
+                                         rounds ? rounds->n[PROGRAM_PASSIVE][p] : 0);
         t_ref[p] = impact_side_statistic(&g->sides[PROGRAM_REF][p], rng,
-                                  rounds ? rounds->steps[PROGRAM_REF][p] : NULL,
-                                  rounds ? rounds->n[PROGRAM_REF][p] : 0);
+                                         rounds ? rounds->steps[PROGRAM_REF][p] : NULL,
+                                         rounds ? rounds->n[PROGRAM_REF][p] : 0);
         out[p] = t_mpi[p] / t_ref[p]; /* eq. 2, one pair */
         log_sum += log(out[p]);
         used++;
@@ -114,9 +114,10 @@ void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const round_d
     side *aa = &g->sides[PROGRAM_AA][PHASE_BEFORE];
     out[IMPACT_AA] = NAN;
     if (aa->members && (phases & (1u << PHASE_BEFORE)))
-        out[IMPACT_AA] = t_ref[PHASE_BEFORE] /
-                         impact_side_statistic(aa, rng, rounds ? rounds->steps[PROGRAM_AA][PHASE_BEFORE] : NULL,
-                                        rounds ? rounds->n[PROGRAM_AA][PHASE_BEFORE] : 0);
+        out[IMPACT_AA] =
+            t_ref[PHASE_BEFORE] /
+            impact_side_statistic(aa, rng, rounds ? rounds->steps[PROGRAM_AA][PHASE_BEFORE] : NULL,
+                                  rounds ? rounds->n[PROGRAM_AA][PHASE_BEFORE] : 0);
 }
 
 void impact_group_free(group_sides *g)

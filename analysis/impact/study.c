@@ -114,9 +114,9 @@ int impact_study_write(const impact_study *study, const char *path, analysis_err
         const impact_study_row *r = &study->rows[i];
         strbuf_printf(&sb, "%s,%s,%s,%s,%.9g,%lld,%zu,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%d,%d\n",
                       r->config.mpi, r->config.collective, r->config.deployment, r->config.setting,
-                      r->comp_target_s, r->matrix_n, r->impact.pairs, r->impact.ratio,
-                      r->impact.lo, r->impact.hi, r->aa.pairs, r->aa.lo, r->aa.hi,
-                      r->cpu_wait_share, r->estimable, r->largest);
+                      r->comp_target_s, r->matrix_n, r->impact.pairs, r->impact.ratio, r->impact.lo,
+                      r->impact.hi, r->aa.pairs, r->aa.lo, r->aa.hi, r->cpu_wait_share,
+                      r->estimable, r->largest);
     }
     int status = sb.ok ? analysis_write_file_atomic(path, sb.data, sb.len, err)
                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%s)", path);

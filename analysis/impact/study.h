@@ -24,9 +24,9 @@ typedef struct impact_config {
 typedef struct impact_study_row {
     impact_config config;
     double comp_target_s;
-    long long matrix_n; /* -1 when the launches measured different orders */
-    impact_paired impact; /* over the impact pairs of every launch */
-    impact_paired aa;     /* the same design A/A: the band */
+    long long matrix_n;    /* -1 when the launches measured different orders */
+    impact_paired impact;  /* over the impact pairs of every launch */
+    impact_paired aa;      /* the same design A/A: the band */
     double cpu_wait_share; /* passive_delay_share, mean over the launches (NAN: none) */
     bool estimable;        /* impact_estimable(impact, aa) */
     bool largest;          /* the configuration's largest comp_target_s */

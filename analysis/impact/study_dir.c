@@ -15,7 +15,8 @@ static void member_text(json_object *run, const char *name, char *out, size_t ou
 {
     json_object *value;
     out[0] = '\0';
-    if (json_object_object_get_ex(run, name, &value) && json_object_is_type(value, json_type_string))
+    if (json_object_object_get_ex(run, name, &value) &&
+        json_object_is_type(value, json_type_string))
         snprintf(out, out_size, "%s", json_object_get_string(value));
 }
 
@@ -115,8 +116,10 @@ int impact_study_of_dir(const char *study_dir, const uncertainty_rules *rules, F
     if (!root || !json_object_object_get_ex(root, "runs", &runs) ||
         !json_object_is_type(runs, json_type_array)) {
         json_object_put(root);
-        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: not a study (no readable study.json "
-                             "with a list \"runs\")", path);
+        return analysis_fail(err, ANALYSIS_ERR_INPUT,
+                             "%s: not a study (no readable study.json "
+                             "with a list \"runs\")",
+                             path);
     }
     impact_study study = {0};
     for (size_t i = 0; status == ANALYSIS_OK && i < json_object_array_length(runs); i++) {

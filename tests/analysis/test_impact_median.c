@@ -79,9 +79,18 @@ static void simulate(uint64_t *state)
                                                           NAN,       NAN,
                                                           NAN,       NAN};
                         else
-                            refs[nr++] = (compute_ref_row){
-                                "node", m,      MEMBERS, 1, n, base_s[s], (enum run_phase)phase,
-                                1,      ROUNDS, k,       t,  prog == 2};
+                            refs[nr++] = (compute_ref_row){"node",
+                                                           m,
+                                                           MEMBERS,
+                                                           1,
+                                                           n,
+                                                           base_s[s],
+                                                           (enum run_phase)phase,
+                                                           1,
+                                                           ROUNDS,
+                                                           k,
+                                                           t,
+                                                           prog == 2};
                     }
         }
 }

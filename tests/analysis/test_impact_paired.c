@@ -253,7 +253,7 @@ static void estimable_beside_the_band(void **state)
     impact_paired large = impact_paired_interval(large_effect, 6, 0.95);
     impact_paired wide = impact_paired_interval(wide_aa, 3, 0.95);
     impact_paired narrow = impact_paired_interval(narrow_aa, 3, 0.95);
-    assert_true(small.lo > 1); /* an interval apart from 1 ... */
+    assert_true(small.lo > 1);                     /* an interval apart from 1 ... */
     assert_false(impact_estimable(&small, &wide)); /* ... but inside what A/A reads */
     assert_true(impact_estimable(&large, &wide));
     assert_true(impact_estimable(&small, &narrow));

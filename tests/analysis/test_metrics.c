@@ -1821,8 +1821,9 @@ static impact_table impact_of_phases(double ref_after_s)
                     (passive_row){"nodeA", member,         1,          100, 0.01, phase, 1, STEPS,
                                   step,    0.010 * spread, NO_COUNTERS};
                 double ref_s = phase == PHASE_AFTER ? ref_after_s : 0.010;
-                refs[n] = (compute_ref_row){"nodeA", member, MEMBERS, 1,    100,           0.01,
-                                            phase,   1,      STEPS,   step, ref_s * spread, false};
+                refs[n] =
+                    (compute_ref_row){"nodeA", member, MEMBERS,        1,    100, 0.01, phase, 1,
+                                      STEPS,   step,   ref_s * spread, false};
             }
     run_inputs in = {.passive = passive,
                      .passive_count = n,
