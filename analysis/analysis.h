@@ -170,6 +170,7 @@ typedef struct compute_ref_row {
     long reps;
     long step; /* 0 .. reps-1 */
     double t_comp_s;
+    bool aa; /* phase "aa", the A/A partner just before: phase is PHASE_BEFORE */
 } compute_ref_row;
 
 int analysis_parse_calib_comm(const char *buf, size_t len, const char *file_name,
@@ -621,26 +622,24 @@ int analysis_sched_apply(const sched_row *rows, size_t count, const interference
 /* The same from RUN_DIR/sched.csv; a run without one leaves NAN, false. */
 int analysis_sched_cells(const char *run_dir, cell_table *cells, analysis_error *err);
 
-/* Bits of impact_row.warnings: the two programs ran unlike steps, a phase
- * is in one file only, or the phases disagree. */
+/* Bits of impact_row.warnings: the two programs ran unlike steps, or a
+ * phase is in one file only. */
 enum impact_warning {
     IMPACT_PROCS_DIFFER = 1 << 0,
     IMPACT_THREADS_DIFFER = 1 << 1,
     IMPACT_WARMUP_DIFFER = 1 << 2,
     IMPACT_REPS_DIFFER = 1 << 3,
-    IMPACT_PHASE_UNPAIRED = 1 << 4, /* a phase of one file has no partner in the other */
-    IMPACT_STEPS_DIFFER = 1 << 5,   /* ranks or processes with unequal step counts */
-    /* the phases' intervals are apart: one was disturbed, or the machine
-     * changed between them; r_mpi_impact's interval is widened to cover both */
-    IMPACT_PHASES_DISAGREE = 1 << 6,
+    IMPACT_PHASE_UNPAIRED = 1 << 4,  /* a phase of one file has no partner in the other */
+    IMPACT_STEPS_DIFFER = 1 << 5,    /* ranks or processes with unequal step counts */
+    IMPACT_PHASES_DISAGREE = 1 << 6, /* no longer set: the paired interval covers it */
 };
 void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size);
 
 /* One row of impact.csv (eq. 2): per host and matrix_n, and per phase both
  * files have, T = the largest over the host's ranks (passive) or processes
  * (compute_ref) of each one's median over its steps; r = T_passive / T_ref
- * per phase, and over the phases the mean T over the mean T. Intervals:
- * bootstrap of the steps (README.md, "MPI impact"). */
+ * per phase (a pair close in time); over the phases their geometric mean,
+ * its paired t-interval (impact/paired.h; README.md, "MPI impact"). */
 typedef struct impact_row {
     char host[ANALYSIS_NAME_MAX]; /* "all" in impact_table.job */
     long long matrix_n;
@@ -649,10 +648,12 @@ typedef struct impact_row {
     double t_comp_passive_mpi_s; /* T of passive, mean over the phases used */
     double r_mpi_impact;
     metric_bounds r_mpi_impact_ci;
-    /* The A/A floor: compute_ref's T after the sweep over its T before
-     * (NAN without both phases), and its interval (README.md, "MPI impact") */
+    /* The A/A pair: compute_ref before's T over its partner's just before
+     * (NAN without it), interval over the steps (README.md, "MPI impact") */
     double r_aa;
     metric_bounds r_aa_ci;
+    double t_ref_aa_s;           /* the A/A partner's T (NAN without it) */
+    size_t pairs;                /* impact pairs: the phases used */
     unsigned phases;             /* bit p: phase p is in both files and used */
     double r_phase[PHASE_COUNT]; /* NAN when the phase is not used */
     metric_bounds r_phase_ci[PHASE_COUNT];

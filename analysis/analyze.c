@@ -104,11 +104,12 @@ static void impact_median_text(strbuf *sb, const impact_median *m)
                                      : "1 is within it, no impact shown");
     }
     if (isnan(m->r_aa))
-        strbuf_printf(sb, "A/A floor: none (compute_ref.csv lacks a phase before or after the "
-                          "sweep)\n");
+        strbuf_printf(sb, "A/A floor: none (compute_ref.csv lacks the phase before or its A/A "
+                          "partner, phase aa)\n");
     else
         strbuf_printf(sb,
-                      "A/A floor (compute_ref after / before the sweep, no MPI at all): median "
+                      "A/A floor (compute_ref before / its A/A partner just before it, no MPI at "
+                      "all): median "
                       "%.3g, 95 %% [%.3g, %.3g]: r_MPI_impact means something only outside "
                       "what this floor reads\n",
                       m->r_aa, m->r_aa_ci.lo, m->r_aa_ci.hi);

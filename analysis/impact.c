@@ -1,25 +1,28 @@
-/* analysis: the MPI impact ratio (eq. 2, paper section 3.2.1) from
- * passive.csv (inside MPI_Init/MPI_Finalize, no communication) and
+/* analysis: the MPI impact ratio (eq. 2, paper section 3.2.1) of one run
+ * from passive.csv (inside MPI_Init/MPI_Finalize, no communication) and
  * compute_ref.csv (the same step in a program without MPI), both one row
  * per rank or process and measured step.
  *
- * Like with like (eq. 2): in each phase (before the sweep, after it) and
+ * Pairs close in time (README.md, "MPI impact"): compute_ref --phase
+ * before runs just before the passive step before the sweep, compute_ref
+ * --phase after just after the passive step after it; compute_ref --phase
+ * aa, just before compute_ref before, is the A/A partner. In each pair and
  * for each matrix_n, numerator and denominator are the same statistic,
  * T = the largest over the ranks (passive) or processes (compute_ref) of
  * each one's median over its steps (a step lasts as long as its slowest
- * thread, a job as long as its slowest rank); before is divided by before
- * and after by after, never across phases. Over the phases both files
- * have, r_MPI_impact = mean T_passive / mean T_ref. Per host (impact.csv)
- * and over the whole job (the cells' r_mpi_impact).
+ * thread, a job as long as its slowest rank); a pair's ratio never spans
+ * the sweep. r_MPI_impact = the pairs' geometric mean, its interval the
+ * paired t-interval over them (impact/paired.h): the machine's speed moves
+ * between pairs, which no resampling of the steps within one can see. The
+ * study pools the same pairs over its launches (impact/study.h). Per host
+ * (impact.csv) and over the whole job (the cells' r_mpi_impact).
  *
- * Intervals: a bootstrap of the steps. Step k of every rank of a phase ran
- * at about the same moment (the ranks start each round together and their
- * steps last alike), so a resample draws step numbers and every rank takes
- * the same ones, keeping what a slow spell of the machine did to all of
- * them together; ranks with unequal step counts draw their own. The two
- * programs ran apart: they are resampled independently. Each resample
- * recomputes the same T, ratios and combination as the estimate. */
-#include "analysis/analysis_internal.h"
+ * The phases' own intervals, and the run's with a single pair: a
+ * bootstrap of the steps. Step k of every rank of a phase ran at about the
+ * same moment, so a resample draws step numbers and every rank takes the
+ * same ones; ranks with unequal step counts draw their own. */
+#include "analysis/impact/paired.h"
+#include "analysis/impact/sides.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,22 +41,8 @@ void analysis_impact_warnings_text(unsigned warnings, char *out, size_t out_size
               warnings, out, out_size);
 }
 
-/* One step of either program. */
-typedef struct step_row {
-    const char *host;
-    long member; /* rank or process */
-    long long matrix_n;
-    double comp_target_s;
-    enum run_phase phase;
-    long step;
-    double t_s;
-    long threads, warmup_steps, reps, procs;
-    /* passive.csv's counters (ns; NAN when absent), none for compute_ref */
-    double compute_cpu_ns, compute_run_delay_ns, progress_cpu_ns;
-} step_row;
-
-enum program { PROGRAM_PASSIVE, PROGRAM_REF, PROGRAM_COUNT };
-static const schema_file program_files[PROGRAM_COUNT] = {SCHEMA_PASSIVE, SCHEMA_COMPUTE_REF};
+static const schema_file program_files[PROGRAM_COUNT] = {SCHEMA_PASSIVE, SCHEMA_COMPUTE_REF,
+                                                         SCHEMA_COMPUTE_REF};
 
 /* Rows are grouped per host and matrix_n (impact.csv) or per matrix_n
  * over every host (the job); within a group by phase, member, step. */
@@ -94,149 +83,6 @@ static int compare_group(const step_row *a, const step_row *b, bool by_host)
     if (host)
         return host;
     return (a->matrix_n > b->matrix_n) - (a->matrix_n < b->matrix_n);
-}
-
-/* The range of values a setting took in one program's rows. */
-typedef struct value_range {
-    long lo;
-    long hi;
-    bool seen;
-} value_range;
-
-static void range_add(value_range *r, long value)
-{
-    r->lo = r->seen && r->lo < value ? r->lo : value;
-    r->hi = r->seen && r->hi > value ? r->hi : value;
-    r->seen = true;
-}
-
-static bool ranges_differ(const value_range *a, const value_range *b)
-{
-    return a->lo != a->hi || b->lo != b->hi || a->lo != b->lo;
-}
-
-/* The steps of one program in one phase of one group: member m's times are
- * rows[first[m] .. first[m + 1]). */
-typedef struct side {
-    const step_row *rows;
-    size_t *first; /* members + 1 entries */
-    size_t members;
-    size_t fewest, most; /* steps of a member */
-    long procs;          /* compute_ref's own count (per host), or its members (job) */
-    value_range threads, warmup, reps;
-    double *scratch; /* most entries */
-    size_t *draw;    /* most entries */
-} side;
-
-static bool same_member(const step_row *a, const step_row *b)
-{
-    return a->member == b->member && strcmp(a->host, b->host) == 0;
-}
-
-static int side_build(side *s, const step_row *rows, size_t n, bool by_host, analysis_error *err)
-{
-    *s = (side){.rows = rows};
-    s->first = malloc((n + 1) * sizeof *s->first);
-    s->scratch = malloc((n ? n : 1) * sizeof *s->scratch);
-    s->draw = malloc((n ? n : 1) * sizeof *s->draw);
-    if (!s->first || !s->scratch || !s->draw)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || !same_member(&rows[i - 1], &rows[i]))
-            s->first[s->members++] = i;
-        range_add(&s->threads, rows[i].threads);
-        range_add(&s->warmup, rows[i].warmup_steps);
-        range_add(&s->reps, rows[i].reps);
-        if (by_host)
-            s->procs = rows[i].procs > s->procs ? rows[i].procs : s->procs;
-    }
-    s->first[s->members] = n;
-    if (!by_host)
-        s->procs = (long)s->members;
-    for (size_t m = 0; m < s->members; m++) {
-        size_t steps = s->first[m + 1] - s->first[m];
-        s->fewest = m == 0 || steps < s->fewest ? steps : s->fewest;
-        s->most = steps > s->most ? steps : s->most;
-    }
-    return ANALYSIS_OK;
-}
-
-static void side_free(side *s)
-{
-    free(s->first);
-    free(s->scratch);
-    free(s->draw);
-}
-
-/* T: the largest member median, over the steps themselves (rng NULL) or
- * over a resample of them (README.md, "MPI impact"). shared, when not
- * NULL, is the resample's draw of step numbers for every side of its
- * program and phase (shared_n of them: the rounds, joint over the sizes);
- * a side with another step count draws its own. */
-static double side_statistic(side *s, boot_rng *rng, const size_t *shared, size_t shared_n)
-{
-    bool joint = s->fewest == s->most;
-    const size_t *draw = s->draw;
-    if (rng && joint && shared && shared_n == s->most)
-        draw = shared;
-    else if (rng && joint)
-        for (size_t k = 0; k < s->most; k++)
-            s->draw[k] = boot_below(rng, s->most);
-    double largest = NAN;
-    for (size_t m = 0; m < s->members; m++) {
-        size_t first = s->first[m], steps = s->first[m + 1] - first;
-        for (size_t k = 0; k < steps; k++) {
-            size_t pick = !rng ? k : joint ? draw[k] : boot_below(rng, steps);
-            s->scratch[k] = s->rows[first + pick].t_s;
-        }
-        double median = stats_median(s->scratch, steps);
-        largest = m == 0 || median > largest ? median : largest;
-    }
-    return largest;
-}
-
-/* The impact row of one group: sides[program][phase] hold its steps. */
-typedef struct group_sides {
-    side sides[PROGRAM_COUNT][PHASE_COUNT];
-} group_sides;
-
-/* A resample's draw of rounds per program and phase, shared by every size
- * (joint bootstrap over the sizes). */
-typedef struct round_draw {
-    const size_t *steps[PROGRAM_COUNT][PHASE_COUNT];
-    size_t n[PROGRAM_COUNT][PHASE_COUNT];
-} round_draw;
-
-/* Each phase, then over the phases (eq. 2), then the A/A floor. */
-enum { IMPACT_OVER_PHASES = PHASE_COUNT, IMPACT_AA, IMPACT_QUANTITIES };
-
-/* r per phase and over the used phases, and the A/A floor (compute_ref
- * after over compute_ref before, when both phases are used), from the
- * steps or a resample (rounds NULL: each side draws its own). */
-static void impact_ratios(group_sides *g, unsigned phases, boot_rng *rng, const round_draw *rounds,
-                          double out[IMPACT_QUANTITIES], double t_mpi[PHASE_COUNT],
-                          double t_ref[PHASE_COUNT])
-{
-    double passive_sum = 0, ref_sum = 0;
-    int used = 0;
-    for (int p = 0; p < PHASE_COUNT; p++) {
-        out[p] = NAN;
-        if (!(phases & (1u << p)))
-            continue;
-        t_mpi[p] = side_statistic(&g->sides[PROGRAM_PASSIVE][p], rng,
-                                  rounds ? rounds->steps[PROGRAM_PASSIVE][p] : NULL,
-                                  rounds ? rounds->n[PROGRAM_PASSIVE][p] : 0);
-        t_ref[p] = side_statistic(&g->sides[PROGRAM_REF][p], rng,
-                                  rounds ? rounds->steps[PROGRAM_REF][p] : NULL,
-                                  rounds ? rounds->n[PROGRAM_REF][p] : 0);
-        out[p] = t_mpi[p] / t_ref[p]; /* eq. 2, one phase */
-        passive_sum += t_mpi[p];
-        ref_sum += t_ref[p];
-        used++;
-    }
-    out[IMPACT_OVER_PHASES] = used ? (passive_sum / used) / (ref_sum / used) : NAN;
-    /* A/A: the same program twice, the sweep between (README.md). */
-    out[IMPACT_AA] = used == PHASE_COUNT ? t_ref[PHASE_AFTER] / t_ref[PHASE_BEFORE] : NAN;
 }
 
 /* Each group draws its own stream: its interval depends neither on the
@@ -281,6 +127,16 @@ static int impact_intervals(group_sides *g, impact_row *row, const uncertainty_r
         else
             row->r_aa_ci = ci;
     }
+    /* Two pairs or more: the spread between the pairs, which the steps'
+     * bootstrap cannot see (the machine's speed moves between pairs). */
+    double log_ratios[PHASE_COUNT];
+    size_t pairs = 0;
+    for (int p = 0; p < PHASE_COUNT; p++)
+        if (row->phases & (1u << p))
+            log_ratios[pairs++] = log(row->r_phase[p]);
+    impact_paired paired = impact_paired_interval(log_ratios, pairs, rules->confidence);
+    if (isfinite(paired.lo))
+        row->r_mpi_impact_ci = (metric_bounds){paired.lo, paired.hi};
     free(replicates);
     free(column);
     return ANALYSIS_OK;
@@ -292,11 +148,11 @@ static unsigned unlike_steps(const side *mpi, const side *ref, bool by_host)
     unsigned warnings = 0;
     if (by_host && ref->procs != (long)mpi->members)
         warnings |= IMPACT_PROCS_DIFFER;
-    if (ranges_differ(&mpi->threads, &ref->threads))
+    if (impact_ranges_differ(&mpi->threads, &ref->threads))
         warnings |= IMPACT_THREADS_DIFFER;
-    if (ranges_differ(&mpi->warmup, &ref->warmup))
+    if (impact_ranges_differ(&mpi->warmup, &ref->warmup))
         warnings |= IMPACT_WARMUP_DIFFER;
-    if (ranges_differ(&mpi->reps, &ref->reps))
+    if (impact_ranges_differ(&mpi->reps, &ref->reps))
         warnings |= IMPACT_REPS_DIFFER;
     if (mpi->fewest != mpi->most || ref->fewest != ref->most)
         warnings |= IMPACT_STEPS_DIFFER;
@@ -329,40 +185,6 @@ static void passive_shares(group_sides *g, unsigned phases, impact_row *row)
     row->passive_progress_cpu_share = defined ? progress / (cpu + delay) : NAN;
 }
 
-/* The interval over the phases comes from resampling the steps within
- * each phase: it cannot cover what differs between the phases (a slow
- * spell during one of them, a machine that changed in between). When the
- * phases' own intervals are apart, the row says so and its interval spans
- * both phases' intervals, so it is never more confident than they are. */
-static void phases_agree(impact_row *row)
-{
-    if (row->phases != (1u << PHASE_COUNT) - 1)
-        return;
-    metric_bounds all = row->r_mpi_impact_ci;
-    bool apart = false;
-    for (int p = 0; p < PHASE_COUNT; p++)
-        for (int q = p + 1; q < PHASE_COUNT; q++)
-            apart = apart || row->r_phase_ci[p].hi < row->r_phase_ci[q].lo ||
-                    row->r_phase_ci[q].hi < row->r_phase_ci[p].lo;
-    if (!apart)
-        return;
-    row->warnings |= IMPACT_PHASES_DISAGREE;
-    for (int p = 0; p < PHASE_COUNT; p++) {
-        all.lo = fmin(all.lo, row->r_phase_ci[p].lo);
-        all.hi = fmax(all.hi, row->r_phase_ci[p].hi);
-    }
-    row->r_mpi_impact_ci = all;
-}
-
-/* One row from the rows of one group in each program (sorted by phase);
- * false (row untouched) when no phase is in both. */
-static void group_free(group_sides *g)
-{
-    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
-        for (int p = 0; p < PHASE_COUNT; p++)
-            side_free(&g->sides[prog][p]);
-}
-
 /* keep, when not NULL, receives the group's steps of a row made (the
  * caller frees them with group_free): the joint median resamples them. */
 static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[PROGRAM_COUNT],
@@ -379,8 +201,8 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
             size_t end = begin;
             while (end < n[prog] && rows[prog][end].phase == phase)
                 end++;
-            status =
-                side_build(&g.sides[prog][phase], rows[prog] + begin, end - begin, by_host, err);
+            status = impact_side_build(&g.sides[prog][phase], rows[prog] + begin, end - begin,
+                                       by_host, err);
             present[prog][phase] = true;
             begin = end;
         }
@@ -390,6 +212,7 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
                         .r_mpi_impact_ci = {NAN, NAN},
                         .r_aa = NAN,
                         .r_aa_ci = {NAN, NAN},
+                        .t_ref_aa_s = NAN,
                         .passive_delay_share = NAN,
                         .passive_progress_cpu_share = NAN};
     snprintf(row->host, sizeof row->host, "%s", by_host ? rows[PROGRAM_PASSIVE][0].host : "all");
@@ -401,16 +224,16 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         if (present[PROGRAM_PASSIVE][p] != present[PROGRAM_REF][p])
             row->warnings |= IMPACT_PHASE_UNPAIRED;
         if (present[PROGRAM_PASSIVE][p])
-            row->t_passive_phase_s[p] = side_statistic(mpi, NULL, NULL, 0);
+            row->t_passive_phase_s[p] = impact_side_statistic(mpi, NULL, NULL, 0);
         if (present[PROGRAM_REF][p])
-            row->t_ref_phase_s[p] = side_statistic(ref, NULL, NULL, 0);
+            row->t_ref_phase_s[p] = impact_side_statistic(ref, NULL, NULL, 0);
         if (!present[PROGRAM_PASSIVE][p] || !present[PROGRAM_REF][p])
             continue;
         row->phases |= 1u << p;
         steps[p] = mpi->fewest < ref->fewest ? mpi->fewest : ref->fewest;
-        size_t *over = &steps[IMPACT_OVER_PHASES], *aa = &steps[IMPACT_AA];
+        size_t *over = &steps[IMPACT_OVER_PHASES];
         *over = !*over || steps[p] < *over ? steps[p] : *over;
-        *aa = !*aa || ref->fewest < *aa ? ref->fewest : *aa;
+        row->pairs++;
         row->passive_steps = !row->passive_steps || (long)mpi->fewest < row->passive_steps
                                  ? (long)mpi->fewest
                                  : row->passive_steps;
@@ -421,6 +244,12 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         row->warnings |= unlike_steps(mpi, ref, by_host);
     }
     *made = status == ANALYSIS_OK && row->phases;
+    const side *aa = &g.sides[PROGRAM_AA][PHASE_BEFORE];
+    if (aa->members) {
+        const side *ref = &g.sides[PROGRAM_REF][PHASE_BEFORE];
+        row->t_ref_aa_s = impact_side_statistic(&g.sides[PROGRAM_AA][PHASE_BEFORE], NULL, NULL, 0);
+        steps[IMPACT_AA] = ref->fewest < aa->fewest ? ref->fewest : aa->fewest;
+    }
     if (*made) {
         double quantities[IMPACT_QUANTITIES], t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
         impact_ratios(&g, row->phases, NULL, NULL, quantities, t_mpi, t_ref);
@@ -440,13 +269,11 @@ static int impact_of(const step_row *const rows[PROGRAM_COUNT], const size_t n[P
         row->t_comp_ref_s = ref_sum / used;
         passive_shares(&g, row->phases, row);
         status = impact_intervals(&g, row, rules, steps, err);
-        if (status == ANALYSIS_OK)
-            phases_agree(row);
     }
     if (keep && *made && status == ANALYSIS_OK)
         *keep = g;
     else
-        group_free(&g);
+        impact_group_free(&g);
     return status;
 }
 
@@ -463,16 +290,6 @@ static void warn_row(const impact_row *row)
                       "partner in the other file: r_mpi_impact from the %s phase only",
                       row->host, row->matrix_n, phases);
     }
-    if (row->warnings & IMPACT_PHASES_DISAGREE)
-        analysis_warn("host %s, matrix_n %lld: r_mpi_impact %.3g before the sweep [%.3g, %.3g] "
-                      "and %.3g after it [%.3g, %.3g] disagree (a phase was disturbed, or the "
-                      "machine changed between them): the interval over both, [%.3g, %.3g], "
-                      "spans the two",
-                      row->host, row->matrix_n, row->r_phase[PHASE_BEFORE],
-                      row->r_phase_ci[PHASE_BEFORE].lo, row->r_phase_ci[PHASE_BEFORE].hi,
-                      row->r_phase[PHASE_AFTER], row->r_phase_ci[PHASE_AFTER].lo,
-                      row->r_phase_ci[PHASE_AFTER].hi, row->r_mpi_impact_ci.lo,
-                      row->r_mpi_impact_ci.hi);
     unsigned unlike = row->warnings & ~(unsigned)(IMPACT_PHASE_UNPAIRED | IMPACT_PHASES_DISAGREE);
     if (unlike) {
         analysis_impact_warnings_text(unlike, text, sizeof text);
@@ -489,7 +306,9 @@ static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
                          size_t n[PROGRAM_COUNT], analysis_error *err)
 {
     n[PROGRAM_PASSIVE] = in->passive_count;
-    n[PROGRAM_REF] = in->compute_ref_count;
+    n[PROGRAM_REF] = n[PROGRAM_AA] = 0;
+    for (size_t i = 0; i < in->compute_ref_count; i++)
+        n[in->compute_ref[i].aa ? PROGRAM_AA : PROGRAM_REF]++;
     for (int prog = 0; prog < PROGRAM_COUNT; prog++) {
         rows[prog] = malloc((n[prog] ? n[prog] : 1) * sizeof *rows[prog]);
         if (!rows[prog])
@@ -512,9 +331,11 @@ static int collect_steps(const run_inputs *in, step_row *rows[PROGRAM_COUNT],
                                               r->compute_run_delay_ns,
                                               r->progress_cpu_ns};
     }
-    for (size_t i = 0; i < n[PROGRAM_REF]; i++) {
+    size_t next[PROGRAM_COUNT] = {0};
+    for (size_t i = 0; i < in->compute_ref_count; i++) {
         const compute_ref_row *r = &in->compute_ref[i];
-        rows[PROGRAM_REF][i] = (step_row){
+        int prog = r->aa ? PROGRAM_AA : PROGRAM_REF;
+        rows[prog][next[prog]++] = (step_row){
             r->host,     r->proc,    r->matrix_n,     r->comp_target_s, r->phase, r->step,
             r->t_comp_s, r->threads, r->warmup_steps, r->reps,          r->procs, NAN,
             NAN,         NAN};
@@ -531,25 +352,30 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
     size_t kept_capacity = 0;
     for (int prog = 0; prog < PROGRAM_COUNT; prog++)
         qsort(rows[prog], n[prog], sizeof *rows[prog], by_host ? compare_in_host : compare_in_job);
-    size_t capacity = 0, r = 0;
+    size_t capacity = 0, r[PROGRAM_COUNT] = {0};
     int status = ANALYSIS_OK;
-    const step_row *passive = rows[PROGRAM_PASSIVE], *refs = rows[PROGRAM_REF];
+    const step_row *passive = rows[PROGRAM_PASSIVE];
     for (size_t begin = 0; status == ANALYSIS_OK && begin < n[PROGRAM_PASSIVE];) {
         size_t end = begin + 1;
         while (end < n[PROGRAM_PASSIVE] &&
                compare_group(&passive[end], &passive[begin], by_host) == 0)
             end++;
-        while (r < n[PROGRAM_REF] && compare_group(&refs[r], &passive[begin], by_host) < 0)
-            r++;
-        size_t r_end = r;
-        while (r_end < n[PROGRAM_REF] && compare_group(&refs[r_end], &passive[begin], by_host) == 0)
-            r_end++;
-        const step_row *group[PROGRAM_COUNT] = {passive + begin, refs + r};
-        size_t group_n[PROGRAM_COUNT] = {end - begin, r_end - r};
+        const step_row *group[PROGRAM_COUNT] = {passive + begin};
+        size_t group_n[PROGRAM_COUNT] = {end - begin};
+        for (int prog = PROGRAM_REF; prog < PROGRAM_COUNT; prog++) {
+            const step_row *refs = rows[prog];
+            while (r[prog] < n[prog] && compare_group(&refs[r[prog]], &passive[begin], by_host) < 0)
+                r[prog]++;
+            size_t r_end = r[prog];
+            while (r_end < n[prog] && compare_group(&refs[r_end], &passive[begin], by_host) == 0)
+                r_end++;
+            group[prog] = refs + r[prog];
+            group_n[prog] = r_end - r[prog];
+        }
         impact_row row;
         group_sides sides;
         bool made = false;
-        if (r_end == r) {
+        if (group_n[PROGRAM_REF] == 0) {
             if (by_host)
                 analysis_warn("%s has no row for host %s, matrix_n %lld: no MPI impact for it",
                               schema_file_name(program_files[PROGRAM_REF]), passive[begin].host,
@@ -571,105 +397,12 @@ static int impact_groups(step_row *rows[PROGRAM_COUNT], const size_t n[PROGRAM_C
         if (status == ANALYSIS_OK && made && kept)
             (*kept)[*count] = sides;
         else if (made && kept)
-            group_free(&sides);
+            impact_group_free(&sides);
         if (status == ANALYSIS_OK && made)
             (*out)[(*count)++] = row;
         begin = end;
     }
     return status;
-}
-
-/* The rounds' count of one program and phase when every size's side has
- * it for every member (the steps of all sizes were measured in the same
- * rounds), else 0: the sides then draw their own. */
-static size_t common_rounds(group_sides *groups, size_t count, int prog, int phase)
-{
-    size_t rounds = 0;
-    for (size_t i = 0; i < count; i++) {
-        const side *s = &groups[i].sides[prog][phase];
-        if (!s->members)
-            continue;
-        if (s->fewest != s->most || (rounds && s->most != rounds))
-            return 0;
-        rounds = s->most;
-    }
-    return rounds;
-}
-
-/* r_mpi_impact's and the A/A floor's medians over the job's sizes, each
- * with an interval from a joint bootstrap: a resample draws round numbers
- * once per program and phase and every size takes the same (their steps
- * ran in the same rounds, README.md "Median over the sizes"); every size's
- * ratios are recomputed, then their median. */
-static int joint_medians(group_sides *groups, const impact_row *rows, size_t count,
-                         const uncertainty_rules *rules, impact_median *median, analysis_error *err)
-{
-    *median = (impact_median){
-        .r_mpi_impact = NAN, .ci = {NAN, NAN}, .r_aa = NAN, .r_aa_ci = {NAN, NAN}, .joint = true};
-    size_t resamples = (size_t)rules->resamples, most_rounds = 1, fewest_steps = 0;
-    round_draw rounds;
-    memset(&rounds, 0, sizeof rounds);
-    for (int prog = 0; prog < PROGRAM_COUNT; prog++)
-        for (int p = 0; p < PHASE_COUNT; p++) {
-            rounds.n[prog][p] = common_rounds(groups, count, prog, p);
-            most_rounds = rounds.n[prog][p] > most_rounds ? rounds.n[prog][p] : most_rounds;
-        }
-    double *values = malloc((count ? count : 1) * 2 * sizeof *values);
-    double *replicates = malloc(resamples * 2 * sizeof *replicates);
-    size_t *draws = malloc(PROGRAM_COUNT * PHASE_COUNT * most_rounds * sizeof *draws);
-    if (!values || !replicates || !draws) {
-        free(values);
-        free(replicates);
-        free(draws);
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact median)");
-    }
-    double *aa = values + count;
-    size_t n_impact = 0, n_aa = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (isfinite(rows[i].r_mpi_impact))
-            values[n_impact++] = rows[i].r_mpi_impact;
-        if (isfinite(rows[i].r_aa))
-            aa[n_aa++] = rows[i].r_aa;
-        size_t steps = (size_t)(rows[i].passive_steps < rows[i].ref_steps ? rows[i].passive_steps
-                                                                          : rows[i].ref_steps);
-        fewest_steps = !fewest_steps || steps < fewest_steps ? steps : fewest_steps;
-    }
-    median->rows = n_impact;
-    median->r_mpi_impact = stats_median(values, n_impact);
-    median->r_aa = stats_median(aa, n_aa);
-    boot_rng rng;
-    boot_rng_seed(&rng, (uint64_t)rules->seed, 0x6d656469616eULL); /* "median" */
-    for (size_t r = 0; r < resamples && n_impact; r++) {
-        for (int prog = 0; prog < PROGRAM_COUNT; prog++)
-            for (int p = 0; p < PHASE_COUNT; p++) {
-                size_t *d = draws + ((size_t)prog * PHASE_COUNT + (size_t)p) * most_rounds;
-                for (size_t k = 0; k < rounds.n[prog][p]; k++)
-                    d[k] = boot_below(&rng, rounds.n[prog][p]);
-                rounds.steps[prog][p] = d;
-            }
-        size_t vi = 0, ai = 0;
-        for (size_t i = 0; i < count; i++) {
-            double q[IMPACT_QUANTITIES], t_mpi[PHASE_COUNT], t_ref[PHASE_COUNT];
-            impact_ratios(&groups[i], rows[i].phases, &rng, &rounds, q, t_mpi, t_ref);
-            if (isfinite(rows[i].r_mpi_impact))
-                values[vi++] = q[IMPACT_OVER_PHASES];
-            if (isfinite(rows[i].r_aa))
-                aa[ai++] = q[IMPACT_AA];
-        }
-        replicates[r] = stats_median(values, vi);
-        replicates[resamples + r] = ai ? stats_median(aa, ai) : NAN;
-    }
-    if (n_impact && fewest_steps >= 2) {
-        median->ci = boot_summarize(replicates, resamples, fewest_steps, rules->confidence).ci;
-        if (n_aa)
-            median->r_aa_ci =
-                boot_summarize(replicates + resamples, resamples, fewest_steps, rules->confidence)
-                    .ci;
-    }
-    free(values);
-    free(replicates);
-    free(draws);
-    return ANALYSIS_OK;
 }
 
 int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules,
@@ -686,51 +419,16 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
         status =
             impact_groups(rows, n, false, rules, &impact->job, &impact->job_count, &job_sides, err);
     if (status == ANALYSIS_OK)
-        status =
-            joint_medians(job_sides, impact->job, impact->job_count, rules, &impact->median, err);
+        status = impact_joint_medians(job_sides, impact->job, impact->job_count, rules,
+                                      &impact->median, err);
     for (size_t i = 0; job_sides && i < impact->job_count; i++)
-        group_free(&job_sides[i]);
+        impact_group_free(&job_sides[i]);
     free(job_sides);
     for (int prog = 0; prog < PROGRAM_COUNT; prog++)
         free(rows[prog]);
     if (status != ANALYSIS_OK)
         analysis_impact_table_free(impact);
     return status;
-}
-
-/* The median is non-decreasing in each of its values: when every row's
- * r_MPI_impact lies within its interval, the median lies between the median
- * of the lower ends and that of the upper ends. So the median's interval is
- * never narrower than the rows' (one row disturbed, or phases_disagree,
- * widens it as it widened that row) and needs no resampling of its own. */
-int analysis_impact_median(const impact_row *rows, size_t count, impact_median *median,
-                           analysis_error *err)
-{
-    *median =
-        (impact_median){.r_mpi_impact = NAN, .ci = {NAN, NAN}, .r_aa = NAN, .r_aa_ci = {NAN, NAN}};
-    double *values = malloc((count ? count : 1) * 3 * sizeof *values);
-    if (!values)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact median)");
-    double *lows = values + count, *highs = lows + count;
-    bool every_interval = true;
-    for (size_t i = 0; i < count; i++) {
-        const impact_row *row = &rows[i];
-        if (!isfinite(row->r_mpi_impact))
-            continue;
-        every_interval = every_interval && isfinite(row->r_mpi_impact_ci.lo) &&
-                         isfinite(row->r_mpi_impact_ci.hi);
-        lows[median->rows] = row->r_mpi_impact_ci.lo;
-        highs[median->rows] = row->r_mpi_impact_ci.hi;
-        values[median->rows++] = row->r_mpi_impact;
-    }
-    if (median->rows) {
-        median->r_mpi_impact = stats_median(values, median->rows);
-        if (every_interval)
-            median->ci = (metric_bounds){stats_median(lows, median->rows),
-                                         stats_median(highs, median->rows)};
-    }
-    free(values);
-    return ANALYSIS_OK;
 }
 
 void analysis_impact_into_cells(const impact_table *impact, cell_table *cells)

@@ -83,6 +83,13 @@ static const char *const phase_names[PHASE_COUNT] = {
     [PHASE_AFTER] = "after",
 };
 
+/* compute_ref's phases: also "aa", the A/A partner of the phase before. */
+static const char *const ref_phase_names[PHASE_COUNT + 1] = {
+    [PHASE_BEFORE] = "before",
+    [PHASE_AFTER] = "after",
+    [PHASE_COUNT] = "aa",
+};
+
 const char *analysis_phase_name(enum run_phase phase)
 {
     return phase < PHASE_COUNT ? phase_names[phase] : "?";
@@ -191,7 +198,8 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
         (status = csv_long(record, COL_COMPUTE_REF_MATRIX_N, 0, INT_MAX, &row.matrix_n, err)) ||
         (status =
              csv_double(record, COL_COMPUTE_REF_COMP_TARGET, false, &row.comp_target_s, err)) ||
-        (status = csv_name(record, COL_COMPUTE_REF_PHASE, phase_names, PHASE_COUNT, &phase, err)) ||
+        (status = csv_name(record, COL_COMPUTE_REF_PHASE, ref_phase_names, PHASE_COUNT + 1, &phase,
+                           err)) ||
         (status = csv_long(record, COL_COMPUTE_REF_WARMUP_STEPS, 0, INT_MAX, &warmup, err)) ||
         (status = csv_long(record, COL_COMPUTE_REF_REPS, 1, INT_MAX, &reps, err)) ||
         (status = csv_long(record, COL_COMPUTE_REF_STEP, 0, INT_MAX, &step, err)) ||
@@ -209,7 +217,8 @@ static int compute_ref_fn(const csv_record *record, void *ctx, analysis_error *e
     row.proc = (long)proc;
     row.procs = (long)procs;
     row.threads = (long)threads;
-    row.phase = (enum run_phase)phase;
+    row.aa = phase == PHASE_COUNT;
+    row.phase = row.aa ? PHASE_BEFORE : (enum run_phase)phase;
     row.warmup_steps = (long)warmup;
     row.reps = (long)reps;
     return csv_push(ctx, &row, err);

@@ -3,6 +3,7 @@
 #include "analysis/analysis_internal.h"
 #include "analysis/frontier.h"
 #include "analysis/verdict/verdict.h"
+#include "analysis/impact/study.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -114,8 +115,10 @@ static void usage(FILE *out)
           "                       json (the same rows as JSON lines)\n"
           "  --frontier-threshold=R  the largest r_overhead (eq. 1) counted as hidden in\n"
           "                       RUN_DIR/frontier.csv and plots/frontier.* (default 0.1)\n"
-          "  --study=STUDY_DIR    the study's verdict over its launches (STUDY_DIR/study.json,\n"
-          "                       written by nbc-run) into STUDY_DIR/verdict.csv\n",
+          "  --study=STUDY_DIR    the study's tables over its launches (STUDY_DIR/study.json,\n"
+          "                       written by nbc-run): STUDY_DIR/verdict.csv, and\n"
+          "                       STUDY_DIR/impact.csv (the MPI impact per configuration\n"
+          "                       and computation size, from the pairs of all launches)\n",
           out);
     fputs(cli_common_help(), out);
     cli_print_exit_statuses(out);
@@ -209,8 +212,14 @@ int main(int argc, char **argv)
             fputs("nbc-analyze: --study takes no run folder (its runs are study.json's)\n", stderr);
             return ANALYSIS_ERR_INPUT;
         }
+        /* The study's two tables: the verdict over its launches, then the
+         * impact per computation size over their pairs. */
         analysis_error err;
-        return cli_report_status("nbc-analyze", verdict_study(study_dir, &err), &err, 0);
+        int worst = cli_report_status("nbc-analyze", verdict_study(study_dir, &err), &err, 0);
+        return cli_report_status("nbc-analyze",
+                                 impact_study_of_dir(study_dir, &options.rules.uncertainty,
+                                                     options.report ? stdout : NULL, &err),
+                                 &err, worst);
     }
     if (optind >= argc) {
         fputs("nbc-analyze: no run folder given\n", stderr);

@@ -71,7 +71,8 @@ DEVIATIONS = [
      "docs/running.md, \"Adaptive repetitions\""),
     ("r_MPI_impact (eq. 2) per phase, before and after the sweep, like with like, with "
      "intervals; measured in an ABBA order (compute_ref, passive | sweep | passive, "
-     "compute_ref), beside an A/A floor (compute_ref after over before).",
+     "compute_ref) in pairs close in time, beside an A/A pair (compute_ref before over "
+     "its A/A partner just before it).",
      "analysis/README.md, \"MPI impact (eq. 2), impact.csv\""),
     ("The default grid (1 ms to 64 ms) suits a small machine; the paper's (500 us to 1 s) "
      "is configs/paper.conf.",

@@ -621,7 +621,7 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                   "    set title \"%s\"\n"
                   "    set xrange [-0.6:%zu.6]\n"
                   "    set logscale y\n"
-                  "    set yrange [%.4f:%.4f]\n"
+                  "    set yrange [%.6g:%.6g]\n"
                   "    set xlabel 'computation time, target (ms)'\n"
                   "    set ylabel 'r_MPI_impact (1: none)'\n"
                   "    set grid ytics\n"
@@ -659,13 +659,14 @@ static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis
                       h, 0.4 * spread, h == 0 ? "title 'A/A floor'" : "notitle");
     strbuf_printf(&body, "\n");
     if (status == ANALYSIS_OK)
-        status = write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
-                              ctx->size.width_in, height_in, &body,
-                              "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
-                              "computation size, bars its 95 % interval; grey, where measured: "
-                              "the A/A floor (compute_ref after the sweep over before) and its "
-                              "interval; log axis, dashed at 1 (no impact).",
-                              err);
+        status =
+            write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
+                         ctx->size.width_in, height_in, &body,
+                         "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
+                         "computation size, bars its 95 % interval; grey, where measured: "
+                         "the A/A pair (compute_ref before over its partner just before) and its "
+                         "interval; log axis, dashed at 1 (no impact).",
+                         err);
     strbuf_free(&body);
     heat_axis_free(&sizes);
     return status;

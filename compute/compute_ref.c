@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 static const char usage_text[] =
-    "Usage: compute_ref --run RUN_DIR [--phase before|after]\n"
+    "Usage: compute_ref --run RUN_DIR [--phase before|after|aa]\n"
     "       compute_ref (--targets LIST | --sizes LIST | --sizes-from FILE) [options]\n"
     "       compute_ref --blas\n"
     "Runs the bench_nbc GEMM step (one OpenMP thread per core, each a sequential\n"
@@ -44,7 +44,9 @@ static const char usage_text[] =
     "                      all computing at once, the sizes of calib_comp.csv, the\n"
     "                      warm-up steps and repetitions of passive.csv; appends to\n"
     "                      RUN_DIR/compute_ref.csv unless -o is given\n"
-    "  --phase P           recorded in the phase column (default: after)\n"
+    "  --phase P           recorded in the phase column (default: after); aa: the A/A\n"
+    "                      partner, run just before the phase before's compute_ref,\n"
+    "                      so that the pair of the two measures the machine alone\n"
     "  --targets LIST      comma-separated step times in seconds (e.g. 1e-3,2e-3);\n"
     "                      each is calibrated to a matrix size, then measured\n"
     "  --sizes LIST        comma-separated matrix sizes n (e.g. 64,128,256)\n"
@@ -333,8 +335,9 @@ static void parse_arguments(int argc, char **argv, settings *s)
             s->run_dir = optarg;
             break;
         case 'P':
-            if (strcmp(optarg, "before") != 0 && strcmp(optarg, "after") != 0)
-                bad_usage("--phase: '%s' (allowed: before, after)", optarg);
+            if (strcmp(optarg, "before") != 0 && strcmp(optarg, "after") != 0 &&
+                strcmp(optarg, "aa") != 0)
+                bad_usage("--phase: '%s' (allowed: before, after, aa)", optarg);
             s->phase = optarg;
             break;
         case 'b':

@@ -299,11 +299,15 @@ class Runner(RunSteps):
         return self.status
 
     def study_verdict(self):
-        """nbc-analyze --study: the verdict over the launches, STUDY_DIR/verdict.csv,
-        which the verdict lines print."""
-        cmd = [os.path.join(self.tools_dir, "nbc-analyze"), "--study", self.study_dir]
+        """nbc-analyze --study: the study's tables over its launches,
+        STUDY_DIR/verdict.csv (which the verdict lines print) and
+        STUDY_DIR/impact.csv (the MPI impact per configuration and size)."""
+        tool = os.path.join(self.tools_dir, "nbc-analyze")
+        if not os.access(tool, os.X_OK):
+            return  # (said with the runs' analysis step)
+        cmd = [tool, "-q", "--study", self.study_dir]
         if self.proc.announce(cmd) and self.proc.run(cmd) != 0:
-            note("nbc-analyze --study failed: no verdict.csv")
+            note("nbc-analyze --study failed: no verdict.csv or impact.csv in the study folder")
             self.status = self.status or 1
 
     def fingerprint_page(self):

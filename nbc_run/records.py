@@ -9,7 +9,8 @@ from typing import Any, Dict, List, Optional
 from .common import write_atomic
 
 # The steps of one run, in order (a run's steps_done lists those done).
-STEPS = ["calibration", "ref_before", "sweep", "ref_after", "analysis"]
+# ref_aa: compute_ref's A/A partner, adjacent to ref_before (analysis/README.md, "MPI impact")
+STEPS = ["calibration", "ref_aa", "ref_before", "sweep", "ref_after", "analysis"]
 # A run's statuses after which it has its tables and figures.
 FINISHED = ("complete", "no_valid_cell")
 

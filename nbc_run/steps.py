@@ -1,7 +1,8 @@
 """One run's steps, in the ABBA order of equation 2 (compute_ref, passive |
 sweep | passive, compute_ref): bench_nbc up to its calibration, compute_ref
---phase before, bench_nbc --resume (passive step, sweep, passive step),
-compute_ref --phase after, nbc-analyze. A run resumed does only the steps
+--phase aa and --phase before (the A/A pair), bench_nbc --resume (passive
+step, sweep, passive step), compute_ref --phase after, nbc-analyze: two
+impact pairs and one A/A pair, each two processes adjacent in time. A run resumed does only the steps
 its study.json and meta.json do not show done. RunSteps is a part of the
 Runner (main.py), whose state it uses."""
 import csv
@@ -63,6 +64,8 @@ class RunSteps:
         if status == "complete" and "sweep" not in done:
             done.append("sweep")
         steps = [s for s in STEPS if s not in done]
+        if "ref_before" in done and "ref_aa" in steps:
+            steps.remove("ref_aa")  # its partner ran long ago: no pair any more
         analyze = os.path.join(self.tools_dir, "nbc-analyze")
         if not os.access(analyze, os.X_OK) and not self.o.dry_run and "analysis" in steps:
             steps.remove("analysis")
@@ -86,7 +89,7 @@ class RunSteps:
             if step in ("calibration", "sweep"):
                 ok = self.bench_step(run, p, threads, step, run_dir_file, begun)
                 begun = True
-            elif step in ("ref_before", "ref_after"):
+            elif step in ("ref_aa", "ref_before", "ref_after"):
                 ok = self.ref_step(run, p, step.split("_")[1])
             else:
                 ok = self.analyze_step(run, analyze)

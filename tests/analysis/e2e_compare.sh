@@ -103,7 +103,7 @@ assert got[1] <= got[0] <= got[2], got' "$a/impact.csv" "$impact" "$impact_lo" "
     fail "a's median r_mpi_impact $impact [$impact_lo, $impact_hi] is not that of impact.csv's rows"
 grep -q "^r_MPI_impact (eq. 2): median .* over [0-9]* computation sizes, 95 % \[" "$a/summary.txt" ||
     fail "a's summary.txt has no median r_MPI_impact with its interval: $(cat "$a/summary.txt")"
-grep -q "^A/A floor (compute_ref after / before the sweep, no MPI at all): median" "$a/summary.txt" ||
+grep -q "^A/A floor (compute_ref before / its A/A partner just before it, no MPI at all): median" "$a/summary.txt" ||
     fail "a's summary.txt has no A/A floor: $(cat "$a/summary.txt")"
 
 data_rows() { grep -cv -e '^#' -e '^$' "$1"; }

@@ -16,6 +16,10 @@ $(BUILD)/tests/test_analysis_impact_median: $(BUILD)/nompi/tests/analysis/test_i
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
 
+$(BUILD)/tests/test_analysis_impact_paired: $(BUILD)/nompi/tests/analysis/test_impact_paired.o $(ANALYSIS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
+
 $(BUILD)/tests/test_analysis_sched: $(BUILD)/nompi/tests/analysis/test_sched.o $(ANALYSIS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(ANALYSIS_LIBS) $(LDLIBS)
@@ -33,6 +37,7 @@ check: $(BUILD)/tests/analysis/synth_run
 
 UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_parse \
               $(BUILD)/tests/test_analysis_sched $(BUILD)/tests/test_analysis_impact_median \
+              $(BUILD)/tests/test_analysis_impact_paired \
               $(BUILD)/tests/test_analysis_frontier $(BUILD)/tests/test_analysis_verdict_sim
 E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \

@@ -367,13 +367,15 @@ static int write_passive_and_reference(const synth_config *cfg)
         return 1;
     fprintf(ref, "host,proc,procs,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,"
                  "t_comp_s,gflops_per_thread\n");
-    for (int p = 0; p < 2; p++)
+    /* aa: the A/A partner, run just before the phase before's */
+    static const char *const ref_phases[] = {"aa", "before", "after"};
+    for (int p = 0; p < 3; p++)
         for (int rank = 0; rank < cfg->ranks; rank++)
             for (size_t i = 0; i < cfg->comp_count; i++)
                 for (int step = 0; step < PASSIVE_STEPS; step++)
                     fprintf(ref, "node%d,0,1,%d,%lld,%.9g,%s,2,%d,%d,%.9g,10.0\n", rank,
                             cfg->threads, matrix_n_of(cfg->comp_ms[i]), cfg->comp_ms[i] * 1e-3,
-                            phases[p], PASSIVE_STEPS, step,
+                            ref_phases[p], PASSIVE_STEPS, step,
                             cfg->comp_ms[i] * 1e-3 * jitter(&rng, 0.005));
     return failed | close_out(ref);
 }

@@ -5,7 +5,8 @@
  * one round of every size and member at once (heavy-tailed), and each step
  * adds its own noise. The passive steps are the reference's times the
  * size's true impact, so the truth of every size's ratio is that impact and
- * the truth of the A/A floor (compute_ref after over before) is 1. Over
+ * the truth of the A/A floor (compute_ref before over its A/A partner
+ * just before it) is 1. Over
  * seeded repetitions the 95 % intervals must cover the truth about 95 % of
  * the time. */
 #include <setjmp.h>
@@ -52,14 +53,15 @@ static double round_factor(uint64_t *state)
 }
 
 static passive_row passive[2 * SIZES * MEMBERS * ROUNDS];
-static compute_ref_row refs[2 * SIZES * MEMBERS * ROUNDS];
+static compute_ref_row refs[3 * SIZES * MEMBERS * ROUNDS];
 
-/* One simulated run's steps (both programs, both phases). */
+/* One simulated run's steps (both programs, both phases, and the A/A
+ * partner of the phase before: prog 2). */
 static void simulate(uint64_t *state)
 {
     size_t np = 0, nr = 0;
     for (int phase = 0; phase < 2; phase++)
-        for (int prog = 0; prog < 2; prog++) {
+        for (int prog = 0; prog < (phase == 0 ? 3 : 2); prog++) {
             double rounds[ROUNDS];
             for (int k = 0; k < ROUNDS; k++)
                 rounds[k] = round_factor(state);
@@ -77,9 +79,18 @@ static void simulate(uint64_t *state)
                                                           NAN,       NAN,
                                                           NAN,       NAN};
                         else
-                            refs[nr++] = (compute_ref_row){
-                                "node", m,      MEMBERS, 1, n, base_s[s], (enum run_phase)phase,
-                                1,      ROUNDS, k,       t};
+                            refs[nr++] = (compute_ref_row){"node",
+                                                           m,
+                                                           MEMBERS,
+                                                           1,
+                                                           n,
+                                                           base_s[s],
+                                                           (enum run_phase)phase,
+                                                           1,
+                                                           ROUNDS,
+                                                           k,
+                                                           t,
+                                                           prog == 2};
                     }
         }
 }

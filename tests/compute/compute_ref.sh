@@ -118,6 +118,9 @@ printf 'host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_
     fail "compute_ref --run wrote: $(cat "$run/compute_ref.csv")"
 "$prog" --run "$run" --phase before || fail "compute_ref --run --phase before failed"
 [ "$(grep -c ',before,' "$run/compute_ref.csv")" = 16 ] || fail "--phase before: $(cat "$run/compute_ref.csv")"
+# The A/A partner of the phase before: its own phase value.
+"$prog" --run "$run" --phase aa || fail "compute_ref --run --phase aa failed"
+[ "$(grep -c ',aa,' "$run/compute_ref.csv")" = 16 ] || fail "--phase aa: $(cat "$run/compute_ref.csv")"
 
 # Bad input: one message naming the option, exit status 2, no CSV.
 expect_usage_error() { # pattern args...
@@ -141,7 +144,7 @@ expect_usage_error "--tolerance: '1.5'" --targets 1e-3 --tolerance 1.5
 expect_usage_error "--cpus: 2 CPUs listed for --threads 1" --sizes 64 --threads 1 --cpus 0,0
 expect_usage_error "one thread per core" --sizes 64 --cpus 0,0
 expect_usage_error "only one of" --sizes 64 --targets 1e-3
-expect_usage_error "--phase: 'during'" --run "$run" --phase during
+expect_usage_error "--phase: 'during' (allowed: before, after, aa)" --run "$run" --phase during
 printf '{"hosts": ["other-node"], "binding": ["0"]}\n' >"$run/meta.json"
 expect_usage_error "no rank on this host" --run "$run"
 expect_usage_error "no --threads or --cpus" --run "$run" --threads 1

@@ -39,6 +39,11 @@ out=$(mpi_launch -n 2 env LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" \
 dir=$(run_folder "$out")
 [ ! -s "$dir/passive.csv" ] || [ "$(wc -l <"$dir/passive.csv")" -le 1 ] ||
     fail "bench_nbc --stop-after calibration measured the passive step: the order is not ABBA"
+# Just before compute_ref before, its A/A partner (compute_ref --phase aa):
+# the same program twice, adjacent in time like a pair.
+mark ref_aa
+LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" "$BUILD/compute_ref" --run "$dir" --phase aa ||
+    fail "compute_ref --phase aa failed"
 mark ref_before
 LD_PRELOAD="$PRELOAD" DGEMM_ORDER_LOG="$log" "$BUILD/compute_ref" --run "$dir" --phase before ||
     fail "compute_ref --phase before failed"
@@ -58,8 +63,8 @@ for line in open(sys.argv[1]):
         name = b
         continue
     segments.setdefault(name, {}).setdefault(a, []).append(int(b))
-assert list(segments) == ["calibration", "ref_before", "resume", "ref_after"], list(segments)
-for phase in ("ref_before", "ref_after"):
+assert list(segments) == ["calibration", "ref_aa", "ref_before", "resume", "ref_after"], list(segments)
+for phase in ("ref_aa", "ref_before", "ref_after"):
     calls = segments[phase]
     assert len(calls) == 2, (phase, len(calls))
     for pid, ns in calls.items():
@@ -104,16 +109,20 @@ print(" ".join(r["r_mpi_impact"] for r in rows))' "$dir/impact.csv") || fail "im
 shares=$(python3 -c 'import csv, sys
 print(" ".join(r["passive_delay_share"] + "/" + r["passive_progress_cpu_share"] for r in csv.DictReader(open(sys.argv[1]))))' "$dir/impact.csv")
 [ "$(wc -w <<<"$values")" -eq 2 ] || fail "impact.csv: expected 2 sizes, got: $values"
-# The A/A floor beside r_MPI_impact: in impact.csv (compute_ref after over
-# before, with its interval around it) and in summary.txt.
+# The A/A pair beside r_MPI_impact: in impact.csv (compute_ref before over
+# its A/A partner, with its interval around it) and in summary.txt; the
+# run's interval of r_MPI_impact is the paired one over its two pairs.
 floor=$(python3 -c 'import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 for r in rows:
     aa, lo, hi = (float(r[k]) for k in ("r_aa", "r_aa_ci_lo", "r_aa_ci_hi"))
     assert all(map(math.isfinite, (aa, lo, hi))) and lo <= aa <= hi, r
-    assert abs(aa - float(r["t_ref_after_s"]) / float(r["t_ref_before_s"])) <= 1e-4 * aa, r
+    ratio, r_lo, r_hi = (float(r[k]) for k in ("r_mpi_impact", "r_mpi_impact_ci_lo", "r_mpi_impact_ci_hi"))
+    b, a = float(r["r_mpi_impact_before"]), float(r["r_mpi_impact_after"])
+    assert abs(ratio - math.sqrt(a * b)) <= 1e-4 * ratio, r
+    assert r_lo <= min(a, b) and r_hi >= max(a, b), r
 print(" ".join(r["r_aa"] for r in rows))' "$dir/impact.csv") || fail "impact.csv: no A/A floor with its interval"
-grep -q "^A/A floor (compute_ref after / before the sweep, no MPI at all): median [0-9.]*, 95 % \[" "$dir/summary.txt" ||
+grep -q "^A/A floor (compute_ref before / its A/A partner just before it, no MPI at all): median [0-9.]*, 95 % \[" "$dir/summary.txt" ||
     fail "summary.txt has no A/A floor: $(cat "$dir/summary.txt")"
 grep -q "nbc-run launches = N" "$dir/summary.txt" || fail "summary.txt does not recommend repeated launches"
 # What must hold: no factor of 1.5 either way, which a progress thread

@@ -3,7 +3,7 @@
 # line by line in this order: each round runs every configuration once
 # (interleaved: basic, manual, basic, manual), each run as bench_nbc up to its
 # calibration (--stop-after calibration, --run-dir-file in the study folder),
-# compute_ref --phase before, the sweep (bench_nbc --resume RUN_DIR),
+# compute_ref --phase aa and --phase before, the sweep (bench_nbc --resume RUN_DIR),
 # compute_ref --phase after, nbc-analyze; then one nbc-compare of the four
 # run folders. The first launch of basic calibrates; every other run measures
 # with its sizes (--set run.calibration_from=ITS_RUN_DIR), and it runs first
@@ -37,7 +37,7 @@ dry() {
     echo "== nbc-run $SCRATCH/study.conf $*"
     echo "$out"
 }
-# expected_run INDEX DEPLOYMENT LAUNCH [SIZES_FROM]: the 5 command lines of
+# expected_run INDEX DEPLOYMENT LAUNCH [SIZES_FROM]: the 6 command lines of
 # one run (regexes); SIZES_FROM: the run folder whose calibration it shares.
 expected=()
 expected_run() {
@@ -45,6 +45,7 @@ expected_run() {
     local from=${4:+ --set run.calibration_from=$4}
     expected+=(
         "\+ $launcher $D/bench_nbc -c $R/configs/default.conf --set grid.comm_times=1ms,2ms,2 --set run.results_dir=$SCRATCH/results --set run.collective=ibcast --set run.deployment=$2 --set run.mpi=$P$from --stop-after calibration --run-dir-file $SCRATCH/results/YYYYmmdd-HHMMSS-study/run-00$1.path"
+        "\+ $D/compute_ref --run $dir --phase aa"
         "\+ $D/compute_ref --run $dir --phase before"
         "\+ $launcher $D/bench_nbc --resume $dir"
         "\+ $D/compute_ref --run $dir --phase after"

@@ -29,7 +29,7 @@ q() { jq -r "$1" "$study"; }
 [[ $(q .study.seed) =~ ^[0-9]+$ ]] || fail "study.json: seed '$(q .study.seed)'"
 [ "$(q '.runs | length')" = 2 ] || fail "study.json: $(q '.runs | length') runs, expected 2"
 [ "$(q '[.runs[].launch] | join(",")')" = 1,2 ] || fail "study.json: launches $(q '[.runs[].launch]')"
-steps=calibration,ref_before,sweep,ref_after
+steps=calibration,ref_aa,ref_before,sweep,ref_after
 [ -x "$TOOLS_DIR/nbc-analyze" ] && steps=$steps,analysis
 dirs=()
 for i in 0 1; do
@@ -78,5 +78,20 @@ if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
     [ "$(awk -F, 'NR > 1 { print $12 }' "$verdict_csv" | sort -u | tr '\n' ' ')" = "2 " ] ||
         fail "verdict.csv: launches_run is not 2 in every row: $(cat "$verdict_csv")"
     grep -Eq "^verdict: .*over (1-)?2 launches" <<<"$out" || fail "no verdict line over 2 launches: $out"
+    # The study's impact: one row per computation size, pooling both
+    # launches' pairs (two impact pairs and one A/A pair each), the largest
+    # size's row marked.
+    impact=$(python3 -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows, "no rows"
+for r in rows:
+    assert (r["mpi"], r["collective"], r["deployment"]) == (sys.argv[2], "ibcast", "basic"), r
+    assert (r["pairs"], r["aa_pairs"]) == ("4", "2"), r
+    assert r["estimable"] in ("0", "1"), r
+assert [r["largest"] for r in rows] == ["0"] * (len(rows) - 1) + ["1"], rows
+sizes = [float(r["comp_target_s"]) for r in rows]
+assert sizes == sorted(sizes), sizes
+print(" ".join(r["r_mpi_impact"] for r in rows))' "$(dirname "$study")/impact.csv" "$MPI") ||
+        fail "the study's impact.csv: $(cat "$(dirname "$study")/impact.csv")"
 fi
-figure "2 launches of a 2 x 2-cell study: ${secs} s through nbc-run, both complete, compute_ref before and after each; ${table:-no study.csv (no nbc-analyze)}"
+figure "2 launches of a 2 x 2-cell study: ${secs} s through nbc-run, both complete, compute_ref before and after each; ${table:-no study.csv (no nbc-analyze)}; study impact per size ${impact:-none}"

@@ -28,7 +28,7 @@ for i in 0 1; do
     run=".runs[$i]"
     name=$(q "$run.name")
     [ "$(q "$run.status")" = no_valid_cell ] || fail "$name: status $(q "$run.status"), expected no_valid_cell"
-    [ "$(q "$run.steps_done | join(\",\")")" = calibration,ref_before,sweep,ref_after,analysis ] ||
+    [ "$(q "$run.steps_done | join(\",\")")" = calibration,ref_aa,ref_before,sweep,ref_after,analysis ] ||
         fail "$name: steps $(q "$run.steps_done")"
     reason=$(q "$run.no_valid_cell_reason")
     grep -q "bench_nbc kept no cell whole (exit status 5): 1 of 1 cells unreachable" <<<"$reason" ||
