@@ -8,7 +8,8 @@ $(CLOCKSYNC_LIB): $(CLOCKSYNC_OBJS)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(CLOCKSYNC_LIB) $(BUILD)/libcli.a
+$(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(BUILD)/mpi/clocksync/check_run.o \
+                          $(CLOCKSYNC_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
