@@ -15,6 +15,10 @@
  * the worst of a few thousand barriers. */
 static const int64_t spin_floor_ns = 20000;
 static const double spin_p99_factor = 2.0;
+/* ... and at most this: shorter than the least slice Linux gives a task
+ * (0.75 ms, EEVDF's base slice), so the barrier that woke with the core
+ * keeps it to the deadline beside the busy thread it slept for. */
+static const int64_t spin_cap_ns = 500000;
 /* The sleeps of the measurement: as long as the barrier's shortest, long
  * enough that a core reaches a deep idle state (they are entered after
  * tens to hundreds of microseconds idle). */
@@ -75,11 +79,11 @@ clocksync_barrier_wait clocksync_barrier_wait_plan(double barrier_sleep_min_s,
         return (clocksync_barrier_wait){.sleep_min_ns = 0, .spin_ns = 0};
     double wanted_ns = wakeup ? spin_p99_factor * wakeup->p99_ns : 0;
     int64_t spin_ns = wanted_ns > (double)spin_floor_ns ? (int64_t)ceil(wanted_ns) : spin_floor_ns;
-    /* A spin as long as the slice it sleeps out would lose the core to the
-     * thread it sleeps for: the wake-up then cannot be covered. */
-    bool capped = spin_ns > sleep_min_ns;
+    /* A longer spin would lose the core to the thread it slept for: the
+     * wake-up then cannot be covered. */
+    bool capped = spin_ns > spin_cap_ns;
     return (clocksync_barrier_wait){.sleep_min_ns = sleep_min_ns,
-                                    .spin_ns = capped ? sleep_min_ns : spin_ns,
+                                    .spin_ns = capped ? spin_cap_ns : spin_ns,
                                     .spin_capped = capped};
 }
 

@@ -254,9 +254,10 @@ int clocksync_wakeup_measure(const clocksync_clock *clock, const clocksync_sleep
  * late by the machine's wake-up latency, which on a virtual machine reaches
  * a host's time slice. Where a busy thread shares it, the barrier sleeps at
  * least sleep_min_ns (that thread's slice, clocksync_options) and spins the
- * last spin_ns = max(20 us, 2 x the wake-up p99); spin_capped when that
- * exceeds sleep_min_ns, spin_ns then being sleep_min_ns: the wake-up cannot
- * be covered, and the barrier will often leave late. */
+ * last spin_ns = max(20 us, 2 x the wake-up p99), at most 0.5 ms (a longer
+ * spin would lose the core to the busy thread again); spin_capped when the
+ * cap cut it: the wake-up cannot be covered, and the barrier will often
+ * leave late. */
 typedef struct clocksync_barrier_wait {
     int64_t sleep_min_ns; /* 0: spin only */
     int64_t spin_ns;

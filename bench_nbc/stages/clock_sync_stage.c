@@ -32,12 +32,12 @@ static void report_barrier_wait(const nbc_run *run, const deploy_plan *deploymen
     if (worst[3] > 0)
         fprintf(stderr,
                 "bench_nbc: warning: the window barrier must sleep here and this machine wakes "
-                "from a sleep up to %.1f us late (p99), longer than the %.1f ms it may spin: "
+                "from a sleep up to %.1f us late (p99), longer than the %.1f us it may spin: "
                 "barriers will often leave late and attempts be redone. Give the progress "
                 "thread a core of its own (run.deployment = dedicated), or on bare metal keep "
                 "the cores out of deep idle states (cpupower idle-set -D 0, or the kernel's "
                 "idle=poll)\n",
-                worst[1] * 1e-3, (double)wait->sleep_min_ns * 1e-6);
+                worst[1] * 1e-3, worst[2] * 1e-3);
 }
 
 void nbc_clock_sync_stage(nbc_run *run, const deploy_plan *deployment, nbc_shared *shared)
