@@ -60,13 +60,13 @@ int clocksync_wakeup_measure(const clocksync_clock *clock, const clocksync_sleep
     qsort(over_ns, (size_t)samples, sizeof *over_ns, compare_double);
     /* Nearest rank: the p99 of 200 samples is the second largest. */
     int p99 = (int)ceil(0.99 * samples) - 1;
-    *out = (clocksync_wakeup){.median_ns = samples % 2 ? over_ns[samples / 2]
-                                                       : 0.5 * (over_ns[samples / 2 - 1] +
-                                                                over_ns[samples / 2]),
-                              .p99_ns = over_ns[p99 < 0 ? 0 : p99],
-                              .max_ns = over_ns[samples - 1],
-                              .samples = samples,
-                              .request_ns = wakeup_request_ns};
+    *out = (clocksync_wakeup){
+        .median_ns = samples % 2 ? over_ns[samples / 2]
+                                 : 0.5 * (over_ns[samples / 2 - 1] + over_ns[samples / 2]),
+        .p99_ns = over_ns[p99 < 0 ? 0 : p99],
+        .max_ns = over_ns[samples - 1],
+        .samples = samples,
+        .request_ns = wakeup_request_ns};
     free(over_ns);
     return 0;
 }

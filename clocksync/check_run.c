@@ -98,4 +98,3 @@ void check_long_run(clocksync_ctx *sync, const check_run_options *opt, int64_t t
     fig->end_true_skew_p50_us = tail_count ? check_percentile(tail, (int)tail_count, 0.5) : NAN;
     free(tail);
 }
-

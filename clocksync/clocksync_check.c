@@ -46,13 +46,13 @@ typedef struct rank_report {
     double wakeup_median_us, wakeup_p99_us; /* sleep overshoot measured at start */
     double spin_us;                         /* the barrier's spin after a sleep; 0: spins only */
     bool spin_capped;                       /* the wake-up could not be covered */
-    double latency_max_us; /* the slowest point's one-way latency */
-    double bound_max_us;   /* the loosest point's error bound (clocksync_point) */
-    double model_error_us; /* max |model - truth| over the barrier exits */
-    int truth_pairs;       /* of them, exits whose truth was read uninterrupted */
-    double calibration_s;  /* the longer of the first and last calibrations */
-    bool faked_clock;      /* libfaketime preloaded: no truth */
-    int residual_beyond;   /* points whose residual exceeded predicted error + own bound */
+    double latency_max_us;                  /* the slowest point's one-way latency */
+    double bound_max_us;                    /* the loosest point's error bound (clocksync_point) */
+    double model_error_us;                  /* max |model - truth| over the barrier exits */
+    int truth_pairs;                        /* of them, exits whose truth was read uninterrupted */
+    double calibration_s;                   /* the longer of the first and last calibrations */
+    bool faked_clock;                       /* libfaketime preloaded: no truth */
+    int residual_beyond; /* points whose residual exceeded predicted error + own bound */
     char host[64];
     char boot_id[40];
 } rank_report;
@@ -479,9 +479,9 @@ int main(int argc, char **argv)
                    "run_end_true_skew_max_us=%s run_end_true_skew_p50_us=%s run_end_kept=%d "
                    "run_kept_true_skew_resolved_max_us=%s run_point_bound_max_us=%.3f "
                    "run_late_share=%.4f\n",
-                   opt.run.run_s, opt.run.tolerance_us, run.attempts, run.kept, run.late, run.resyncs,
-                   clocksync_get_model(sync)->n_points, beyond, kept, all, end, end_p50,
-                   run.end_kept, resolved, bound_max_us,
+                   opt.run.run_s, opt.run.tolerance_us, run.attempts, run.kept, run.late,
+                   run.resyncs, clocksync_get_model(sync)->n_points, beyond, kept, all, end,
+                   end_p50, run.end_kept, resolved, bound_max_us,
                    run.attempts ? (double)run.late / run.attempts : 0.0);
         }
         /* The window barrier against MPI_Barrier, on the truth where there

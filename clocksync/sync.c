@@ -264,7 +264,8 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
      * for less than the busy thread's slice wakes with negative lag, is not
      * eligible, and waits that slice out (3-5 ms here) however short a slice
      * it asks; one that slept longer wakes owed time and preempts at once. */
-    int64_t margin_ns = clocksync_barrier_wait_margin_ns(&ctx->wait, (int64_t)(ctx->margin_s * 1e9));
+    int64_t margin_ns =
+        clocksync_barrier_wait_margin_ns(&ctx->wait, (int64_t)(ctx->margin_s * 1e9));
     int64_t proposal = clocksync_now_global_ns(ctx) + margin_ns, deadline;
     int err = MPI_Allreduce(&proposal, &deadline, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
     if (err != MPI_SUCCESS)

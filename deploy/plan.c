@@ -580,8 +580,8 @@ json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
     json_object_object_add(o, "barrier_sleep_min_ms",
                            json_object_new_double(plan->barrier_sleep_min_s * 1e3));
     json_object *barrier = json_object_new_object();
-    json_object_object_add(barrier, "wait",
-                           json_object_new_string(plan->barrier_sleep_min_s > 0 ? "sleep" : "spin"));
+    json_object_object_add(
+        barrier, "wait", json_object_new_string(plan->barrier_sleep_min_s > 0 ? "sleep" : "spin"));
     json_object_object_add(barrier, "why", json_object_new_string(plan->barrier_why));
     json_object_object_add(o, "barrier", barrier);
     return o;

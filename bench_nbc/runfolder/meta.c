@@ -320,8 +320,7 @@ static json_object *clocksync_rank_json(const clocksync_ctx *sync)
 
 json_object *nbc_meta_clocksync_json(nbc_run *run, const char *raw_times)
 {
-    json_object *ranks =
-        nbc_meta_gather_json(run, clocksync_rank_json(run->sync));
+    json_object *ranks = nbc_meta_gather_json(run, clocksync_rank_json(run->sync));
     if (run->rank != 0)
         return NULL;
     json_object *o = json_object_new_object();

@@ -43,8 +43,7 @@ static int64_t late_after_wait(sim_time *t, const clocksync_barrier_wait *wait)
 {
     clocksync_clock clock = {sim_now, t};
     clocksync_sleeper sleeper = {sim_sleep, t};
-    int64_t deadline_ns =
-        t->now_ns + clocksync_barrier_wait_margin_ns(wait, margin_ns);
+    int64_t deadline_ns = t->now_ns + clocksync_barrier_wait_margin_ns(wait, margin_ns);
     return clocksync_wait_until(&clock, &sleeper, wait, deadline_ns) - deadline_ns;
 }
 
@@ -52,7 +51,10 @@ static void measured_overshoot_is_median_and_p99(void **state)
 {
     (void)state;
     /* 1 sleep in 50 wakes 3 ms late (a host's slice), the others 30 us. */
-    sim_time t = {.now_ns = 1000, .read_cost_ns = 0, .overshoot_ns = 30000, .tail_ns = 3000000,
+    sim_time t = {.now_ns = 1000,
+                  .read_cost_ns = 0,
+                  .overshoot_ns = 30000,
+                  .tail_ns = 3000000,
                   .tail_every = 50};
     clocksync_clock clock = {sim_now, &t};
     clocksync_sleeper sleeper = {sim_sleep, &t};

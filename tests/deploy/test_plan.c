@@ -476,8 +476,9 @@ static void run_case(const plan_case *c)
         /* The log's reason says the same: a sleep only for a busy library
          * thread, the suite's own parked, else a spin of the whole margin. */
         const char *why = busy_shared ? "sleeps past that thread's time slice"
-                          : strcmp(c->progress_thread, "suite") == 0 ? "parked across the window barrier"
-                                                                     : "spins its whole margin";
+                          : strcmp(c->progress_thread, "suite") == 0
+                              ? "parked across the window barrier"
+                              : "spins its whole margin";
         if (!plan.barrier_why || !strstr(plan.barrier_why, why))
             fail_msg("%s: barrier reason \"%s\" lacks \"%s\"", c->name,
                      plan.barrier_why ? plan.barrier_why : "(none)", why);
