@@ -78,7 +78,7 @@ static void a_barrier_that_spins_leaves_on_time_however_late_sleeps_wake(void **
     int64_t late_ns = late_after_wait(&t, &spin);
     assert_true(late_ns >= 0 && late_ns <= 25);
     assert_int_equal(t.sleeps, 0);
-    /* Today's rule on the same clock: sleep until 60 us before, then spin:
+    /* A fixed rule on the same clock, sleep until 60 us before, then spin:
      * a 100 us overshoot leaves 40 us late, four times a 10 us tolerance. */
     clocksync_barrier_wait fixed = {.sleep_min_ns = 1, .spin_ns = 60000};
     t.sleeps = 0;
