@@ -96,8 +96,10 @@ void clocksync_options_default(clocksync_options *options)
     };
 }
 
-int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
-                     const clocksync_clock *clock)
+/* clocksync_create, which measures the wake-up latency unless `parent`
+ * gives it (a sub-context: the same processes, the same machine). */
+static int create_ctx(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
+                      const clocksync_clock *clock, const clocksync_ctx *parent)
 {
     if (!cs_method_get(options->method))
         return MPI_ERR_ARG;
@@ -120,9 +122,13 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
         err = MPI_Comm_size(comm, &ctx->size);
     if (err == MPI_SUCCESS)
         err = cs_transport_mpi_make(&ctx->transport, comm, &ctx->clock);
-    if (err == MPI_SUCCESS &&
-        clocksync_wakeup_measure(&ctx->clock, &ctx->sleeper, wakeup_samples, &ctx->wakeup) != 0)
+    if (parent) {
+        ctx->sleeper = parent->sleeper;
+        ctx->wakeup = parent->wakeup;
+    } else if (err == MPI_SUCCESS && clocksync_wakeup_measure(&ctx->clock, &ctx->sleeper,
+                                                              wakeup_samples, &ctx->wakeup) != 0) {
         err = MPI_ERR_NO_MEM;
+    }
     ctx->wait = clocksync_barrier_wait_plan(options->barrier_sleep_min_s, &ctx->wakeup);
     if (err != MPI_SUCCESS) {
         free(ctx);
@@ -132,15 +138,18 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
     return MPI_SUCCESS;
 }
 
+int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
+                     const clocksync_clock *clock)
+{
+    return create_ctx(out, comm, options, clock, NULL);
+}
+
 int clocksync_create_sub(clocksync_ctx **out, const clocksync_ctx *parent, MPI_Comm comm)
 {
-    int err = clocksync_create(out, comm, &parent->options, &parent->clock);
+    int err = create_ctx(out, comm, &parent->options, &parent->clock, parent);
     if (err != MPI_SUCCESS)
         return err;
     (*out)->margin_s = parent->margin_s;
-    (*out)->sleeper = parent->sleeper;
-    (*out)->wakeup = parent->wakeup;
-    (*out)->wait = parent->wait;
     for (int i = 0; i < parent->model.n_points; i++)
         if (clocksync_model_add_point(&(*out)->model, parent->model.points[i]) != 0) {
             clocksync_free(*out);
