@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* Where the barrier sleeps, it spins at least this long and this many times
@@ -32,9 +33,18 @@ static void system_sleep_ns(void *ctx, int64_t ns)
         ;
 }
 
+static long system_involuntary_switches(void *ctx)
+{
+    (void)ctx;
+    struct rusage usage;
+    return getrusage(RUSAGE_THREAD, &usage) == 0 ? usage.ru_nivcsw : -1;
+}
+
 clocksync_sleeper clocksync_system_sleeper(void)
 {
-    return (clocksync_sleeper){.sleep_ns = system_sleep_ns, .ctx = NULL};
+    return (clocksync_sleeper){.sleep_ns = system_sleep_ns,
+                               .ctx = NULL,
+                               .involuntary_switches = system_involuntary_switches};
 }
 
 static int compare_double(const void *a, const void *b)
@@ -93,8 +103,19 @@ int64_t clocksync_barrier_wait_margin_ns(const clocksync_barrier_wait *wait, int
     return margin_ns > least_ns ? margin_ns : least_ns;
 }
 
+/* A gap between two reads of the clock this long is the thread off the
+ * core: a read takes tens of ns, an interrupt a few us, the least slice
+ * the scheduler gives another task 0.75 ms. */
+static const int64_t lost_core_gap_ns = 100000;
+
+static long switches_now(const clocksync_sleeper *sleeper)
+{
+    return sleeper->involuntary_switches ? sleeper->involuntary_switches(sleeper->ctx) : -1;
+}
+
 int64_t clocksync_wait_until(const clocksync_clock *clock, const clocksync_sleeper *sleeper,
-                             const clocksync_barrier_wait *wait, int64_t deadline_local_ns)
+                             const clocksync_barrier_wait *wait, int64_t deadline_local_ns,
+                             clocksync_wait_watch *watch)
 {
     int64_t now_ns = clocksync_clock_now_ns(clock);
     /* Relative: the clock may be any clocksync_clock; the spin ends on it. */
@@ -102,7 +123,30 @@ int64_t clocksync_wait_until(const clocksync_clock *clock, const clocksync_sleep
         sleeper->sleep_ns(sleeper->ctx, deadline_local_ns - now_ns - wait->spin_ns);
         now_ns = clocksync_clock_now_ns(clock);
     }
-    while (now_ns < deadline_local_ns)
+    if (!watch) {
+        while (now_ns < deadline_local_ns)
+            now_ns = clocksync_clock_now_ns(clock);
+        return now_ns;
+    }
+    long switches_before = switches_now(sleeper);
+    *watch = (clocksync_wait_watch){.longest_gap_ns = 0, .switches = -1, .lost_core = false};
+    bool lost = false;
+    while (now_ns < deadline_local_ns) {
+        int64_t prev_ns = now_ns;
         now_ns = clocksync_clock_now_ns(clock);
+        if (now_ns - prev_ns > watch->longest_gap_ns)
+            watch->longest_gap_ns = now_ns - prev_ns;
+        /* Read once, at the first gap: the switch that made it is counted. */
+        if (!lost && now_ns - prev_ns >= lost_core_gap_ns) {
+            lost = true;
+            long after = switches_now(sleeper);
+            watch->switches = after >= 0 && switches_before >= 0 ? after - switches_before : -1;
+        }
+    }
+    if (!lost && switches_before >= 0)
+        watch->switches = 0;
+    /* Another task took the core; a gap without a switch is the host's
+     * (a virtual CPU descheduled) or an interrupt's, which no sleep helps. */
+    watch->lost_core = lost && watch->switches != 0;
     return now_ns;
 }

@@ -231,9 +231,14 @@ void clocksync_sim_result_free(clocksync_sim_result *result);
 typedef struct clocksync_sleeper {
     void (*sleep_ns)(void *ctx, int64_t ns); /* sleeps at least ns, maybe longer */
     void *ctx;
+    /* How many times the scheduler took the core from the calling thread
+     * so far (involuntary context switches); NULL: not known, a gap in the
+     * spin is then taken for one. */
+    long (*involuntary_switches)(void *ctx);
 } clocksync_sleeper;
 
-/* clock_nanosleep on CLOCK_MONOTONIC, resumed after a signal. */
+/* clock_nanosleep on CLOCK_MONOTONIC, resumed after a signal; the thread's
+ * involuntary context switches from getrusage(RUSAGE_THREAD). */
 clocksync_sleeper clocksync_system_sleeper(void);
 
 /* The machine's wake-up latency: how much later than asked a sleep of
@@ -268,10 +273,66 @@ clocksync_barrier_wait clocksync_barrier_wait_plan(double barrier_sleep_min_s,
                                                    const clocksync_wakeup *wakeup);
 /* The margin a barrier of this wait uses: at least sleep + spin where it sleeps. */
 int64_t clocksync_barrier_wait_margin_ns(const clocksync_barrier_wait *wait, int64_t margin_ns);
+/* What a wait saw of the scheduler while it spun: the longest time between
+ * two consecutive reads of the clock (a read takes tens of ns: a gap of
+ * 100 us or more is the thread off the core) and the involuntary context
+ * switches from the spin's start to the end of the first such gap (-1: not
+ * known). lost_core: such a gap with a switch in it (or not known), another
+ * task ran on the core. */
+typedef struct clocksync_wait_watch {
+    int64_t longest_gap_ns;
+    long switches;
+    bool lost_core;
+} clocksync_wait_watch;
+
 /* Waits on `clock` until deadline_local_ns as `wait` says; returns the
- * clock's time when it left (>= the deadline). */
+ * clock's time when it left (>= the deadline). `watch` (may be NULL) gets
+ * what the spin saw; the switches are read before the spin and, only when
+ * a gap appears, at its end, so a clean spin leaves without a system call. */
 int64_t clocksync_wait_until(const clocksync_clock *clock, const clocksync_sleeper *sleeper,
-                             const clocksync_barrier_wait *wait, int64_t deadline_local_ns);
+                             const clocksync_barrier_wait *wait, int64_t deadline_local_ns,
+                             clocksync_wait_watch *watch);
+
+/* The rule "spin where nothing else wants the core" held to what the
+ * machine does, not only to what the deployment says (wait_governor.c).
+ * A barrier that spins (the deployment's wait) and loses the core during
+ * its spin (a gap of 100 us or more with an involuntary context switch:
+ * another process was runnable on the core, and a spinner loses it at the
+ * end of each slice) falls back to the wait of a shared core: sleep at
+ * least 8 ms, then the short spin of clocksync_barrier_wait_plan. It spins
+ * again after `clean_needed` barriers whose final spin kept the core:
+ * 32, doubled (up to 1024) each time the spin loses the core again within
+ * 32 barriers of its return, reset to 32 when it does not. A gap without a
+ * switch (a virtual CPU the host took, a long interrupt) is not the
+ * guest's load: a sleep would not help, the barrier keeps spinning. Each
+ * rank decides alone: the deadline is common, the way to wait for it is
+ * each rank's (the margin is the largest any rank needs). Where the
+ * deployment sleeps already, nothing changes. */
+typedef struct clocksync_wait_governor {
+    clocksync_barrier_wait planned;  /* the deployment's */
+    clocksync_barrier_wait fallback; /* after a lost spin */
+    bool fell_back;
+    int clean, clean_needed; /* clean barriers since the fallback, and needed */
+    int spun_since_return;   /* spinning barriers since the last return */
+    long spun, slept;        /* barriers that spun their margin, that slept */
+    long fallbacks, returns;
+    long barriers;          /* all barriers so far */
+    long first_fallback_at; /* 1-based barrier number; 0: never */
+    int64_t first_gap_ns;   /* what the spin lost then */
+    long first_switches;
+} clocksync_wait_governor;
+
+/* What the last update did. */
+enum { CLOCKSYNC_WAIT_KEPT, CLOCKSYNC_WAIT_FELL_BACK, CLOCKSYNC_WAIT_RETURNED };
+
+void clocksync_wait_governor_init(clocksync_wait_governor *gov,
+                                  const clocksync_barrier_wait *planned,
+                                  const clocksync_wakeup *wakeup);
+/* The wait the next barrier uses. */
+const clocksync_barrier_wait *clocksync_wait_governor_wait(const clocksync_wait_governor *gov);
+/* After each barrier: counts it and decides the next one's wait from what
+ * its spin saw (watch->lost_core). A CLOCKSYNC_WAIT_* value. */
+int clocksync_wait_governor_update(clocksync_wait_governor *gov, const clocksync_wait_watch *watch);
 
 /* ---- Synchronization across ranks (collective calls on `comm`) ---------- */
 
@@ -289,6 +350,10 @@ typedef struct clocksync_options {
     /* How the barrier sleeps; NULL: clocksync_system_sleeper. Tests give one
      * that wakes late. */
     const clocksync_sleeper *sleeper;
+    /* Called on the rank whose barrier falls back to sleeping or spins
+     * again (a CLOCKSYNC_WAIT_* change), after it left; NULL: none. For
+     * the run's log. */
+    void (*on_wait_change)(const clocksync_wait_governor *gov, int change);
 } clocksync_options;
 
 void clocksync_options_default(clocksync_options *options);
@@ -347,6 +412,8 @@ int64_t clocksync_now_local_ns(const clocksync_ctx *ctx);
  * shares its parent's), and the wait the barrier follows from it. */
 const clocksync_wakeup *clocksync_get_wakeup(const clocksync_ctx *ctx);
 const clocksync_barrier_wait *clocksync_get_barrier_wait(const clocksync_ctx *ctx);
+/* How the barrier waited so far on this rank: spun, slept, fell back. */
+const clocksync_wait_governor *clocksync_get_wait_governor(const clocksync_ctx *ctx);
 /* Global time now, extrapolated from the model (real-time use). */
 int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
 

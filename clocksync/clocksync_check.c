@@ -46,6 +46,7 @@ typedef struct rank_report {
     double wakeup_median_us, wakeup_p99_us; /* sleep overshoot measured at start */
     double spin_us;                         /* the barrier's spin after a sleep; 0: spins only */
     bool spin_capped;                       /* the wake-up could not be covered */
+    long spun, slept, fallbacks;            /* barriers by wait; spins that lost the core */
     double latency_max_us;                  /* the slowest point's one-way latency */
     double bound_max_us;                    /* the loosest point's error bound (clocksync_point) */
     double model_error_us;                  /* max |model - truth| over the barrier exits */
@@ -377,6 +378,10 @@ int main(int argc, char **argv)
     me.wakeup_p99_us = clocksync_get_wakeup(sync)->p99_ns * 1e-3;
     me.spin_us = (double)clocksync_get_barrier_wait(sync)->spin_ns * 1e-3;
     me.spin_capped = clocksync_get_barrier_wait(sync)->spin_capped;
+    const clocksync_wait_governor *gov = clocksync_get_wait_governor(sync);
+    me.spun = gov->spun;
+    me.slept = gov->slept;
+    me.fallbacks = gov->fallbacks;
     if (gethostname(me.host, sizeof me.host - 1) != 0)
         strcpy(me.host, "unknown");
     read_boot_id(me.boot_id, sizeof me.boot_id);
@@ -414,14 +419,15 @@ int main(int argc, char **argv)
             char error[32] = "na";
             if (shared_clock && rep->truth_pairs > 0)
                 snprintf(error, sizeof error, "%.3f", rep->model_error_us);
-            printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
-                   "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
-                   "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d wakeup_median_us=%.1f "
-                   "wakeup_p99_us=%.1f\n",
-                   r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us,
-                   rep->drift_ppm, rep->residual_us, error, rep->truth_pairs, rep->bound_max_us,
-                   rep->calibration_s, rep->late_barriers, rep->wakeup_median_us,
-                   rep->wakeup_p99_us);
+            printf(
+                "rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
+                "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
+                "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d wakeup_median_us=%.1f "
+                "wakeup_p99_us=%.1f barriers_spun=%ld barriers_slept=%ld barrier_fallbacks=%ld\n",
+                r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us, rep->drift_ppm,
+                rep->residual_us, error, rep->truth_pairs, rep->bound_max_us, rep->calibration_s,
+                rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us, rep->spun,
+                rep->slept, rep->fallbacks);
             wake_median_us = fmax(wake_median_us, rep->wakeup_median_us);
             wake_p99_us = fmax(wake_p99_us, rep->wakeup_p99_us);
             spin_us = fmax(spin_us, rep->spin_us);
@@ -434,6 +440,18 @@ int main(int argc, char **argv)
             if (fabs(rep->residual_us) > fabs(reports[worst_residual].residual_us))
                 worst_residual = r;
             late += rep->late_barriers;
+        }
+        /* Per rank, comma-separated: each rank decides its own wait. */
+        char spun_list[256] = "", slept_list[256] = "";
+        for (int r = 0, a = 0, b = 0; r < size; r++) {
+            int n = snprintf(spun_list + a, sizeof spun_list - (size_t)a, "%s%ld", r ? "," : "",
+                             reports[r].spun);
+            int m = snprintf(slept_list + b, sizeof slept_list - (size_t)b, "%s%ld", r ? "," : "",
+                             reports[r].slept);
+            if (n < 0 || m < 0 || a + n >= (int)sizeof spun_list || b + m >= (int)sizeof slept_list)
+                break; /* many ranks: the per-rank lines above have them all */
+            a += n;
+            b += m;
         }
         double *skew = malloc((size_t)k_count * sizeof *skew);
         if (!skew)
@@ -506,12 +524,13 @@ int main(int argc, char **argv)
                "offset_error_us=%.3f drift_ppm=%.3f mpi_barrier_skew_p99_us=%.3f "
                "barrier_true_skew_p50_us=%s mpi_barrier_true_skew_p50_us=%s late_barriers=%d "
                "ranks=%d method=%s model_error_max_us=%s late_barrier_share=%.4f "
-               "wakeup_median_us=%.1f wakeup_p99_us=%.1f barrier_wait=%s barrier_spin_us=%.1f\n",
+               "wakeup_median_us=%.1f wakeup_p99_us=%.1f barrier_wait=%s barrier_spin_us=%.1f "
+               "barriers_spun=%s barriers_slept=%s\n",
                fig[0][0], fig[0][1], fig[2][0], fabs(reports[worst_residual].residual_us),
                reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size,
                clocksync_get_method_name(sync), model_error,
                (double)reports[0].any_late_barriers / k_count, wake_median_us, wake_p99_us,
-               spin_us > 0 ? "sleep" : "spin", spin_us);
+               spin_us > 0 ? "sleep" : "spin", spin_us, spun_list, slept_list);
         free(skew);
     }
     for (int i = 0; i < 4; i++)

@@ -1,7 +1,7 @@
 # clocksync: global clock and window barrier (library + its measuring tools).
 CLOCKSYNC_OBJS := $(addprefix $(BUILD)/mpi/clocksync/,clock_model.o sync.o calibration.o \
                     method_linear.o method_hierarchical.o transport_mpi.o transport_sim.o \
-                    barrier_wait.o)
+                    barrier_wait.o wait_governor.o)
 CLOCKSYNC_LIB  := $(BUILD)/libclocksync.a
 
 $(CLOCKSYNC_LIB): $(CLOCKSYNC_OBJS)

@@ -76,7 +76,8 @@ struct clocksync_ctx {
     cs_rank_state state;
     clocksync_sleeper sleeper;
     clocksync_wakeup wakeup;
-    clocksync_barrier_wait wait;
+    clocksync_barrier_wait wait;      /* the deployment's */
+    clocksync_wait_governor governor; /* the wait the machine allows */
 };
 
 /* One calibration: on each rank, its offset to rank 0 now. */
@@ -130,6 +131,7 @@ static int create_ctx(clocksync_ctx **out, MPI_Comm comm, const clocksync_option
         err = MPI_ERR_NO_MEM;
     }
     ctx->wait = clocksync_barrier_wait_plan(options->barrier_sleep_min_s, &ctx->wakeup);
+    clocksync_wait_governor_init(&ctx->governor, &ctx->wait, &ctx->wakeup);
     if (err != MPI_SUCCESS) {
         free(ctx);
         return err;
@@ -150,6 +152,10 @@ int clocksync_create_sub(clocksync_ctx **out, const clocksync_ctx *parent, MPI_C
     if (err != MPI_SUCCESS)
         return err;
     (*out)->margin_s = parent->margin_s;
+    /* The machine's load as the parent last saw it; the counts start anew. */
+    clocksync_wait_governor *gov = &(*out)->governor;
+    gov->fell_back = parent->governor.fell_back;
+    gov->clean_needed = parent->governor.clean_needed;
     for (int i = 0; i < parent->model.n_points; i++)
         if (clocksync_model_add_point(&(*out)->model, parent->model.points[i]) != 0) {
             clocksync_free(*out);
@@ -259,6 +265,11 @@ const clocksync_barrier_wait *clocksync_get_barrier_wait(const clocksync_ctx *ct
     return &ctx->wait;
 }
 
+const clocksync_wait_governor *clocksync_get_wait_governor(const clocksync_ctx *ctx)
+{
+    return &ctx->governor;
+}
+
 int64_t clocksync_now_global_ns(const clocksync_ctx *ctx)
 {
     return clocksync_model_to_global(&ctx->model, clocksync_clock_now_ns(&ctx->clock));
@@ -273,8 +284,8 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
      * for less than the busy thread's slice wakes with negative lag, is not
      * eligible, and waits that slice out (3-5 ms here) however short a slice
      * it asks; one that slept longer wakes owed time and preempts at once. */
-    int64_t margin_ns =
-        clocksync_barrier_wait_margin_ns(&ctx->wait, (int64_t)(ctx->margin_s * 1e9));
+    const clocksync_barrier_wait *wait = clocksync_wait_governor_wait(&ctx->governor);
+    int64_t margin_ns = clocksync_barrier_wait_margin_ns(wait, (int64_t)(ctx->margin_s * 1e9));
     int64_t proposal = clocksync_now_global_ns(ctx) + margin_ns, deadline;
     int err = MPI_Allreduce(&proposal, &deadline, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
     if (err != MPI_SUCCESS)
@@ -283,11 +294,16 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
     int64_t now = clocksync_clock_now_ns(&ctx->clock);
     result->arrived_in_time = now <= local_deadline;
     sched_attr_v1 saved;
-    bool slice_changed = ctx->wait.sleep_min_ns > 0 && local_deadline - now > ctx->wait.spin_ns &&
-                         ask_short_slice(&saved);
-    now = clocksync_wait_until(&ctx->clock, &ctx->sleeper, &ctx->wait, local_deadline);
+    bool slice_changed =
+        wait->sleep_min_ns > 0 && local_deadline - now > wait->spin_ns && ask_short_slice(&saved);
+    clocksync_wait_watch watch;
+    now = clocksync_wait_until(&ctx->clock, &ctx->sleeper, wait, local_deadline, &watch);
     if (slice_changed)
         restore_slice(&saved);
+    /* After the exit, decided from this spin: the next barrier's wait. */
+    int change = clocksync_wait_governor_update(&ctx->governor, &watch);
+    if (change != CLOCKSYNC_WAIT_KEPT && ctx->options.on_wait_change)
+        ctx->options.on_wait_change(&ctx->governor, change);
     /* One rule whatever the cause: a rank that arrived after the deadline,
      * or was descheduled while it spun, starts the measurement skewed by
      * its exit lateness. */

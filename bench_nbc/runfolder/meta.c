@@ -314,6 +314,14 @@ static json_object *clocksync_rank_json(const clocksync_ctx *sync)
                            json_object_new_double((double)wait->sleep_min_ns * 1e-6));
     json_object_object_add(bw, "spin_us", json_object_new_double((double)wait->spin_ns * 1e-3));
     json_object_object_add(bw, "spin_capped", json_object_new_boolean(wait->spin_capped));
+    /* What the machine allowed: a spin that lost the core to another
+     * process made this rank sleep until clean barriers passed. */
+    const clocksync_wait_governor *gov = clocksync_get_wait_governor(sync);
+    json_object_object_add(bw, "barriers", json_object_new_int64(gov->barriers));
+    json_object_object_add(bw, "spun", json_object_new_int64(gov->spun));
+    json_object_object_add(bw, "slept", json_object_new_int64(gov->slept));
+    json_object_object_add(bw, "fallbacks", json_object_new_int64(gov->fallbacks));
+    json_object_object_add(bw, "first_fallback_at", json_object_new_int64(gov->first_fallback_at));
     json_object_object_add(e, "barrier", bw);
     return e;
 }

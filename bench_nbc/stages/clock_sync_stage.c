@@ -40,6 +40,29 @@ static void report_barrier_wait(const nbc_run *run, const deploy_plan *deploymen
                 worst[1] * 1e-3, worst[2] * 1e-3);
 }
 
+/* The rank whose spin lost the core says so in the run's log, once each way
+ * per rank and study (meta.json's clocksync barrier record counts them all). */
+static void log_wait_change(const clocksync_wait_governor *gov, int change)
+{
+    int rank = -1;
+    if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
+        rank = -1;
+    if (change == CLOCKSYNC_WAIT_FELL_BACK && gov->fallbacks == 1)
+        fprintf(stderr,
+                "bench_nbc: rank %d: window barrier %ld spun and lost the core for %.1f us (%ld "
+                "involuntary context switches, -1: not known): another process wants this core, "
+                "so the barrier sleeps %.1f ms and spins the last %.1f us, until %d barriers "
+                "keep the core\n",
+                rank, gov->first_fallback_at, (double)gov->first_gap_ns * 1e-3, gov->first_switches,
+                (double)gov->fallback.sleep_min_ns * 1e-6, (double)gov->fallback.spin_ns * 1e-3,
+                gov->clean_needed);
+    else if (change == CLOCKSYNC_WAIT_RETURNED && gov->returns == 1)
+        fprintf(stderr,
+                "bench_nbc: rank %d: window barrier spins again after %d barriers that kept the "
+                "core (falls back again whenever its spin loses the core)\n",
+                rank, gov->clean_needed);
+}
+
 void nbc_clock_sync_stage(nbc_run *run, const deploy_plan *deployment, nbc_shared *shared)
 {
     const nbc_config *cfg = run->cfg;
@@ -49,6 +72,7 @@ void nbc_clock_sync_stage(nbc_run *run, const deploy_plan *deployment, nbc_share
         .drift_gap_s = cfg->clocksync.drift_gap_s,
         .barrier_margin_s = cfg->clocksync.barrier_margin_us * 1e-6,
         .barrier_sleep_min_s = deployment->barrier_sleep_min_s,
+        .on_wait_change = log_wait_change,
     };
     int64_t start_ns = clocksync_monotonic_ns();
     NBC_CHECK_MPI(clocksync_create(&shared->sync, MPI_COMM_WORLD, &sopt, NULL));

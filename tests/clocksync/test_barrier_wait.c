@@ -2,8 +2,11 @@
  * late (as a virtual CPU or a core in a deep idle state does): where it
  * spins it leaves on time whatever the wake-up latency; where it must
  * sleep, the spin that follows from the measured latency covers it; a spin
- * of a fixed 60 us does not. Also through clocksync_window_barrier on one
- * rank, with the sleep injected through the options. */
+ * of a fixed 60 us does not. A spin that loses the core to another process
+ * (a simulated preemption) makes the barrier sleep, until enough clean
+ * barriers have passed (test_wait_governor.c). Also through
+ * clocksync_window_barrier on one rank, with the sleep injected through
+ * the options. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,16 +20,33 @@
 /* Time moves by read_cost_ns per read and by what a sleep takes: the
  * request plus an overshoot, overshoot_ns but every tail_every-th sleep
  * tail_ns (0: never). */
+/* A preemption: the first read at or after preempt_at_ns (0: none) finds
+ * the clock preempt_ns later, the thread having lost the core, and counts
+ * an involuntary switch unless host_steal (a virtual CPU the host took:
+ * the guest sees no switch). */
 typedef struct sim_time {
     int64_t now_ns, read_cost_ns, overshoot_ns, tail_ns;
     int tail_every, sleeps;
+    int64_t preempt_at_ns, preempt_ns;
+    bool host_steal;
+    long switches;
 } sim_time;
 
 static int64_t sim_now(void *ctx)
 {
     sim_time *t = ctx;
     t->now_ns += t->read_cost_ns;
+    if (t->preempt_at_ns > 0 && t->now_ns >= t->preempt_at_ns) {
+        t->now_ns += t->preempt_ns;
+        t->switches += !t->host_steal;
+        t->preempt_at_ns = 0;
+    }
     return t->now_ns;
+}
+
+static long sim_switches(void *ctx)
+{
+    return ((sim_time *)ctx)->switches;
 }
 
 static void sim_sleep(void *ctx, int64_t ns)
@@ -42,9 +62,9 @@ static const int64_t margin_ns = 200000;
 static int64_t late_after_wait(sim_time *t, const clocksync_barrier_wait *wait)
 {
     clocksync_clock clock = {sim_now, t};
-    clocksync_sleeper sleeper = {sim_sleep, t};
+    clocksync_sleeper sleeper = {sim_sleep, t, NULL};
     int64_t deadline_ns = t->now_ns + clocksync_barrier_wait_margin_ns(wait, margin_ns);
-    return clocksync_wait_until(&clock, &sleeper, wait, deadline_ns) - deadline_ns;
+    return clocksync_wait_until(&clock, &sleeper, wait, deadline_ns, NULL) - deadline_ns;
 }
 
 static void measured_overshoot_is_median_and_p99(void **state)
@@ -57,7 +77,7 @@ static void measured_overshoot_is_median_and_p99(void **state)
                   .tail_ns = 3000000,
                   .tail_every = 50};
     clocksync_clock clock = {sim_now, &t};
-    clocksync_sleeper sleeper = {sim_sleep, &t};
+    clocksync_sleeper sleeper = {sim_sleep, &t, NULL};
     clocksync_wakeup w;
     assert_int_equal(clocksync_wakeup_measure(&clock, &sleeper, 200, &w), 0);
     assert_int_equal(w.samples, 200);
@@ -92,7 +112,7 @@ static void a_barrier_that_sleeps_spins_for_the_measured_wakeup(void **state)
     (void)state;
     sim_time t = {.now_ns = 5000, .read_cost_ns = 25, .overshoot_ns = 100000};
     clocksync_clock clock = {sim_now, &t};
-    clocksync_sleeper sleeper = {sim_sleep, &t};
+    clocksync_sleeper sleeper = {sim_sleep, &t, NULL};
     clocksync_wakeup w;
     assert_int_equal(clocksync_wakeup_measure(&clock, &sleeper, 50, &w), 0);
     clocksync_barrier_wait wait = clocksync_barrier_wait_plan(8e-3, &w);
@@ -129,7 +149,7 @@ static void window_barrier_with_a_late_waking_sleep(void **state)
     for (int sleeps = 0; sleeps < 2; sleeps++) {
         sim_time t = {.now_ns = 5000, .read_cost_ns = 25, .overshoot_ns = 150000};
         clocksync_clock clock = {sim_now, &t};
-        clocksync_sleeper sleeper = {sim_sleep, &t};
+        clocksync_sleeper sleeper = {sim_sleep, &t, NULL};
         clocksync_options opt;
         clocksync_options_default(&opt);
         opt.sleeper = &sleeper;
@@ -152,6 +172,53 @@ static void window_barrier_with_a_late_waking_sleep(void **state)
     }
 }
 
+static int wait_changes[3];
+
+static void count_wait_change(const clocksync_wait_governor *gov, int change)
+{
+    (void)gov;
+    wait_changes[change]++;
+}
+
+/* A rank whose spin loses the core sleeps through the next barriers, is
+ * told so, counts them, and spins again after clean ones. */
+static void window_barrier_falls_back_to_sleep_where_its_spin_is_preempted(void **state)
+{
+    (void)state;
+    sim_time t = {.now_ns = 5000, .read_cost_ns = 25, .overshoot_ns = 20000};
+    clocksync_clock clock = {sim_now, &t};
+    clocksync_sleeper sleeper = {sim_sleep, &t, sim_switches};
+    clocksync_options opt;
+    clocksync_options_default(&opt);
+    opt.sleeper = &sleeper;
+    opt.on_wait_change = count_wait_change;
+    clocksync_ctx *ctx;
+    assert_int_equal(clocksync_create(&ctx, MPI_COMM_SELF, &opt, &clock), MPI_SUCCESS);
+    const clocksync_wait_governor *gov = clocksync_get_wait_governor(ctx);
+    int before = t.sleeps;
+    clocksync_barrier_result r;
+    /* Preempted 50 us into the spin for 3 ms: late, and sleeping next. */
+    t.preempt_at_ns = t.now_ns + 50000;
+    t.preempt_ns = 3000000;
+    assert_int_equal(clocksync_window_barrier(ctx, 10000, &r), MPI_SUCCESS);
+    assert_false(r.on_time);
+    assert_int_equal(wait_changes[CLOCKSYNC_WAIT_FELL_BACK], 1);
+    assert_true(gov->first_fallback_at == 1 && gov->first_switches == 1);
+    assert_true(gov->first_gap_ns >= 3000000);
+    for (int i = 0; i < 32; i++) {
+        assert_int_equal(clocksync_window_barrier(ctx, 10000, &r), MPI_SUCCESS);
+        assert_true(r.on_time);
+    }
+    assert_int_equal(t.sleeps - before, 32);
+    assert_int_equal(wait_changes[CLOCKSYNC_WAIT_RETURNED], 1);
+    assert_true(gov->spun == 1 && gov->slept == 32);
+    /* Spinning again: no sleep. */
+    assert_int_equal(clocksync_window_barrier(ctx, 10000, &r), MPI_SUCCESS);
+    assert_int_equal(t.sleeps - before, 32);
+    assert_true(gov->spun == 2 && gov->fallbacks == 1 && gov->returns == 1);
+    clocksync_free(ctx);
+}
+
 int main(int argc, char **argv)
 {
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
@@ -161,6 +228,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_barrier_that_spins_leaves_on_time_however_late_sleeps_wake),
         cmocka_unit_test(a_barrier_that_sleeps_spins_for_the_measured_wakeup),
         cmocka_unit_test(window_barrier_with_a_late_waking_sleep),
+        cmocka_unit_test(window_barrier_falls_back_to_sleep_where_its_spin_is_preempted),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     if (MPI_Finalize() != MPI_SUCCESS)
