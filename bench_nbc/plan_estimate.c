@@ -12,10 +12,13 @@ enum { KINDS = 3 };
 static const double attempt_overhead_s = 0.3e-3;
 /* Where a busy library thread shares the core (the deployment plan's
  * barrier_sleep_min_s), the barrier's margin is at least that sleep and the
- * barrier's spin (clocksync/sync.c), and the wake-up after it may wait out
- * the busy thread's slice: 3-5 ms measured here (an attempt's overhead was
- * 10 ms median, 12 ms mean with an 8 ms least sleep). */
-static const double barrier_spin_s = 60e-6;
+ * barrier's spin, and the wake-up after it may wait out the busy thread's
+ * slice: 3-5 ms measured here (an attempt's overhead was 10 ms median,
+ * 12 ms mean with an 8 ms least sleep). The spin follows the wake-up
+ * latency each rank measures at start (clocksync_barrier_wait_plan: at
+ * least 20 us, twice the p99); before the run this assumes a p99 of 100 us,
+ * small next to the sleep either way. */
+static const double barrier_spin_s = 200e-6;
 static const double busy_slice_s = 5e-3;
 /* A late attempt redoes its block (run.late_tolerance): the attempts
  * measured here were 14 to 28 % more than blocks x kinds; the most assumes a

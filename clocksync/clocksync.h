@@ -224,6 +224,116 @@ typedef struct clocksync_sim_result {
 int clocksync_simulate(const clocksync_sim_options *options, clocksync_sim_result *result);
 void clocksync_sim_result_free(clocksync_sim_result *result);
 
+/* ---- Waiting for a deadline (no MPI) -------------------------------------- */
+
+/* A sleep is a function too: the barrier's wait is then tested against a
+ * sleep that wakes late and a simulated clock. */
+typedef struct clocksync_sleeper {
+    void (*sleep_ns)(void *ctx, int64_t ns); /* sleeps at least ns, maybe longer */
+    void *ctx;
+    /* How many times the scheduler took the core from the calling thread
+     * so far (involuntary context switches); NULL: not known, a gap in the
+     * spin is then taken for one. */
+    long (*involuntary_switches)(void *ctx);
+} clocksync_sleeper;
+
+/* clock_nanosleep on CLOCK_MONOTONIC, resumed after a signal; the thread's
+ * involuntary context switches from getrusage(RUSAGE_THREAD). */
+clocksync_sleeper clocksync_system_sleeper(void);
+
+/* The machine's wake-up latency: how much later than asked a sleep of
+ * request_ns ends (a virtual CPU that halted and waits for its host, a core
+ * in a deep idle state, the timer slack), measured on `clock`. */
+typedef struct clocksync_wakeup {
+    double median_ns, p99_ns, max_ns;
+    int samples;
+    int64_t request_ns;
+} clocksync_wakeup;
+
+/* `samples` sleeps of 0.5 ms. 0, or -1 when samples < 1 or out of memory. */
+int clocksync_wakeup_measure(const clocksync_clock *clock, const clocksync_sleeper *sleeper,
+                             int samples, clocksync_wakeup *out);
+
+/* How the window barrier waits. Where no thread shares the caller's core
+ * (barrier_sleep_min_s = 0) it spins the whole margin: a sleep would wake
+ * late by the machine's wake-up latency, which on a virtual machine reaches
+ * a host's time slice. Where a busy thread shares it, the barrier sleeps at
+ * least sleep_min_ns (that thread's slice, clocksync_options) and spins the
+ * last spin_ns = max(20 us, 2 x the wake-up p99), at most 0.5 ms (a longer
+ * spin would lose the core to the busy thread again); spin_capped when the
+ * cap cut it: the wake-up cannot be covered, and the barrier will often
+ * leave late. */
+typedef struct clocksync_barrier_wait {
+    int64_t sleep_min_ns; /* 0: spin only */
+    int64_t spin_ns;
+    bool spin_capped;
+} clocksync_barrier_wait;
+
+clocksync_barrier_wait clocksync_barrier_wait_plan(double barrier_sleep_min_s,
+                                                   const clocksync_wakeup *wakeup);
+/* The margin a barrier of this wait uses: at least sleep + spin where it sleeps. */
+int64_t clocksync_barrier_wait_margin_ns(const clocksync_barrier_wait *wait, int64_t margin_ns);
+/* What a wait saw of the scheduler while it spun: the longest time between
+ * two consecutive reads of the clock (a read takes tens of ns: a gap of
+ * 100 us or more is the thread off the core) and the involuntary context
+ * switches from the spin's start to the end of the first such gap (-1: not
+ * known). lost_core: such a gap with a switch in it (or not known), another
+ * task ran on the core. */
+typedef struct clocksync_wait_watch {
+    int64_t longest_gap_ns;
+    long switches;
+    bool lost_core;
+} clocksync_wait_watch;
+
+/* Waits on `clock` until deadline_local_ns as `wait` says; returns the
+ * clock's time when it left (>= the deadline). `watch` (may be NULL) gets
+ * what the spin saw; the switches are read before the spin and, only when
+ * a gap appears, at its end, so a clean spin leaves without a system call. */
+int64_t clocksync_wait_until(const clocksync_clock *clock, const clocksync_sleeper *sleeper,
+                             const clocksync_barrier_wait *wait, int64_t deadline_local_ns,
+                             clocksync_wait_watch *watch);
+
+/* The rule "spin where nothing else wants the core" held to what the
+ * machine does, not only to what the deployment says (wait_governor.c).
+ * A barrier that spins (the deployment's wait) and loses the core during
+ * its spin (a gap of 100 us or more with an involuntary context switch:
+ * another process was runnable on the core, and a spinner loses it at the
+ * end of each slice) falls back to the wait of a shared core: sleep at
+ * least 8 ms, then the short spin of clocksync_barrier_wait_plan. It spins
+ * again after `clean_needed` barriers whose final spin kept the core:
+ * 32, doubled (up to 1024) each time the spin loses the core again within
+ * 32 barriers of its return, reset to 32 when it does not. A gap without a
+ * switch (a virtual CPU the host took, a long interrupt) is not the
+ * guest's load: a sleep would not help, the barrier keeps spinning. Each
+ * rank decides alone: the deadline is common, the way to wait for it is
+ * each rank's (the margin is the largest any rank needs). Where the
+ * deployment sleeps already, nothing changes. */
+typedef struct clocksync_wait_governor {
+    clocksync_barrier_wait planned;  /* the deployment's */
+    clocksync_barrier_wait fallback; /* after a lost spin */
+    bool fell_back;
+    int clean, clean_needed; /* clean barriers since the fallback, and needed */
+    int spun_since_return;   /* spinning barriers since the last return */
+    long spun, slept;        /* barriers that spun their margin, that slept */
+    long fallbacks, returns;
+    long barriers;          /* all barriers so far */
+    long first_fallback_at; /* 1-based barrier number; 0: never */
+    int64_t first_gap_ns;   /* what the spin lost then */
+    long first_switches;
+} clocksync_wait_governor;
+
+/* What the last update did. */
+enum { CLOCKSYNC_WAIT_KEPT, CLOCKSYNC_WAIT_FELL_BACK, CLOCKSYNC_WAIT_RETURNED };
+
+void clocksync_wait_governor_init(clocksync_wait_governor *gov,
+                                  const clocksync_barrier_wait *planned,
+                                  const clocksync_wakeup *wakeup);
+/* The wait the next barrier uses. */
+const clocksync_barrier_wait *clocksync_wait_governor_wait(const clocksync_wait_governor *gov);
+/* After each barrier: counts it and decides the next one's wait from what
+ * its spin saw (watch->lost_core). A CLOCKSYNC_WAIT_* value. */
+int clocksync_wait_governor_update(clocksync_wait_governor *gov, const clocksync_wait_watch *watch);
+
 /* ---- Synchronization across ranks (collective calls on `comm`) ---------- */
 
 typedef struct clocksync_options {
@@ -237,6 +347,13 @@ typedef struct clocksync_options {
      * the core across the deadline: the barrier sleeps longer than a slice so
      * the caller wakes owed CPU time and takes the core back at once. */
     double barrier_sleep_min_s;
+    /* How the barrier sleeps; NULL: clocksync_system_sleeper. Tests give one
+     * that wakes late. */
+    const clocksync_sleeper *sleeper;
+    /* Called on the rank whose barrier falls back to sleeping or spins
+     * again (a CLOCKSYNC_WAIT_* change), after it left; NULL: none. For
+     * the run's log. */
+    void (*on_wait_change)(const clocksync_wait_governor *gov, int change);
 } clocksync_options;
 
 void clocksync_options_default(clocksync_options *options);
@@ -244,7 +361,9 @@ void clocksync_options_default(clocksync_options *options);
 typedef struct clocksync_ctx clocksync_ctx;
 
 /* Creates the context; `clock` may be NULL for the monotonic clock. Takes no
- * calibration yet. Returns MPI_SUCCESS or an MPI error code. */
+ * calibration yet; measures this rank's wake-up latency (about 0.1 s,
+ * clocksync_get_wakeup), which sets the barrier's spin where it sleeps.
+ * Returns MPI_SUCCESS or an MPI error code. */
 int clocksync_create(clocksync_ctx **ctx, MPI_Comm comm, const clocksync_options *options,
                      const clocksync_clock *clock);
 /* Collective on `comm`, whose ranks are among parent's with parent's rank 0
@@ -289,6 +408,12 @@ const clocksync_model *clocksync_get_model(const clocksync_ctx *ctx);
 const char *clocksync_get_method_name(const clocksync_ctx *ctx);
 const clocksync_clock *clocksync_get_clock(const clocksync_ctx *ctx);
 int64_t clocksync_now_local_ns(const clocksync_ctx *ctx);
+/* This rank's wake-up latency, measured by clocksync_create (a sub-context
+ * shares its parent's), and the wait the barrier follows from it. */
+const clocksync_wakeup *clocksync_get_wakeup(const clocksync_ctx *ctx);
+const clocksync_barrier_wait *clocksync_get_barrier_wait(const clocksync_ctx *ctx);
+/* How the barrier waited so far on this rank: spun, slept, fell back. */
+const clocksync_wait_governor *clocksync_get_wait_governor(const clocksync_ctx *ctx);
 /* Global time now, extrapolated from the model (real-time use). */
 int64_t clocksync_now_global_ns(const clocksync_ctx *ctx);
 
@@ -305,11 +430,12 @@ typedef struct clocksync_barrier_result {
 
 /* Collective. Ranks agree on a deadline a margin ahead in global time (the
  * latest of the ranks' proposals, so a rank that arrives late pushes it back),
- * then each sleeps until shortly (60 us) before its local clock reaches the
- * deadline converted to local time and busy-waits the rest: a rank spinning
- * for the whole margin next to another busy thread on its core (an MPI
- * progress thread) can lose the core across the deadline for a whole time
- * slice; one that slept gets it back when it wakes. All ranks leave at the same global instant,
+ * then each waits until its local clock reaches the deadline converted to
+ * local time, as clocksync_get_barrier_wait says: spinning the whole margin
+ * where nothing shares its core; where a busy thread does (an MPI progress
+ * thread, which would keep the core across the deadline for a whole time
+ * slice from a rank that spins), sleeping first and spinning for the
+ * measured wake-up latency. All ranks leave at the same global instant,
  * unlike MPI_Barrier. A rank that leaves more than exit_tolerance_ns after the deadline (it arrived
  * after it, or was descheduled while spinning) is late: choose the tolerance small next to the
  * duration about to be measured. */

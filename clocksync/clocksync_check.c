@@ -13,6 +13,7 @@
  * the model's global time of a local reading minus rank 0's true clock at
  * that instant (the midpoint of two raw reads around it). */
 #include "cli/cli.h"
+#include "clocksync/check_run.h"
 #include "clocksync/clocksync.h"
 
 #include <getopt.h>
@@ -34,38 +35,25 @@ typedef struct check_options {
     double wait_s;
     double skew_offset_us, skew_drift_ppm; /* simulated clock of ranks >= 1 */
     bool skew_clock;
-    double run_s;             /* the long run of attempts; 0: none */
-    double tolerance_us;      /* its lateness tolerance */
-    double resync_interval_s; /* its longest time between points; 0: never resync */
+    check_run_options run; /* the long run (--run-s) */
 } check_options;
-
-/* The long run's figures (rank 0's). */
-typedef struct run_figures {
-    int attempts, kept, late, resyncs;
-    int end_kept;                 /* attempts kept in the run's last tenth */
-    double kept_true_skew_max_us; /* of the attempts kept: what the run would publish */
-    /* The same less each attempt's truth resolution (the ranks' two raw
-     * reads around their start apart: a rank preempted between them blurs
-     * its true start by that much). */
-    double kept_true_skew_resolved_max_us;
-    double all_true_skew_max_us; /* of every attempt: what no lateness rule would keep */
-    double end_true_skew_max_us; /* of every attempt in the run's last tenth */
-    /* Their median: the clock model's own error there, which the largest
-     * (a rank descheduled at the deadline) hides. */
-    double end_true_skew_p50_us;
-} run_figures;
 
 /* What each rank reports to rank 0 at the end. */
 typedef struct rank_report {
     double offset_us, latency_us, drift_ppm, residual_us;
     int late_barriers;
-    double latency_max_us; /* the slowest point's one-way latency */
-    double bound_max_us;   /* the loosest point's error bound (clocksync_point) */
-    double model_error_us; /* max |model - truth| over the barrier exits */
-    int truth_pairs;       /* of them, exits whose truth was read uninterrupted */
-    double calibration_s;  /* the longer of the first and last calibrations */
-    bool faked_clock;      /* libfaketime preloaded: no truth */
-    int residual_beyond;   /* points whose residual exceeded predicted error + own bound */
+    int any_late_barriers; /* barriers some rank left late (the same on every rank) */
+    double wakeup_median_us, wakeup_p99_us; /* sleep overshoot measured at start */
+    double spin_us;                         /* the barrier's spin after a sleep; 0: spins only */
+    bool spin_capped;                       /* the wake-up could not be covered */
+    long spun, slept, fallbacks;            /* barriers by wait; spins that lost the core */
+    double latency_max_us;                  /* the slowest point's one-way latency */
+    double bound_max_us;                    /* the loosest point's error bound (clocksync_point) */
+    double model_error_us;                  /* max |model - truth| over the barrier exits */
+    int truth_pairs;                        /* of them, exits whose truth was read uninterrupted */
+    double calibration_s;                   /* the longer of the first and last calibrations */
+    bool faked_clock;                       /* libfaketime preloaded: no truth */
+    int residual_beyond; /* points whose residual exceeded predicted error + own bound */
     char host[64];
     char boot_id[40];
 } rank_report;
@@ -83,6 +71,8 @@ static void usage(FILE *out)
             "  --drift-gap-s G       seconds between the two calibrations of the drift estimate "
             "(default 1)\n"
             "  --margin-us M         initial window-barrier margin (default 200)\n"
+            "  --sleep-min-ms S      the barrier sleeps at least S ms before its spin, as beside\n"
+            "                        a busy progress thread (default 0: it spins its margin)\n"
             "  --skew-clock OFF,PPM  give ranks >= 1 a simulated clock OFF us ahead, PPM fast\n"
             "  --run-s T             then a run of T seconds of attempts, as a sweep's: resync\n"
             "                        when due (clocksync_resync_due), window barrier, start,\n"
@@ -113,6 +103,7 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         {"wait-s", required_argument, NULL, 'w'},
         {"drift-gap-s", required_argument, NULL, 'g'},
         {"margin-us", required_argument, NULL, 'm'},
+        {"sleep-min-ms", required_argument, NULL, 'S'},
         {"skew-clock", required_argument, NULL, 's'},
         {"run-s", required_argument, NULL, 'R'},
         {"tolerance-us", required_argument, NULL, 't'},
@@ -124,8 +115,8 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
     clocksync_options_default(&opt->sync);
     opt->barriers = 1000;
     opt->wait_s = 2.0;
-    opt->tolerance_us = 10;
-    opt->resync_interval_s = 300;
+    opt->run.tolerance_us = 10;
+    opt->run.resync_interval_s = 300;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -162,6 +153,11 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
                 bad = "--margin-us: needs microseconds above 0, at most 1000000";
             opt->sync.barrier_margin_s = v * 1e-6;
             break;
+        case 'S':
+            if (!parse_double(optarg, &v) || v < 0 || v > 1000)
+                bad = "--sleep-min-ms: needs milliseconds from 0 to 1000";
+            opt->sync.barrier_sleep_min_s = v * 1e-3;
+            break;
         case 's':
             opt->skew_clock =
                 sscanf(optarg, "%lf,%lf", &opt->skew_offset_us, &opt->skew_drift_ppm) == 2 &&
@@ -172,17 +168,17 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         case 'R':
             if (!parse_double(optarg, &v) || v < 0 || v > 86400)
                 bad = "--run-s: needs seconds from 0 to 86400";
-            opt->run_s = v;
+            opt->run.run_s = v;
             break;
         case 't':
             if (!parse_double(optarg, &v) || v <= 0 || v > 1e6)
                 bad = "--tolerance-us: needs microseconds above 0, at most 1000000";
-            opt->tolerance_us = v;
+            opt->run.tolerance_us = v;
             break;
         case 'i':
             if (!parse_double(optarg, &v) || v < 0 || v > 86400)
                 bad = "--resync-interval-s: needs seconds from 0 to 86400";
-            opt->resync_interval_s = v;
+            opt->run.resync_interval_s = v;
             break;
         case 'h':
             if (rank == 0)
@@ -210,19 +206,6 @@ static int parse_options(int argc, char **argv, check_options *opt, int rank)
         return 2;
     }
     return 0;
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double percentile(double *values, int n, double q)
-{
-    qsort(values, (size_t)n, sizeof *values, compare_double);
-    int i = (int)ceil(q * n) - 1;
-    return values[i < 0 ? 0 : (i >= n ? n - 1 : i)];
 }
 
 /* Per barrier k, max - min over ranks of times[rank * k_count + k], in us. */
@@ -275,78 +258,6 @@ static void read_boot_id(char *out, size_t size)
             MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
         }                                                                                          \
     } while (0)
-
-/* The long run: attempts as a sweep makes them, 10 ms apart, for run_s.
- * Each attempt's true start skew (max - min of the ranks' true starts) is
- * measured beside the verdict of the lateness rule the sweep applies. */
-static void long_run(clocksync_ctx *sync, const check_options *opt, int64_t to_rank0_ns, int rank,
-                     run_figures *fig)
-{
-    enum { GAP_NS = 10000000 };
-    int64_t tolerance_ns = (int64_t)llround(opt->tolerance_us * 1e3);
-    int64_t started_ns = clocksync_monotonic_ns();
-    int64_t end_ns = started_ns + (int64_t)llround(opt->run_s * 1e9);
-    int64_t tail_ns = end_ns - (int64_t)llround(opt->run_s * 1e8);
-    double *tail = NULL;
-    size_t tail_count = 0, tail_capacity = 0;
-    for (;;) {
-        /* Rank 0's clock decides when the run ends, for every rank. */
-        int64_t now_ns = clocksync_monotonic_ns();
-        CHECK_MPI(MPI_Bcast(&now_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
-        if (now_ns >= end_ns)
-            break;
-        bool due;
-        CHECK_MPI(clocksync_resync_due(sync, tolerance_ns, opt->resync_interval_s, &due));
-        if (due) {
-            CHECK_MPI(clocksync_calibrate(sync));
-            fig->resyncs++;
-        }
-        clocksync_barrier_result res;
-        CHECK_MPI(clocksync_window_barrier(sync, tolerance_ns, &res));
-        int64_t before_ns = clocksync_monotonic_ns();
-        int64_t start_local_ns = clocksync_now_local_ns(sync);
-        int64_t after_ns = clocksync_monotonic_ns();
-        /* The truth of the start: rank 0's clock at the local read, to
-         * within half the reads' gap either side. */
-        int64_t truth[3] = {before_ns + (after_ns - before_ns) / 2 + to_rank0_ns, 0,
-                            after_ns - before_ns};
-        truth[1] = -truth[0];
-        bool late;
-        CHECK_MPI(clocksync_settle_attempt(sync, &res, start_local_ns, tolerance_ns, &late, NULL));
-        int64_t spread[3];
-        CHECK_MPI(MPI_Allreduce(truth, spread, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
-        double skew_us = (double)(spread[0] + spread[1]) * 1e-3;
-        double resolution_us = (double)spread[2] * 1e-3; /* two half gaps at most */
-        fig->attempts++;
-        fig->late += late;
-        fig->kept += !late;
-        fig->all_true_skew_max_us = fmax(fig->all_true_skew_max_us, skew_us);
-        if (!late) {
-            fig->kept_true_skew_max_us = fmax(fig->kept_true_skew_max_us, skew_us);
-            fig->kept_true_skew_resolved_max_us =
-                fmax(fig->kept_true_skew_resolved_max_us, skew_us - resolution_us);
-        }
-        if (now_ns >= tail_ns) {
-            fig->end_kept += !late;
-            fig->end_true_skew_max_us = fmax(fig->end_true_skew_max_us, skew_us);
-            if (tail_count == tail_capacity) {
-                tail_capacity = tail_capacity ? 2 * tail_capacity : 256;
-                double *grown = realloc(tail, tail_capacity * sizeof *tail);
-                if (!grown) {
-                    fprintf(stderr, "clocksync_check: out of memory for the run's skews\n");
-                    MPI_Abort(MPI_COMM_WORLD, 1);
-                }
-                tail = grown;
-            }
-            tail[tail_count++] = skew_us;
-        }
-        struct timespec gap = {.tv_nsec = GAP_NS};
-        nanosleep(&gap, NULL);
-    }
-    (void)rank;
-    fig->end_true_skew_p50_us = tail_count ? percentile(tail, (int)tail_count, 0.5) : NAN;
-    free(tail);
-}
 
 int main(int argc, char **argv)
 {
@@ -404,6 +315,7 @@ int main(int argc, char **argv)
         me.late_barriers += !res.on_time;
         bool any_late;
         CHECK_MPI(clocksync_barrier_settle(sync, &res, &any_late));
+        me.any_late_barriers += any_late;
     }
     for (int k = 0; k < k_count; k++) {
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
@@ -423,8 +335,8 @@ int main(int argc, char **argv)
 
     run_figures run = {0};
     int points_before_run = clocksync_get_model(sync)->n_points;
-    if (opt.run_s > 0)
-        long_run(sync, &opt, to_rank0_ns, rank, &run);
+    if (opt.run.run_s > 0)
+        check_long_run(sync, &opt.run, to_rank0_ns, &run);
     /* The points of the run: each predicted within its bound (clocksync.h). */
     const clocksync_model *run_model = clocksync_get_model(sync);
     for (int i = points_before_run; i < run_model->n_points; i++) {
@@ -462,6 +374,14 @@ int main(int argc, char **argv)
     me.offset_us = model->points[0].offset_ns * 1e-3;
     me.latency_us = model->points[0].latency_ns * 1e-3;
     me.drift_ppm = clocksync_model_drift_ppm(model);
+    me.wakeup_median_us = clocksync_get_wakeup(sync)->median_ns * 1e-3;
+    me.wakeup_p99_us = clocksync_get_wakeup(sync)->p99_ns * 1e-3;
+    me.spin_us = (double)clocksync_get_barrier_wait(sync)->spin_ns * 1e-3;
+    me.spin_capped = clocksync_get_barrier_wait(sync)->spin_capped;
+    const clocksync_wait_governor *gov = clocksync_get_wait_governor(sync);
+    me.spun = gov->spun;
+    me.slept = gov->slept;
+    me.fallbacks = gov->fallbacks;
     if (gethostname(me.host, sizeof me.host - 1) != 0)
         strcpy(me.host, "unknown");
     read_boot_id(me.boot_id, sizeof me.boot_id);
@@ -487,6 +407,8 @@ int main(int argc, char **argv)
     if (rank == 0) {
         bool shared_clock = true, all_truth = true;
         int worst_drift = 0, worst_residual = 0, worst_error = 0, late = 0;
+        double wake_median_us = 0, wake_p99_us = 0, spin_us = 0;
+        bool spin_capped = false;
         for (int r = 0; r < size; r++) {
             rank_report *rep = &reports[r];
             shared_clock &= strcmp(rep->boot_id, reports[0].boot_id) == 0 &&
@@ -497,12 +419,19 @@ int main(int argc, char **argv)
             char error[32] = "na";
             if (shared_clock && rep->truth_pairs > 0)
                 snprintf(error, sizeof error, "%.3f", rep->model_error_us);
-            printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
-                   "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
-                   "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d\n",
-                   r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us,
-                   rep->drift_ppm, rep->residual_us, error, rep->truth_pairs, rep->bound_max_us,
-                   rep->calibration_s, rep->late_barriers);
+            printf(
+                "rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
+                "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
+                "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d wakeup_median_us=%.1f "
+                "wakeup_p99_us=%.1f barriers_spun=%ld barriers_slept=%ld barrier_fallbacks=%ld\n",
+                r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us, rep->drift_ppm,
+                rep->residual_us, error, rep->truth_pairs, rep->bound_max_us, rep->calibration_s,
+                rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us, rep->spun,
+                rep->slept, rep->fallbacks);
+            wake_median_us = fmax(wake_median_us, rep->wakeup_median_us);
+            wake_p99_us = fmax(wake_p99_us, rep->wakeup_p99_us);
+            spin_us = fmax(spin_us, rep->spin_us);
+            spin_capped |= rep->spin_capped;
             all_truth &= rep->truth_pairs > 0;
             if (rep->model_error_us > reports[worst_error].model_error_us)
                 worst_error = r;
@@ -512,14 +441,26 @@ int main(int argc, char **argv)
                 worst_residual = r;
             late += rep->late_barriers;
         }
+        /* Per rank, comma-separated: each rank decides its own wait. */
+        char spun_list[256] = "", slept_list[256] = "";
+        for (int r = 0, a = 0, b = 0; r < size; r++) {
+            int n = snprintf(spun_list + a, sizeof spun_list - (size_t)a, "%s%ld", r ? "," : "",
+                             reports[r].spun);
+            int m = snprintf(slept_list + b, sizeof slept_list - (size_t)b, "%s%ld", r ? "," : "",
+                             reports[r].slept);
+            if (n < 0 || m < 0 || a + n >= (int)sizeof spun_list || b + m >= (int)sizeof slept_list)
+                break; /* many ranks: the per-rank lines above have them all */
+            a += n;
+            b += m;
+        }
         double *skew = malloc((size_t)k_count * sizeof *skew);
         if (!skew)
             MPI_Abort(MPI_COMM_WORLD, 1);
         double fig[4][2]; /* [window est, window true, mpi est, mpi true][p50, p99] */
         for (int i = 0; i < 4; i++) {
             skews_us(all[i], size, k_count, skew);
-            fig[i][0] = percentile(skew, k_count, 0.50);
-            fig[i][1] = percentile(skew, k_count, 0.99);
+            fig[i][0] = check_percentile(skew, k_count, 0.50);
+            fig[i][1] = check_percentile(skew, k_count, 0.99);
         }
         char true_window[128], true_mpi[128], model_error[32] = "na";
         if (shared_clock) {
@@ -534,7 +475,7 @@ int main(int argc, char **argv)
             snprintf(true_window, sizeof true_window, "na barrier_true_skew_p99_us=na");
             snprintf(true_mpi, sizeof true_mpi, "na mpi_barrier_true_skew_p99_us=na");
         }
-        if (opt.run_s > 0) {
+        if (opt.run.run_s > 0) {
             int beyond = 0;
             for (int r = 0; r < size; r++)
                 beyond += reports[r].residual_beyond;
@@ -554,21 +495,42 @@ int main(int argc, char **argv)
                    "run_resyncs=%d run_points=%d run_residual_beyond_bound=%d "
                    "run_kept_true_skew_max_us=%s run_all_true_skew_max_us=%s "
                    "run_end_true_skew_max_us=%s run_end_true_skew_p50_us=%s run_end_kept=%d "
-                   "run_kept_true_skew_resolved_max_us=%s run_point_bound_max_us=%.3f\n",
-                   opt.run_s, opt.tolerance_us, run.attempts, run.kept, run.late, run.resyncs,
-                   clocksync_get_model(sync)->n_points, beyond, kept, all, end, end_p50,
-                   run.end_kept, resolved, bound_max_us);
+                   "run_kept_true_skew_resolved_max_us=%s run_point_bound_max_us=%.3f "
+                   "run_late_share=%.4f\n",
+                   opt.run.run_s, opt.run.tolerance_us, run.attempts, run.kept, run.late,
+                   run.resyncs, clocksync_get_model(sync)->n_points, beyond, kept, all, end,
+                   end_p50, run.end_kept, resolved, bound_max_us,
+                   run.attempts ? (double)run.late / run.attempts : 0.0);
         }
+        /* The window barrier against MPI_Barrier, on the truth where there
+         * is one: worse in median or tail names its likely cause. */
+        int t = shared_clock ? 1 : 0;
+        if (fig[t][0] > fig[t + 2][0] || fig[t][1] > fig[t + 2][1] || spin_capped)
+            fprintf(stderr,
+                    "clocksync_check: warning: the window barrier's exit skew (p50 %.3f us, p99 "
+                    "%.3f us) is worse than MPI_Barrier's (p50 %.3f us, p99 %.3f us). %s\n",
+                    fig[t][0], fig[t][1], fig[t + 2][0], fig[t + 2][1],
+                    spin_us > 0
+                        ? "It sleeps before its deadline here and this machine wakes late from a "
+                          "sleep (see wakeup_p99_us): give the thread it sleeps for a core of its "
+                          "own, or on bare metal keep the cores out of deep idle states "
+                          "(cpupower idle-set -D 0, or the kernel's idle=poll)"
+                        : "It spun its whole margin, so something else ran on the ranks' cores "
+                          "(another job, more ranks x threads than cores): measure alone");
         printf("# method %s; %d ranks, %d barriers each; true skews and model errors need one "
                "kernel and no faked clock: %s\n",
                clocksync_get_method_name(sync), size, k_count, shared_clock ? "yes" : "no");
         printf("barrier_skew_p50_us=%.3f barrier_skew_p99_us=%.3f mpi_barrier_skew_p50_us=%.3f "
                "offset_error_us=%.3f drift_ppm=%.3f mpi_barrier_skew_p99_us=%.3f "
                "barrier_true_skew_p50_us=%s mpi_barrier_true_skew_p50_us=%s late_barriers=%d "
-               "ranks=%d method=%s model_error_max_us=%s\n",
+               "ranks=%d method=%s model_error_max_us=%s late_barrier_share=%.4f "
+               "wakeup_median_us=%.1f wakeup_p99_us=%.1f barrier_wait=%s barrier_spin_us=%.1f "
+               "barriers_spun=%s barriers_slept=%s\n",
                fig[0][0], fig[0][1], fig[2][0], fabs(reports[worst_residual].residual_us),
                reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size,
-               clocksync_get_method_name(sync), model_error);
+               clocksync_get_method_name(sync), model_error,
+               (double)reports[0].any_late_barriers / k_count, wake_median_us, wake_p99_us,
+               spin_us > 0 ? "sleep" : "spin", spin_us, spun_list, slept_list);
         free(skew);
     }
     for (int i = 0; i < 4; i++)

@@ -1,13 +1,15 @@
 # clocksync: global clock and window barrier (library + its measuring tools).
 CLOCKSYNC_OBJS := $(addprefix $(BUILD)/mpi/clocksync/,clock_model.o sync.o calibration.o \
-                    method_linear.o method_hierarchical.o transport_mpi.o transport_sim.o)
+                    method_linear.o method_hierarchical.o transport_mpi.o transport_sim.o \
+                    barrier_wait.o wait_governor.o)
 CLOCKSYNC_LIB  := $(BUILD)/libclocksync.a
 
 $(CLOCKSYNC_LIB): $(CLOCKSYNC_OBJS)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(CLOCKSYNC_LIB) $(BUILD)/libcli.a
+$(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(BUILD)/mpi/clocksync/check_run.o \
+                          $(CLOCKSYNC_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 

@@ -16,14 +16,9 @@
  * this: a barrier a second ahead means something else is wrong. */
 static const double barrier_margin_max_s = 1.0;
 static const double barrier_margin_shrink = 0.95;
-/* The window barrier sleeps until this long before its deadline, then
- * spins: a rank spinning for the whole margin shares its core with
- * whatever else is runnable there (an MPI progress thread that busy-polls)
- * and the scheduler may hand the core away across the deadline, for a
- * whole time slice (milliseconds); a rank that slept long enough
- * (barrier_sleep_min_s where such a thread is there) is given the core back
- * when it wakes, and spins for too short a time to lose it. */
-static const int64_t barrier_spin_ns = 60000;
+/* Wake-up latency samples at start: 200 sleeps of 0.5 ms, about 0.1 s;
+ * their p99 is the second largest. */
+static const int wakeup_samples = 200;
 /* The time slice the barrier asks of the scheduler while it waits (Linux
  * >= 6.12, EEVDF: a task asking a shorter slice preempts the running one
  * when it wakes; CFS and older kernels ignore it, their wake-up placement
@@ -79,6 +74,10 @@ struct clocksync_ctx {
     const cs_method *method;
     cs_transport transport;
     cs_rank_state state;
+    clocksync_sleeper sleeper;
+    clocksync_wakeup wakeup;
+    clocksync_barrier_wait wait;      /* the deployment's */
+    clocksync_wait_governor governor; /* the wait the machine allows */
 };
 
 /* One calibration: on each rank, its offset to rank 0 now. */
@@ -98,8 +97,10 @@ void clocksync_options_default(clocksync_options *options)
     };
 }
 
-int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
-                     const clocksync_clock *clock)
+/* clocksync_create, which measures the wake-up latency unless `parent`
+ * gives it (a sub-context: the same processes, the same machine). */
+static int create_ctx(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
+                      const clocksync_clock *clock, const clocksync_ctx *parent)
 {
     if (!cs_method_get(options->method))
         return MPI_ERR_ARG;
@@ -111,6 +112,8 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
     ctx->options = *options;
     ctx->clock = clock ? *clock : clocksync_monotonic_clock();
     ctx->margin_s = options->barrier_margin_s;
+    ctx->sleeper = options->sleeper ? *options->sleeper : clocksync_system_sleeper();
+    ctx->options.sleeper = NULL; /* copied: the caller's may go */
     clocksync_model_init(&ctx->model);
     /* The barrier's sleep ends when asked, not up to 50 us later (the
      * default timer slack of a thread). */
@@ -120,6 +123,15 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
         err = MPI_Comm_size(comm, &ctx->size);
     if (err == MPI_SUCCESS)
         err = cs_transport_mpi_make(&ctx->transport, comm, &ctx->clock);
+    if (parent) {
+        ctx->sleeper = parent->sleeper;
+        ctx->wakeup = parent->wakeup;
+    } else if (err == MPI_SUCCESS && clocksync_wakeup_measure(&ctx->clock, &ctx->sleeper,
+                                                              wakeup_samples, &ctx->wakeup) != 0) {
+        err = MPI_ERR_NO_MEM;
+    }
+    ctx->wait = clocksync_barrier_wait_plan(options->barrier_sleep_min_s, &ctx->wakeup);
+    clocksync_wait_governor_init(&ctx->governor, &ctx->wait, &ctx->wakeup);
     if (err != MPI_SUCCESS) {
         free(ctx);
         return err;
@@ -128,12 +140,22 @@ int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options
     return MPI_SUCCESS;
 }
 
+int clocksync_create(clocksync_ctx **out, MPI_Comm comm, const clocksync_options *options,
+                     const clocksync_clock *clock)
+{
+    return create_ctx(out, comm, options, clock, NULL);
+}
+
 int clocksync_create_sub(clocksync_ctx **out, const clocksync_ctx *parent, MPI_Comm comm)
 {
-    int err = clocksync_create(out, comm, &parent->options, &parent->clock);
+    int err = create_ctx(out, comm, &parent->options, &parent->clock, parent);
     if (err != MPI_SUCCESS)
         return err;
     (*out)->margin_s = parent->margin_s;
+    /* The machine's load as the parent last saw it; the counts start anew. */
+    clocksync_wait_governor *gov = &(*out)->governor;
+    gov->fell_back = parent->governor.fell_back;
+    gov->clean_needed = parent->governor.clean_needed;
     for (int i = 0; i < parent->model.n_points; i++)
         if (clocksync_model_add_point(&(*out)->model, parent->model.points[i]) != 0) {
             clocksync_free(*out);
@@ -233,6 +255,21 @@ int64_t clocksync_now_local_ns(const clocksync_ctx *ctx)
     return clocksync_clock_now_ns(&ctx->clock);
 }
 
+const clocksync_wakeup *clocksync_get_wakeup(const clocksync_ctx *ctx)
+{
+    return &ctx->wakeup;
+}
+
+const clocksync_barrier_wait *clocksync_get_barrier_wait(const clocksync_ctx *ctx)
+{
+    return &ctx->wait;
+}
+
+const clocksync_wait_governor *clocksync_get_wait_governor(const clocksync_ctx *ctx)
+{
+    return &ctx->governor;
+}
+
 int64_t clocksync_now_global_ns(const clocksync_ctx *ctx)
 {
     return clocksync_model_to_global(&ctx->model, clocksync_clock_now_ns(&ctx->clock));
@@ -241,16 +278,14 @@ int64_t clocksync_now_global_ns(const clocksync_ctx *ctx)
 int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
                              clocksync_barrier_result *result)
 {
-    int64_t margin_ns = (int64_t)(ctx->margin_s * 1e9);
     /* A margin the barrier sleeps through at least barrier_sleep_min_s of
      * (clocksync.h): on Linux's EEVDF scheduler a thread that ran more than
      * its share (the computation, the polling inside MPI calls) and sleeps
      * for less than the busy thread's slice wakes with negative lag, is not
      * eligible, and waits that slice out (3-5 ms here) however short a slice
      * it asks; one that slept longer wakes owed time and preempts at once. */
-    int64_t sleep_min_ns = (int64_t)(ctx->options.barrier_sleep_min_s * 1e9);
-    if (sleep_min_ns > 0 && margin_ns < sleep_min_ns + barrier_spin_ns)
-        margin_ns = sleep_min_ns + barrier_spin_ns;
+    const clocksync_barrier_wait *wait = clocksync_wait_governor_wait(&ctx->governor);
+    int64_t margin_ns = clocksync_barrier_wait_margin_ns(wait, (int64_t)(ctx->margin_s * 1e9));
     int64_t proposal = clocksync_now_global_ns(ctx) + margin_ns, deadline;
     int err = MPI_Allreduce(&proposal, &deadline, 1, MPI_INT64_T, MPI_MAX, ctx->comm);
     if (err != MPI_SUCCESS)
@@ -259,18 +294,16 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
     int64_t now = clocksync_clock_now_ns(&ctx->clock);
     result->arrived_in_time = now <= local_deadline;
     sched_attr_v1 saved;
-    bool slice_changed = false;
-    if (local_deadline - now > barrier_spin_ns) {
-        slice_changed = ask_short_slice(&saved);
-        /* Relative: the clock may be any clocksync_clock; the spin below
-         * ends on it. */
-        sleep_ns(local_deadline - now - barrier_spin_ns);
-        now = clocksync_clock_now_ns(&ctx->clock);
-    }
-    while (now < local_deadline)
-        now = clocksync_clock_now_ns(&ctx->clock);
+    bool slice_changed =
+        wait->sleep_min_ns > 0 && local_deadline - now > wait->spin_ns && ask_short_slice(&saved);
+    clocksync_wait_watch watch;
+    now = clocksync_wait_until(&ctx->clock, &ctx->sleeper, wait, local_deadline, &watch);
     if (slice_changed)
         restore_slice(&saved);
+    /* After the exit, decided from this spin: the next barrier's wait. */
+    int change = clocksync_wait_governor_update(&ctx->governor, &watch);
+    if (change != CLOCKSYNC_WAIT_KEPT && ctx->options.on_wait_change)
+        ctx->options.on_wait_change(&ctx->governor, change);
     /* One rule whatever the cause: a rank that arrived after the deadline,
      * or was descheduled while it spun, starts the measurement skewed by
      * its exit lateness. */

@@ -343,6 +343,25 @@ int deploy_test_chunks(int fixed_chunks, double test_period_us, double t_comp_s)
     return chunks < 1 ? 1 : chunks > INT_MAX ? INT_MAX : (int)chunks;
 }
 
+/* Why the window barrier spins or sleeps (clocksync.h, "Waiting"): a
+ * sleep wakes late by the machine's wake-up latency, a spin beside a busy
+ * thread loses the core for that thread's slice. */
+static const char *barrier_reason(const deploy_plan *plan)
+{
+    if (plan->barrier_sleep_min_s > 0)
+        return "the library's progress thread busy-polls on the computation's cores, across the "
+               "barrier too: the window barrier sleeps past that thread's time slice, then spins "
+               "for the machine's measured wake-up latency";
+    if (plan->progress_thread == DEPLOY_PROGRESS_SUITE)
+        return "the suite's progress thread is parked across the window barrier: it spins its "
+               "whole margin alone";
+    if (plan->progress_thread == DEPLOY_PROGRESS_LIBRARY)
+        return "the library's progress thread has a core of its own: the window barrier spins its "
+               "whole margin";
+    return "no thread of the deployment shares the computation's cores: the window barrier spins "
+           "its whole margin";
+}
+
 int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
 {
     const nbc_config *cfg = in->cfg;
@@ -405,6 +424,7 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
      * window barrier too (the suite's sleeps between measurements). */
     plan->barrier_sleep_min_s =
         shared && plan->progress_thread == DEPLOY_PROGRESS_LIBRARY ? busy_core_barrier_sleep_s : 0;
+    plan->barrier_why = barrier_reason(plan);
     if (plan->progress_thread == DEPLOY_PROGRESS_SUITE)
         choose_poll(in, plan, dep);
     plan->thread_level = DEPLOY_THREAD_FUNNELED;
@@ -559,5 +579,10 @@ json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
         json_object_object_add(o, "test_period_us", json_object_new_double(plan->test_period_us));
     json_object_object_add(o, "barrier_sleep_min_ms",
                            json_object_new_double(plan->barrier_sleep_min_s * 1e3));
+    json_object *barrier = json_object_new_object();
+    json_object_object_add(
+        barrier, "wait", json_object_new_string(plan->barrier_sleep_min_s > 0 ? "sleep" : "spin"));
+    json_object_object_add(barrier, "why", json_object_new_string(plan->barrier_why));
+    json_object_object_add(o, "barrier", barrier);
     return o;
 }

@@ -100,7 +100,8 @@ typedef struct deploy_plan {
     int compute_count;
     const char *wait_policy; /* OMP_WAIT_POLICY: "passive" where a progress thread shares cores */
     double barrier_sleep_min_s; /* the window barrier's least sleep: a busy library thread shares
-                                   the cores */
+                                   the cores; 0: it spins its whole margin */
+    const char *barrier_why;    /* why it spins or sleeps, for the run's log and meta.json */
     nbc_progress_mode progress_mode;
     int test_chunks;       /* progress_mode test: K; 0 with a period (deploy_test_chunks) */
     double test_period_us; /* > 0: MPI_Test every P us, the chunks follow each cell's t_comp */

@@ -104,6 +104,8 @@ typedef int progress_poll_fn(int handle);
  * MPI_THREAD_MULTIPLE. NULL with a message on failure. */
 progress_thread *progress_thread_start(MPI_Comm comm, int cpu, progress_poll_fn *poll,
                                        int poll_argument, char *err, size_t errlen);
+/* Active around each timed step only; deactivate returns once the thread is
+ * parked, so it never shares a core with the window barrier. */
 void progress_thread_activate(progress_thread *pt);
 void progress_thread_deactivate(progress_thread *pt);
 int progress_thread_stop(progress_thread *pt);

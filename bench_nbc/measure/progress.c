@@ -24,6 +24,7 @@ struct progress_thread {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     atomic_int active;
+    atomic_int parked; /* the thread waits on `wake`: it polls no more */
     bool quit;
     int cpu;
     _Atomic pid_t tid; /* set by the thread itself */
@@ -57,8 +58,10 @@ static void *progress_main(void *arg)
     }
     for (;;) {
         must(pthread_mutex_lock(&pt->lock), "pthread_mutex_lock");
+        atomic_store(&pt->parked, 1);
         while (!atomic_load(&pt->active) && !pt->quit)
             must(pthread_cond_wait(&pt->wake, &pt->lock), "pthread_cond_wait");
+        atomic_store(&pt->parked, 0);
         bool quit = pt->quit;
         must(pthread_mutex_unlock(&pt->lock), "pthread_mutex_unlock");
         if (quit)
@@ -93,6 +96,7 @@ progress_thread *progress_thread_start(MPI_Comm comm, int cpu, progress_poll_fn 
     pt->poll = poll;
     pt->poll_argument = poll_argument;
     atomic_init(&pt->active, 0);
+    atomic_init(&pt->parked, 0);
     if (MPI_Comm_dup(comm, &pt->comm) != MPI_SUCCESS) {
         snprintf(err, errlen, "MPI_Comm_dup failed for the progress thread");
         free(pt);
@@ -131,9 +135,15 @@ void progress_thread_activate(progress_thread *pt)
     must(pthread_mutex_unlock(&pt->lock), "pthread_mutex_unlock");
 }
 
+/* Returns once the thread is parked, so the window barrier that follows
+ * spins alone even where the thread shares its core (oversubscribed): a
+ * thread still in its last poll would take the core across the deadline.
+ * It finishes that poll in microseconds; the caller yields meanwhile. */
 void progress_thread_deactivate(progress_thread *pt)
 {
     atomic_store(&pt->active, 0);
+    while (!atomic_load(&pt->parked))
+        sched_yield();
 }
 
 int progress_thread_stop(progress_thread *pt)

@@ -476,6 +476,16 @@ static void report_lateness(const nbc_run *run, const nbc_sweep_record *record)
             run->coll->name, n.late, n.attempts, 100.0 * (double)n.late / (double)n.attempts,
             n.discarded, 100.0 * (double)n.discarded / (double)n.attempts, n.redone, n.blocks,
             run->cfg->run.late_tolerance, (double)run->barrier_precision_ns * 1e-3);
+    /* Above this share, redoing costs more than a tenth of the run's time,
+     * and what is kept is selected by the machine's quiet moments. */
+    static const double lateness_warn_share = 0.10;
+    if ((double)n.discarded > lateness_warn_share * (double)n.attempts)
+        fprintf(stderr,
+                "bench_nbc: warning: %s: more than %.0f %% of attempts late or discarded: the "
+                "window barrier often left late (a busy machine, or wake-ups from sleep; see "
+                "\"Window barrier on virtual machines\" in docs/running.md): measure alone, give "
+                "a progress thread a core of its own, or raise run.late_tolerance\n",
+                run->coll->name, 100 * lateness_warn_share);
 }
 
 int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record, bool *interrupted)

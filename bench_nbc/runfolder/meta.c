@@ -268,8 +268,9 @@ json_object *nbc_meta_gather_json(nbc_run *run, json_object *mine)
 /* One rank's clock model: its first offset, drift, and every point with
  * the error the model predicted for it and what was measured
  * (clocksync.h, "Error bound"). */
-static json_object *clocksync_rank_json(const clocksync_model *m)
+static json_object *clocksync_rank_json(const clocksync_ctx *sync)
 {
+    const clocksync_model *m = clocksync_get_model(sync);
     json_object *e = json_object_new_object(), *points = json_object_new_array();
     const clocksync_point *first = m->n_points ? &m->points[0] : NULL;
     const clocksync_point *last = m->n_points ? &m->points[m->n_points - 1] : NULL;
@@ -299,13 +300,40 @@ static json_object *clocksync_rank_json(const clocksync_model *m)
         json_object_array_add(points, o);
     }
     json_object_object_add(e, "points", points);
+    /* The wake-up latency measured at start and the barrier's wait from it
+     * (clocksync.h, "Waiting"). */
+    const clocksync_wakeup *w = clocksync_get_wakeup(sync);
+    const clocksync_barrier_wait *wait = clocksync_get_barrier_wait(sync);
+    json_object *wake = json_object_new_object();
+    json_object_object_add(wake, "median_us", json_object_new_double(w->median_ns * 1e-3));
+    json_object_object_add(wake, "p99_us", json_object_new_double(w->p99_ns * 1e-3));
+    json_object_object_add(wake, "max_us", json_object_new_double(w->max_ns * 1e-3));
+    json_object_object_add(wake, "samples", json_object_new_int(w->samples));
+    json_object_object_add(wake, "request_us",
+                           json_object_new_double((double)w->request_ns * 1e-3));
+    json_object_object_add(e, "wakeup", wake);
+    json_object *bw = json_object_new_object();
+    json_object_object_add(bw, "wait",
+                           json_object_new_string(wait->sleep_min_ns > 0 ? "sleep" : "spin"));
+    json_object_object_add(bw, "sleep_min_ms",
+                           json_object_new_double((double)wait->sleep_min_ns * 1e-6));
+    json_object_object_add(bw, "spin_us", json_object_new_double((double)wait->spin_ns * 1e-3));
+    json_object_object_add(bw, "spin_capped", json_object_new_boolean(wait->spin_capped));
+    /* What the machine allowed: a spin that lost the core to another
+     * process made this rank sleep until clean barriers passed. */
+    const clocksync_wait_governor *gov = clocksync_get_wait_governor(sync);
+    json_object_object_add(bw, "barriers", json_object_new_int64(gov->barriers));
+    json_object_object_add(bw, "spun", json_object_new_int64(gov->spun));
+    json_object_object_add(bw, "slept", json_object_new_int64(gov->slept));
+    json_object_object_add(bw, "fallbacks", json_object_new_int64(gov->fallbacks));
+    json_object_object_add(bw, "first_fallback_at", json_object_new_int64(gov->first_fallback_at));
+    json_object_object_add(e, "barrier", bw);
     return e;
 }
 
 json_object *nbc_meta_clocksync_json(nbc_run *run, const char *raw_times)
 {
-    json_object *ranks =
-        nbc_meta_gather_json(run, clocksync_rank_json(clocksync_get_model(run->sync)));
+    json_object *ranks = nbc_meta_gather_json(run, clocksync_rank_json(run->sync));
     if (run->rank != 0)
         return NULL;
     json_object *o = json_object_new_object();

@@ -16,8 +16,29 @@ offset=$(grep '^rank=1 ' <<<"$out" | grep -o 'offset_us=[^ ]*' | cut -d= -f2)
 if [ -z "$skew" ] || [ "$skew" = na ]; then fail "no true skew reported: $last"; fi
 check_float "$skew < 20" || fail "window barrier true skew p50 $skew us >= 20 us"
 check_float "$offset < 20 && $offset > -20" || fail "offset of two local processes $offset us"
+# Nothing shares the ranks' cores: the barrier spins its margin, and says
+# so beside the wake-up latency it measured and its share of late barriers.
+[ "$(kv barrier_wait "$last")" = spin ] || fail "the barrier does not spin: $last"
+[ "$(kv barrier_spin_us "$last")" = 0.0 ] || fail "a spin after a sleep: $last"
+wake_p99=$(kv wakeup_p99_us "$last")
+check_float "$wake_p99 >= $(kv wakeup_median_us "$last") && $wake_p99 >= 0" ||
+    fail "wake-up latency p99 $wake_p99 us, median $(kv wakeup_median_us "$last") us"
+late_share=$(kv late_barrier_share "$last")
+check_float "$late_share >= 0 && $late_share <= 1" || fail "late_barrier_share $late_share"
 figure "window barrier true skew p50 $skew us, p99 $(kv barrier_true_skew_p99_us "$last") us;" \
-    "MPI_Barrier p50 $(kv mpi_barrier_true_skew_p50_us "$last") us; offset $offset us"
+    "MPI_Barrier p50 $(kv mpi_barrier_true_skew_p50_us "$last") us; offset $offset us;" \
+    "late share $late_share; wake-up latency median $(kv wakeup_median_us "$last") us, p99 $wake_p99 us"
+
+# As beside a busy progress thread: it sleeps 8 ms, then spins for the
+# wake-up latency it measured (max(20 us, 2 x p99), at most 500 us).
+out=$(mpi_launch -n 2 "$prog" --barriers 50 --wait-s 0 --sleep-min-ms 8) ||
+    fail "clocksync_check --sleep-min-ms failed: $out"
+last=$(tail -n 1 <<<"$out")
+[ "$(kv barrier_wait "$last")" = sleep ] || fail "the barrier does not sleep with --sleep-min-ms: $last"
+spin=$(kv barrier_spin_us "$last")
+check_float "$spin >= 20 && $spin <= 500" || fail "spin after the sleep $spin us, not in [20, 500]"
+check_float "$spin >= 2 * $(kv wakeup_p99_us "$last") - 0.1 || $spin == 500" ||
+    fail "spin $spin us does not cover twice the wake-up p99 $(kv wakeup_p99_us "$last") us"
 
 # Ground truth without root: rank 1 runs a clock 1500 us ahead and 50 ppm fast.
 out=$(mpi_launch -n 2 "$prog" --barriers 100 --wait-s 1 --skew-clock 1500,50) ||

@@ -10,7 +10,18 @@ $(BUILD)/tests/test_clocksync_methods: $(BUILD)/mpi/tests/clocksync/test_methods
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $(config_test_libs) $(LDLIBS)
 
-UNIT_TESTS += $(BUILD)/tests/test_clock_model $(BUILD)/tests/test_clocksync_methods
+# The barrier's wait against a simulated clock whose sleep wakes late.
+$(BUILD)/tests/test_barrier_wait: $(BUILD)/mpi/tests/clocksync/test_barrier_wait.o $(CLOCKSYNC_LIB)
+	@mkdir -p $(@D)
+	$(MPICC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(LDLIBS)
+
+# The barrier's choice between spin and sleep against simulated preemptions.
+$(BUILD)/tests/test_wait_governor: $(BUILD)/mpi/tests/clocksync/test_wait_governor.o $(CLOCKSYNC_LIB)
+	@mkdir -p $(@D)
+	$(MPICC) $(LDFLAGS) $^ -o $@ $$(pkg-config --libs cmocka) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/test_clock_model $(BUILD)/tests/test_clocksync_methods \
+              $(BUILD)/tests/test_barrier_wait $(BUILD)/tests/test_wait_governor
 E2E_TESTS  += tests/clocksync/e2e_clocksync.sh tests/clocksync/e2e_time_namespace.sh \
               tests/clocksync/e2e_faketime.sh tests/clocksync/e2e_hierarchical.sh \
               tests/clocksync/scale_targets.sh tests/clocksync/e2e_netns_truth.sh \

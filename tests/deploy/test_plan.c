@@ -473,6 +473,15 @@ static void run_case(const plan_case *c)
         if (busy_shared != (plan.barrier_sleep_min_s > 0))
             fail_msg("%s: barrier_sleep_min_s %g, expected %s", c->name, plan.barrier_sleep_min_s,
                      busy_shared ? "> 0" : "0");
+        /* The log's reason says the same: a sleep only for a busy library
+         * thread, the suite's own parked, else a spin of the whole margin. */
+        const char *why = busy_shared ? "sleeps past that thread's time slice"
+                          : strcmp(c->progress_thread, "suite") == 0
+                              ? "parked across the window barrier"
+                              : "spins its whole margin";
+        if (!plan.barrier_why || !strstr(plan.barrier_why, why))
+            fail_msg("%s: barrier reason \"%s\" lacks \"%s\"", c->name,
+                     plan.barrier_why ? plan.barrier_why : "(none)", why);
         char mode[32];
         snprintf(mode, sizeof mode, "%s", nbc_progress_mode_name(plan.progress_mode));
         if (plan.progress_mode == NBC_PROGRESS_TEST)

@@ -25,18 +25,21 @@ command -v python3 >/dev/null || skip "python3 is not installed (it reads meta.j
 make_scratch
 ranks=2 reps=2 max_retries=100 fault_rank=1 fault_cell=2 resync_interval_s=0.02 patience_s=0.5
 # A loose calibration tolerance: the sizes matter little here, every cell
-# being reachable does (a busy machine can defeat a 10 % target). A loose
-# lateness tolerance and 100 redos too: only the injected fault may exhaust
-# them (a 1 ms cell here leaves the barrier later than 1 % in 16-40 % of
-# attempts; in one CI run, with the barrier's precision at 537 us, a cell
-# without the fault had 4 late attempts in a row, which exhausted 3 retries;
-# beside another engineer's build, half the attempts were late at 20 %, and
-# a block of three kinds, redone whole, ran out of 20 redos).
+# being reachable does (a busy machine can defeat a 10 % target). Only the
+# injected fault may exhaust the redos, so no healthy attempt may be late
+# for long: a rank that shares its core with another runnable process (a
+# build beside the test) loses it for that process's time slice, a few
+# milliseconds, and can do so pass after pass while the other process runs
+# (with 1 ms cells and a 0.2 tolerance, a healthy cell once lost a block:
+# its barrier, sleeping 140 us before each deadline, woke behind such a
+# process every time). The lateness tolerance is therefore set above a
+# slice: 0.9 of the shorter reference of cells of 8 ms and more, at least
+# 5 ms once calibrated within 30 %. The fault reports twice the tolerance.
 out=$(BENCH_NBC_FAULT=late:$fault_rank:$fault_cell mpi_launch -n $ranks "$BENCH" \
     -c configs/default.conf "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
-    --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set calibration.tolerance=0.3 \
+    --set grid.comm_times=8ms,16ms,2 --set grid.comp_times=8ms,16ms,2 --set calibration.tolerance=0.3 \
     --set run.repetitions=$reps --set run.half_width=0 --set run.max_retries=$max_retries \
-    --set run.late_tolerance=0.2 --set clocksync.resync_interval_s=${resync_interval_s}s \
+    --set run.late_tolerance=0.9 --set clocksync.resync_interval_s=${resync_interval_s}s \
     --set run.late_patience_s=${patience_s}s 2>&1) ||
     fail "the run failed: $out"
 echo "$out"
@@ -185,6 +188,10 @@ awk -v e="$fault_elapsed_s" -v p=$patience_s 'BEGIN { exit !(e >= p) }' ||
     fail "cell $fault_cell took $fault_elapsed_s s, less than its pauses ($patience_s s in all)"
 grep -q "cell $fault_cell: block 0 was late in all its $((max_retries + 1)) passes .*with $patience_s s of pauses between them" <<<"$out" ||
     fail "stderr does not say that cell $fault_cell paused $patience_s s in all"
+# The faulty cell's 101 late attempts are far more than a tenth of the
+# run's: the sweep's summary warns.
+grep -q "warning: .*more than 10 % of attempts late or discarded" <<<"$out" ||
+    fail "no warning that more than 10 % of the attempts were late or discarded"
 [ "$(meta_json late_patience_s)" = $patience_s ] || fail "meta.json late_patience_s $(meta_json late_patience_s)"
 [ "$fault_points" -ge 1 ] ||
     fail "cell $fault_cell redid its block for $fault_elapsed_s s without a clock point (resync interval $resync_interval_s s)"
