@@ -455,6 +455,7 @@ static void help_lists_every_key(void **state)
         "run.root",
         "run.datatype",
         "run.in_place",
+        "run.background_share",
         "compute.kernel",
         "grid.comm_times",
         "grid.comm_sizes",
