@@ -11,6 +11,7 @@
  * pair's mean log ratio then the same t-interval over the pairs. Runs whose
  * sizes differ are refused: that is not the same work. */
 #include "analysis/compare_internal.h"
+#include "schema/schema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -265,9 +266,14 @@ int write_equal_work(const compare_run *runs, size_t run_count, const compare_co
     }
     strbuf csv = {0}, text = {0};
     strbuf_printf(&text, "%s", ""); /* (ok, also when it stays empty) */
-    strbuf_printf(&csv, "scope,mpi,collective,deployment,reference_deployment,configuration,"
-                        "reference_configuration,comm_target_s,comp_target_s,bytes,matrix_n,"
-                        "cells,pairs,ratio,ratio_lo,ratio_hi\n");
+    /* The cell's coordinates under cells.csv's names. */
+    strbuf_printf(&csv,
+                  "scope,mpi,%s,deployment,reference_deployment,configuration,"
+                  "reference_configuration,%s,%s,%s,%s,cells,pairs,ratio,ratio_lo,ratio_hi\n",
+                  schema_column_name(COL_CELLS_COLLECTIVE),
+                  schema_column_name(COL_CELLS_COMM_TARGET),
+                  schema_column_name(COL_CELLS_COMP_TARGET), schema_column_name(COL_CELLS_BYTES),
+                  schema_column_name(COL_CELLS_MATRIX_N));
     size_t compared = 0;
     for (size_t c = 0; c < config_count; c++) {
         size_t ref = reference_of(runs, configs, config_count, c);

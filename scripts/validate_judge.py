@@ -49,7 +49,7 @@ import json
 import math
 import sys
 
-BOUND = {"r_overhead": 0.15, "r_comp_slowdown": 0.1}
+BOUND = {"overhead": 0.15, "slowdown": 0.1}
 
 
 def fail_input(message):
@@ -58,32 +58,32 @@ def fail_input(message):
 
 
 def truth_perfect(cell, args):
-    return "r_overhead", 0.0, 0.0
+    return "overhead", 0.0, 0.0
 
 
 def truth_serial(cell, args):
-    return "r_overhead", 1.0, math.inf if cell["loaded"] else 1.0
+    return "overhead", 1.0, math.inf if cell["loaded"] else 1.0
 
 
 def truth_intermittent(cell, args):
     q = args.share
     if q > 0.5:
-        return "r_overhead", 0.0, 0.0
+        return "overhead", 0.0, 0.0
     if q < 0.5:
         return truth_serial(cell, args)
-    return "r_overhead", 0.0, math.inf if cell["loaded"] else 1.0
+    return "overhead", 0.0, math.inf if cell["loaded"] else 1.0
 
 
 def truth_steal(cell, args):
     # the slowest rank (k = ranks - 1) steals (1 + k/10) x size ns
-    stolen_s = cell["bytes"] * (1 + (cell["ranks"] - 1) / 10) * 1e-9
-    predicted = 1 + stolen_s / cell["t_comp_ref"]
+    stolen_s = cell["size_bytes"] * (1 + (cell["nranks"] - 1) / 10) * 1e-9
+    predicted = 1 + stolen_s / cell["comp_ref_s"]
     lowest = predicted if args.realtime and not cell["loaded"] else 1.0
-    return "r_comp_slowdown", lowest, predicted
+    return "slowdown", lowest, predicted
 
 
 def r_comm_perfect(cell):
-    return max(0.0, 1 - cell["t_comp_ref"] / cell["t_comm_ref"])
+    return max(0.0, 1 - cell["comp_ref_s"] / cell["comm_ref_s"])
 
 
 def r_comm_intermittent(cell, share):
@@ -102,17 +102,17 @@ TRUTHS = {
 # cells.csv's columns the judge reads, by the schema's identifiers
 COLUMNS = {
     "target_comm": "CELLS_COMM_TARGET", "target_comp": "CELLS_COMP_TARGET",
-    "valid": "CELLS_VALID", "invalid_reason": "CELLS_INVALID_REASON",
-    "bytes": "CELLS_BYTES", "ranks": "CELLS_RANKS",
-    "t_comm_ref": "CELLS_T_COMM_REF", "t_comp_ref": "CELLS_T_COMP_REF",
-    "delay": "CELLS_COMPUTE_DELAY_SHARE", "r_comm": "CELLS_R_COMM",
-    "r_overhead": "CELLS_R_OVERHEAD", "r_overhead_lo": "CELLS_R_OVERHEAD_CI_LO",
-    "r_overhead_hi": "CELLS_R_OVERHEAD_CI_HI",
-    "r_comp_slowdown": "CELLS_R_COMP_SLOWDOWN",
-    "r_comp_slowdown_lo": "CELLS_R_COMP_SLOWDOWN_CI_LO",
-    "r_comp_slowdown_hi": "CELLS_R_COMP_SLOWDOWN_CI_HI",
+    "is_valid": "CELLS_VALID", "why_invalid": "CELLS_INVALID_REASON",
+    "size_bytes": "CELLS_BYTES", "nranks": "CELLS_RANKS",
+    "comm_ref_s": "CELLS_T_COMM_REF", "comp_ref_s": "CELLS_T_COMP_REF",
+    "delay": "CELLS_COMPUTE_DELAY_SHARE", "comm_ratio": "CELLS_R_COMM",
+    "overhead": "CELLS_R_OVERHEAD", "overhead_lo": "CELLS_R_OVERHEAD_CI_LO",
+    "overhead_hi": "CELLS_R_OVERHEAD_CI_HI",
+    "slowdown": "CELLS_R_COMP_SLOWDOWN",
+    "slowdown_lo": "CELLS_R_COMP_SLOWDOWN_CI_LO",
+    "slowdown_hi": "CELLS_R_COMP_SLOWDOWN_CI_HI",
 }
-TEXT = {"valid", "invalid_reason"}
+TEXT = {"is_valid", "why_invalid"}
 
 
 def number(text):
@@ -156,7 +156,7 @@ def decisive(cell, quantity, lo, hi):
     the steal), so that it could not have been right by a wide interval."""
     bound = BOUND[quantity]
     ci_lo, ci_hi = cell[quantity + "_lo"], cell[quantity + "_hi"]
-    if quantity == "r_overhead":
+    if quantity == "overhead":
         other = 1.0 if hi <= 0.5 else (0.0 if lo >= 0.5 else None)
     else:
         other = 1.0 if hi > 1 + 2 * bound else None
@@ -194,7 +194,7 @@ def main():
         fail_input("%s: %s" % (args.cells, e))
     print("%-22s %7s %7s %-15s %10s %-21s %-13s %7s %7s  %s" % (
         "collective", "comm_ms", "comp_ms", "judged", "value", "95 % interval", "truth",
-        "r_comm", "(truth)", "verdict"))
+        names["comm_ratio"], "(truth)", "verdict"))
     for row in rows:
         cells += 1
         cell = {key: (row[name] if key in TEXT else number(row[name])) for key, name in names.items()}
@@ -202,10 +202,10 @@ def main():
         cell["loaded"] = bool(args.loaded) or (not math.isnan(delay) and delay > 0.05)
         where = "%-22s %7.3g %7.3g" % (args.collective, cell["target_comm"] * 1e3,
                                        cell["target_comp"] * 1e3)
-        if cell["valid"] != "1":
+        if cell["is_valid"] != "1":
             counts["invalid"] += 1
             print("%s %-15s %10s %-21s %-13s %7s %7s  invalid (%s)" % (
-                where, "-", "-", "-", "-", "-", "-", cell["invalid_reason"]))
+                where, "-", "-", "-", "-", "-", "-", cell["why_invalid"]))
             continue
         quantity, lo, hi, error, ok = judge(cell, args)
         counts["right" if ok else "wrong"] += 1
@@ -214,9 +214,9 @@ def main():
         comm_truth = TRUTHS[args.collective][1]
         truth = ("%.3g" % lo) if lo == hi else "[%.3g, %.3g]" % (lo, hi)
         print("%s %-15s %10.3f %-21s %-13s %7.3f %7s  %s" % (
-            where, quantity, cell[quantity],
+            where, names[quantity], cell[quantity],
             "[%.3f, %.3f]" % (cell[quantity + "_lo"], cell[quantity + "_hi"]), truth,
-            cell["r_comm"], "%.3f" % comm_truth(cell, args) if comm_truth else "-",
+            cell["comm_ratio"], "%.3f" % comm_truth(cell, args) if comm_truth else "-",
             ("right" if ok else "WRONG") + (", decisive" if sure else "") +
             (", loaded" if cell["loaded"] else "")))
         if error > worst:
