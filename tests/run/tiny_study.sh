@@ -42,14 +42,15 @@ awk -F, 'FILENAME ~ /sweep.csv$/ { if (FNR > 1) stop[$1] = $3; next }
 # compute_ref --run: one row per matrix size and rank of this host, each on
 # the rank's threads.
 threads=$(json "$dir/meta.json" .threads_per_rank)
-# compute_ref ran before the sweep and after it: 2 sizes x 2 ranks each time.
-for phase in before after; do
+# compute_ref ran twice before the sweep (phase aa, the A/A partner of
+# phase before) and once after it: 2 sizes x 2 ranks each time.
+for phase in aa before after; do
     [ "$(phase_rows "$dir/compute_ref.csv" $phase)" -eq 4 ] ||
         fail "compute_ref.csv: expected 4 rows of phase $phase: $(cat "$dir/compute_ref.csv")"
 done
 # (one row per step: no other process, size or phase)
-[ "$(awk -F, 'NR > 1 && !seen[$2 "," $5 "," $7]++ { n++ } END { print n + 0 }' "$dir/compute_ref.csv")" -eq 8 ] ||
-    fail "compute_ref.csv: expected 8 processes x sizes x phases: $(cat "$dir/compute_ref.csv")"
+[ "$(awk -F, 'NR > 1 && !seen[$2 "," $5 "," $7]++ { n++ } END { print n + 0 }' "$dir/compute_ref.csv")" -eq 12 ] ||
+    fail "compute_ref.csv: expected 12 processes x sizes x phases: $(cat "$dir/compute_ref.csv")"
 awk -F, -v t="$threads" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     $c["threads"] != t || $c["procs"] != 2 { exit 1 }' "$dir/compute_ref.csv" ||
     fail "compute_ref ran otherwise than the run's 2 ranks of $threads threads: $(cat "$dir/compute_ref.csv")"
