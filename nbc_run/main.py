@@ -305,6 +305,8 @@ class Runner(RunSteps):
         tool = os.path.join(self.tools_dir, "nbc-analyze")
         if not os.access(tool, os.X_OK):
             return  # (said with the runs' analysis step)
+        if not self.o.dry_run and not any(r.status == "complete" for r in self.record.runs):
+            return  # nothing to pool yet (a study cut before its first run ended): --resume does it
         cmd = [tool, "-q", "--study", self.study_dir]
         if self.proc.announce(cmd) and self.proc.run(cmd) != 0:
             note("nbc-analyze --study failed: no verdict.csv or impact.csv in the study folder")

@@ -76,9 +76,14 @@ for i in 0 1; do
     measurable=$((9 - $(json "$d/meta.json" .cells_unreachable)))
     [ "$(json "$d/meta.json" .cells_done)" = $measurable ] ||
         fail "$d: $(json "$d/meta.json" .cells_done) of $measurable measurable cells"
-    # compute_ref before and after, never twice: each phase once per process and size.
+    # compute_ref aa, before and after, never twice: each phase once per
+    # process and size (aa, the A/A partner of before, as many rows).
     both_phases "$d/compute_ref.csv"
-    [ $((2 * phase_count)) -eq "$(data_rows "$d/compute_ref.csv")" ] || fail "$d/compute_ref.csv: other rows than the two phases"
+    [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["phase"] == "aa" { n++ } END { print n + 0 }' "$d/compute_ref.csv")" -eq "$phase_count" ] ||
+        fail "$d/compute_ref.csv: phase aa has other rows than phase before: $(cat "$d/compute_ref.csv")"
+    [ $((3 * phase_count)) -eq "$(data_rows "$d/compute_ref.csv")" ] ||
+        fail "$d/compute_ref.csv: other rows than the three phases aa, before, after"
 done
 # No cell kept before the signal is lost, nor measured again; no new calibration.
 size=$(stat -c %s "$SCRATCH/raw-before.csv")
