@@ -55,13 +55,17 @@ M=$R/$(ask_make MPI=mpich print-build-dir)
 # field PROFILE NAME: a field of a library profile.
 field() { (eval "$("$TOOLS_DIR/nbc-profile" shell "$1")" && echo "${!2}"); }
 srun_ranks="srun --nodes=4 --ntasks=4 --ntasks-per-node=1 --cpus-per-task=8"
-# expect_run LIB BUILD CONFIG COLLECTIVE DEPLOYMENT: the launch of bench_nbc
-# (what nbc-run adds after its --set options may vary) and compute_ref on
-# every node, then nbc-analyze.
+# expect_run LIB BUILD CONFIG COLLECTIVE DEPLOYMENT [LAUNCH]: the launch of
+# bench_nbc (what nbc-run adds after its --set options may vary) and
+# compute_ref on every node in its three phases (aa, the A/A partner of
+# before; before; after), then nbc-analyze. LAUNCH: the run folder's launch
+# number, in a study of several launches.
 expect_run() {
-    local run_dir="$R/results/YYYYmmdd-HHMMSS-$1-$4-$5"
+    local run_dir="$R/results/YYYYmmdd-HHMMSS-$1-$4-$5${6:+-launch$6}" phase
     expect "\+ $srun_ranks --mpi=$(field "$1" srun_mpi) $2/bench_nbc -c $R/configs/$3 (--set [^ ]+ )*--set run.collective=$4 --set run.deployment=$5 --set run.mpi=$1( .*)?"
-    expect "\+ $srun_ranks $2/compute_ref --run $run_dir( --phase before)?"
+    for phase in aa before after; do
+        expect "\+ $srun_ranks $2/compute_ref --run $run_dir --phase $phase"
+    done
     expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 }
 checked=0
@@ -86,8 +90,20 @@ done
 what="$template configs/study-default.conf"
 out=$(in_job "$with_srun" configs/study-default.conf --collectives ibcast,iallreduce \
     --deployments basic,manual --mpi mpich --dry-run 2>&1) || fail "$what: $out"
+# Its 3 launches; every run after a collective's first measures with that
+# run's calibration (run.calibration_from), the first calibrates.
+[ "$(grep -c '/bench_nbc -c ' <<<"$out")" = 12 ] || fail "$what: 3 launches x 2 collectives x 2 deployments expected"$'\n'"$out"
 for coll in ibcast iallreduce; do
-    for dep in basic manual; do expect_run mpich "$M" default.conf $coll $dep; done
+    first="$R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic-launch1"
+    for launch in 1 2 3; do
+        for dep in basic manual; do
+            expect_run mpich "$M" default.conf $coll $dep $launch
+            [ "$launch,$dep" = 1,basic ] && continue
+            expect "\+ $srun_ranks --mpi=pmi2 $M/bench_nbc -c $R/configs/default.conf (--set [^ ]+ )*--set run.collective=$coll --set run.deployment=$dep --set run.mpi=mpich --set run.calibration_from=$first --stop-after calibration .*"
+        done
+    done
+    [ "$(grep -c -- "--set run.collective=$coll .*--set run.calibration_from=" <<<"$out")" = 5 ] ||
+        fail "$what: $coll: its first run calibrates, the 5 others take its calibration"$'\n'"$out"
 done
 
 # Open MPI (Debian's) under srun: its PMIx plugin; MPICH's: PMI-2.
