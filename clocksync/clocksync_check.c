@@ -537,9 +537,8 @@ int main(int argc, char **argv)
                "barriers_spun=%s barriers_slept=%s\n",
                fig[0][0], fig[0][1], fig[2][0], fabs(reports[worst_residual].residual_us),
                reports[worst_drift].drift_ppm, fig[2][1], true_window, true_mpi, late, size,
-               clocksync_get_method_name(sync), model_error,
-               late_share, wake_median_us, wake_p99_us,
-               spin_us > 0 ? "sleep" : "spin", spin_us, spun_list, slept_list);
+               clocksync_get_method_name(sync), model_error, late_share, wake_median_us,
+               wake_p99_us, spin_us > 0 ? "sleep" : "spin", spin_us, spun_list, slept_list);
         free(skew);
     }
     for (int i = 0; i < 4; i++)

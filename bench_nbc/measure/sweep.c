@@ -431,14 +431,15 @@ static int write_stop(run_output *out, size_t cell, const nbc_cell_stop *stop, i
     return MPI_SUCCESS;
 }
 
-/* What lateness cost the measured blocks of one cell's log: attempts,
- * late ones, discarded ones (late, or on time in a pass a late one ended)
- * and blocks redone. The log holds a block's attempts together. */
+/* What lateness cost the blocks of one cell's log (the measured ones, or
+ * with the warm-up too): attempts, late ones, discarded ones (late, or on
+ * time in a pass a late one ended) and blocks redone. The log holds a
+ * block's attempts together. */
 typedef struct lateness_count {
     long attempts, late, discarded, blocks, redone;
 } lateness_count;
 
-static void count_lateness(const nbc_attempt_log *log, lateness_count *n)
+static void count_lateness(const nbc_attempt_log *log, bool with_warmup, lateness_count *n)
 {
     for (size_t begin = 0; begin < log->count;) {
         const nbc_attempt *first = &log->items[begin];
@@ -446,7 +447,7 @@ static void count_lateness(const nbc_attempt_log *log, lateness_count *n)
         while (end < log->count && log->items[end].block == first->block)
             end++;
         const nbc_attempt *last = &log->items[end - 1];
-        if (first->block >= 1) {
+        if (with_warmup || first->block >= 1) {
             n->blocks++;
             n->redone += last->attempt > 0;
             for (size_t i = begin; i < end; i++) {
@@ -464,9 +465,11 @@ static void count_lateness(const nbc_attempt_log *log, lateness_count *n)
  * tolerance discarded, per run, hence per collective and deployment. */
 static void report_lateness(const nbc_run *run, const nbc_sweep_record *record)
 {
-    lateness_count n = {0};
-    for (size_t i = 0; i < record->order_count; i++)
-        count_lateness(&record->logs[record->order[i]], &n);
+    lateness_count n = {0}, paid = {0};
+    for (size_t i = 0; i < record->order_count; i++) {
+        count_lateness(&record->logs[record->order[i]], false, &n);
+        count_lateness(&record->logs[record->order[i]], true, &paid);
+    }
     if (run->rank != 0 || n.attempts == 0)
         return;
     fprintf(stderr,
@@ -477,11 +480,14 @@ static void report_lateness(const nbc_run *run, const nbc_sweep_record *record)
             n.discarded, 100.0 * (double)n.discarded / (double)n.attempts, n.redone, n.blocks,
             run->cfg->run.late_tolerance, (double)run->barrier_precision_ns * 1e-3);
     /* Above this share, redoing costs more than a tenth of the run's time,
-     * and what is kept is selected by the machine's quiet moments. */
+     * and what is kept is selected by the machine's quiet moments. The
+     * warm-up's redos are paid alike: a cell whose warm-up is late pass
+     * after pass is lost to the same cause. */
     static const double lateness_warn_share = 0.10;
-    if ((double)n.discarded > lateness_warn_share * (double)n.attempts)
+    if ((double)paid.discarded > lateness_warn_share * (double)paid.attempts)
         fprintf(stderr,
-                "bench_nbc: warning: %s: more than %.0f %% of attempts late or discarded: the "
+                "bench_nbc: warning: %s: more than %.0f %% of attempts (warm-up included) late or "
+                "discarded: the "
                 "window barrier often left late (a busy machine, or wake-ups from sleep; see "
                 "\"Window barrier on virtual machines\" in docs/running.md): measure alone, give "
                 "a progress thread a core of its own, or raise run.late_tolerance\n",
