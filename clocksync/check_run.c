@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define CHECK_MPI(call)                                                                            \
-    do {                                                                                           \
-        int err_ = (call);                                                                         \
-        if (err_ != MPI_SUCCESS) {                                                                 \
-            fprintf(stderr, "clocksync_check: %s failed (MPI error %d)\n", #call, err_);           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -6,6 +6,8 @@
 
 #include "clocksync/clocksync.h"
 
+#include <stdio.h>
+
 typedef struct check_run_options {
     double run_s;             /* the long run of attempts; 0: none */
     double tolerance_us;      /* its lateness tolerance */
@@ -35,5 +37,16 @@ void check_long_run(clocksync_ctx *sync, const check_run_options *opt, int64_t t
 
 /* The q-quantile of values[n] (nearest rank), sorting them. */
 double check_percentile(double *values, int n, double q);
+
+/* An MPI call of the check that fails ends the job: the tool has nothing
+ * to measure without it (the failing rank names the call). */
+#define CHECK_MPI(call)                                                                            \
+    do {                                                                                           \
+        int err_ = (call);                                                                         \
+        if (err_ != MPI_SUCCESS) {                                                                 \
+            fprintf(stderr, "clocksync_check: %s failed (MPI error %d)\n", #call, err_);           \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
 
 #endif

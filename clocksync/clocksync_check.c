@@ -255,15 +255,6 @@ static void read_boot_id(char *out, size_t size)
     out[strcspn(out, "\n")] = '\0';
 }
 
-#define CHECK_MPI(call)                                                                            \
-    do {                                                                                           \
-        int err_ = (call);                                                                         \
-        if (err_ != MPI_SUCCESS) {                                                                 \
-            fprintf(stderr, "clocksync_check: %s failed (MPI error %d)\n", #call, err_);           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
-
 int main(int argc, char **argv)
 {
     CHECK_MPI(MPI_Init(&argc, &argv));
