@@ -35,6 +35,13 @@ typedef struct run_figures {
 void check_long_run(clocksync_ctx *sync, const check_run_options *opt, int64_t to_rank0_ns,
                     run_figures *fig);
 
+/* --busy-thread: a thread polling on this rank's core until stopped, the
+ * rank bound to that core with it (the rank-th of its CPU set). -1 with
+ * the reason in why. */
+typedef struct check_busy check_busy;
+int check_busy_start(int rank, check_busy **busy, char *why, size_t why_size);
+void check_busy_stop(check_busy *busy);
+
 /* The q-quantile of values[n] (nearest rank), sorting them. */
 double check_percentile(double *values, int n, double q);
 

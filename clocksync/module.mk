@@ -9,6 +9,7 @@ $(CLOCKSYNC_LIB): $(CLOCKSYNC_OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(BUILD)/mpi/clocksync/check_run.o \
+                          $(BUILD)/mpi/clocksync/check_busy.o \
                           $(CLOCKSYNC_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(MPICC) $(LDFLAGS) $^ -o $@ $(LDLIBS)

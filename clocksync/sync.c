@@ -22,7 +22,12 @@ static const int wakeup_samples = 200;
 /* The time slice the barrier asks of the scheduler while it waits (Linux
  * >= 6.12, EEVDF: a task asking a shorter slice preempts the running one
  * when it wakes; CFS and older kernels ignore it, their wake-up placement
- * already favours a sleeper). Restored once the barrier is left. */
+ * already favours a sleeper). Asked at the first wait that sleeps and kept
+ * until the context is freed: restored at the barrier's exit, the slice
+ * change reschedules at once, and the busy thread takes the core for its
+ * slice at the instant the measurement starts (kept barriers then started
+ * milliseconds apart beside MPICH's progress thread). A rank that sleeps
+ * in one barrier sleeps in the next ones too, so the slice is the run's. */
 static const uint64_t barrier_slice_ns = 100000;
 
 /* struct sched_attr of sched_setattr(2), declared by the C library only
@@ -78,6 +83,8 @@ struct clocksync_ctx {
     clocksync_wakeup wakeup;
     clocksync_barrier_wait wait;      /* the deployment's */
     clocksync_wait_governor governor; /* the wait the machine allows */
+    bool slice_short;                 /* barrier_slice_ns asked, slice_saved to restore */
+    sched_attr_v1 slice_saved;
 };
 
 /* One calibration: on each rank, its offset to rank 0 now. */
@@ -179,6 +186,8 @@ void clocksync_free(clocksync_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->slice_short)
+        restore_slice(&ctx->slice_saved);
     clocksync_model_free(&ctx->model);
     cs_transport_mpi_free(&ctx->transport);
     free(ctx);
@@ -293,13 +302,10 @@ int clocksync_window_barrier(clocksync_ctx *ctx, int64_t exit_tolerance_ns,
     int64_t local_deadline = clocksync_model_to_local(&ctx->model, deadline);
     int64_t now = clocksync_clock_now_ns(&ctx->clock);
     result->arrived_in_time = now <= local_deadline;
-    sched_attr_v1 saved;
-    bool slice_changed =
-        wait->sleep_min_ns > 0 && local_deadline - now > wait->spin_ns && ask_short_slice(&saved);
+    if (wait->sleep_min_ns > 0 && !ctx->slice_short)
+        ctx->slice_short = ask_short_slice(&ctx->slice_saved);
     clocksync_wait_watch watch;
     now = clocksync_wait_until(&ctx->clock, &ctx->sleeper, wait, local_deadline, &watch);
-    if (slice_changed)
-        restore_slice(&saved);
     /* After the exit, decided from this spin: the next barrier's wait. */
     int change = clocksync_wait_governor_update(&ctx->governor, &watch);
     if (change != CLOCKSYNC_WAIT_KEPT && ctx->options.on_wait_change)
