@@ -383,6 +383,7 @@ typedef struct cell_metrics {
     enum diagnosis diagnosis;
     long attempts;            /* attempts of the measured blocks */
     long late_attempts;       /* of them, judged late (discarded) */
+    long discarded_attempts;  /* of them, late or in a pass a late one ended (not a column) */
     double late_share;        /* late_attempts / attempts */
     double tolerance_ns;      /* lateness tolerance the attempts were judged by */
     double start_skew_s;      /* median over blocks of max(t1) - min(t1) in overlap */

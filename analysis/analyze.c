@@ -123,13 +123,14 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                          const cell_rules *rules, const impact_median *impact)
 {
     size_t per_class[DIAG_COUNT] = {0}, valid = 0;
-    long attempts = 0, late = 0;
+    long attempts = 0, late = 0, discarded = 0;
     double *overheads = malloc((cells->count ? cells->count : 1) * sizeof *overheads);
     for (size_t i = 0; i < cells->count; i++) {
         const cell_metrics *c = &cells->cells[i];
         per_class[c->diagnosis]++;
         attempts += c->attempts;
         late += c->late_attempts;
+        discarded += c->discarded_attempts;
         if (c->valid && overheads)
             overheads[valid++] = c->r_overhead;
     }
@@ -157,8 +158,13 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                   u->unresolvable_cells, u->off_target_cells);
     null_coverage_text(sb, cells, "");
     blocks_text(sb, cells);
-    strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,
-                  attempts, attempts ? 100.0 * (double)late / (double)attempts : 0.0,
+    /* the driver's lateness line, word for word (bench_nbc/measure/sweep.c) */
+    double per_attempt = attempts ? 100.0 / (double)attempts : 0.0;
+    strbuf_printf(sb,
+                  "lateness: %ld of %ld attempts late (%.1f %%), %ld discarded with the passes "
+                  "they ended (%.1f %%); judged %s\n",
+                  late, attempts, per_attempt * (double)late, discarded,
+                  per_attempt * (double)discarded,
                   isnan(rules->late_tolerance) ? "by the driver (raw.csv column late)"
                                                : "again (--late-tolerance)");
     if (!isnan(rules->late_tolerance))
