@@ -3,35 +3,34 @@
 
     nbc-verdict [--map] DIR...
 
-A study folder with its verdict.csv (nbc-analyze --study) gives the verdict
-over its launches, one line per configuration, at most 100 columns a line:
+A study folder with its verdict.csv and impact.csv (nbc-analyze --study)
+gives the verdict over its launches, one line per configuration, at most
+100 columns a line:
 
     mpich, ibcast, basic: no overlap: communication and computation took their
-        sum in 24 of 25 cells; 24 confirmed (none 24); 1 suggests no overlap,
-        not confirmed; over 3 launches
+        sum, confirmed in 24 of 25 cells; 1 suggests no overlap, not confirmed;
+        over 3 launches; at the largest computation size (16 ms) computation
+        not measurably slowed beside the idle library (r_MPI_impact 1.02
+        [0.97, 1.07], A/A band [0.93, 1.08])
 
-confirmed readings by class, unconfirmed ones by what their band suggests;
---map draws the cells below it, from the same rows (classes, words and
-abbreviations from schema/classes.def through schema_doc --json).
+the class most cells are confirmed in, named once with its count; the other
+confirmed classes; the unconfirmed readings by what their band suggests;
+the launches; then r_MPI_impact (eq. 2) at the configuration's largest
+computation size (impact.csv's row `largest`, never a median over the
+sizes) with its paired interval and A/A band ("not estimable here" where
+the band is wider than the effect). --map draws the cells below it, from
+the same rows (classes, words and abbreviations from schema/classes.def
+through schema_doc --json). nbc-report's study table and nbc-compare's
+configuration table print the same figures (study_table here; nbc-compare
+by the C code that writes verdict.csv and impact.csv).
 
 Otherwise DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
 study folder (study.json naming its runs). For each run, in the study's
-order with each library and collective's basic deployment first:
-
-    MPICH 4.0.2, ibcast, basic: no overlap (no_progress confirmed in 46 of 49
-    cells; 3 uncertain; false-discovery rate 0.05); computation 1.02x slower
-    beside the idle library [0.99, 1.05], within the A/A floor
-    MPICH 4.0.2, ibcast, progress (MPICH_ASYNC_PROGRESS=1): overlap in 30 of 49
-    cells (...); computation 1.85x slower beside the idle library [1.43, 2.08]
-
-The class counts are cells.csv's `diagnosis` (the confirmed classes,
-uncertain, unresolvable, invalid); the false-discovery rate is summary.txt's
-`claims` line; the computation's slowdown is r_MPI_impact (eq. 2) as
-summary.txt states it (the median over the sizes, its joint-bootstrap
-interval; without that line the medians over impact.csv's rows), set
-against the A/A floor the same way. nbc-run prints these lines at the end
-of a study, nbc-report at the top of report.html. Standard library only;
-see analysis/README.md ("nbc-verdict")."""
+order with each library and collective's basic deployment first, one
+launch's line: cells.csv's `diagnosis` counts and the run's r_MPI_impact at
+its largest computation size with its A/A pair, as figures of one launch.
+nbc-run prints these lines at the end of a study, nbc-report at the top of
+report.html. Standard library only; see analysis/README.md ("nbc-verdict")."""
 import argparse
 import csv
 import json
