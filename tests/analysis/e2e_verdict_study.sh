@@ -152,6 +152,23 @@ for row in summary:
     assert want in printed, (want, printed)
 print("figure: nbc-compare's configuration figures equal verdict.csv's and impact.csv's")
 PY
+# nbc-report's study table: the same figures again (nbc_verdict's study_table)
+report=$TOOLS_DIR/nbc-report
+"$report" --no-pdf "$SCRATCH/study" >"$SCRATCH/report.out" 2>&1 ||
+    fail "nbc-report failed: $(cat "$SCRATCH/report.out")"
+python3 - "$SCRATCH/study/impact.csv" "$SCRATCH/study/report.html" <<'PY' ||
+import csv, re, sys
+impact = list(csv.DictReader(open(sys.argv[1])))
+page = open(sys.argv[2]).read()
+text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page[page.index("Over the launches"):]))
+for dep in ("basic", "progress"):
+    top = [r for r in impact if r["deployment"] == dep and r["largest"] == "1"][0]
+    want = "%.2f [%.2f, %.2f]" % tuple(float(top[c]) for c in (
+        "r_mpi_impact", "r_mpi_impact_lo", "r_mpi_impact_hi"))
+    assert want in text.split("Each launch")[0], (dep, want)
+print("figure: nbc-report's study table prints impact.csv's largest-size figures")
+PY
+    fail "nbc-report's study table does not print the study's figures"
 set +e
 "$analyze" --study "$SCRATCH/basic0" 2>"$SCRATCH/err"
 status=$?
