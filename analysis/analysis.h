@@ -383,6 +383,7 @@ typedef struct cell_metrics {
     enum diagnosis diagnosis;
     long attempts;            /* attempts of the measured blocks */
     long late_attempts;       /* of them, judged late (discarded) */
+    long discarded_attempts;  /* of them, late or in a pass a late one ended (not a column) */
     double late_share;        /* late_attempts / attempts */
     double tolerance_ns;      /* lateness tolerance the attempts were judged by */
     double start_skew_s;      /* median over blocks of max(t1) - min(t1) in overlap */
@@ -702,6 +703,11 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
                             impact_table *impact, analysis_error *err);
 int analysis_impact_median(const impact_row *rows, size_t count, impact_median *median,
                            analysis_error *err);
+/* The row a run's summary names (never a median over the sizes): the
+ * largest computation size's, of several hosts the most slowed one; NULL
+ * without a finite r_mpi_impact. nbc-verdict's run_largest_impact reads
+ * impact.csv by the same rule. */
+const impact_row *analysis_impact_largest(const impact_row *rows, size_t count);
 /* Copies the job's r_mpi_impact at each cell's matrix_n into the cells. */
 void analysis_impact_into_cells(const impact_table *impact, cell_table *cells);
 void analysis_impact_table_free(impact_table *impact);

@@ -85,51 +85,45 @@ static void blocks_text(strbuf *sb, const cell_table *cells)
     strbuf_printf(sb, "\n");
 }
 
-/* r_MPI_impact's median over the sizes, what a reader of the run looks
- * for first, with its interval, what that interval says, and the A/A
- * floor beside it (README.md, "MPI impact"). */
-static void impact_median_text(strbuf *sb, const impact_median *m)
+/* r_MPI_impact at the run's largest computation size (never a median over
+ * the sizes: the scheduler's slice lets a short step escape what slows a
+ * long one), with its interval and its A/A pair's beside it (README.md,
+ * "MPI impact"). One launch: figures, not a verdict. */
+static void impact_text(strbuf *sb, const impact_table *impact)
 {
-    if (!m->rows)
+    const impact_row *r = analysis_impact_largest(impact->rows, impact->count);
+    if (!r)
         return;
-    strbuf_printf(sb, "r_MPI_impact (eq. 2): median %.3g over %zu computation sizes",
-                  m->r_mpi_impact, m->rows);
-    if (isnan(m->ci.lo)) {
-        strbuf_printf(sb, ", no interval (a size has none)\n");
-    } else {
-        strbuf_printf(sb, ", 95 %% [%.3g, %.3g] (joint bootstrap of the rounds): %s\n", m->ci.lo,
-                      m->ci.hi,
-                      m->ci.lo > 1   ? "above 1, the library slows the computation"
-                      : m->ci.hi < 1 ? "below 1, the computation ran faster inside MPI"
-                                     : "1 is within it, no impact shown");
-    }
-    if (isnan(m->r_aa))
-        strbuf_printf(sb, "A/A floor: none (compute_ref.csv lacks the phase before or its A/A "
+    strbuf_printf(sb, "r_MPI_impact (eq. 2) at the largest computation size (%g ms, host %s): %.3g",
+                  r->comp_target_s * 1e3, r->host, r->r_mpi_impact);
+    if (!isnan(r->r_mpi_impact_ci.lo))
+        strbuf_printf(sb, ", 95 %% [%.3g, %.3g]", r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi);
+    if (isnan(r->r_aa))
+        strbuf_printf(sb, "; A/A pair: none (compute_ref.csv lacks the phase before or its A/A "
                           "partner, phase aa)\n");
     else
         strbuf_printf(sb,
-                      "A/A floor (compute_ref before / its A/A partner just before it, no MPI at "
-                      "all): median "
-                      "%.3g, 95 %% [%.3g, %.3g]: r_MPI_impact means something only outside "
-                      "what this floor reads\n",
-                      m->r_aa, m->r_aa_ci.lo, m->r_aa_ci.hi);
+                      "; A/A pair (compute_ref before / its A/A partner just before it, no MPI "
+                      "at all) %.3g, 95 %% [%.3g, %.3g]\n",
+                      r->r_aa, r->r_aa_ci.lo, r->r_aa_ci.hi);
     /* One run folder is one launch: what differs between launches (placement,
      * the machine's state) is in none of these intervals. */
     strbuf_printf(sb, "one launch: these intervals hold within it; to report impact, repeat "
-                      "launches (nbc-run launches = N) and compare them (nbc-compare)\n");
+                      "launches (nbc-run launches = N): the study's impact.csv pools them\n");
 }
 
 static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cells,
-                         const cell_rules *rules, const impact_median *impact)
+                         const cell_rules *rules, const impact_table *impact)
 {
     size_t per_class[DIAG_COUNT] = {0}, valid = 0;
-    long attempts = 0, late = 0;
+    long attempts = 0, late = 0, discarded = 0;
     double *overheads = malloc((cells->count ? cells->count : 1) * sizeof *overheads);
     for (size_t i = 0; i < cells->count; i++) {
         const cell_metrics *c = &cells->cells[i];
         per_class[c->diagnosis]++;
         attempts += c->attempts;
         late += c->late_attempts;
+        discarded += c->discarded_attempts;
         if (c->valid && overheads)
             overheads[valid++] = c->r_overhead;
     }
@@ -157,8 +151,13 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                   u->unresolvable_cells, u->off_target_cells);
     null_coverage_text(sb, cells, "");
     blocks_text(sb, cells);
-    strbuf_printf(sb, "lateness: %ld of %ld attempts discarded (%.2g %%), judged %s\n", late,
-                  attempts, attempts ? 100.0 * (double)late / (double)attempts : 0.0,
+    /* the driver's lateness line, word for word (bench_nbc/measure/sweep.c) */
+    double per_attempt = attempts ? 100.0 / (double)attempts : 0.0;
+    strbuf_printf(sb,
+                  "lateness: %ld of %ld attempts late (%.1f %%), %ld discarded with the passes "
+                  "they ended (%.1f %%); judged %s\n",
+                  late, attempts, per_attempt * (double)late, discarded,
+                  per_attempt * (double)discarded,
                   isnan(rules->late_tolerance) ? "by the driver (raw.csv column late)"
                                                : "again (--late-tolerance)");
     if (!isnan(rules->late_tolerance))
@@ -167,7 +166,7 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
                       "meta.json barrier_precision_ns\n",
                       rules->late_tolerance);
     if (impact)
-        impact_median_text(sb, impact);
+        impact_text(sb, impact);
     strbuf_printf(sb, "wrote: %s/cells.csv, cells_by_rank.csv, summary.txt%s\n", run_dir,
                   impact ? ", impact.csv" : "");
 }
@@ -179,7 +178,7 @@ static int write_summary(const char *run_dir, const cell_table *cells, const cel
 {
     int status = ANALYSIS_OK;
     strbuf sb = {0}, log = {0};
-    summary_text(&sb, run_dir, cells, rules, impact ? &impact->median : NULL);
+    summary_text(&sb, run_dir, cells, rules, impact);
     char prefix[4200];
     snprintf(prefix, sizeof prefix, "%s: ", run_dir);
     null_coverage_text(&log, cells, prefix);

@@ -22,14 +22,13 @@
 typedef struct run_summary {
     size_t cells;
     size_t valid;
-    size_t certain;   /* valid and not uncertain: what the numbers below count */
+    size_t certain;   /* valid and confirmed: what overlap_share counts */
     size_t uncertain; /* valid but not confirmed (uncertain or unresolvable) */
     double overlap_share;
-    double median_r_overhead;
+    double median_r_overhead; /* over every valid cell, as summary.txt's */
     double worst_r_overhead;
     double worst_comm_target_s;
     double worst_comp_target_s;
-    impact_median impact; /* over impact.csv's rows, with its interval */
 } run_summary;
 
 static run_summary summarize(const compare_run *run, size_t r, const common_cell *common, size_t n,
@@ -44,21 +43,21 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
         const cell_metrics *c = &run->cells.cells[common[i].index[r]];
         if (!c->valid || isnan(c->r_overhead))
             continue;
-        s.valid++;
-        if (c->diagnosis == DIAG_UNCERTAIN || c->diagnosis == DIAG_UNRESOLVABLE) {
-            s.uncertain++;
-            continue; /* a run is summarized by what it is sure of */
-        }
-        scratch[s.certain++] = c->r_overhead;
-        overlap += c->diagnosis == DIAG_OVERLAP;
+        scratch[s.valid++] = c->r_overhead;
         if (isnan(s.worst_r_overhead) || c->r_overhead > s.worst_r_overhead) {
             s.worst_r_overhead = c->r_overhead;
             s.worst_comm_target_s = c->comm_target_s;
             s.worst_comp_target_s = c->comp_target_s;
         }
+        if (c->diagnosis == DIAG_UNCERTAIN || c->diagnosis == DIAG_UNRESOLVABLE) {
+            s.uncertain++;
+            continue;
+        }
+        s.certain++;
+        overlap += c->diagnosis == DIAG_OVERLAP;
     }
     s.overlap_share = s.certain ? (double)overlap / (double)s.certain : NAN;
-    s.median_r_overhead = stats_median(scratch, s.certain);
+    s.median_r_overhead = stats_median(scratch, s.valid);
     return s;
 }
 
@@ -71,8 +70,7 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
     strbuf csv = {0};
     strbuf_printf(&csv, "run,mpi,deployment,collective,cells,valid_cells,overlap_share,"
                         "median_r_overhead,worst_r_overhead,worst_comm_target_s,"
-                        "worst_comp_target_s,median_r_mpi_impact,median_r_mpi_impact_ci_lo,"
-                        "median_r_mpi_impact_ci_hi,certain_cells,uncertain_cells,configuration,"
+                        "worst_comp_target_s,certain_cells,uncertain_cells,configuration,"
                         "launch\n");
     /* the run column as wide as its longest label, so that long folder
      * names do not push the other columns out of line */
@@ -81,48 +79,38 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
         label_width =
             (int)strlen(runs[r].label) > label_width ? (int)strlen(runs[r].label) : label_width;
     if (report)
-        fprintf(report, "%-*s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %-21s %6s\n",
-                label_width, "run", "mpi", "deployment", "collective", "cells", "valid", "certain",
-                "overlap*", "median_r*", "worst_r*", "worst at (ms)", "r_impact [95 %]", "config");
+        fprintf(report, "%-*s %-8s %-10s %-12s %5s %5s %7s %8s %9s %9s %-17s %6s\n", label_width,
+                "run", "mpi", "deployment", "collective", "cells", "valid", "certain", "overlap*",
+                "median_r", "worst_r", "worst at (ms)", "config");
     int status = ANALYSIS_OK;
     for (size_t r = 0; r < run_count && status == ANALYSIS_OK; r++) {
         const compare_run *run = &runs[r];
         run_summary s = summarize(run, r, common, n, scratch);
-        status = analysis_impact_median(run->have_impact ? run->impact.rows : NULL,
-                                        run->have_impact ? run->impact.count : 0, &s.impact, err);
-        if (status != ANALYSIS_OK)
-            break;
         const char *mpi = meta_or(run->meta.mpi, "?");
         const char *deployment = meta_or(run->meta.deployment, "?");
         const char *collective =
             meta_or(run->meta.collective, run->cells.count ? run->cells.cells[0].collective : "?");
-        strbuf_printf(&csv,
-                      "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%.6g,%.6g,%.6g,%zu,%zu,%zu,"
-                      "%zu\n",
+        strbuf_printf(&csv, "%s,%s,%s,%s,%zu,%zu,%.4g,%.6g,%.6g,%.9g,%.9g,%zu,%zu,%zu,%zu\n",
                       run->label, mpi, deployment, collective, s.cells, s.valid, s.overlap_share,
                       s.median_r_overhead, s.worst_r_overhead, s.worst_comm_target_s,
-                      s.worst_comp_target_s, s.impact.r_mpi_impact, s.impact.ci.lo, s.impact.ci.hi,
-                      s.certain, s.uncertain, run->config + 1, run->launch);
+                      s.worst_comp_target_s, s.certain, s.uncertain, run->config + 1, run->launch);
         if (report) {
             char worst_at[64] = "-";
             if (!isnan(s.worst_r_overhead))
                 snprintf(worst_at, sizeof worst_at, "comm %g comp %g", s.worst_comm_target_s * 1e3,
                          s.worst_comp_target_s * 1e3);
-            char config[32], impact[64];
+            char config[32];
             snprintf(config, sizeof config, "%zu.%zu", run->config + 1, run->launch);
-            snprintf(impact, sizeof impact, "%.3g [%.3g, %.3g]", s.impact.r_mpi_impact,
-                     s.impact.ci.lo, s.impact.ci.hi);
-            fprintf(report,
-                    "%-*s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %-21s %6s\n",
+            fprintf(report, "%-*s %-8s %-10s %-12s %5zu %5zu %7zu %7.0f%% %9.3g %9.3g %-17s %6s\n",
                     label_width, run->label, mpi, deployment, collective, s.cells, s.valid,
                     s.certain, 100.0 * s.overlap_share, s.median_r_overhead, s.worst_r_overhead,
-                    worst_at, isnan(s.impact.r_mpi_impact) ? "-" : impact, config);
+                    worst_at, config);
         }
     }
     free(scratch);
     if (report)
-        fprintf(report, "* overlap share, median and worst r_overhead over the certain cells "
-                        "(valid, class confirmed: column certain), not every valid cell\n");
+        fprintf(report, "* overlap share over the certain cells (valid, class confirmed: column "
+                        "certain); median and worst r_overhead over every valid cell\n");
     char path[4200];
     if (status == ANALYSIS_OK)
         status = csv.ok ? analysis_path(path, sizeof path, out_dir, "summary.csv", err)
@@ -337,6 +325,9 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     if (status == ANALYSIS_OK)
         status = write_configurations(runs, run_count, configs, config_count, common, n, est,
                                       classes, out_dir, options->report, err);
+    if (status == ANALYSIS_OK)
+        status = write_configuration_summary(runs, run_count, configs, config_count, out_dir,
+                                             options, err);
     bool with_diff = config_count == 2;
     if (status == ANALYSIS_OK && with_diff)
         status = write_differences(configs, common, n, est, out_dir, options->report, err);

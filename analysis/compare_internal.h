@@ -110,6 +110,16 @@ const char *meta_or(const char *value, const char *fallback);
 int group_runs(compare_run *runs, size_t run_count, compare_config **out, size_t *count,
                analysis_error *err);
 
+/* ---- Figures per configuration (compare_summary.c) ---------------------- */
+
+/* configuration_summary.csv and its table on options->report: each
+ * configuration's readings and impact over its launches, by the study
+ * verdict's code (verdict_summary_of_runs). */
+int write_configuration_summary(const compare_run *runs, size_t run_count,
+                                const compare_config *configs, size_t config_count,
+                                const char *out_dir, const analysis_options *options,
+                                analysis_error *err);
+
 /* ---- Estimates across launches (compare_stats.c) ------------------------ */
 
 /* Every configuration's estimates: est[(config * METRIC_COUNT + metric) * n + cell]. */

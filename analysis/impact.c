@@ -431,6 +431,20 @@ int analysis_compute_impact(const run_inputs *in, const uncertainty_rules *rules
     return status;
 }
 
+const impact_row *analysis_impact_largest(const impact_row *rows, size_t count)
+{
+    const impact_row *best = NULL;
+    for (size_t i = 0; i < count; i++) {
+        const impact_row *r = &rows[i];
+        if (!isfinite(r->r_mpi_impact))
+            continue;
+        if (!best || r->comp_target_s > best->comp_target_s ||
+            (r->comp_target_s == best->comp_target_s && r->r_mpi_impact > best->r_mpi_impact))
+            best = r;
+    }
+    return best;
+}
+
 void analysis_impact_into_cells(const impact_table *impact, cell_table *cells)
 {
     for (size_t i = 0; i < cells->count; i++) {

@@ -317,6 +317,7 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     cell->ranks = w.ranks;
     cell->attempts = w.attempts;
     cell->late_attempts = w.late_attempts;
+    cell->discarded_attempts = w.discarded_attempts;
     cell->late_share = w.attempts ? (double)w.late_attempts / (double)w.attempts : NAN;
     cell->tolerance_ns = judge.again ? judge.tolerance_ns : (double)w.driver_tolerance_ns;
     cell->invalid_reasons = calibration_reasons(in, raw);

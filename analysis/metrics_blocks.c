@@ -155,7 +155,7 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
     attempt kept[RAW_KIND_COUNT] = {{0}}, first[RAW_KIND_COUNT] = {{0}};
     bool tried[RAW_KIND_COUNT] = {false}, reaches_pass[RAW_KIND_COUNT] = {false};
     bool measured = rows[begin].role == RAW_ROLE_MEASURE;
-    long pass = kept_pass(rows, begin, end, judge);
+    long pass = kept_pass(rows, begin, end, judge), block_attempts = 0;
     for (size_t k = begin; k < end;) {
         size_t e = attempt_end(rows, k, end);
         attempt a = {rows + k, e - k};
@@ -166,6 +166,7 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
         w->ranks = (long)a.n > w->ranks ? (long)a.n : w->ranks;
         tried[kind] = true;
         if (measured) {
+            block_attempts++;
             w->attempts++;
             w->late_attempts += late;
             w->driver_tolerance_ns = rows[k].tolerance_ns > w->driver_tolerance_ns
@@ -192,6 +193,14 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
         missing = missing || !tried[kind];
         short_of_ranks = short_of_ranks || (kept[kind].rows && (long)kept[kind].n < expected_ranks);
     }
+    /* Discarded as the driver counts them: every attempt but the kept one
+     * of each kind (the late ones and the rest of the passes they ended),
+     * all of them when the block kept none. */
+    long kept_attempts = 0;
+    for (int kind = 0; kind < RAW_KIND_COUNT && !no_kept; kind++)
+        kept_attempts += kept[kind].rows != NULL;
+    if (measured)
+        w->discarded_attempts += block_attempts - kept_attempts;
     if (!measured) {
         w->warmup_late = w->warmup_late || no_kept;
     } else if (no_kept) {

@@ -61,8 +61,9 @@ typedef struct cell_work {
     long *block_numbers;
     attempt (*kept)[RAW_KIND_COUNT];
     size_t block_count;
-    long attempts;      /* of measured blocks */
-    long late_attempts; /* of them, judged late */
+    long attempts;           /* of measured blocks */
+    long late_attempts;      /* of them, judged late */
+    long discarded_attempts; /* of them, late or in a pass a late one ended */
     int64_t driver_tolerance_ns;
     size_t late_blocks;       /* a kind without an attempt on time */
     size_t incomplete_blocks; /* a kind without any attempt (the driver stopped) */

@@ -18,9 +18,9 @@ over the valid cells of its runs' cells.csv (launches pooled):
 - the median r_overhead (eq. 1) and r_comp_slowdown (eq. 3) over those
   cells, each with the distribution-free 95 % interval of a median from
   order statistics (the binomial rank interval; none under 6 cells);
-- r_MPI_impact (eq. 2): nbc-verdict's figures, the median over the
-  computation sizes and its joint-bootstrap interval (summary.txt; the
-  median of the launches' medians, no interval, with several launches).
+- r_MPI_impact (eq. 2): nbc-verdict's figure, at the largest computation
+  size (impact.csv) with its interval (the median of the launches'
+  figures, no interval, with several launches).
 
 It writes OUT/fingerprint.csv (docs/formats.md, "fingerprint.csv"),
 OUT/fingerprint.svg (the figure: one row per way, a journal column wide),
@@ -211,8 +211,8 @@ def measured_rows(folders):
                                         period=period, folders=[], cells=[], impact=[]))
         g["folders"].append(d)
         g["cells"] += cells
-        summary = V.summary_text(d)
-        g["impact"].append(V.impact_figures(summary, V.read_csv(os.path.join(d, "impact.csv")))[0])
+        found = V.run_largest_impact(V.read_csv(os.path.join(d, "impact.csv")))
+        g["impact"].append(found[1] if found else (math.nan, math.nan, math.nan))
     rows = []
     col = V.column
     for (mpi, coll, way), g in groups.items():
@@ -464,7 +464,7 @@ CAPTION = (
     "(r_overhead, eq. 1; dashed: 0 perfect overlap, 1 serialized) and slowdown "
     "(r_comp_slowdown, eq. 3): median over the valid cells, bar its distribution-free 95 % "
     "interval (order statistics; none under 6 cells). MPI impact (r_MPI_impact, eq. 2): "
-    "median over the computation sizes, bar its joint-bootstrap 95 % interval. Both slowdown "
+    "at the largest computation size, bar its 95 % interval. Both slowdown "
     "ratios are on a log scale. An open dot is a median outside the axis, drawn at its end; "
     "an arrow, an interval that goes on beyond it.")
 

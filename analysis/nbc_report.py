@@ -538,12 +538,17 @@ def results(verdict, runs, top):
         return "<p class=missing>no analyzed run (cells.csv): run nbc-analyze first</p>"
     out = ["<ul class=verdicts>%s</ul>" % "".join(
         "<li>%s</li>" % esc(line) for line in verdict.verdicts(analyzed))]
-    # A study's verdict over its launches (verdict.csv) comes first; the
-    # lines above are then each launch's own.
+    # A study's verdict over its launches (verdict.csv, impact.csv) comes
+    # first, its numbers from the same rows as its lines; the lines below
+    # are then each launch's own.
     if os.path.isfile(os.path.join(top, "verdict.csv")):
-        out = ["<h3>Over the launches (verdict.csv)</h3>",
+        header, rows = verdict.study_table(top)
+        out = ["<h3>Over the launches (verdict.csv, impact.csv)</h3>",
                "<ul class=verdicts>%s</ul>" % "".join(
                    "<li>%s</li>" % esc(line) for line in verdict.study_lines(top)),
+               '<div class="results">%s</div>' % table(
+                   [[h] + [row[i] for row in rows] for i, h in enumerate(header[1:], 1)],
+                   [header[0]] + [row[0] for row in rows]),
                "<h3>Each launch</h3>"] + out
     rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
         os.path.join(run, "cells.csv"))) for run in analyzed}
@@ -559,13 +564,14 @@ def results(verdict, runs, top):
         medians = ["%.3g" % verdict.median_of(valid, k) if valid else "-"
                    for k in map(verdict.column, ("CELLS_R_OVERHEAD", "CELLS_R_COMM",
                                                  "CELLS_R_COMP_SLOWDOWN"))]
-        r_mpi, r_lo, r_hi = verdict.impact_figures(
-            verdict.summary_text(run), impact)[0]
+        found = verdict.run_largest_impact(impact)
         rows.append([name, coll, dep, len(valid)] +
                     [counts.get(k, 0) for k in classes] + medians +
-                    ["-" if r_mpi != r_mpi else "%.3g [%.3g, %.3g]" % (r_mpi, r_lo, r_hi)])
+                    ["-" if found is None else "%.3g [%.3g, %.3g] at %g ms" % (
+                        found[1] + (1e3 * found[0],))])
     header = ["MPI library", "Collective", "Deployment", "valid cells"] + classes + [
-        "median r_overhead", "median r_comm", "median r_comp_slowdown", "r_MPI_impact [95 %]"]
+        "median r_overhead (valid cells)", "median r_comm (valid cells)",
+        "median r_comp_slowdown (valid cells)", "r_MPI_impact at the largest size [95 %]"]
     # A column per run, a row per quantity: a printed page holds a few runs
     # where it would not hold a column per quantity.
     out.append('<div class="results">%s</div>' % table(
@@ -574,8 +580,8 @@ def results(verdict, runs, top):
     out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
                "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
                "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
-               "r_MPI_impact (eq. 2): the median over the computation sizes with its "
-               "joint-bootstrap interval (summary.txt).</p>")
+               "r_MPI_impact (eq. 2): at the largest computation size, with its interval "
+               "(impact.csv).</p>")
     return "\n".join(out)
 
 

@@ -3,35 +3,34 @@
 
     nbc-verdict [--map] DIR...
 
-A study folder with its verdict.csv (nbc-analyze --study) gives the verdict
-over its launches, one line per configuration, at most 100 columns a line:
+A study folder with its verdict.csv and impact.csv (nbc-analyze --study)
+gives the verdict over its launches, one line per configuration, at most
+100 columns a line:
 
     mpich, ibcast, basic: no overlap: communication and computation took their
-        sum in 24 of 25 cells; 24 confirmed (none 24); 1 suggests no overlap,
-        not confirmed; over 3 launches
+        sum, confirmed in 24 of 25 cells; 1 suggests no overlap, not confirmed;
+        over 3 launches; at the largest computation size (16 ms) computation
+        not measurably slowed beside the idle library (r_MPI_impact 1.02
+        [0.97, 1.07], A/A band [0.93, 1.08])
 
-confirmed readings by class, unconfirmed ones by what their band suggests;
---map draws the cells below it, from the same rows (classes, words and
-abbreviations from schema/classes.def through schema_doc --json).
+the class most cells are confirmed in, named once with its count; the other
+confirmed classes; the unconfirmed readings by what their band suggests;
+the launches; then r_MPI_impact (eq. 2) at the configuration's largest
+computation size (impact.csv's row `largest`, never a median over the
+sizes) with its paired interval and A/A band ("not estimable here" where
+the band is wider than the effect). --map draws the cells below it, from
+the same rows (classes, words and abbreviations from schema/classes.def
+through schema_doc --json). nbc-report's study table and nbc-compare's
+configuration table print the same figures (study_table here; nbc-compare
+by the C code that writes verdict.csv and impact.csv).
 
 Otherwise DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
 study folder (study.json naming its runs). For each run, in the study's
-order with each library and collective's basic deployment first:
-
-    MPICH 4.0.2, ibcast, basic: no overlap (no_progress confirmed in 46 of 49
-    cells; 3 uncertain; false-discovery rate 0.05); computation 1.02x slower
-    beside the idle library [0.99, 1.05], within the A/A floor
-    MPICH 4.0.2, ibcast, progress (MPICH_ASYNC_PROGRESS=1): overlap in 30 of 49
-    cells (...); computation 1.85x slower beside the idle library [1.43, 2.08]
-
-The class counts are cells.csv's `diagnosis` (the confirmed classes,
-uncertain, unresolvable, invalid); the false-discovery rate is summary.txt's
-`claims` line; the computation's slowdown is r_MPI_impact (eq. 2) as
-summary.txt states it (the median over the sizes, its joint-bootstrap
-interval; without that line the medians over impact.csv's rows), set
-against the A/A floor the same way. nbc-run prints these lines at the end
-of a study, nbc-report at the top of report.html. Standard library only;
-see analysis/README.md ("nbc-verdict")."""
+order with each library and collective's basic deployment first, one
+launch's line: cells.csv's `diagnosis` counts and the run's r_MPI_impact at
+its largest computation size with its A/A pair, as figures of one launch.
+nbc-run prints these lines at the end of a study, nbc-report at the top of
+report.html. Standard library only; see analysis/README.md ("nbc-verdict")."""
 import argparse
 import csv
 import json
@@ -168,24 +167,19 @@ def false_discovery_rate(summary):
     return m.group(1) if m else ""
 
 
-# summary.txt's r_MPI_impact and A/A floor lines (analysis/analyze.c):
-# the median over the sizes and its joint-bootstrap interval.
-IMPACT_LINE = re.compile(r"^r_MPI_impact \(eq\. 2\): median (\S+) over .*?95 % \[(\S+), (\S+)\]",
-                         re.M)
-FLOOR_LINE = re.compile(r"^A/A floor \(.*?\): median (\S+), 95 % \[(\S+), (\S+)\]", re.M)
-
-
-def impact_figures(summary, rows):
-    """(value, lo, hi) of r_MPI_impact and of the A/A floor: summary.txt's
-    lines, else the medians over impact.csv's rows."""
-    found = []
-    for line, ids in ((IMPACT_LINE, ("IMPACT_R_MPI_IMPACT", "IMPACT_R_MPI_IMPACT_CI_LO",
-                                     "IMPACT_R_MPI_IMPACT_CI_HI")),
-                      (FLOOR_LINE, ("IMPACT_R_AA", "IMPACT_R_AA_CI_LO", "IMPACT_R_AA_CI_HI"))):
-        m = line.search(summary)
-        found.append(tuple(number(v) for v in m.groups()) if m else
-                     tuple(median_of(rows, column(i)) for i in ids))
-    return found
+def run_largest_impact(rows):
+    """(comp_target_s, (value, lo, hi), (r_aa, lo, hi)) of a run folder's
+    impact.csv at its largest computation size (of several hosts, the most
+    slowed), never a median over the sizes; None without a row."""
+    sized = [r for r in rows if not math.isnan(number(r.get(column("IMPACT_R_MPI_IMPACT"))))]
+    if not sized:
+        return None
+    largest = max(number(r.get(column("IMPACT_COMP_TARGET"))) for r in sized)
+    row = max((r for r in sized if number(r.get(column("IMPACT_COMP_TARGET"))) == largest),
+              key=lambda r: number(r.get(column("IMPACT_R_MPI_IMPACT"))))
+    return (largest,) + tuple(tuple(number(row.get(column(i))) for i in ids) for ids in (
+        ("IMPACT_R_MPI_IMPACT", "IMPACT_R_MPI_IMPACT_CI_LO", "IMPACT_R_MPI_IMPACT_CI_HI"),
+        ("IMPACT_R_AA", "IMPACT_R_AA_CI_LO", "IMPACT_R_AA_CI_HI")))
 
 
 def deployment_words(meta):
@@ -239,26 +233,20 @@ def cells_words(counts, rate):
     return "%s (%s)" % (lead, "; ".join(parts))
 
 
-def impact_words(summary, rows):
-    """r_MPI_impact (eq. 2) against the A/A floor, in words."""
-    (value, lo, hi), (floor, floor_lo, floor_hi) = impact_figures(summary, rows)
-    if math.isnan(value):
+def run_impact_words(rows):
+    """One launch's r_MPI_impact (eq. 2) at its largest computation size,
+    with its interval and its A/A pair's: figures, not a verdict (the
+    study's impact.csv pools the launches and says whether it is estimable)."""
+    found = run_largest_impact(rows)
+    if found is None:
         return ""
-    interval = "" if math.isnan(lo) or math.isnan(hi) else " [%.2f, %.2f]" % (lo, hi)
-    if interval and lo <= 1 <= hi:
-        text = "computation not measurably slowed beside the idle library (r_MPI_impact %.2f%s)" % (
-            value, interval)
-    else:
-        text = "computation %.2fx %s beside the idle library%s" % (
-            value if value >= 1 else 1 / value, "slower" if value >= 1 else "faster", interval)
-    # The A/A floor (compute_ref after / before, no MPI): an impact whose
-    # interval meets the floor's is not told apart from the machine's drift.
-    floor_known = not any(math.isnan(v) for v in (floor, floor_lo, floor_hi))
-    if interval and not lo <= 1 <= hi and floor_known:
-        within = lo <= floor_hi and hi >= floor_lo
-        text += ", %s the A/A floor %.2f [%.2f, %.2f]" % ("within" if within else "beyond",
-                                                           floor, floor_lo, floor_hi)
-    return text
+    comp, (value, lo, hi), (aa, aa_lo, aa_hi) = found
+    text = "r_MPI_impact at the largest computation size (%g ms) %.2f" % (1e3 * comp, value)
+    if not math.isnan(lo) and not math.isnan(hi):
+        text += " [%.2f, %.2f]" % (lo, hi)
+    if not any(math.isnan(v) for v in (aa, aa_lo, aa_hi)):
+        text += ", A/A %.2f [%.2f, %.2f]" % (aa, aa_lo, aa_hi)
+    return text + " in one launch"
 
 
 def verdict(run_dir):
@@ -279,7 +267,7 @@ def verdict(run_dir):
     deployment = meta.get("deployment") or "basic"
     summary = summary_text(run_dir)
     words = [cells_words(class_counts(cells), false_discovery_rate(summary)),
-             impact_words(summary, read_csv(os.path.join(run_dir, "impact.csv")))]
+             run_impact_words(read_csv(os.path.join(run_dir, "impact.csv")))]
     line = "%s, %s, %s: %s" % (name or "MPI library", collective, deployment_words(meta),
                                "; ".join(w for w in words if w))
     return name, collective, deployment, line
@@ -357,20 +345,25 @@ def tally(rows):
     return confirmed, suggested, invalid, launches
 
 
-def study_line(key, rows):
-    """One configuration's verdict in words: the confirmed readings, then
-    the unconfirmed ones by what they suggest, then the launches."""
-    mpi, collective, deployment, setting = key
+def study_cells_words(rows):
+    """The cells of one configuration in words: the class most cells are
+    confirmed in (named once, with its count), the other confirmed classes,
+    then the unconfirmed readings by what their band suggests."""
     table, order = classes(), schema()["class_order"]
-    confirmed, suggested, invalid, launches = tally(rows)
+    confirmed, suggested, invalid, _ = tally(rows)
     cells = len(rows)
     n_confirmed = sum(confirmed.values())
     lead = max(confirmed.items(), key=lambda kv: kv[1], default=(None, 0))
-    # the headline: the class of most cells, when they are confirmed in it
-    head = ("%s in %d of %d cells; " % (table[lead[0]]["words"], lead[1], cells)
-            if lead[0] and 2 * lead[1] > cells else "")
-    parts = ["%d confirmed%s" % (n_confirmed, " (%s)" % ", ".join(
-        "%s %d" % (c, confirmed[c]) for c in order if confirmed.get(c)) if n_confirmed else "")]
+    if lead[0] and 2 * lead[1] > cells:
+        parts = ["%s, confirmed in %d of %d cells" % (table[lead[0]]["words"], lead[1], cells)]
+        others = [c for c in order if confirmed.get(c) and c != lead[0]]
+        if others:
+            parts.append("also confirmed: %s" % ", ".join(
+                "%s %d" % (c, confirmed[c]) for c in others))
+    else:
+        parts = ["%d of %d cells confirmed%s" % (n_confirmed, cells, " (%s)" % ", ".join(
+            "%s %d" % (c, confirmed[c]) for c in order if confirmed.get(c))
+            if n_confirmed else "")]
     for group, n in sorted(suggested.items(), key=lambda kv: kv[0] != "overlap"):
         parts.append("%d suggest%s %s, not confirmed" % (
             n, "s" if n == 1 else "", "overlap" if group == "overlap" else "no overlap"))
@@ -379,16 +372,105 @@ def study_line(key, rows):
     apart = sum(r.get(column("VERDICT_SIZES_AGREE")) == "0" for r in rows)
     if apart:
         parts.append("%d measured other sizes in other launches (calibrated apart)" % apart)
-    counts = sorted(int(n) for n in launches if n and n.isdigit())
-    over = ("%d launches" % counts[0] if counts and counts[0] == counts[-1] else
-            "%s launches" % "-".join(str(c) for c in (counts[0], counts[-1])) if counts else
-            "no launch")
-    if counts and counts[-1] < 2:
-        over = "one launch: readings, not verdicts"
+    return parts
+
+
+def launches_words(rows):
+    """What the readings rest on: the launches."""
+    counts = sorted(int(r.get(column("VERDICT_LAUNCHES")))
+                    for r in rows if (r.get(column("VERDICT_LAUNCHES")) or "").isdigit())
+    if not counts:
+        return "no launch"
+    if counts[-1] < 2:
+        return "one launch: readings, not verdicts"
+    return "over %d launches" % counts[0] if counts[0] == counts[-1] else \
+        "over %d-%d launches" % (counts[0], counts[-1])
+
+
+def impact_rows(study_dir):
+    """The study's impact.csv (nbc-analyze --study): one row per
+    configuration and computation size; [] without it."""
+    return read_csv(os.path.join(study_dir, "impact.csv"))
+
+
+def largest_impact(key, rows):
+    """The impact.csv row a verdict names for a configuration: its largest
+    computation size (column largest), as (comp_target_s, r_mpi_impact,
+    lo, hi, aa_lo, aa_hi, cpu_wait_share, estimable); None without one.
+    Every printer of a study's impact (nbc-verdict, nbc-report) reads it
+    here."""
+    ids = ("STUDY_IMPACT_MPI", "STUDY_IMPACT_COLLECTIVE", "STUDY_IMPACT_DEPLOYMENT",
+           "STUDY_IMPACT_SETTING")
+    for row in rows:
+        if (tuple(row.get(column(i), "") for i in ids) == tuple(key) and
+                row.get(column("STUDY_IMPACT_LARGEST")) == "1"):
+            return tuple(number(row.get(column("STUDY_IMPACT_" + i))) for i in (
+                "COMP_TARGET", "R_MPI_IMPACT", "R_MPI_IMPACT_LO", "R_MPI_IMPACT_HI", "AA_LO",
+                "AA_HI", "CPU_WAIT_SHARE")) + (row.get(column("STUDY_IMPACT_ESTIMABLE")) == "1",)
+    return None
+
+
+def largest_impact_words(figure):
+    """r_MPI_impact (eq. 2) at the largest computation size in words, with
+    its paired interval and the A/A band: "not estimable here" where the
+    band is wider than the effect."""
+    if figure is None or math.isnan(figure[1]):
+        return ""
+    comp, value, lo, hi, aa_lo, aa_hi, wait, estimable = figure
+    interval = "" if math.isnan(lo) or math.isnan(hi) else " [%.2f, %.2f]" % (lo, hi)
+    band = ("no A/A band" if math.isnan(aa_lo) or math.isnan(aa_hi) else
+            "A/A band [%.2f, %.2f]" % (aa_lo, aa_hi))
+    at = "at the largest computation size (%g ms)" % (1e3 * comp)
+    if interval and lo <= 1 <= hi:
+        text = "%s computation not measurably slowed beside the idle library (r_MPI_impact " \
+               "%.2f%s, %s)" % (at, value, interval, band)
+    elif not estimable or not interval:
+        text = "%s the impact is not estimable here (r_MPI_impact %.2f%s, %s)" % (
+            at, value, interval, band)
+    else:
+        text = "%s computation %.2fx %s beside the idle library%s, %s" % (
+            at, value if value >= 1 else 1 / value, "slower" if value >= 1 else "faster",
+            interval, band)
+    if not math.isnan(wait):
+        text += "; it waited for the CPU %.0f %% of the time" % (100 * wait)
+    return text
+
+
+def study_line(key, rows, impact=()):
+    """One configuration's verdict in words: the confirmed readings, then
+    the unconfirmed ones by what they suggest, the launches, then the
+    impact at the largest computation size (impact: impact.csv's rows)."""
+    mpi, collective, deployment, setting = key
     name = ", ".join(x for x in (mpi, collective, deployment) if x)
     if setting:
         name += " (%s)" % setting
-    return "%s: %s%s; over %s" % (name, head, "; ".join(parts), over)
+    parts = study_cells_words(rows) + [launches_words(rows)]
+    words = largest_impact_words(largest_impact(key, impact))
+    return "%s: %s" % (name, "; ".join(parts + ([words] if words else [])))
+
+
+def study_table(study_dir):
+    """(header, rows) of a study's results, one row per configuration: the
+    numbers its verdict line words (the same tally and impact.csv row), for
+    nbc-report's table."""
+    header = ["configuration", "launches", "cells", "confirmed", "confirmed overlap",
+              "suggest overlap, not confirmed", "largest size (ms)",
+              "r_MPI_impact at the largest size [95 %]", "A/A band", "estimable here"]
+    table, impact, out = classes(), impact_rows(study_dir), []
+    for key, rows in study_groups(study_dir):
+        confirmed, suggested, _, _ = tally(rows)
+        figure = largest_impact(key, impact)
+        interval = (lambda lo, hi: "-" if math.isnan(lo) or math.isnan(hi) else
+                    "[%.2f, %.2f]" % (lo, hi))
+        out.append([", ".join(x for x in key if x), launches_words(rows), len(rows),
+                    sum(confirmed.values()),
+                    sum(n for c, n in confirmed.items() if table[c]["group"] == "overlap"),
+                    suggested.get("overlap", 0)] +
+                   (["-"] * 4 if figure is None else
+                    ["%g" % (1e3 * figure[0]),
+                     "%.2f %s" % (figure[1], interval(figure[2], figure[3])),
+                     interval(figure[4], figure[5]), "yes" if figure[7] else "no"]))
+    return header, out
 
 
 def study_map(key, rows):
@@ -430,14 +512,15 @@ def study_groups(study_dir):
 
 def study_lines(study_dir):
     """One line per configuration of a study's verdict, unwrapped (nbc-report)."""
-    return [study_line(key, rows) for key, rows in study_groups(study_dir)]
+    impact = impact_rows(study_dir)
+    return [study_line(key, rows, impact) for key, rows in study_groups(study_dir)]
 
 
 def study_verdicts(study_dir, with_map=False):
     """The printed lines: each configuration's wrapped, then its map."""
-    out = []
+    out, impact = [], impact_rows(study_dir)
     for key, group in study_groups(study_dir):
-        out += wrap(study_line(key, group))
+        out += wrap(study_line(key, group, impact))
         if with_map:
             out += study_map(key, group)
     return out

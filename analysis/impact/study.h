@@ -45,6 +45,11 @@ typedef struct impact_study {
 /* Adds a launch's pairs: impact->job, the sizes over the whole job. */
 int impact_study_add_run(impact_study *study, const impact_config *config,
                          const impact_table *impact, analysis_error *err);
+/* Adds a run folder's pairs (its passive.csv and compute_ref.csv, analyzed
+ * as nbc-analyze does: the job's sizes); nothing, with a warning, when it
+ * has neither. */
+int impact_study_add_run_dir(impact_study *study, const impact_config *config, const char *run_dir,
+                             const uncertainty_rules *rules, analysis_error *err);
 /* The intervals, bands and flags; rows sorted by configuration, then size. */
 void impact_study_finish(impact_study *study, double confidence);
 int impact_study_write(const impact_study *study, const char *path, analysis_error *err);

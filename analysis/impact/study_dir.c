@@ -56,10 +56,8 @@ static int read_run_file(const char *run_dir, schema_file file, char **buf, size
     return status != ANALYSIS_OK && missing ? ANALYSIS_OK : status;
 }
 
-/* The run's impact over the whole job, added to study; nothing when the
- * run has no passive.csv or compute_ref.csv. */
-static int add_run_dir(impact_study *study, const impact_config *config, const char *run_dir,
-                       const uncertainty_rules *rules, analysis_error *err)
+int impact_study_add_run_dir(impact_study *study, const impact_config *config, const char *run_dir,
+                             const uncertainty_rules *rules, analysis_error *err)
 {
     run_inputs in;
     memset(&in, 0, sizeof in);
@@ -130,7 +128,7 @@ int impact_study_of_dir(const char *study_dir, const uncertainty_rules *rules, F
             continue; /* not begun */
         impact_config config;
         run_config(run, &config);
-        status = add_run_dir(&study, &config, run_dir, rules, err);
+        status = impact_study_add_run_dir(&study, &config, run_dir, rules, err);
     }
     json_object_put(root);
     if (status == ANALYSIS_OK) {

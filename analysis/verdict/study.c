@@ -4,6 +4,7 @@
 #include "analysis/verdict/verdict.h"
 
 #include "analysis/analysis_internal.h"
+#include "analysis/impact/study.h"
 #include "schema/schema.h"
 
 #include <errno.h>
@@ -188,6 +189,88 @@ static int write_configuration(FILE *f, const study_run *runs, const size_t *mem
             return -1;
     }
     return ferror(f) ? -1 : 0;
+}
+
+/* A reading counted as verdict.csv's readers count it (nbc-verdict's tally). */
+static void count_reading(verdict_summary *s, const verdict_reading *r)
+{
+    const char *group = verdict_class_get(r->overlap)->group;
+    if (r->confident) {
+        s->confident++;
+        s->confident_overlap += strcmp(group, "overlap") == 0;
+    } else if (!verdict_class_is_band(r->overlap)) {
+        s->invalid++;
+    } else if (strcmp(group, "overlap") == 0) {
+        s->suggest_overlap++;
+    } else {
+        s->suggest_none++;
+    }
+}
+
+/* The impact.csv row of the largest size of the launches' pooled pairs. */
+static int summary_impact(const char *const *run_dirs, size_t n, const uncertainty_rules *rules,
+                          verdict_summary *s, analysis_error *err)
+{
+    impact_study study = {0};
+    impact_config config = {.mpi = "", .collective = "", .deployment = "", .setting = ""};
+    int status = ANALYSIS_OK;
+    for (size_t k = 0; k < n && status == ANALYSIS_OK; k++)
+        status = impact_study_add_run_dir(&study, &config, run_dirs[k], rules, err);
+    if (status == ANALYSIS_OK)
+        impact_study_finish(&study, rules->confidence);
+    for (size_t i = 0; status == ANALYSIS_OK && i < study.count; i++) {
+        const impact_study_row *row = &study.rows[i];
+        if (!row->largest)
+            continue;
+        s->have_impact = true;
+        s->comp_target_s = row->comp_target_s;
+        s->r_mpi_impact = row->impact.ratio;
+        s->r_mpi_impact_lo = row->impact.lo;
+        s->r_mpi_impact_hi = row->impact.hi;
+        s->aa_lo = row->aa.lo;
+        s->aa_hi = row->aa.hi;
+        s->cpu_wait_share = row->cpu_wait_share;
+        s->estimable = row->estimable;
+    }
+    impact_study_free(&study);
+    return status;
+}
+
+int verdict_summary_of_runs(const char *const *run_dirs, size_t n, const uncertainty_rules *rules,
+                            verdict_summary *out, analysis_error *err)
+{
+    *out = (verdict_summary){.launches = (long)n,
+                             .comp_target_s = NAN,
+                             .r_mpi_impact = NAN,
+                             .r_mpi_impact_lo = NAN,
+                             .r_mpi_impact_hi = NAN,
+                             .aa_lo = NAN,
+                             .aa_hi = NAN,
+                             .cpu_wait_share = NAN};
+    if (n == 0 || n > MOST_LAUNCHES)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%zu launches of a configuration: 1 to %d", n,
+                             MOST_LAUNCHES);
+    launch_cells *launches = calloc(n, sizeof *launches);
+    verdict_launch *est = calloc(n, sizeof *est);
+    int status =
+        launches && est ? ANALYSIS_OK : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    for (size_t k = 0; k < n && status == ANALYSIS_OK; k++)
+        status = load_launch(run_dirs[k], &launches[k], err);
+    const cell_table *grid = status == ANALYSIS_OK ? &launches[0].cells : NULL;
+    for (size_t i = 0; grid && i < grid->count; i++) {
+        for (size_t k = 0; k < n; k++)
+            est[k] = launch_of_cell(&launches[k].cells, grid->cells[i].cell);
+        verdict_reading r = verdict_combine(est, n, VERDICT_CONFIDENCE);
+        out->cells++;
+        count_reading(out, &r);
+    }
+    for (size_t k = 0; launches && k < n; k++)
+        free_launch(&launches[k]);
+    free(launches);
+    free(est);
+    if (status == ANALYSIS_OK)
+        status = summary_impact(run_dirs, n, rules, out, err);
+    return status;
 }
 
 /* The configurations in the order of their first run; each one's launches

@@ -74,6 +74,30 @@ typedef struct verdict_reading {
 
 verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double confidence);
 
+/* One configuration's figures over its launches, each from the code that
+ * writes a study's verdict.csv (verdict_combine) and impact.csv
+ * (impact_study): every table and line that summarizes a configuration
+ * prints these, so that the same quantity reads the same everywhere. */
+typedef struct verdict_summary {
+    size_t cells;             /* the first launch's grid */
+    size_t confident;         /* confident readings */
+    size_t confident_overlap; /* ... in a band of group overlap (hidden, partial) */
+    size_t suggest_overlap;   /* not confident, the value's band of group overlap */
+    size_t suggest_none;      /* not confident, band none */
+    size_t invalid;           /* no reading */
+    long launches;            /* the run folders given */
+    bool have_impact;         /* a row of impact.csv: the figures below */
+    double comp_target_s;     /* the largest computation size: the impact a verdict names */
+    double r_mpi_impact, r_mpi_impact_lo, r_mpi_impact_hi; /* eq. 2, paired interval */
+    double aa_lo, aa_hi;                                   /* the A/A band */
+    double cpu_wait_share;
+    bool estimable; /* impact_estimable: else "not estimable here" */
+} verdict_summary;
+
+/* The summary of the launches run_dirs[0..n) of one configuration. */
+int verdict_summary_of_runs(const char *const *run_dirs, size_t n, const uncertainty_rules *rules,
+                            verdict_summary *out, analysis_error *err);
+
 /* Reads STUDY_DIR/study.json and each run's folder, writes
  * STUDY_DIR/verdict.csv (docs/formats.md). ANALYSIS_OK or an error in err. */
 int verdict_study(const char *study_dir, analysis_error *err);

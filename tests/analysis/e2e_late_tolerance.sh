@@ -4,7 +4,8 @@
 # the window barrier 3 tolerances after the deadline, then the attempt was
 # redone), the run's own tolerance (meta.json late_tolerance, 0.01)
 # reproduces the driver's table; 5x looser keeps every attempt; the summary
-# and cells.csv report the discard rate.
+# and cells.csv report the discard rate, the summary in the driver's words
+# (late, then discarded with the passes they ended).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -26,8 +27,35 @@ cp "$run/cells.csv" "$SCRATCH/driver.csv"
 late=$(column late_attempts "$run/cells.csv" | sum)
 attempts=$(column attempts "$run/cells.csv" | sum)
 [ "$late" -eq "$late_rows" ] || fail "cells.csv counts $late late attempts, raw.csv has $late_rows"
-grep -q "lateness: $late of $attempts attempts discarded" "$SCRATCH/driver.out" ||
-    fail "summary lacks the discard rate: $(cat "$SCRATCH/driver.out")"
+# The driver's lateness line, word for word: the late attempts, then those
+# discarded with the passes they ended (every attempt of a measured block
+# but the one kept of each kind), counted here from raw.csv alone.
+discarded=$(python3 - "$run/raw.csv" <<'PY'
+import csv, sys
+blocks = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["role"] == "measure":
+        key = (r["kind"], int(r["attempt"]))
+        block = blocks.setdefault((r["cell"], r["block"]), {})
+        block[key] = block.get(key, False) or r["late"] == "1"
+total = 0
+for attempts in blocks.values():
+    kinds = {k for k, _ in attempts}
+    on_time = {k: sorted(a for (kk, a), late in attempts.items() if kk == k and not late)
+               for k in kinds}
+    if any(not v for v in on_time.values()):
+        total += len(attempts)
+        continue
+    kept = sum(1 for v in on_time.values())  # one kept attempt per kind
+    total += len(attempts) - kept
+print(total)
+PY
+) || fail "raw.csv: cannot count the discarded attempts"
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
+want="lateness: $late of $attempts attempts late ($(pct "$late" "$attempts") %), $discarded discarded with the passes they ended ($(pct "$discarded" "$attempts") %)"
+grep -qF "$want" "$SCRATCH/driver.out" ||
+    fail "summary lacks '$want': $(grep lateness "$SCRATCH/driver.out")"
+grep -qF "$want" "$run/summary.txt" || fail "summary.txt lacks '$want'"
 
 "$analyze" --no-plots -q --late-tolerance 0.01 "$run" 2>/dev/null || fail "--late-tolerance 0.01 failed"
 cmp -s "$run/cells.csv" "$SCRATCH/driver.csv" || fail "the run's own tolerance does not reproduce the driver's table"

@@ -11,8 +11,12 @@
 # cell and progress confident hidden, 0 confident overlap in basic; the one
 # launch never confident (a pending launch, without a folder, left out); no
 # confident row whose interval leaves its band;
-# nbc-verdict's counts equal verdict.csv's, its lines at most 100 columns;
-# a run folder given to --study is refused with exit 2.
+# nbc-verdict's counts equal verdict.csv's, its lines at most 100 columns,
+# each naming its headline once and the impact of impact.csv's largest
+# size (not the median over the sizes);
+# nbc-compare over the same launches prints the same figures (counts,
+# impact at the largest size); a run folder given to --study is refused
+# with exit 2.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 analyze=$TOOLS_DIR/nbc-analyze
@@ -80,11 +84,91 @@ PY
 out=$("$verdict" --map "$SCRATCH/study") || fail "nbc-verdict failed: $out"
 echo "$out"
 awk 'length($0) > 100 { exit 1 }' <<<"$out" || fail "a verdict line is longer than 100 columns"
-grep -q "^mpich, ibcast, basic: .* in 9 of 9 cells; 9 confirmed (none 9); over 3 launches" \
-    <<<"$(tr '\n' ' ' <<<"$out" | sed 's/  */ /g; s/mpich, /\nmpich, /g')" ||
-    fail "the basic line does not count 9 confirmed none"
-grep -q "0 confirmed; 9 suggest overlap, not confirmed; over one launch" \
-    <<<"$(tr '\n' ' ' <<<"$out" | sed 's/  */ /g')" || fail "the one launch is not said as one"
+flat=$(tr '\n' ' ' <<<"$out" | sed 's/  */ /g; s/mpich, /\nmpich, /g')
+grep -q "^mpich, ibcast, basic: no overlap: .*, confirmed in 9 of 9 cells; over 3 launches; " \
+    <<<"$flat" || fail "the basic line does not say 9 of 9 confirmed none once"
+# the headline names its class and count once, never again in brackets
+! grep -q "confirmed (none 9)\|confirmed (hidden 9)" <<<"$flat" || fail "a line repeats its headline"
+grep -q "0 of 9 cells confirmed; 9 suggest overlap, not confirmed; one launch: readings, not verdicts" \
+    <<<"$flat" || fail "the one launch is not said as one"
+# The impact a line names is impact.csv's row of the largest computation
+# size (synth_run's impact grows with the size: the median over the sizes
+# is another number), with its paired interval and A/A band.
+python3 - "$SCRATCH/study/impact.csv" "$flat" <<'PY' || fail "a line does not name the impact at the largest size"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+lines = sys.argv[2].split("\n")
+for dep in ("basic", "progress"):
+    mine = [r for r in rows if r["deployment"] == dep]
+    top = [r for r in mine if r["largest"] == "1"]
+    assert len(top) == 1 and float(top[0]["comp_target_s"]) == max(
+        float(r["comp_target_s"]) for r in mine), top
+    top = top[0]
+    median = statistics.median(float(r["r_mpi_impact"]) for r in mine)
+    want = "at the largest computation size (%g ms) computation %.2fx slower beside the idle " \
+        "library [%.2f, %.2f], A/A band [%.2f, %.2f]" % (
+            1e3 * float(top["comp_target_s"]), float(top["r_mpi_impact"]),
+            float(top["r_mpi_impact_lo"]), float(top["r_mpi_impact_hi"]), float(top["aa_lo"]),
+            float(top["aa_hi"]))
+    line = [x for x in lines if x.startswith("mpich, ibcast, %s:" % dep)][0]
+    assert want in line, (want, line)
+    assert "%.2f" % median != "%.2f" % float(top["r_mpi_impact"]), "the sizes do not differ"
+# one launch: one A/A pair, no band: not estimable
+line = [x for x in lines if x.startswith("mpich, ibcast, thread:")][0]
+assert "the impact is not estimable here" in line and "no A/A band" in line, line
+print("figure: the lines name impact.csv's largest-size rows")
+PY
+# One number per quantity: nbc-compare over the same launches prints the
+# study's figures (its counts those of verdict.csv, its impact impact.csv's
+# largest-size row), from the same code.
+compare=$TOOLS_DIR/nbc-compare
+runs=()
+for i in 0 1 2; do runs+=("$SCRATCH/basic$i" "$SCRATCH/progress$i"); done
+"$compare" "${runs[@]}" -o "$SCRATCH/cmp" --no-plots >"$SCRATCH/cmp.out" 2>&1 ||
+    fail "nbc-compare failed: $(cat "$SCRATCH/cmp.out")"
+python3 - "$csv" "$SCRATCH/study/impact.csv" "$SCRATCH/cmp/configuration_summary.csv" \
+    "$SCRATCH/cmp.out" <<'PY' || fail "nbc-compare's figures are not the study's"
+import csv, sys
+verdict = list(csv.DictReader(open(sys.argv[1])))
+impact = list(csv.DictReader(open(sys.argv[2])))
+summary = list(csv.DictReader(open(sys.argv[3])))
+printed = open(sys.argv[4]).read()
+assert [r["label"].split()[2] for r in summary] == ["basic", "progress"], summary
+for row in summary:
+    dep = row["label"].split()[2]
+    cells = [r for r in verdict if r["deployment"] == dep]
+    assert int(row["cells"]) == len(cells), (row, len(cells))
+    assert int(row["confident"]) == sum(r["confident"] == "1" for r in cells), row
+    top = [r for r in impact if r["deployment"] == dep and r["largest"] == "1"][0]
+    for mine, theirs in (("comp_target_s", "comp_target_s"), ("r_mpi_impact", "r_mpi_impact"),
+                         ("r_mpi_impact_lo", "r_mpi_impact_lo"),
+                         ("r_mpi_impact_hi", "r_mpi_impact_hi"), ("aa_lo", "aa_lo"),
+                         ("aa_hi", "aa_hi"), ("estimable", "estimable")):
+        assert float(row[mine]) == float(top[theirs]), (dep, mine, row[mine], top[theirs])
+    # the printed table: the verdict's rounding of the same number
+    want = "%.2f [%.2f, %.2f] at %g ms" % (tuple(float(top[c]) for c in (
+        "r_mpi_impact", "r_mpi_impact_lo", "r_mpi_impact_hi")) + (
+        1e3 * float(top["comp_target_s"]),))
+    assert want in printed, (want, printed)
+print("figure: nbc-compare's configuration figures equal verdict.csv's and impact.csv's")
+PY
+# nbc-report's study table: the same figures again (nbc_verdict's study_table)
+report=$TOOLS_DIR/nbc-report
+"$report" --no-pdf "$SCRATCH/study" >"$SCRATCH/report.out" 2>&1 ||
+    fail "nbc-report failed: $(cat "$SCRATCH/report.out")"
+python3 - "$SCRATCH/study/impact.csv" "$SCRATCH/study/report.html" <<'PY' ||
+import csv, re, sys
+impact = list(csv.DictReader(open(sys.argv[1])))
+page = open(sys.argv[2]).read()
+text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page[page.index("Over the launches"):]))
+for dep in ("basic", "progress"):
+    top = [r for r in impact if r["deployment"] == dep and r["largest"] == "1"][0]
+    want = "%.2f [%.2f, %.2f]" % tuple(float(top[c]) for c in (
+        "r_mpi_impact", "r_mpi_impact_lo", "r_mpi_impact_hi"))
+    assert want in text.split("Each launch")[0], (dep, want)
+print("figure: nbc-report's study table prints impact.csv's largest-size figures")
+PY
+    fail "nbc-report's study table does not print the study's figures"
 set +e
 "$analyze" --study "$SCRATCH/basic0" 2>"$SCRATCH/err"
 status=$?

@@ -122,7 +122,7 @@ for r in rows:
     assert abs(ratio - math.sqrt(a * b)) <= 1e-4 * ratio, r
     assert r_lo <= min(a, b) and r_hi >= max(a, b), r
 print(" ".join(r["r_aa"] for r in rows))' "$dir/impact.csv") || fail "impact.csv: no A/A floor with its interval"
-grep -q "^A/A floor (compute_ref before / its A/A partner just before it, no MPI at all): median [0-9.]*, 95 % \[" "$dir/summary.txt" ||
+grep -q "; A/A pair (compute_ref before / its A/A partner just before it, no MPI at all) [0-9.]*, 95 % \[" "$dir/summary.txt" ||
     fail "summary.txt has no A/A floor: $(cat "$dir/summary.txt")"
 grep -q "nbc-run launches = N" "$dir/summary.txt" || fail "summary.txt does not recommend repeated launches"
 # What must hold: no factor of 1.5 either way, which a progress thread
