@@ -12,7 +12,7 @@
  * of MPI's constants): unit tests give it any profile, configuration,
  * placement and environment.
  *
- * The deployments (the table in plan.c):
+ * The deployments (one row each in deploy/deployments.def):
  *   basic      all cores compute; library defaults; no progress thread
  *   progress   all cores compute; the library's progress thread on,
  *              sharing the rank's compute cores (OpenMP workers passive)
@@ -135,6 +135,13 @@ int deploy_check_thread_level(const deploy_plan *plan, deploy_thread_level provi
 /* The plan as JSON (docs/running.md, "bench_nbc --plan"); a new reference,
  * NULL when out of memory. */
 struct json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in);
+
+/* The deployments' table (deploy/deployments.def) as a JSON array, one
+ * object per row with its fields named as there in lower case (name,
+ * thread, cores, library_threads, polls, profile_key, meaning): what
+ * `bench_nbc --plan` and `schema_doc --json` list as "deployments", for the
+ * tools in other languages. A new reference, NULL when out of memory. */
+struct json_object *deploy_table_json(void);
 
 /* Names for the record: "none", "library", "suite"; "shared", ...;
  * "single" .. "multiple". */

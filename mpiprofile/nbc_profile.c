@@ -205,7 +205,8 @@ static void print_shell(const mpiprofile *p, const build_info *build, const char
     /* unsupported_<deployment>: why the library cannot run it, empty when it can. */
     for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++) {
         const char *name = nbc_deployment_name((nbc_deployment)d);
-        const mpiprofile_deployment *dep = mpiprofile_deployment_find(p, name);
+        const mpiprofile_deployment *dep =
+            mpiprofile_deployment_find(p, nbc_deployment_profile_key((nbc_deployment)d));
         char var[64];
         snprintf(var, sizeof var, "unsupported_%s", name);
         put_scalar(var, dep && dep->unsupported ? dep->unsupported : "");
@@ -215,8 +216,12 @@ static void print_shell(const mpiprofile *p, const build_info *build, const char
 static void print_env(const mpiprofile *p, const char *version, const char *deployment,
                       const char *collective)
 {
-    const mpiprofile_deployment *dep =
-        deployment ? mpiprofile_deployment_find(p, deployment) : NULL;
+    /* The deployment's name read as its profile key (the section it reads). */
+    const char *key = deployment;
+    for (int d = NBC_DEPLOYMENT_BASIC; deployment && d < NBC_DEPLOYMENT_COUNT; d++)
+        if (strcmp(deployment, nbc_deployment_name((nbc_deployment)d)) == 0)
+            key = nbc_deployment_profile_key((nbc_deployment)d);
+    const mpiprofile_deployment *dep = key ? mpiprofile_deployment_find(p, key) : NULL;
     for (size_t i = 0; dep && i < dep->env.count; i++)
         printf("%s\n", dep->env.items[i]);
     for (size_t i = 0; collective && i < p->workaround_count; i++)
@@ -312,7 +317,7 @@ static int load(mpiprofile_set *set, const char *dir)
 {
     const char *names[NBC_DEPLOYMENT_COUNT];
     for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++)
-        names[d] = nbc_deployment_name((nbc_deployment)d);
+        names[d] = nbc_deployment_profile_key((nbc_deployment)d);
     char buf[PATH_MAX], err[1024];
     if (!dir)
         dir = mpiprofile_default_dir(buf, sizeof buf);
