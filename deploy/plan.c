@@ -302,8 +302,9 @@ static int place_threads(const deploy_input *in, deploy_plan *plan)
     rule_names(shares_one_core, " or ", shared, sizeof shared);
     if (free_core && cores < 2)
         return refuse(plan,
-                      "config: run.deployment: \"%s\" leaves one core free for progress, but this "
-                      "rank has %d core (allowed on this rank: %s%s%s%s; more cores per rank: "
+                      "config: run.deployment: \"%s\" leaves one core free for progress and "
+                      "needs >= 2 cores per rank, but this rank has %d core (allowed on this rank: "
+                      "%s%s%s%s; more cores per rank: "
                       "fewer ranks per node)",
                       name, cores, allowed, shared[0] ? ", or " : "", shared,
                       shared[0] ? " with progress.oversubscribe=true" : "");

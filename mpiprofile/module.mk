@@ -12,7 +12,8 @@ $(BUILD)/nompi/mpiprofile/profile.o: CFLAGS += -DMPIPROFILE_SOURCE_DIR='"$(CURDI
 
 $(TOOLS_DIR)/nbc-profile: $(BUILD)/nompi/mpiprofile/nbc_profile.o \
                           $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o \
-                          $(BUILD)/nompi/mpiprofile/launch.o $(CONFIG_LIB) \
+                          $(BUILD)/nompi/mpiprofile/launch.o $(BUILD)/nompi/deploy/plan.o \
+                          $(CONFIG_LIB) \
                           $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(MPIPROFILE_LIBS) $(LDLIBS)

@@ -10,7 +10,7 @@ $(BUILD)/tests/deploy/test_plan: $(BUILD)/nompi/tests/deploy/test_plan.o $(BUILD
 	$(CC) $(LDFLAGS) -o $@ $^ $(deploy_test_libs) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/deploy/test_plan
-E2E_TESTS  += tests/deploy/e2e_plan.sh tests/deploy/e2e_dedicated_netns.sh
+E2E_TESTS  += tests/deploy/e2e_plan.sh tests/deploy/e2e_dedicated_netns.sh tests/deploy/e2e_table.sh
 # An MPIX_Stream_progress for a library without one (LD_PRELOAD,
 # e2e_thread_poll.sh): the suite's thread calls what the profile names.
 $(BUILD)/tests/deploy/libstream_progress_shim.so: tests/deploy/stream_progress_shim.c $(TOOLCHAIN_STAMP)
