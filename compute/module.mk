@@ -36,7 +36,8 @@ COMPUTE_LINK = $(CC) $(LDFLAGS) -Wl,--enable-new-dtags -o $@ $^ $(BLAS_LIBS) $(C
 # compute_ref --run reads the run's meta.json; its columns are the schema's (schema/).
 COMPUTE_REF_LIBS := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 
-$(BUILD)/compute_ref: $(BUILD)/nompi/compute/compute_ref.o $(BUILD)/libcompute.a \
+$(BUILD)/compute_ref: $(BUILD)/nompi/compute/compute_ref.o $(BUILD)/nompi/compute/compute_ref_options.o \
+                      $(BUILD)/libcompute.a \
                       $(BUILD)/libschema.a $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(COMPUTE_LINK) $(COMPUTE_REF_LIBS) -lpthread
