@@ -9,7 +9,7 @@ bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives/coll
                        $(BUILD)/nompi/bench_nbc/measure/size_search.o $(BUILD)/nompi/bench_nbc/measure/stopping.o \
                        $(BUILD)/nompi/bench_nbc/plan_estimate.o $(BUILD)/nompi/bench_nbc/measure/block_order.o \
                        $(BUILD)/nompi/bench_nbc/measure/analysis_rules.o \
-                       $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o $(BUILD)/nompi/mpiprofile/launch.o
+                       $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(BUILD)/nompi/mpiprofile/identify.o $(BUILD)/nompi/mpiprofile/launch.o
 # The pipeline's stages (main.c) and what sets them up.
 bench_nbc_objects += $(addprefix $(BUILD)/mpi/bench_nbc/,cli.o stages/job_config.o stages/plan_stage.o \
                        stages/run_folder.o stages/run_guards.o stages/clock_sync_stage.o \
