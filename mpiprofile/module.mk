@@ -1,6 +1,6 @@
 # mpiprofile/: the MPI library profiles (configs/mpi/*.ini) and their reader,
 # plain C without MPI (profile_read.c reads them, profile.c looks them up, identify.c tells which one a
-# library is, launch.c builds launch commands). bench_nbc links the three
+# library is, launch.c builds launch commands). bench_nbc links the four
 # objects; nbc-profile answers scripts (nbc-run, the tests); configure.sh is
 # the Makefile's configure step (it builds its own copy of the reader and the
 # probe, in build/.mpi/).
