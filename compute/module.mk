@@ -22,7 +22,7 @@ COMPUTE_LIBS := $(if $(filter 1,$(HWLOC)),$(shell pkg-config --libs hwloc 2>/dev
 # The CBLAS header's name and the hwloc switch reach compute/ only.
 $(BUILD)/nompi/compute/%.o: CFLAGS += -DCOMPUTE_CBLAS_H='<$(BLAS_CBLAS_H)>' $(compute_hwloc_cflags)
 
-compute_objects := $(addprefix $(BUILD)/nompi/compute/,team.o environment.o calibrate.o blas.o \
+compute_objects := $(addprefix $(BUILD)/nompi/compute/,team.o environment.o calibrate.o blas.o blas_concurrency.o \
                                                       blas_$(BLAS_BACKEND).o)
 
 $(BUILD)/libcompute.a: $(compute_objects)
