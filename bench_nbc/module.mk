@@ -1,7 +1,7 @@
 # bench_nbc: the driver (bench_nbc/README.md: its rooms and what each holds).
 # (Libraries are named by path: module.mk files are read in alphabetical order.)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives/collectives.o collectives/buffers.o measure/measure.o \
-                       measure/progress.o measure/calibrate.o measure/sweep.o runfolder/output.o \
+                       measure/progress.o measure/calibrate.o measure/sweep.o measure/sweep_record.o runfolder/output.o \
                        collectives/synthetic.o collectives/scenario.o runfolder/resume.o collectives/datacheck.o measure/watchdog.o \
                        errors.o runfolder/meta.o runfolder/replay.o library/placement.o library/library.o \
                        library/deployment.o runfolder/node_record.o runfolder/mpit.o measure/threadlog.o) \
