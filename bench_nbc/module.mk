@@ -5,7 +5,7 @@ bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives/coll
                        collectives/synthetic.o collectives/scenario.o runfolder/resume.o collectives/datacheck.o measure/watchdog.o \
                        errors.o runfolder/meta.o runfolder/replay.o library/placement.o library/library.o \
                        library/deployment.o runfolder/node_record.o runfolder/mpit.o measure/threadlog.o) \
-                       $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/threads/threads.o \
+                       $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o $(BUILD)/nompi/threads/threads.o \
                        $(BUILD)/nompi/bench_nbc/measure/size_search.o $(BUILD)/nompi/bench_nbc/measure/stopping.o \
                        $(BUILD)/nompi/bench_nbc/plan_estimate.o $(BUILD)/nompi/bench_nbc/measure/block_order.o \
                        $(BUILD)/nompi/bench_nbc/measure/analysis_rules.o \

@@ -136,6 +136,9 @@ int deploy_check_thread_level(const deploy_plan *plan, deploy_thread_level provi
  * NULL when out of memory. */
 struct json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in);
 
+/* The row's meaning (deployments.def), "unknown" out of range. */
+const char *deploy_meaning(nbc_deployment deployment);
+
 /* The deployments' table (deploy/deployments.def) as a JSON array, one
  * object per row with its fields named as there in lower case (name,
  * thread, cores, library_threads, polls, profile_key, meaning): what

@@ -12,7 +12,7 @@ $(BUILD)/nompi/mpiprofile/profile.o: CFLAGS += -DMPIPROFILE_SOURCE_DIR='"$(CURDI
 
 $(TOOLS_DIR)/nbc-profile: $(BUILD)/nompi/mpiprofile/nbc_profile.o \
                           $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(BUILD)/nompi/mpiprofile/identify.o \
-                          $(BUILD)/nompi/mpiprofile/launch.o $(BUILD)/nompi/deploy/plan.o \
+                          $(BUILD)/nompi/mpiprofile/launch.o $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o \
                           $(CONFIG_LIB) \
                           $(BUILD)/libcli.a
 	@mkdir -p $(@D)

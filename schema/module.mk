@@ -11,7 +11,7 @@ $(SCHEMA_LIB): $(SCHEMA_OBJS)
 	$(AR) rcs $@ $^
 
 # It exports the deployments' table too (deploy_table_json), hence the plan's objects.
-$(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB) $(BUILD)/nompi/deploy/plan.o \
+$(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB) $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o \
                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(CONFIG_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) $(LDLIBS)

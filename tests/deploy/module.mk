@@ -4,7 +4,7 @@ deploy_test_libs := $(shell pkg-config --libs cmocka inih json-c 2>/dev/null || 
 
 $(BUILD)/nompi/tests/deploy/test_plan.o: CFLAGS += -DDEPLOY_TEST_PROFILES='"$(CURDIR)/configs/mpi"' \
                                                    $(shell pkg-config --cflags json-c 2>/dev/null)
-$(BUILD)/tests/deploy/test_plan: $(BUILD)/nompi/tests/deploy/test_plan.o $(BUILD)/nompi/deploy/plan.o \
+$(BUILD)/tests/deploy/test_plan: $(BUILD)/nompi/tests/deploy/test_plan.o $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o \
                                  $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(CONFIG_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(deploy_test_libs) $(LDLIBS)
