@@ -12,15 +12,8 @@
  * of MPI's constants): unit tests give it any profile, configuration,
  * placement and environment.
  *
- * The deployments (one row each in deploy/deployments.def):
- *   basic      all cores compute; library defaults; no progress thread
- *   progress   all cores compute; the library's progress thread on,
- *              sharing the rank's compute cores (OpenMP workers passive)
- *   dedicated  the library's progress thread bound to the core(s) left
- *              free; refused where the library has none
- *   manual     all cores compute; the compute step polls with MPI_Test
- *   thread     the suite's own progress thread on the core left free
- *              (progress.oversubscribe: on the compute cores)
+ * The deployments are the rows of deploy/deployments.def (what each means,
+ * whose progress thread runs, which cores it takes): plan.c applies a row.
  * A library's progress switch set by the user in a deployment that does not
  * want it, or any setting of the plan the user set otherwise, is refused. */
 #ifndef DEPLOY_PLAN_H
