@@ -23,8 +23,8 @@ typedef enum {
 
 /* Where the threads MPI_Init creates are bound (deployments.def, LIBRARY_THREADS). */
 typedef enum {
-    LIBRARY_THREADS_RANK, /* the rank's cores */
-    LIBRARY_THREADS_FREE, /* the free cores, confirmed after MPI_Init */
+    LIBRARY_THREADS_RANK_CORES, /* the rank's cores */
+    LIBRARY_THREADS_FREE,       /* the free cores, confirmed after MPI_Init */
 } deployment_library_threads;
 
 /* One row of deployments.def. */
@@ -49,7 +49,7 @@ static const deployment_rule rules[NBC_DEPLOYMENT_COUNT] = {
 };
 
 static const char *const cores_names[] = {"all", "free", "free_or_shared"};
-static const char *const library_threads_names[] = {"rank", "free"};
+static const char *const library_threads_names[] = {"rank_cores", "free"};
 
 static bool leaves_core_free(const deployment_rule *rule)
 {

@@ -12,7 +12,7 @@ class Deployment:
     name: str
     thread: str  # whose progress thread runs: none, library, suite
     cores: str  # all, free (a core per rank left to progress), free_or_shared
-    library_threads: str  # where MPI_Init's threads go: rank, free (the free cores)
+    library_threads: str  # where MPI_Init's threads go: rank_cores, free (the free cores)
     polls: bool  # MPI_Test between compute chunks when progress.mode is none
     profile_key: str  # the library profile's [deployment.<key>]
     meaning: str

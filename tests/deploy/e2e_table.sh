@@ -11,7 +11,9 @@ source "$(dirname "$0")/../lib.sh"
 command -v jq >/dev/null || skip "jq is not installed"
 make_scratch
 profile_tool=$TOOLS_DIR/nbc-profile
-[ -x "$profile_tool" ] && [ -x "$TOOLS_DIR/schema_doc" ] || fail "$TOOLS_DIR/nbc-profile or schema_doc is not built (make)"
+if [ ! -x "$profile_tool" ] || [ ! -x "$TOOLS_DIR/schema_doc" ]; then
+    fail "$TOOLS_DIR/nbc-profile or schema_doc is not built (make)"
+fi
 
 rows=$(sed -n 's/^DEPLOYMENT([A-Z_]*, "\([a-z0-9_]*\)".*/\1/p' "$BENCH_NBC_ROOT/deploy/deployments.def" | tr '\n' ' ')
 [ -n "$rows" ] || fail "no row read from deploy/deployments.def"
