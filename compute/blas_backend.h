@@ -29,4 +29,9 @@ typedef struct blas_backend {
 
 extern const blas_backend compute_blas_backend;
 
+/* 0 when `threads` threads calling dgemm at once each get the product they
+ * get alone (compute/blas_concurrency.c), else -1 with the message (the
+ * library, the wrong calls, the builds that are safe) in error. */
+int compute_blas_check_concurrency(int threads, char *error, size_t error_size);
+
 #endif

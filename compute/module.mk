@@ -22,7 +22,7 @@ COMPUTE_LIBS := $(if $(filter 1,$(HWLOC)),$(shell pkg-config --libs hwloc 2>/dev
 # The CBLAS header's name and the hwloc switch reach compute/ only.
 $(BUILD)/nompi/compute/%.o: CFLAGS += -DCOMPUTE_CBLAS_H='<$(BLAS_CBLAS_H)>' $(compute_hwloc_cflags)
 
-compute_objects := $(addprefix $(BUILD)/nompi/compute/,team.o environment.o calibrate.o blas.o \
+compute_objects := $(addprefix $(BUILD)/nompi/compute/,team.o environment.o calibrate.o blas.o blas_concurrency.o \
                                                       blas_$(BLAS_BACKEND).o)
 
 $(BUILD)/libcompute.a: $(compute_objects)
@@ -36,7 +36,8 @@ COMPUTE_LINK = $(CC) $(LDFLAGS) -Wl,--enable-new-dtags -o $@ $^ $(BLAS_LIBS) $(C
 # compute_ref --run reads the run's meta.json; its columns are the schema's (schema/).
 COMPUTE_REF_LIBS := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 
-$(BUILD)/compute_ref: $(BUILD)/nompi/compute/compute_ref.o $(BUILD)/libcompute.a \
+$(BUILD)/compute_ref: $(BUILD)/nompi/compute/compute_ref.o $(BUILD)/nompi/compute/compute_ref_options.o \
+                      $(BUILD)/libcompute.a \
                       $(BUILD)/libschema.a $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(COMPUTE_LINK) $(COMPUTE_REF_LIBS) -lpthread

@@ -22,12 +22,12 @@
  * need json-c's include path. */
 struct json_object;
 
+/* The deployments, one row each in deploy/deployments.def (what each means:
+ * deploy/plan.h). */
 typedef enum {
-    NBC_DEPLOYMENT_BASIC,     /* all cores compute, library defaults */
-    NBC_DEPLOYMENT_PROGRESS,  /* all cores compute, library async progress on */
-    NBC_DEPLOYMENT_DEDICATED, /* one core left free for progress */
-    NBC_DEPLOYMENT_MANUAL,    /* compute step split with MPI_Test between chunks */
-    NBC_DEPLOYMENT_THREAD,    /* the suite's own progress thread, on a free core */
+#define DEPLOYMENT(id, ...) NBC_DEPLOYMENT_##id,
+#include "deploy/deployments.def"
+#undef DEPLOYMENT
     NBC_DEPLOYMENT_COUNT
 } nbc_deployment;
 
@@ -200,6 +200,9 @@ static inline size_t nbc_comm_axis_count(const nbc_config *cfg)
 }
 
 const char *nbc_deployment_name(nbc_deployment deployment);
+/* The library profile's section [deployment.<key>] the deployment reads
+ * (mpiprofile_deployment_find). */
+const char *nbc_deployment_profile_key(nbc_deployment deployment);
 const char *nbc_progress_mode_name(nbc_progress_mode mode);
 /* The mode as progress.mode spells it: none, test:K (K = test_count), thread. */
 void nbc_progress_mode_text(nbc_progress_mode mode, int test_count, char *buf, size_t len);

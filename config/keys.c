@@ -11,10 +11,27 @@
 #include <string.h>
 
 static const char *const deployment_names[] = {
-    [NBC_DEPLOYMENT_BASIC] = "basic",         [NBC_DEPLOYMENT_PROGRESS] = "progress",
-    [NBC_DEPLOYMENT_DEDICATED] = "dedicated", [NBC_DEPLOYMENT_MANUAL] = "manual",
-    [NBC_DEPLOYMENT_THREAD] = "thread",
+#define DEPLOYMENT(id, name, ...) [NBC_DEPLOYMENT_##id] = name,
+#include "deploy/deployments.def"
+#undef DEPLOYMENT
 };
+
+/* The library profile's section [deployment.<key>] each deployment reads. */
+static const char *const deployment_profile_keys[] = {
+#define DEPLOYMENT(id, name, thread, cores, library_threads, polls, profile_key, meaning)          \
+    [NBC_DEPLOYMENT_##id] = profile_key,
+#include "deploy/deployments.def"
+#undef DEPLOYMENT
+};
+
+/* run.deployment's help: each row's name and meaning. */
+#define DEPLOYMENT(id, name, thread, cores, library_threads, polls, profile_key, meaning)          \
+    " " name " = " meaning "."
+static const char deployment_help[] =
+    "Where every thread runs (paper section 7; bench_nbc --plan shows it)."
+#include "deploy/deployments.def"
+    ;
+#undef DEPLOYMENT
 
 static const char *const kernel_names[] = COMPUTE_KERNEL_NAMES;
 
@@ -57,12 +74,7 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "the job's first N ranks (as IMB's -npmin), N at most the job's size; the other "
              "ranks wait asleep. Empty = the job's size."},
     {KEY("run", "deployment", TYPE_ENUM, NULL, "basic", run.deployment), CHOICES(deployment_names),
-     .help = "Where every thread runs (paper section 7; bench_nbc --plan shows it): basic = all "
-             "cores compute, library defaults; progress = the same with the library's "
-             "asynchronous progress thread on, sharing the compute cores; dedicated = the "
-             "library's progress thread bound to one core per rank left free; manual = the "
-             "compute step polls with MPI_Test (progress.test_chunks); thread = the suite's own "
-             "progress thread on one core per rank left free."},
+     .help = deployment_help},
     {KEY("run", "mpi", TYPE_NAME, NULL, "auto", run.mpi), .names = NAMES_MPI_PROFILES,
      .names_help = "auto or a library profile of configs/mpi/ (mpich, openmpi, ...)",
      .help = "MPI library profile of the run: auto (the library the driver runs with, "
@@ -312,6 +324,13 @@ const char *nbc_deployment_name(nbc_deployment deployment)
 {
     return (size_t)deployment < ARRAY_SIZE(deployment_names) ? deployment_names[deployment]
                                                              : "unknown";
+}
+
+const char *nbc_deployment_profile_key(nbc_deployment deployment)
+{
+    return (size_t)deployment < ARRAY_SIZE(deployment_profile_keys)
+               ? deployment_profile_keys[deployment]
+               : "unknown";
 }
 
 const char *nbc_progress_mode_name(nbc_progress_mode mode)

@@ -1,2 +1,2 @@
-# deploy/: the deployment plan (plan.h), plain C without MPI. bench_nbc links
-# plan.o; tests/deploy/ tests it without MPI.
+# deploy/: the deployment plan (plan.h; plan_json.c prints it), plain C without MPI. bench_nbc links
+# plan.o and plan_json.o; tests/deploy/ tests them without MPI.

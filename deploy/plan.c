@@ -13,30 +13,90 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* What each deployment asks for. */
+/* Where a deployment's compute team and progress thread go
+ * (deployments.def, CORES). */
+typedef enum {
+    CORES_ALL,            /* every core of the rank computes */
+    CORES_FREE,           /* a core per rank left out of the compute team for progress */
+    CORES_FREE_OR_SHARED, /* the same, or the compute core shared (progress.oversubscribe) */
+} deployment_cores;
+
+/* Where the threads MPI_Init creates are bound (deployments.def, LIBRARY_THREADS). */
+typedef enum {
+    LIBRARY_THREADS_RANK_CORES, /* the rank's cores */
+    LIBRARY_THREADS_FREE,       /* the free cores, confirmed after MPI_Init */
+} deployment_library_threads;
+
+/* One row of deployments.def. */
 typedef struct deployment_rule {
+    const char *name;
     deploy_progress_thread thread;
-    bool free_core;      /* a core per rank left out of the compute team for progress */
-    const char *meaning; /* for messages */
+    deployment_cores cores;
+    deployment_library_threads library_threads;
+    bool polls;              /* MPI_Test between compute chunks when progress.mode is none */
+    const char *profile_key; /* the profile's [deployment.<key>] */
+    const char *meaning;     /* for messages */
 } deployment_rule;
+
+static const deployment_rule rules[NBC_DEPLOYMENT_COUNT] = {
+#define DEPLOYMENT(id, name, thread, cores, library_threads, polls, profile_key, meaning)          \
+    [NBC_DEPLOYMENT_##id] = {name,          DEPLOY_PROGRESS_##thread,                              \
+                             CORES_##cores, LIBRARY_THREADS_##library_threads,                     \
+                             polls,         profile_key,                                           \
+                             meaning},
+#include "deploy/deployments.def"
+#undef DEPLOYMENT
+};
+
+static const char *const cores_names[] = {"all", "free", "free_or_shared"};
+static const char *const library_threads_names[] = {"rank_cores", "free"};
+
+static bool leaves_core_free(const deployment_rule *rule)
+{
+    return rule->cores != CORES_ALL;
+}
+
+/* The deployment that runs the suite's own thread on a free core: what to
+ * offer where the library's thread cannot run there (NULL: none). */
+static const deployment_rule *suite_on_free_core(void)
+{
+    for (size_t d = 0; d < ARRAY_SIZE(rules); d++)
+        if (rules[d].thread == DEPLOY_PROGRESS_SUITE && leaves_core_free(&rules[d]))
+            return &rules[d];
+    return NULL;
+}
+
+/* The names of the rows keep() takes, "a, b, c", for messages. */
+static void rule_names(bool (*keep)(const deployment_rule *), const char *separator, char *buf,
+                       size_t len)
+{
+    buf[0] = '\0';
+    for (size_t d = 0; d < ARRAY_SIZE(rules); d++)
+        if (keep(&rules[d]))
+            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? separator : "",
+                     rules[d].name);
+}
+
+static bool runs_on_one_core(const deployment_rule *rule)
+{
+    return !leaves_core_free(rule);
+}
+
+static bool shares_one_core(const deployment_rule *rule)
+{
+    return rule->cores == CORES_FREE_OR_SHARED;
+}
+
+static bool has_library_thread(const deployment_rule *rule)
+{
+    return rule->thread == DEPLOY_PROGRESS_LIBRARY;
+}
 
 /* The least sleep of the window barrier on cores a busy library thread
  * shares (clocksync_options.barrier_sleep_min_s): longer than that
  * thread's time slice, which the scheduler only ends at a tick (EEVDF here:
  * a 0.75-1.5 ms slice, ended at 4 ms ticks; 6 ms measured enough, 3 ms not). */
 static const double busy_core_barrier_sleep_s = 8e-3;
-
-static const deployment_rule rules[NBC_DEPLOYMENT_COUNT] = {
-    [NBC_DEPLOYMENT_BASIC] = {DEPLOY_PROGRESS_NONE, false, "all cores compute, library defaults"},
-    [NBC_DEPLOYMENT_PROGRESS] = {DEPLOY_PROGRESS_LIBRARY, false,
-                                 "all cores compute, the library's progress thread sharing them"},
-    [NBC_DEPLOYMENT_DEDICATED] = {DEPLOY_PROGRESS_LIBRARY, true,
-                                  "the library's progress thread on the core left free"},
-    [NBC_DEPLOYMENT_MANUAL] = {DEPLOY_PROGRESS_NONE, false,
-                               "all cores compute, MPI_Test between compute chunks"},
-    [NBC_DEPLOYMENT_THREAD] = {DEPLOY_PROGRESS_SUITE, true,
-                               "the suite's own progress thread on the core left free"},
-};
 
 static const char *const thread_level_names[] = {"single", "funneled", "serialized", "multiple"};
 static const char *const thread_level_constants[] = {"SINGLE", "FUNNELED", "SERIALIZED",
@@ -158,7 +218,7 @@ static void runnable(const deploy_input *in, char *buf, size_t len)
     buf[0] = '\0';
     for (int d = 0; d < NBC_DEPLOYMENT_COUNT; d++) {
         const mpiprofile_deployment *dep =
-            mpiprofile_deployment_find(in->profile, nbc_deployment_name((nbc_deployment)d));
+            mpiprofile_deployment_find(in->profile, rules[d].profile_key);
         bool runs = !(dep && dep->unsupported) &&
                     (rules[d].thread != DEPLOY_PROGRESS_LIBRARY || (dep && dep->env.count > 0));
         if (runs)
@@ -175,18 +235,19 @@ static int check_library(const deploy_input *in, deploy_plan *plan,
     const char *name = nbc_deployment_name(plan->deployment);
     char allowed[256];
     runnable(in, allowed, sizeof allowed);
-    const char *suggest =
-        rules[plan->deployment].free_core && plan->deployment != NBC_DEPLOYMENT_THREAD
-            ? "; the suite's own progress thread on the free core is "
-              "run.deployment=thread"
-            : "";
+    const deployment_rule *rule = &rules[plan->deployment], *suite = suite_on_free_core();
+    char suggest[128] = "";
+    if (leaves_core_free(rule) && rule->thread != DEPLOY_PROGRESS_SUITE && suite)
+        snprintf(suggest, sizeof suggest,
+                 "; the suite's own progress thread on the free core is run.deployment=%s",
+                 suite->name);
     if (dep && dep->unsupported)
         return refuse(plan,
                       "config: run.deployment: \"%s\" cannot run with %s %s: %s (allowed with "
                       "%s: %s%s)",
                       name, p->display_name, in->version, dep->unsupported, p->name, allowed,
                       suggest);
-    if (rules[plan->deployment].thread == DEPLOY_PROGRESS_LIBRARY && !(dep && dep->env.count > 0))
+    if (rule->thread == DEPLOY_PROGRESS_LIBRARY && !(dep && dep->env.count > 0))
         return refuse(plan,
                       "config: run.deployment: \"%s\" needs the library's asynchronous progress "
                       "thread, but %s %s (profile %s, %s) has no setting that turns one on "
@@ -207,13 +268,15 @@ static int check_switches(const deploy_input *in, deploy_plan *plan)
         const char *had = user_value(in, name, strlen(name));
         if (!had || value_is_off(had) != wanted)
             continue;
+        char with_thread[256];
+        rule_names(has_library_thread, " or ", with_thread, sizeof with_thread);
         if (!wanted)
             return refuse(plan,
                           "config: run.deployment: \"%s\" means no library progress thread, but "
                           "the environment sets %s=%s, which turns %s's on (use "
-                          "run.deployment=progress or dedicated, or unset it)",
+                          "run.deployment=%s, or unset it)",
                           nbc_deployment_name(plan->deployment), name, had,
-                          in->profile->display_name);
+                          in->profile->display_name, with_thread);
         return refuse(plan,
                       "config: run.deployment: \"%s\" turns %s's progress thread on, but the "
                       "environment sets %s=%s, which turns it off (unset it)",
@@ -228,20 +291,23 @@ static int place_threads(const deploy_input *in, deploy_plan *plan)
     const nbc_config *cfg = in->cfg;
     const char *name = nbc_deployment_name(plan->deployment);
     int cores = in->cpu_count;
-    bool free_core = rules[plan->deployment].free_core;
-    if (plan->deployment == NBC_DEPLOYMENT_THREAD && cores < 2 && cfg->progress.oversubscribe) {
+    const deployment_rule *rule = &rules[plan->deployment];
+    bool free_core = leaves_core_free(rule);
+    if (rule->cores == CORES_FREE_OR_SHARED && cores < 2 && cfg->progress.oversubscribe) {
         free_core = false;
         plan->oversubscribed = true;
     }
+    char allowed[256], shared[256];
+    rule_names(runs_on_one_core, ", ", allowed, sizeof allowed);
+    rule_names(shares_one_core, " or ", shared, sizeof shared);
     if (free_core && cores < 2)
         return refuse(plan,
-                      "config: run.deployment: \"%s\" leaves one core free for progress, but this "
-                      "rank has %d core (allowed on this rank: basic, progress, manual%s; more "
-                      "cores per rank: fewer ranks per node)",
-                      name, cores,
-                      plan->deployment == NBC_DEPLOYMENT_THREAD
-                          ? ", or thread with progress.oversubscribe=true"
-                          : "");
+                      "config: run.deployment: \"%s\" leaves one core free for progress and "
+                      "needs >= 2 cores per rank, but this rank has %d core (allowed on this rank: "
+                      "%s%s%s%s; more cores per rank: "
+                      "fewer ranks per node)",
+                      name, cores, allowed, shared[0] ? ", or " : "", shared,
+                      shared[0] ? " with progress.oversubscribe=true" : "");
     int usable = free_core ? cores - 1 : cores;
     int threads = cfg->run.threads > 0 ? cfg->run.threads : usable;
     if (threads > usable)
@@ -262,7 +328,7 @@ static int place_threads(const deploy_input *in, deploy_plan *plan)
         plan->progress_cpu_count = threads;
         memcpy(plan->progress_cpus, in->cpus, (size_t)threads * sizeof *in->cpus);
     }
-    if (plan->deployment == NBC_DEPLOYMENT_DEDICATED) {
+    if (rule->library_threads == LIBRARY_THREADS_FREE) {
         plan->library_cpu_count = plan->progress_cpu_count;
         memcpy(plan->library_cpus, plan->progress_cpus,
                (size_t)plan->progress_cpu_count * sizeof *in->cpus);
@@ -369,16 +435,15 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
     if ((unsigned)plan->deployment >= NBC_DEPLOYMENT_COUNT)
         return refuse(plan, "config: run.deployment: unknown deployment %d", plan->deployment);
     const deployment_rule *rule = &rules[plan->deployment];
-    const mpiprofile_deployment *dep =
-        mpiprofile_deployment_find(in->profile, nbc_deployment_name(plan->deployment));
+    const mpiprofile_deployment *dep = mpiprofile_deployment_find(in->profile, rule->profile_key);
     plan->progress_thread = rule->thread;
-    plan->confirm = plan->deployment == NBC_DEPLOYMENT_DEDICATED;
+    plan->confirm = rule->library_threads == LIBRARY_THREADS_FREE;
     plan->unconfirmed_ok = cfg->progress.unconfirmed_ok;
     plan->bind =
         plan->progress_thread == DEPLOY_PROGRESS_SUITE ? DEPLOY_BIND_SUITE : DEPLOY_BIND_SHARED;
     plan->progress_mode = cfg->progress.mode;
     plan->test_chunks = cfg->progress.test_count;
-    if (plan->deployment == NBC_DEPLOYMENT_MANUAL && plan->progress_mode == NBC_PROGRESS_NONE) {
+    if (rule->polls && plan->progress_mode == NBC_PROGRESS_NONE) {
         plan->progress_mode = NBC_PROGRESS_TEST;
         plan->test_chunks = cfg->progress.test_chunks;
     }
@@ -388,7 +453,7 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
         plan->progress_mode = NBC_PROGRESS_TEST;
     if (plan->test_period_us > 0)
         plan->test_chunks = 0;
-    if (plan->deployment == NBC_DEPLOYMENT_THREAD) {
+    if (rule->thread == DEPLOY_PROGRESS_SUITE) {
         char polling[64];
         if (plan->test_period_us > 0)
             snprintf(polling, sizeof polling, "progress.test_period_us = %g", plan->test_period_us);
@@ -396,10 +461,10 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
             snprintf(polling, sizeof polling, "progress.mode: \"test:%d\"", plan->test_chunks);
         if (plan->progress_mode == NBC_PROGRESS_TEST)
             return refuse(plan,
-                          "config: %s and run.deployment=thread are two ways of driving "
-                          "progress; a run measures one (allowed with thread: progress.mode = "
+                          "config: %s and run.deployment=%s are two ways of driving "
+                          "progress; a run measures one (allowed with %s: progress.mode = "
                           "none, progress.test_period_us = 0)",
-                          polling);
+                          polling, rule->name, rule->name);
         plan->progress_mode = NBC_PROGRESS_THREAD;
     }
     if (check_library(in, plan, dep) != 0 || check_switches(in, plan) != 0 ||
@@ -407,7 +472,7 @@ int deploy_plan_make(const deploy_input *in, deploy_plan *plan)
         return -1;
     if (plan->oversubscribed)
         plan->bind = DEPLOY_BIND_SHARED;
-    if (plan->deployment == NBC_DEPLOYMENT_DEDICATED) {
+    if (rule->library_threads == LIBRARY_THREADS_FREE) {
         /* The library's own setting where this version has one; else the
          * thread is found and bound after MPI_Init. */
         char why[256];
@@ -484,105 +549,31 @@ const char *deploy_thread_level_name(deploy_thread_level level)
     return (unsigned)level < ARRAY_SIZE(thread_level_names) ? thread_level_names[level] : "unknown";
 }
 
-static json_object *cpus_json(const int *cpus, int count)
+/* A row of deployments.def, its fields named as there (lower case). */
+static json_object *rule_json(const deployment_rule *rule)
 {
-    json_object *a = json_object_new_array();
-    for (int i = 0; a && i < count; i++)
-        json_object_array_add(a, json_object_new_int(cpus[i]));
-    return a;
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "name", json_object_new_string(rule->name));
+    json_object_object_add(e, "thread",
+                           json_object_new_string(deploy_progress_thread_name(rule->thread)));
+    json_object_object_add(e, "cores", json_object_new_string(cores_names[rule->cores]));
+    json_object_object_add(e, "library_threads",
+                           json_object_new_string(library_threads_names[rule->library_threads]));
+    json_object_object_add(e, "polls", json_object_new_boolean(rule->polls));
+    json_object_object_add(e, "profile_key", json_object_new_string(rule->profile_key));
+    json_object_object_add(e, "meaning", json_object_new_string(rule->meaning));
+    return e;
 }
 
-json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in)
+json_object *deploy_table_json(void)
 {
-    json_object *o = json_object_new_object();
-    if (!o)
-        return NULL;
-    const char *name = nbc_deployment_name(plan->deployment);
-    json_object_object_add(o, "deployment", json_object_new_string(name));
-    if ((unsigned)plan->deployment < NBC_DEPLOYMENT_COUNT)
-        json_object_object_add(o, "meaning",
-                               json_object_new_string(rules[plan->deployment].meaning));
-    /* Every deployment there is, with its meaning: the list tools offer
-     * (nbc-run checks a study's deployments against it). */
     json_object *all = json_object_new_array();
-    for (unsigned d = 0; all && d < NBC_DEPLOYMENT_COUNT; d++) {
-        json_object *e = json_object_new_object();
-        json_object_object_add(e, "name", json_object_new_string(nbc_deployment_name(d)));
-        json_object_object_add(e, "meaning", json_object_new_string(rules[d].meaning));
-        json_object_array_add(all, e);
-    }
-    json_object_object_add(o, "deployments", all);
-    json_object_object_add(o, "status", json_object_new_string(plan->refused ? "refused" : "ok"));
-    if (plan->refused)
-        json_object_object_add(o, "refusal", json_object_new_string(plan->refusal));
-    json_object *lib = json_object_new_object();
-    json_object_object_add(lib, "profile", json_object_new_string(in->profile->name));
-    json_object_object_add(lib, "version", json_object_new_string(in->version));
-    json_object_object_add(o, "mpi_library", lib);
-    json_object *place = json_object_new_object();
-    json_object_object_add(place, "cpus", cpus_json(in->cpus, in->cpu_count));
-    json_object_object_add(
-        place, "source",
-        json_object_new_string(in->placement_source ? in->placement_source : "given"));
-    json_object_object_add(o, "placement", place);
-    if (plan->refused)
-        return o;
-    json_object *env = json_object_new_array();
-    for (size_t i = 0; i < plan->env_count; i++) {
-        const deploy_setting *s = &plan->env[i];
-        json_object *e = json_object_new_object();
-        json_object_object_add(e, "name", json_object_new_string(s->name));
-        json_object_object_add(e, "value", json_object_new_string(s->value));
-        json_object_object_add(e, "source", json_object_new_string(s->source));
-        if (s->user_value)
-            json_object_object_add(e, "environment_had", json_object_new_string(s->user_value));
-        json_object_array_add(env, e);
-    }
-    json_object_object_add(o, "environment", env);
-    json_object_object_add(o, "thread_level",
-                           json_object_new_string(deploy_thread_level_name(plan->thread_level)));
-    json_object *pt = json_object_new_object();
-    json_object_object_add(
-        pt, "kind", json_object_new_string(deploy_progress_thread_name(plan->progress_thread)));
-    if (plan->progress_thread != DEPLOY_PROGRESS_NONE) {
-        json_object_object_add(pt, "cpus",
-                               cpus_json(plan->progress_cpus, plan->progress_cpu_count));
-        json_object_object_add(pt, "binding", json_object_new_string(deploy_bind_name(plan->bind)));
-        if (plan->bind_setting)
-            json_object_object_add(pt, "bind_setting", json_object_new_string(plan->bind_setting));
-        json_object_object_add(pt, "confirm", json_object_new_boolean(plan->confirm));
-        json_object_object_add(pt, "unconfirmed_ok", json_object_new_boolean(plan->unconfirmed_ok));
-        json_object_object_add(pt, "oversubscribed", json_object_new_boolean(plan->oversubscribed));
-    }
-    if (plan->progress_thread == DEPLOY_PROGRESS_SUITE) {
-        json_object *poll = json_object_new_object();
-        json_object_object_add(
-            poll, "function",
-            json_object_new_string(plan->poll_function ? plan->poll_function : "MPI_Iprobe"));
-        if (plan->poll_function)
-            json_object_object_add(poll, "argument", json_object_new_int(plan->poll_argument));
-        json_object_object_add(poll, "why", json_object_new_string(plan->poll_why));
-        json_object_object_add(pt, "poll", poll);
-    }
-    json_object_object_add(o, "progress_thread", pt);
-    json_object_object_add(o, "library_thread_cpus",
-                           cpus_json(plan->library_cpus, plan->library_cpu_count));
-    json_object *compute = json_object_new_object();
-    json_object_object_add(compute, "threads", json_object_new_int(plan->compute_count));
-    json_object_object_add(compute, "cpus", cpus_json(plan->compute_cpus, plan->compute_count));
-    json_object_object_add(compute, "omp_wait_policy", json_object_new_string(plan->wait_policy));
-    json_object_object_add(o, "compute", compute);
-    char mode[32];
-    nbc_progress_mode_text(plan->progress_mode, plan->test_chunks, mode, sizeof mode);
-    json_object_object_add(o, "progress_mode", json_object_new_string(mode));
-    if (plan->test_period_us > 0)
-        json_object_object_add(o, "test_period_us", json_object_new_double(plan->test_period_us));
-    json_object_object_add(o, "barrier_sleep_min_ms",
-                           json_object_new_double(plan->barrier_sleep_min_s * 1e3));
-    json_object *barrier = json_object_new_object();
-    json_object_object_add(
-        barrier, "wait", json_object_new_string(plan->barrier_sleep_min_s > 0 ? "sleep" : "spin"));
-    json_object_object_add(barrier, "why", json_object_new_string(plan->barrier_why));
-    json_object_object_add(o, "barrier", barrier);
-    return o;
+    for (size_t d = 0; all && d < ARRAY_SIZE(rules); d++)
+        json_object_array_add(all, rule_json(&rules[d]));
+    return all;
+}
+
+const char *deploy_meaning(nbc_deployment deployment)
+{
+    return (unsigned)deployment < ARRAY_SIZE(rules) ? rules[deployment].meaning : "unknown";
 }

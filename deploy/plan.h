@@ -12,15 +12,8 @@
  * of MPI's constants): unit tests give it any profile, configuration,
  * placement and environment.
  *
- * The deployments (the table in plan.c):
- *   basic      all cores compute; library defaults; no progress thread
- *   progress   all cores compute; the library's progress thread on,
- *              sharing the rank's compute cores (OpenMP workers passive)
- *   dedicated  the library's progress thread bound to the core(s) left
- *              free; refused where the library has none
- *   manual     all cores compute; the compute step polls with MPI_Test
- *   thread     the suite's own progress thread on the core left free
- *              (progress.oversubscribe: on the compute cores)
+ * The deployments are the rows of deploy/deployments.def (what each means,
+ * whose progress thread runs, which cores it takes): plan.c applies a row.
  * A library's progress switch set by the user in a deployment that does not
  * want it, or any setting of the plan the user set otherwise, is refused. */
 #ifndef DEPLOY_PLAN_H
@@ -135,6 +128,16 @@ int deploy_check_thread_level(const deploy_plan *plan, deploy_thread_level provi
 /* The plan as JSON (docs/running.md, "bench_nbc --plan"); a new reference,
  * NULL when out of memory. */
 struct json_object *deploy_plan_json(const deploy_plan *plan, const deploy_input *in);
+
+/* The row's meaning (deployments.def), "unknown" out of range. */
+const char *deploy_meaning(nbc_deployment deployment);
+
+/* The deployments' table (deploy/deployments.def) as a JSON array, one
+ * object per row with its fields named as there in lower case (name,
+ * thread, cores, library_threads, polls, profile_key, meaning): what
+ * `bench_nbc --plan` and `schema_doc --json` list as "deployments", for the
+ * tools in other languages. A new reference, NULL when out of memory. */
+struct json_object *deploy_table_json(void);
 
 /* Names for the record: "none", "library", "suite"; "shared", ...;
  * "single" .. "multiple". */

@@ -35,7 +35,7 @@ fi
 real=$(readlink -f "$wrapper")
 cache=build/.mpi/$(printf '%s' "$wrapper" | tr -c 'A-Za-z0-9._-' '_')
 mk=$cache/config.mk
-sources=(configs/mpi mpiprofile config cli VERSION)
+sources=(configs/mpi mpiprofile deploy config cli VERSION)
 
 fresh() { # fresh FILE INPUTS...: FILE exists and no input is newer
     local file=$1
@@ -56,7 +56,7 @@ if ! fresh "$tool" "${sources[@]}"; then
     # shellcheck disable=SC2046 # pkg-config prints several words
     if ! "$cc" -std=c11 -O2 -D_GNU_SOURCE -I. -DMPIPROFILE_SOURCE_DIR="\"$PWD/configs/mpi\"" \
         -DBENCH_NBC_VERSION="\"$(cat VERSION)\"" -DBENCH_NBC_REVISION='"configure"' \
-        mpiprofile/profile.c mpiprofile/identify.c mpiprofile/launch.c mpiprofile/nbc_profile.c config/*.c cli/cli.c -o "$tmp.tool" \
+        mpiprofile/profile.c mpiprofile/profile_read.c mpiprofile/identify.c mpiprofile/launch.c mpiprofile/nbc_profile.c deploy/plan.c deploy/plan_json.c config/*.c cli/cli.c -o "$tmp.tool" \
         $(pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) -lm 2>"$tmp.log"; then
         say "cannot build the MPI profile reader with $cc (are libinih and json-c installed?" \
             "make installs them, then run make again): $(head -c 600 "$tmp.log")"

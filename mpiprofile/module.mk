@@ -1,6 +1,6 @@
 # mpiprofile/: the MPI library profiles (configs/mpi/*.ini) and their reader,
-# plain C without MPI (profile.c reads them, identify.c tells which one a
-# library is, launch.c builds launch commands). bench_nbc links the three
+# plain C without MPI (profile_read.c reads them, profile.c looks them up, identify.c tells which one a
+# library is, launch.c builds launch commands). bench_nbc links the four
 # objects; nbc-profile answers scripts (nbc-run, the tests); configure.sh is
 # the Makefile's configure step (it builds its own copy of the reader and the
 # probe, in build/.mpi/).
@@ -11,8 +11,9 @@ MPIPROFILE_LIBS := $(shell pkg-config --libs inih json-c 2>/dev/null || echo -li
 $(BUILD)/nompi/mpiprofile/profile.o: CFLAGS += -DMPIPROFILE_SOURCE_DIR='"$(CURDIR)/configs/mpi"'
 
 $(TOOLS_DIR)/nbc-profile: $(BUILD)/nompi/mpiprofile/nbc_profile.o \
-                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/identify.o \
-                          $(BUILD)/nompi/mpiprofile/launch.o $(CONFIG_LIB) \
+                          $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(BUILD)/nompi/mpiprofile/identify.o \
+                          $(BUILD)/nompi/mpiprofile/launch.o $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o \
+                          $(CONFIG_LIB) \
                           $(BUILD)/libcli.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(MPIPROFILE_LIBS) $(LDLIBS)

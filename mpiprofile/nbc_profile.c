@@ -9,12 +9,16 @@
  *   nbc-profile [--profiles DIR] env (NAME VERSION | --build BUILD_DIR)
  *                                    [--deployment D] [--collective C]
  *   nbc-profile [--profiles DIR] launch (NAME | --build BUILD_DIR) PLACEMENT...
+ *   nbc-profile [--profiles DIR] plan (NAME | --build BUILD_DIR) [--deployment D]
+ *                                     [--cores N] [--set section.key=value]...
+ *   nbc-profile deployments
  *
  * `usage` below says what each prints. Exit status: 0, 1 when a build
  * folder or an input cannot be read, 2 bad input (an unknown command or
  * profile, a malformed profile file: one message naming what is allowed). */
 #include "config/config.h"
 #include "cli/cli.h"
+#include "deploy/plan.h"
 #include "mpiprofile/mpiprofile.h"
 
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <sys/stat.h>
 
 #include <ini.h>
+#include <json-c/json.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -58,6 +63,12 @@ static void usage(FILE *out)
             "                             cores of this machine (0: unknown); --command: the\n"
             "                             launcher (default: the build's, else the profile's);\n"
             "                             --not-mpi: srun starts no MPI program\n"
+            "  plan NAME|--build DIR [--deployment D] [--cores N] [--set section.key=value]...\n"
+            "                             the deployment plan of one rank of N cores (as\n"
+            "                             bench_nbc --plan, JSON; 0 or none: not known here,\n"
+            "                             bench_nbc judges the cores on the node); status 2:\n"
+            "                             refused (\"refusal\" says why)\n"
+            "  deployments                the deployments' table (deploy/deployments.def), JSON\n"
             "--profiles DIR: where the profiles are (default: $BENCH_NBC_PROFILES, the\n"
             "installed copy, the source tree's configs/mpi). docs/mpi-profiles.md: the keys.\n"
             "--version: the version and revision; --help: this text\n",
@@ -205,7 +216,8 @@ static void print_shell(const mpiprofile *p, const build_info *build, const char
     /* unsupported_<deployment>: why the library cannot run it, empty when it can. */
     for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++) {
         const char *name = nbc_deployment_name((nbc_deployment)d);
-        const mpiprofile_deployment *dep = mpiprofile_deployment_find(p, name);
+        const mpiprofile_deployment *dep =
+            mpiprofile_deployment_find(p, nbc_deployment_profile_key((nbc_deployment)d));
         char var[64];
         snprintf(var, sizeof var, "unsupported_%s", name);
         put_scalar(var, dep && dep->unsupported ? dep->unsupported : "");
@@ -215,8 +227,12 @@ static void print_shell(const mpiprofile *p, const build_info *build, const char
 static void print_env(const mpiprofile *p, const char *version, const char *deployment,
                       const char *collective)
 {
-    const mpiprofile_deployment *dep =
-        deployment ? mpiprofile_deployment_find(p, deployment) : NULL;
+    /* The deployment's name read as its profile key (the section it reads). */
+    const char *key = deployment;
+    for (int d = NBC_DEPLOYMENT_BASIC; deployment && d < NBC_DEPLOYMENT_COUNT; d++)
+        if (strcmp(deployment, nbc_deployment_name((nbc_deployment)d)) == 0)
+            key = nbc_deployment_profile_key((nbc_deployment)d);
+    const mpiprofile_deployment *dep = key ? mpiprofile_deployment_find(p, key) : NULL;
     for (size_t i = 0; dep && i < dep->env.count; i++)
         printf("%s\n", dep->env.items[i]);
     for (size_t i = 0; collective && i < p->workaround_count; i++)
@@ -312,7 +328,7 @@ static int load(mpiprofile_set *set, const char *dir)
 {
     const char *names[NBC_DEPLOYMENT_COUNT];
     for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++)
-        names[d] = nbc_deployment_name((nbc_deployment)d);
+        names[d] = nbc_deployment_profile_key((nbc_deployment)d);
     char buf[PATH_MAX], err[1024];
     if (!dir)
         dir = mpiprofile_default_dir(buf, sizeof buf);
@@ -320,6 +336,76 @@ static int load(mpiprofile_set *set, const char *dir)
         fprintf(stderr, "nbc-profile: %s\n", err);
         return 2; /* a malformed profile is bad input */
     }
+    return 0;
+}
+
+/* ---- plan ------------------------------------------------------------------ */
+
+/* plan: the deployment plan (deploy/plan.h) of the library for a rank of
+ * cores cores (0: not known here: as many as a rank may have, the cores'
+ * rules left to bench_nbc on the node), the configuration's defaults and
+ * the --set assignments, in this environment: what nbc-run asks of a
+ * library x deployment before it starts anything. */
+static int print_plan(const mpiprofile *p, const char *version, const char *deployment, int cores,
+                      const char *const *sets, int set_count)
+{
+    const char *assignments[set_count + 1];
+    char chosen[128];
+    int count = 0;
+    if (deployment) {
+        snprintf(chosen, sizeof chosen, "run.deployment=%s", deployment);
+        assignments[count++] = chosen;
+    }
+    for (int i = 0; i < set_count; i++)
+        assignments[count++] = sets[i];
+    nbc_config cfg;
+    char err[1024];
+    if (nbc_config_load(&cfg, NULL, NULL, assignments, count, err, sizeof err) != 0) {
+        nbc_config_free(&cfg);
+        return bad_input("%s", err);
+    }
+    static int cpus[COMPUTE_MAX_CPUS];
+    int n = cores > 0 ? cores : COMPUTE_MAX_CPUS;
+    for (int i = 0; i < n; i++)
+        cpus[i] = i;
+    char source[160];
+    snprintf(source, sizeof source,
+             cores > 0 ? "given: a rank of %d cores"
+                       : "not known here: a rank of %d cores assumed (bench_nbc plans again "
+                         "with the node's)",
+             n);
+    extern char **environ;
+    deploy_input in = {.cfg = &cfg,
+                       .profile = p,
+                       .version = version,
+                       .cpus = cpus,
+                       .cpu_count = n,
+                       .placement_source = source,
+                       .machine_cpus = n,
+                       .environment = (const char *const *)environ};
+    deploy_plan plan;
+    int refused = deploy_plan_make(&in, &plan) != 0;
+    json_object *o = deploy_plan_json(&plan, &in);
+    int status = o ? refused ? 2 : 0 : 1;
+    if (o)
+        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+    else
+        fprintf(stderr, "nbc-profile: out of memory\n");
+    json_object_put(o);
+    deploy_plan_free(&plan);
+    nbc_config_free(&cfg);
+    return status;
+}
+
+static int print_deployments(void)
+{
+    json_object *o = deploy_table_json();
+    if (!o) {
+        fprintf(stderr, "nbc-profile: out of memory\n");
+        return 1;
+    }
+    puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+    json_object_put(o);
     return 0;
 }
 
@@ -351,6 +437,7 @@ int main(int argc, char **argv)
         {"profiles", required_argument, NULL, 'p'},   {"build", required_argument, NULL, 'b'},
         {"deployment", required_argument, NULL, 'd'}, {"collective", required_argument, NULL, 'c'},
         {"version", no_argument, NULL, 'V'},          {"help", no_argument, NULL, 'h'},
+        {"cores", required_argument, NULL, 'n'},      {"set", required_argument, NULL, 's'},
     };
     struct option longopts[ARRAY_SIZE(fixed) + ARRAY_SIZE(launch_options) + 1];
     memcpy(longopts, fixed, sizeof fixed);
@@ -362,6 +449,12 @@ int main(int argc, char **argv)
     longopts[ARRAY_SIZE(longopts) - 1] = (struct option){0};
     const char *dir = NULL, *build_dir = NULL, *deployment = NULL, *collective = NULL;
     launch_request launch = {0};
+    int cores = 0, set_count = 0;
+    const char **sets = calloc((size_t)argc, sizeof *sets);
+    if (!sets) {
+        fprintf(stderr, "nbc-profile: out of memory\n");
+        return 1;
+    }
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
@@ -384,6 +477,19 @@ int main(int argc, char **argv)
         case 'c':
             collective = optarg;
             break;
+        case 'n': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end || n < 0 || n > COMPUTE_MAX_CPUS)
+                return bad_input("--cores: '%s' is not a core count (allowed: 0 = not known, "
+                                 "1 to %d)",
+                                 optarg, COMPUTE_MAX_CPUS);
+            cores = (int)n;
+            break;
+        }
+        case 's':
+            sets[set_count++] = optarg;
+            break;
         case 'h':
             usage(stdout);
             return CLI_EXIT_COMPLETE;
@@ -394,7 +500,8 @@ int main(int argc, char **argv)
             return bad_input("option %s needs a value; see --help", argv[optind - 1]);
         default:
             return bad_input("unknown option %s (allowed: --profiles, --build, --deployment, "
-                             "--collective, --version, --help; launch: see --help)",
+                             "--collective, --cores, --set, --version, --help; launch: see "
+                             "--help)",
                              argv[optind - 1]);
         }
     }
@@ -405,16 +512,17 @@ int main(int argc, char **argv)
     const char *command = argv[optind];
     char **args = argv + optind + 1;
     int nargs = argc - optind - 1;
-    static const char *const commands[] = {"list",  "identify", "identify-macros", "build",
-                                           "shell", "env",      "launch"};
+    static const char *const commands[] = {"list",   "identify", "identify-macros",
+                                           "build",  "shell",    "env",
+                                           "launch", "plan",     "deployments"};
     size_t which = 0;
     while (which < ARRAY_SIZE(commands) && strcmp(command, commands[which]) != 0)
         which++;
     if (which == ARRAY_SIZE(commands))
         return bad_input("unknown command '%s' (allowed: list, identify, identify-macros, build, "
-                         "shell, env, launch)",
+                         "shell, env, launch, plan, deployments)",
                          command);
-    int max_args[] = {0, 1, 1, 1, 1, 2, 1};
+    int max_args[] = {0, 1, 1, 1, 1, 2, 1, 1, 0};
     if (nargs > max_args[which])
         return bad_input("too many arguments for %s; see --help", command);
 
@@ -468,7 +576,17 @@ int main(int argc, char **argv)
         if (status == 0)
             status = print_launch(p, build_dir ? &build : NULL, &launch);
         break;
+    case 7: /* plan */
+        status = choose(&set, nargs == 1 ? args[0] : NULL, build_dir, &build, &p);
+        if (status == 0)
+            status = print_plan(p, build_dir ? build.version : "(version not known here)",
+                                deployment, cores, sets, set_count);
+        break;
+    case 8: /* deployments */
+        status = print_deployments();
+        break;
     }
+    free(sets);
     mpiprofile_set_free(&set);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nbc-profile: cannot write the standard output\n");

@@ -12,10 +12,9 @@ import re
 
 from .common import BadInput
 
-# The deployments a fingerprint tries, in the page's order; polling by
-# period follows them. manual is polling: the periods stand for it.
-DEPLOYMENTS = ["basic", "progress", "dedicated", "thread"]
-POLLING_DEPLOYMENT = "manual"
+# The ways are the deployments of deploy/deployments.def, in its order;
+# polling by period follows them, in place of the deployment that polls
+# (its periods stand for it).
 PERIOD_KEY = "progress.test_period_us"
 # The periods (us) when the study file names none.
 DEFAULT_PERIODS_US = "100,1000"
@@ -33,21 +32,22 @@ def read_periods(text):
     return periods
 
 
-def deployments():
+def polling(table):
+    """The deployment that polls with MPI_Test (deployments.def, POLLS)."""
+    row = table.first(polls=True)
+    if row is None:
+        raise BadInput("fingerprint: no deployment polls with MPI_Test (deploy/deployments.def)")
+    return row.name
+
+
+def deployments(table):
     """Every deployment a fingerprint runs (checked against bench_nbc --plan)."""
-    return DEPLOYMENTS + [POLLING_DEPLOYMENT]
+    return [d.name for d in table.where(polls=False)] + [polling(table)]
 
 
-def ways(periods):
+def ways(table, periods):
     """(deployment, extra --set assignments, name suffix) of each way, in order."""
-    out = [(d, [], d) for d in DEPLOYMENTS]
-    out += [(POLLING_DEPLOYMENT, ["{}={}".format(PERIOD_KEY, p)],
-             "{}-{}us".format(POLLING_DEPLOYMENT, p)) for p in periods]
+    out = [(d.name, [], d.name) for d in table.where(polls=False)]
+    out += [(polling(table), ["{}={}".format(PERIOD_KEY, p)],
+             "{}-{}us".format(polling(table), p)) for p in periods]
     return out
-
-
-def why_not(placement, profile, deployment):
-    """Why the way cannot run here (empty: it can): the placement's reason.
-    With one core per rank, thread shares the computing core as the
-    library's own thread does (Placement.deployment_sets)."""
-    return placement.why_not(profile, deployment)

@@ -58,7 +58,7 @@ def launch_refusal(pl, p):
     """Empty when the launcher can start the placement's ranks of bench_nbc
     with the profile p's library, else the builder's reason."""
     try:
-        launch_cmd(pl, p, pl.ranks, pl.per_node, pl.threads_of("basic"), [])
+        launch_cmd(pl, p, pl.ranks, pl.per_node, pl.threads_of(None), [])
     except LaunchRefused as e:
         return str(e)
     return ""

@@ -22,36 +22,50 @@ class Placement:
     rsh: str = ""
     threads_setting: int = 0  # run.threads (0: one per core)
 
+    table: object = None  # the deployments (deployments.Table), set by the planner
+
     def threads_of(self, deployment):
-        """The computing threads per rank, None when unknown here."""
+        """The computing threads per rank that the launcher is told (it
+        leaves a process of several unbound), None when unknown here: one
+        fewer where the library's threads take the cores left free."""
         if self.threads_setting:
             return self.threads_setting
         if self.cores_per_rank > 0:
-            return self.cores_per_rank - (1 if deployment == "dedicated" else 0)
+            row = self.table.get(deployment) if deployment else self.table.default
+            return self.cores_per_rank - (1 if row and row.library_threads == "free" else 0)
         return None
 
     def deployment_sets(self, deployment):
         """Keys a deployment needs with this placement, before the study's own
-        (which win): with one core per rank the suite's progress thread can
-        only share the core that computes, as a library's own thread does in
-        the progress deployment; bench_nbc runs that only when told
-        (progress.oversubscribe, deploy/plan.c)."""
-        if deployment == "thread" and self.cores_per_rank == 1:
+        (which win): with one core per rank a deployment whose progress
+        thread may share the computing core (deployments.def, CORES
+        FREE_OR_SHARED) runs only when told (progress.oversubscribe,
+        deploy/plan.c)."""
+        row = self.table.get(deployment)
+        if row and row.may_share_one_core and self.cores_per_rank == 1:
             return ["progress.oversubscribe=true"]
         return []
 
-    def why_not(self, p, deployment):
+    def plan_sets(self, deployment):
+        """The assignments the deployment plan is asked with: the
+        placement's keys and run.threads."""
+        threads = ["run.threads={}".format(self.threads_setting)] if self.threads_setting else []
+        return self.deployment_sets(deployment) + threads
+
+    def why_not(self, profiles, p, deployment):
         """Empty when the profile p's library can run the deployment here,
-        else the reason."""
-        unsupported = p.unsupported.get(deployment, "")
-        if unsupported:
-            return "{} (deployment {} with profile {})".format(unsupported, deployment,
-                                                               p.mpi_profile)
-        if deployment == "dedicated" and 0 < self.cores_per_rank < 2:
-            return ("dedicated leaves one core of each rank free for progress and needs >= 2 "
-                    "cores per rank; here {} rank(s) per node get {} core(s) each (use fewer "
-                    "ranks per node, e.g. --ranks 1)".format(self.per_node, self.cores_per_rank))
-        # The busy-poll rule: the launch builder's (mpiprofile/launch.c).
+        else the reason: the deployment plan's refusal (profiles.plan, for
+        this placement's cores per rank), else the launcher's (the busy-poll
+        rule, mpiprofile/launch.c). A deployment the tools' table lacks (a
+        build that knows more) is left to that build's own plan."""
+        if self.table.get(deployment) is None:
+            return launch_refusal(self, p)
+        plan = profiles.plan(p, deployment, self.cores_per_rank, self.plan_sets(deployment))
+        if plan.get("status") != "ok":
+            refusal = plan.get("refusal", "refused")
+            prefix = 'config: run.deployment: "{}" '.format(deployment)
+            return (deployment + " " + refusal[len(prefix):] if refusal.startswith(prefix) else
+                    refusal)
         return launch_refusal(self, p)
 
 

@@ -8,16 +8,19 @@ from .common import BadInput, note
 from .records import Run, Setting
 
 
-def calibration_references(runs):
+def calibration_references(runs, default=None):
     """Each run's reference, whose calibration (message bytes and GEMM order
     per cell) it measures with: the same work in every deployment, setting
     and launch of a library and collective, so their end-to-end times
-    compare. The reference is the group's first run of deployment basic,
-    else its first run."""
+    compare. The reference is the group's first run of the default
+    deployment (the first of deploy/deployments.def), else its first run;
+    default None: the group's first run (runs in Planner.runs' order, which
+    puts each reference first)."""
     refs = {}
     for run in runs:
         key = (run.mpi, run.collective)
-        if key not in refs or (refs[key].deployment != "basic" and run.deployment == "basic"):
+        if key not in refs or (default is not None and refs[key].deployment != default and
+                               run.deployment == default):
             refs[key] = run
     return [refs[(r.mpi, r.collective)] for r in runs]
 
@@ -27,9 +30,26 @@ class Planner:
         self.spec, self.profiles, self.pl = spec, profiles, placement
         self.skipped = []  # "NAME: reason"
         self.auto_noted = set()
+        self.table = profiles.deployments()
+        placement.table = self.table
 
     def why_not(self, mpi, deployment):
-        return self.pl.why_not(self.profiles.get(mpi), deployment)
+        return self.pl.why_not(self.profiles, self.profiles.get(mpi), deployment)
+
+    def auto(self, mpi):
+        """The default deployment; the library's own progress thread sharing
+        the computing cores where it runs here, else the suite's; the
+        library's thread on a free core where it runs here."""
+        t = self.table
+        shared, suite = t.first(thread="library", cores="all"), t.first(thread="suite")
+        chosen = [t.default.name]
+        chosen.append(shared.name if shared and not self.why_not(mpi, shared.name) else
+                      suite.name)
+        free = t.first(thread="library", cores="free")
+        reason = self.why_not(mpi, free.name) if free else "no such deployment"
+        if not reason:
+            chosen.append(free.name)
+        return chosen, free, reason
 
     def deployments_of(self, mpi):
         """The study's deployments for one library. auto: basic against the
@@ -40,25 +60,22 @@ class Planner:
         asks: does asynchronous progress buy overlap, at what cost. A
         fingerprint: every deployment, polling (manual) included."""
         if self.spec.fingerprint_periods:
-            return fingerprint.deployments()
+            return fingerprint.deployments(self.table)
         if self.spec.deployment_list != ["auto"]:
             return self.spec.deployment_list
-        chosen = ["basic", "thread" if self.why_not(mpi, "progress") else "progress"]
-        dedicated = self.why_not(mpi, "dedicated")
-        if not dedicated:
-            chosen.append("dedicated")
+        chosen, free, reason = self.auto(mpi)
         if mpi not in self.auto_noted:
             self.auto_noted.add(mpi)
             note("deployments auto for {}: {}{}".format(
-                mpi, ",".join(chosen), "" if not dedicated else
-                " (not dedicated: {})".format(dedicated.split(" (use ")[0])))
+                mpi, ",".join(chosen), "" if not reason else
+                " (not {}: {})".format(free.name if free else "", reason.split(" (")[0])))
         return chosen
 
     def ways(self, mpi):
         """(deployment, the run's own --set, name suffix) of each run of a
         library: the study's deployments, or a fingerprint's ways."""
         if self.spec.fingerprint_periods:
-            return fingerprint.ways(self.spec.fingerprint_periods)
+            return fingerprint.ways(self.table, self.spec.fingerprint_periods)
         return [(dep, [], dep) for dep in self.deployments_of(mpi)]
 
     def runs(self):
@@ -70,8 +87,7 @@ class Planner:
             for coll in spec.collective_list:
                 for dep, run_sets, suffix in self.ways(mpi):
                     name = "{}-{}-{}".format(mpi, coll, suffix)
-                    reason = (fingerprint.why_not(self.pl, self.profiles.get(mpi), dep)
-                              if spec.fingerprint_periods else self.why_not(mpi, dep))
+                    reason = self.why_not(mpi, dep)
                     if reason:
                         note("skipping {}: {}".format(name, reason))
                         self.skipped.append("{}: {}".format(name, reason))
@@ -85,14 +101,16 @@ class Planner:
                     # with the computation on every core here (that is the
                     # deployment, paper section 7), but with one core per rank
                     # it takes half of it.
-                    if dep == "thread" and self.pl.deployment_sets(dep) and not warned:
+                    row = self.table.get(dep)
+                    if row and row.thread == "suite" and self.pl.deployment_sets(dep) and \
+                            not warned:
                         warned = True
                         note("note: with 1 core per rank, the suite's progress thread shares "
                              "the core that computes (progress.oversubscribe=true): expect "
                              "r_MPI_impact above 1 where it polls")
                     p = self.profiles.get(mpi)
-                    if (dep == "progress" and p.busy_polls and self.pl.cores_per_rank == 1 and
-                            not warned):
+                    if (row and row.thread == "library" and not row.leaves_core_free and
+                            p.busy_polls and self.pl.cores_per_rank == 1 and not warned):
                         warned = True
                         note("note: with 1 core per rank, {}'s progress thread busy-polls on "
                              "the core that computes: expect r_MPI_impact near 2 (the thread "
@@ -115,7 +133,7 @@ class Planner:
             if launch == 1:
                 # Each reference moves to the place of the first run of its
                 # library and collective; the others keep their order.
-                refs = calibration_references(round_)
+                refs = calibration_references(round_, self.table.default.name)
                 ordered, placed = [], set()
                 for run, ref in zip(round_, refs):
                     if id(ref) not in placed:

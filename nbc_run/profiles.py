@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List
 
 from .common import BadInput, check_list
+from .deployments import Table
 
 
 def capture(cmd, timeout=None):
@@ -86,6 +87,8 @@ class Profiles:
             raise BadInput("no MPI library profile could be read (nbc-profile list)")
         self.mpi_list = check_list("--mpi", mpis_text, ["auto"] + self.known + ["generic"])
         self.cache = {}  # --mpi entry -> Profile
+        self.table = None  # the deployments (nbc-profile deployments)
+        self.plans = {}  # nbc-profile plan's arguments -> the plan
 
     def fields(self, args, what):
         """nbc-profile shell ARGS: {name: str or list} (bash assignments)."""
@@ -154,6 +157,41 @@ class Profiles:
                 p = self.get("auto")
                 self.cache[p.mpi_profile] = p
                 self.mpi_list[i] = p.mpi_profile
+
+    def deployments(self):
+        """The deployments' table (deploy/deployments.def), read once."""
+        if self.table is None:
+            text = capture([self.tool, "deployments"])
+            try:
+                self.table = Table(json.loads(text or ""))
+            except (ValueError, TypeError) as e:
+                raise BadInput("{} deployments: no table of the deployments ({}); rebuild it "
+                               "(make)".format(self.tool, e))
+        return self.table
+
+    def plan(self, p, deployment, cores, sets):
+        """The deployment plan of profile p's library for a rank of cores
+        cores (0: not known here) with the --set assignments sets: what
+        bench_nbc --plan answers, from the same code (nbc-profile plan,
+        which needs no build of the library). A refused plan has "status"
+        "refused" and its "refusal"."""
+        built = (os.path.isfile(os.path.join(p.bin_dir, "mpi-build.ini")) or
+                 os.path.isfile(os.path.join(p.bin_dir, "..", "share", "bench_nbc",
+                                             "mpi-build.ini")))
+        library = ["--build", p.bin_dir] if p.bin_dir and built else [p.mpi_profile]
+        args = ["plan"] + library + ["--deployment", deployment, "--cores", str(cores)]
+        for s in sets:
+            args += ["--set", s]
+        key = tuple(args)
+        if key not in self.plans:
+            out = subprocess.run([self.tool] + args, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+            try:
+                self.plans[key] = json.loads(out.stdout)
+            except ValueError:
+                raise BadInput("{} {}: {}".format(self.tool, " ".join(args),
+                                                  out.stderr.strip() or "no plan"))
+        return self.plans[key]
 
     def planned_deployments(self, p):
         """The deployments bench_nbc's deployment plan knows (bench_nbc

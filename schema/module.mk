@@ -10,9 +10,11 @@ $(SCHEMA_LIB): $(SCHEMA_OBJS)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB) $(BUILD)/libcli.a
+# It exports the deployments' table too (deploy_table_json), hence the plan's objects.
+$(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB) $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o \
+                         $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(CONFIG_LIB) $(BUILD)/libcli.a
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) $(LDLIBS)
+	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs inih json-c 2>/dev/null || echo -linih -ljson-c) $(LDLIBS)
 
 PROGRAMS += $(TOOLS_DIR)/schema_doc
 

@@ -1,7 +1,8 @@
 /* schema_doc: the schema table (schema/columns.def) as text.
  *
  *   schema_doc [--markdown] [FILE...]  the markdown section of each file
- *   schema_doc --json                  every file and column, as JSON
+ *   schema_doc --json                  every file and column, the classes, the
+ *                                      deployments and the exit statuses, as JSON
  *   schema_doc --fuzz-dict             every column name once, as the lines
  *                                      of a libFuzzer dictionary
  *   schema_doc --check DOC             exit 1 when DOC's generated sections
@@ -11,6 +12,7 @@
  * A generated section of DOC (docs/formats.md) lies between the lines
  * "<!-- schema FILE -->" and "<!-- end schema FILE -->". */
 #include "cli/cli.h"
+#include "deploy/plan.h"
 #include "schema/classes.h"
 #include "schema/schema.h"
 
@@ -86,6 +88,27 @@ static void markdown(text *t, schema_file file)
     }
 }
 
+/* The project's other tables, for the tools in other languages: the
+ * deployments (deploy/deployments.def) and the exit statuses
+ * (cli/exit_status.def). */
+static void add_other_tables(json_object *root)
+{
+    json_object_object_add(root, "deployments", deploy_table_json());
+    json_object *statuses = json_object_new_array();
+    json_object_object_add(root, "exit_statuses", statuses);
+#define EXIT_STATUS(code, NAME, word, meaning)                                                     \
+    do {                                                                                           \
+        json_object *o = json_object_new_object();                                                 \
+        json_object_object_add(o, "code", json_object_new_int(code));                              \
+        json_object_object_add(o, "name", json_object_new_string(#NAME));                          \
+        json_object_object_add(o, "word", json_object_new_string(word));                           \
+        json_object_object_add(o, "meaning", json_object_new_string(meaning));                     \
+        json_object_array_add(statuses, o);                                                        \
+    } while (0);
+#include "cli/exit_status.def"
+#undef EXIT_STATUS
+}
+
 static int print_json(void)
 {
     json_object *root = json_object_new_object(), *list = json_object_new_array();
@@ -144,6 +167,7 @@ static int print_json(void)
         json_object_object_add(o, "abbrev", json_object_new_string(k->abbrev));
         json_object_array_add(diagnosis, o);
     }
+    add_other_tables(root);
     int rc = puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) < 0 ? 3 : 0;
     json_object_put(root);
     return rc;

@@ -61,7 +61,7 @@ void nbc_library_identify(void)
     mpiprofile_default_dir(library.profiles_dir, sizeof library.profiles_dir);
     const char *deployments[NBC_DEPLOYMENT_COUNT];
     for (int d = NBC_DEPLOYMENT_BASIC; d < NBC_DEPLOYMENT_COUNT; d++)
-        deployments[d] = nbc_deployment_name((nbc_deployment)d);
+        deployments[d] = nbc_deployment_profile_key((nbc_deployment)d);
     char err[sizeof library.load_error - 64], message[1024];
     struct stat st;
     bool found = stat(library.profiles_dir, &st) == 0 && S_ISDIR(st.st_mode);

@@ -5,6 +5,7 @@
 # and with corrupted data, and a benchmark of the check's own speed.
 # The table's synthetic rows live in synthetic.c and use clocksync's clock.
 datacheck_table_objects := $(BUILD)/mpi/bench_nbc/collectives/datacheck.o $(BUILD)/mpi/bench_nbc/collectives/collectives.o \
+                           $(BUILD)/mpi/bench_nbc/collectives/buffers.o \
                            $(BUILD)/mpi/bench_nbc/collectives/synthetic.o $(BUILD)/mpi/bench_nbc/collectives/scenario.o $(CLOCKSYNC_LIB)
 datacheck_cmocka_libs := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 

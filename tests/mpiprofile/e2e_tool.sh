@@ -100,7 +100,7 @@ bad() { # bad EXPECTED ARGS...
     [ $status -eq 2 ] || fail "nbc-profile $*: status $status, expected 2: $out"
     grep -qF -- "$want" <<<"$out" || fail "nbc-profile $*: message lacks '$want': $out"
 }
-bad "unknown command 'show' (allowed: list, identify, identify-macros, build, shell, env, launch)" show mpich
+bad "unknown command 'show' (allowed: list, identify, identify-macros, build, shell, env, launch, plan, deployments)" show mpich
 bad "--mode: unknown value 'cloud' (allowed: local, hosts, slurm)" launch mpich --processes 2 --mode cloud
 bad "--processes: 'two' is not an integer >= 0" launch mpich --processes two
 bad "launch: 0 processes (allowed: 1 or more)" launch mpich

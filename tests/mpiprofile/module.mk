@@ -6,7 +6,7 @@ mpiprofile_test_libs := $(shell pkg-config --libs cmocka inih 2>/dev/null || ech
 
 $(BUILD)/nompi/tests/mpiprofile/test_profile.o: CFLAGS += -DMPIPROFILE_TEST_PROFILES='"$(CURDIR)/configs/mpi"'
 $(BUILD)/tests/mpiprofile/test_profile: $(BUILD)/nompi/tests/mpiprofile/test_profile.o \
-                                        $(BUILD)/nompi/mpiprofile/profile.o \
+                                        $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o \
                                         $(BUILD)/nompi/mpiprofile/identify.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(mpiprofile_test_libs) $(LDLIBS)
