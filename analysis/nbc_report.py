@@ -4,20 +4,24 @@
     nbc-report [--columns FILE] [--no-pdf] DIR
 
 writes DIR/report.html (and DIR/report.pdf with weasyprint), a file that
-stands alone (its figures embedded as data: URIs). First what a reader
-comes for: nbc-verdict's line in words per configuration and a results
-table (the cells of each class, the median ratios, r_MPI_impact); then
-every PNG figure in DIR and its runs and comparisons, a run's maps
-(overhead, concurrency, diagnosis) before its impact and the comparisons
-last, each with its caption (plots/NAME.caption.txt beside it, else the
-first line of its gnuplot script); then the methods: the study, and for
-every run folder (DIR itself when it holds meta.json, else each folder
-below it that does) the environment (meta.json, provenance.json), threads
-and their CPUs, the clock synchronization, the statistics used (the run's
-configuration and nbc-analyze's summary.txt), the discards and retries
-(cells.csv, through the columns configs/report.ini names); then the
-deviations from the paper. Standard library only. See analysis/README.md
-("nbc-report"). A missing weasyprint is said, not a failure."""
+stands alone (its figures embedded as data: URIs). A table of contents
+(links; page numbers in the PDF), then what a reader comes for:
+nbc-verdict's line in words per configuration and a results table (the
+cells of each class, the median ratios, r_MPI_impact); then every PNG
+figure in DIR and its runs and comparisons, a run's maps (overhead,
+concurrency, diagnosis) before its impact and the comparisons last, each
+with its caption (plots/NAME.caption.txt beside it, else the first line of
+its gnuplot script), printed whole on one page; then the methods: the
+study, and for every run folder (DIR itself when it holds meta.json, else
+each folder below it that does) the environment (meta.json,
+provenance.json), the deployment's threads, the clock synchronization, the
+statistics used (the stopping rule and nbc-analyze's summary.txt), the
+discards and retries (cells.csv, through the columns configs/report.ini
+names); then the deviations from the paper; last, an appendix of each
+run's records (every thread with its CPUs, each rank's clock points,
+wake-up and barrier records, the whole configuration). Standard library
+only. See analysis/README.md ("nbc-report"). A missing weasyprint is said,
+not a failure."""
 import argparse
 import base64
 import configparser
@@ -43,8 +47,8 @@ def _cli_dir():
 
 
 sys.path.insert(0, _cli_dir())
-from nbc_cli import (ExitStatus, exit_status_help, html_to_pdf, sibling_module,  # noqa: E402
-                     version_line)
+from nbc_cli import (PRINT_CSS, ExitStatus, exit_status_help, figure_max_height_mm,  # noqa: E402
+                     html_to_pdf, sibling_module, table_class, version_line, with_contents)
 
 # Where the paper's method is changed or extended, and where each is
 # documented (paths relative to the project's root).
@@ -79,21 +83,21 @@ DEVIATIONS = [
      "README.md; configs/paper.conf"),
 ]
 
-STYLE = """
-body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; margin: 1.5em; color: #222; }
+# The report's own rules, after the print rules every printed page shares
+# (nbc_cli.PRINT_CSS: figures whole, headings kept, wide tables fitted).
+STYLE = PRINT_CSS + """
+body { font-family: 'DejaVu Sans', sans-serif; font-size: 10.5pt; color: #222; }
 h1 { font-size: 17pt; } h2 { font-size: 14pt; border-bottom: 1px solid #999; }
 h3 { font-size: 12pt; } h4 { font-size: 11pt; } h5 { font-size: 10.5pt; }
+h2.part { break-before: page; page-break-before: always; }
 .verdicts li { margin: 0.3em 0; font-size: 11pt; }
 .results td, .results th { font-size: 8.5pt; padding: 1px 4px; }
-table { border-collapse: collapse; margin: 0.4em 0 1em 0; }
 td, th { border: 1px solid #bbb; padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: #eee; }
-pre { background: #f6f6f6; padding: 0.5em; white-space: pre-wrap; font-size: 9pt; }
-figure { margin: 1em 0; page-break-inside: avoid; }
-figure img { max-width: 100%; border: 1px solid #ddd; }
+pre { background: #f6f6f6; padding: 0.5em; font-size: 9pt; }
+figure img { border: 1px solid #ddd; }
 figcaption { font-size: 9.5pt; color: #333; }
 .missing { color: #a00; }
-@page { size: A4; margin: 1.5cm; }
 """
 
 
@@ -144,9 +148,12 @@ def text_of(value):
 
 
 def table(rows, header=None):
-    out = ["<table>"]
-    if header:
-        out.append("<tr>" + "".join("<th>%s</th>" % esc(h) for h in header) + "</tr>")
+    rows = list(rows)
+    wide = table_class(max([len(header or ())] + [len(r) for r in rows]))
+    out = ['<table class="%s">' % wide if wide else "<table>"]
+    if header:  # repeated on each page the table runs over
+        out.append("<thead><tr>" + "".join("<th>%s</th>" % esc(h) for h in header) +
+                   "</tr></thead>")
     for row in rows:
         out.append("<tr>" + "".join("<td>%s</td>" % esc(text_of(c)) for c in row) + "</tr>")
     out.append("</table>")
@@ -283,13 +290,21 @@ def environment(meta, prov):
     return table(rows)
 
 
-def threads(meta):
+def thread_rows(meta):
+    """A row per thread of meta.json's threads_start: rank, host, role, name, TID, CPUs."""
     rows = []
     for rank in json_get(meta, "threads_start", default=[]):
         for t in rank.get("threads", []):
             rows.append((json_get(rank, "rank", default="?"), json_get(rank, "host", default="?"),
                          json_get(t, "role", default="?"), t.get("name", "?"), t.get("tid", "?"),
                          t.get("cpu_list", text_of(t.get("cpus", "?")))))
+    return rows
+
+
+def threads(meta, appendix):
+    """The deployment's plan; its threads, one by one, are in the appendix
+    (the link appendix)."""
+    rows = thread_rows(meta)
     plan = json_get(meta, "deployment_plan", default={})
     out = []
     if isinstance(plan, dict) and plan:
@@ -302,11 +317,12 @@ def threads(meta):
                                       json_get(plan, "placement", "source"))),
         ]))
     if rows:
-        out.append(table(rows, ("Rank", "Host", "Role", "Name", "TID", "CPUs")))
+        out.append('<p>The %d threads of the ranks, each with its CPUs: <a href="#%s">'
+                   "appendix</a>.</p>" % (len(rows), appendix))
     return "\n".join(out) or "<p class=missing>no thread record in meta.json</p>"
 
 
-def clock_sync(meta):
+def clock_sync(meta, appendix):
     sync = json_get(meta, "clocksync", default={})
     rows = [("clock", "%s (a read costs %s ns)" % (json_get(meta, "clock_source"),
                                                    json_get(meta, "clock_read_ns"))),
@@ -317,11 +333,39 @@ def clock_sync(meta):
         rows += [("clocksync " + k, v) for k, v in sync.items() if not isinstance(v, list)]
         ranks = [r for r in json_get(sync, "ranks", default=[]) if isinstance(r, dict)]
     out = [table(rows)]
+    # A rank's figures here; its records (clock points, wake-up, barrier) in
+    # the appendix (clock_records).
+    keys = sorted({k for r in ranks for k, v in r.items() if not isinstance(v, (list, dict))})
     if ranks:
-        keys = sorted({k for r in ranks for k in r})
         out.append(table([[i] + [r.get(k, "") for k in keys] for i, r in enumerate(ranks)],
                          ["Rank"] + keys))
+    records = sorted({k for r in ranks for k, v in r.items() if isinstance(v, (list, dict))})
+    if records:
+        out.append('<p>Each rank\'s %s: <a href="#%s">appendix</a>.</p>'
+                   % (esc(", ".join(records)), appendix))
     return "\n".join(out)
+
+
+def clock_records(meta):
+    """Each rank's records of meta.json's clocksync.ranks: a table per record
+    (its clock points, a row each; its wake-up and barrier figures), by rank."""
+    ranks = [r for r in json_get(meta, "clocksync", "ranks", default=[]) if isinstance(r, dict)]
+    out = []
+    for key in sorted({k for r in ranks for k, v in r.items() if isinstance(v, (list, dict))}):
+        series = any(isinstance(r.get(key), list) for r in ranks)
+        found = []  # (rank, index, record)
+        for i, r in enumerate(ranks):
+            value = r.get(key)
+            for n, record in enumerate(value if isinstance(value, list) else [value]):
+                if record is not None:
+                    found.append((i, n, record if isinstance(record, dict)
+                                  else {"value": record}))
+        fields = sorted({f for _, _, record in found for f in record})
+        out.append("<h5>%s</h5>" % esc(key))
+        out.append(table([[i] + ([n] if series else []) + [record.get(f, "") for f in fields]
+                          for i, n, record in found],
+                         ["Rank"] + (["#"] if series else []) + fields))
+    return "\n".join(out) or "<p class=missing>no clock records in meta.json</p>"
 
 
 def stopping_rule(run):
@@ -338,18 +382,28 @@ def stopping_rule(run):
                ", or %s s since the warm-up began" % budget if budget else ""))
 
 
-def statistics(meta, run_dir):
+def configuration(meta):
+    """The run's configuration (meta.json config), a table per [section]."""
     config = json_get(meta, "config", default={})
-    out = [table([("stopping rule", stopping_rule(json_get(config, "run", default={}))),
-                  ("lateness", "an attempt is late when a rank leaves the window barrier more "
-                   "than max(late_tolerance x min(t_comm, t_comp), barrier precision) after "
-                   "its deadline; it is redone up to max_retries times")])]
+    out = []
     if isinstance(config, dict):
         for section in sorted(config):
             values = config[section]
             if isinstance(values, dict):
                 out.append("<h5>[%s]</h5>" % esc(section))
                 out.append(table(sorted(values.items())))
+    return "\n".join(out) or "<p class=missing>no configuration in meta.json</p>"
+
+
+def statistics(meta, run_dir, appendix):
+    config = json_get(meta, "config", default={})
+    out = [table([("stopping rule", stopping_rule(json_get(config, "run", default={}))),
+                  ("lateness", "an attempt is late when a rank leaves the window barrier more "
+                   "than max(late_tolerance x min(t_comm, t_comp), barrier precision) after "
+                   "its deadline; it is redone up to max_retries times")])]
+    if isinstance(config, dict) and config:
+        out.append('<p>The run\'s whole configuration (meta.json config): <a href="#%s">'
+                   "appendix</a>.</p>" % appendix)
     rows = [(k, json_get(meta, k)) for k in ("late_tolerance", "max_retries", "warmup_blocks",
                                         "sweep_seed")]
     out.append("<h5>Recorded by the run (meta.json)</h5>")
@@ -411,7 +465,9 @@ def discards(meta, run_dir, columns):
     return "\n".join(out)
 
 
-def run_section(run_dir, columns, notes):
+def run_section(run_dir, columns, notes, appendix):
+    """A run's methods; its records are in the appendix (run_records), whose
+    heading's id is appendix."""
     meta = read_json(os.path.join(run_dir, "meta.json"), notes) or {}
     prov_name = json_get(meta, "provenance", default="provenance.json")
     prov = None
@@ -419,14 +475,29 @@ def run_section(run_dir, columns, notes):
         prov = read_json(os.path.join(run_dir, str(prov_name)), notes)
     out = ["<h3>Run %s</h3>" % esc(os.path.basename(os.path.abspath(run_dir))),
            "<h4>Environment</h4>", environment(meta, prov),
-           "<h4>Threads and their CPUs</h4>", threads(meta),
-           "<h4>Clock synchronization</h4>", clock_sync(meta),
-           "<h4>Statistics</h4>", statistics(meta, run_dir),
+           "<h4>Threads and their CPUs</h4>", threads(meta, appendix),
+           "<h4>Clock synchronization</h4>", clock_sync(meta, appendix),
+           "<h4>Statistics</h4>", statistics(meta, run_dir, appendix),
            "<h4>Discards and retries</h4>", discards(meta, run_dir, columns)]
     if prov is None:
         out.insert(3, "<p class=missing>no provenance.json: CPU, kernel and frequency not "
                       "recorded</p>")
     return "\n".join(out)
+
+
+def run_records(run_dir, appendix):
+    """A run's raw records, for the appendix: its threads, clock records and
+    configuration."""
+    meta = read_json(os.path.join(run_dir, "meta.json"), []) or {}
+    rows = thread_rows(meta)
+    return "\n".join([
+        '<h3 id="%s">Records of run %s</h3>'
+        % (appendix, esc(os.path.basename(os.path.abspath(run_dir)))),
+        "<h4>Threads and their CPUs (threads_start)</h4>",
+        table(rows, ("Rank", "Host", "Role", "Name", "TID", "CPUs")) if rows else
+        "<p class=missing>no thread record in meta.json</p>",
+        "<h4>Clock synchronization records (clocksync.ranks)</h4>", clock_records(meta),
+        "<h4>Configuration (config)</h4>", configuration(meta)])
 
 
 def study_section(study):
@@ -505,9 +576,12 @@ def figures(top, folders, notes):
             count += 1
             name = os.path.splitext(os.path.basename(png))[0]
             text = caption(png)
-            out.append('<figure id="fig-%d" data-name="%s"><img src="%s" alt="%s">'
+            # The image as tall as its page leaves beside its caption.
+            out.append('<figure id="fig-%d" data-name="%s" data-toc="Figure %d (%s)">'
+                       '<img src="%s" alt="%s" style="max-height: %dmm">'
                        "<figcaption><b>Figure %d (%s).</b> %s</figcaption></figure>"
-                       % (count, esc(name), uri, esc(text.split("\n")[0]), count, esc(name),
+                       % (count, esc(name), count, esc(name), uri, esc(text.split("\n")[0]),
+                          figure_max_height_mm(text), count, esc(name),
                           esc(text).replace("\n", "<br>")))
     return count, "\n".join(out) or "<p class=missing>no figure (PNG) in this folder</p>"
 
@@ -616,22 +690,29 @@ def main(argv):
     count, figure_html = figures(top, [r for r in runs if r != top] + comparisons, notes)
     # What a reader starts with: the verdicts and the results, the figures;
     # then the methods behind them.
+    # Raw records (threads one by one, clock points, the whole configuration)
+    # in an appendix at the end, a run's under the id its methods link to.
+    appendix = ["appendix-%d" % i for i in range(1, len(runs) + 1)]
     body = ["<h2>Verdicts and results</h2>", results(verdict_module(), runs, top),
-            "<h2>Figures (%d)</h2>" % count, figure_html,
-            "<h2>Methods</h2>", study_section(study)]
-    body += [run_section(r, columns, notes) for r in runs]
+            '<h2 class="part">Figures (%d)</h2>' % count, figure_html,
+            '<h2 class="part">Methods</h2>', study_section(study)]
+    body += [run_section(r, columns, notes, a) for r, a in zip(runs, appendix)]
     body.append("<h2>Deviations from the paper</h2>")
     body.append(table(DEVIATIONS, ("what", "documented in")))
     if notes:
         body.append("<h2>Notes</h2><ul>%s</ul>" % "".join("<li>%s</li>" % esc(n) for n in notes))
+    body.append('<h2 class="part">Appendix: the runs\' records</h2>')
+    body += [run_records(r, a) for r, a in zip(runs, appendix)]
+    body, contents = with_contents("\n".join(b for b in body if b))
     title = "bench_nbc report: %s" % os.path.basename(os.path.abspath(top))
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title>"
             "<style>%s</style></head><body>\n<h1>%s</h1>\n<p>%d run folder%s, %d figure%s; "
-            "written %s by nbc-report (columns from %s).</p>\n%s\n</body></html>\n"
+            "written %s by nbc-report (columns from %s).</p>\n<h2>Contents</h2>\n%s\n%s\n"
+            "</body></html>\n"
             % (esc(title), STYLE, esc(title), len(runs), "" if len(runs) == 1 else "s",
                count, "" if count == 1 else "s",
                datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-               esc(columns["file"]), "\n".join(b for b in body if b)))
+               esc(columns["file"]), contents, body))
     html_path = os.path.join(top, "report.html")
     try:
         with open(html_path + ".tmp", "w", encoding="utf-8") as f:

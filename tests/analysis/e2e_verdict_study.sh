@@ -160,7 +160,9 @@ python3 - "$SCRATCH/study/impact.csv" "$SCRATCH/study/report.html" <<'PY' ||
 import csv, re, sys
 impact = list(csv.DictReader(open(sys.argv[1])))
 page = open(sys.argv[2]).read()
-text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page[page.index("Over the launches"):]))
+# (the section's heading, not its line in the contents)
+start = re.search(r"<h3[^>]*>Over the launches", page).start()
+text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page[start:]))
 for dep in ("basic", "progress"):
     top = [r for r in impact if r["deployment"] == dep and r["largest"] == "1"][0]
     want = "%.2f [%.2f, %.2f]" % tuple(float(top[c]) for c in (

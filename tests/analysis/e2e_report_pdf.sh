@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# report.pdf as a reader prints it. nbc-report on a run folder: the
+# example run (tests/data/example_run, 6 x 6 cells, its two-panel figures
+# taller than their width), analyzed, with the records a real run's files
+# hold beside it (report_pdf_records.json: a 2-rank Open MPI run's clock
+# points, wake-up and barrier records, threads, configuration, library and
+# provenance; the run's own numbers stay). Read back with poppler-utils
+# (pdf_layout.py): every image inside its page with its caption, no page of
+# headings only, no text past the right margin. report.html has a table of
+# contents whose links all land, and the raw records (clock points, every
+# thread, the configuration's sections) only in the appendix, its last
+# section. Without weasyprint or poppler-utils the test skips, unless run
+# as root: it installs them (apt-get).
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/../lib.sh"
+report=$TOOLS_DIR/nbc-report
+analyze=$TOOLS_DIR/nbc-analyze
+for tool in "$report" "$analyze"; do [ -x "$tool" ] || fail "$tool is not built"; done
+command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox): no figures to report"
+make_scratch
+
+# need_command COMMAND PACKAGE: COMMAND is on PATH, or PACKAGE is installed
+# for it when running as root; otherwise the test skips.
+need_command() {
+    command -v "$1" >/dev/null && return 0
+    [ "$(id -u)" = 0 ] || skip "$1 is not installed (apt-get install $2) and only root can install it"
+    echo "note: $1 is missing: installing $2 (apt-get)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >"$SCRATCH/apt.log" 2>&1 ||
+        skip "apt-get install $2 failed: $(tail -n 3 "$SCRATCH/apt.log")"
+    command -v "$1" >/dev/null || fail "$2 is installed but $1 is still missing"
+}
+need_command weasyprint weasyprint
+for tool in pdftohtml pdfimages pdfinfo; do need_command "$tool" poppler-utils; done
+
+run=$SCRATCH/example_run
+cp -R tests/data/example_run "$run"
+python3 - "$run" tests/analysis/report_pdf_records.json <<'PY' || fail "cannot add the records to $run"
+import json, os, sys
+run, records = sys.argv[1], json.load(open(sys.argv[2]))
+meta = json.load(open(os.path.join(run, "meta.json")))
+meta.update(records["meta.json"])
+json.dump(meta, open(os.path.join(run, "meta.json"), "w"), indent=1)
+json.dump(records["provenance.json"], open(os.path.join(run, "provenance.json"), "w"), indent=1)
+PY
+"$analyze" -q "$run" 2>/dev/null
+[ -f "$run/plots/overhead.png" ] || fail "nbc-analyze drew no figure in $run"
+msg=$("$report" "$run" 2>&1) || fail "nbc-report failed: $msg"
+echo "$msg"
+[ -s "$run/report.pdf" ] || fail "nbc-report wrote no report.pdf with weasyprint installed"
+
+layout=$(python3 tests/analysis/pdf_layout.py "$run/report.pdf" "$SCRATCH") ||
+    fail "report.pdf cannot be printed as it is:"$'\n'"$layout"
+figure "$layout"
+
+python3 - "$run/report.html" <<'PY' || fail "report.html's contents or appendix"
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+toc = re.search(r'<nav class="toc">(.*?)</nav>', page, re.S)
+assert toc, "no table of contents"
+links = re.findall(r'href="#([^"]+)"', toc.group(1))
+ids = set(re.findall(r'\bid="([^"]+)"', page))
+assert len(links) >= 8 and set(links) <= ids, ("contents' links without a target",
+                                                sorted(set(links) - ids), len(links))
+h2 = re.findall(r"<h2[^>]*>(.*?)</h2>", page)
+assert h2[-1].startswith("Appendix"), ("the appendix is not the last section", h2)
+appendix = page.index(re.search(r"<h2[^>]*>Appendix", page).group(0))
+# the raw records' own headers: a clock point's time, a thread's TID, a [section]
+for record in ("<th>at_s</th>", "<th>TID</th>", "<h5>[grid]</h5>"):
+    where = [m.start() for m in re.finditer(re.escape(record), page)]
+    assert where and min(where) > appendix, ("%s before the appendix" % record, where, appendix)
+print("figure: report.html: %d contents links, sections %s" % (len(links), " / ".join(h2)))
+PY
+echo "report pdf: ok"
