@@ -4,10 +4,31 @@ import configparser
 import json
 import os
 import sys
+import textwrap
 import time
 
 
+# The console's width: a longer line is wrapped, its continuation indented.
+CONSOLE_WIDTH = 100
+
+
+def console_lines(line):
+    """line as the console shows it: lines of at most CONSOLE_WIDTH columns."""
+    return textwrap.wrap(line, CONSOLE_WIDTH, subsequent_indent="    ",
+                         break_on_hyphens=False) or [""]
+
+
+def show(line, out=None):
+    """Prints line wrapped at CONSOLE_WIDTH (on standard error by default)."""
+    out = out or sys.stderr
+    for part in console_lines(line):
+        print(part, file=out)
+    out.flush()
+
+
 def note(message):
+    """nbc-run's own message on standard error: one line, whatever its length
+    (a harness or a test greps it whole)."""
     print("nbc-run: " + message, file=sys.stderr, flush=True)
 
 
