@@ -1,6 +1,7 @@
 """The Runner: one invocation of nbc-run, from the command line to the
 summary. It computes nothing itself: every measurement and figure comes
 from bench_nbc, compute_ref, nbc-analyze and nbc-compare."""
+import json
 import os
 import re
 import subprocess
@@ -173,7 +174,9 @@ class Runner(RunSteps):
     def validate(self, runs):
         """Every run's configuration as bench_nbc reads it (bench_nbc --plan,
         no MPI), before the first launch and before the study folder: bad
-        input at the first it refuses, with its message."""
+        input at the first it refuses, with its message. (A plan it prints
+        with status refused, exit status 2 too, is the machine's answer to a
+        valid configuration: the run itself says it.)"""
         for run in runs:
             bench = self.profiles.get(run.mpi).bench
             if not os.access(bench, os.X_OK):
@@ -181,12 +184,16 @@ class Runner(RunSteps):
                 return
             try:
                 done = subprocess.run([bench, "--plan"] + self.bench_args(run),
-                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, universal_newlines=True,
                                       timeout=60)
             except (OSError, subprocess.SubprocessError) as e:
                 raise BadInput("{}: cannot run {} --plan: {}".format(run.name, bench, e))
-            if done.returncode != 0:
+            try:
+                planned = isinstance(json.loads(done.stdout), dict)
+            except ValueError:
+                planned = False
+            if done.returncode != 0 and not planned:
                 message = done.stderr.strip().splitlines() or ["exit status {}".format(
                     done.returncode)]
                 raise BadInput("{}: bench_nbc refuses its configuration: {}".format(
