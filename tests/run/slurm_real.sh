@@ -10,7 +10,8 @@
 # nbc-run --resume STUDY_DIR; with an nbc-run without it, bench_nbc --resume
 # RUN_DIR under srun) it must complete with the cells kept before the signal
 # unchanged. The jobs ReFrame's check and Ramble's application would submit
-# run their nbc-run commands to the end. The ranks start with srun through the PMI plugin of the build's
+# run their nbc-run commands to the end, and JUBE's benchmark submits its job
+# with sbatch and reads its result once the job's done_file is there. The ranks start with srun through the PMI plugin of the build's
 # profile (srun_mpi) when this Slurm has it, else with the library's mpiexec.
 # Skips without slurm-wlm (scripts/deps.table: make check installs it as root
 # on Debian) or when the daemons do not start.
@@ -270,6 +271,31 @@ PY
     [ "$(json "${dirs[0]}/meta.json" .ranks)" = 2 ] || fail "$harness: not 2 ranks: $(cat "$S/job-$harness-$job.out")"
     harnesses+=("$harness (${job_opts[*]})")
 done
+# JUBE's benchmark as written (tag small): its job script from the template
+# submitted with sbatch, `jube continue` until its done_file, then its result
+# table (nbc_run and nbc_run_args point at this tree's build).
+if command -v jube >/dev/null; then
+    mkdir -p "$SCRATCH/jube"
+    cp packaging/jube/bench_nbc_job.sh.in "$SCRATCH/jube/"
+    # (absolute folders: the job runs in JUBE's work folder)
+    BUILD=$(cd "$BUILD" && pwd) TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd) \
+        tiny_args 1ms,2ms,2 2 --launcher $launcher --set run.results_dir="$SCRATCH/jube/results"
+    extra=$(printf '%q ' "${study_args[@]:3}")
+    sed -e "s|<parameter name=\"nbc_run\">nbc-run</parameter>|<parameter name=\"nbc_run\">$BENCH_NBC_ROOT/nbc-run</parameter>|" \
+        -e "s|<parameter name=\"nbc_run_args\"></parameter>|<parameter name=\"nbc_run_args\" separator=\";\">$extra</parameter>|" \
+        -e 's|<parameter name="timelimit">00:30:00</parameter>|<parameter name="timelimit">00:05:00</parameter>|' \
+        packaging/jube/bench_nbc.xml >"$SCRATCH/jube/bench_nbc.xml"
+    (cd "$SCRATCH/jube" && jube run bench_nbc.xml --tag small) >"$S/jube.out" 2>&1 || fail "jube run: $(tail -n 20 "$S/jube.out")"
+    jube_done() { (cd "$SCRATCH/jube" && jube continue bench_nbc_run >/dev/null 2>&1) && [ -n "$(find "$SCRATCH/jube/bench_nbc_run" -path '*run/work/ready')" ]; }
+    wait_for 120 jube_done || fail "JUBE's job did not end (no done_file): $(find "$SCRATCH/jube" -name 'job.*' -exec cat {} +)"
+    (cd "$SCRATCH/jube" && jube continue bench_nbc_run && jube result -a bench_nbc_run) >"$S/jube.result" 2>&1 ||
+        fail "jube result: $(cat "$S/jube.result")"
+    rows=$(awk -F'|' '$2 ~ /^ *[0-9]+ *$/ && $7 ~ /^ *-?[0-9.]+(e[-+]?[0-9]+)? *$/ { n++ } END { print n + 0 }' "$S/jube.result")
+    [ "$rows" = 4 ] || fail "JUBE's result table has $rows rows with r_overhead, expected 4: $(cat "$S/jube.result")"
+    grep -q '^#SBATCH --nodes=2$' "$(find "$SCRATCH/jube/bench_nbc_run" -path '*run/work/bench_nbc_job.sh' | head -n 1)" ||
+        fail "JUBE's job script is not the template's"
+    harnesses+=("JUBE (sbatch, done_file)")
+fi
 
 # 5. Degenerate placements under srun are refused before any measurement,
 # exit 2 through srun, one message, no run folder: both ranks bound to one
