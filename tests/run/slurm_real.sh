@@ -280,9 +280,9 @@ if command -v jube >/dev/null; then
     # (absolute folders: the job runs in JUBE's work folder)
     BUILD=$(cd "$BUILD" && pwd) TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd) \
         tiny_args 1ms,2ms,2 2 --launcher $launcher --set run.results_dir="$SCRATCH/jube/results"
-    extra=$(printf '%q ' "${study_args[@]:3}")
+    jube_args=$(printf '%q ' "${study_args[@]:3}")
     sed -e "s|<parameter name=\"nbc_run\">nbc-run</parameter>|<parameter name=\"nbc_run\">$BENCH_NBC_ROOT/nbc-run</parameter>|" \
-        -e "s|<parameter name=\"nbc_run_args\"></parameter>|<parameter name=\"nbc_run_args\" separator=\";\">$extra</parameter>|" \
+        -e "s|<parameter name=\"nbc_run_args\"></parameter>|<parameter name=\"nbc_run_args\" separator=\";\">$jube_args</parameter>|" \
         -e 's|<parameter name="timelimit">00:30:00</parameter>|<parameter name="timelimit">00:05:00</parameter>|' \
         packaging/jube/bench_nbc.xml >"$SCRATCH/jube/bench_nbc.xml"
     (cd "$SCRATCH/jube" && jube run bench_nbc.xml --tag small) >"$S/jube.out" 2>&1 || fail "jube run: $(tail -n 20 "$S/jube.out")"
