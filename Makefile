@@ -204,11 +204,13 @@ run-study:
 # module files (Lmod and Tcl, for `module use`) into DIR/share/bench_nbc.
 PREFIX  ?= /usr/local
 DESTDIR ?=
+# The site's module of the MPI library the build uses, which the module files
+# load first (depends_on / prereq); empty: none.
+MODULE_MPI ?=
 install_bin   = $(DESTDIR)$(PREFIX)/bin
 install_share = $(DESTDIR)$(PREFIX)/share/bench_nbc
 install: programs
-	install -d $(install_bin) $(install_share)/analysis $(install_share)/cli \
-	    $(install_share)/modulefiles/lmod $(install_share)/modulefiles/tcl
+	install -d $(install_bin) $(install_share)/analysis $(install_share)/cli
 	install -m 755 $(filter-out %.a,$(PROGRAMS)) $(install_bin)/
 	cp -R configs docs $(install_share)/
 	chmod -R a+rX $(install_share)
@@ -222,10 +224,14 @@ install: programs
 	install -m 755 nbc-run $(install_bin)/
 	install -d $(install_share)/nbc_run && install -m 644 nbc_run/*.py $(install_share)/nbc_run/
 	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
-	sed 's|^local prefix = .*|local prefix = "$(PREFIX)"|' packaging/modules/bench_nbc.lua \
-	    >$(install_share)/modulefiles/lmod/bench_nbc.lua
-	sed 's|^set prefix .*|set prefix {$(PREFIX)}|' packaging/modules/bench_nbc.tcl \
-	    >$(install_share)/modulefiles/tcl/bench_nbc
+	install -d $(install_share)/modulefiles/lmod/bench_nbc $(install_share)/modulefiles/tcl/bench_nbc
+	sed -e 's|^local prefix = .*|local prefix = "$(PREFIX)"|' \
+	    -e 's|^local version = .*|local version = "$(BENCH_NBC_VERSION)"|' \
+	    -e 's|^local mpi_module = .*|local mpi_module = "$(MODULE_MPI)"|' packaging/modules/bench_nbc.lua \
+	    >$(install_share)/modulefiles/lmod/bench_nbc/$(BENCH_NBC_VERSION).lua
+	sed -e 's|^set prefix .*|set prefix {$(PREFIX)}|' -e 's|^set version .*|set version {$(BENCH_NBC_VERSION)}|' \
+	    -e 's|^set mpi_module .*|set mpi_module {$(MODULE_MPI)}|' packaging/modules/bench_nbc.tcl \
+	    >$(install_share)/modulefiles/tcl/bench_nbc/$(BENCH_NBC_VERSION)
 	@echo "installed into $(DESTDIR)$(PREFIX): bin/, share/bench_nbc/ (module use $(PREFIX)/share/bench_nbc/modulefiles/lmod)"
 
 # The default study on each MPI library and BLAS this machine offers (MPICH,

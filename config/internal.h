@@ -117,6 +117,8 @@ void config_describe_allowed(const key_desc *key, const nbc_config_limits *limit
 bool config_parse_int(const char *text, void *out);
 bool config_parse_double(const char *text, void *out);
 bool config_parse_duration(const char *text, void *out_s);
+/* A number alone, with no unit after it (the refusal of a duration names it). */
+bool config_is_bare_number(const char *text);
 bool config_parse_bytes(const char *text, void *out);
 bool config_parse_bool(const char *text, void *out);
 /* s without its leading and trailing white space (s is cut in place). */

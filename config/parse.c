@@ -41,6 +41,13 @@ static bool parse_number(const char *text, double *out, const char **rest)
     return true;
 }
 
+bool config_is_bare_number(const char *text)
+{
+    double value = 0;
+    const char *rest = NULL;
+    return parse_number(text, &value, &rest) && *rest == '\0';
+}
+
 bool config_parse_double(const char *text, void *out)
 {
     double value = 0;
@@ -51,18 +58,25 @@ bool config_parse_double(const char *text, void *out)
     return true;
 }
 
-/* A number of seconds with an optional unit. Division by the exact unit size
- * gives the correctly rounded value, so "1.5ms" equals "1.5e-3". */
+/* A number with its unit, in seconds. A bare number is refused: "16" read as
+ * seconds made a grid meant in milliseconds a study of hours. Zero alone is
+ * the same in every unit ("no budget", "no pause"), so it needs none.
+ * Division by the exact unit size gives the correctly rounded value, so
+ * "1.5ms" equals "1.5e-3s". */
 bool config_parse_duration(const char *text, void *out_s)
 {
     static const struct {
         const char *suffix;
         double per_second;
-    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e3}, {"us", 1e6}};
+    } units[] = {{"s", 1}, {"ms", 1e3}, {"us", 1e6}};
     double value = 0;
     const char *rest = NULL;
     if (!parse_number(text, &value, &rest))
         return false;
+    if (rest[0] == '\0' && value == 0) {
+        *(double *)out_s = 0;
+        return true;
+    }
     for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
         if (strcmp(rest, units[i].suffix) == 0) {
             *(double *)out_s = value / units[i].per_second;
@@ -182,6 +196,12 @@ int config_parse_grid_range(char *text, double **values, size_t *count, char *wh
         return -1;
     }
     double min = 0, max = 0, factor = 0;
+    for (size_t i = 0; i < 2; i++) {
+        if (config_is_bare_number(fields[i]) && !config_parse_duration(fields[i], &(double){0})) {
+            snprintf(why, whylen, "is not a duration grid (\"%s\" has no unit)", fields[i]);
+            return -1;
+        }
+    }
     if (!config_parse_duration(fields[0], &min) || !config_parse_duration(fields[1], &max) ||
         !config_parse_double(fields[2], &factor)) {
         snprintf(why, whylen, "is not a duration grid");
@@ -210,7 +230,9 @@ int config_parse_grid_list(char *text, double **values, size_t *count, char *why
          item = strtok_r(NULL, " \t", &save)) {
         double value = 0;
         if (!config_parse_duration(item, &value)) {
-            if (item == text && strtok_r(NULL, " \t", &save) == NULL)
+            if (config_is_bare_number(item))
+                snprintf(why, whylen, "is not a duration grid (\"%s\" has no unit)", item);
+            else if (item == text && strtok_r(NULL, " \t", &save) == NULL)
                 snprintf(why, whylen, "is not a duration grid");
             else
                 snprintf(why, whylen, "is not a duration grid (\"%s\" is not a duration)", item);

@@ -18,6 +18,15 @@ static int store_scalar(const key_desc *key, const char *text, nbc_config *cfg, 
     return -1;
 }
 
+static int store_duration(const key_desc *key, const char *text, nbc_config *cfg, char *why,
+                          size_t whylen)
+{
+    if (config_parse_duration(text, FIELD_PTR(cfg, key->offset, double)))
+        return 0;
+    snprintf(why, whylen, "%s", config_is_bare_number(text) ? "has no unit" : "is not a duration");
+    return -1;
+}
+
 static double number_int(const key_desc *key, const nbc_config *cfg)
 {
     return *FIELD_CPTR(cfg, key->offset, int);
@@ -414,20 +423,18 @@ static const type_ops types[TYPE_COUNT] = {
                      .to_json = json_double,
                      .allowed = "a number"},
     [TYPE_DURATION] = {.name = "duration",
-                       .store = store_scalar,
-                       .parse = config_parse_duration,
-                       .refusal = "is not a duration",
+                       .store = store_duration,
                        .number = number_double,
                        .to_json = json_double,
-                       .allowed = "a duration in seconds, or with a unit s, ms, us such as 30s "
-                                  "or 500ms,"},
+                       .allowed = "a time with its unit s, ms or us such as 30s or 500ms (0 needs "
+                                  "none),"},
     [TYPE_GRID] = {.name = "duration grid",
                    .store = store_grid,
                    .to_json = json_grid,
                    .release = release_grid,
-                   .allowed = "min,max,factor in seconds such as 1e-3,64e-3,2 with 0 < min <= "
-                              "max and factor > 1, or a space-separated list of distinct times "
-                              "> 0; units s, ms, us accepted"},
+                   .allowed = "min,max,factor, times with their unit s, ms or us, such as "
+                              "1ms,64ms,2 with 0 < min <= max and factor > 1, or a "
+                              "space-separated list of distinct times > 0 such as 1ms 4ms 16ms"},
     [TYPE_BOOL] = {.name = "boolean",
                    .store = store_scalar,
                    .parse = config_parse_bool,

@@ -19,19 +19,20 @@ OPTIONS = {
     "--no-deps": ("no_deps", False), "--no-build": ("no_build", False),
     "--archive": ("archive", True), "--format": ("format", True),
     "--dry-run": ("dry_run", False), "--fingerprint": ("fingerprint", False),
+    "--verbose": ("verbose", False), "-v": ("verbose", False),
     "--help": ("help", False), "-h": ("help", False),
     "--version": ("version", False), "-V": ("version", False),
 }
 # Options that only say how this invocation runs (not recorded in study.json).
 INVOCATION_OPTIONS = {"--resume", "--dry-run", "--no-deps", "--no-build", "--archive", "--format",
-                      "--help", "-h", "--version", "-V"}
+                      "--verbose", "-v", "--help", "-h", "--version", "-V"}
 # Option values that are paths, made absolute from where nbc-run was called.
 PATH_OPTIONS = {"build_dir", "tools_dir", "resume", "archive"}
 # The options the message of an unknown one lists.
 LISTED_OPTIONS = ("--collectives, --deployments, --mpi, --settings, --set, --ranks, --launches, "
                   "--launch-order, --seed, --resume, --hosts, --rsh, --launcher, --build-dir, "
-                  "--tools-dir, --no-deps, --no-build, --dry-run, --fingerprint, --archive, "
-                  "--help")
+                  "--tools-dir, --no-deps, --no-build, --dry-run, --verbose, --fingerprint, "
+                  "--archive, --help")
 # --format: how each run's cells table reaches stdout (nbc-analyze --table).
 TABLE_FORMATS = ["text", "json"]
 
@@ -45,7 +46,9 @@ bench_nbc up to its calibration, compute_ref (phase before) on every node, the
 passive step, sweep and passive step (bench_nbc --resume), compute_ref (phase
 after), nbc-analyze (an ABBA order for r_MPI_impact, eq. 2); then
 nbc-compare over the run folders. Prints the run folders and the PNG figures
-at the end; STUDY_DIR/study.json records the study and every run.
+at the end; STUDY_DIR/study.json records the study and every run. Every run's
+configuration is checked by bench_nbc (--plan) before the first launch: a
+refused one stops the study before anything is written (exit status 2).
 
 CONFIG is a bench_nbc configuration (configs/default.conf, configs/paper.conf)
 or a study file with a [study] section (configs/study-default.conf):
@@ -96,7 +99,10 @@ or a study file with a [study] section (configs/study-default.conf):
   --tools-dir DIR     where nbc-analyze, nbc-compare, nbc-profile are (default: build, build/san with SAN=1)
   --no-deps           do not check/install Debian packages (scripts/deps.sh)
   --no-build          do not run make
-  --dry-run           print every command instead of running it
+  --dry-run           check every run's configuration with bench_nbc (exit 2 at the
+                      first refused), then print every command instead of running it
+  -v, --verbose       also show each command and the tools' records (calibration
+                      sizes, barrier notes), which otherwise go to the run's nbc-run.log
   --format F          each run's cells table on stdout (nbc-analyze --table): text
                       (aligned, the file cells.txt) or json (JSON lines); default text
   -h, --help          this text
@@ -136,6 +142,7 @@ class Options:
     no_deps: bool = False
     no_build: bool = False
     dry_run: bool = False
+    verbose: bool = False
     fingerprint: bool = False
     help: bool = False
     version: bool = False

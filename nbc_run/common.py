@@ -4,11 +4,36 @@ import configparser
 import json
 import os
 import sys
+import textwrap
 import time
 
 
+# The console's width: a longer line is wrapped, its continuation indented.
+CONSOLE_WIDTH = 100
+
+
+def console_lines(line):
+    """line as the console shows it: lines of at most CONSOLE_WIDTH columns."""
+    return textwrap.wrap(line, CONSOLE_WIDTH, subsequent_indent="    ",
+                         break_on_hyphens=False) or [""]
+
+
+def show(line, out=None):
+    """Prints line wrapped at CONSOLE_WIDTH (on standard error by default)."""
+    out = out or sys.stderr
+    for part in console_lines(line):
+        print(part, file=out)
+    out.flush()
+
+
 def note(message):
-    print("nbc-run: " + message, file=sys.stderr, flush=True)
+    """nbc-run's own message on standard error: wrapped like every console
+    line on a terminal, one line whatever its length in a file or pipe (a
+    harness or a test greps it whole)."""
+    if sys.stderr.isatty():
+        show("nbc-run: " + message)
+    else:
+        print("nbc-run: " + message, file=sys.stderr, flush=True)
 
 
 class BadInput(Exception):

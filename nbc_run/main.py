@@ -1,8 +1,10 @@
 """The Runner: one invocation of nbc-run, from the command line to the
 summary. It computes nothing itself: every measurement and figure comes
 from bench_nbc, compute_ref, nbc-analyze and nbc-compare."""
+import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -79,7 +81,7 @@ class Runner(RunSteps):
             if not o.config:
                 # The recorded command, with this invocation's own options.
                 resumed = parse_arguments(self.record.arguments, self.record.cwd)
-                resumed.resume, resumed.dry_run = o.resume, o.dry_run
+                resumed.resume, resumed.dry_run, resumed.verbose = o.resume, o.dry_run, o.verbose
                 resumed.no_deps, resumed.no_build = o.no_deps, o.no_build
                 o = resumed
         self.o = o
@@ -169,6 +171,34 @@ class Runner(RunSteps):
                                self.o.resume, " ".join("{}#{}".format(*r[:2]) for r in recorded),
                                " ".join("{}#{}".format(*r[:2]) for r in now)))
 
+    def validate(self, runs):
+        """Every run's configuration as bench_nbc reads it (bench_nbc --plan,
+        no MPI), before the first launch and before the study folder: bad
+        input at the first it refuses, with its message. (A plan it prints
+        with status refused, exit status 2 too, is the machine's answer to a
+        valid configuration: the run itself says it.)"""
+        for run in runs:
+            bench = self.profiles.get(run.mpi).bench
+            if not os.access(bench, os.X_OK):
+                note("{} is not built: the configurations are not checked".format(bench))
+                return
+            try:
+                done = subprocess.run([bench, "--plan"] + self.bench_args(run),
+                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, universal_newlines=True,
+                                      timeout=60)
+            except (OSError, subprocess.SubprocessError) as e:
+                raise BadInput("{}: cannot run {} --plan: {}".format(run.name, bench, e))
+            try:
+                planned = isinstance(json.loads(done.stdout), dict)
+            except ValueError:
+                planned = False
+            if done.returncode != 0 and not planned:
+                message = done.stderr.strip().splitlines() or ["exit status {}".format(
+                    done.returncode)]
+                raise BadInput("{}: bench_nbc refuses its configuration: {}".format(
+                    run.name, message[-1].replace("bench_nbc: ", "", 1)))
+
     def bench_args(self, run):
         return self.spec.bench_args(run.collective, run.deployment, run.mpi,
                                     self.placement.deployment_sets(run.deployment),
@@ -243,7 +273,7 @@ class Runner(RunSteps):
 
     def main(self, argv):
         self.setup(argv)
-        self.proc = Processes(self.o.dry_run)
+        self.proc = Processes(self.o.dry_run, self.o.verbose)
         self.profiles = Profiles(self.root, self.here, self.installed, self.o,
                                  self.spec.mpis_text)
         self.tools_dir = self.profiles.tools_dir
@@ -255,6 +285,7 @@ class Runner(RunSteps):
             self.check_resumed(runs)
         self.proc.catch_signals()
         self.build([m for m in self.profiles.mpi_list if any(r.mpi == m for r in runs)])
+        self.validate(runs)
         self.open_study(runs)
         runs = self.record.runs
         self.save()

@@ -1,14 +1,17 @@
 """Running one command at a time: in its own process group, no terminal
-input, printed first (on standard output alone with --dry-run), logged
-into the run folder's nbc-run.log; a signal to nbc-run goes on to it; a
-bench_nbc job is watched for its run folder and for MPI_Finalize hangs."""
+input, logged into the run folder's nbc-run.log (printed instead with
+--dry-run, shown too with --verbose); a signal to nbc-run goes on to it; a
+bench_nbc job is watched for its run folder and for MPI_Finalize hangs, and
+its output split: its record (standard output) into the log, what needs the
+reader (standard error) onto the console too, wrapped (common.show)."""
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
-from .common import file_signature, meta_status, note
+from .common import file_signature, meta_status, note, show
 from .launch import shown
 
 # meta.json statuses after which bench_nbc has nothing left to do but exit.
@@ -16,8 +19,11 @@ FINAL_STATUSES = {"calibrated", "complete", "interrupted", "failed"}
 
 
 class Processes:
-    def __init__(self, dry_run):
+    def __init__(self, dry_run, verbose=False):
         self.dry_run = dry_run
+        self.verbose = verbose  # commands and the tools' records on the console too
+        self.pending = []  # log lines before the run folder is known
+        self.lock = threading.Lock()  # the log, written by the output readers
         self.child = None  # the running command (its process group)
         self.child_by_srun = False  # ... started by srun (its ranks are a Slurm step)
         self.interrupted = False
@@ -47,6 +53,7 @@ class Processes:
         job = os.environ.get("SLURM_JOB_ID", "")
         if job and self.child_by_srun:
             cmd = ["scancel", "--signal=TERM", job]
+            # (shown always: what nbc-run does to a job on a signal is the reader's)
             print(shown(cmd), file=sys.stderr, flush=True)
             self.log(shown(cmd))
             try:
@@ -64,20 +71,45 @@ class Processes:
             except OSError:
                 pass
 
-    def log(self, line):
-        if self.log_file:
-            with open(self.log_file, "a") as f:
-                f.write(line + "\n")
+    def log(self, line, keep=False):
+        """A line into the run's log; keep: held until the log is known
+        (set_log), as bench_nbc's first lines come before its folder."""
+        with self.lock:
+            if self.log_file:
+                with open(self.log_file, "a") as f:
+                    f.write(line + "\n")
+            elif keep:
+                self.pending.append(line)
+
+    def set_log(self, path, first_line):
+        """The run's log from now on: first_line, then the lines held."""
+        with self.lock:
+            self.log_file = path
+            held, self.pending = self.pending, []
+        for line in [first_line] + held:
+            self.log(line)
 
     def announce(self, cmd, env=None):
-        """Prints a command, after the variables env sets for it (on standard
-        output with --dry-run, where nothing runs); True when it is to be run."""
+        """A command, after the variables env sets for it: printed on standard
+        output with --dry-run, where nothing runs; else into the log (and on
+        the console with --verbose). True when it is to be run."""
         if self.dry_run:
             print(shown(cmd, env), flush=True)
             return False
-        print(shown(cmd, env), file=sys.stderr, flush=True)
+        if self.verbose:
+            print(shown(cmd, env), file=sys.stderr, flush=True)
         self.log(shown(cmd, env))
         return True
+
+    def _relay(self, stream, to_console):
+        """A reader of one output of the running command: every line into
+        the log; to the console (wrapped) when to_console or --verbose."""
+        for line in iter(stream.readline, ""):
+            line = line.rstrip("\n")
+            self.log(line, keep=True)
+            if to_console or self.verbose:
+                show(line)
+        stream.close()
 
     def run(self, cmd, stdout=None, run_dir_file=None, on_run_dir=None, run_dir=None,
             stderr=None, env=None):
@@ -100,13 +132,21 @@ class Processes:
         sys.stdout.flush()
         started = time.monotonic()
         self.child_by_srun = os.path.basename(cmd[0]) == "srun"
+        # bench_nbc's output (watching): its record to the log, the rest shown too.
+        pipe = subprocess.PIPE if watching else None
         try:
-            self.child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=stdout,
-                                          stderr=stderr, preexec_fn=os.setpgrp,
+            self.child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                          stdout=pipe or stdout, stderr=pipe or stderr,
+                                          preexec_fn=os.setpgrp, universal_newlines=True,
                                           env=dict(os.environ, **env) if env else None)
         except OSError as e:
             note("cannot run {}: {}".format(cmd[0], e.strerror))
             return 127
+        readers = [threading.Thread(target=self._relay, args=(f, console), daemon=True)
+                   for f, console in ((self.child.stdout, False), (self.child.stderr, True))
+                   if watching]
+        for reader in readers:
+            reader.start()
         if self.interrupted:  # a signal between two commands
             self.stop_child()
         while True:
@@ -135,9 +175,13 @@ class Processes:
                 self.kill_child(signal.SIGKILL)
                 status = self.child.wait()
                 break
+        for reader in readers:
+            reader.join(timeout=10)  # (a rank's descendant may hold the pipe open)
         if watching and run_dir is None and os.path.exists(run_dir_file):
             with open(run_dir_file) as f:
                 on_run_dir(f.read().strip())
+        with self.lock:
+            self.pending = []  # no folder came: its record goes with it
         self.child = None
         # Where a study's time goes, step by step (docs/running.md, Launches).
         self.log("# took {:.1f} s".format(time.monotonic() - started))

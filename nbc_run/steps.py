@@ -14,7 +14,7 @@ import time
 
 from nbc_cli import ExitStatus  # (cli/, on the path: the entry point puts it there)
 
-from .common import duration, iso_now, meta_status, note, read_json, write_atomic
+from .common import duration, iso_now, meta_status, note, read_json, show, write_atomic
 from .launch import launch_cmd, ref_cmd, shown
 from .profiles import bench_plan
 from .records import STEPS
@@ -120,7 +120,7 @@ class RunSteps:
             lo_s, hi_s = plan["estimate"]["job_s"]
         except (KeyError, TypeError, ValueError):
             return ""
-        return "; the study: {} to {} left (bench_nbc --plan)".format(
+        return "; the study: about {} to {} left".format(
             duration(left * lo_s), duration(left * hi_s))
 
     def finish(self, run):
@@ -168,8 +168,7 @@ class RunSteps:
 
         def found(run_dir):
             run.run_dir = run_dir
-            self.proc.log_file = os.path.join(run_dir, "nbc-run.log")
-            self.proc.log(shown(cmd, env))
+            self.proc.set_log(os.path.join(run_dir, "nbc-run.log"), shown(cmd, env))
             self.save()
 
         status = self.proc.run(cmd, run_dir_file=run_dir_file, on_run_dir=found,
@@ -238,10 +237,12 @@ class RunSteps:
                                     stderr=err, expected=(0, ExitStatus.NO_VALID_CELL))
             err.seek(0)
             text = err.read()
-        sys.stderr.write(text)
-        sys.stderr.flush()
+        # Its summary is the run folder's summary.txt: the log has it, the
+        # console its warnings (the verdict follows at the study's end).
         for line in text.splitlines():
             self.proc.log("# " + line)
+            if line.startswith("warning: ") or status not in (0, ExitStatus.NO_VALID_CELL):
+                show(line.replace(run.run_dir + ": ", run.name + ": ", 1))
             if (status == ExitStatus.NO_VALID_CELL and "no valid cell: " in line and
                     not self.analysis_message):
                 # "warning: RUN_DIR: no valid cell: ..." -> "no valid cell: ..."

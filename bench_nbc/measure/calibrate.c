@@ -106,13 +106,13 @@ static void report_sizes_tried(const nbc_run *run, const size_search *search)
 {
     if (run->rank != 0 || search->converged || !run->coll->sizable)
         return;
-    fprintf(stderr, "bench_nbc: communication %.3g ms not reached; sizes tried:",
+    fprintf(stdout, "bench_nbc: communication %.3g ms not reached; sizes tried:",
             search->options.target_s * 1e3);
     for (int i = 0; i < search->n_points; i++)
-        fprintf(stderr, "%s %.0f B %.3g ms%s", i > 0 ? "," : "", search->points[i].bytes,
+        fprintf(stdout, "%s %.0f B %.3g ms%s", i > 0 ? "," : "", search->points[i].bytes,
                 search->points[i].t_s * 1e3,
                 search->points[i].measured_again ? " (measured again)" : "");
-    fputs(search->n_points == 0 ? " none\n" : "\n", stderr);
+    fputs(search->n_points == 0 ? " none\n" : "\n", stdout);
 }
 
 int nbc_calibrate_comm(nbc_run *run, double target_s, size_t start_bytes, size_t floor_bytes,

@@ -428,7 +428,7 @@ static void report_lateness(const nbc_run *run, const nbc_sweep_record *record)
     }
     if (run->rank != 0 || n.attempts == 0)
         return;
-    fprintf(stderr,
+    fprintf(stdout,
             "bench_nbc: %s: lateness: %ld of %ld attempts late (%.1f %%), %ld discarded "
             "with the passes they ended (%.1f %%), %ld of %ld blocks redone; tolerance %g of the "
             "shorter reference, at least %.1f us\n",

@@ -45,7 +45,9 @@ static const char *precision_text(int runs, double t_se_s, bool imprecise, char 
     if (runs <= 0)
         return "";
     snprintf(text, size, ", %d runs, standard error %.2g ms%s", runs, t_se_s * 1e3,
-             imprecise ? ", imprecise at the most runs: a bimodal step?" : "");
+             imprecise ? ", still imprecise at the most runs: its time may switch between two "
+                         "values"
+                       : "");
     return text;
 }
 
@@ -63,14 +65,19 @@ static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *c
     for (size_t j = 0; j < cfg->grid.comp_count; j++)
         shortest_s = fmin(shortest_s, comp[j].t_s > 0 ? comp[j].t_s : INFINITY);
     double share_ns = cfg->run.late_tolerance * shortest_s * 1e9;
+    /* A progress thread of the deployment on the computation's cores is the
+     * expected cause: naming another process would send the reader astray. */
+    bool own_thread = cfg->run.deployment == NBC_DEPLOYMENT_PROGRESS ||
+                      (cfg->run.deployment == NBC_DEPLOYMENT_THREAD && cfg->progress.oversubscribe);
     if (run->rank == 0 && isfinite(share_ns) && (double)run->barrier_precision_ns > share_ns)
         fprintf(stderr,
                 "bench_nbc: warning: the window barrier's precision here (%.1f us, 90th "
                 "percentile) exceeds run.late_tolerance x the shortest reference (%.1f us): "
-                "cells that short tolerate up to %.1f us of lateness (raw.csv tolerance_ns); "
-                "is the node busy?\n",
+                "cells that short tolerate up to %.1f us of lateness (raw.csv tolerance_ns); %s\n",
                 (double)run->barrier_precision_ns * 1e-3, share_ns * 1e-3,
-                (double)run->barrier_precision_ns * 1e-3);
+                (double)run->barrier_precision_ns * 1e-3,
+                own_thread ? "the deployment's progress thread shares the computation's cores"
+                           : "is another process busy on this node?");
 }
 
 /* Matrix sizes for every computation target (those a resumed run already
@@ -84,7 +91,7 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
         MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
     size_t start_n = compute_calib_defaults().start_n;
     if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
-        fprintf(stderr, "bench_nbc: computation: %zu of %zu sizes kept from the run folder\n", done,
+        fprintf(stdout, "bench_nbc: computation: %zu of %zu sizes kept from the run folder\n", done,
                 cfg->grid.comp_count);
     for (size_t j = 0; j < cfg->grid.comp_count; j++) {
         if (j >= done && nbc_stop_requested(run))
@@ -111,7 +118,7 @@ static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size
         char precision[160];
         /* A kept size was printed when it was calibrated: once per run. */
         if (run->rank == 0 && j >= done)
-            fprintf(stderr, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
+            fprintf(stdout, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
                     comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
                     compute_calib_status_name(comp[j].status), comp[j].iterations,
                     precision_text(comp[j].runs, comp[j].t_se_s, comp[j].imprecise, precision,
@@ -131,7 +138,7 @@ static bool measure_given_sizes(nbc_run *run, nbc_comm_calibration *comm, size_t
 {
     const nbc_config *cfg = run->cfg;
     if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
-        fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
+        fprintf(stdout, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
                 done, cfg->grid.comm_size_count);
     for (size_t i = done; i < cfg->grid.comm_size_count; i++) {
         if (nbc_stop_requested(run))
@@ -145,7 +152,7 @@ static bool measure_given_sizes(nbc_run *run, nbc_comm_calibration *comm, size_t
         write_calib_comm(run, &comm[i]);
         char precision[160];
         if (run->rank == 0)
-            fprintf(stderr, "bench_nbc: communication %zu B (given) -> %.3g ms (%zu B used%s)\n",
+            fprintf(stdout, "bench_nbc: communication %zu B (given) -> %.3g ms (%zu B used%s)\n",
                     bytes, comm[i].t_s * 1e3, comm[i].bytes,
                     precision_text(comm[i].runs, comm[i].t_se_s, comm[i].imprecise, precision,
                                    sizeof precision));
@@ -174,7 +181,7 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
                 run->coll->name, most, (unsigned long long)cfg->calibration.max_bytes, reason);
     }
     if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
-        fprintf(stderr, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
+        fprintf(stdout, "bench_nbc: communication: %zu of %zu sizes kept from the run folder\n",
                 done, nbc_comm_axis_count(cfg));
     for (size_t i = 0; i < nbc_comm_axis_count(cfg); i++) {
         if (i >= done && nbc_stop_requested(run))
@@ -217,7 +224,7 @@ static bool calibrate_communication(nbc_run *run, nbc_comm_calibration *comm, si
                        "largest allowed): its cells are not measured",
                  100 * fabs(comm[i].t_s / comm[i].target_s - 1), 100 * nbc_off_target_max_error());
         if (run->rank == 0 && i >= done)
-            fprintf(stderr,
+            fprintf(stdout,
                     "bench_nbc: communication %.3g ms -> %zu B, %.3g ms (%s, %d sizes tried%s)\n",
                     comm[i].target_s * 1e3, comm[i].bytes_closest, comm[i].t_s * 1e3, verdict,
                     comm[i].iterations,

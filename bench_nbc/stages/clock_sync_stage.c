@@ -21,14 +21,14 @@ static void report_barrier_wait(const nbc_run *run, const deploy_plan *deploymen
     NBC_CHECK_MPI(MPI_Allreduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, run->comm));
     if (run->rank != 0)
         return;
-    fprintf(stderr,
+    fprintf(stdout,
             "bench_nbc: window barrier: %s; wake-up latency after a sleep (worst rank): median "
             "%.1f us, p99 %.1f us",
             deployment->barrier_why, worst[0] * 1e-3, worst[1] * 1e-3);
     if (wait->sleep_min_ns > 0)
-        fprintf(stderr, "; sleeps at least %.1f ms, spins the last %.1f us",
+        fprintf(stdout, "; sleeps at least %.1f ms, spins the last %.1f us",
                 (double)wait->sleep_min_ns * 1e-6, worst[2] * 1e-3);
-    fprintf(stderr, "\n");
+    fprintf(stdout, "\n");
     if (worst[3] > 0)
         fprintf(stderr,
                 "bench_nbc: warning: the window barrier must sleep here and this machine wakes "
@@ -48,7 +48,7 @@ static void log_wait_change(const clocksync_wait_governor *gov, int change)
     if (MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS)
         rank = -1;
     if (change == CLOCKSYNC_WAIT_FELL_BACK && gov->fallbacks == 1)
-        fprintf(stderr,
+        fprintf(stdout,
                 "bench_nbc: rank %d: window barrier %ld spun and lost the core for %.1f us (%ld "
                 "involuntary context switches, -1: not known): another process wants this core, "
                 "so the barrier sleeps %.1f ms and spins the last %.1f us, until %d barriers "
@@ -57,7 +57,7 @@ static void log_wait_change(const clocksync_wait_governor *gov, int change)
                 (double)gov->fallback.sleep_min_ns * 1e-6, (double)gov->fallback.spin_ns * 1e-3,
                 gov->clean_needed);
     else if (change == CLOCKSYNC_WAIT_RETURNED && gov->returns == 1)
-        fprintf(stderr,
+        fprintf(stdout,
                 "bench_nbc: rank %d: window barrier spins again after %d barriers that kept the "
                 "core (falls back again whenever its spin loses the core)\n",
                 rank, gov->clean_needed);

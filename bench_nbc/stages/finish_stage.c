@@ -58,14 +58,20 @@ static void record_end(nbc_job *job)
         nbc_meta_write(run, meta);
         /* Stopped after the calibration (nbc-run's first step): no cell yet
          * is what was asked, not a shortfall. */
+        /* One duration per step, and no folder: the run folder line said it.
+         * A resumed run's calibration was the earlier step's (timed there). */
         if (job->study.stopped && job->study.rc == MPI_SUCCESS && !job->study.interrupted)
-            fprintf(stderr, "bench_nbc: calibrated in %.1f s: %s; its %d cells come on --resume\n",
-                    meta->calibration_s, run_output_dir(run->out), meta->cells_total);
-        else
             fprintf(stderr,
-                    "bench_nbc: %s: %d of %d cells in %s (calibration %.1f s, sweep %.1f s)\n",
-                    meta->status, meta->cells_done, meta->cells_total, run_output_dir(run->out),
-                    meta->calibration_s, meta->sweep_s);
+                    "bench_nbc: calibration done in %.1f s; the sweep of its %d cells is the "
+                    "next step (bench_nbc --resume)\n",
+                    meta->calibration_s, meta->cells_total);
+        else if (job->cli.resume_dir)
+            fprintf(stderr, "bench_nbc: %s: %d of %d cells, sweep %.1f s\n", meta->status,
+                    meta->cells_done, meta->cells_total, meta->sweep_s);
+        else
+            fprintf(stderr, "bench_nbc: %s: %d of %d cells (calibration %.1f s, sweep %.1f s)\n",
+                    meta->status, meta->cells_done, meta->cells_total, meta->calibration_s,
+                    meta->sweep_s);
     }
     job->study.kept = kept;
 }

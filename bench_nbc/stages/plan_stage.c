@@ -169,6 +169,12 @@ static void start_run(nbc_job *job)
 
 int nbc_plan_stage(nbc_job *job, int *argc, char ***argv)
 {
+    /* Standard output is the run's record (its folder, what calibration
+     * found), standard error what needs the reader (progress, warnings,
+     * errors): a caller such as nbc-run logs the one and shows the other.
+     * Line-buffered, so that a log holding both keeps their order. */
+    if (setvbuf(stdout, NULL, _IOLBF, 0) != 0)
+        fprintf(stderr, "bench_nbc: note: standard output stays fully buffered\n");
     int status = start_mpi(job, argc, argv);
     if (status != 0 || job->cli.help || job->cli.list)
         return status;

@@ -1,11 +1,16 @@
 #%Module1.0
-# Environment Modules (Tcl) module file for bench_nbc. `make install PREFIX=DIR`
-# writes a copy with DIR below as DIR/share/bench_nbc/modulefiles/tcl/bench_nbc;
+# Environment Modules (Tcl) module file for bench_nbc, one per version.
+# `make install PREFIX=DIR [MODULE_MPI=NAME]` writes a copy with DIR, the
+# version and NAME below as DIR/share/bench_nbc/modulefiles/tcl/bench_nbc/VERSION;
 # then:
 #     module use DIR/share/bench_nbc/modulefiles/tcl
-#     module load bench_nbc
-# As an example for a site's module tree, set prefix by hand.
+#     module load bench_nbc          (or bench_nbc/VERSION)
+# As an example for a site's module tree, set the three values by hand.
 set prefix /opt/bench_nbc
+set version 0.9.0
+# The site's module of the MPI library bench_nbc was built with (e.g.
+# mpich/4.0.2, openmpi/4.1.4); empty: the library is on the system path.
+set mpi_module mpich
 set share $prefix/share/bench_nbc
 
 proc ModulesHelp {} {
@@ -15,13 +20,17 @@ proc ModulesHelp {} {
     puts stderr "nbc-compare). The configurations are in \$BENCH_NBC_CONFIGS, e.g."
     puts stderr "    nbc-run \$BENCH_NBC_CONFIGS/study-default.conf"
     puts stderr "Documentation: $share/README.md"
-    puts stderr "bench_nbc is linked against one MPI library and one BLAS: load the modules"
-    puts stderr "the build used before this one."
+    puts stderr "bench_nbc is linked against one MPI library (its module must be loaded"
+    puts stderr "first) and one BLAS."
 }
 module-whatis "Name: bench_nbc"
+module-whatis "Version: $version"
 module-whatis "Description: overlap of MPI nonblocking collectives with computation (BenchNBC method)"
 
-# The MPI and BLAS modules of the build (names are the site's), e.g.:
-# prereq mpich openblas
+# bench_nbc runs only with the MPI library it was linked with.
+if {$mpi_module ne ""} {
+    prereq $mpi_module
+}
 prepend-path PATH $prefix/bin
 setenv BENCH_NBC_CONFIGS $share/configs
+setenv BENCH_NBC_VERSION $version

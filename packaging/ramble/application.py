@@ -2,8 +2,11 @@
 collective, run through nbc-run, its cells table (docs/formats.md,
 "cells.txt") read with one context per cell. The regular expressions below
 are tested against a real run's stdout by bench_nbc's `make check`
-(tests/install/harnesses.sh); Ramble itself is not installed there.
-Place it as var/ramble/repos/builtin/applications/bench-nbc/application.py."""
+(tests/install/harnesses.sh), and the command it runs, with its ranks,
+runs under a real Slurm there (tests/run/slurm_real.sh); Ramble itself is
+not installed there. Place it as
+var/ramble/repos/builtin/applications/bench-nbc/application.py; the suite
+comes from Spack (packaging/spack/: the package bench-nbc)."""
 from ramble.appkit import *  # noqa: F401,F403 (Ramble's application DSL)
 
 # One row of the cells table: the cell number, then 15 fields one or more
@@ -21,8 +24,17 @@ class BenchNbc(ExecutableApplication):  # noqa: F405
     name = 'bench-nbc'
     tags('mpi', 'nonblocking-collectives', 'overlap')  # noqa: F405
 
+    # The suite and its MPI library from Spack (packaging/spack/).
+    with when('package_manager_family=spack'):  # noqa: F405
+        software_spec('bench-nbc', pkg_spec='bench-nbc')  # noqa: F405
+        required_package('bench-nbc', package_manager='spack*')  # noqa: F405
+
+    # nbc-run starts the ranks itself (srun inside the allocation, the
+    # library's mpiexec elsewhere): no MPI launcher in front of it, the
+    # experiment's n_ranks passed on.
     executable('study', 'nbc-run {config} --collectives {collective} '  # noqa: F405
-               '--deployments {deployment} --set run.results_dir={experiment_run_dir}/results',
+               '--deployments {deployment} --ranks {n_ranks} '
+               '--set run.results_dir={experiment_run_dir}/results',
                use_mpi=False)
     workload('overlap', executables=['study'])  # noqa: F405
     workload_variable('config', default='default.conf',  # noqa: F405

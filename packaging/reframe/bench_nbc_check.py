@@ -2,10 +2,13 @@
 nbc-run on the module `bench_nbc` and reads its cells table from stdout
 (docs/formats.md, "cells.txt"), one row per cell. The regular expressions
 below are tested against a real run's stdout by bench_nbc's `make check`
-(tests/install/harnesses.sh); ReFrame itself is not installed there.
-ReFrame 4."""
+(tests/install/harnesses.sh), and the command it runs in its job (2 tasks,
+one per node, nbc-run started by the local launcher) runs under a real
+Slurm there (tests/run/slurm_real.sh); ReFrame itself is not installed
+there. ReFrame 4."""
 import reframe as rfm
 import reframe.utility.sanity as sn
+from reframe.core.backends import getlauncher
 
 # One row of the cells table: the cell number, then 15 fields one or more
 # spaces apart, in the order of docs/formats.md (cells.txt).
@@ -27,9 +30,26 @@ class bench_nbc_overlap(rfm.RunOnlyRegressionTest):
     valid_systems = ['*']
     valid_prog_environs = ['*']
     modules = ['bench_nbc']
-    num_tasks = 1  # nbc-run starts the ranks itself (srun inside the job)
+    # Two ranks, one per node as OSU's checks run (set num_tasks_per_node to 2
+    # on a one-node partition). nbc-run starts them itself (srun inside the
+    # job, SLURM_NTASKS ranks): the job runs it once, by the local launcher.
+    num_tasks = 2
+    num_tasks_per_node = 1
     time_limit = '30m'
     executable = 'nbc-run'
+    # Two readings of the default sweep to compare runs with, not limits:
+    # r_overhead 1 is a serialized collective, 0 a hidden one (eq. 1);
+    # overlap in no cell is MPICH's and Open MPI's default (basic).
+    reference = {
+        '*': {
+            'median_r_overhead': (1.0, None, None, ''),
+            'overlap_cells_pct': (0.0, None, None, '%'),
+        }
+    }
+
+    @run_before('run')
+    def set_launcher(self):
+        self.job.launcher = getlauncher('local')()
 
     @run_before('run')
     def set_options(self):

@@ -255,7 +255,7 @@ static void grids_expand(void **state)
     nbc_config cfg;
     init_config(&cfg);
 
-    set_ok(&cfg, "grid.comm_times=1e-3,64e-3,2");
+    set_ok(&cfg, "grid.comm_times=1e-3s,64e-3s,2");
     assert_grid(cfg.grid.comm_times_s, cfg.grid.comm_count, ms_1_to_64, 7);
     set_ok(&cfg, "grid.comm_times=1ms, 64ms, 2");
     assert_grid(cfg.grid.comm_times_s, cfg.grid.comm_count, ms_1_to_64, 7);
@@ -278,7 +278,7 @@ static void grids_expand(void **state)
     assert_true(cfg.grid.comm_times_s[0] == 5e-3);
 
     /* Lists: units, any order (sorted), tabs. */
-    set_ok(&cfg, "grid.comp_times=4ms 1ms\t2000us 0.5");
+    set_ok(&cfg, "grid.comp_times=4ms 1ms\t2000us 0.5s");
     static const double listed[] = {1e-3, 2e-3, 4e-3, 0.5};
     assert_grid(cfg.grid.comp_times_s, cfg.grid.comp_count, listed, 4);
     set_ok(&cfg, "grid.comp_times=3ms");
@@ -653,7 +653,24 @@ static const bad_input bad_inputs[] = {
     {"non-numeric grid",
      NULL,
      {"grid.comm_times=abc"},
-     {"grid.comm_times", "\"abc\" is not a duration grid", "min,max,factor", "units s, ms, us"}},
+     {"grid.comm_times", "\"abc\" is not a duration grid", "min,max,factor", "unit s, ms or us"}},
+    /* A bare number once read as seconds: 1,16,2 meant in ms was hours. */
+    {"grid range without units",
+     NULL,
+     {"grid.comm_times=1,16,2"},
+     {"grid.comm_times", "\"1\" has no unit", "unit s, ms or us"}},
+    {"grid range with one unit missing",
+     NULL,
+     {"grid.comp_times=1ms,16,2"},
+     {"grid.comp_times", "\"16\" has no unit", "unit s, ms or us"}},
+    {"grid list item without unit",
+     NULL,
+     {"grid.comp_times=1ms 4"},
+     {"grid.comp_times", "\"4\" has no unit"}},
+    {"grid without units (file)",
+     "[grid]\ncomm_times = 1,16,2\n",
+     {NULL},
+     {"grid.comm_times", "\"1\" has no unit", "unit s, ms or us"}},
     {"non-numeric grid item",
      NULL,
      {"grid.comp_times=1ms 2xs"},
@@ -674,7 +691,15 @@ static const bad_input bad_inputs[] = {
     {"non-numeric duration",
      NULL,
      {"watchdog.floor_s=30 seconds"},
-     {"watchdog.floor_s", "not a duration", "s, ms, us"}},
+     {"watchdog.floor_s", "not a duration", "s, ms or us"}},
+    {"duration without unit",
+     NULL,
+     {"run.cell_budget_s=3"},
+     {"run.cell_budget_s", "\"3\" has no unit", "s, ms or us"}},
+    {"duration without unit (file)",
+     "[clocksync]\nresync_interval_s = 300\n",
+     {NULL},
+     {"clocksync.resync_interval_s", "\"300\" has no unit", "s, ms or us"}},
     {"grid min > max",
      NULL,
      {"grid.comm_times=64ms,1ms,2"},
@@ -728,7 +753,7 @@ static const bad_input bad_inputs[] = {
       "at most calibration.max_bytes"}},
     {"duplicated list values",
      NULL,
-     {"grid.comp_times=1ms 2ms 1e-3"},
+     {"grid.comp_times=1ms 2ms 1e-3s"},
      {"grid.comp_times", "lists 0.001 s twice", "distinct"}},
     {"huge grid axis",
      NULL,
@@ -946,6 +971,49 @@ static void lists_of_collectives_and_rank_counts(void **state)
     nbc_config_free(&cfg);
 }
 
+/* Every duration key, found in --help's key list by its type: a bare number
+ * is refused naming the units (a grid's too), and 0 alone is accepted. */
+static void every_duration_key_needs_a_unit(void **state)
+{
+    (void)state;
+    char *help = NULL;
+    size_t help_len = 0;
+    FILE *out = open_memstream(&help, &help_len);
+    assert_non_null(out);
+    nbc_config_print_help(out);
+    assert_int_equal(fclose(out), 0);
+    size_t checked = 0, grids = 0;
+    for (char *save = NULL, *line = strtok_r(help, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char key[128];
+        if (sscanf(line, "  %127s  (duration", key) != 1 || strstr(line, "  (duration") == NULL)
+            continue;
+        bool grid = strstr(line, "(duration grid") != NULL;
+        char assignment[160], err[ERR_LEN] = "";
+        snprintf(assignment, sizeof assignment, "%s=%s", key, grid ? "1,16,2" : "16");
+        nbc_config cfg;
+        init_config(&cfg);
+        if (nbc_config_set(&cfg, assignment, err, sizeof err) == 0)
+            fail_msg("--set %s accepted: a time without a unit", assignment);
+        if (strstr(err, key) == NULL || strstr(err, "has no unit") == NULL ||
+            strstr(err, "s, ms or us") == NULL)
+            fail_msg("--set %s: the refusal names neither the key nor the units: %s", assignment,
+                     err);
+        if (!grid) {
+            snprintf(assignment, sizeof assignment, "%s=0", key);
+            err[0] = '\0';
+            nbc_config_set(&cfg, assignment, err, sizeof err); /* may be below its bound */
+            assert_null(strstr(err, "has no unit"));
+        }
+        nbc_config_free(&cfg);
+        checked++;
+        grids += grid;
+    }
+    free(help);
+    assert_int_equal(grids, 2); /* comm_times and comp_times */
+    assert_true(checked >= 7);
+}
+
 static void missing_config_file_is_named(void **state)
 {
     (void)state;
@@ -1101,6 +1169,7 @@ int main(void)
         cmocka_unit_test(set_overrides_the_file),
         cmocka_unit_test(load_applies_text_then_sets),
         cmocka_unit_test(grids_expand),
+        cmocka_unit_test(every_duration_key_needs_a_unit),
         cmocka_unit_test(dump_ini_parses_back_to_the_same_configuration),
         cmocka_unit_test(json_has_typed_values),
         cmocka_unit_test(help_lists_every_key),

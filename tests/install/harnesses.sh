@@ -3,7 +3,8 @@
 # run: make install into a scratch prefix; Lmod loads its module file
 # (`module load bench_nbc`: nbc-run on PATH, --version, a dry run); JUBE
 # runs packaging/jube/bench_nbc.xml (tag small: a 2 x 2-cell study through
-# the module's nbc-run) and its result table has a row per cell with
+# the module's nbc-run; tag local: its job script, made from the template,
+# run in place, its done_file written) and its result table has a row per cell with
 # r_overhead; the regular expressions of the ReFrame test and the Ramble
 # application (packaging/) read every row of that run's stdout, as many as
 # its end line counts, with the values of its cells.txt.
@@ -38,16 +39,20 @@ nbc-run default.conf --collectives ibcast --dry-run >"$SCRATCH/dry.out" 2>&1 ||
 grep -qF "$prefix/bin/bench_nbc" "$SCRATCH/dry.out" || fail "the module's nbc-run plans another bench_nbc: $(cat "$SCRATCH/dry.out")"
 
 # ---- JUBE -----------------------------------------------------------------------
-cp "$prefix/share/bench_nbc/harnesses/jube/bench_nbc.xml" . || fail "the JUBE benchmark is not installed"
+cp "$prefix/share/bench_nbc/harnesses/jube/bench_nbc.xml" "$prefix/share/bench_nbc/harnesses/jube/bench_nbc_job.sh.in" . ||
+    fail "the JUBE benchmark or its job template is not installed"
 [ -z "${SAN:-}" ] || export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" # as mpi_launch does
 start=$EPOCHREALTIME
-timeout -k 5 "${MPI_TIMEOUT_S:-240}" jube run bench_nbc.xml --tag small >"$SCRATCH/jube.out" 2>&1 ||
+timeout -k 5 "${MPI_TIMEOUT_S:-240}" jube run bench_nbc.xml --tag small local >"$SCRATCH/jube.out" 2>&1 ||
     fail "jube run: $(tail -n 30 "$SCRATCH/jube.out")"
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 jube result -a bench_nbc_run >"$SCRATCH/result.out" 2>&1 || fail "jube result: $(cat "$SCRATCH/result.out")"
 cat "$SCRATCH/result.out"
-stdout=$(find bench_nbc_run -path '*run/work/stdout' | head -n 1)
-[ -s "$stdout" ] || fail "no stdout of JUBE's run step: $(cat "$SCRATCH/jube.out")"
+stdout=$(find bench_nbc_run -path '*run/work/job.out' | head -n 1)
+[ -s "$stdout" ] || fail "no job.out of JUBE's run step: $(cat "$SCRATCH/jube.out")"
+[ -e "$(dirname "$stdout")/ready" ] || fail "the job wrote no done_file: $(cat "$(dirname "$stdout")/job.err")"
+grep -q '^#SBATCH --ntasks-per-node=1$' "$(dirname "$stdout")/bench_nbc_job.sh" ||
+    fail "the job script was not made from its template: $(cat "$(dirname "$stdout")/bench_nbc_job.sh")"
 run_dir=$(find bench_nbc_run -path '*results/*-ibcast-basic' -type d | head -n 1)
 [ -s "$run_dir/cells.txt" ] || fail "no cells.txt in the run folder ($run_dir)"
 # a row per cell, each with the cell's r_overhead as a number

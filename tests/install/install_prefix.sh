@@ -22,6 +22,7 @@ install_into() { # install_into MAKE-VARIABLES...: the test's build (use_mpi's o
     fi >"$SCRATCH/install.log" 2>&1 || fail "make install ${USE_MPI_MAKE[*]} $*: $(cat "$SCRATCH/install.log")"
 }
 
+version=$(cat "$BENCH_NBC_ROOT/VERSION")
 # ---- the layout, staged ------------------------------------------------------
 install_into DESTDIR="$SCRATCH/stage" PREFIX=/opt/bench_nbc
 stage=$SCRATCH/stage/opt/bench_nbc
@@ -29,13 +30,18 @@ for p in "${programs[@]}"; do [ -x "$stage/bin/$p" ] || fail "bin/$p is not inst
 share=$stage/share/bench_nbc
 for f in README.md docs/running.md docs/formats.md analysis/README.md configs/default.conf \
     configs/study-default.conf configs/mpi/mpich.ini configs/slurm/bench_nbc.sbatch configs/slurm/common.sh \
-    modulefiles/lmod/bench_nbc.lua modulefiles/tcl/bench_nbc; do
+    "modulefiles/lmod/bench_nbc/$version.lua" "modulefiles/tcl/bench_nbc/$version"; do
     [ -s "$share/$f" ] || fail "share/bench_nbc/$f is not installed"
 done
-grep -qx 'local prefix = "/opt/bench_nbc"' "$share/modulefiles/lmod/bench_nbc.lua" ||
-    fail "the Lmod module file does not name PREFIX: $(grep prefix "$share/modulefiles/lmod/bench_nbc.lua")"
-grep -qx 'set prefix {/opt/bench_nbc}' "$share/modulefiles/tcl/bench_nbc" ||
+# One file per version, naming PREFIX, the version and no MPI module (MODULE_MPI empty).
+lmod_file=$share/modulefiles/lmod/bench_nbc/$version.lua tcl_file=$share/modulefiles/tcl/bench_nbc/$version
+grep -qx 'local prefix = "/opt/bench_nbc"' "$lmod_file" ||
+    fail "the Lmod module file does not name PREFIX: $(grep prefix "$lmod_file")"
+grep -qx "local version = \"$version\"" "$lmod_file" || fail "the Lmod module file does not name the version"
+grep -qx 'local mpi_module = ""' "$lmod_file" || fail "the Lmod module file loads an MPI module not asked for"
+grep -qx 'set prefix {/opt/bench_nbc}' "$tcl_file" ||
     fail "the Tcl module file does not name PREFIX"
+grep -qx "set version {$version}" "$tcl_file" || fail "the Tcl module file does not name the version"
 ! grep -rq "$SCRATCH" "$share/modulefiles" || fail "a module file names the staging folder"
 
 # ---- a study from the installed copy -------------------------------------------
@@ -82,8 +88,8 @@ fi
 # ---- the installed module files put the prefix on PATH -----------------------------
 checked=""
 for kind in lua tcl; do
-    file=$prefix/share/bench_nbc/modulefiles/lmod/bench_nbc.lua
-    [ $kind = tcl ] && file=$prefix/share/bench_nbc/modulefiles/tcl/bench_nbc
+    file=$prefix/share/bench_nbc/modulefiles/lmod/bench_nbc/$version.lua
+    [ $kind = tcl ] && file=$prefix/share/bench_nbc/modulefiles/tcl/bench_nbc/$version
     status=0
     env_lines=$(module_env $kind "$file") || status=$?
     [ $status -ne 2 ] || {

@@ -80,7 +80,7 @@ fake_blas() {
     gcc -shared -fPIC -o "$1/libfakeblas.so" "$1/fake.c" || fail "cannot build the fake BLAS in $1"
 }
 
-# module_env KIND FILE: what the module file sets ("prepend_path VAR VALUE",
+# module_env KIND FILE: what the module file sets ("depends_on MODULE", "prepend_path VAR VALUE",
 # "setenv VAR VALUE" lines), read by Lua (KIND lua) or Tcl (KIND tcl) with
 # stand-ins for the module system's commands; fails on a syntax error.
 module_env() {
@@ -92,7 +92,7 @@ module_env() {
 function pathJoin(...) return table.concat({...}, "/") end
 function whatis() end
 function help(text) assert(#text > 0) end
-function depends_on() end
+function depends_on(name) print("depends_on " .. name) end
 function prepend_path(name, value) print("prepend_path " .. name .. " " .. value) end
 function setenv(name, value) print("setenv " .. name .. " " .. value) end
 dofile(arg[1])
@@ -102,7 +102,7 @@ EOF
         command -v tclsh >/dev/null || return 2
         tclsh /dev/stdin "$2" <<'EOF' 2>/dev/null
 proc module-whatis {text} {}
-proc prereq {args} {}
+proc prereq {args} { puts "depends_on [join $args]" }
 proc prepend-path {name value} { puts "prepend_path $name $value" }
 proc setenv {name value} { puts "setenv $name $value" }
 source [lindex $argv 0]

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# packaging/: the Spack recipe compiles (python3 -m py_compile) and, run
-# against stand-ins for Spack's directives and spec, declares its
-# dependencies and hands the Makefile MPICC from spec['mpi'].mpicc, the BLAS
-# flags from spec['blas'] and PREFIX=prefix; `make -n` accepts those targets.
-# The module file examples (Lmod, Tcl) parse and set PATH and
-# BENCH_NBC_CONFIGS under their prefix. A part whose interpreter is missing
+# packaging/: the Spack recipe sits in a package repository of Spack's
+# current layout (spack_repo/NAMESPACE/repo.yaml with api v2.0 and the
+# namespace of its folder, packages/bench_nbc/package.py for bench-nbc),
+# compiles (python3 -m py_compile) and, run against stand-ins for Spack's
+# directives and spec, has a homepage, git, a licence and versions, declares
+# its dependencies and hands the Makefile MPICC from spec['mpi'].mpicc, the
+# BLAS flags from spec['blas'] and PREFIX=prefix; `make -n` accepts those
+# targets. The module file examples (Lmod, Tcl) parse, load their MPI
+# library's module first and set PATH, BENCH_NBC_CONFIGS and the version. A part whose interpreter is missing
 # is skipped with the reason; all missing: the test is skipped.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -14,7 +17,11 @@ make_scratch
 checked=() skipped=()
 
 # ---- Spack recipe ------------------------------------------------------------------
-recipe=packaging/spack/package.py
+repo=packaging/spack/spack_repo/bench_nbc
+recipe=$repo/packages/bench_nbc/package.py
+[ -f "$recipe" ] || fail "no recipe at $recipe (Spack's layout: spack_repo/NAMESPACE/packages/NAME/package.py)"
+grep -qx '  namespace: bench_nbc' "$repo/repo.yaml" || fail "$repo/repo.yaml: namespace is not its folder's: $(cat "$repo/repo.yaml")"
+grep -qx '  api: v2.0' "$repo/repo.yaml" || fail "$repo/repo.yaml: not package API v2.0: $(cat "$repo/repo.yaml")"
 if command -v python3 >/dev/null; then
     # (compiled into the scratch folder, not next to the recipe)
     PYTHONPYCACHEPREFIX=$SCRATCH/pycache python3 -m py_compile "$recipe" || fail "$recipe does not compile"
@@ -26,14 +33,24 @@ directives = {}
 package = types.ModuleType("spack.package")
 for name in ("version", "variant", "depends_on", "conflicts", "requires", "provides", "license", "maintainers"):
     setattr(package, name, lambda *args, _name=name, **kwargs: directives.setdefault(_name, []).append((args, kwargs)))
-package.MakefilePackage = type("MakefilePackage", (), {})
+makefile = types.ModuleType("spack_repo.builtin.build_systems.makefile")
+makefile.MakefilePackage = type("MakefilePackage", (), {})
 package.spack_cc = "/spack/env/cc"
 package.make = lambda *args: None
 sys.modules["spack"] = types.ModuleType("spack")
 sys.modules["spack.package"] = package
+for name in ("spack_repo", "spack_repo.builtin", "spack_repo.builtin.build_systems"):
+    sys.modules[name] = types.ModuleType(name)
+sys.modules[makefile.__name__] = makefile
 scope = {}
 exec(compile(open(path).read(), path, "exec"), scope)
 
+cls = scope["BenchNbc"]
+assert cls.homepage.startswith("https://") and cls.git.endswith(".git"), "no homepage or git"
+assert directives.get("license"), "no license()"
+versions = {args[0]: kwargs for args, kwargs in directives["version"]}
+assert "main" in versions and versions["main"].get("branch") == "main", versions
+assert any("tag" in kwargs for kwargs in versions.values()), f"no released version: {versions}"
 depends = {args[0]: kwargs for args, kwargs in directives["depends_on"]}
 for needed in ("mpi", "blas", "json-c", "libinih", "hwloc"):
     assert needed in depends, f"no depends_on({needed!r})"
@@ -97,6 +114,8 @@ for kind in lua tcl; do
     grep -qx "prepend_path PATH /opt/bench_nbc/bin" <<<"$env_lines" || fail "$file: PATH: $env_lines"
     grep -qx "setenv BENCH_NBC_CONFIGS /opt/bench_nbc/share/bench_nbc/configs" <<<"$env_lines" ||
         fail "$file: BENCH_NBC_CONFIGS: $env_lines"
+    grep -qx "depends_on mpich" <<<"$env_lines" || fail "$file: does not load its MPI library's module: $env_lines"
+    grep -qx "setenv BENCH_NBC_VERSION $(cat VERSION)" <<<"$env_lines" || fail "$file: not this version's: $env_lines"
     checked+=("$file")
 done
 for s in "${skipped[@]}"; do echo "note: skipped $s"; done

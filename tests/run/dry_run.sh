@@ -214,6 +214,19 @@ printf '[study]\nconfig = %s\nsizes = 1\n' "$R/configs/default.conf" >"$SCRATCH/
 bad "unknown key study.sizes \(allowed: config, collectives, deployments, mpi, settings, ranks, launches, launch_order, seed, fingerprint\)" "$SCRATCH/study.conf"
 printf '[study]\ncollectives = ibcast\n' >"$SCRATCH/study.conf"
 bad "study.conf: \[study\] has no 'config' key" "$SCRATCH/study.conf"
+# A configuration bench_nbc refuses: checked by bench_nbc itself (--plan) for
+# every run before any is printed or launched; a real study writes nothing.
+bad "mpich-ibcast-basic: bench_nbc refuses its configuration: config: --set: grid.comm_tims: unknown key \(did you mean grid.comm_times\?" \
+    configs/default.conf --mpi mpich --no-deps --no-build --set grid.comm_tims=1ms
+printf '[study]\nconfig = %s\ndeployments = basic\n[grid]\ncomp_times = 1,16,2\n' "$R/configs/default.conf" >"$SCRATCH/study.conf"
+bad "grid.comp_times: \"1,16,2\" is not a duration grid \(\"1\" has no unit\)" "$SCRATCH/study.conf" --mpi mpich --no-deps --no-build
+status=0
+out=$(clean_env "$nbc_run" configs/default.conf --mpi mpich --no-deps --no-build --deployments basic,progress \
+    --set run.results_dir="$SCRATCH/real" --set grid.comm_times=1,16,2 2>&1) || status=$?
+[ $status -eq 2 ] || fail "a study with a refused configuration: status $status, expected 2: $out"
+[ "$(grep -c 'has no unit' <<<"$out")" = 1 ] || fail "the refusal is not said once: $out"
+[ ! -e "$SCRATCH/real" ] || fail "a refused study wrote $(find "$SCRATCH/real")"
+bad_inputs=$((bad_inputs + 1))
 
 # A library setting as a study dimension (--settings or the study file's
 # settings): one run per value, the variable before the launcher of bench_nbc

@@ -108,7 +108,8 @@ stop_study() {
     mkdir "$SCRATCH/ready"
     env "$@" FAKE_MODE=term FAKE_READY="$SCRATCH/ready" ./nbc-run "${study[@]}" >"$SCRATCH/out" 2>"$SCRATCH/stderr" &
     runner=$!
-    ready() { grep -q "^bench_nbc: run folder" "$SCRATCH/out" && [ -e "$SCRATCH/ready/rank.0" ] && [ -e "$SCRATCH/ready/rank.1" ]; }
+    # (bench_nbc's record, its run folder line, goes to the run's log)
+    ready() { grep -qs "^bench_nbc: run folder" "$dir/nbc-run.log" && [ -e "$SCRATCH/ready/rank.0" ] && [ -e "$SCRATCH/ready/rank.1" ]; }
     for _ in $(seq 1 100); do
         ready && break
         sleep 0.1

@@ -9,7 +9,9 @@
 # `interrupted` with its whole cells; resumed (the same submission with
 # nbc-run --resume STUDY_DIR; with an nbc-run without it, bench_nbc --resume
 # RUN_DIR under srun) it must complete with the cells kept before the signal
-# unchanged. The ranks start with srun through the PMI plugin of the build's
+# unchanged. The jobs ReFrame's check and Ramble's application would submit
+# run their nbc-run commands to the end, and JUBE's benchmark submits its job
+# with sbatch and reads its result once the job's done_file is there. The ranks start with srun through the PMI plugin of the build's
 # profile (srun_mpi) when this Slurm has it, else with the library's mpiexec.
 # Skips without slurm-wlm (scripts/deps.table: make check installs it as root
 # on Debian) or when the daemons do not start.
@@ -227,7 +229,75 @@ cells=$((9 - $(json "$dir/meta.json" .cells_unreachable)))
 size=$(stat -c %s "$SCRATCH/raw-before.csv")
 cmp -s -n "$size" "$SCRATCH/raw-before.csv" "$dir/raw.csv" ||
     fail "raw.csv of the resumed run does not begin with the $kept cells kept before the signal"
-# 4. Degenerate placements under srun are refused before any measurement,
+# 4. The harnesses' jobs (packaging/; ReFrame and Ramble are not installed
+# here): the job each would submit and the command it would run in it, read
+# from its file (tests/run/harness_commands.py), with this build and a tiny
+# grid added: ReFrame's 2 tasks one per node running nbc-run by the local
+# launcher, Ramble's nbc-run with its n_ranks. Each completes, and its
+# regular expressions read the job's cells table whole.
+harnesses=()
+for harness in reframe ramble; do
+    IFS=$'\t' read -r -a fields < <(python3 tests/run/harness_commands.py packaging $harness) ||
+        fail "$harness: no command read from its file"
+    job_opts=() words=()
+    for ((i = 0; i < ${#fields[@]}; i++)); do
+        [ "${fields[$i]}" = -- ] && { words=("${fields[@]:i+1}"); break; }
+        job_opts+=("${fields[$i]}")
+    done
+    [ "${words[0]}" = nbc-run ] || fail "$harness runs ${words[0]}, not nbc-run"
+    tiny_args 1ms,4ms,4 2 --launcher $launcher --set run.results_dir="$SCRATCH/$harness"
+    cmd=$(printf '%q ' ./nbc-run "${words[@]:1}" "${study_args[@]:3}")
+    job=$(sbatch --parsable --cpus-per-task=1 --time=5 --output="$S/job-$harness-%j.out" "${job_opts[@]}" \
+        --wrap "$cmd" | cut -d';' -f1) || fail "sbatch refused the job of $harness (${job_opts[*]})"
+    finish "$job" 120
+    code=$(exit_code "$job")
+    [ "$code" = 0 ] || fail "$harness's job: exit status $code: $(cat "$S/job-$harness-$job.out")"
+    python3 - "packaging/$([ $harness = reframe ] && echo reframe/bench_nbc_check.py || echo ramble/application.py)" \
+        "$S/job-$harness-$job.out" <<'PY' || fail "$harness: its expressions do not read the job's table: $(cat "$S/job-$harness-$job.out")"
+import ast, re, sys
+c = {}
+for node in ast.parse(open(sys.argv[1]).read()).body:
+    if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+        try:
+            c[node.targets[0].id] = ast.literal_eval(node.value)
+        except ValueError:
+            pass
+text = open(sys.argv[2]).read()
+rows = re.findall(c["CELL_ROW"], text, re.M)
+end = re.search(c["TABLE_END"], text, re.M)
+assert end and int(end.group("cells")) == len(rows) == 4, (len(rows), end)
+PY
+    dirs=("$SCRATCH/$harness"/*-"$MPI"-ibcast-basic)
+    [ "$(json "${dirs[0]}/meta.json" .ranks)" = 2 ] || fail "$harness: not 2 ranks: $(cat "$S/job-$harness-$job.out")"
+    harnesses+=("$harness (${job_opts[*]})")
+done
+# JUBE's benchmark as written (tag small): its job script from the template
+# submitted with sbatch, `jube continue` until its done_file, then its result
+# table (nbc_run and nbc_run_args point at this tree's build).
+if command -v jube >/dev/null; then
+    mkdir -p "$SCRATCH/jube"
+    cp packaging/jube/bench_nbc_job.sh.in "$SCRATCH/jube/"
+    # (absolute folders: the job runs in JUBE's work folder)
+    BUILD=$(cd "$BUILD" && pwd) TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd) \
+        tiny_args 1ms,2ms,2 2 --launcher $launcher --set run.results_dir="$SCRATCH/jube/results"
+    jube_args=$(printf '%q ' "${study_args[@]:3}")
+    sed -e "s|<parameter name=\"nbc_run\">nbc-run</parameter>|<parameter name=\"nbc_run\">$BENCH_NBC_ROOT/nbc-run</parameter>|" \
+        -e "s|<parameter name=\"nbc_run_args\"></parameter>|<parameter name=\"nbc_run_args\" separator=\";\">$jube_args</parameter>|" \
+        -e 's|<parameter name="timelimit">00:30:00</parameter>|<parameter name="timelimit">00:05:00</parameter>|' \
+        packaging/jube/bench_nbc.xml >"$SCRATCH/jube/bench_nbc.xml"
+    (cd "$SCRATCH/jube" && jube run bench_nbc.xml --tag small) >"$S/jube.out" 2>&1 || fail "jube run: $(tail -n 20 "$S/jube.out")"
+    jube_done() { (cd "$SCRATCH/jube" && jube continue bench_nbc_run >/dev/null 2>&1) && [ -n "$(find "$SCRATCH/jube/bench_nbc_run" -path '*run/work/ready')" ]; }
+    wait_for 120 jube_done || fail "JUBE's job did not end (no done_file): $(find "$SCRATCH/jube" -name 'job.*' -exec cat {} +)"
+    (cd "$SCRATCH/jube" && jube continue bench_nbc_run && jube result -a bench_nbc_run) >"$S/jube.result" 2>&1 ||
+        fail "jube result: $(cat "$S/jube.result")"
+    rows=$(awk -F'|' '$2 ~ /^ *[0-9]+ *$/ && $7 ~ /^ *-?[0-9.]+(e[-+]?[0-9]+)? *$/ { n++ } END { print n + 0 }' "$S/jube.result")
+    [ "$rows" = 4 ] || fail "JUBE's result table has $rows rows with r_overhead, expected 4: $(cat "$S/jube.result")"
+    grep -q '^#SBATCH --nodes=2$' "$(find "$SCRATCH/jube/bench_nbc_run" -path '*run/work/bench_nbc_job.sh' | head -n 1)" ||
+        fail "JUBE's job script is not the template's"
+    harnesses+=("JUBE (sbatch, done_file)")
+fi
+
+# 5. Degenerate placements under srun are refused before any measurement,
 # exit 2 through srun, one message, no run folder: both ranks bound to one
 # CPU (as task/affinity does with two node daemons on one machine) and a
 # one-rank job.
@@ -256,4 +326,4 @@ if [ $launcher = srun ]; then
 fi
 
 secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-figure "real Slurm (2 slurmd x 1 core, ranks by $launcher${plugin:+ --mpi=$plugin}): array of 2 complete in ${array_s} s with $pngs PNGs; SIGTERM after $kept of 9 cells ($meta), $how: $cells of $cells reachable, kept cells unchanged; $refusals; ${secs} s in all"
+figure "real Slurm (2 slurmd x 1 core, ranks by $launcher${plugin:+ --mpi=$plugin}): array of 2 complete in ${array_s} s with $pngs PNGs; SIGTERM after $kept of 9 cells ($meta), $how: $cells of $cells reachable, kept cells unchanged; the jobs of ${harnesses[*]} complete, tables read; $refusals; ${secs} s in all"

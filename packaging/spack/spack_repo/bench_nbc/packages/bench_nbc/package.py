@@ -1,11 +1,15 @@
-# Spack recipe for bench_nbc, built with its own Makefile.
+# Spack recipe for bench_nbc (package bench-nbc), built with its own Makefile.
 #
-# Put this file in a package repository of yours as bench-nbc/package.py
-# (`spack repo create`, `spack repo add`), then build a checkout:
+# The folder spack_repo/bench_nbc above is a package repository of Spack's
+# current layout (repo.yaml, api v2.0; Spack 1.0 and later):
+#     spack repo add /path/to/bench_nbc/packaging/spack/spack_repo/bench_nbc
+#     spack install --add bench-nbc ^mpich ^openblas      (in an environment)
+# or, to build a checkout of yours:
 #     spack develop --path /path/to/bench_nbc bench-nbc@main
-#     spack install bench-nbc@main ^mpich ^openblas
 # `make install PREFIX=...` lays out the prefix: programs in bin/, nbc-run's
 # configurations, profiles, documentation and module files in share/bench_nbc/.
+
+from spack_repo.builtin.build_systems.makefile import MakefilePackage
 
 from spack.package import *
 
@@ -25,8 +29,16 @@ class BenchNbc(MakefilePackage):
     times on both axes, a global clock, a window barrier), and tells why
     when it does not: no progress, computation slowdown or contention."""
 
-    # No release archive yet: `spack develop` a checkout (above).
-    version("main")
+    # Where the project is published: example.org stands for its address, and
+    # the licence is a LicenseRef until the tree holds a licence file; both
+    # are to be set on publication (spack install needs a reachable git).
+    homepage = "https://example.org/bench_nbc"
+    git = "https://example.org/bench_nbc.git"
+
+    license("LicenseRef-bench-nbc-unpublished")
+
+    version("main", branch="main")
+    version("0.9.0", tag="v0.9.0")
 
     variant("hwloc", default=True, description="Place computing threads on physical cores with hwloc")
     variant("plots", default=True, description="gnuplot at run time, for the figures")
