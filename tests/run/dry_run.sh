@@ -69,24 +69,25 @@ cores=$(nproc)
 ranks=$((cores < 2 ? cores : 2))
 shares_thread=""
 [ $((cores / ranks)) -eq 1 ] && shares_thread="--set progress.oversubscribe=true "
-# 3 launches, interleaved; every run measures with the sizes of the first
-# launch of basic.
+# 5 launches of 6 blocks, interleaved; every run measures with the sizes of
+# the first launch of basic.
 reference=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-basic-launch1
-for run in "basic 1 1" "$second 1 2" "basic 2 3" "$second 2 4" "basic 3 5" "$second 3 6"; do
+for run in "basic 1 1" "$second 1 2" "basic 2 3" "$second 2 4" "basic 3 5" "$second 3 6" \
+    "basic 4 7" "$second 4 8" "basic 5 9" "$second 5 10"; do
     read -r dep launch index <<<"$run"
     run_dir=$R/results/YYYYmmdd-HHMMSS-$P-ibcast-$dep-launch$launch
     shares="" from=""
     [ "$dep" = thread ] && shares=$shares_thread
     [ "$index" = 1 ] || from=" --set run.calibration_from=$reference"
-    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf ${shares}--set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P$from --stop-after calibration --run-dir-file $S/run-00$index.path"
+    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf ${shares}--set run.repetitions=6 --set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P$from --stop-after calibration --run-dir-file $S/run-$(printf %03d "$index").path"
     expect "\+ $D/compute_ref --run $run_dir --phase before"
     expect "\+ $L $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
     expect "\+ $TOOLS_ABS/nbc-analyze --table=text $run_dir"
 done
 r=$R/results/YYYYmmdd-HHMMSS-$P-ibcast
-expect "\+ $TOOLS_ABS/nbc-compare $r-basic-launch1 $r-$second-launch1 $r-basic-launch2 $r-$second-launch2 $r-basic-launch3 $r-$second-launch3 -o $R/results/[0-9]{8}-[0-9]{6}-compare-ibcast"
-[ "$(count "/bench_nbc -c ")" = 6 ] || fail "6 bench_nbc runs expected"
+expect "\+ $TOOLS_ABS/nbc-compare $r-basic-launch1 $r-$second-launch1 $r-basic-launch2 $r-$second-launch2 $r-basic-launch3 $r-$second-launch3 $r-basic-launch4 $r-$second-launch4 $r-basic-launch5 $r-$second-launch5 -o $R/results/[0-9]{8}-[0-9]{6}-compare-ibcast"
+[ "$(count "/bench_nbc -c ")" = 10 ] || fail "10 bench_nbc runs expected"
 # The same study on Open MPI, whose profile refuses progress: the suite's thread.
 dry configs/study-default.conf --mpi openmpi --no-deps --no-build
 grep -q "^nbc-run: deployments auto for openmpi: basic,thread" "$SCRATCH/stderr" ||

@@ -90,20 +90,20 @@ done
 what="$template configs/study-default.conf"
 out=$(in_job "$with_srun" configs/study-default.conf --collectives ibcast,iallreduce \
     --deployments basic,manual --mpi mpich --dry-run 2>&1) || fail "$what: $out"
-# Its 3 launches; every run after a collective's first measures with that
+# Its 5 launches; every run after a collective's first measures with that
 # run's calibration (run.calibration_from), the first calibrates.
-[ "$(grep -c '/bench_nbc -c ' <<<"$out")" = 12 ] || fail "$what: 3 launches x 2 collectives x 2 deployments expected"$'\n'"$out"
+[ "$(grep -c '/bench_nbc -c ' <<<"$out")" = 20 ] || fail "$what: 5 launches x 2 collectives x 2 deployments expected"$'\n'"$out"
 for coll in ibcast iallreduce; do
     first="$R/results/YYYYmmdd-HHMMSS-mpich-$coll-basic-launch1"
-    for launch in 1 2 3; do
+    for launch in 1 2 3 4 5; do
         for dep in basic manual; do
             expect_run mpich "$M" default.conf $coll $dep $launch
             [ "$launch,$dep" = 1,basic ] && continue
             expect "\+ $srun_ranks --mpi=pmi2 $M/bench_nbc -c $R/configs/default.conf (--set [^ ]+ )*--set run.collective=$coll --set run.deployment=$dep --set run.mpi=mpich --set run.calibration_from=$first --stop-after calibration .*"
         done
     done
-    [ "$(grep -c -- "--set run.collective=$coll .*--set run.calibration_from=" <<<"$out")" = 5 ] ||
-        fail "$what: $coll: its first run calibrates, the 5 others take its calibration"$'\n'"$out"
+    [ "$(grep -c -- "--set run.collective=$coll .*--set run.calibration_from=" <<<"$out")" = 9 ] ||
+        fail "$what: $coll: its first run calibrates, the 9 others take its calibration"$'\n'"$out"
 done
 
 # Open MPI (Debian's) under srun: its PMIx plugin; MPICH's: PMI-2.
