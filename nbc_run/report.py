@@ -6,6 +6,7 @@ import io
 import json
 import os
 import sys
+import textwrap
 
 from .common import note, read_json, write_atomic
 from .profiles import capture
@@ -91,8 +92,18 @@ def print_verdicts(tools_dir, run_dirs):
     if out is None:
         note("nbc-verdict failed: no verdict lines")
         return
+    # nbc-verdict wraps each configuration's line at 100 columns, its
+    # continuations indented; with the "verdict: " label in front, each is
+    # wrapped again so that the labelled line keeps to 100 columns too.
+    paragraphs = []
     for line in out.splitlines():
-        print("verdict: " + line)
+        if line.startswith(" ") and paragraphs:
+            paragraphs[-1] += " " + line.strip()
+        elif line.strip():
+            paragraphs.append(line.strip())
+    for text in paragraphs:
+        print("\n".join(textwrap.wrap(text, 100, initial_indent="verdict: ", subsequent_indent="    ",
+                                      break_on_hyphens=False)))
 
 
 def print_equal_work(comparisons):

@@ -57,8 +57,8 @@ awk -F, -v t="$threads" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 grep -q "bench_nbc -c $BENCH_NBC_ROOT/configs/default.conf" "$dir/nbc-run.log" || fail "nbc-run.log lacks the launch command"
 # A quiet console (stdout and stderr): no command echoed (the log has them,
 # and the calibration's record), the run folder said once, every line at
-# most 100 columns but the verdict's, the cells table's rows (a harness
-# reads them whole) and a label with one path (no space to wrap at).
+# most 100 columns (the verdict's too) but the cells table's rows (a
+# harness reads them whole) and a label with one path (no space to wrap at).
 console=$(printf '%s\n' "$out"; cat "$SCRATCH/stderr")
 ! grep -n '^+ ' <<<"$console" || fail "a command was echoed on the console"
 grep -q '^+ .*compute_ref --run' "$dir/nbc-run.log" || fail "nbc-run.log lacks the compute_ref commands"
@@ -66,7 +66,6 @@ grep -q '^bench_nbc: computation .* -> n=' "$dir/nbc-run.log" || fail "nbc-run.l
 ! grep -q 'bench_nbc: computation .* -> n=' <<<"$console" || fail "the calibration's record is on the console"
 [ "$(grep -c " $dir\$" <<<"$console")" -eq 1 ] || fail "the run folder is not printed once: $(grep -n "$dir\$" <<<"$console")"
 wide=$(awk '/^# bench_nbc .* cells: /, /^# end of cells: / { next }
-            /^verdict: / { next }
             NF == 2 && $1 ~ /:$/ { next }
             length($0) > 100 { print }' <<<"$console")
 [ -z "$wide" ] || fail "console lines over 100 columns: $wide"
