@@ -74,7 +74,7 @@ typedef struct nbc_run {
     nbc_threads *threads;               /* the thread record (threadlog.c); NULL: none */
     int fault_hang_cell;                /* BENCH_NBC_FAULT: this rank hangs in that cell */
     bool fault_hang;                    /* set by the sweep while in that cell */
-    int fault_late_cell;                /* BENCH_NBC_FAULT: this rank is late in that cell */
+    uint64_t fault_late_cells;          /* BENCH_NBC_FAULT: this rank is late in these cells (bits) */
     bool fault_late;                    /* set by the sweep while in that cell */
     int fault_late_once_cell;           /* BENCH_NBC_FAULT: late once in that cell */
     bool fault_late_once;               /* set by the sweep while in that cell */

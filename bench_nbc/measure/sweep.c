@@ -486,7 +486,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
         if (rc != MPI_SUCCESS)
             break;
         run->fault_hang = run->fault_hang_cell == (int)cell;
-        run->fault_late = run->fault_late_cell == (int)cell;
+        run->fault_late = cell < 64 && run->fault_late_cells & UINT64_C(1) << cell;
         run->fault_late_once = run->fault_late_once_cell == (int)cell;
         run->fault_burst_end_ns = cell < 64 && run->fault_late_burst_cells & UINT64_C(1) << cell
                                       ? clocksync_now_local_ns(run->sync) + 1000000000

@@ -70,7 +70,7 @@ void nbc_start_guards(nbc_study *study)
     nbc_threads_register(run->threads, run->team, progress_thread_tid(run->progress_thread),
                          nbc_threads_newest(run->threads));
     run->fault_hang_cell = fault_cell("hang", run->rank);
-    run->fault_late_cell = fault_cell("late", run->rank);
+    run->fault_late_cells = fault_cells("late", run->rank);
     run->fault_late_once_cell = fault_cell("late_once", run->rank);
     run->fault_late_burst_cells = fault_cells("late_burst", run->rank);
 

@@ -7,9 +7,10 @@
 #   until the burst is over, then keeps a pass; the cell is measured whole;
 # - in cell 0, at every barrier (late): its block runs out of redos after
 #   pausing the whole patience, and the cell is invalid (late);
-# - in cell 3, right after it, the same burst as cell 2: a cell after one
-#   that ran out of redos does not pause, so the burst uses up its redos
-#   in well under a second and the cell is invalid too;
+# - in cell 3, right after it, late at every barrier again: a cell after
+#   one that ran out of redos does not pause (0 s of pauses, whatever the
+#   machine's speed: a burst of a given length would outlast the redos on
+#   a fast machine and not on a slow one), and the cell is invalid too;
 # - cell 1, after it, has no fault and is measured whole.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -18,7 +19,7 @@ source "$(dirname "$0")/lib_driver.sh"
 command -v python3 >/dev/null || skip "python3 is not installed (it reads meta.json)"
 make_scratch
 patience_s=2 burst_s=1
-out=$(BENCH_NBC_FAULT=late_burst:1:2,late:1:0,late_burst:1:3 mpi_launch -n 2 "$BENCH" \
+out=$(BENCH_NBC_FAULT=late_burst:1:2,late:1:0,late:1:3 mpi_launch -n 2 "$BENCH" \
     -c configs/default.conf "${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH" \
     --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2 --set calibration.tolerance=0.3 \
     --set run.repetitions=2 --set run.half_width=0 --set run.seed=1 \
@@ -55,13 +56,11 @@ awk -v e="$elapsed2" -v b=$burst_s 'BEGIN { exit !(e >= b) }' ||
 [ "$stop0" = late ] || fail "cell 0 (late at every barrier) stopped '$stop0', not late"
 grep -q "cell 0: block 0 was late in all its 101 passes .*with $patience_s s of pauses between them: cell stopped, invalid (late); the next cell does not pause" <<<"$out" ||
     fail "stderr does not say that cell 0 paused $patience_s s and that the next cell does not"
-[ "$stop3" = late ] || fail "cell 3 (a burst right after a cell that ran out of redos) stopped '$stop3', not late"
+[ "$stop3" = late ] || fail "cell 3 (late right after a cell that ran out of redos) stopped '$stop3', not late"
 grep -q "cell 3: block 0 was late in all its 101 passes .*with 0 s of pauses between them: cell stopped, invalid (late)$" <<<"$out" ||
     fail "stderr does not say that cell 3 ran out of redos without pausing"
-awk -v e="$elapsed3" -v b=$burst_s 'BEGIN { exit !(e < b) }' ||
-    fail "cell 3 took $elapsed3 s: its redos without pauses outlast the burst, nothing is tested"
 [ "$stop1" = fixed ] || fail "cell 1 (no fault) stopped '$stop1', not measured whole"
 no_leftovers "$SCRATCH"
 figure "patience: a $burst_s s burst waited out in $elapsed2 s ($late2 late attempts, cell kept);" \
-    "always late: $patience_s s of pauses, invalid in $elapsed0 s; the same burst right after it:" \
+    "always late: $patience_s s of pauses, invalid in $elapsed0 s; always late right after it:" \
     "no pause, invalid in $elapsed3 s ($late3 late attempts)"

@@ -4,4 +4,4 @@
 # deploy/deployments.def, docs/extending.md naming what exists).
 E2E_TESTS += tests/repo/lint.sh tests/repo/collectives_documented.sh tests/repo/cli_conventions.sh \
              tests/repo/include_graph.sh tests/repo/file_size.sh tests/repo/tests_registered.sh \
-             tests/repo/deployment_literals.sh tests/repo/extending_doc.sh
+             tests/repo/deployment_literals.sh tests/repo/extending_doc.sh tests/repo/readme_example.sh
