@@ -74,13 +74,13 @@ typedef struct nbc_run {
     nbc_threads *threads;               /* the thread record (threadlog.c); NULL: none */
     int fault_hang_cell;                /* BENCH_NBC_FAULT: this rank hangs in that cell */
     bool fault_hang;                    /* set by the sweep while in that cell */
-    uint64_t fault_late_cells;          /* BENCH_NBC_FAULT: this rank is late in these cells (bits) */
-    bool fault_late;                    /* set by the sweep while in that cell */
-    int fault_late_once_cell;           /* BENCH_NBC_FAULT: late once in that cell */
-    bool fault_late_once;               /* set by the sweep while in that cell */
-    uint64_t fault_late_burst_cells;    /* BENCH_NBC_FAULT: late for a while there, a bit a cell */
-    int64_t fault_burst_end_ns;         /* the burst's end, local clock; 0: none */
-    nbc_mpit *mpit;                     /* MPI_T counters read around each cell; or NULL */
+    uint64_t fault_late_cells;       /* BENCH_NBC_FAULT: this rank is late in these cells (bits) */
+    bool fault_late;                 /* set by the sweep while in that cell */
+    int fault_late_once_cell;        /* BENCH_NBC_FAULT: late once in that cell */
+    bool fault_late_once;            /* set by the sweep while in that cell */
+    uint64_t fault_late_burst_cells; /* BENCH_NBC_FAULT: late for a while there, a bit a cell */
+    int64_t fault_burst_end_ns;      /* the burst's end, local clock; 0: none */
+    nbc_mpit *mpit;                  /* MPI_T counters read around each cell; or NULL */
 } nbc_run;
 
 #endif
