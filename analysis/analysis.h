@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "schema/classes.h"
+
 enum analysis_status {
     ANALYSIS_OK = 0,
     ANALYSIS_ERR_SYSTEM = 1, /* I/O or allocation failure, gnuplot failed */
@@ -380,6 +382,9 @@ typedef struct cell_metrics {
     double r_overhead_iqr;
     double overlap_osu_pct;
     double overlap_imb_pct;
+    verdict_class overlap, class; /* r_overhead's band; one_launch (verdict_cell_reading) */
+    double ended_block_share;     /* blocks ended by the last arrival (verdict.h), 95 % interval */
+    metric_bounds ended_block_share_ci;
     enum diagnosis diagnosis;
     long attempts;            /* attempts of the measured blocks */
     long late_attempts;       /* of them, judged late (discarded) */

@@ -3,6 +3,7 @@
  * (metrics_grid.c); metrics_internal.h maps the four files. README.md, "How
  * the metrics are computed", is the specification of this file. */
 #include "analysis/metrics_internal.h"
+#include "analysis/verdict/verdict.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -240,6 +241,8 @@ cell_metrics empty_cell(long number, const char *collective, double comm_target_
     for (size_t i = 0; i < sizeof undefined / sizeof *undefined; i++)
         *undefined[i] = NAN;
     c.diagnosis = c.diagnosis_point = DIAG_INVALID;
+    c.overlap = c.class = VERDICT_INVALID;
+    c.ended_block_share = c.ended_block_share_ci.lo = c.ended_block_share_ci.hi = NAN;
     snprintf(c.collective, sizeof c.collective, "%s", collective);
     snprintf(c.stop, sizeof c.stop, "none");
     return c;
@@ -347,6 +350,9 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
         status = rank_metrics_of(&w, cell_index, out->table, &out->rank_capacity, err);
     if (status == ANALYSIS_OK)
         status = add_block_values(&w, cell_index, out, err);
+    if (status == ANALYSIS_OK)
+        verdict_cell_reading(cell, out->table->blocks + out->table->block_count - w.block_count,
+                             w.block_count);
     free(scratch);
     free(series_values);
     cell_work_free(&w);

@@ -18,6 +18,7 @@ enum column_type {
     FIELD_LLONG,     /* long long */
     FIELD_BOOL,      /* bool as 0 or 1 */
     FIELD_DIAGNOSIS, /* enum diagnosis by name */
+    FIELD_CLASS,     /* verdict_class by name (schema/classes.def) */
     FIELD_REASONS,   /* unsigned invalid_reasons as text */
 };
 
@@ -112,6 +113,11 @@ static const column cells_fields[] = {
     CELL_COLUMN(PROGRESSED_BLOCK_SHARE, FIELD_RATIO, progressed_block_share),
     CELL_COLUMN(HELD_BLOCK_SHARE, FIELD_RATIO, held_block_share),
     CELL_COLUMN(TWO_REGIMES, FIELD_BOOL, two_regimes),
+    CELL_COLUMN(OVERLAP, FIELD_CLASS, overlap),
+    CELL_COLUMN(CLASS, FIELD_CLASS, class),
+    CELL_COLUMN(ENDED_BLOCK_SHARE, FIELD_RATIO, ended_block_share),
+    CELL_COLUMN(ENDED_BLOCK_SHARE_CI_LO, FIELD_RATIO, ended_block_share_ci.lo),
+    CELL_COLUMN(ENDED_BLOCK_SHARE_CI_HI, FIELD_RATIO, ended_block_share_ci.hi),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
@@ -119,7 +125,7 @@ enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
  * interference; then simultaneous intervals instead of diagnosis_p; then its
  * r_comm counted each rank's own wait; then it claimed classes only; then
- * it had no regimes). */
+ * it had no regimes; then no band reading). */
 static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
                                                   COL_CELLS_LATE_ATTEMPTS,
                                                   COL_CELLS_ATTEMPTS,
@@ -132,7 +138,8 @@ static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
                                                   COL_CELLS_DIAGNOSIS_GROUP_P,
                                                   COL_CELLS_PROGRESSED_BLOCK_SHARE,
                                                   COL_CELLS_HELD_BLOCK_SHARE,
-                                                  COL_CELLS_TWO_REGIMES};
+                                                  COL_CELLS_TWO_REGIMES,
+                                                  COL_CELLS_OVERLAP};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */
@@ -216,6 +223,9 @@ static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
         break;
     case FIELD_DIAGNOSIS:
         strbuf_printf(sb, "%s", analysis_diagnosis_name(*(const enum diagnosis *)field));
+        break;
+    case FIELD_CLASS:
+        strbuf_printf(sb, "%s", verdict_class_name(*(const verdict_class *)field));
         break;
     case FIELD_REASONS:
         analysis_invalid_reasons_text(*(const unsigned *)field, reasons, sizeof reasons);
@@ -359,6 +369,13 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
                 "contention, comm_slowed, imprecision, unexplained, no_overlap, progressed, "
                 "intermittent, uncertain, unresolvable, invalid)",
                 err);
+        return ANALYSIS_OK;
+    case FIELD_CLASS:
+        if (!verdict_class_find(text, field))
+            return bad_word(record, index,
+                            "a class of schema/classes.def (hidden, partial, none, "
+                            "one_launch, invalid)",
+                            err);
         return ANALYSIS_OK;
     case FIELD_REASONS:
         if (!analysis_invalid_reasons_from_text(text, field))

@@ -30,7 +30,8 @@ r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci
 comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,\
 r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,\
 library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p,\
-progressed_block_share,held_block_share,two_regimes"
+progressed_block_share,held_block_share,two_regimes,overlap,class,ended_block_share,\
+ended_block_share_ci_lo,ended_block_share_ci_hi"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))

@@ -358,7 +358,8 @@ static void test_cells_round_trip(void **state)
         "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,"
         "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
         "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,"
-        "diagnosis_group_p,progressed_block_share,held_block_share,two_regimes\n";
+        "diagnosis_group_p,progressed_block_share,held_block_share,two_regimes,overlap,class,"
+        "ended_block_share,ended_block_share_ci_lo,ended_block_share_ci_hi\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -386,6 +387,11 @@ static void test_cells_round_trip(void **state)
                         ? isnan(b->progressed_block_share)
                         : fabs(b->progressed_block_share - a->progressed_block_share) < 1e-6);
         assert_int_equal(b->two_regimes, a->two_regimes);
+        assert_int_equal(b->overlap, a->overlap);
+        assert_int_equal(b->class, a->class);
+        assert_true(isnan(a->ended_block_share_ci.hi)
+                        ? isnan(b->ended_block_share_ci.hi)
+                        : fabs(b->ended_block_share_ci.hi - a->ended_block_share_ci.hi) < 1e-6);
         assert_int_equal(b->comm_off_target, a->comm_off_target);
         assert_int_equal(b->bootstrap_seed, a->bootstrap_seed);
         assert_int_equal(b->comm_null_blocks, a->comm_null_blocks);

@@ -107,7 +107,8 @@ static void test_headers_unchanged(void **state)
          "comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,"
          "r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,"
          "r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p,"
-         "progressed_block_share,held_block_share,two_regimes"},
+         "progressed_block_share,held_block_share,two_regimes,overlap,class,ended_block_share,"
+         "ended_block_share_ci_lo,ended_block_share_ci_hi"},
         {SCHEMA_IMPACT,
          "host,matrix_n,comp_target_s,t_comp_ref_s,t_comp_passive_mpi_s,r_mpi_impact,"
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,phases,r_mpi_impact_before,"
