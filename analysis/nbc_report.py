@@ -8,7 +8,7 @@ stands alone (its figures embedded as data: URIs). First what a reader
 comes for: nbc-verdict's line in words per configuration and a results
 table (the cells of each class, the median ratios, r_MPI_impact); then
 every PNG figure in DIR and its runs and comparisons, a run's maps
-(overhead, concurrency, diagnosis) before its impact and the comparisons
+(overhead, concurrency, bands) before its impact and the comparisons
 last, each with its caption (plots/NAME.caption.txt beside it, else the
 first line of its gnuplot script); then the methods: the study, and for
 every run folder (DIR itself when it holds meta.json, else each folder
@@ -442,7 +442,7 @@ def study_section(study):
 
 # The order a reader meets the figures in (by file name; others follow, by
 # name): a run's maps, then its impact, then the comparisons.
-FIGURE_ORDER = ["overhead", "concurrency", "diagnosis", "impact", "compare_overhead",
+FIGURE_ORDER = ["overhead", "concurrency", "bands", "impact", "compare_overhead",
                 "diff_overhead", "diff_comm", "diff_comp_slowdown"]
 
 

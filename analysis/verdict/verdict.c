@@ -149,3 +149,9 @@ void verdict_cell_reading(cell_metrics *cell, const block_values *blocks, size_t
     if (cell->valid && verdict_band_of(cell->r_overhead, &cell->overlap))
         cell->class = VERDICT_ONE_LAUNCH;
 }
+
+bool verdict_cell_inside_band(const cell_metrics *cell)
+{
+    verdict_interval v = {cell->r_overhead, cell->r_overhead_ci.lo, cell->r_overhead_ci.hi};
+    return verdict_class_is_band(cell->overlap) && inside_band(v, cell->overlap);
+}

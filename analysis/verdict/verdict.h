@@ -83,6 +83,11 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
  * VERDICT_CONFIDENCE. */
 void verdict_cell_reading(cell_metrics *cell, const block_values *blocks, size_t n);
 
+/* Whether a cell's 95 % interval of r_overhead lies inside the band of its
+ * reading (the rule that makes a verdict over launches confident); false
+ * for an invalid cell or one without an interval. */
+bool verdict_cell_inside_band(const cell_metrics *cell);
+
 /* One configuration's figures over its launches, each from the code that
  * writes a study's verdict.csv (verdict_combine) and impact.csv
  * (impact_study): every table and line that summarizes a configuration
