@@ -522,9 +522,9 @@ def verdict_module():
     return module
 
 
-# The results table: the cells of each class (cells.csv's diagnosis, in the
-# order of schema/classes.def: the classes, their groups, intermittent, the
-# unconfirmed), then the medians a reader compares across configurations.
+# The results table: the cells of each reading (cells.csv's overlap, in the
+# order of schema/classes.def: the bands, then invalid), then the medians a
+# reader compares across configurations.
 
 
 def results(verdict, runs, top):
@@ -553,7 +553,7 @@ def results(verdict, runs, top):
     rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
         os.path.join(run, "cells.csv"))) for run in analyzed}
     # The classes some run has: a column of zeros says nothing.
-    classes = [k["name"] for k in verdict.diagnosis_classes()
+    classes = [k["name"] for k in verdict.band_classes()
                if any(c.get(k["name"]) for c in counts_of.values())]
     for run in analyzed:
         cells = verdict.read_csv(os.path.join(run, "cells.csv"))
@@ -577,9 +577,8 @@ def results(verdict, runs, top):
     out.append('<div class="results">%s</div>' % table(
         [[h] + [row[i] for row in rows] for i, h in enumerate(header[1:], 1)],
         ["MPI library"] + [row[0] for row in rows]))
-    out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
-               "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
-               "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
+    out.append("<p>Readings: cells.csv's overlap, the band of r_overhead (eq. 1) in one "
+               "launch, never a verdict (analysis/README.md \"The verdict\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
                "r_MPI_impact (eq. 2): at the largest computation size, with its interval "
                "(impact.csv).</p>")
     return "\n".join(out)
