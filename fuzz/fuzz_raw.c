@@ -112,6 +112,22 @@ static void require_intervals(const cell_metrics *cell, const diagnosis_threshol
                  TARGET, "null blocks are some of the blocks");
 }
 
+/* The reading is the band of r_overhead (never one that contradicts it),
+ * one launch never confident. */
+static void require_reading(const cell_metrics *cell)
+{
+    verdict_class band = VERDICT_INVALID;
+    bool banded = cell->valid && verdict_band_of(cell->r_overhead, &band);
+    fuzz_require(cell->overlap == (banded ? band : VERDICT_INVALID), TARGET,
+                 "overlap is the band of r_overhead, invalid without one");
+    fuzz_require(cell->class == (banded ? VERDICT_ONE_LAUNCH : VERDICT_INVALID), TARGET,
+                 "one launch's class is one_launch or invalid");
+    double share = cell->ended_block_share;
+    metric_bounds ci = cell->ended_block_share_ci;
+    fuzz_require(isnan(share) || (0 <= ci.lo && ci.lo <= share && share <= ci.hi && ci.hi <= 1),
+                 TARGET, "ended_block_share lies in its interval, inside [0, 1]");
+}
+
 static void require_metrics(const run_inputs *in, double late_tolerance)
 {
     cell_rules rules = analysis_default_rules();
@@ -135,6 +151,7 @@ static void require_metrics(const run_inputs *in, double late_tolerance)
                          "only grid points without rows are unreachable or not measured");
         fuzz_require((unsigned)cell->diagnosis < DIAG_COUNT, TARGET,
                      "a cell has a known diagnosis");
+        require_reading(cell);
         fuzz_require(cell->late_attempts >= 0 && cell->late_attempts <= cell->attempts, TARGET,
                      "late attempts are some of the attempts");
         fuzz_require(cell->valid == (cell->invalid_reasons == 0), TARGET,
