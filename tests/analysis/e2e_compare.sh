@@ -54,7 +54,7 @@ awk '/^run +mpi +deployment/ { col = index($0, " mpi ") + 1; next }
      END { exit bad || n != 2 }' <<<"$out" || fail "the summary table's columns are out of line: $out"
 # the summary figures of the table name the cells they are taken over
 grep -q "^run .* overlap\* *median_r *worst_r " <<<"$out" || fail "the table's header does not mark its restricted figure"
-grep -q "^\* overlap share over the certain cells (valid, class confirmed: column certain); median and worst r_overhead over every valid cell$" <<<"$out" ||
+grep -q "^\* overlap share over the certain cells (valid, interval inside its band: column certain); median and worst r_overhead over every valid cell$" <<<"$out" ||
     fail "the table does not say which cells its figures are taken over"
 [ -s "$b/cells.csv" ] || fail "b has no cells.csv after the comparison"
 # common: communication 2..32 ms (5) x computation 1..16 ms (5)
