@@ -28,7 +28,7 @@ typedef struct plot_ctx {
     figure_size size;     /* printed size (--figure-size) */
     bool titles;          /* --no-titles: none */
     plot_palette palette;
-    diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
+    cell_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
 
 static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
@@ -155,15 +155,14 @@ static const char *run_collective(const run_meta *meta, const cell_table *cells)
     return cells->count ? cells->cells[0].collective : "?";
 }
 
-/* The caption's sentence on the marks of uncertain cells. */
-static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
+/* The caption's sentence on the marks of the cells whose interval leaves
+ * their band. */
+static void uncertainty_note(char *out, size_t out_size)
 {
-    const uncertainty_summary *u = &ctx->cells->uncertainty;
     snprintf(out, out_size,
-             "Dashed outline: uncertain (not confirmed at a false-discovery rate of %g over %ld "
-             "cells, or under %ld blocks); the value is the estimate. Dashed diagonal: equal "
-             "communication and computation times.",
-             u->false_discovery_rate, u->family_cells, u->min_blocks);
+             "Dashed outline: r_overhead's 95 %% interval leaves its band (hidden, partial, "
+             "none); the value is the estimate. Dashed diagonal: equal communication and "
+             "computation times.");
 }
 
 /* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
@@ -175,7 +174,7 @@ static int two_panels(const plot_ctx *ctx, const char *base, const char *comment
     char title[700], note[600];
     int lines = short_title(ctx, title_what, collective, title, sizeof title);
     heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
-    uncertainty_note(ctx, note, sizeof note);
+    uncertainty_note(note, sizeof note);
     if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, 2)))
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s", plot_invalid_legend);
     strbuf body = {0};

@@ -20,17 +20,16 @@ cat "$SCRATCH/out"
 
 expected_header="collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,valid,t_comm_ref,t_comp_ref,\
 t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,\
-overlap_osu_pct,overlap_imb_pct,diagnosis,late_attempts,invalid_reason,cell,ranks,start_skew_s,\
-attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,t_comp_ref_local,t_measured_local,\
-comm_target_error,comp_target_error,comm_off_target,comp_off_target,comm_unhidden_share,\
-r_overhead_ci_lo,r_overhead_ci_hi,r_comm_ci_lo,r_comm_ci_hi,r_comp_slowdown_ci_lo,\
-r_comp_slowdown_ci_hi,diagnosis_point,diagnosis_p,r_overhead_mean,r_overhead_mean_ci_lo,\
-r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,\
-r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,\
-comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,\
-r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,\
-library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,diagnosis_group_p,\
-progressed_block_share,held_block_share,two_regimes,overlap,class,ended_block_share,\
+overlap_osu_pct,overlap_imb_pct,late_attempts,invalid_reason,cell,ranks,start_skew_s,attempts,\
+late_share,tolerance_ns,t_mpi,t_comm_ref_local,t_comp_ref_local,t_measured_local,\
+comm_target_error,comp_target_error,comm_off_target,comp_off_target,r_overhead_ci_lo,\
+r_overhead_ci_hi,r_comm_ci_lo,r_comm_ci_hi,r_comp_slowdown_ci_lo,r_comp_slowdown_ci_hi,\
+r_overhead_mean,r_overhead_mean_ci_lo,r_overhead_mean_ci_hi,r_overhead_p90,\
+r_overhead_outlier_share,r_overhead_bimodality,r_overhead_bimodal,comm_null_blocks,\
+comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio,\
+comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,\
+r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,r_comm_local_wait,\
+r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,overlap,class,ended_block_share,\
 ended_block_share_ci_lo,ended_block_share_ci_hi"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
@@ -55,7 +54,9 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 
 # the unconverged 2 ms communication target: 6 cells raw.csv lacks, listed
 # as invalid and unreachable
-invalid=$(awk -F, 'NR > 1 && $7 == 0 && $20 == "invalid" && $22 == "unreachable"' "$run/cells.csv" | wc -l)
+invalid=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    $col["valid"] == 0 && $col["overlap"] == "invalid" && $col["invalid_reason"] == "unreachable"' \
+    "$run/cells.csv" | wc -l)
 [ "$invalid" -eq 6 ] || fail "$invalid unreachable cells, expected 6"
 awk -F, 'NR > 1 && $2 == 0.002 && $7 != 0 { exit 1 }' "$run/cells.csv" || fail "a 2 ms cell is valid"
 # every valid cell reads the band of its r_overhead as one launch; of the
@@ -136,8 +137,9 @@ awk -F, -v OFS=, 'NR > 1 && $1 == 14 && $9 == "comm_ref" { $17 = $14 + int(($17 
     tests/data/example_run/raw.csv >"$off/raw.csv"
 "$analyze" -q --no-plots "$off" 2>/dev/null || fail "nbc-analyze of the off-target copy failed"
 flag=$(column comm_off_target)
-[ "$(awk -F, -v f="$flag" 'NR > 1 && $23 == 14 { print $f }' "$off/cells.csv")" = 1 ] ||
-    fail "cell 14 is not flagged comm_off_target: $(awk -F, 'NR > 1 && $23 == 14' "$off/cells.csv")"
+cell=$(column cell)
+[ "$(awk -F, -v f="$flag" -v c="$cell" 'NR > 1 && $c == 14 { print $f }' "$off/cells.csv")" = 1 ] ||
+    fail "cell 14 is not flagged comm_off_target: $(awk -F, -v c="$cell" 'NR > 1 && $c == 14' "$off/cells.csv")"
 # (abbreviated to fit the cell at the default column width)
 grep -v '^#' "$off/plots/bands.dat" | awk 'NF && $10 == "\"c6.4\"" { n++ } END { exit n != 1 }' ||
     fail "the off-target cell is not a band annotated 'c6.4': $(grep -v '^#' "$off/plots/bands.dat" | awk '$10 != "\"\""')"
@@ -159,5 +161,5 @@ grep -q 'apt-get install gnuplot-nox' "$SCRATCH/err_nog" || fail "no install hin
 [ -s "$nog/plots/overhead.gp" ] || fail "no gnuplot script written without gnuplot"
 [ ! -e "$nog/plots/overhead.png" ] || fail "a figure appeared without gnuplot"
 
-classes=$(awk -F, 'NR > 1 { n[$20]++ } END { for (c in n) printf "%s=%d ", c, n[c] }' "$run/cells.csv")
+classes=$(awk -F, -v b="$band" 'NR > 1 { n[$b]++ } END { for (c in n) printf "%s=%d ", c, n[c] }' "$run/cells.csv")
 figure "example run: $cells cells ($classes), figures $(stat -c %s "$run/plots/overhead.png") B overhead.png"

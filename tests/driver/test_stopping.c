@@ -149,10 +149,9 @@ static double relative_noise(enum noise_kind kind, double s, uint64_t *state)
 
 /* One simulated cell of 2 ranks: communication C, computation P = f C, and
  * the overlap step a computation of exactly P then a collective that ends
- * at (P + r C) e: r_overhead, r_comm and comm_unhidden_share all have the
- * truth r, r_comp_slowdown 1. The references are C e and P e. Eq. 1
- * divides by the shorter time: a relative noise s on the long side is
- * about s f on r_overhead (f = 16: the far corners of the default grid). */
+ * at (P + r C) e: r_overhead and r_comm both have the truth r, r_comp_slowdown 1. The references
+ * are C e and P e. Eq. 1 divides by the shorter time: a relative noise s on the long side is about
+ * s f on r_overhead (f = 16: the far corners of the default grid). */
 typedef struct sim_cell {
     int cell;
     double comm_ns;
