@@ -23,7 +23,7 @@ typedef struct run_summary {
     size_t cells;
     size_t valid;
     size_t certain;   /* valid and confirmed: what overlap_share counts */
-    size_t uncertain; /* valid but not confirmed (uncertain or unresolvable) */
+    size_t uncertain; /* valid, r_overhead's interval leaving its band */
     double overlap_share;
     double median_r_overhead; /* over every valid cell, as summary.txt's */
     double worst_r_overhead;

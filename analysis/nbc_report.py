@@ -56,18 +56,16 @@ DEVIATIONS = [
     ("A window barrier releases the ranks together; an attempt that a rank left late "
      "(beyond the tolerance) is discarded and redone, up to run.max_retries.",
      "analysis/README.md, \"Blocks and attempts\" and \"Lateness\"; docs/formats.md, raw.csv"),
-    ("95 % block-bootstrap intervals of every metric, and each cell's class a claim with a "
-     "p-value from the joint bootstrap, confirmed at a false-discovery rate of 0.05 over "
-     "the map (Benjamini-Hochberg), else 'uncertain', where the paper gives point "
-     "estimates.",
+    ("95 % block-bootstrap intervals of every metric, and each cell read as the band of "
+     "its r_overhead (hidden, partial, none), confident only over several launches, where "
+     "the paper gives point estimates.",
      "analysis/README.md, \"Uncertainty\""),
     ("Null controls (comm_null, comp_null: a reference measured twice) test the "
      "intervals' coverage.",
      "analysis/README.md, \"Null controls\""),
-    ("Adaptive repetitions: looked at every 6 blocks, a cell stops once its class is "
-     "decided, its r_overhead interval is narrow enough (run.half_width), or its blocks "
-     "could not decide it (unresolvable); run.half_width = 0 keeps the paper's fixed count "
-     "(configs/paper.conf).",
+    ("Adaptive repetitions: looked at every 6 blocks, a cell stops once its r_overhead "
+     "interval is narrow enough (run.half_width); run.half_width = 0 keeps the paper's "
+     "fixed count (configs/paper.conf).",
      "docs/running.md, \"Adaptive repetitions\""),
     ("r_MPI_impact (eq. 2) per phase, before and after the sweep, like with like, with "
      "intervals; measured in an ABBA order (compute_ref, passive | sweep | passive, "

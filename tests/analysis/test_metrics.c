@@ -2,10 +2,10 @@
  * the paper on like statistics (spans against spans, slowest local times
  * against slowest local times, ratios of medians), rank-skewed work on 4
  * ranks, the kept attempts and the lateness rule (and its re-application),
- * the grid's unreachable cells, the diagnosis table of section 3.3, the
- * peers' overlap percentages and the MPI impact (eq. 2); the intervals:
- * their coverage of known truths, null controls, uncertain cells, the
- * distribution beyond the median. */
+ * the grid's unreachable cells, each cell's band of r_overhead, the peers'
+ * overlap percentages and the MPI impact (eq. 2); the intervals: their
+ * coverage of known truths, null controls, the distribution beyond the
+ * median. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
