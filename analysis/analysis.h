@@ -1,4 +1,4 @@
-/* analysis: metrics per cell, diagnosis, tables and figures of a run folder.
+/* analysis: metrics per cell, their readings, tables and figures of a run folder.
  *
  * MPI-free: reads the files a run wrote (docs/formats.md), so it can be
  * re-run on old results. Sections 3, 3.3, 4.1 and 5.2 of the BenchNBC paper
@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "schema/classes.h"
 
 enum analysis_status {
     ANALYSIS_OK = 0,
@@ -248,66 +250,18 @@ typedef struct run_inputs {
 int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err);
 void analysis_run_inputs_free(run_inputs *in);
 
-/* ---- Metrics and diagnosis ------------------------------------------------ */
+/* ---- Metrics ------------------------------------------------------------------ */
 
-/* The classes of section 3.3 (README.md, "Diagnosis"), in legend order. */
-/* The per-run classes, their groups, words, colours and abbreviations:
- * schema/classes.def (DIAGNOSIS_CLASS), in this order. Groups (no_overlap,
- * progressed) and intermittent are claimed where the class is not
- * confirmed (cells.csv diagnosis only); uncertain: not confirmed at the
- * map's false-discovery rate, or too few blocks; unresolvable: the driver
- * stopped the cell as run.max_repetitions could not decide it. */
-enum diagnosis {
-#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev) DIAG_##id,
-#include "schema/classes.def"
-#undef DIAGNOSIS_CLASS
-    DIAG_COUNT
-};
-const char *analysis_diagnosis_name(enum diagnosis diagnosis);
-/* Returns false when name is not one of the names above. */
-bool analysis_diagnosis_from_name(const char *name, enum diagnosis *diagnosis);
+/* Thresholds of the per-run analysis; the values and their reasons are in
+ * analysis_default_thresholds(). */
+typedef struct cell_thresholds {
+    double off_target_max_error; /* |reference / target - 1| above: flagged */
+} cell_thresholds;
 
-/* The group a class belongs to (DIAG_NO_OVERLAP, DIAG_PROGRESSED), or the
- * class itself when it belongs to none. */
-enum diagnosis analysis_diagnosis_group(enum diagnosis diagnosis);
-
-/* Whether a claim (a class or a group) holds for a class: the class is the
- * claim or a member of it. */
-bool analysis_diagnosis_within(enum diagnosis diagnosis, enum diagnosis claim);
-
-/* Thresholds of the diagnosis rules (section 3.3); the values and their
- * reasons are in analysis_default_thresholds() and README.md. */
-typedef struct diagnosis_thresholds {
-    double off_target_max_error;       /* |reference / target - 1| above: flagged */
-    double imprecision_max_r_overhead; /* r_overhead below it: imprecision */
-    double overlap_max_r_overhead;
-    double progressed_max_unhidden; /* comm_unhidden_share at most: progressed */
-    /* Two regimes (README.md): a block's own unhidden share at most
-     * progressed_max_unhidden is a progressed block, at least
-     * held_min_unhidden a held one; each kind in at least
-     * regime_min_share of the blocks, and blocks that can be told apart:
-     * the collective at most regime_max_amplification times the
-     * computation it could hide behind. intermittent then claims each
-     * kind holds regime_claim_share of the blocks or more. */
-    double held_min_unhidden;
-    double regime_min_share;
-    double regime_claim_share;
-    double regime_max_amplification;
-    double comm_slowed_min_r_comm;
-    double slowed_min_r_comp_slowdown;
-    double slowed_min_share_of_overhead;
-    double explaining_min_r_comp_slowdown; /* the share clause needs this slowdown */
-    long min_blocks;                       /* fewer usable blocks: uncertain (0: no such rule) */
-    /* the map's false-discovery rate: the claims are the Benjamini-Hochberg
-     * rejections at this q over the valid cells' p-values (README.md) */
-    double false_discovery_rate;
-} diagnosis_thresholds;
-
-diagnosis_thresholds analysis_default_thresholds(void);
+cell_thresholds analysis_default_thresholds(void);
 
 /* How intervals are computed (README.md, "Uncertainty"): a bootstrap over
- * whole blocks, the expanded percentile interval per cell; the same
- * replicates, each classified, give each cell's p-value. */
+ * whole blocks, the expanded percentile interval per cell. */
 typedef struct uncertainty_rules {
     long resamples;    /* bootstrap resamples per cell */
     long long seed;    /* of the generator; each cell draws its own stream */
@@ -318,7 +272,7 @@ uncertainty_rules analysis_default_uncertainty(void);
 
 /* How a run's records become cells. */
 typedef struct cell_rules {
-    diagnosis_thresholds thresholds;
+    cell_thresholds thresholds;
     uncertainty_rules uncertainty;
     /* NAN: every attempt is judged by raw.csv's `late` column (the driver's
      * decision). A number eps >= 0: every measured attempt is judged again,
@@ -346,8 +300,7 @@ void analysis_invalid_reasons_text(unsigned reasons, char *out, size_t out_size)
 /* The reverse; false when a word is not a reason. */
 bool analysis_invalid_reasons_from_text(const char *text, unsigned *reasons);
 
-/* An estimate's interval; NAN bounds when undefined. In the diagnosis, an
- * estimate alone is the interval lo = hi. */
+/* An estimate's interval; NAN bounds when undefined. */
 typedef struct metric_bounds {
     double lo;
     double hi;
@@ -380,7 +333,9 @@ typedef struct cell_metrics {
     double r_overhead_iqr;
     double overlap_osu_pct;
     double overlap_imb_pct;
-    enum diagnosis diagnosis;
+    verdict_class overlap, class; /* r_overhead's band; one_launch (verdict_cell_reading) */
+    double ended_block_share;     /* blocks ended by the last arrival (verdict.h), 95 % interval */
+    metric_bounds ended_block_share_ci;
     long attempts;            /* attempts of the measured blocks */
     long late_attempts;       /* of them, judged late (discarded) */
     long discarded_attempts;  /* of them, late or in a pass a late one ended (not a column) */
@@ -394,17 +349,6 @@ typedef struct cell_metrics {
     double t_measured_local;  /* slowest local t4 - t1 in overlap (the peers' t_overall) */
     double comm_target_error; /* t_comm_ref / comm_target_s - 1 */
     double comp_target_error; /* t_comp_ref / comp_target_s - 1 */
-    /* MPI time beyond what perfect overlap leaves, over the part of the
-     * communication the computation could hide (README.md, Diagnosis) */
-    double comm_unhidden_share;
-    /* Two regimes (README.md, Diagnosis): the shares of the blocks whose
-     * own unhidden share reads progressed and held, and t_comm_ref_local
-     * over the part of it the computation could hide (>= 1) */
-    double progressed_block_share;
-    double held_block_share;
-    double unhidden_amplification;
-    bool two_regimes; /* the estimates show both regimes: the coarser claim
-                       * is intermittent, diagnosis_group_p its p */
     /* the references more than off_target_max_error from their targets:
      * a fact about the axis, flagged; the cell is classified all the same */
     bool comm_off_target;
@@ -422,19 +366,6 @@ typedef struct cell_metrics {
      * counts its wait for the others), and its 95 % interval */
     double r_comm_local_wait;
     metric_bounds r_comm_local_wait_ci;
-    /* The claim (README.md, "Diagnosis"): diagnosis_point is the class the
-     * estimates give; diagnosis_p the chance of a replicate of the joint
-     * bootstrap in another class, corrected for few blocks (the p-value
-     * of "the truth is in another class"; NAN for an invalid cell or one
-     * with fewer than min_blocks blocks); diagnosis is diagnosis_point when
-     * Benjamini-Hochberg over the map confirms it, else its group when that
-     * is confirmed, else uncertain (or unresolvable, invalid). */
-    enum diagnosis diagnosis_point;
-    double diagnosis_p;
-    /* the p-value of "the truth is outside diagnosis_point's group": the
-     * share of replicates outside it, corrected alike (NAN as diagnosis_p,
-     * and for a class in no group) */
-    double diagnosis_group_p;
     /* beyond the median: eq. 1 per block, with the median references */
     double r_overhead_mean;
     metric_bounds r_overhead_mean_ci;
@@ -498,22 +429,9 @@ typedef struct block_values {
 /* The two null controls: comm_null / comm_ref and comp_null / comp_ref. */
 enum null_pair { NULL_COMM, NULL_COMP, NULL_PAIR_COUNT };
 
-/* What the intervals and the map's claims rest on (README.md,
- * "Uncertainty", "Diagnosis"). */
+/* What the intervals rest on (README.md, "Uncertainty"). */
 typedef struct uncertainty_summary {
     uncertainty_rules rules;
-    long min_blocks;
-    long family_cells;           /* valid cells: Benjamini-Hochberg's m */
-    double false_discovery_rate; /* its q */
-    long confirmed_cells;        /* its rejections: cells whose class or group is claimed */
-    long group_cells;            /* ... of them claimed at the group level */
-    double confirmed_max_p;      /* the largest p confirmed (NAN: none) */
-    /* the sum of the confirmed cells' p: the expected number of wrong
-     * claims if each p were exact (at most q x confirmed_cells on average) */
-    double expected_wrong;
-    long uncertain_cells;               /* valid cells diagnosed uncertain */
-    long few_blocks_cells;              /* ... of them for lack of blocks */
-    long unresolvable_cells;            /* valid cells the driver gave up on */
     long off_target_cells;              /* valid cells with a flag comm/comp_off_target */
     long null_cells[NULL_PAIR_COUNT];   /* valid cells with a null interval */
     long null_covered[NULL_PAIR_COUNT]; /* ... whose interval covers 1 */
@@ -530,53 +448,8 @@ typedef struct cell_table {
     double run_delay_share_norm; /* median compute_delay_share over cells; NAN: no sched.csv */
 } cell_table;
 
-/* What the diagnosis looks at. */
-typedef struct diagnosis_input {
-    bool valid;
-    long blocks;
-    metric_bounds r_overhead;
-    metric_bounds r_comm;
-    metric_bounds r_comp_slowdown;
-    metric_bounds comm_unhidden_share;
-    /* extra computation time in overlap, in units of eq. 1's denominator:
-     * (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
-    metric_bounds comp_extra_in_overhead;
-    /* two regimes: shares of progressed and held blocks, and the
-     * amplification of a block's unhidden share (cell_metrics) */
-    metric_bounds progressed_block_share;
-    metric_bounds held_block_share;
-    metric_bounds unhidden_amplification;
-} diagnosis_input;
-
-/* The point estimates of a cell (lo = hi). */
-diagnosis_input analysis_diagnosis_point(const cell_metrics *cell);
-
-/* Whether the estimates show two regimes (README.md, "Two regimes"): the
- * shares of progressed and held blocks each at least regime_min_share, in
- * blocks that can be told apart (unhidden_amplification at most
- * regime_max_amplification). False where a share is NAN. */
-bool analysis_two_regimes(const diagnosis_input *input, const diagnosis_thresholds *thresholds);
-
-/* Whether intermittent holds for these shares (README.md, "Two regimes"):
- * what its p tests, and the simulations' truth for it. */
-bool analysis_intermittent_holds(const diagnosis_input *input,
-                                 const diagnosis_thresholds *thresholds);
-
-/* The standard normal quantile Phi^-1(p), 0 < p < 1 (the stopping rule's
- * projection of a p-value). */
+/* The standard normal quantile Phi^-1(p), 0 < p < 1. */
 double analysis_normal_quantile(double p);
-
-/* P(K >= k) for K ~ Binomial(n, share): the exact p of a regime's share
- * (README.md, "Two regimes"), and the stopping rule's projection of it. */
-double analysis_binomial_tail(size_t n, size_t k, double share);
-
-/* Applies the rules of section 3.3, the table of README.md: the first rule
- * that holds on the whole of the intervals decides, unless a rule before it
- * holds on part of them (the intervals span two classes): uncertain. The
- * map applies it to points (lo = hi: the estimates, and each bootstrap
- * replicate), where only a NAN answers "part of" it. */
-enum diagnosis analysis_diagnose(const diagnosis_input *input,
-                                 const diagnosis_thresholds *thresholds);
 
 /* Metrics of every cell of the run (section 4.1 spans, eqs. 1, 3, 4), and
  * the grid cells raw.csv lacks (from the calibration files), invalid. */
@@ -731,8 +604,8 @@ int analysis_parse_impact(const char *buf, size_t len, const char *file_name, im
 
 /* The colour maps of the figures (--palette): perceptually uniform and
  * colour-blind safe (cividis, the default, or viridis for the value maps,
- * Paul Tol's "sunset" for ratios and differences, his "muted" colours for
- * the diagnosis classes), or the paper's section 5.2 colours. */
+ * Paul Tol's "sunset" for ratios and differences; the bands take
+ * schema/classes.def's colours), or the paper's section 5.2 colours. */
 typedef enum plot_palette {
     PLOT_PALETTE_CIVIDIS,
     PLOT_PALETTE_VIRIDIS,

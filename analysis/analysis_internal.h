@@ -210,13 +210,6 @@ typedef struct boot_summary {
 } boot_summary;
 boot_summary boot_summarize(double *replicates, size_t count, size_t n, double confidence);
 
-/* The p-value of a claim that `other` of `resamples` replicates of an
- * n-block bootstrap contradict: the share (other + 1) / (resamples + 1)
- * (a replicate share is never 0), corrected for few blocks as the
- * intervals are (expanded percentile): its normal quantile z shrunk to
- * sqrt((n-1)/n) z and mapped back. NAN when n < 2. */
-double boot_p_value(size_t other, size_t resamples, size_t n);
-
 /* ---- A cell's estimates and intervals (intervals.c) ------------------------- */
 
 /* The per-block statistics the metrics are medians of (README.md, "The
@@ -233,44 +226,25 @@ enum block_series {
     /* overlap: slowest (t2 - t1) + max(0, t4 - max over ranks of t3), the
      * MPI time from the last rank's arrival at the wait (eq. 4) */
     SERIES_MPI_FROM_LAST,
-    /* overlap: the block's own unhidden time, SERIES_MPI_LOCAL less what
-     * perfect overlap leaves, max(0, comm_local - comp_of_mpi_rank), all of
-     * this block: comm_unhidden_share's numerator, paired within the block
-     * (README.md, "Diagnosis") */
-    SERIES_UNHIDDEN_EXCESS,
-    /* 1 for a block whose own unhidden share (comm_unhidden_share on the
-     * block's values) reads progressed, resp. held, else 0: their means
-     * are the shares of the two regimes (README.md, "Two regimes") */
-    SERIES_BLOCK_PROGRESSED,
-    SERIES_BLOCK_HELD,
     SERIES_COUNT
 };
 
-/* What the diagnosis and cells.csv take from the medians. */
+/* What cells.csv takes from the medians. */
 enum cell_quantity {
-    Q_R_OVERHEAD,             /* eq. 1 */
-    Q_R_COMM,                 /* eq. 4, the wait from the last rank's arrival */
-    Q_R_COMP_SLOWDOWN,        /* eq. 3 */
-    Q_COMM_UNHIDDEN,          /* comm_unhidden_share */
-    Q_COMP_EXTRA,             /* (t_comp - t_comp_ref_local) / min(t_comm_ref, t_comp_ref) */
-    Q_COMM_TARGET_ERROR,      /* t_comm_ref / comm_target_s - 1 */
-    Q_COMP_TARGET_ERROR,      /* t_comp_ref / comp_target_s - 1 */
-    Q_PROGRESSED_SHARE,       /* share of the blocks that progressed (two regimes) */
-    Q_HELD_SHARE,             /* share of the blocks whose collective was held */
-    Q_UNHIDDEN_AMPLIFICATION, /* t_comm_ref_local / min(t_comm_ref_local, c) */
-    Q_R_OVERHEAD_MEAN,        /* eq. 1 on the mean overlap span */
-    Q_R_COMM_LOCAL_WAIT,      /* eq. 4 on each rank's own wait t4 - t3 */
+    Q_R_OVERHEAD,        /* eq. 1 */
+    Q_R_COMM,            /* eq. 4, the wait from the last rank's arrival */
+    Q_R_COMP_SLOWDOWN,   /* eq. 3 */
+    Q_COMM_TARGET_ERROR, /* t_comm_ref / comm_target_s - 1 */
+    Q_COMP_TARGET_ERROR, /* t_comp_ref / comp_target_s - 1 */
+    Q_R_OVERHEAD_MEAN,   /* eq. 1 on the mean overlap span */
+    Q_R_COMM_LOCAL_WAIT, /* eq. 4 on each rank's own wait t4 - t3 */
     Q_COUNT
 };
-enum { Q_DIAGNOSED = Q_R_OVERHEAD_MEAN }; /* what a class and its flags read come first */
 
 /* The quantities from the medians of the series and the means of those in
- * CELL_MEAN_SERIES (the overlap span, the regimes' indicators): the one
+ * CELL_MEAN_SERIES (the overlap span): the one
  * definition of eqs. 1, 3 and 4 (estimates and resamples alike). */
-enum {
-    CELL_MEAN_SERIES =
-        1u << SERIES_MEASURED_SPAN | 1u << SERIES_BLOCK_PROGRESSED | 1u << SERIES_BLOCK_HELD
-};
+enum { CELL_MEAN_SERIES = 1u << SERIES_MEASURED_SPAN };
 void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES_COUNT],
                      double comm_target_s, double comp_target_s, double q[Q_COUNT]);
 
@@ -291,37 +265,13 @@ typedef struct cell_uncertainty {
 } cell_uncertainty;
 
 /* The bootstrap of one cell: its quantities' intervals into u and the
- * cell's _ci columns, the p-value of its point class (diagnosis_p, for a
- * valid cell of at least min_blocks blocks), the distribution of eq. 1
- * over blocks, the null ratios and their intervals. */
+ * cell's _ci columns, the distribution of eq. 1 over blocks, the null
+ * ratios and their intervals. */
 int cell_intervals(const cell_series *series, const cell_rules *rules, cell_metrics *cell,
                    cell_uncertainty *u, analysis_error *err);
 
-/* The diagnosis input of the quantities q (a point: lo = hi). */
-diagnosis_input diagnosis_input_of(const double q[Q_COUNT], bool valid, long blocks);
-
-/* After every cell: each cell's point class, target flags and confirmed
- * class (Benjamini-Hochberg over the valid cells' diagnosis_p), and the
- * run's summary. */
-int diagnose_run(cell_table *cells, const cell_rules *rules, analysis_error *err);
-
-/* Benjamini-Hochberg at q over m tests whose p-values (NAN: not a
- * candidate, as p = 1) are p[0..count): *threshold is the largest p
- * confirmed, NAN when none is. Rejecting every p up to it keeps the
- * expected share of wrong claims among the claims at most q (independent
- * or positively dependent tests, Benjamini and Yekutieli 2001). False when
- * out of memory. */
-bool bh_threshold(const double *p, size_t count, long m, double q, double *threshold);
-
-/* Claims at two levels (README.md, "Claims at two levels"), nbc-analyze's
- * and nbc-compare's: a first Benjamini-Hochberg over the classes' p[i]
- * chooses each test's hypothesis, its class where that is confirmed, else
- * its group where group_p[i] is a number (a class in no group keeps its
- * class); the second, over the chosen hypotheses' p, makes the claims.
- * p[i] becomes the chosen p, group[i] whether it is the group's; the claims
- * are the p[i] <= *threshold (NAN: none). False when out of memory. */
-bool bh_two_levels(double *p, const double *group_p, bool *group, size_t count, long m, double q,
-                   double *threshold);
+/* After every cell: each cell's target flags and the run's summary. */
+void summarize_run(cell_table *cells, const cell_rules *rules);
 
 /* Relative comparison of targets written with different precision. */
 bool analysis_same_target(double a, double b);
@@ -482,10 +432,6 @@ heat_scale plot_diverging_scale(plot_palette palette, const char *label, double 
 heat_scale plot_ratio_scale(plot_palette palette, const char *label, double saturation);
 /* An interval width's scale: sequential from 0 (exact) to max. */
 heat_scale plot_width_scale(plot_palette palette, const char *label, double max);
-/* A diagnosis class's colour in a palette, and its label's colour. */
-const char *plot_diagnosis_colour(plot_palette palette, int d, unsigned *label);
-/* A class's short label on the map ("OV", "NP"), readable in grey print. */
-const char *plot_diagnosis_short_label(int d);
 
 /* "library, R ranks x T threads" separator "D deployment[, SYNTHETIC data]". */
 void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,

@@ -1,5 +1,6 @@
 /* analysis: the whole pipeline of nbc-analyze on one run folder. */
 #include "analysis/analysis_internal.h"
+#include "analysis/verdict/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -115,12 +116,14 @@ static void impact_text(strbuf *sb, const impact_table *impact)
 static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cells,
                          const cell_rules *rules, const impact_table *impact)
 {
-    size_t per_class[DIAG_COUNT] = {0}, valid = 0;
+    size_t per_band[VERDICT_CLASS_COUNT] = {0}, valid = 0, inside = 0, off_target = 0;
     long attempts = 0, late = 0, discarded = 0;
     double *overheads = malloc((cells->count ? cells->count : 1) * sizeof *overheads);
     for (size_t i = 0; i < cells->count; i++) {
         const cell_metrics *c = &cells->cells[i];
-        per_class[c->diagnosis]++;
+        per_band[c->overlap]++;
+        inside += verdict_cell_inside_band(c);
+        off_target += c->valid && (c->comm_off_target || c->comp_off_target);
         attempts += c->attempts;
         late += c->late_attempts;
         discarded += c->discarded_attempts;
@@ -131,24 +134,18 @@ static void summary_text(strbuf *sb, const char *run_dir, const cell_table *cell
     free(overheads);
     strbuf_printf(sb, "%s: %zu cells, %zu valid, median r_overhead %.3g;", run_dir, cells->count,
                   valid, median);
-    for (int d = 0; d < DIAG_COUNT; d++)
-        if (per_class[d])
-            strbuf_printf(sb, " %s %zu", analysis_diagnosis_name((enum diagnosis)d), per_class[d]);
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++)
+        if (per_band[k])
+            strbuf_printf(sb, " %s %zu", verdict_class_name((verdict_class)k), per_band[k]);
     const uncertainty_summary *u = &cells->uncertainty;
     strbuf_printf(sb,
                   "\nintervals: %.0f %% per cell from %ld resamples of whole blocks (seed %lld)\n"
-                  "claims: %ld of %ld valid cells confirmed at a false-discovery rate of %g, "
-                  "%ld of them at the group level (no_overlap, progressed, intermittent) "
-                  "(Benjamini-Hochberg at two levels over diagnosis_p and diagnosis_group_p, "
-                  "largest confirmed p %.3g); "
-                  "expected wrong claims %.3g (sum of their p), at most %.3g (q x confirmed)\n"
-                  "uncertain: %ld of %zu valid cells (%ld for fewer than %ld blocks); "
-                  "unresolvable: %ld; off target (flagged, classified): %ld\n",
-                  100 * u->rules.confidence, u->rules.resamples, u->rules.seed, u->confirmed_cells,
-                  u->family_cells, u->false_discovery_rate, u->group_cells, u->confirmed_max_p,
-                  u->expected_wrong, u->false_discovery_rate * (double)u->confirmed_cells,
-                  u->uncertain_cells, valid, u->few_blocks_cells, u->min_blocks,
-                  u->unresolvable_cells, u->off_target_cells);
+                  "reading: the band of r_overhead (hidden below 0.25, partial below 0.75, none); "
+                  "one launch: a reading, never confident (a study's verdict.csv decides over "
+                  "launches); %zu of %zu valid cells' intervals inside their band; off target "
+                  "(flagged): %zu\n",
+                  100 * u->rules.confidence, u->rules.resamples, u->rules.seed, inside, valid,
+                  off_target);
     null_coverage_text(sb, cells, "");
     blocks_text(sb, cells);
     /* the driver's lateness line, word for word (bench_nbc/measure/sweep.c) */

@@ -344,14 +344,3 @@ boot_summary boot_summarize(double *replicates, size_t count, size_t n, double c
     return (boot_summary){{lo, select_quantile(replicates, count, 1 - tail)},
                           sqrt(square / (double)(count - 1))};
 }
-
-double boot_p_value(size_t other, size_t resamples, size_t n)
-{
-    if (n < 2 || resamples < 1)
-        return NAN;
-    double nn = (double)n;
-    double share = ((double)other + 1) / ((double)resamples + 1);
-    /* the inverse of expanded_tail: a tail share s of the replicates is a
-     * tail of the sampling distribution at z sqrt((n-1)/n), z = -Phi^-1(s) */
-    return stats_normal_cdf(sqrt((nn - 1) / nn) * normal_quantile(share));
-}

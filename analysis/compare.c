@@ -23,7 +23,7 @@ typedef struct run_summary {
     size_t cells;
     size_t valid;
     size_t certain;   /* valid and confirmed: what overlap_share counts */
-    size_t uncertain; /* valid but not confirmed (uncertain or unresolvable) */
+    size_t uncertain; /* valid, r_overhead's interval leaving its band */
     double overlap_share;
     double median_r_overhead; /* over every valid cell, as summary.txt's */
     double worst_r_overhead;
@@ -49,12 +49,12 @@ static run_summary summarize(const compare_run *run, size_t r, const common_cell
             s.worst_comm_target_s = c->comm_target_s;
             s.worst_comp_target_s = c->comp_target_s;
         }
-        if (c->diagnosis == DIAG_UNCERTAIN || c->diagnosis == DIAG_UNRESOLVABLE) {
+        if (!verdict_cell_inside_band(c)) {
             s.uncertain++;
             continue;
         }
         s.certain++;
-        overlap += c->diagnosis == DIAG_OVERLAP;
+        overlap += strcmp(verdict_class_get(c->overlap)->group, "overlap") == 0;
     }
     s.overlap_share = s.certain ? (double)overlap / (double)s.certain : NAN;
     s.median_r_overhead = stats_median(scratch, s.valid);
@@ -109,8 +109,8 @@ static int write_summary(const compare_run *runs, size_t run_count, const common
     }
     free(scratch);
     if (report)
-        fprintf(report, "* overlap share over the certain cells (valid, class confirmed: column "
-                        "certain); median and worst r_overhead over every valid cell\n");
+        fprintf(report, "* overlap share over the certain cells (valid, interval inside its band: "
+                        "column certain); median and worst r_overhead over every valid cell\n");
     char path[4200];
     if (status == ANALYSIS_OK)
         status = csv.ok ? analysis_path(path, sizeof path, out_dir, "summary.csv", err)
@@ -148,7 +148,7 @@ static int write_configurations(const compare_run *runs, size_t run_count,
     for (size_t m = 0; m < METRIC_COUNT; m++)
         strbuf_printf(&cells, ",%s,%s_ci_lo,%s_ci_hi", compare_metrics[m].name,
                       compare_metrics[m].name, compare_metrics[m].name);
-    strbuf_printf(&cells, ",uncertain,diagnosis,diagnosis_point\n");
+    strbuf_printf(&cells, ",uncertain,class,overlap\n");
     for (size_t c = 0; c < config_count; c++) {
         strbuf_printf(&list, "%zu,%s,%zu,", c + 1, configs[c].label, configs[c].launches);
         if (report)
@@ -165,11 +165,11 @@ static int write_configurations(const compare_run *runs, size_t run_count,
         strbuf_printf(&list, "\n");
         size_t measured = 0, open = 0;
         for (size_t i = 0; i < n; i++) {
-            measured += classes[c * n + i].diagnosis != DIAG_INVALID;
+            measured += classes[c * n + i].class != VERDICT_INVALID;
             open += unconfirmed(&classes[c * n + i]);
         }
         if (report)
-            fprintf(report, ")%s; classes not confirmed in %zu of %zu valid cells%s\n",
+            fprintf(report, ")%s; readings not confident in %zu of %zu valid cells%s\n",
                     configs[c].launches == 1
                         ? ": one launch, its intervals do not cover launch-to-launch variation"
                         : "",
@@ -184,8 +184,7 @@ static int write_configurations(const compare_run *runs, size_t run_count,
             }
             const level_class *k = &classes[c * n + i];
             strbuf_printf(&cells, ",%d,%s,%s\n", unconfirmed(k) ? 1 : 0,
-                          analysis_diagnosis_name(k->diagnosis),
-                          analysis_diagnosis_name(k->diagnosis_point));
+                          verdict_class_name(k->class), verdict_class_name(k->overlap));
         }
     }
     return write_two_texts(out_dir, "configurations.csv", &list, "configuration_cells.csv", &cells,
@@ -310,13 +309,9 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     }
     level_estimate *est = NULL;
     level_class *classes = NULL;
-    level_claims *claims = NULL;
     if (status == ANALYSIS_OK) {
         est = estimate_all(runs, run_count, config_count, common, n);
-        claims = malloc((config_count ? config_count : 1) * sizeof *claims);
-        if (claims)
-            classes =
-                classify_all(runs, run_count, config_count, common, n, &options->rules, claims);
+        classes = classify_all(runs, run_count, config_count, common, n);
         if (!est || !classes)
             status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (estimates)");
     }
@@ -343,8 +338,8 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     if (status == ANALYSIS_OK)
         status = grid_build(&grid, common, n, err);
     if (status == ANALYSIS_OK)
-        status = draw_configurations(runs, configs, config_count, common, n, est, classes, claims,
-                                     &grid, out_dir, options, note, values, err);
+        status = draw_configurations(runs, configs, config_count, common, n, est, classes, &grid,
+                                     out_dir, options, note, values, err);
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
         status = draw_difference(runs, configs, common, n, est, m, &grid, out_dir, options, note,
                                  values, err);
@@ -374,7 +369,6 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     free(values);
     free(est);
     free(classes);
-    free(claims);
     free_common(common);
     free(configs);
     for (size_t r = 0; r < run_count; r++) {

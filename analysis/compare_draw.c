@@ -121,32 +121,12 @@ static int grid_physical(figure_grid *g, const compare_run *runs, size_t r,
     return status;
 }
 
-/* The caption's sentence on the dashed outline: what a configuration's
- * claims are and their error rate, as nbc-analyze's maps state a run's. */
-static void claims_note(strbuf *caption, const level_claims *claims, size_t config_count)
-{
-    strbuf_printf(caption,
-                  "Dashed outline: neither the cell's class nor its group (no_overlap, progressed) "
-                  "confirmed; "
-                  "claims at a false-discovery rate of %g per configuration (the launches' "
-                  "p-values combined by Fisher's method, then Benjamini-Hochberg at two levels; "
-                  "one launch: the run's own claims):",
-                  claims[0].false_discovery_rate);
-    for (size_t c = 0; c < config_count; c++)
-        strbuf_printf(caption,
-                      "%s %zu: %ld of %ld valid cells confirmed (%ld as groups), %.2g "
-                      "expected wrong",
-                      c ? ";" : "", c + 1, claims[c].confirmed_cells, claims[c].family_cells,
-                      claims[c].group_cells, claims[c].expected_wrong);
-    strbuf_printf(caption, ".");
-}
-
 /* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
 int draw_configurations(const compare_run *runs, const compare_config *configs, size_t config_count,
                         const common_cell *common, size_t n, const level_estimate *est,
-                        const level_class *classes, const level_claims *claims, figure_grid *g,
-                        const char *out_dir, const analysis_options *options, const char *note,
-                        heat_value *values, analysis_error *err)
+                        const level_class *classes, figure_grid *g, const char *out_dir,
+                        const analysis_options *options, const char *note, heat_value *values,
+                        analysis_error *err)
 {
     char stops[400], label[100];
     snprintf(label, sizeof label, "r_overhead");
@@ -208,7 +188,10 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     }
     strbuf_printf(&body, "    unset multiplot\n");
     strbuf caption = {0};
-    claims_note(&caption, claims, config_count);
+    strbuf_printf(&caption,
+                  "Dashed outline: the reading is not confident (the study verdict's rule: the "
+                  "band of the launches' mean r_overhead, confident where its t-interval over "
+                  "2 or more launches of the same sizes lies in it; one launch never is).");
     strbuf_printf(&caption,
                   " Under the times: the message bytes and GEMM order (in brackets) of each "
                   "panel's configuration.%s%s",

@@ -5,6 +5,7 @@
 #define ANALYSIS_COMPARE_INTERNAL_H
 
 #include "analysis/analysis_internal.h"
+#include "analysis/verdict/verdict.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,12 +52,9 @@ typedef struct level_estimate {
     long launches;   /* launches where the cell is valid with a value */
 } level_estimate;
 
-/* A configuration's class of one cell from its launches combined
- * (README.md, "Launches"): the claim and what the estimates alone say. */
-typedef struct level_class {
-    enum diagnosis diagnosis;       /* confirmed class or group, uncertain or invalid */
-    enum diagnosis diagnosis_point; /* of the combined estimates alone */
-} level_class;
+/* A configuration's reading of one cell over its launches: the study
+ * verdict's (verdict_combine). */
+typedef verdict_reading level_class;
 
 /* A cell present in every run: its index in each run's table. */
 typedef struct common_cell {
@@ -126,29 +124,14 @@ int write_configuration_summary(const compare_run *runs, size_t run_count,
 level_estimate *estimate_all(const compare_run *runs, size_t run_count, size_t configs,
                              const common_cell *common, size_t n);
 
-/* A configuration's claims (README.md, "Launches"): the family and what
- * Benjamini-Hochberg confirmed, as summary.txt states a run's. */
-typedef struct level_claims {
-    double false_discovery_rate; /* q */
-    long family_cells;           /* m: its valid cells (common ones, with launches) */
-    long confirmed_cells;        /* cells whose class or group is claimed */
-    long group_cells;            /* ... of them at the group level */
-    double expected_wrong;       /* the sum of the claims' p */
-} level_claims;
-
-/* Every configuration's classes: classes[config * n + cell], and its
- * claims' summary in claims[config]; NULL when out of memory. One launch:
- * the run's own claims. Two or more: the launches' p-values of a class and
- * of its group combined (Fisher), then claimed as a run's map claims its
- * cells (Benjamini-Hochberg at two levels, at the map's false-discovery
- * rate, over the configuration's valid common cells). */
+/* Every configuration's readings: classes[config * n + cell], the study
+ * verdict's rule on its launches' cells.csv estimates (verdict_combine);
+ * NULL when out of memory. */
 level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
-                          const common_cell *common, size_t n, const cell_rules *rules,
-                          level_claims *claims);
+                          const common_cell *common, size_t n);
 
-/* Whether a configuration's combined class of a cell is not confirmed
- * (uncertain, unresolvable; a group claim is confirmed): hatched on its
- * map. */
+/* Whether a configuration's reading of a cell is not confident: outlined
+ * on its map. */
 bool unconfirmed(const level_class *k);
 
 /* Configuration c's estimate of metric m in common cell i. */
@@ -178,9 +161,9 @@ int grid_build(figure_grid *g, const common_cell *common, size_t n, analysis_err
 /* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
 int draw_configurations(const compare_run *runs, const compare_config *configs, size_t config_count,
                         const common_cell *common, size_t n, const level_estimate *est,
-                        const level_class *classes, const level_claims *claims, figure_grid *g,
-                        const char *out_dir, const analysis_options *options, const char *note,
-                        heat_value *values, analysis_error *err);
+                        const level_class *classes, figure_grid *g, const char *out_dir,
+                        const analysis_options *options, const char *note, heat_value *values,
+                        analysis_error *err);
 
 /* diff_<metric>: the second configuration minus the first, hatched where
  * not significant. */

@@ -221,6 +221,9 @@ static void scale_compute(compare_run *run, double k)
         c->r_overhead = c->r_overhead * slope + shift;
         c->r_overhead_ci.lo = c->r_overhead_ci.lo * slope + shift;
         c->r_overhead_ci.hi = c->r_overhead_ci.hi * slope + shift;
+        /* the reading follows its r_overhead: never a band the value left */
+        if (verdict_class_is_band(c->overlap) && !verdict_band_of(c->r_overhead, &c->overlap))
+            c->overlap = c->class = VERDICT_INVALID;
     }
 }
 

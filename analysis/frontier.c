@@ -23,10 +23,10 @@ const char *frontier_status_name(enum frontier_status status)
 /* r_overhead (eq. 1) is the share of the serialization cost paid,
  * Delta_measured / Delta_serialized (section 3.1); where the computation is
  * the longer part it is the share of the collective's time left unhidden.
- * The diagnosis reads r_overhead below -0.1 as the references' imprecision
- * (README.md, Diagnosis): values within 0.1 of 0 are not told apart from
- * perfect overlap by these references, so the collective counts as hidden
- * up to +0.1, the same margin on the other side. */
+ * Values within 0.1 of 0 are not told apart from perfect overlap by these
+ * references (below -0.1 they read the references' imprecision), so the
+ * collective counts as hidden up to +0.1, the same margin on the other
+ * side. */
 double frontier_default_threshold(void)
 {
     return 0.1;
@@ -38,8 +38,7 @@ enum reading { READ_HIDDEN, READ_NOT_HIDDEN, READ_BROKEN };
 
 static enum reading read_cell(const cell_metrics *c, double value, double threshold)
 {
-    if (!c->valid || c->diagnosis == DIAG_INVALID || c->diagnosis == DIAG_UNRESOLVABLE ||
-        !isfinite(value))
+    if (!c->valid || !isfinite(value))
         return READ_BROKEN;
     return value <= threshold ? READ_HIDDEN : READ_NOT_HIDDEN;
 }
@@ -99,10 +98,8 @@ static int by_value(const void *a, const void *b)
 /* Why the cell broke the scan. */
 static void break_reason(const cell_metrics *c, char *out, size_t out_size)
 {
-    if (!c->valid || c->diagnosis == DIAG_INVALID)
+    if (!c->valid)
         analysis_invalid_reasons_text(c->invalid_reasons, out, out_size);
-    else if (c->diagnosis == DIAG_UNRESOLVABLE)
-        snprintf(out, out_size, "unresolvable");
     else
         snprintf(out, out_size, "no_estimate");
 }

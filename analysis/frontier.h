@@ -5,8 +5,8 @@
  * (eq. 1) at or below a threshold. Its interval comes from the cells' 95 %
  * block-bootstrap intervals: the lower end where every interval's upper end
  * is still at or below the threshold (surely hidden), the upper end where
- * every interval's lower end is (possibly hidden). A cell that is invalid,
- * unresolvable or without an estimate breaks the row: the frontier is then
+ * every interval's lower end is (possibly hidden). A cell that is invalid
+ * or without an estimate breaks the row: the frontier is then
  * "not determined", never carried across the cell. Times in seconds.
  *
  * Files: frontier.csv (schema/columns.def, docs/formats.md) and the figure
@@ -43,7 +43,7 @@ typedef struct frontier_row {
     double comp_ci_hi_s;        /* every interval's lower end ...; INFINITY: beyond the grid */
     double next_comp_target_s;  /* the first column not hidden (within, none); else NAN */
     double break_comp_target_s; /* the cell that broke the point scan; NAN when none did */
-    char break_reason[ANALYSIS_NAME_MAX]; /* "none", "unresolvable", "no_estimate" or the
+    char break_reason[ANALYSIS_NAME_MAX]; /* "none", "no_estimate" or the
                                            * invalid reasons ("unreachable", "late", ...) */
     /* at the frontier cell (NAN without one): eq. 1 and its interval, and
      * the time the step took beyond perfect overlap, Delta_measured of

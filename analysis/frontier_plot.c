@@ -223,7 +223,8 @@ static int draw(const char *dir, const char *base, const frontier_series *series
              "or below it to where every interval's low end is (a bar reaching the frame: not "
              "bounded by the grid); open triangle above a point: hidden at every column "
              "(beyond_grid); down triangle below the grid: not hidden at the smallest; '?': an "
-             "invalid or unresolvable cell breaks the row (not determined); dashed: the grid's "
+             "invalid cell or one without an estimate breaks the row (not determined); dashed: the "
+             "grid's "
              "smallest and largest computation targets.%s%s",
              threshold, caption_tail[0] ? "\n" : "", caption_tail);
     snprintf(comment, sizeof comment, "Overlap frontier (r_overhead, paper eq. 1)%s%s",

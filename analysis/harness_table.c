@@ -46,8 +46,8 @@ static void row_values(const cell_metrics *c, table_value v[])
         {c->r_overhead_ci.hi, NULL},
         {c->r_comm, NULL},
         {c->r_comp_slowdown, NULL},
-        {NAN, analysis_diagnosis_name(c->diagnosis)},
-        {NAN, c->valid ? analysis_diagnosis_name(c->diagnosis_point) : "invalid"},
+        {NAN, verdict_class_name(c->class)},
+        {NAN, verdict_class_name(c->overlap)},
         {c->overlap_osu_pct, NULL},
         {c->overlap_imb_pct, NULL},
     };
@@ -59,12 +59,12 @@ static void row_values(const cell_metrics *c, table_value v[])
 enum { TABLE_COLUMNS = COL_TABLE_IMB_OVERLAP - COL_TABLE_CELL + 1 };
 
 /* Width of each text column: its name's, at least that of its longest value
- * (10 for a number in %.4g, 13 for a class: comp_slowdown), so that values
+ * (10 for a number in %.4g, 10 for a class: one_launch), so that values
  * line up under the header, one space apart (a value never holds a space). */
 static int column_width(int k)
 {
     const schema_column_info *col = schema_column_get((schema_column)(COL_TABLE_CELL + k));
-    int name = (int)strlen(col->name), value = col->type == SCHEMA_WORD ? 13 : 10;
+    int name = (int)strlen(col->name), value = 10;
     return name > value ? name : value;
 }
 

@@ -3,6 +3,7 @@
  * (metrics_grid.c); metrics_internal.h maps the four files. README.md, "How
  * the metrics are computed", is the specification of this file. */
 #include "analysis/metrics_internal.h"
+#include "analysis/verdict/verdict.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -20,30 +21,10 @@ static double median_field(const cell_work *w, size_t offset, double *scratch)
 }
 #define MEDIAN_OF(w, field, scratch) median_field(w, offsetof(block_stats, field), scratch)
 
-/* A block's MPI time beyond what perfect overlap leaves in that block
- * (SERIES_UNHIDDEN_EXCESS): the MPI time r_comm counts (eq. 4, the wait
- * from the last rank's arrival), less the part of the collective longer
- * than the slowest computation. One definition of the MPI time: a rank
- * that computed faster waits for the last one, which is imbalance, not a
- * collective held. */
-static double block_unhidden_excess(const block_stats *b)
-{
-    return b->mpi_from_last - fmax(0.0, b->comm_local - b->comp_overlap_local);
-}
-
-/* A block's own comm_unhidden_share (cell_quantities, on one block's
- * values instead of the medians); NAN when nothing could be hidden. */
-static double block_unhidden_share(const block_stats *b)
-{
-    double hideable = fmin(b->comm_local, b->comp_overlap_local);
-    return hideable > 0 ? block_unhidden_excess(b) / hideable : NAN;
-}
-
 /* The per-block statistics of a cell as series (intervals.c), and the null
  * pairs over the blocks holding both: values holds SERIES_COUNT + 4 arrays
  * of block_count values. */
-static void cell_series_of(const cell_work *w, const diagnosis_thresholds *th, double *values,
-                           cell_series *s)
+static void cell_series_of(const cell_work *w, double *values, cell_series *s)
 {
     size_t n = w->block_count;
     static const size_t offsets[SERIES_COUNT] = {
@@ -60,17 +41,8 @@ static void cell_series_of(const cell_work *w, const diagnosis_thresholds *th, d
     *s = (cell_series){.n = n};
     for (int i = 0; i < SERIES_COUNT; i++) {
         double *series = values + (size_t)i * n;
-        for (size_t b = 0; b < n; b++) {
-            double unhidden = block_unhidden_share(&w->blocks[b]);
-            if (i == SERIES_BLOCK_PROGRESSED)
-                series[b] = unhidden <= th->progressed_max_unhidden; /* false for NAN */
-            else if (i == SERIES_BLOCK_HELD)
-                series[b] = unhidden >= th->held_min_unhidden;
-            else if (i == SERIES_UNHIDDEN_EXCESS)
-                series[b] = block_unhidden_excess(&w->blocks[b]);
-            else
-                series[b] = *(const double *)((const char *)&w->blocks[b] + offsets[i]);
-        }
+        for (size_t b = 0; b < n; b++)
+            series[b] = *(const double *)((const char *)&w->blocks[b] + offsets[i]);
         s->values[i] = series;
     }
     /* a null control against its reference's same statistic (eqs. 3, 4
@@ -134,10 +106,6 @@ static void cell_ratios(cell_metrics *c, const cell_work *w, const cell_series *
     c->r_overhead = estimate[Q_R_OVERHEAD];
     c->r_comm = estimate[Q_R_COMM];
     c->r_comp_slowdown = estimate[Q_R_COMP_SLOWDOWN];
-    c->comm_unhidden_share = estimate[Q_COMM_UNHIDDEN];
-    c->progressed_block_share = estimate[Q_PROGRESSED_SHARE];
-    c->held_block_share = estimate[Q_HELD_SHARE];
-    c->unhidden_amplification = estimate[Q_UNHIDDEN_AMPLIFICATION];
     c->comm_target_error = estimate[Q_COMM_TARGET_ERROR];
     c->comp_target_error = estimate[Q_COMP_TARGET_ERROR];
 
@@ -206,10 +174,6 @@ cell_metrics empty_cell(long number, const char *collective, double comm_target_
         &c.t_measured_local,
         &c.comm_target_error,
         &c.comp_target_error,
-        &c.comm_unhidden_share,
-        &c.progressed_block_share,
-        &c.held_block_share,
-        &c.unhidden_amplification,
         &c.r_overhead_ci.lo,
         &c.r_overhead_ci.hi,
         &c.r_comm_ci.lo,
@@ -219,8 +183,6 @@ cell_metrics empty_cell(long number, const char *collective, double comm_target_
         &c.r_comm_local_wait_ci.hi,
         &c.r_comp_slowdown_ci.lo,
         &c.r_comp_slowdown_ci.hi,
-        &c.diagnosis_p,
-        &c.diagnosis_group_p,
         &c.r_overhead_mean,
         &c.r_overhead_mean_ci.lo,
         &c.r_overhead_mean_ci.hi,
@@ -239,7 +201,8 @@ cell_metrics empty_cell(long number, const char *collective, double comm_target_
     };
     for (size_t i = 0; i < sizeof undefined / sizeof *undefined; i++)
         *undefined[i] = NAN;
-    c.diagnosis = c.diagnosis_point = DIAG_INVALID;
+    c.overlap = c.class = VERDICT_INVALID;
+    c.ended_block_share = c.ended_block_share_ci.lo = c.ended_block_share_ci.hi = NAN;
     snprintf(c.collective, sizeof c.collective, "%s", collective);
     snprintf(c.stop, sizeof c.stop, "none");
     return c;
@@ -328,7 +291,7 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     if (w.late_blocks || w.warmup_late)
         cell->invalid_reasons |= INVALID_LATE;
     cell_series series;
-    cell_series_of(&w, &rules->thresholds, series_values, &series);
+    cell_series_of(&w, series_values, &series);
     if (w.block_count)
         cell_ratios(cell, &w, &series, scratch, u->estimate);
     /* A size the axis gives (grid.comm_sizes) is the cell's target: there
@@ -347,6 +310,9 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
         status = rank_metrics_of(&w, cell_index, out->table, &out->rank_capacity, err);
     if (status == ANALYSIS_OK)
         status = add_block_values(&w, cell_index, out, err);
+    if (status == ANALYSIS_OK)
+        verdict_cell_reading(cell, out->table->blocks + out->table->block_count - w.block_count,
+                             w.block_count);
     free(scratch);
     free(series_values);
     cell_work_free(&w);
@@ -415,7 +381,7 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
                          expected_ranks, rules, k, &outputs, &counts, err);
     }
     if (status == ANALYSIS_OK)
-        status = diagnose_run(out, rules, err);
+        summarize_run(out, rules);
     free(outputs.uncertainty);
     free(plan);
     free(row_start);

@@ -147,7 +147,6 @@ cell_metrics unmeasured_cell(const run_inputs *in, const planned_cell *p)
                                 comm ? comm->bytes : 0, comp ? comp->matrix_n : 0);
     c.invalid_reasons =
         comm_converged(comm) && comp_converged(comp) ? INVALID_NOT_MEASURED : INVALID_UNREACHABLE;
-    c.diagnosis = DIAG_INVALID;
     return c;
 }
 

@@ -84,7 +84,7 @@ void cell_work_free(cell_work *w);
 
 /* ---- Cells (metrics.c) ------------------------------------------------------- */
 
-/* A cell row with every metric undefined (NAN) and diagnosis invalid. */
+/* A cell row with every metric undefined (NAN) and its reading invalid. */
 cell_metrics empty_cell(long number, const char *collective, double comm_target_s,
                         double comp_target_s, long long bytes, long long matrix_n);
 

@@ -11,10 +11,9 @@ deployment_plan.test_period_us) - of one library and collective. For each,
 over the valid cells of its runs' cells.csv (launches pooled):
 
 - the share of cells where the collective progressed during the
-  computation: classes overlap and comp_slowdown and their group
-  progressed (analysis/README.md, "Diagnosis"), confirmed at the map's
-  false-discovery rate, beside the same share by point estimate
-  (diagnosis_point);
+  computation: r_overhead's 95 % interval inside a band of group overlap
+  (hidden, partial: schema/classes.def), beside the same share by point
+  estimate (cells.csv overlap);
 - the median r_overhead (eq. 1) and r_comp_slowdown (eq. 3) over those
   cells, each with the distribution-free 95 % interval of a median from
   order statistics (the binomial rank interval; none under 6 cells);
@@ -188,10 +187,11 @@ def runs_of(top):
     return folders, skipped, failed
 
 
-def progressed(name):
-    """Whether a cells.csv class says the collective progressed during the
-    computation (schema/classes.def's progressed flag)."""
-    return verdict_module().diagnosis_class(name)["progressed"]
+def progressed(band):
+    """Whether a band of r_overhead says the collective progressed during
+    the computation (its group overlap, schema/classes.def)."""
+    v = verdict_module()
+    return band in v.classes() and v.classes()[band]["group"] == "overlap"
 
 
 def measured_rows(folders):
@@ -217,8 +217,10 @@ def measured_rows(folders):
     col = V.column
     for (mpi, coll, way), g in groups.items():
         valid = [c for c in g["cells"] if c.get(col("CELLS_VALID")) == "1"]
-        confirmed = sum(progressed(c.get(col("CELLS_DIAGNOSIS"))) for c in valid)
-        point = sum(progressed(c.get(col("CELLS_DIAGNOSIS_POINT"))) for c in valid)
+        # its whole interval below the band none: the band of its high end
+        confirmed = sum(progressed(V.band_of(V.number(c.get(col(
+            "CELLS_R_OVERHEAD_CI_HI"))))) for c in valid)
+        point = sum(progressed(c.get(col("CELLS_OVERLAP"))) for c in valid)
         overhead = summarized(V.number(c.get(col("CELLS_R_OVERHEAD"))) for c in valid)
         slowdown = summarized(V.number(c.get(col("CELLS_R_COMP_SLOWDOWN"))) for c in valid)
         if len(g["impact"]) == 1:
@@ -459,8 +461,8 @@ def figure_svg(rows):
 CAPTION = (
     "Progress fingerprint: one row per way of driving progress of each library and "
     "collective. progressed: the share of the valid cells where the collective progressed "
-    "during the computation (classes overlap, comp_slowdown, group progressed), dark "
-    "confirmed at the map's false-discovery rate, light by point estimate. overhead "
+    "during the computation (r_overhead's band hidden or partial), dark with its 95 % "
+    "interval below the band none, light by point estimate. overhead "
     "(r_overhead, eq. 1; dashed: 0 perfect overlap, 1 serialized) and slowdown "
     "(r_comp_slowdown, eq. 3): median over the valid cells, bar its distribution-free 95 % "
     "interval (order statistics; none under 6 cells). MPI impact (r_MPI_impact, eq. 2): "

@@ -9,7 +9,7 @@ stands alone (its figures embedded as data: URIs). A table of contents
 nbc-verdict's line in words per configuration and a results table (the
 cells of each class, the median ratios, r_MPI_impact); then every PNG
 figure in DIR and its runs and comparisons, a run's maps (overhead,
-concurrency, diagnosis) before its impact and the comparisons last, each
+concurrency, bands) before its impact and the comparisons last, each
 with its caption (plots/NAME.caption.txt beside it, else the first line of
 its gnuplot script), printed whole on one page; then the methods: the
 study, and for every run folder (DIR itself when it holds meta.json, else
@@ -60,18 +60,16 @@ DEVIATIONS = [
     ("A window barrier releases the ranks together; an attempt that a rank left late "
      "(beyond the tolerance) is discarded and redone, up to run.max_retries.",
      "analysis/README.md, \"Blocks and attempts\" and \"Lateness\"; docs/formats.md, raw.csv"),
-    ("95 % block-bootstrap intervals of every metric, and each cell's class a claim with a "
-     "p-value from the joint bootstrap, confirmed at a false-discovery rate of 0.05 over "
-     "the map (Benjamini-Hochberg), else 'uncertain', where the paper gives point "
-     "estimates.",
+    ("95 % block-bootstrap intervals of every metric, and each cell read as the band of "
+     "its r_overhead (hidden, partial, none), confident only over several launches, where "
+     "the paper gives point estimates.",
      "analysis/README.md, \"Uncertainty\""),
     ("Null controls (comm_null, comp_null: a reference measured twice) test the "
      "intervals' coverage.",
      "analysis/README.md, \"Null controls\""),
-    ("Adaptive repetitions: looked at every 6 blocks, a cell stops once its class is "
-     "decided, its r_overhead interval is narrow enough (run.half_width), or its blocks "
-     "could not decide it (unresolvable); run.half_width = 0 keeps the paper's fixed count "
-     "(configs/paper.conf).",
+    ("Adaptive repetitions: looked at every 6 blocks, a cell stops once its r_overhead "
+     "interval is narrow enough (run.half_width); run.half_width = 0 keeps the paper's "
+     "fixed count (configs/paper.conf).",
      "docs/running.md, \"Adaptive repetitions\""),
     ("r_MPI_impact (eq. 2) per phase, before and after the sweep, like with like, with "
      "intervals; measured in an ABBA order (compute_ref, passive | sweep | passive, "
@@ -513,7 +511,7 @@ def study_section(study):
 
 # The order a reader meets the figures in (by file name; others follow, by
 # name): a run's maps, then its impact, then the comparisons.
-FIGURE_ORDER = ["overhead", "concurrency", "diagnosis", "impact", "compare_overhead",
+FIGURE_ORDER = ["overhead", "concurrency", "bands", "impact", "compare_overhead",
                 "diff_overhead", "diff_comm", "diff_comp_slowdown"]
 
 
@@ -596,9 +594,9 @@ def verdict_module():
     return module
 
 
-# The results table: the cells of each class (cells.csv's diagnosis, in the
-# order of schema/classes.def: the classes, their groups, intermittent, the
-# unconfirmed), then the medians a reader compares across configurations.
+# The results table: the cells of each reading (cells.csv's overlap, in the
+# order of schema/classes.def: the bands, then invalid), then the medians a
+# reader compares across configurations.
 
 
 def results(verdict, runs, top):
@@ -627,7 +625,7 @@ def results(verdict, runs, top):
     rows, counts_of = [], {run: verdict.class_counts(verdict.read_csv(
         os.path.join(run, "cells.csv"))) for run in analyzed}
     # The classes some run has: a column of zeros says nothing.
-    classes = [k["name"] for k in verdict.diagnosis_classes()
+    classes = [k["name"] for k in verdict.band_classes()
                if any(c.get(k["name"]) for c in counts_of.values())]
     for run in analyzed:
         cells = verdict.read_csv(os.path.join(run, "cells.csv"))
@@ -651,9 +649,8 @@ def results(verdict, runs, top):
     out.append('<div class="results">%s</div>' % table(
         [[h] + [row[i] for row in rows] for i, h in enumerate(header[1:], 1)],
         ["MPI library"] + [row[0] for row in rows]))
-    out.append("<p>Classes: cells.csv's diagnosis, each confirmed at the false-discovery "
-               "rate of its run's summary.txt, else uncertain (section 3.3; analysis/README.md "
-               "\"Diagnosis\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
+    out.append("<p>Readings: cells.csv's overlap, the band of r_overhead (eq. 1) in one "
+               "launch, never a verdict (analysis/README.md \"The verdict\"). Ratios: medians over the valid cells of eqs. 1, 3 and 4; "
                "r_MPI_impact (eq. 2): at the largest computation size, with its interval "
                "(impact.csv).</p>")
     return "\n".join(out)

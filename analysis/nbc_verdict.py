@@ -27,7 +27,7 @@ by the C code that writes verdict.csv and impact.csv).
 Otherwise DIR is a run folder (meta.json, cells.csv, summary.txt, impact.csv) or a
 study folder (study.json naming its runs). For each run, in the study's
 order with each library and collective's basic deployment first, one
-launch's line: cells.csv's `diagnosis` counts and the run's r_MPI_impact at
+launch's line: cells.csv's readings (the bands of r_overhead) and the run's r_MPI_impact at
 its largest computation size with its A/A pair, as figures of one launch.
 nbc-run prints these lines at the end of a study, nbc-report at the top of
 report.html. Standard library only; see analysis/README.md ("nbc-verdict")."""
@@ -36,7 +36,6 @@ import csv
 import json
 import math
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -49,11 +48,6 @@ _HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path[:0] = [os.path.join(_HERE, *up, "cli") for up in
                 (("..",), ("..", ".."), ("..", "share", "bench_nbc"))]
 from nbc_cli import ExitStatus, exit_status_help, version_line  # noqa: E402
-
-# The per-run classes (section 3.3's, analysis/per_run.md "Diagnosis"), their
-# groups and words: schema/classes.def's DIAGNOSIS_CLASS rows, read through
-# schema_doc --json (diagnosis_classes()).
-
 
 # How the deployment is named in a verdict: the profile's variables where
 # the library runs it (meta.json's settings), else these words.
@@ -83,7 +77,6 @@ def schema():
                                           for c in f["columns"]}
                     _SCHEMA["classes"] = {c["name"]: c for c in doc["classes"]}
                     _SCHEMA["class_order"] = [c["name"] for c in doc["classes"]]
-                    _SCHEMA["per_run_classes"] = doc["diagnosis_classes"]
                 except (OSError, subprocess.SubprocessError, ValueError, KeyError) as e:
                     fail("%s --json: %s" % (tool, e), ExitStatus.FAILURE)
                 break
@@ -106,24 +99,23 @@ def classes():
     return schema()["classes"]
 
 
-def diagnosis_classes():
-    """The per-run classes in the table's order: name, group, progressed,
-    words, colour, abbrev."""
-    return schema()["per_run_classes"]
+def band_classes():
+    """The readings cells.csv's overlap takes, in schema/classes.def's
+    order: the bands of r_overhead, then the class of group invalid."""
+    table = classes()
+    return [table[n] | {"name": n} for n in schema()["class_order"]
+            if table[n]["band"] or table[n]["group"] == "invalid"]
 
 
-def diagnosis_class(name):
-    """A per-run class's row; a name the table lacks reads as unconfirmed."""
-    for c in diagnosis_classes():
-        if c["name"] == name:
-            return c
-    return {"name": name, "group": "unconfirmed", "progressed": False, "words": name}
-
-
-def confirmed_class(name):
-    """Whether a cells.csv diagnosis is a claim (not uncertain, unresolvable
-    or invalid: the table's group unconfirmed)."""
-    return diagnosis_class(name)["group"] != "unconfirmed"
+def band_of(value):
+    """The band of r_overhead holding value (schema/classes.def); None for
+    a NAN."""
+    for c in band_classes():
+        lo = -math.inf if c["band_lo"] is None else c["band_lo"]
+        hi = math.inf if c["band_hi"] is None else c["band_hi"]
+        if c["band"] and lo <= value < hi:
+            return c["name"]
+    return None
 
 
 def fail(text, status=None):
@@ -153,20 +145,6 @@ def median_of(rows, column):
     return statistics.median(values) if values else math.nan
 
 
-def summary_text(run_dir):
-    try:
-        with open(os.path.join(run_dir, "summary.txt"), encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
-def false_discovery_rate(summary):
-    """summary.txt's claims line: the rate the classes were confirmed at."""
-    m = re.search(r"confirmed at a false-discovery rate of ([0-9.eE+-]+)", summary)
-    return m.group(1) if m else ""
-
-
 def run_largest_impact(rows):
     """(comp_target_s, (value, lo, hi), (r_aa, lo, hi)) of a run folder's
     impact.csv at its largest computation size (of several hosts, the most
@@ -192,45 +170,29 @@ def deployment_words(meta):
 
 
 def class_counts(cells):
+    """cells.csv's readings counted by overlap (a band, or invalid)."""
+    invalid = band_classes()[-1]["name"]
     counts = {}
     for row in cells:
-        name = row.get(column("CELLS_DIAGNOSIS")) or diagnosis_classes()[-1]["name"]
+        name = row.get(column("CELLS_OVERLAP")) or invalid
         counts[name] = counts.get(name, 0) + 1
     return counts
 
 
-def cells_words(counts, rate):
-    """The headline and the counts behind it."""
-    unconfirmed = [c["name"] for c in diagnosis_classes() if not confirmed_class(c["name"])]
-    invalid = unconfirmed[-1]  # the table's last row: not measured validly
+def cells_words(counts):
+    """One launch's cells in words: the band most cells read when it is
+    more than half of the valid ones, and the counts behind it. One launch
+    gives readings, never a verdict (the study's verdict.csv decides)."""
+    table = band_classes()
+    invalid = table[-1]["name"]
     valid = sum(n for name, n in counts.items() if name != invalid)
-    confirmed = sorted(((n, name) for name, n in counts.items() if confirmed_class(name)),
-                       reverse=True)
     if not valid:
         return "no valid cell (%d %s)" % (counts.get(invalid, 0), invalid)
-    parts = ["%s confirmed in %d of %d cells" % (name, n, valid) for n, name in confirmed]
-    parts += ["%d %s" % (counts[name], name) for name in unconfirmed if counts.get(name)]
-    if rate:
-        parts.append("false-discovery rate " + rate)
-    groups = {}
-    for n, name in confirmed:
-        group = diagnosis_class(name)["group"]
-        groups[group] = groups.get(group, 0) + n
-    largest_group = max(((n, name) for name, n in groups.items()), default=(0, ""))
-    if confirmed and 2 * confirmed[0][0] > valid:
-        lead = diagnosis_class(confirmed[0][1])["words"]
-    elif 2 * largest_group[0] > valid:
-        lead = diagnosis_class(largest_group[1])["words"]
-    elif confirmed:
-        lead = "mixed"
-    else:
-        lead = "undecided (no class confirmed)"
-    # the cells where the collective progressed, whatever else slowed
-    progressed = sum(n for name, n in counts.items()
-                     if confirmed_class(name) and diagnosis_class(name)["progressed"])
-    if confirmed and not diagnosis_class(confirmed[0][1])["progressed"]:
-        lead += "; the collective progressed in %d of %d cells" % (progressed, valid)
-    return "%s (%s)" % (lead, "; ".join(parts))
+    n, lead = max((counts.get(c["name"], 0), c["name"]) for c in table[:-1])
+    words = {c["name"]: c["words"] for c in table}
+    head = "%s in %d of %d cells" % (words[lead], n, valid) if 2 * n > valid else "mixed"
+    parts = ["%s %d" % (c["name"], counts[c["name"]]) for c in table if counts.get(c["name"])]
+    return "%s (%s; one launch: readings, not verdicts)" % (head, ", ".join(parts))
 
 
 def run_impact_words(rows):
@@ -265,8 +227,7 @@ def verdict(run_dir):
         fail("%s: no cells.csv (run nbc-analyze on it first)" % run_dir)
     collective = cells[0].get(column("CELLS_COLLECTIVE"), "?")
     deployment = meta.get("deployment") or "basic"
-    summary = summary_text(run_dir)
-    words = [cells_words(class_counts(cells), false_discovery_rate(summary)),
+    words = [cells_words(class_counts(cells)),
              run_impact_words(read_csv(os.path.join(run_dir, "impact.csv")))]
     line = "%s, %s, %s: %s" % (name or "MPI library", collective, deployment_words(meta),
                                "; ".join(w for w in words if w))

@@ -2,6 +2,7 @@
  * script (NAME.gp) and its data (NAME*.dat) are written into plots/, so a
  * user can tweak and re-run them; gnuplot then renders PNG, SVG and PDF. */
 #include "analysis/analysis_internal.h"
+#include "analysis/verdict/verdict.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,7 +28,7 @@ typedef struct plot_ctx {
     figure_size size;     /* printed size (--figure-size) */
     bool titles;          /* --no-titles: none */
     plot_palette palette;
-    diagnosis_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
+    cell_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
 
 static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
@@ -137,7 +138,7 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
                                  value(&cells->cells[i]),
                                  cells->cells[i].valid,
                                  plot_invalid_label(&cells->cells[i], cell_pt),
-                                 cells->cells[i].diagnosis == DIAG_UNCERTAIN};
+                                 !verdict_cell_inside_band(&cells->cells[i])};
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)
@@ -154,15 +155,14 @@ static const char *run_collective(const run_meta *meta, const cell_table *cells)
     return cells->count ? cells->cells[0].collective : "?";
 }
 
-/* The caption's sentence on the marks of uncertain cells. */
-static void uncertainty_note(const plot_ctx *ctx, char *out, size_t out_size)
+/* The caption's sentence on the marks of the cells whose interval leaves
+ * their band. */
+static void uncertainty_note(char *out, size_t out_size)
 {
-    const uncertainty_summary *u = &ctx->cells->uncertainty;
     snprintf(out, out_size,
-             "Dashed outline: uncertain (not confirmed at a false-discovery rate of %g over %ld "
-             "cells, or under %ld blocks); the value is the estimate. Dashed diagonal: equal "
-             "communication and computation times.",
-             u->false_discovery_rate, u->family_cells, u->min_blocks);
+             "Dashed outline: r_overhead's 95 %% interval leaves its band (hidden, partial, "
+             "none); the value is the estimate. Dashed diagonal: equal communication and "
+             "computation times.");
 }
 
 /* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
@@ -174,7 +174,7 @@ static int two_panels(const plot_ctx *ctx, const char *base, const char *comment
     char title[700], note[600];
     int lines = short_title(ctx, title_what, collective, title, sizeof title);
     heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
-    uncertainty_note(ctx, note, sizeof note);
+    uncertainty_note(note, sizeof note);
     if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, 2)))
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s", plot_invalid_legend);
     strbuf body = {0};
@@ -233,21 +233,6 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
                       "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
 }
 
-/* The class the diagnosis map shows in a cell: invalid, the group claimed
- * where only the group is confirmed (no_overlap, progressed), or
- * intermittent where that is the claim, else the class
- * its estimates give (diagnosis_point; a reference off its target is a flag,
- * the cell is annotated with the time it reached). */
-static enum diagnosis shown_class(const cell_metrics *c)
-{
-    if (!c->valid)
-        return DIAG_INVALID;
-    if (c->diagnosis == DIAG_NO_OVERLAP || c->diagnosis == DIAG_PROGRESSED ||
-        c->diagnosis == DIAG_INTERMITTENT)
-        return c->diagnosis;
-    return c->diagnosis_point;
-}
-
 /* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
  * flagged off its target (comm_off_target, comp_off_target); where that
  * would not fit a cell cell_pt wide, "c2.6", "p41" (*abbreviated set). */
@@ -271,98 +256,102 @@ static void off_target_note(const cell_metrics *c, double cell_pt, char *out, si
 }
 
 /* What the map says and how sure it is, counted over its cells. */
-typedef struct diagnosis_counts {
+typedef struct band_counts {
     size_t measured;
-    size_t unconfirmed;
+    size_t spanning;
     size_t off_target;
     bool invalid;           /* a cell invalid */
     bool notes_abbreviated; /* an off-target note abbreviated */
-} diagnosis_counts;
+} band_counts;
 
-/* diagnosis.dat: one block (gnuplot index) per shown class, present[d] its
- * index or -1; columns x y xlo xhi ylo yhi label label_colour confirmed
- * note. */
-static void diagnosis_data(const plot_ctx *ctx, strbuf *data, int present[DIAG_COUNT],
-                           size_t *blocks, diagnosis_counts *counts)
+/* A band's label colour: white on the dark classes of schema/classes.def. */
+static unsigned band_label_colour(verdict_class k)
+{
+    return k == VERDICT_HIDDEN || k == VERDICT_NONE || k == VERDICT_INVALID ? 0xffffffu : 0;
+}
+
+/* bands.dat: one block (gnuplot index) per band shown (cells.csv
+ * overlap), present[k] its index or -1; columns x y xlo xhi ylo yhi label
+ * label_colour inside note. */
+static void band_data(const plot_ctx *ctx, strbuf *data, int present[VERDICT_CLASS_COUNT],
+                      size_t *blocks, band_counts *counts)
 {
     const cell_table *cells = ctx->cells;
     double cell_pt = cell_width_pt(ctx, 1);
-    strbuf_printf(data, "# x y xlo xhi ylo yhi label label_colour confirmed note; one block "
-                        "(gnuplot index) per class shown\n");
-    for (int d = 0; d < DIAG_COUNT; d++) {
-        present[d] = -1;
+    strbuf_printf(data, "# x y xlo xhi ylo yhi label label_colour inside note; one block "
+                        "(gnuplot index) per band shown\n");
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++) {
+        present[k] = -1;
         for (size_t i = 0; i < cells->count; i++) {
             const cell_metrics *c = &cells->cells[i];
-            if ((int)shown_class(c) != d)
+            if ((int)c->overlap != k)
                 continue;
             size_t xi = heat_axis_index(&ctx->x_axis, c->comm_target_s);
             size_t yi = heat_axis_index(&ctx->y_axis, c->comp_target_s);
             double xlo, xhi, ylo, yhi;
             heat_axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
             heat_axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
-            if (present[d] < 0) {
+            if (present[k] < 0) {
                 strbuf_printf(data, "%s# %s\n", *blocks ? "\n\n" : "",
-                              analysis_diagnosis_name((enum diagnosis)d));
-                present[d] = (int)(*blocks)++;
+                              verdict_class_name((verdict_class)k));
+                present[k] = (int)(*blocks)++;
             }
-            unsigned label;
-            plot_diagnosis_colour(ctx->palette, d, &label);
-            bool measured = d != DIAG_INVALID;
-            /* confirmed: the analysis's claim (diagnosis) is the class shown */
-            bool confirmed = !measured || c->diagnosis == (enum diagnosis)d;
+            bool measured = k != VERDICT_INVALID;
+            bool inside = !measured || verdict_cell_inside_band(c);
             char note[64] = "";
             if (measured)
                 off_target_note(c, cell_pt, note, sizeof note, &counts->notes_abbreviated);
             counts->invalid |= !measured;
             counts->measured += measured;
-            counts->unconfirmed += !confirmed;
+            counts->spanning += !inside;
             counts->off_target += note[0] != '\0';
             strbuf_printf(data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u %d \"%s\"\n",
                           heat_axis_position(c->comm_target_s),
                           heat_axis_position(c->comp_target_s), xlo, xhi, ylo, yhi,
-                          measured ? plot_diagnosis_short_label(d) : plot_invalid_label(c, cell_pt),
-                          label, confirmed ? 1 : 0, note);
+                          measured ? verdict_class_get((verdict_class)k)->abbrev
+                                   : plot_invalid_label(c, cell_pt),
+                          band_label_colour((verdict_class)k), inside ? 1 : 0, note);
         }
     }
 }
 
-/* The diagnosis map: the estimates' class in every measured cell, a dashed
- * inner outline where the analysis did not confirm it, the error rate of
- * the confirmed classes, invalid cells grey with their reason. */
-static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+/* The band map: the band of r_overhead (cells.csv overlap) in every
+ * measured cell, a dashed inner outline where its 95 % interval leaves the
+ * band (the rule by which the study verdict calls a reading uncertain),
+ * invalid cells grey with their reason. One launch: a reading, never a
+ * confident class. */
+static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
 {
     const cell_table *cells = ctx->cells;
     strbuf data = {0};
     size_t blocks = 0;
-    int present[DIAG_COUNT];
-    diagnosis_counts counts = {0};
-    diagnosis_data(ctx, &data, present, &blocks, &counts);
-    int status = write_plot_data(ctx, "diagnosis.dat", &data, err);
+    int present[VERDICT_CLASS_COUNT];
+    band_counts counts = {0};
+    band_data(ctx, &data, present, &blocks, &counts);
+    int status = write_plot_data(ctx, "bands.dat", &data, err);
     if (status != ANALYSIS_OK)
         return status;
 
     char caption[1200], off_target[160] = "", title[700];
-    const uncertainty_summary *u = &cells->uncertainty;
     if (counts.off_target)
         snprintf(off_target, sizeof off_target,
                  " Small text: the reference reached, over %.0f %% from its target%s.",
                  100 * ctx->thresholds.off_target_max_error,
                  counts.notes_abbreviated ? " (c: communication, p: computation, in ms)" : "");
     snprintf(caption, sizeof caption,
-             "Colour: the class of the estimates, in every measured cell. Confirmed at a "
-             "false-discovery rate of %g over %ld cells (%ld confirmed, %.2g expected wrong); "
-             "dashed outline: not confirmed (or under %ld blocks, or unresolvable). Dashed "
-             "diagonal: equal communication and computation times.%s%s",
-             u->false_discovery_rate, u->family_cells, u->confirmed_cells, u->expected_wrong,
-             u->min_blocks, off_target,
+             "Colour: the band of r_overhead (eq. 1) in every measured cell: hidden below 0.25, "
+             "partial below 0.75, none above. One launch: a reading, not a verdict (a study's "
+             "verdict.csv decides over launches). Dashed outline: its 95 %% interval leaves the "
+             "band. Dashed diagonal: equal communication and computation times.%s%s",
+             off_target,
              counts.invalid && plot_invalid_abbreviated(cell_width_pt(ctx, 1)) ? plot_invalid_legend
                                                                                : "");
-    int lines = short_title(ctx, "diagnosis", run_collective(meta, cells), title, sizeof title);
-    /* the key below the map, one entry a line: the classes shown, the
+    int lines = short_title(ctx, "overlap bands", run_collective(meta, cells), title, sizeof title);
+    /* the key below the map, one entry a line: the bands shown, the
      * outline and the diagonal */
     int key_rows = 2;
-    for (int d = 0; d < DIAG_COUNT; d++)
-        key_rows += present[d] >= 0;
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++)
+        key_rows += present[k] >= 0;
     heat_layout layout =
         heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 1, lines + key_rows);
     strbuf body = {0};
@@ -376,41 +365,37 @@ static int plot_diagnosis(const plot_ctx *ctx, const run_meta *meta, analysis_er
                   "font ',%d'\n",
                   key_rows + 5, PLOT_LABEL_PT);
     const char *separator = "    plot ";
-    unsigned unused;
-    for (int d = 0; d < DIAG_COUNT; d++) {
-        if (present[d] < 0)
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++) {
+        if (present[k] < 0)
             continue;
+        const verdict_class_info *info = verdict_class_get((verdict_class)k);
         /* invalid cells are hatched grey, never a colour */
-        strbuf_printf(&body,
-                      "%s'diagnosis.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
-                      "'%s' title '%s (%s)'",
-                      separator, present[d],
-                      d == DIAG_INVALID ? "fs pattern 4 border lc rgb 'white'"
-                                        : "fs solid 1.0 border lc rgb 'white'",
-                      d == DIAG_INVALID ? "#7f7f7f"
-                                        : plot_diagnosis_colour(ctx->palette, d, &unused),
-                      analysis_diagnosis_name((enum diagnosis)d),
-                      d == DIAG_INVALID ? "grey" : plot_diagnosis_short_label(d));
+        bool invalid = k == VERDICT_INVALID;
+        strbuf_printf(
+            &body,
+            "%s'bands.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
+            "'%s' title '%s (%s)'",
+            separator, present[k],
+            invalid ? "fs pattern 4 border lc rgb 'white'" : "fs solid 1.0 border lc rgb 'white'",
+            invalid ? "#7f7f7f" : info->colour, info->name, invalid ? "grey" : info->abbrev);
         separator = ", \\\n        ";
     }
     int font_pt = PLOT_LABEL_PT;
-    /* the mark of a class not confirmed: a dashed outline inside the cell,
-     * its colour and label kept */
     strbuf_printf(&body,
-                  "%s'diagnosis.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
+                  "%s'bands.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
                   "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
-                  "dt (4,3) lw 1.5 title 'not confirmed (%zu of %zu)'",
-                  separator, counts.unconfirmed, counts.measured);
+                  "dt (4,3) lw 1.5 title 'interval leaves the band (%zu of %zu)'",
+                  separator, counts.spanning, counts.measured);
     strbuf_printf(&body,
                   ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title "
                   "'equal times'"
-                  ", \\\n        'diagnosis.dat' using 1:2:7:8 with labels font ',%d' tc rgb "
+                  ", \\\n        'bands.dat' using 1:2:7:8 with labels font ',%d' tc rgb "
                   "variable notitle"
-                  ", \\\n        'diagnosis.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font "
+                  ", \\\n        'bands.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font "
                   "',%d' tc rgb variable notitle\n",
                   font_pt, font_pt);
     strbuf_printf(&body, "    unset multiplot\n");
-    status = write_script(ctx, "diagnosis", "Diagnosis map (section 3.3 rules, analysis/README.md)",
+    status = write_script(ctx, "bands", "Overlap band map (r_overhead, eq. 1; analysis/README.md)",
                           layout.width_in, layout.height_in, &body, caption, err);
     strbuf_free(&body);
     return status;
@@ -493,11 +478,11 @@ static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number
     int title_lines = short_title(ctx, what, run_collective(meta, cells), quoted, sizeof quoted);
     char left[600];
     snprintf(left, sizeof left,
-             "Cell %ld: communication %g ms x computation %g ms, %ld blocks, diagnosis %s. "
+             "Cell %ld: communication %g ms x computation %g ms, %ld blocks, overlap %s. "
              "r_overhead %.3g, %.0f %% interval [%.3g, %.3g] (dashed); mean %.3g (dotted), "
              "p90 %.3g; outside Tukey's fences %.0f %%, bimodality coefficient %.2f%s.",
              cell_number, c->comm_target_s * 1e3, c->comp_target_s * 1e3, c->blocks,
-             analysis_diagnosis_name(c->diagnosis), c->r_overhead,
+             verdict_class_name(c->overlap), c->r_overhead,
              100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
              c->r_overhead_mean, c->r_overhead_p90, 100 * c->r_overhead_outlier_share,
              c->r_overhead_bimodality, c->r_overhead_bimodal ? " (bimodal)" : "");
@@ -733,7 +718,7 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     if (status == ANALYSIS_OK)
         status = plot_concurrency(&ctx, meta, err);
     if (status == ANALYSIS_OK)
-        status = plot_diagnosis(&ctx, meta, err);
+        status = plot_bands(&ctx, meta, err);
     bool with_impact = impact && impact->count > 0;
     if (status == ANALYSIS_OK && with_impact)
         status = plot_impact(&ctx, impact, err);
@@ -744,8 +729,7 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     if (status != ANALYSIS_OK || !options->plots)
         return status;
 
-    static const char *const scripts[] = {"overhead.gp", "concurrency.gp", "diagnosis.gp",
-                                          "impact.gp"};
+    static const char *const scripts[] = {"overhead.gp", "concurrency.gp", "bands.gp", "impact.gp"};
     size_t script_count = with_impact ? 4 : 3;
     for (size_t i = 0; status == ANALYSIS_OK && i < script_count; i++)
         status = plot_run_gnuplot(plots_dir, scripts[i], err);
@@ -756,7 +740,7 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     }
     if (status == ANALYSIS_OK && options->report)
         fprintf(options->report,
-                "figures: %s/{overhead,concurrency,diagnosis%s}.{png,svg,pdf} (%zu cells "
+                "figures: %s/{overhead,concurrency,bands%s}.{png,svg,pdf} (%zu cells "
                 "each)%s\n",
                 plots_dir, with_impact ? ",impact" : "", cells->count,
                 options->ecdf_count ? ", ecdf_cell_N.{png,svg,pdf} (--ecdf)" : "");

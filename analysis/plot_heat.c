@@ -410,7 +410,7 @@ static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
 }
 
 /* Uncertain cells (README.md, "Uncertainty"): a dashed outline inside the
- * cell, as on the diagnosis map; colour and value stay readable. */
+ * cell, as on the band map; colour and value stay readable. */
 static void emit_uncertain_layer(strbuf *sb, const char *quoted_file)
 {
     strbuf_printf(sb,

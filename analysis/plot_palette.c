@@ -1,5 +1,5 @@
-/* analysis: the colour scales of the figures (--palette) and the
- * diagnosis classes' colours. */
+/* analysis: the colour scales of the figures (--palette); the bands'
+ * colours are schema/classes.def's. */
 #include "analysis/analysis_internal.h"
 #include "schema/classes.h"
 
@@ -12,28 +12,6 @@ void plot_overhead_palette(double r_max, char *out, size_t out_size)
     /* blue below 0, green at 0, yellow at 1, red from r_max on */
     snprintf(out, out_size, "(-1 '#3b6fd4', 0 '#1a9850', 1 '#ffe030', %g '#d73027')", r_max);
 }
-
-/* Section 5.2's class colours (the paper palette) and their label colours;
- * the other palettes take schema/classes.def's. */
-static const struct {
-    const char *colour;
-    unsigned label_colour;
-} diagnosis_style[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = {"#1a9850", 0x000000u},
-    [DIAG_NO_PROGRESS] = {"#fee08b", 0x000000u},
-    [DIAG_COMP_SLOWDOWN] = {"#fc8d59", 0x000000u},
-    [DIAG_CONTENTION] = {"#a50026", 0xffffffu},
-    [DIAG_COMM_SLOWED] = {"#c51b7d", 0xffffffu},
-    [DIAG_IMPRECISION] = {"#3b6fd4", 0xffffffu},
-    [DIAG_UNEXPLAINED] = {"#9e9ac8", 0x000000u},
-    [DIAG_INTERMITTENT] = {"#80cdc1", 0x000000u},
-    /* a group: a paler shade of its main class's hue */
-    [DIAG_NO_OVERLAP] = {"#fff7c7", 0x000000u},
-    [DIAG_PROGRESSED] = {"#a6d96a", 0x000000u},
-    [DIAG_UNCERTAIN] = {"#737373", 0x000000u},
-    [DIAG_UNRESOLVABLE] = {"#8c6d31", 0xffffffu},
-    [DIAG_INVALID] = {"#d9d9d9", 0x000000u},
-};
 
 /* Every palette: one row per --palette name, the first the default. cividis
  * and viridis are perceptually uniform and colour-blind safe: stops from
@@ -179,26 +157,4 @@ heat_scale plot_width_scale(plot_palette palette, const char *label, double max)
     plot_palette sequential =
         palette_style(palette)->section_colours ? PLOT_PALETTE_CIVIDIS : palette;
     return plot_sequential_scale(sequential, label, 0, max);
-}
-
-/* The label colour on Paul Tol's "muted" class colours (schema/classes.def)
- * of the colour-blind-safe palettes: white on the dark ones. */
-static const unsigned tol_muted_label[DIAG_COUNT] = {
-    [DIAG_OVERLAP] = 0xffffffu,
-    [DIAG_CONTENTION] = 0xffffffu,
-    [DIAG_COMM_SLOWED] = 0xffffffu,
-    [DIAG_IMPRECISION] = 0xffffffu,
-};
-
-/* A class's colour and its label's colour in a palette. */
-const char *plot_diagnosis_colour(plot_palette palette, int d, unsigned *label)
-{
-    bool section = palette_style(palette)->section_colours;
-    *label = section ? diagnosis_style[d].label_colour : tol_muted_label[d];
-    return section ? diagnosis_style[d].colour : diagnosis_class_get(d)->colour;
-}
-
-const char *plot_diagnosis_short_label(int d)
-{
-    return diagnosis_class_get(d)->abbrev;
 }

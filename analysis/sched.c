@@ -69,7 +69,7 @@ interference_rules analysis_default_interference(void)
     return (interference_rules){
         /* README.md, "Interference": a computing thread that waited for its
          * CPU 5 % of the median block's steps is slowed by about as much,
-         * half the 10 % that reads as a computation slowdown (diagnosis),
+         * half the 10 % that marks a slowed GEMM step (r_comp_slowdown 1.1),
          * where a quiet run waits well under 0.1 %. */
         .min_delay_share = 0.05,
         /* ... and three times the run's own median: a deployment whose

@@ -10,15 +10,15 @@
 
 /* How a column is written and read back. */
 enum column_type {
-    FIELD_NAME,      /* char[ANALYSIS_NAME_MAX] */
-    FIELD_TARGET,    /* double, targets to 9 digits */
-    FIELD_TIME,      /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
-    FIELD_RATIO,     /* double, 6 digits */
-    FIELD_LONG,      /* long */
-    FIELD_LLONG,     /* long long */
-    FIELD_BOOL,      /* bool as 0 or 1 */
-    FIELD_DIAGNOSIS, /* enum diagnosis by name */
-    FIELD_REASONS,   /* unsigned invalid_reasons as text */
+    FIELD_NAME,    /* char[ANALYSIS_NAME_MAX] */
+    FIELD_TARGET,  /* double, targets to 9 digits */
+    FIELD_TIME,    /* double seconds (or ns), 10 digits: the nanosecond below 10 s */
+    FIELD_RATIO,   /* double, 6 digits */
+    FIELD_LONG,    /* long */
+    FIELD_LLONG,   /* long long */
+    FIELD_BOOL,    /* bool as 0 or 1 */
+    FIELD_CLASS,   /* verdict_class by name (schema/classes.def) */
+    FIELD_REASONS, /* unsigned invalid_reasons as text */
 };
 
 /* Where a column of cells.csv lives in cell_metrics; its name and place
@@ -56,7 +56,6 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_OVERHEAD_IQR, FIELD_RATIO, r_overhead_iqr),
     CELL_COLUMN(OVERLAP_OSU, FIELD_RATIO, overlap_osu_pct),
     CELL_COLUMN(OVERLAP_IMB, FIELD_RATIO, overlap_imb_pct),
-    CELL_COLUMN(DIAGNOSIS, FIELD_DIAGNOSIS, diagnosis),
     CELL_COLUMN(LATE_ATTEMPTS, FIELD_LONG, late_attempts),
     CELL_COLUMN(INVALID_REASON, FIELD_REASONS, invalid_reasons),
     CELL_COLUMN(CELL, FIELD_LONG, cell),
@@ -73,15 +72,12 @@ static const column cells_fields[] = {
     CELL_COLUMN(COMP_TARGET_ERROR, FIELD_RATIO, comp_target_error),
     CELL_COLUMN(COMM_OFF_TARGET, FIELD_BOOL, comm_off_target),
     CELL_COLUMN(COMP_OFF_TARGET, FIELD_BOOL, comp_off_target),
-    CELL_COLUMN(COMM_UNHIDDEN_SHARE, FIELD_RATIO, comm_unhidden_share),
     CELL_COLUMN(R_OVERHEAD_CI_LO, FIELD_RATIO, r_overhead_ci.lo),
     CELL_COLUMN(R_OVERHEAD_CI_HI, FIELD_RATIO, r_overhead_ci.hi),
     CELL_COLUMN(R_COMM_CI_LO, FIELD_RATIO, r_comm_ci.lo),
     CELL_COLUMN(R_COMM_CI_HI, FIELD_RATIO, r_comm_ci.hi),
     CELL_COLUMN(R_COMP_SLOWDOWN_CI_LO, FIELD_RATIO, r_comp_slowdown_ci.lo),
     CELL_COLUMN(R_COMP_SLOWDOWN_CI_HI, FIELD_RATIO, r_comp_slowdown_ci.hi),
-    CELL_COLUMN(DIAGNOSIS_POINT, FIELD_DIAGNOSIS, diagnosis_point),
-    CELL_COLUMN(DIAGNOSIS_P, FIELD_RATIO, diagnosis_p),
     CELL_COLUMN(R_OVERHEAD_MEAN, FIELD_RATIO, r_overhead_mean),
     CELL_COLUMN(R_OVERHEAD_MEAN_CI_LO, FIELD_RATIO, r_overhead_mean_ci.lo),
     CELL_COLUMN(R_OVERHEAD_MEAN_CI_HI, FIELD_RATIO, r_overhead_mean_ci.hi),
@@ -108,31 +104,22 @@ static const column cells_fields[] = {
     CELL_COLUMN(R_COMM_LOCAL_WAIT, FIELD_RATIO, r_comm_local_wait),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_LO, FIELD_RATIO, r_comm_local_wait_ci.lo),
     CELL_COLUMN(R_COMM_LOCAL_WAIT_CI_HI, FIELD_RATIO, r_comm_local_wait_ci.hi),
-    CELL_COLUMN(DIAGNOSIS_GROUP_P, FIELD_RATIO, diagnosis_group_p),
-    CELL_COLUMN(PROGRESSED_BLOCK_SHARE, FIELD_RATIO, progressed_block_share),
-    CELL_COLUMN(HELD_BLOCK_SHARE, FIELD_RATIO, held_block_share),
-    CELL_COLUMN(TWO_REGIMES, FIELD_BOOL, two_regimes),
+    CELL_COLUMN(OVERLAP, FIELD_CLASS, overlap),
+    CELL_COLUMN(CLASS, FIELD_CLASS, class),
+    CELL_COLUMN(ENDED_BLOCK_SHARE, FIELD_RATIO, ended_block_share),
+    CELL_COLUMN(ENDED_BLOCK_SHARE_CI_LO, FIELD_RATIO, ended_block_share_ci.lo),
+    CELL_COLUMN(ENDED_BLOCK_SHARE_CI_HI, FIELD_RATIO, ended_block_share_ci.hi),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
- * interference; then simultaneous intervals instead of diagnosis_p; then its
- * r_comm counted each rank's own wait; then it claimed classes only; then
- * it had no regimes). */
-static const schema_column cells_new_columns[] = {COL_CELLS_BLOCKS,
-                                                  COL_CELLS_LATE_ATTEMPTS,
-                                                  COL_CELLS_ATTEMPTS,
-                                                  COL_CELLS_STOP,
-                                                  COL_CELLS_R_OVERHEAD_CI_LO,
-                                                  COL_CELLS_R_MPI_IMPACT,
-                                                  COL_CELLS_INTERFERENCE,
-                                                  COL_CELLS_DIAGNOSIS_P,
-                                                  COL_CELLS_R_COMM_LOCAL_WAIT,
-                                                  COL_CELLS_DIAGNOSIS_GROUP_P,
-                                                  COL_CELLS_PROGRESSED_BLOCK_SHARE,
-                                                  COL_CELLS_HELD_BLOCK_SHARE,
-                                                  COL_CELLS_TWO_REGIMES};
+ * interference; then its r_comm counted each rank's own wait; then it had
+ * no band reading). */
+static const schema_column cells_new_columns[] = {
+    COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,     COL_CELLS_ATTEMPTS,
+    COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO,  COL_CELLS_R_MPI_IMPACT,
+    COL_CELLS_INTERFERENCE, COL_CELLS_R_COMM_LOCAL_WAIT, COL_CELLS_OVERLAP};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */
@@ -214,8 +201,8 @@ static void write_field(strbuf *sb, const cell_metrics *c, const column *col)
     case FIELD_BOOL:
         strbuf_printf(sb, "%d", *(const bool *)field ? 1 : 0);
         break;
-    case FIELD_DIAGNOSIS:
-        strbuf_printf(sb, "%s", analysis_diagnosis_name(*(const enum diagnosis *)field));
+    case FIELD_CLASS:
+        strbuf_printf(sb, "%s", verdict_class_name(*(const verdict_class *)field));
         break;
     case FIELD_REASONS:
         analysis_invalid_reasons_text(*(const unsigned *)field, reasons, sizeof reasons);
@@ -351,14 +338,12 @@ static int read_field(const csv_record *record, const column *col, cell_metrics 
         status = csv_long(record, index, 0, 1, &value, err);
         *(bool *)field = value == 1;
         return status;
-    case FIELD_DIAGNOSIS:
-        if (!analysis_diagnosis_from_name(text, field))
-            return bad_word(
-                record, index,
-                "a diagnosis (allowed: overlap, no_progress, comp_slowdown, "
-                "contention, comm_slowed, imprecision, unexplained, no_overlap, progressed, "
-                "intermittent, uncertain, unresolvable, invalid)",
-                err);
+    case FIELD_CLASS:
+        if (!verdict_class_find(text, field))
+            return bad_word(record, index,
+                            "a class of schema/classes.def (hidden, partial, none, "
+                            "one_launch, invalid)",
+                            err);
         return ANALYSIS_OK;
     case FIELD_REASONS:
         if (!analysis_invalid_reasons_from_text(text, field))

@@ -13,10 +13,9 @@
  * reason), every rank row pointing at a cell, late attempts never more
  * than attempts, and no negative duration (spans run from a first start to
  * a last end, and a row's times do not decrease), whatever the times; no
- * interval upside down, the simultaneous ones holding the cell's own, the
- * class uncertain only for valid cells and always for those with too few
- * blocks, null blocks some of the blocks, every block value pointing at a
- * cell. The bootstrap runs 20 resamples a cell (not 2000): the code paths
+ * interval upside down, every reading the band of its r_overhead (one
+ * launch: one_launch or invalid), null blocks some of the blocks, every
+ * block value pointing at a cell. The bootstrap runs 20 resamples a cell (not 2000): the code paths
  * are the same, the fuzzer runs a hundred times faster. */
 #include "fuzz/fuzz.h"
 
@@ -80,7 +79,7 @@ static void require_interval(metric_bounds interval, const char *promise)
     fuzz_require(!(interval.lo > interval.hi), TARGET, promise);
 }
 
-static void require_intervals(const cell_metrics *cell, const diagnosis_thresholds *th)
+static void require_intervals(const cell_metrics *cell)
 {
     require_interval(cell->r_overhead_ci, "an interval is not upside down");
     require_interval(cell->r_comm_ci, "an interval is not upside down");
@@ -88,28 +87,24 @@ static void require_intervals(const cell_metrics *cell, const diagnosis_threshol
     require_interval(cell->r_overhead_mean_ci, "an interval is not upside down");
     require_interval(cell->comm_null_ci, "an interval is not upside down");
     require_interval(cell->comp_null_ci, "an interval is not upside down");
-    fuzz_require(isnan(cell->diagnosis_p) || (cell->diagnosis_p > 0 && cell->diagnosis_p <= 1),
-                 TARGET, "a p-value is in (0, 1]");
-    /* intermittent's p (two_regimes) is exact, not the replicates': it may
-     * exceed the class's */
-    fuzz_require(isnan(cell->diagnosis_group_p) ||
-                     (cell->diagnosis_group_p > 0 &&
-                      (cell->two_regimes ? cell->diagnosis_group_p <= 1
-                                         : cell->diagnosis_group_p <= cell->diagnosis_p)),
-                 TARGET, "a group's p-value is in (0, its class's], intermittent's in (0, 1]");
-    fuzz_require(cell->diagnosis == DIAG_INVALID || cell->diagnosis == DIAG_UNCERTAIN ||
-                     cell->diagnosis == DIAG_UNRESOLVABLE ||
-                     cell->diagnosis == cell->diagnosis_point ||
-                     cell->diagnosis == analysis_diagnosis_group(cell->diagnosis_point) ||
-                     (cell->diagnosis == DIAG_INTERMITTENT && cell->two_regimes),
-                 TARGET, "a confirmed claim is the point class or its group");
-    fuzz_require(cell->diagnosis != DIAG_UNCERTAIN || cell->valid, TARGET,
-                 "only a valid cell is uncertain");
-    fuzz_require(!cell->valid || cell->blocks >= th->min_blocks ||
-                     cell->diagnosis == DIAG_UNCERTAIN,
-                 TARGET, "a valid cell with too few blocks is uncertain");
     fuzz_require(cell->comm_null_blocks <= cell->blocks && cell->comp_null_blocks <= cell->blocks,
                  TARGET, "null blocks are some of the blocks");
+}
+
+/* The reading is the band of r_overhead (never one that contradicts it),
+ * one launch never confident. */
+static void require_reading(const cell_metrics *cell)
+{
+    verdict_class band = VERDICT_INVALID;
+    bool banded = cell->valid && verdict_band_of(cell->r_overhead, &band);
+    fuzz_require(cell->overlap == (banded ? band : VERDICT_INVALID), TARGET,
+                 "overlap is the band of r_overhead, invalid without one");
+    fuzz_require(cell->class == (banded ? VERDICT_ONE_LAUNCH : VERDICT_INVALID), TARGET,
+                 "one launch's class is one_launch or invalid");
+    double share = cell->ended_block_share;
+    metric_bounds ci = cell->ended_block_share_ci;
+    fuzz_require(isnan(share) || (0 <= ci.lo && ci.lo <= share && share <= ci.hi && ci.hi <= 1),
+                 TARGET, "ended_block_share lies in its interval, inside [0, 1]");
 }
 
 static void require_metrics(const run_inputs *in, double late_tolerance)
@@ -131,10 +126,9 @@ static void require_metrics(const run_inputs *in, double late_tolerance)
         const cell_metrics *cell = &cells.cells[c];
         fuzz_require(cell->attempts > 0 || !cell->valid, TARGET, "a cell without rows is invalid");
         if (cell->invalid_reasons & (INVALID_UNREACHABLE | INVALID_NOT_MEASURED))
-            fuzz_require(grid && cell->attempts == 0 && cell->diagnosis == DIAG_INVALID, TARGET,
+            fuzz_require(grid && cell->attempts == 0 && cell->overlap == VERDICT_INVALID, TARGET,
                          "only grid points without rows are unreachable or not measured");
-        fuzz_require((unsigned)cell->diagnosis < DIAG_COUNT, TARGET,
-                     "a cell has a known diagnosis");
+        require_reading(cell);
         fuzz_require(cell->late_attempts >= 0 && cell->late_attempts <= cell->attempts, TARGET,
                      "late attempts are some of the attempts");
         fuzz_require(cell->valid == (cell->invalid_reasons == 0), TARGET,
@@ -145,7 +139,7 @@ static void require_metrics(const run_inputs *in, double late_tolerance)
             cell->t_comm_ref_local, cell->t_comp_ref_local, cell->t_measured_local};
         for (size_t i = 0; i < sizeof durations / sizeof *durations; i++)
             require_duration(durations[i]);
-        require_intervals(cell, &rules.thresholds);
+        require_intervals(cell);
     }
     long blocks = 0;
     for (size_t c = 0; c < cells.count; c++)

@@ -50,15 +50,3 @@ bool verdict_band_of(double value, verdict_class *out)
     }
     return false;
 }
-
-static const diagnosis_class_info diagnosis_classes[DIAGNOSIS_CLASS_COUNT] = {
-#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev)                        \
-    {name, group, progressed, words, colour, abbrev},
-#include "schema/classes.def"
-#undef DIAGNOSIS_CLASS
-};
-
-const diagnosis_class_info *diagnosis_class_get(int index)
-{
-    return index >= 0 && index < DIAGNOSIS_CLASS_COUNT ? &diagnosis_classes[index] : NULL;
-}

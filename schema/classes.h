@@ -1,5 +1,6 @@
 /* schema: the verdict's classes, one table (schema/classes.def) that the
- * verdict, the figures and the exported JSON share. No MPI. */
+ * verdict, a launch's reading, the figures and the exported JSON share.
+ * No MPI. */
 #ifndef SCHEMA_CLASSES_H
 #define SCHEMA_CLASSES_H
 
@@ -30,28 +31,5 @@ bool verdict_class_find(const char *name, verdict_class *out);
 bool verdict_class_is_band(verdict_class c);
 /* The band holding value (a NAN value: false). */
 bool verdict_band_of(double value, verdict_class *out);
-
-/* The per-run diagnosis classes (schema/classes.def, DIAGNOSIS_CLASS):
- * name, group, words, colour, abbreviation by index (enum diagnosis's
- * order, analysis/analysis.h); DIAGNOSIS_CLASS_COUNT of them. */
-typedef struct diagnosis_class_info {
-    const char *name;
-    const char *group;
-    bool progressed; /* the collective progressed during the computation */
-    const char *words;
-    const char *colour;
-    const char *abbrev;
-} diagnosis_class_info;
-
-enum {
-#define DIAGNOSIS_CLASS(id, name, group, progressed, words, colour, abbrev)                        \
-    DIAGNOSIS_CLASS_INDEX_##id,
-#include "schema/classes.def"
-#undef DIAGNOSIS_CLASS
-    DIAGNOSIS_CLASS_COUNT
-};
-
-/* NULL out of range. */
-const diagnosis_class_info *diagnosis_class_get(int index);
 
 #endif

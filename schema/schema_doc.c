@@ -154,19 +154,6 @@ static int print_json(void)
         json_object_object_add(o, "abbrev", json_object_new_string(k->abbrev));
         json_object_array_add(classes, o);
     }
-    json_object *diagnosis = json_object_new_array();
-    json_object_object_add(root, "diagnosis_classes", diagnosis);
-    for (int d = 0; d < DIAGNOSIS_CLASS_COUNT; d++) {
-        const diagnosis_class_info *k = diagnosis_class_get(d);
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "name", json_object_new_string(k->name));
-        json_object_object_add(o, "group", json_object_new_string(k->group));
-        json_object_object_add(o, "progressed", json_object_new_boolean(k->progressed));
-        json_object_object_add(o, "words", json_object_new_string(k->words));
-        json_object_object_add(o, "colour", json_object_new_string(k->colour));
-        json_object_object_add(o, "abbrev", json_object_new_string(k->abbrev));
-        json_object_array_add(diagnosis, o);
-    }
     add_other_tables(root);
     int rc = puts(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY)) < 0 ? 3 : 0;
     json_object_put(root);

@@ -122,3 +122,36 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
     r.class = r.confident ? r.overlap : k == 1 ? VERDICT_ONE_LAUNCH : VERDICT_UNCERTAIN;
     return r;
 }
+
+/* Wilson's score interval of a share k / n: inside [0, 1] and not empty at
+ * 0 or n, where the blocks of a cell often put it. */
+static metric_bounds wilson(size_t k, size_t n, double confidence)
+{
+    if (n == 0)
+        return (metric_bounds){NAN, NAN};
+    double z = analysis_normal_quantile(0.5 + confidence / 2), p = (double)k / (double)n;
+    double z2n = z * z / (double)n, centre = (p + z2n / 2) / (1 + z2n);
+    double half = z * sqrt(p * (1 - p) / (double)n + z2n / (4 * (double)n)) / (1 + z2n);
+    /* exact at the ends, where rounding would leave the bound off 0 or 1 */
+    return (metric_bounds){k == 0 ? 0 : fmax(0, centre - half),
+                           k == n ? 1 : fmin(1, centre + half)};
+}
+
+void verdict_cell_reading(cell_metrics *cell, const block_values *blocks, size_t n)
+{
+    verdict_launch l = verdict_launch_of(blocks, n, cell->bytes, cell->matrix_n);
+    cell->ended_block_share = l.ended_share;
+    cell->ended_block_share_ci = (metric_bounds){NAN, NAN};
+    if (!isnan(l.ended_share))
+        cell->ended_block_share_ci =
+            wilson((size_t)lround(l.ended_share * (double)n), n, VERDICT_CONFIDENCE);
+    cell->overlap = cell->class = VERDICT_INVALID;
+    if (cell->valid && verdict_band_of(cell->r_overhead, &cell->overlap))
+        cell->class = VERDICT_ONE_LAUNCH;
+}
+
+bool verdict_cell_inside_band(const cell_metrics *cell)
+{
+    verdict_interval v = {cell->r_overhead, cell->r_overhead_ci.lo, cell->r_overhead_ci.hi};
+    return verdict_class_is_band(cell->overlap) && inside_band(v, cell->overlap);
+}

@@ -74,6 +74,20 @@ typedef struct verdict_reading {
 
 verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double confidence);
 
+/* One launch's reading of a cell, the study's rule on a single launch
+ * (cells.csv overlap, class, ended_block_share): overlap is the band of the
+ * cell's point r_overhead (the one cells.csv prints beside its interval),
+ * class one_launch, never confident; both invalid for a cell not valid or
+ * without an r_overhead. ended_block_share as verdict_launch_of counts it
+ * over the cell's usable blocks[0..n), with its Wilson interval at
+ * VERDICT_CONFIDENCE. */
+void verdict_cell_reading(cell_metrics *cell, const block_values *blocks, size_t n);
+
+/* Whether a cell's 95 % interval of r_overhead lies inside the band of its
+ * reading (the rule that makes a verdict over launches confident); false
+ * for an invalid cell or one without an interval. */
+bool verdict_cell_inside_band(const cell_metrics *cell);
+
 /* One configuration's figures over its launches, each from the code that
  * writes a study's verdict.csv (verdict_combine) and impact.csv
  * (impact_study): every table and line that summarizes a configuration

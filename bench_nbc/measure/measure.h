@@ -167,11 +167,9 @@ bool nbc_cell_reachable(const nbc_sweep_plan *plan, size_t cell);
 typedef struct nbc_cell_stop {
     int blocks; /* measured blocks run (for late: the block it stopped in included) */
     nbc_stop_reason reason;
-    double half_width;    /* of r_overhead's 95 % interval when it stopped; NAN: not computed */
-    double elapsed_s;     /* the cell's time, its warm-up included */
-    int clock_points;     /* clock points taken inside the cell, before a late block's redo */
-    bool budget_extended; /* the stopping rule's budget in force since the last look
-                           * (nbc_stop_state.budget_extended); false at the cell's start */
+    double half_width; /* of r_overhead's 95 % interval when it stopped; NAN: not computed */
+    double elapsed_s;  /* the cell's time, its warm-up included */
+    int clock_points;  /* clock points taken inside the cell, before a late block's redo */
 } nbc_cell_stop;
 
 /* What this session measured, kept in local time so the raw records can be

@@ -94,7 +94,7 @@ static int write_cell(nbc_run *run, const nbc_sweep_plan *plan, const nbc_sweep_
 }
 
 /* Rank 0: what the stopping rule reads of the cell so far (the 95 %
- * interval of r_overhead, the p-value of its class), from the rows raw.csv
+ * interval of r_overhead), from the rows raw.csv
  * will hold, by the analysis's estimator (stopping.h). */
 static int cell_interval(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
                          const nbc_attempt_log *log, const int64_t *all, nbc_stop_state *state)
@@ -123,9 +123,7 @@ static int cell_interval(const nbc_run *run, const nbc_sweep_plan *plan, size_t 
  * Williams cycle from run.repetitions on) and when the cell is about to
  * stop on its cap or budget (so that sweep.csv records the half-width it
  * stopped at), and only when run.half_width asks for them; rank 0 decides,
- * every rank receives its answer. The budget in force (a cell with two
- * regimes may have it extended at a look) is carried in *stop from one
- * block to the next. Collective. */
+ * every rank receives its answer. Collective. */
 static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
                        const nbc_attempt_log *log, int blocks, int64_t start_ns,
                        nbc_cell_stop *stop)
@@ -133,15 +131,10 @@ static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
     const nbc_config *cfg = run->cfg;
     nbc_stop_rule rule = nbc_stop_rule_of(cfg->run.repetitions, cfg->run.max_repetitions,
                                           cfg->run.half_width, cfg->run.cell_budget_s);
-    nbc_stop_state state = {.blocks = blocks,
-                            .ci_lo = NAN,
-                            .ci_hi = NAN,
-                            .p = NAN,
-                            .p_group = NAN,
-                            .budget_extended = stop->budget_extended};
+    nbc_stop_state state = {.blocks = blocks, .ci_lo = NAN, .ci_hi = NAN};
     state.elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
     /* rank 0's clock decides whether the budget is spent: its answer to all */
-    double budget_s = nbc_stop_budget_s(&rule, &state);
+    double budget_s = rule.cell_budget_s;
     int estimate = blocks >= rule.min_blocks && rule.half_width > 0 &&
                    (nbc_stop_is_look(&rule, blocks) || blocks >= rule.max_blocks ||
                     (budget_s > 0 && state.elapsed_s > budget_s));
@@ -155,16 +148,15 @@ static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
             rc = cell_interval(run, plan, cell, log, all, &state);
         free(all);
     }
-    /* failed, reason, half-width, elapsed, budget extended: rank 0's, for every rank */
-    double answer[5] = {rc != MPI_SUCCESS, NBC_STOP_CONTINUE, NAN, 0, 0};
+    /* failed, reason, half-width, elapsed: rank 0's, for every rank */
+    double answer[4] = {rc != MPI_SUCCESS, NBC_STOP_CONTINUE, NAN, 0};
     if (run->rank == 0 && rc == MPI_SUCCESS) {
         state.elapsed_s = (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9;
         answer[1] = nbc_stop_decide(&rule, &state);
         answer[2] = (state.ci_hi - state.ci_lo) / 2;
         answer[3] = state.elapsed_s;
-        answer[4] = nbc_stop_budget_s(&rule, &state) > rule.cell_budget_s;
     }
-    int brc = MPI_Bcast(answer, 5, MPI_DOUBLE, 0, run->comm);
+    int brc = MPI_Bcast(answer, 4, MPI_DOUBLE, 0, run->comm);
     if (brc != MPI_SUCCESS)
         return brc;
     if (answer[0] != 0)
@@ -172,8 +164,7 @@ static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
     *stop = (nbc_cell_stop){.blocks = blocks,
                             .reason = (nbc_stop_reason)answer[1],
                             .half_width = answer[2],
-                            .elapsed_s = answer[3],
-                            .budget_extended = answer[4] != 0};
+                            .elapsed_s = answer[3]};
     return MPI_SUCCESS;
 }
 

@@ -49,7 +49,7 @@ for vision, see in (("normal", lambda c: c), ("deuteranopia", deutan)):
                         for b in names[i + 1:])
     assert worst[vision][0] >= 20, (vision, worst[vision])
 # The study's verdict in nbc_verdict.py (from its section mark on) reads the
-# table; the per-run lines before it still word the per-run diagnosis.
+# table; the per-run lines before it read the bands through it too.
 text = open("%s/analysis/nbc_verdict.py" % sys.argv[2]).read()
 mark = "# ---- A study's verdict"
 assert mark in text, "nbc_verdict.py lost its section mark"

@@ -87,84 +87,63 @@ grep -q "one launch: launch-to-launch variation is not covered" "$SCRATCH/one.ou
     fail "single launches: the limit is not said: $(cat "$SCRATCH/one.out")"
 single=$(awk -F, 'NR > 1 && $1 == "r_comp_slowdown" { print $9 "/" $7 }' "$SCRATCH/one/summary_differences.csv")
 
-# classes from the launches combined (README.md, "Launches"): 3 launches of
-# one configuration that differ by their noise only (seeds). claims PREFIX
-# prints, for launches PREFIX0..2: the '?' (uncertain) cells of each launch
-# alone, of any launch, of 2 and of 3 launches combined, and the claims of 1,
-# 2 and 3 launches (launch 0 alone, then combined). It fails when a combined
-# claim contradicts a launch's own claim: the same class, or one the other's
-# group (no_overlap, progressed), or nothing claimed by either.
-claims() {
+# readings over the launches (the study verdict's rule, verdict_combine): 3
+# launches of one configuration that differ by their noise only (seeds).
+# readings PREFIX prints, for 1, 2 and 3 launches PREFIX0..2 compared alone:
+# the confident readings, then the uncertain ones. It fails when a reading's
+# band is not that of the printed r_overhead (the launches' mean), when
+# `uncertain` is not "not confident", or when one launch reads anything but
+# one_launch or invalid.
+readings() {
     local prefix=$1 launches dirs i
-    for launches in 2 3; do
+    for launches in 1 2 3; do
         dirs=()
         for ((i = 0; i < launches; i++)); do dirs+=("$SCRATCH/$prefix$i"); done
+        # one launch: compared with another configuration (b0, progress)
+        [ "$launches" -gt 1 ] || dirs+=("$SCRATCH/b0")
         "$compare" --no-plots "${dirs[@]}" -o "$SCRATCH/${prefix}c$launches" >/dev/null 2>&1 ||
             fail "nbc-compare of $launches launches of $prefix failed"
     done
-    python3 - "$SCRATCH" "$prefix" <<'PY'
-import csv, sys
+    python3 - "$SCRATCH" "$prefix" "$schema" <<'PY'
+import csv, json, math, sys
 d, prefix = sys.argv[1], sys.argv[2]
-GROUP = {"no_progress": "no_overlap", "comm_slowed": "no_overlap", "contention": "no_overlap",
-         "overlap": "progressed", "comp_slowdown": "progressed"}
-OPEN = ("uncertain", "unresolvable", "invalid")
-def key(r):
-    return (float(r["comm_target_s"]), float(r["comp_target_s"]))
-runs = [{key(r): r["diagnosis"] for r in csv.DictReader(open(f"{d}/{prefix}{i}/cells.csv"))
-         if r["valid"] == "1"} for i in range(3)]
-alone = [{k for k, v in run.items() if v in OPEN} for run in runs]
-out = [min(len(a) for a in alone), len(alone[0] | alone[1] | alone[2])]
-confident = [sum(v not in OPEN for v in runs[0].values())]
-for launches in (2, 3):
-    rows = list(csv.DictReader(open(f"{d}/{prefix}c{launches}/configuration_cells.csv")))
-    assert len(rows) == 36 and all(r["launches"] == str(launches) for r in rows), rows[0]
+bands = [(c["name"], -math.inf if c["band_lo"] is None else c["band_lo"],
+          math.inf if c["band_hi"] is None else c["band_hi"])
+         for c in json.load(open(sys.argv[3]))["classes"] if c["band"]]
+def band_of(x):
+    return next(name for name, lo, hi in bands if lo <= x < hi)
+confident, uncertain = [], []
+for launches in (1, 2, 3):
+    rows = [r for r in csv.DictReader(open(f"{d}/{prefix}c{launches}/configuration_cells.csv"))
+            if r["configuration"] == "1"]
+    assert len(rows) == 36, len(rows)
     for r in rows:
-        combined = r["diagnosis"]
-        assert (r["uncertain"] == "1") == (combined in ("uncertain", "unresolvable")), r
-        for run in runs[:launches]:
-            own = run[key(r)]
-            assert (own in OPEN or combined in OPEN or own == combined or GROUP.get(own) == combined
-                    or GROUP.get(combined) == own), (key(r), combined, own)
-    out.append(sum(r["diagnosis"] == "uncertain" for r in rows))
-    confident.append(sum(r["diagnosis"] not in OPEN for r in rows))
-print(" ".join(map(str, out + confident)))
+        if r["class"] == "invalid":
+            continue
+        assert r["overlap"] == band_of(float(r["r_overhead"])), r
+        assert (r["uncertain"] == "1") == (r["class"] != r["overlap"]), r
+        assert launches > 1 or r["class"] == "one_launch", r
+    confident.append(sum(r["uncertain"] == "0" and r["class"] != "invalid" for r in rows))
+    uncertain.append(sum(r["class"] == "uncertain" for r in rows))
+print(" ".join(map(str, confident + uncertain)))
 PY
 }
+schema=$SCRATCH/schema.json
+"$TOOLS_DIR/schema_doc" --json >"$schema" || fail "schema_doc --json"
 for i in 0 1 2; do
     "$synth" --out "$SCRATCH/m$i" --comm-ms "1,2,4,8,16,32" --comp-ms "1,2,4,8,16,32" --blocks 10 \
         --scenario mixed --seed $((40 + i)) || fail "synth m$i"
 done
-m_claims=$(claims m) || fail "reading the combined classes failed"
-read -r alone_min alone_union combined2 combined3 _ <<<"$m_claims"
-[ -n "$combined3" ] || fail "no combined classes"
-[ "$alone_union" -gt "$alone_min" ] || fail "the launches leave the same cells unconfirmed: the test cannot tell the rules apart"
-[ "$combined2" -le "$alone_min" ] || fail "2 launches combined leave $combined2 classes unconfirmed, a launch alone $alone_min"
-[ "$combined3" -le "$combined2" ] || fail "3 launches combined leave $combined3 classes unconfirmed, 2 launches $combined2"
-grep -q "classes not confirmed in $combined3 of 36 valid cells" < <("$compare" --no-plots "$SCRATCH/m0" \
-    "$SCRATCH/m1" "$SCRATCH/m2" -o "$SCRATCH/m3r" 2>&1) || fail "the report does not count the unconfirmed classes"
-grep -q "claims at a false-discovery rate of 0.05 per configuration" "$SCRATCH/m3r/compare_overhead.caption.txt" ||
-    fail "the map's caption does not state its error rate: $(cat "$SCRATCH/m3r/compare_overhead.caption.txt")"
-
-# group claims (Claims at two levels): r_comm on its threshold (1.2, no_progress
-# against comm_slowed), the collective surely not progressed. A launch alone
-# claims most cells at their group (no_overlap); its launches combined keep
-# those claims, never fewer claims nor more '?' as launches are added
-for i in 0 1 2; do
-    "$synth" --out "$SCRATCH/g$i" --comm-ms "1,2,4,8,16,32" --comp-ms "1,2,4,8,16,32" --blocks 10 \
-        --scenario comm_slowed --slow-factor 1.2 --seed $((60 + i)) || fail "synth g$i"
-done
-g_claims=$(claims g) || fail "reading the combined group claims failed"
-read -r g_alone_min _ g_combined2 g_combined3 g_claims1 g_claims2 g_claims3 <<<"$g_claims"
-g_groups=$(grep -c ',no_overlap,' "$SCRATCH/g0/cells.csv") || fail "launch g0 claims no group"
-[ "$g_groups" -ge 10 ] || fail "launch g0 claims $g_groups cells at their group: the test needs group claims"
-if [ "$g_combined2" -gt "$g_alone_min" ] || [ "$g_combined3" -gt "$g_combined2" ]; then
-    fail "'?' cells: a launch alone $g_alone_min, 2 launches $g_combined2, 3 launches $g_combined3"
-fi
-if [ "$g_claims2" -lt "$g_claims1" ] || [ "$g_claims3" -lt "$g_claims2" ]; then
-    fail "claims: 1 launch $g_claims1, 2 launches $g_claims2, 3 launches $g_claims3"
-fi
-grep -q ",no_overlap,no_progress$\|,no_overlap,comm_slowed$" "$SCRATCH/gc3/configuration_cells.csv" ||
-    fail "3 launches combined claim no group"
+m_readings=$(readings m) || fail "reading the combined readings failed"
+read -r confident1 confident2 confident3 _ uncertain2 uncertain3 <<<"$m_readings"
+[ -n "$uncertain3" ] || fail "no combined readings"
+[ "$confident1" -eq 0 ] || fail "one launch reads $confident1 cells confidently"
+[ "$confident3" -gt 0 ] || fail "3 launches read no cell confidently"
+open3=$((36 - confident3))
+grep -q "readings not confident in $open3 of 36 valid cells" < <("$compare" --no-plots "$SCRATCH/m0" \
+    "$SCRATCH/m1" "$SCRATCH/m2" -o "$SCRATCH/m3r" 2>&1) || fail "the report does not count the readings not confident"
+grep -q "Dashed outline: the reading is not confident (the study verdict's rule" "$SCRATCH/m3r/compare_overhead.caption.txt" ||
+    fail "the map's caption does not state its rule: $(cat "$SCRATCH/m3r/compare_overhead.caption.txt")"
 
 # The equal-work comparison (equal_work.csv): the same sizes in both
 # configurations (synth_run's depend on the targets alone), so progress is
@@ -205,7 +184,6 @@ grep -q "^  over the grid (the geometric mean over the 36 cells valid in every p
     fail "nbc-compare does not print the grid's equal-work line"
 figure "launches: 2 configurations x 3 launches, 36 cells; r_comm difference (truth 0.5) median $comm_median," \
     "significant in $comm_sig; r_comp_slowdown (truth 0, launch shifts +-3 %) median $null_median," \
-    "significant in $null_sig; one launch each: $single significant; classes not confirmed: a launch" \
-    "alone >= $alone_min, any launch $alone_union, 2 launches combined $combined2, 3 launches $combined3;" \
-    "r_comm on 1.2: '?' a launch alone >= $g_alone_min, 2 launches $g_combined2, 3 launches" \
-    "$g_combined3; claims $g_claims1, $g_claims2, $g_claims3 ($g_groups groups in launch 1 alone); $equal"
+    "significant in $null_sig; one launch each: $single significant; confident readings: 1 launch" \
+    "$confident1, 2 launches $confident2 ($uncertain2 uncertain), 3 launches $confident3" \
+    "($uncertain3 uncertain); $equal"

@@ -2,7 +2,7 @@
 # --palette on nbc-analyze and nbc-compare: cividis (the default) and
 # viridis colour r_overhead's 0..1 (between a <0 and a >1 band) and the
 # interval widths, ratio and difference maps are Paul Tol's sunset and the
-# diagnosis classes his muted colours; labels turn white on the dark end of
+# bands schema/classes.def's colours; labels turn white on the dark end of
 # the sequential part only; the PNGs show the palette's colours (the colour
 # box's ends) and not the paper's; --palette=paper keeps section 5.2's
 # colours; an unknown name is bad input.
@@ -57,18 +57,16 @@ grep -q "^(-0.2 '#b8e3e9', -0.0001 '#b8e3e9', 0 '#440154', .* 1 '#fde725', 1.000
     fail "r_overhead is not viridis on 0..1 with the two bands: $found"
 found=$(palettes_of "$plots/concurrency.gp")
 grep -q "^(-1.5 '#364b9a'.*1.5 '#a50026')$\|^(-1 '#364b9a'.*1 '#a50026')$" <<<"$found" || fail "the ratio maps are not sunset: $found"
-# the classes: Paul Tol's muted colours, the greys of uncertain and invalid
-classes=$(grep -o "lc rgb '#[0-9a-f]\{6\}' title" "$plots/diagnosis.gp" | grep -o "#[0-9a-f]*" | sort -u)
-[ -n "$classes" ] || fail "diagnosis.gp draws no class"
+# the bands: schema/classes.def's colours (Paul Tol's bright), the grey of invalid
+classes=$(grep -o "lc rgb '#[0-9A-Fa-f]\{6\}' title" "$plots/bands.gp" | grep -o "#[0-9A-Fa-f]*" | sort -u)
+[ -n "$classes" ] || fail "bands.gp draws no band"
 for colour in $classes; do
     case $colour in
-    "#117733" | "#ddcc77" | "#cc6677" | "#882255" | "#aa4499" | "#332288" | "#999933" | "#88ccee") ;;
-    "#737373" | "#7f7f7f") ;;
-    *) fail "diagnosis class colour $colour is not one of Paul Tol's muted colours" ;;
+    "#4477AA" | "#66CCEE" | "#EE6677" | "#7f7f7f") ;;
+    *) fail "band colour $colour is not one of schema/classes.def's" ;;
     esac
 done
-grep -qE "#117733|#ddcc77|#cc6677|#882255|#aa4499|#332288|#999933|#88ccee" <<<"$classes" ||
-    fail "no class drawn in a muted colour: $classes"
+grep -qE "#4477AA|#66CCEE|#EE6677" <<<"$classes" || fail "no band drawn in its colour: $classes"
 # labels: white on the dark (low) 43 % of viridis' 0..1, black on the bands and above
 awk '!/^#/ && $8 == 1 {
         white = $10 == 16777215; dark = $7 >= 0 && $7 <= 0.43

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Figures for print: every figure type (nbc-analyze's overhead, concurrency,
-# diagnosis, impact and an ecdf; nbc-compare's compare_overhead and its
+# bands, impact and an ecdf; nbc-compare's compare_overhead and its
 # three difference maps) rendered at --figure-size=column. From the SVGs
 # (1 unit = 1 pt): each is 3.5 in (252 pt) wide and no text is under 7 pt
 # at that width; the colour bars are the ones specified: r_overhead -0.2..1.2
@@ -31,7 +31,7 @@ b=$SCRATCH/progress
     --blocks 12 >/dev/null || fail "synth b"
 "$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare failed"
 
-figures=("$run"/plots/{overhead,concurrency,diagnosis,impact,ecdf_cell_14,frontier}
+figures=("$run"/plots/{overhead,concurrency,bands,impact,ecdf_cell_14,frontier}
     "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown,compare_frontier})
 svgs=()
 for f in "${figures[@]}"; do
@@ -90,7 +90,7 @@ done
 for tick in 0.67 1 1.5; do
     svg_texts "$plots/concurrency.svg" | grep -qxF -- "$tick" || fail "concurrency.svg has no colour-bar tick '$tick'"
 done
-grep -q '^ *unset colorbox' "$plots/diagnosis.gp" || fail "the diagnosis map draws a colour bar"
+grep -q '^ *unset colorbox' "$plots/bands.gp" || fail "the band map draws a colour bar"
 grep -q '^ *set logscale y' "$plots/impact.gp" || fail "impact's ratio axis is not a log axis"
 grep -q 'with yerrorbars' "$plots/impact.gp" || fail "impact is not points with interval bars"
 ! grep -q 'with boxes' "$plots/impact.gp" || fail "impact still draws bars from 0"
@@ -111,13 +111,13 @@ done
 # both physical axes: the bytes and the GEMM order under the times
 grep -q 'set xtics ("1\\n[0-9.]*[kMG]\?"' "$plots/overhead.gp" || fail "the communication axis does not show the bytes"
 grep -q 'set ytics ("1\\n([0-9]*)"' "$plots/overhead.gp" || fail "the computation axis does not show the GEMM order"
-grep -q "Confirmed at a false-discovery rate" "$plots/diagnosis.caption.txt" || fail "the diagnosis caption lacks its statistics"
-! grep -q 'false-discovery' "$plots/diagnosis.gp" || fail "statistics are still in the diagnosis title"
+grep -q "One launch: a reading, not a verdict" "$plots/bands.caption.txt" || fail "the band caption lacks what it rests on"
+! grep -q 'One launch' "$plots/bands.gp" || fail "the caption's words are in the band map's title"
 # the caption is the SVG's description too, so the file carries it
 python3 -c 'import sys, xml.etree.ElementTree as E
 d = [e for e in E.parse(sys.argv[1]).getroot() if e.tag.endswith("desc")]
-sys.exit(not d or "Confirmed at a false-discovery rate" not in (d[0].text or ""))' "$plots/diagnosis.svg" ||
-    fail "diagnosis.svg's <desc> is not its caption"
+sys.exit(not d or "One launch: a reading, not a verdict" not in (d[0].text or ""))' "$plots/bands.svg" ||
+    fail "bands.svg's <desc> is not its caption"
 # nbc-compare's maps under the physical axes: each panel of compare_overhead
 # its run's bytes; the difference map the first run's, and the second's on a
 # third line where they read differently (here b's bytes made 3x a's)
@@ -157,13 +157,13 @@ if [ -r "$font" ]; then
     "$synth" --out "$u" --comm-ms 1,2,4,8,16,32 --comp-ms 1,2,4,8,16 --scenario mixed --blocks 12 \
         --unconverged-comm-ms 2 >/dev/null || fail "synth u"
     "$analyze" -q --figure-size=column "$u" 2>/dev/null || fail "nbc-analyze of the unreachable run failed"
-    grep -q '^ *[-0-9.]* [-0-9.]* .*"unr\." ' "$u/plots/diagnosis.dat" || fail "the unreachable cells are not labelled unr."
-    grep -q "unr.: target unreachable" "$u/plots/diagnosis.caption.txt" || fail "the diagnosis caption does not explain unr."
-    tests/analysis/cell_labels.py "$font" "$u"/plots/{overhead,concurrency,diagnosis}.svg \
-        "$plots"/{overhead,concurrency,diagnosis}.svg "$SCRATCH"/cmp/{compare_overhead,diff_overhead}.svg \
+    grep -q '^ *[-0-9.]* [-0-9.]* .*"unr\." ' "$u/plots/bands.dat" || fail "the unreachable cells are not labelled unr."
+    grep -q "unr.: target unreachable" "$u/plots/bands.caption.txt" || fail "the band caption does not explain unr."
+    tests/analysis/cell_labels.py "$font" "$u"/plots/{overhead,concurrency,bands}.svg \
+        "$plots"/{overhead,concurrency,bands}.svg "$SCRATCH"/cmp/{compare_overhead,diff_overhead}.svg \
         "$SCRATCH"/cmp3/diff_overhead.svg || fail "a cell label is wider than its cell (above)"
     if command -v pdftotext >/dev/null; then
-        word=$(pdftotext -bbox "$u/plots/diagnosis.pdf" - | sed -n 's/.*xMin="\([0-9.]*\)".*xMax="\([0-9.]*\)".*>communication:<.*/\1 \2/p' | head -n 1)
+        word=$(pdftotext -bbox "$u/plots/bands.pdf" - | sed -n 's/.*xMin="\([0-9.]*\)".*xMax="\([0-9.]*\)".*>communication:<.*/\1 \2/p' | head -n 1)
         want=$(tests/analysis/cell_labels.py "$font" --width 8 "communication:")
         awk -v w="$word" -v want="$want" 'BEGIN { split(w, b, " "); got = b[2] - b[1]
             exit !(w != "" && got > 0.98 * want && got < 1.02 * want) }' ||
@@ -190,8 +190,8 @@ r = E.parse(sys.argv[1]).getroot()
 t = [e.text for e in r if e.tag.endswith("title")]
 sys.exit(t != [sys.argv[2]])' "$f.svg" "$title" || fail "$f.svg's <title> is not '$title'"
     done
-    grep -q 'mpich synthetic 1.0, basic\.$' "$plots/diagnosis.caption.txt" ||
-        fail "diagnosis's title does not name the library and deployment: $(head -n 1 "$plots/diagnosis.caption.txt")"
+    grep -q 'mpich synthetic 1.0, basic\.$' "$plots/bands.caption.txt" ||
+        fail "the band map's title does not name the library and deployment: $(head -n 1 "$plots/bands.caption.txt")"
     head -n 1 "$SCRATCH/cmp/diff_overhead.caption.txt" | grep -q '; .*basic.* vs .*progress' ||
         fail "diff_overhead's title does not name the configurations compared"
 else
@@ -202,7 +202,7 @@ fi
 page=$SCRATCH/page
 cp -r tests/data/example_run "$page"
 "$analyze" -q --figure-size=page --no-titles "$page" 2>/dev/null || fail "nbc-analyze --figure-size=page failed"
-sizes=$(svg_text_sizes 504 "$page/plots/overhead.svg" "$page/plots/diagnosis.svg") || fail "cannot read the page SVGs"
+sizes=$(svg_text_sizes 504 "$page/plots/overhead.svg" "$page/plots/bands.svg") || fail "cannot read the page SVGs"
 awk '$2 != 504 || $3 < 7 - 0.005 { bad = 1 } END { exit bad }' <<<"$sizes" || fail "page figures: $sizes"
 grep -q 'set multiplot layout 1,2 title ""' "$page/plots/overhead.gp" ||
     fail "at page width with --no-titles, overhead is not two untitled panels side by side"

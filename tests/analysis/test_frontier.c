@@ -1,6 +1,6 @@
 /* The overlap frontier (analysis/frontier.c) on a hand-made cells table
  * whose answer is known row by row: a frontier inside the grid with its
- * bracket, one beyond it, none, and the rows an invalid, unresolvable or
+ * bracket, one beyond it, none, and the rows two invalid cells or
  * unestimated cell breaks (never carried across). No MPI. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,8 +29,7 @@ static cell_metrics cell(double comm, double comp, double r)
                           .r_overhead = r,
                           .r_overhead_ci = {r - 0.03, r + 0.03},
                           .r_comm = 1.0,
-                          .r_comm_ci = {0.9, 1.1},
-                          .diagnosis = DIAG_OVERLAP};
+                          .r_comm_ci = {0.9, 1.1}};
 }
 
 /* Row by row (communication 1, 2, 4, 8, 16, 32 ms), r_overhead over the
@@ -43,7 +42,7 @@ static void build(cell_table *t, cell_metrics *cells)
         {0.0, 0.01, 0.02, 0.05}, /* beyond the grid */
         {0.8, 0.9, 1.0, 1.0},    /* none */
         {0.01, 0.0, 0.02, 0.9},  /* 2 ms invalid (late) */
-        {0.01, 0.02, 0.9, 0.9},  /* 2 ms unresolvable */
+        {0.01, 0.02, 0.9, 0.9},  /* 2 ms invalid (no blocks) */
         {NAN, 0.0, 0.0, 0.0},    /* no estimate at 1 ms */
     };
     size_t n = 0;
@@ -60,10 +59,11 @@ static void build(cell_table *t, cell_metrics *cells)
         if (c->comm_target_s == 8e-3 && c->comp_target_s == 2e-3) {
             c->valid = false;
             c->invalid_reasons = INVALID_LATE;
-            c->diagnosis = DIAG_INVALID;
         }
-        if (c->comm_target_s == 16e-3 && c->comp_target_s == 2e-3)
-            c->diagnosis = DIAG_UNRESOLVABLE;
+        if (c->comm_target_s == 16e-3 && c->comp_target_s == 2e-3) {
+            c->valid = false;
+            c->invalid_reasons = INVALID_NO_BLOCKS;
+        }
     }
 }
 
@@ -134,7 +134,7 @@ static void known_rows(void **state)
 
     r = row_of(&f, 16e-3);
     assert_int_equal(r->status, FRONTIER_NOT_DETERMINED);
-    assert_string_equal(r->break_reason, "unresolvable");
+    assert_string_equal(r->break_reason, "no_blocks");
     assert_true(r->break_comp_target_s == 2e-3);
 
     r = row_of(&f, 32e-3);

@@ -344,21 +344,19 @@ static void test_cells_round_trip(void **state)
     size_t len = fread(text, 1, sizeof text, f);
     fclose(f);
     const char header[] =
-        "collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,valid,t_comm_ref,"
-        "t_comp_ref,t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,"
-        "r_overhead_iqr,overlap_osu_pct,overlap_imb_pct,diagnosis,late_attempts,invalid_reason,"
-        "cell,ranks,start_skew_s,attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,"
-        "t_comp_ref_local,t_measured_local,comm_target_error,comp_target_error,"
-        "comm_off_target,comp_off_target,"
-        "comm_unhidden_share,r_overhead_ci_lo,r_overhead_ci_hi,r_comm_ci_lo,r_comm_ci_hi,"
-        "r_comp_slowdown_ci_lo,r_comp_slowdown_ci_hi,"
-        "diagnosis_point,diagnosis_p,r_overhead_mean,r_overhead_mean_ci_lo,"
-        "r_overhead_mean_ci_hi,r_overhead_p90,r_overhead_outlier_share,r_overhead_bimodality,"
-        "r_overhead_bimodal,comm_null_blocks,comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,"
-        "comp_null_blocks,comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,"
-        "r_mpi_impact,r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
-        "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,"
-        "diagnosis_group_p,progressed_block_share,held_block_share,two_regimes\n";
+        "collective,comm_target_s,comp_target_s,bytes,matrix_n,blocks,valid,t_comm_ref,t_comp_ref,"
+        "t_measured,t_call,t_comp,t_wait,r_overhead,r_comm,r_comp_slowdown,r_overhead_iqr,"
+        "overlap_osu_pct,overlap_imb_pct,late_attempts,invalid_reason,cell,ranks,start_skew_s,"
+        "attempts,late_share,tolerance_ns,t_mpi,t_comm_ref_local,t_comp_ref_local,t_measured_local,"
+        "comm_target_error,comp_target_error,comm_off_target,comp_off_target,r_overhead_ci_lo,"
+        "r_overhead_ci_hi,r_comm_ci_lo,r_comm_ci_hi,r_comp_slowdown_ci_lo,r_comp_slowdown_ci_hi,"
+        "r_overhead_mean,r_overhead_mean_ci_lo,r_overhead_mean_ci_hi,r_overhead_p90,"
+        "r_overhead_outlier_share,r_overhead_bimodality,r_overhead_bimodal,comm_null_blocks,"
+        "comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio,"
+        "comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,"
+        "r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,r_comm_local_wait,"
+        "r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,overlap,class,ended_block_share,"
+        "ended_block_share_ci_lo,ended_block_share_ci_hi\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -368,34 +366,27 @@ static void test_cells_round_trip(void **state)
         const cell_metrics *a = &cells.cells[i], *b = &back.cells[i];
         assert_true(fabs(b->r_overhead - a->r_overhead) < 1e-5);
         assert_true(fabs(b->t_measured - a->t_measured) < 1e-9);
-        assert_true(fabs(b->comm_unhidden_share - a->comm_unhidden_share) < 1e-5);
-        assert_int_equal(b->diagnosis, a->diagnosis);
         assert_int_equal(b->valid, a->valid);
         assert_int_equal(b->invalid_reasons, a->invalid_reasons);
         assert_int_equal(b->blocks, a->blocks);
         assert_int_equal(b->attempts, a->attempts);
         assert_string_equal(b->stop, a->stop);
         assert_int_equal(b->cell, a->cell);
-        assert_int_equal(b->diagnosis_point, a->diagnosis_point);
-        assert_true(isnan(a->diagnosis_p) ? isnan(b->diagnosis_p)
-                                          : fabs(b->diagnosis_p - a->diagnosis_p) < 1e-6);
-        assert_true(isnan(a->diagnosis_group_p)
-                        ? isnan(b->diagnosis_group_p)
-                        : fabs(b->diagnosis_group_p - a->diagnosis_group_p) < 1e-6);
-        assert_true(isnan(a->progressed_block_share)
-                        ? isnan(b->progressed_block_share)
-                        : fabs(b->progressed_block_share - a->progressed_block_share) < 1e-6);
-        assert_int_equal(b->two_regimes, a->two_regimes);
+        assert_int_equal(b->overlap, a->overlap);
+        assert_int_equal(b->class, a->class);
+        assert_true(isnan(a->ended_block_share_ci.hi)
+                        ? isnan(b->ended_block_share_ci.hi)
+                        : fabs(b->ended_block_share_ci.hi - a->ended_block_share_ci.hi) < 1e-6);
         assert_int_equal(b->comm_off_target, a->comm_off_target);
         assert_int_equal(b->bootstrap_seed, a->bootstrap_seed);
         assert_int_equal(b->comm_null_blocks, a->comm_null_blocks);
         assert_int_equal(b->interference, a->interference);
         assert_true(fabs(b->compute_delay_share - a->compute_delay_share) < 1e-6);
     }
-    /* one block each: the estimates' classes, uncertain on the map */
-    assert_int_equal(back.cells[0].diagnosis_point, DIAG_NO_PROGRESS);
-    assert_int_equal(back.cells[1].diagnosis_point, DIAG_OVERLAP);
-    assert_int_equal(back.cells[0].diagnosis, DIAG_UNCERTAIN);
+    /* one block each: the bands of the estimates, one launch */
+    assert_int_equal(back.cells[0].overlap, VERDICT_NONE);
+    assert_int_equal(back.cells[1].overlap, VERDICT_HIDDEN);
+    assert_int_equal(back.cells[0].class, VERDICT_ONE_LAUNCH);
     assert_true(isnan(back.cells[0].r_overhead_ci.lo)); /* one block: no interval */
     analysis_cell_table_free(&back);
 

@@ -4,7 +4,7 @@
 # at run.repetitions blocks (precision), an unreachable one runs up to
 # run.max_repetitions (max: 9 blocks, too few for a decision), a budget
 # spent early stops at run.repetitions (budget), a longer one before the
-# cap (budget, or decided / unresolvable at a look); sweep.csv says how many
+# cap (budget, or precision at a look); sweep.csv says how many
 # blocks and why, raw.csv holds exactly those blocks, nbc-analyze's
 # cells.csv reports them (blocks, stop). No assertion rests on how fast
 # the machine is: only on lower bounds of the blocks' durations.
@@ -60,10 +60,9 @@ spent=$(stops "$DIR")
 [ "$spent" = "$min:budget $min:budget" ] || fail "30 ms budget: $spent, expected $min:budget twice"
 
 # a budget shorter than the cap takes (100 blocks take at least 1.08 s): the
-# cell stops on it, or earlier at a look (10, 16, ... blocks) once its class
-# is decided or shown unresolvable; never at the cap. A budget stop records
-# an elapsed time beyond the budget (%.3f: 0.5 s or more), or is at a look
-# (the blocks the budget affords could not settle the cell, the cap's could).
+# cell stops on it, or earlier at a look (10, 16, ... blocks) once its
+# interval is narrow enough; never at the cap. A budget stop records an
+# elapsed time beyond the budget (%.3f: 0.5 s or more).
 cap=100
 adaptive 1e-9 0.5s $cap
 budget=$(stops "$DIR")
@@ -71,7 +70,7 @@ for s in $budget; do
     blocks=${s%%:*} reason=${s#*:}
     case $reason in
     budget) [ "$blocks" -ge $min ] || fail "budget: $blocks blocks, fewer than $min" ;;
-    decided | unresolvable)
+    precision)
         if [ "$blocks" -lt 10 ] || [ $(((blocks - min) % 6)) -ne 0 ]; then
             fail "budget: $reason at $blocks blocks, not a look"
         fi
@@ -80,8 +79,7 @@ for s in $budget; do
     esac
     [ "$blocks" -lt $cap ] || fail "budget: $blocks blocks, at the cap"
 done
-awk -F, -v min=$min 'FNR > 1 && $3 == "budget" && !($5 + 0 >= 0.5) &&
-                      !($2 >= 10 && ($2 - min) % 6 == 0) { exit 1 }' "$DIR/sweep.csv" ||
-    fail "a cell stopped on its budget before it was spent, between looks"
+awk -F, 'FNR > 1 && $3 == "budget" && !($5 + 0 >= 0.5) { exit 1 }' "$DIR/sweep.csv" ||
+    fail "a cell stopped on its budget before it was spent"
 no_leftovers "$SCRATCH"
 figure "adaptive repetitions (min $min, max $max): loose target $loose; unreachable $tight; 30 ms budget $spent; 0.5 s budget $budget"

@@ -21,7 +21,9 @@ import os
 import statistics
 import sys
 
-PROGRESSED = ("overlap", "comp_slowdown", "progressed")
+# the bands of group overlap (schema/classes.def) and the bound of none
+PROGRESSED = ("hidden", "partial")
+NONE_FROM = 0.75
 
 
 def fail(text):
@@ -55,8 +57,8 @@ def main(study_dir):
         cells = [c for d in folders for c in rows_of(os.path.join(d, "cells.csv"))]
         valid = [c for c in cells if c["valid"] == "1"]
         want = {"cells_total": len(cells), "cells_valid": len(valid),
-                "cells_progressed": sum(c["diagnosis"] in PROGRESSED for c in valid),
-                "cells_progressed_point": sum(c["diagnosis_point"] in PROGRESSED for c in valid)}
+                "cells_progressed": sum(float(c["r_overhead_ci_hi"]) < NONE_FROM for c in valid),
+                "cells_progressed_point": sum(c["overlap"] in PROGRESSED for c in valid)}
         for key, value in want.items():
             if int(row[key]) != value:
                 fail("%s: %s = %s, its cells.csv give %d" % (row["way"], key, row[key], value))

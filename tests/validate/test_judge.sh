@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # validate.sh's judge (scripts/validate_judge.py) on crafted cells.csv
 # files: a valid cell whose value and interval both miss the truth is
-# WRONG whatever its class (here `uncertain`, and a reference off its
+# WRONG whatever its band (here `partial`, and a reference off its
 # target, which once excused it as flagged), an invalid cell is counted
 # apart, a right one is right; the columns are found by the schema's names,
 # not their order (the crafted file puts them in another order than
@@ -12,7 +12,7 @@ make_scratch
 [ -x "$TOOLS_DIR/schema_doc" ] || fail "$TOOLS_DIR/schema_doc is not built"
 "$TOOLS_DIR/schema_doc" --json >"$SCRATCH/schema.json" || fail "schema_doc --json failed"
 # craft FILE <<< ROWS: a cells.csv with the schema's names for the columns
-# below, in this order; each row gives r_overhead_ci_hi, diagnosis,
+# below, in this order; each row gives r_overhead_ci_hi, overlap,
 # r_overhead, valid, r_overhead_ci_lo and comp_off_target.
 craft() {
     local rows
@@ -22,7 +22,7 @@ import csv, json, sys
 schema, out, text = sys.argv[1], sys.argv[2], sys.argv[3]
 cols = next(f for f in json.load(open(schema))["files"] if f["file"] == "cells.csv")["columns"]
 name = {c["id"]: c["name"] for c in cols}
-ids = ["CELLS_R_OVERHEAD_CI_HI", "CELLS_DIAGNOSIS", "CELLS_R_OVERHEAD", "CELLS_VALID",
+ids = ["CELLS_R_OVERHEAD_CI_HI", "CELLS_OVERLAP", "CELLS_R_OVERHEAD", "CELLS_VALID",
        "CELLS_COMM_TARGET", "CELLS_COMP_TARGET", "CELLS_INVALID_REASON", "CELLS_BYTES",
        "CELLS_RANKS", "CELLS_T_COMM_REF", "CELLS_T_COMP_REF", "CELLS_COMPUTE_DELAY_SHARE",
        "CELLS_R_COMM", "CELLS_R_OVERHEAD_CI_LO", "CELLS_R_COMP_SLOWDOWN",
@@ -32,19 +32,19 @@ with open(out, "w", newline="") as f:
     w = csv.writer(f)
     w.writerow([name[i] for i in ids])
     for r in rows:
-        hi, diag, r_o, valid, lo, off = r
-        w.writerow([hi, diag, r_o, valid, "0.008", "0.004", "none" if valid == "1" else "late",
+        hi, band, r_o, valid, lo, off = r
+        w.writerow([hi, band, r_o, valid, "0.008", "0.004", "none" if valid == "1" else "late",
                     "8000000", "2", "0.008", "0.004", "0", "1", lo, "1", "1", "1", off])
 PY
 }
 judge() { python3 scripts/validate_judge.py --schema "$SCRATCH/schema.json" "$@"; }
 # synthetic_serial, truth r_overhead 1: the value seen beside a CPU-bound
 # process (0.39, its interval [0.2, 0.6]) is wrong though its class is
-# uncertain and its reference off target; 0.98 [0.9, 1.1] is right; an
+# partial and its reference off target; 0.98 [0.9, 1.1] is right; an
 # invalid cell is neither.
 craft "$SCRATCH/serial.csv" <<'ROWS'
-0.6 uncertain 0.39 1 0.2 1
-1.1 no_progress 0.98 1 0.9 0
+0.6 partial 0.39 1 0.2 1
+1.1 none 0.98 1 0.9 0
 nan invalid nan 0 nan 0
 ROWS
 out=$(judge --collective synthetic_serial "$SCRATCH/serial.csv")
@@ -57,7 +57,7 @@ grep -E '^synthetic_serial +8 +4 .* 0\.390 .*WRONG$' <<<"$out" >/dev/null ||
     fail "the cell 0.39 [0.2, 0.6] is not WRONG"
 # Only right and invalid cells: a pass.
 craft "$SCRATCH/serial_ok.csv" <<'ROWS'
-1.1 no_progress 0.98 1 0.9 0
+1.1 none 0.98 1 0.9 0
 nan invalid nan 0 nan 0
 ROWS
 judge --collective synthetic_serial "$SCRATCH/serial_ok.csv" >/dev/null || fail "right and invalid cells failed the judge"
