@@ -20,7 +20,7 @@ $(BUILD)/nompi/analysis/verdict/%.o: CFLAGS += $(ANALYSIS_CFLAGS)
 
 $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(TOOLS_DIR)/nbc-analyze: $(BUILD)/nompi/analysis/nbc_analyze.o $(ANALYSIS_LIB)
 	@mkdir -p $(@D)

@@ -21,4 +21,4 @@ $(BUILD)/nompi/cli/cli.o: $(CLI_STAMP) cli/exit_status.def
 $(CLI_LIB): $(BUILD)/nompi/cli/cli.o
 	@mkdir -p $(@D)
 	rm -f $@
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^

@@ -6,7 +6,7 @@ CLOCKSYNC_LIB  := $(BUILD)/libclocksync.a
 
 $(CLOCKSYNC_LIB): $(CLOCKSYNC_OBJS)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(BUILD)/clocksync_check: $(BUILD)/mpi/clocksync/clocksync_check.o $(BUILD)/mpi/clocksync/check_run.o \
                           $(BUILD)/mpi/clocksync/check_busy.o \

@@ -28,7 +28,7 @@ compute_objects := $(addprefix $(BUILD)/nompi/compute/,team.o environment.o cali
 $(BUILD)/libcompute.a: $(compute_objects)
 	@mkdir -p $(@D)
 	rm -f $@
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # --enable-new-dtags (RUNPATH, not RPATH) lets LD_LIBRARY_PATH swap in another
 # libopenblas.so.0: the BLAS-thread check's test relies on it.

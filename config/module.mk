@@ -9,4 +9,4 @@ CONFIG_LIB     := $(BUILD)/libconfig.a
 
 $(CONFIG_LIB): $(patsubst %.c,$(BUILD)/nompi/%.o,$(CONFIG_SOURCES))
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^

@@ -24,4 +24,4 @@ $(BUILD)/libprovenance.a: $(addprefix $(BUILD)/nompi/provenance/,provenance.o pr
                             provenance_warnings.o env_prefixes.o)
 	@mkdir -p $(@D)
 	rm -f $@
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^

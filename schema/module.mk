@@ -8,7 +8,7 @@ SCHEMA_LIB  := $(BUILD)/libschema.a
 
 $(SCHEMA_LIB): $(SCHEMA_OBJS)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 # It exports the deployments' table too (deploy_table_json), hence the plan's objects.
 $(TOOLS_DIR)/schema_doc: $(BUILD)/nompi/schema/schema_doc.o $(SCHEMA_LIB) $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o \
