@@ -106,18 +106,30 @@ def print_verdicts(tools_dir, run_dirs):
                                       break_on_hyphens=False)))
 
 
-def print_equal_work(comparisons):
+def print_equal_work(comparisons, wrap=None):
     """The answer to "should I turn it on?": nbc-compare's sentences on each
     configuration against basic at equal work (COMPARISON/equal_work.txt),
-    as it wrote them."""
+    as it wrote them, wrapped on a terminal (wrap: True or False to say)."""
     for d in comparisons:
         try:
             with open(os.path.join(d, "equal_work.txt")) as f:
-                sys.stdout.write(f.read())
+                text = f.read()
         except FileNotFoundError:
             continue
         except OSError as e:
             note("cannot read {}/equal_work.txt: {}".format(d, e))
+            continue
+        # One sentence a line in the file, and in a file or pipe (a harness
+        # or a test greps it whole); on a terminal (wrap: None) at most 100
+        # columns, a sentence's continuation indented under it.
+        if not (sys.stdout.isatty() if wrap is None else wrap):
+            sys.stdout.write(text)
+            continue
+        for line in text.splitlines():
+            indent = line[:len(line) - len(line.lstrip())]
+            print("\n".join(textwrap.wrap(line.strip(), 100, initial_indent=indent,
+                                          subsequent_indent=indent + "    ",
+                                          break_on_hyphens=False)) if line.strip() else "")
 
 
 def summary(r, finished):

@@ -77,7 +77,11 @@ if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
     [ -s "$verdict_csv" ] || fail "no verdict.csv in the study folder"
     [ "$(awk -F, 'NR > 1 { print $12 }' "$verdict_csv" | sort -u | tr '\n' ' ')" = "2 " ] ||
         fail "verdict.csv: launches_run is not 2 in every row: $(cat "$verdict_csv")"
-    grep -Eq "^verdict: .*over (1-)?2 launches" <<<"$out" || fail "no verdict line over 2 launches: $out"
+    # (a verdict line continues on the lines indented under it)
+    verdicts=$(awk '/^verdict: / { if (v != "") print v; v = $0; next }
+        /^    / && v != "" { sub(/^ +/, " "); v = v $0; next }
+        { if (v != "") print v; v = "" } END { if (v != "") print v }' <<<"$out")
+    grep -Eq "^verdict: .*over (1-)?2 launches" <<<"$verdicts" || fail "no verdict line over 2 launches: $out"
     # The study's impact: one row per computation size, pooling both
     # launches' pairs (two impact pairs and one A/A pair each), the largest
     # size's row marked.
