@@ -6,13 +6,15 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 from nbc_cli import ExitStatus, exit_status_help, version_line
 
 from .archive import archive_study
 from .cli import TABLE_FORMATS, USAGE, parse_arguments
-from .common import BadInput, allowed, check_list, iso_now, note, read_json, stamp_now
+from .common import (BadInput, allowed, check_list, iso_now, note, read_json, stamp_now,
+                     write_atomic)
 from .coverage import pooled_null_coverage, schema_columns
 from .placement import place
 from .plan import Planner, calibration_references
@@ -265,7 +267,20 @@ class Runner(RunSteps):
             cmd = [tool] + dirs + ["-o", out]
             if not self.proc.announce(cmd):
                 continue
-            if self.proc.run(cmd) == 0:
+            # Its tables to OUT/nbc-compare.log (the study's end prints the
+            # verdict and the equal-work answer from its files); its warnings
+            # and any failure on the console, everything with --verbose.
+            with tempfile.TemporaryFile("w+") as text:
+                status = self.proc.run(cmd, stdout=text)
+                text.seek(0)
+                lines = text.read().splitlines()
+            if os.path.isdir(out):
+                write_atomic(os.path.join(out, "nbc-compare.log"),
+                             "".join(line + "\n" for line in lines))
+            for line in lines:
+                if self.o.verbose or status != 0 or line.startswith("warning"):
+                    print(line, flush=True)
+            if status == 0:
                 self.record.comparisons.append(out)
             else:
                 note("nbc-compare failed")

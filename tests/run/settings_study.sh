@@ -57,7 +57,9 @@ done
 [ "${dirs[0]}" != "${dirs[1]}" ] || fail "both runs in one folder"
 [ "$(q '.comparisons | length')" = 1 ] || fail "study.json: $(q '.comparisons | length') comparisons, expected 1"
 # nbc-compare tells the two values apart (their collective_settings differ).
-grep -q "^configuration 2: " <<<"$out" || fail "nbc-compare did not see two configurations: $out"
+compare_log="$(q '.comparisons[0]')/nbc-compare.log"
+grep -q "^configuration 2: " "$compare_log" || fail "nbc-compare did not see two configurations: $(cat "$compare_log")"
+! grep -q "^configuration 2: " <<<"$out" || fail "nbc-compare's tables on the console, not only in $compare_log"
 study_table "$study"
 grep -q "^study.csv: 8 rows of 2 runs" <<<"$table" || fail "study.csv: expected 8 rows of 2 runs: $table"
 figure "a study over $name (${values[*]}): 2 runs, the library took each value, one comparison of 2 configurations (${secs} s)"
