@@ -96,27 +96,24 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "once in one of the 6 orders of a Williams design (a multiple of 6 balances "
              "carry-over), after one warm-up block that is recorded and not used; the "
              "analysis keeps medians. With run.half_width > 0 the least blocks a cell runs "
-             "(more follow until its class is decided or its interval narrow enough)."},
+             "(more follow until its r_overhead interval is narrow enough)."},
     {KEY("run", "max_repetitions", TYPE_INT, NULL, "40", run.max_repetitions), AT_LEAST(1),
      BELOW(100000),
      .help = "With run.half_width > 0: the most blocks a cell runs (at least run.repetitions)."},
     {KEY("run", "half_width", TYPE_DOUBLE, NULL, "0", run.half_width), AT_LEAST(0),
      .help = "Adaptive repetitions: from run.repetitions blocks on, the cell is looked at every "
              "6 blocks (a Williams cycle) and stops when the 95 % interval of its r_overhead is "
-             "at most this half-width (absolute, units of r_overhead), when its class is "
-             "decided at the map's false-discovery rate spent over the looks, or when "
-             "run.max_repetitions could not decide it (unresolvable); else at "
+             "at most this half-width (absolute, units of r_overhead), else at "
              "run.max_repetitions or run.cell_budget_s (analysis/README.md, Stopping). "
              "0 (the default) = a fixed run.repetitions blocks per cell, the count the "
              "verdict's error rates are stated for (analysis/README.md, The verdict)."},
     {KEY("run", "cell_budget_s", TYPE_DURATION, "s", "0s", run.cell_budget_s), AT_LEAST(0),
      .help = "With run.half_width > 0: a cell past this time (warm-up included) stops at the end "
-             "of its block, once it has run.repetitions blocks; a cell whose blocks show two "
-             "regimes and whose claim intermittent needs more blocks may take 3 times it "
-             "(analysis/README.md, Stopping); 0 = no budget."},
-    /* 0.02: the error lateness adds to eq. 1, r_comm and comm_unhidden_share is at most
-     * this share; a tenth of the narrowest gap the diagnosis decides on (r_comm 1.2 against
-     * 1: 0.2), analysis/README.md "Lateness". */
+             "of its block, once it has run.repetitions blocks (analysis/README.md, Stopping); "
+             "0 = no budget."},
+    /* 0.02: the error lateness adds to eq. 1 and r_comm is at most this share, under a tenth of
+     * the narrowest band of r_overhead's reading (0.25 wide), analysis/README.md
+     * "Lateness". */
     {KEY("run", "late_tolerance", TYPE_DOUBLE, NULL, "0.02", run.late_tolerance), ABOVE(0),
      BELOW(1),
      .help = "A block is redone when a rank left a window barrier later than this share of "
