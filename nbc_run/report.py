@@ -8,7 +8,7 @@ import os
 import sys
 import textwrap
 
-from .common import note, read_json, write_atomic
+from .common import CONSOLE_WIDTH, console_lines, note, read_json, write_atomic
 from .profiles import capture
 
 # The study's tidy table (STUDY_DIR/study.csv): the columns nbc-run writes
@@ -102,8 +102,7 @@ def print_verdicts(tools_dir, run_dirs):
         elif line.strip():
             paragraphs.append(line.strip())
     for text in paragraphs:
-        print("\n".join(textwrap.wrap(text, 100, initial_indent="verdict: ", subsequent_indent="    ",
-                                      break_on_hyphens=False)))
+        print("\n".join(console_lines("verdict: " + text)))
 
 
 def print_equal_work(comparisons, wrap=None):
@@ -127,7 +126,7 @@ def print_equal_work(comparisons, wrap=None):
             continue
         for line in text.splitlines():
             indent = line[:len(line) - len(line.lstrip())]
-            print("\n".join(textwrap.wrap(line.strip(), 100, initial_indent=indent,
+            print("\n".join(textwrap.wrap(line.strip(), CONSOLE_WIDTH, initial_indent=indent,
                                           subsequent_indent=indent + "    ",
                                           break_on_hyphens=False)) if line.strip() else "")
 
