@@ -18,10 +18,13 @@ dir=$(run_folder "$out")
     fail "meta.json does not record compute.kernel = triad"
 [ "$(json_get "$dir/meta.json" status)" = complete ] || fail "the run did not complete"
 # Sizes grow with their targets, and each reaches its target within the
-# calibration's tolerance or is marked not converged.
+# calibration's acceptance or is marked not converged: the tolerance (QUICK's
+# calibration.tolerance, 0.3), widened for an imprecise point by twice its
+# standard error up to the tolerance again (compute/calibrate.c,
+# compute_point_slack_s), as a busy machine makes points imprecise.
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          { if (NR > 2 && $c["matrix_n"] <= last) bad = 1; last = $c["matrix_n"]
-           if ($c["converged"] == 1 && ($c["t_comp_s"] < 0.7 * $c["comp_target_s"] || $c["t_comp_s"] > 1.3 * $c["comp_target_s"])) bad = 1 }
+           if ($c["converged"] == 1 && ($c["t_comp_s"] < 0.4 * $c["comp_target_s"] || $c["t_comp_s"] > 1.6 * $c["comp_target_s"])) bad = 1 }
          END { exit bad || NR != 4 }' "$dir/calib_comp.csv" ||
     fail "calib_comp.csv: sizes not increasing or off target: $(cat "$dir/calib_comp.csv")"
 "$BUILD/compute_ref" --run "$dir" || fail "compute_ref --run failed on a triad run"
