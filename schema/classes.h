@@ -31,5 +31,12 @@ bool verdict_class_find(const char *name, verdict_class *out);
 bool verdict_class_is_band(verdict_class c);
 /* The band holding value (a NAN value: false). */
 bool verdict_band_of(double value, verdict_class *out);
+/* The range [lo, hi) of r_overhead a confident reading of class c claims:
+ * a band's bounds; for the class that names a group of bands without being
+ * one (hidden_or_partial), the union of the group's bands. false for the others. */
+bool verdict_class_claim(verdict_class c, double *lo, double *hi);
+/* The class naming band's group as a whole (hidden_or_partial for
+ * hidden and partial); false when none does. */
+bool verdict_group_class(verdict_class band, verdict_class *out);
 
 #endif

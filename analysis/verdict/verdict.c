@@ -72,11 +72,12 @@ verdict_interval verdict_t_interval(const double *x, size_t n, double confidence
     return out;
 }
 
-/* The interval inside one band: [lo, hi] within [band_lo, band_hi). */
-static bool inside_band(verdict_interval v, verdict_class band)
+/* The interval inside what a class claims (a band, or a group's bands):
+ * [lo, hi] within [claim_lo, claim_hi). */
+static bool inside_claim(verdict_interval v, verdict_class c)
 {
-    const verdict_class_info *k = verdict_class_get(band);
-    return !isnan(v.lo) && v.lo >= k->band_lo && v.hi < k->band_hi;
+    double lo, hi;
+    return verdict_class_claim(c, &lo, &hi) && !isnan(v.lo) && v.lo >= lo && v.hi < hi;
 }
 
 verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double confidence)
@@ -118,8 +119,15 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
         return r;
     /* Launches that measured different work are not replicates of one
      * cell: their reading is given, never confirmed. */
-    r.confident = k >= 2 && r.sizes_agree && inside_band(r.r_overhead, r.overlap);
-    r.class = r.confident ? r.overlap : k == 1 ? VERDICT_ONE_LAUNCH : VERDICT_UNCERTAIN;
+    bool replicated = k >= 2 && r.sizes_agree;
+    verdict_class group;
+    r.class = k == 1 ? VERDICT_ONE_LAUNCH : VERDICT_UNCERTAIN;
+    if (replicated && inside_claim(r.r_overhead, r.overlap))
+        r.class = r.overlap;
+    else if (replicated && verdict_group_class(r.overlap, &group) &&
+             inside_claim(r.r_overhead, group))
+        r.class = group; /* across two bands of one group: the group's claim */
+    r.confident = r.class != VERDICT_ONE_LAUNCH && r.class != VERDICT_UNCERTAIN;
     return r;
 }
 
@@ -153,5 +161,5 @@ void verdict_cell_reading(cell_metrics *cell, const block_values *blocks, size_t
 bool verdict_cell_inside_band(const cell_metrics *cell)
 {
     verdict_interval v = {cell->r_overhead, cell->r_overhead_ci.lo, cell->r_overhead_ci.hi};
-    return verdict_class_is_band(cell->overlap) && inside_band(v, cell->overlap);
+    return verdict_class_is_band(cell->overlap) && inside_claim(v, cell->overlap);
 }

@@ -30,7 +30,8 @@
 #define VERDICT_ENDED_MAX_R_COMM 0.3
 
 /* The confidence of every interval of the verdict, and so the bound on the
- * rate of confident readings whose band excludes the truth (1 - it). */
+ * rate of confident readings whose claim (a band, or a group's bands)
+ * excludes the truth (1 - it). */
 #define VERDICT_CONFIDENCE 0.95
 
 /* One launch's estimates of one cell. */
@@ -68,8 +69,10 @@ typedef struct verdict_reading {
     long long matrix_n;
     verdict_interval r_overhead, r_comm, ended_share, r_comp_slowdown;
     verdict_class overlap; /* the band of r_overhead's value; VERDICT_INVALID: none */
-    verdict_class class;   /* overlap when confident, else uncertain, one_launch or invalid */
-    bool confident;        /* >= 2 launches and r_overhead's interval inside one band */
+    verdict_class class;   /* confident: overlap's band, else the group's class
+                            * (hidden_or_partial); or uncertain, one_launch or invalid */
+    bool confident;        /* >= 2 launches and r_overhead's interval inside one band, or
+                            * inside the bands of one group (classes.def) */
 } verdict_reading;
 
 verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double confidence);
