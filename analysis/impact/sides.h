@@ -5,7 +5,7 @@
 #ifndef ANALYSIS_IMPACT_SIDES_H
 #define ANALYSIS_IMPACT_SIDES_H
 
-#include "analysis/analysis_internal.h"
+#include "analysis/impact/impact.h"
 
 /* One step of either program. */
 typedef struct step_row {

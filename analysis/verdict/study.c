@@ -2,9 +2,10 @@
  * (mpi, collective, deployment, setting), each launch's cells computed by
  * the analysis library, one row of verdict.csv per configuration and cell. */
 #include "analysis/verdict/verdict.h"
+#include "analysis/impact/impact.h"
+#include "analysis/inputs/inputs.h"
+#include "analysis/metrics/metrics.h"
 
-#include "analysis/analysis_internal.h"
-#include "analysis/impact/study.h"
 #include "schema/schema.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/frontier.h"
+#include "analysis/figures/figures.h"
 
 enum { COMP_COUNT = 4, ROWS = 6 };
 static const double comp_s[COMP_COUNT] = {1e-3, 2e-3, 4e-3, 8e-3};

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/verdict/verdict.h"
+#include "analysis/metrics/metrics.h"
 
 enum { LAUNCHES = 3, BLOCKS = 12, CONFIGURATIONS = 6000 };
 
