@@ -10,16 +10,16 @@ ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c
 ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/, \
                      inputs/util.o inputs/csv.o inputs/inputs.o inputs/meta.o inputs/inputs_raw.o \
                      stats/order.o stats/bootstrap.o \
-                     metrics/rules.o metrics/metrics.o metrics/metrics_blocks.o metrics/metrics_ranks.o \
+                     metrics/rules.o metrics/cells.o metrics/metrics_blocks.o metrics/metrics_ranks.o \
                      metrics/metrics_grid.o metrics/intervals.o metrics/reading.o metrics/sched.o \
-                     impact/impact.o impact/paired.o impact/sides.o impact/median.o impact/study.o \
+                     impact/run.o impact/paired.o impact/sides.o impact/median.o impact/study.o \
                      impact/study_dir.o \
                      verdict/study.o \
                      tables/tables.o tables/harness_table.o \
                      figures/plot.o figures/plot_gnuplot.o figures/plot_heat.o figures/plot_meta.o \
                      figures/plot_palette.o figures/frontier.o figures/frontier_plot.o \
                      analyze/analyze.o \
-                     compare/compare.o compare/compare_summary.o compare/compare_load.o \
+                     compare/comparison.o compare/compare_summary.o compare/compare_load.o \
                      compare/compare_stats.o compare/compare_draw.o compare/compare_equal_work.o \
                      trace/trace.o \
                      tools/tool_options.o) \

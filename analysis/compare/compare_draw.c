@@ -1,6 +1,6 @@
 /* analysis: nbc-compare's figures: the configurations' r_overhead maps side by
  * side, the difference maps of two configurations and r_overhead against
- * the rank count (compare.c). */
+ * the rank count (comparison.c). */
 #include "analysis/compare/compare_internal.h"
 #include "analysis/figures/figures.h"
 

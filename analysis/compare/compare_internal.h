@@ -1,6 +1,7 @@
-/* analysis: what the files of nbc-compare share (compare.c the tables and
- * the whole comparison, compare_load.c the inputs, compare_stats.c the
- * estimates across launches, compare_draw.c the figures). */
+/* analysis/compare: what the files of nbc-compare share (comparison.c the
+ * tables and the whole comparison, compare_load.c the inputs,
+ * compare_stats.c the estimates across launches, compare_draw.c the
+ * figures). Only these files include this. */
 #ifndef ANALYSIS_COMPARE_INTERNAL_H
 #define ANALYSIS_COMPARE_INTERNAL_H
 

@@ -1,7 +1,7 @@
 /* analysis: nbc-compare's inputs. Each run folder is loaded (analyzed first
  * when it has no cells.csv), the cells every run has are found, compute
  * times are scaled by --normalize-cores, and the runs are grouped into
- * configurations and their launches (compare.c). */
+ * configurations and their launches (comparison.c). */
 #include "analysis/compare/compare_internal.h"
 #include "analysis/analyze/analyze.h"
 #include "analysis/inputs/inputs.h"

@@ -227,14 +227,13 @@ bool plot_gnuplot_available(void);
 
 /* ---- The overlap frontier (frontier.c, frontier_plot.c; README.md,
  * "Overlap frontier"). For each communication target of a run's grid (a
- * row of cells of one message size), the largest computation target up to which the collective stays
- * hidden: every cell from the smallest computation up to it has r_overhead
- * (eq. 1) at or below a threshold. Its interval comes from the cells' 95 %
- * block-bootstrap intervals: the lower end where every interval's upper end
- * is still at or below the threshold (surely hidden), the upper end where
- * every interval's lower end is (possibly hidden). A cell that is invalid
- * or without an estimate breaks the row: the frontier is then
- * "not determined", never carried across the cell. Times in seconds.
+ * row of cells of one message size), the largest computation target up to which the collective
+ * stays hidden: every cell from the smallest computation up to it has r_overhead (eq. 1) at or
+ * below a threshold. Its interval comes from the cells' 95 % block-bootstrap intervals: the lower
+ * end where every interval's upper end is still at or below the threshold (surely hidden), the
+ * upper end where every interval's lower end is (possibly hidden). A cell that is invalid or
+ * without an estimate breaks the row: the frontier is then "not determined", never carried across
+ * the cell. Times in seconds.
  *
  * Files: frontier.csv (schema/columns.def, docs/formats.md) and the figure
  * plots/frontier.{gp,dat,png,svg,pdf} beside nbc-analyze's others;

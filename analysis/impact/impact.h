@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* ---- One run: impact.csv (impact.c) ---- */
+/* ---- One run: impact.csv (run.c) ---- */
 
 /* Bits of impact_row.warnings: the two programs ran unlike steps, or a
  * phase is in one file only. */

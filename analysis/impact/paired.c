@@ -2,7 +2,6 @@
 #include "analysis/impact/impact.h"
 #include "analysis/stats/stats.h"
 
-
 #include <math.h>
 
 impact_paired impact_paired_interval(const double *log_ratios, size_t n, double confidence)

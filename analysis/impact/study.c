@@ -2,7 +2,6 @@
  * pairs over its launches (study.h). */
 #include "analysis/impact/impact.h"
 
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

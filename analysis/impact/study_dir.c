@@ -4,7 +4,6 @@
 #include "analysis/impact/impact.h"
 #include "analysis/inputs/inputs.h"
 
-
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>

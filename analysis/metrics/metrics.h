@@ -141,7 +141,7 @@ typedef struct cell_metrics {
     /* sweep.csv: why the driver stopped the cell; "unknown" without a row,
      * "none" for a cell not measured */
     char stop[ANALYSIS_NAME_MAX];
-    /* eq. 2 over the whole job at the cell's matrix_n (impact.c), NAN
+    /* eq. 2 over the whole job at the cell's matrix_n (impact/run.c), NAN
      * without passive.csv and compute_ref.csv */
     double r_mpi_impact;
     metric_bounds r_mpi_impact_ci;

@@ -1,9 +1,9 @@
-/* analysis: the metrics of a run's cells (paper sections 3 and 4.1) in four
- * files by concern, behind analysis_compute_cells (metrics.h),
- * and the intervals of a cell (intervals.c):
+/* analysis/metrics: the metrics of a run's cells (paper sections 3 and 4.1)
+ * in four files by concern, behind analysis_compute_cells (metrics.h), and
+ * a cell's intervals (intervals.c):
  *   metrics_blocks.c  a cell's rows of raw.csv -> its usable blocks (kept
  *                     attempts, lateness, per-block spans and local times);
- *   metrics.c         a cell's blocks -> its row of cells.csv (ratios of
+ *   cells.c           a cell's blocks -> its row of cells.csv (ratios of
  *                     medians, intervals), and the run's table;
  *   metrics_ranks.c   a cell's blocks -> its rows of cells_by_rank.csv;
  *   metrics_grid.c    the run's grid: the cells to write, measured or not,
@@ -83,7 +83,7 @@ int collect_blocks(const raw_row *rows, size_t n, const lateness_judge *judge, l
                    cell_work *w, analysis_error *err);
 void cell_work_free(cell_work *w);
 
-/* ---- Cells (metrics.c) ------------------------------------------------------- */
+/* ---- Cells (cells.c) ------------------------------------------------------- */
 
 /* A cell row with every metric undefined (NAN) and its reading invalid. */
 cell_metrics empty_cell(long number, const char *collective, double comm_target_s,

@@ -1,7 +1,6 @@
 /* The reading of one cell over launches (verdict.h): pure, no I/O. */
 #include "analysis/metrics/metrics.h"
 
-
 #include <math.h>
 
 static double mean_of(const block_values *b, size_t n, size_t offset)

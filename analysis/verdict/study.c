@@ -154,7 +154,7 @@ static verdict_launch launch_of_cell(const cell_table *t, long cell)
         }
         verdict_launch l =
             verdict_launch_of(n ? &t->blocks[first] : NULL, n, c->bytes, c->matrix_n);
-        /* blocks of one cell are consecutive (metrics.c appends them cell by cell) */
+        /* blocks of one cell are consecutive (metrics/cells.c appends them cell by cell) */
         l.valid = l.valid && c->valid;
         return l;
     }
