@@ -164,7 +164,7 @@ int plot_write_figure(const char *dir, const char *base, const char *comment, do
 
 /* After gnuplot: dir/base.caption.txt's first line (the title) and the
  * rest (the caption) into base.svg's <title> and <desc> and base.pdf's
- * Title and Subject (analysis/plot_meta.c). No caption file: nothing. */
+ * Title and Subject (analysis/figures/plot_meta.c). No caption file: nothing. */
 int plot_figure_metadata(const char *dir, const char *base, analysis_error *err);
 
 /* Starts a one-panel multiplot whose title is centred on the page (not on

@@ -138,7 +138,7 @@ static int cells_layout(const column **layout, analysis_error *err)
         if (!layout[i])
             return analysis_fail(err, ANALYSIS_ERR_SYSTEM,
                                  "cells.csv: the column '%s' of schema/columns.def has no field "
-                                 "in analysis/tables.c (cells_fields)",
+                                 "in analysis/tables/tables.c (cells_fields)",
                                  schema_column_name(first + (int)i));
     }
     return ANALYSIS_OK;

@@ -1,4 +1,4 @@
-/* The overlap frontier (analysis/frontier.c) on a hand-made cells table
+/* The overlap frontier (analysis/figures/frontier.c) on a hand-made cells table
  * whose answer is known row by row: a frontier inside the grid with its
  * bracket, one beyond it, none, and the rows two invalid cells or
  * unestimated cell breaks (never carried across). No MPI. */

@@ -12,7 +12,7 @@ mkdir -p "$copy"
 tar -C "$BENCH_NBC_ROOT" --exclude=./results --exclude=./.git -cf - . | tar -C "$copy" -xf - ||
     fail "cannot copy the checkout"
 rm -f "$copy/build/make-run.log"
-touch "$copy/analysis/plot_meta.c"
+touch "$copy/analysis/figures/plot_meta.c"
 status=0
 out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPI -u MPICC -u MPIEXEC -u MPI_PROFILE -u BUILD -u TOOLS_DIR \
     make --no-print-directory -C "$copy" MPI="$MPI" SAN="${SAN:-}" run-build 2>&1) || status=$?
