@@ -19,6 +19,6 @@ out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPI -u MPICC -u MPIEXEC -u MPI_
 [ "$status" -eq 0 ] || fail "make run-build failed ($status): $out"
 [ "$out" = "make run: installing what is missing and building (output in build/make-run.log)" ] ||
     fail "make run-build printed more than its one line: $out"
-grep -q 'analysis/plot_meta\.c' "$copy/build/make-run.log" ||
+grep -q 'analysis/figures/plot_meta\.c' "$copy/build/make-run.log" ||
     fail "the compiler's line is not in build/make-run.log: $(head -n 20 "$copy/build/make-run.log")"
 echo "make run's install and build step: one line, the build's $(wc -l <"$copy/build/make-run.log") in the log"
