@@ -1,6 +1,7 @@
 /* analysis/impact: the medians of r_mpi_impact and of the A/A pair over a
  * job's sizes (summary.txt). */
 #include "analysis/impact/sides.h"
+#include "analysis/stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,6 @@
 /* analysis/impact: the paired t-interval of the log ratios (paired.h). */
-#include "analysis/impact/paired.h"
-
-#include "analysis/analysis_internal.h"
+#include "analysis/impact/impact.h"
+#include "analysis/stats/stats.h"
 
 #include <math.h>
 

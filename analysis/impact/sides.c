@@ -1,6 +1,7 @@
 /* analysis/impact: the sides of an impact group and the ratios of eq. 2
  * from them (sides.h). */
 #include "analysis/impact/sides.h"
+#include "analysis/stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

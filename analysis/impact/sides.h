@@ -1,11 +1,11 @@
 /* analysis/impact: what the MPI impact's files share inside the
- * analysis library (not its API: analysis.h and the room's other headers
- * are). The steps of both programs grouped into sides, one per program and
- * phase, and the ratios of eq. 2 computed from them or from a resample. */
+ * analysis library (not its API: impact.h is). The steps of both programs
+ * grouped into sides, one per program and phase, and the ratios of eq. 2
+ * computed from them or from a resample. Only the room's files include this. */
 #ifndef ANALYSIS_IMPACT_SIDES_H
 #define ANALYSIS_IMPACT_SIDES_H
 
-#include "analysis/analysis_internal.h"
+#include "analysis/impact/impact.h"
 
 /* One step of either program. */
 typedef struct step_row {

@@ -1,8 +1,6 @@
 /* analysis/impact: the study's impact.csv, pooling each configuration's
  * pairs over its launches (study.h). */
-#include "analysis/impact/study.h"
-
-#include "analysis/analysis_internal.h"
+#include "analysis/impact/impact.h"
 
 #include <math.h>
 #include <stdlib.h>

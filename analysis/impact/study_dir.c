@@ -1,9 +1,8 @@
 /* analysis/impact: a study folder's impact.csv (study.h): study.json's runs,
  * each run folder's passive.csv and compute_ref.csv, their pairs pooled per
  * configuration and size. */
-#include "analysis/impact/study.h"
-
-#include "analysis/analysis_internal.h"
+#include "analysis/impact/impact.h"
+#include "analysis/inputs/inputs.h"
 
 #include <json-c/json.h>
 #include <math.h>

@@ -2,9 +2,10 @@
  * (mpi, collective, deployment, setting), each launch's cells computed by
  * the analysis library, one row of verdict.csv per configuration and cell. */
 #include "analysis/verdict/verdict.h"
+#include "analysis/impact/impact.h"
+#include "analysis/inputs/inputs.h"
+#include "analysis/metrics/metrics.h"
 
-#include "analysis/analysis_internal.h"
-#include "analysis/impact/study.h"
 #include "schema/schema.h"
 
 #include <errno.h>
@@ -153,7 +154,7 @@ static verdict_launch launch_of_cell(const cell_table *t, long cell)
         }
         verdict_launch l =
             verdict_launch_of(n ? &t->blocks[first] : NULL, n, c->bytes, c->matrix_n);
-        /* blocks of one cell are consecutive (metrics.c appends them cell by cell) */
+        /* blocks of one cell are consecutive (metrics/cells.c appends them cell by cell) */
         l.valid = l.valid && c->valid;
         return l;
     }

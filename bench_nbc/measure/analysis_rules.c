@@ -1,5 +1,5 @@
 /* What the driver reads from the analysis's rules, so that one number has
- * one owner (analysis/rules.c). Apart from measure/measure.h: the
+ * one owner (analysis/metrics/rules.c). Apart from measure/measure.h: the
  * analysis's header and the driver's share names. */
 #include "analysis/analysis.h"
 

@@ -1,4 +1,4 @@
-/* The overlap frontier (analysis/frontier.c) on a hand-made cells table
+/* The overlap frontier (analysis/figures/frontier.c) on a hand-made cells table
  * whose answer is known row by row: a frontier inside the grid with its
  * bracket, one beyond it, none, and the rows two invalid cells or
  * unestimated cell breaks (never carried across). No MPI. */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/frontier.h"
+#include "analysis/figures/figures.h"
 
 enum { COMP_COUNT = 4, ROWS = 6 };
 static const double comp_s[COMP_COUNT] = {1e-3, 2e-3, 4e-3, 8e-3};

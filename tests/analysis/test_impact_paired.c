@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/analysis.h"
-#include "analysis/impact/study.h"
+#include "analysis/impact/impact.h"
 
 enum { SIZES = 5, MEMBERS = 2, ROUNDS = 10, LAUNCHES = 3, REPETITIONS = 300 };
 static const double base_s[SIZES] = {0.001, 0.002, 0.004, 0.008, 0.016};

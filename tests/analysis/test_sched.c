@@ -1,4 +1,4 @@
-/* sched.csv in the analysis (analysis/sched.c): the interference flag and
+/* sched.csv in the analysis (analysis/metrics/sched.c): the interference flag and
  * the library's CPU share on made-up rows, parsed from CSV text as
  * bench_nbc writes it. No MPI. */
 #include <setjmp.h>

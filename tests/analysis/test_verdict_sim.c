@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/verdict/verdict.h"
+#include "analysis/metrics/metrics.h"
 
 /* the default study's design (configs/study-default.conf) */
 enum { LAUNCHES = 5, BLOCKS = 6, CONFIGURATIONS = 6000 };

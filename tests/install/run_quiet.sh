@@ -12,13 +12,13 @@ mkdir -p "$copy"
 tar -C "$BENCH_NBC_ROOT" --exclude=./results --exclude=./.git -cf - . | tar -C "$copy" -xf - ||
     fail "cannot copy the checkout"
 rm -f "$copy/build/make-run.log"
-touch "$copy/analysis/plot_meta.c"
+touch "$copy/analysis/figures/plot_meta.c"
 status=0
 out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPI -u MPICC -u MPIEXEC -u MPI_PROFILE -u BUILD -u TOOLS_DIR \
     make --no-print-directory -C "$copy" MPI="$MPI" SAN="${SAN:-}" run-build 2>&1) || status=$?
 [ "$status" -eq 0 ] || fail "make run-build failed ($status): $out"
 [ "$out" = "make run: installing what is missing and building (output in build/make-run.log)" ] ||
     fail "make run-build printed more than its one line: $out"
-grep -q 'analysis/plot_meta\.c' "$copy/build/make-run.log" ||
+grep -q 'analysis/figures/plot_meta\.c' "$copy/build/make-run.log" ||
     fail "the compiler's line is not in build/make-run.log: $(head -n 20 "$copy/build/make-run.log")"
 echo "make run's install and build step: one line, the build's $(wc -l <"$copy/build/make-run.log") in the log"

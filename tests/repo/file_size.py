@@ -8,9 +8,12 @@ no longer over the limit are printed to be removed."""
 import os
 import sys
 
-LIMIT_LINES = 800  # STYLE.md: split a file by concern before it passes this
+LIMIT_LINES = 600  # the style rule: split a file by concern before it passes this
 SKIP_DIRS = {".git", "build", ".ci", "tests", "fuzz"}
 EXCEPTIONS = {
+    "analysis/figures/plot.c": "split by concern in progress",
+    "analysis/nbc_report.py": "split by concern in progress",
+    "analysis/nbc_fingerprint.py": "split by concern in progress",
 }
 
 

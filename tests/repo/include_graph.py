@@ -9,7 +9,12 @@ Makefile's -I. reads them, or from the including file's folder). Fails
   - a circle: units that reach each other through includes (printed as a
     path A -> B -> A), unless listed in KNOWN_CIRCLES;
   - `#include "bench_nbc/...` outside bench_nbc/, its tests (tests/, fuzz/),
-    unless listed in KNOWN_EXCEPTIONS below with the reason.
+    unless listed in KNOWN_EXCEPTIONS below with the reason;
+  - the analysis's rooms (ANALYSIS_ROOMS, in the order data flows): a file
+    of a room that includes a room after it (up), another room's private
+    header (any header of analysis/ROOM/ but ROOM.h), or the facade
+    analysis/analysis.h; a file outside analysis/ that includes a room's
+    private header; a C file under analysis/ outside every room.
 The known exceptions and circles are printed at the end, and so is any that no longer
 occurs (then remove it)."""
 import os
@@ -22,6 +27,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # each with why it may for now.
 KNOWN_EXCEPTIONS = {}
 BENCH_NBC_USERS = ("bench_nbc/", "tests/", "fuzz/")
+# The rooms of analysis/, in the order data flows: a room includes only
+# the public headers (analysis/ROOM/ROOM.h) of the rooms before it.
+# analysis/analysis.h, the facade, includes them for the other modules.
+ANALYSIS_ROOMS = ("inputs", "stats", "metrics", "impact", "verdict", "tables", "figures",
+                  "analyze", "compare", "trace", "tools")
+ANALYSIS_FACADE = "analysis/analysis.h"
 # Circles known and not yet resolved: the units' names without their
 # folder (a move keeps the exception), with the reason.
 KNOWN_CIRCLES = {}
@@ -39,9 +50,50 @@ def unit(path):
     return os.path.splitext(path)[0]
 
 
+def analysis_room(path):
+    """The room of a path under analysis/ (None outside analysis/, "" for a
+    file directly in analysis/)."""
+    parts = path.split("/")
+    if parts[0] != "analysis":
+        return None
+    return parts[1] if len(parts) > 2 else ""
+
+
+def room_problem(path, target):
+    """What is wrong with path including target, by the rooms' rules."""
+    room, to = analysis_room(path), analysis_room(target)
+    if to is None or path == ANALYSIS_FACADE:
+        return None
+    if room is None:
+        if to and target != f"analysis/{to}/{to}.h":
+            return f"includes {target}, a private header of the room {to}"
+        return None
+    if room not in ANALYSIS_ROOMS:
+        return None  # reported once per file by rooms_misplaced
+    if target == ANALYSIS_FACADE:
+        return f"includes {target}, the facade, from the room {room} (include the rooms' headers)"
+    if to == room:
+        return None
+    if to not in ANALYSIS_ROOMS:
+        return f"includes {target}, outside every room"
+    if target != f"analysis/{to}/{to}.h":
+        return f"includes {target}, a private header of the room {to}"
+    if ANALYSIS_ROOMS.index(to) > ANALYSIS_ROOMS.index(room):
+        return f"includes {target}: the room {room} goes up to {to} (rooms: {' -> '.join(ANALYSIS_ROOMS)})"
+    return None
+
+
+def rooms_misplaced(files):
+    for path in sorted(files):
+        room = analysis_room(path)
+        if room is not None and path != ANALYSIS_FACADE and room not in ANALYSIS_ROOMS:
+            yield (f"{path}: not in a room of ANALYSIS_ROOMS (add its folder to the table, "
+                   "in the order data flows)")
+
+
 def graph(root):
     files = set(sources(root))
-    edges, problems, used_exceptions = {}, [], set()
+    edges, problems, used_exceptions = {}, list(rooms_misplaced(files)), set()
     for path in sorted(files):
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             for number, line in enumerate(f, 1):
@@ -57,6 +109,9 @@ def graph(root):
                     else:
                         problems.append(f"{path}:{number}: includes {name} (bench_nbc/ is "
                                         "included only by bench_nbc/, tests/ and fuzz/)")
+                why = room_problem(path, target) if target else None
+                if why:
+                    problems.append(f"{path}:{number}: {why}")
                 if target and unit(target) != unit(path):
                     edges.setdefault(unit(path), set()).add(unit(target))
     return edges, problems, used_exceptions
@@ -129,6 +184,15 @@ def main():
     for p in problems:
         print(p)
     print(f"{len(edges)} units with includes checked")
+    print("analysis rooms, in the order data flows (each includes only those above it):")
+    for room in ANALYSIS_ROOMS:
+        header = os.path.join(root, "analysis", room, room + ".h")
+        if os.path.exists(header):
+            with open(header, "rb") as f:
+                lines = sum(1 for _ in f)
+            print(f"  analysis/{room}/{room}.h ({lines} lines)")
+        else:
+            print(f"  analysis/{room}/{room}.h (missing)")
     print("known exceptions (bench_nbc/ included from outside):"
           + ("" if KNOWN_EXCEPTIONS else " none"))
     for path, why in sorted(KNOWN_EXCEPTIONS.items()):

@@ -1,0 +1,749 @@
+/* analysis: the figures of section 5.2, drawn by gnuplot. For every figure a
+ * script (NAME.gp) and its data (NAME*.dat) are written into plots/, so a
+ * user can tweak and re-run them; gnuplot then renders PNG, SVG and PDF. */
+#include "analysis/figures/figures.h"
+#include "analysis/metrics/metrics.h"
+#include "analysis/stats/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const double r_comm_max = 1.5;   /* > 1: slower than the reference (eq. 4) */
+static const double slowdown_max = 1.5; /* 50 % slower computation, as in the paper's fig. 9 */
+/* an interval as wide as serialized is from perfect overlap says nothing */
+static const double interval_width_max = 1.0;
+
+typedef struct plot_ctx {
+    const char *plots_dir;
+    const cell_table *cells;
+    heat_axis x_axis;
+    heat_axis y_axis;
+    char title_tail[400]; /* library, ranks x threads, deployment: the captions */
+    char short_tail[160]; /* library, deployment: the titles */
+    const char *scenario; /* a scenario's parts, the titles' second line; "" for one operation */
+    figure_size size;     /* printed size (--figure-size) */
+    bool titles;          /* --no-titles: none */
+    plot_palette palette;
+    cell_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
+} plot_ctx;
+
+static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
+                     analysis_error *err)
+{
+    return analysis_path(out, out_size, ctx->plots_dir, name, err);
+}
+
+/* A figure's data into plots/name; the buffer is freed. */
+static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, analysis_error *err)
+{
+    char path[4200];
+    int status = data->ok ? plot_path(ctx, name, path, sizeof path, err)
+                          : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", name);
+    if (status == ANALYSIS_OK)
+        status = analysis_write_file_atomic(path, data->data, data->len, err);
+    strbuf_free(data);
+    return status;
+}
+
+/* NAME.gp and NAME.caption.txt: the caption ends with the run's
+ * provenance, which the short title leaves out. */
+static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
+                        double height_in, strbuf *body, const char *caption, analysis_error *err)
+{
+    strbuf text = {0}, title = {0};
+    strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
+    /* the files' title (caption's first line): what, library, deployment
+     * and, for a scenario, what was in flight */
+    strbuf_printf(&title, "%s; %s%s%s", comment, ctx->short_tail, ctx->scenario[0] ? "; " : "",
+                  ctx->scenario);
+    int status = text.ok && title.ok
+                     ? plot_write_figure(ctx->plots_dir, base, title.data, width_in, height_in,
+                                         body, text.data, err)
+                     : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
+    strbuf_free(&text);
+    strbuf_free(&title);
+    return status;
+}
+
+/* The lines a figure's title takes: none under --no-titles, a second one
+ * for a scenario's parts. */
+static int title_lines(const plot_ctx *ctx)
+{
+    return ctx->titles ? (ctx->scenario[0] ? 2 : 1) : 0;
+}
+
+/* The figure's title ("ibcast r_overhead, MPICH 4.0.2, basic"; a scenario's
+ * parts below it), or none under --no-titles; the title lines it takes. */
+static int short_title(const plot_ctx *ctx, const char *what, const char *collective, char *out,
+                       size_t out_size)
+{
+    char quoted[700], text[600];
+    snprintf(text, sizeof text, "%s%s%s, %s%s%s", collective ? collective : "",
+             collective ? " " : "", what, ctx->short_tail, ctx->scenario[0] ? "\n" : "",
+             ctx->scenario);
+    plot_quote(text, quoted, sizeof quoted);
+    snprintf(out, out_size, "%s", ctx->titles ? quoted : "");
+    return title_lines(ctx);
+}
+
+typedef double (*cell_value_fn)(const cell_metrics *cell);
+static double value_r_overhead(const cell_metrics *c)
+{
+    return c->r_overhead;
+}
+static double value_r_comm(const cell_metrics *c)
+{
+    return c->r_comm;
+}
+static double value_r_comp_slowdown(const cell_metrics *c)
+{
+    return c->r_comp_slowdown;
+}
+static double value_r_overhead_width(const cell_metrics *c)
+{
+    return c->r_overhead_ci.hi - c->r_overhead_ci.lo;
+}
+
+/* The room of a cell's label on a map of panels panels. */
+static double cell_width_pt(const plot_ctx *ctx, size_t panels)
+{
+    return heat_cell_width_pt(&ctx->size, &ctx->x_axis, &ctx->y_axis, panels, title_lines(ctx));
+}
+
+/* Whether the run has an invalid cell (the maps then explain their labels). */
+static bool any_invalid(const cell_table *cells)
+{
+    for (size_t i = 0; i < cells->count; i++)
+        if (!cells->cells[i].valid)
+            return true;
+    return false;
+}
+
+/* The two-panel maps' data (overhead, concurrency). */
+static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
+                           const heat_scale *scale, analysis_error *err)
+{
+    double cell_pt = cell_width_pt(ctx, 2);
+    const cell_table *cells = ctx->cells;
+    heat_value *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
+    if (!values)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (heatmap)");
+    for (size_t i = 0; i < cells->count; i++)
+        values[i] = (heat_value){cells->cells[i].comm_target_s,
+                                 cells->cells[i].comp_target_s,
+                                 value(&cells->cells[i]),
+                                 cells->cells[i].valid,
+                                 plot_invalid_label(&cells->cells[i], cell_pt),
+                                 !verdict_cell_inside_band(&cells->cells[i])};
+    char path[4200];
+    int status = plot_path(ctx, name, path, sizeof path, err);
+    if (status == ANALYSIS_OK)
+        status = heat_write_data(path, &ctx->x_axis, &ctx->y_axis, values, cells->count, scale,
+                                 cell_pt, err);
+    free(values);
+    return status;
+}
+
+static const char *run_collective(const run_meta *meta, const cell_table *cells)
+{
+    if (meta->collective[0])
+        return meta->collective;
+    return cells->count ? cells->cells[0].collective : "?";
+}
+
+/* The caption's sentence on the marks of the cells whose interval leaves
+ * their band. */
+static void uncertainty_note(char *out, size_t out_size)
+{
+    snprintf(out, out_size,
+             "Dashed outline: r_overhead's 95 %% interval leaves its band (hidden, partial, "
+             "none); the value is the estimate. Dashed diagonal: equal communication and "
+             "computation times.");
+}
+
+/* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
+static int two_panels(const plot_ctx *ctx, const char *base, const char *comment,
+                      const char *title_what, const char *collective, const char *left_data,
+                      const heat_scale *left, const char *left_title, const char *right_data,
+                      const heat_scale *right, const char *right_title, analysis_error *err)
+{
+    char title[700], note[600];
+    int lines = short_title(ctx, title_what, collective, title, sizeof title);
+    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
+    uncertainty_note(note, sizeof note);
+    if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, 2)))
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s", plot_invalid_legend);
+    strbuf body = {0};
+    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
+                  title);
+    /* each panel's title names its colour bar: the bar needs no label */
+    heat_scale left_bar = *left, right_bar = *right;
+    left_bar.label = right_bar.label = "";
+    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, &left_bar, left_title);
+    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, &right_bar, right_title);
+    strbuf_printf(&body, "    unset multiplot\n");
+    int status =
+        write_script(ctx, base, comment, layout.width_in, layout.height_in, &body, note, err);
+    strbuf_free(&body);
+    return status;
+}
+
+/* Section 5.2's r_overhead map, and beside it the width of each cell's 95 %
+ * interval: a value is read with its uncertainty. */
+static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max,
+                         analysis_error *err)
+{
+    char label[100], stops[400];
+    snprintf(label, sizeof label, "r_overhead");
+    heat_scale scale = plot_overhead_scale(ctx->palette, label, r_max, stops, sizeof stops);
+    char width_label[100];
+    snprintf(width_label, sizeof width_label, "width of the %.0f %% interval",
+             100 * ctx->cells->uncertainty.rules.confidence);
+    heat_scale width = plot_width_scale(ctx->palette, width_label, interval_width_max);
+    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
+    if (status == ANALYSIS_OK)
+        status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    return two_panels(ctx, "overhead",
+                      "Overhead ratio r_overhead (paper eq. 1, section 5.2: 0 overlap, 1 "
+                      "serialized) and the width of its interval",
+                      "r_overhead", run_collective(meta, ctx->cells), "overhead.dat", &scale,
+                      "r_overhead", "overhead_ci_width.dat", &width, "interval width", err);
+}
+
+static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+{
+    heat_scale comm = plot_ratio_scale(ctx->palette, "r_comm (1: unchanged)", r_comm_max);
+    heat_scale slow =
+        plot_ratio_scale(ctx->palette, "r_comp_slowdown (1: unchanged)", slowdown_max);
+    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
+    if (status == ANALYSIS_OK)
+        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    return two_panels(ctx, "concurrency",
+                      "Concurrency ratios r_comm (eq. 4) and r_comp_slowdown (eq. 3), section "
+                      "5.2, on a log scale centred at 1 (unchanged)",
+                      "concurrency", run_collective(meta, ctx->cells), "r_comm.dat", &comm,
+                      "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
+}
+
+/* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
+ * flagged off its target (comm_off_target, comp_off_target); where that
+ * would not fit a cell cell_pt wide, "c2.6", "p41" (*abbreviated set). */
+static void off_target_note(const cell_metrics *c, double cell_pt, char *out, size_t out_size,
+                            bool *abbreviated)
+{
+    bool comm = c->comm_off_target, comp = c->comp_off_target;
+    double comm_ms = c->t_comm_ref * 1e3, comp_ms = c->t_comp_ref * 1e3;
+    out[0] = '\0';
+    if (comm && comp)
+        snprintf(out, out_size, "comm %.2g, comp %.2g ms", comm_ms, comp_ms);
+    else if (comm || comp)
+        snprintf(out, out_size, "%s %.2g ms", comm ? "comm" : "comp", comm ? comm_ms : comp_ms);
+    if (plot_label_fits(out, cell_pt))
+        return;
+    *abbreviated = true;
+    if (comm && comp)
+        snprintf(out, out_size, "c%.2g p%.2g", comm_ms, comp_ms);
+    else
+        snprintf(out, out_size, "%s%.2g", comm ? "c" : "p", comm ? comm_ms : comp_ms);
+}
+
+/* What the map says and how sure it is, counted over its cells. */
+typedef struct band_counts {
+    size_t measured;
+    size_t spanning;
+    size_t off_target;
+    bool invalid;           /* a cell invalid */
+    bool notes_abbreviated; /* an off-target note abbreviated */
+} band_counts;
+
+/* A band's label colour: white on the dark classes of schema/classes.def. */
+static unsigned band_label_colour(verdict_class k)
+{
+    return k == VERDICT_HIDDEN || k == VERDICT_NONE || k == VERDICT_INVALID ? 0xffffffu : 0;
+}
+
+/* bands.dat: one block (gnuplot index) per band shown (cells.csv
+ * overlap), present[k] its index or -1; columns x y xlo xhi ylo yhi label
+ * label_colour inside note. */
+static void band_data(const plot_ctx *ctx, strbuf *data, int present[VERDICT_CLASS_COUNT],
+                      size_t *blocks, band_counts *counts)
+{
+    const cell_table *cells = ctx->cells;
+    double cell_pt = cell_width_pt(ctx, 1);
+    strbuf_printf(data, "# x y xlo xhi ylo yhi label label_colour inside note; one block "
+                        "(gnuplot index) per band shown\n");
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++) {
+        present[k] = -1;
+        for (size_t i = 0; i < cells->count; i++) {
+            const cell_metrics *c = &cells->cells[i];
+            if ((int)c->overlap != k)
+                continue;
+            size_t xi = heat_axis_index(&ctx->x_axis, c->comm_target_s);
+            size_t yi = heat_axis_index(&ctx->y_axis, c->comp_target_s);
+            double xlo, xhi, ylo, yhi;
+            heat_axis_bounds(&ctx->x_axis, xi, &xlo, &xhi);
+            heat_axis_bounds(&ctx->y_axis, yi, &ylo, &yhi);
+            if (present[k] < 0) {
+                strbuf_printf(data, "%s# %s\n", *blocks ? "\n\n" : "",
+                              verdict_class_name((verdict_class)k));
+                present[k] = (int)(*blocks)++;
+            }
+            bool measured = k != VERDICT_INVALID;
+            bool inside = !measured || verdict_cell_inside_band(c);
+            char note[64] = "";
+            if (measured)
+                off_target_note(c, cell_pt, note, sizeof note, &counts->notes_abbreviated);
+            counts->invalid |= !measured;
+            counts->measured += measured;
+            counts->spanning += !inside;
+            counts->off_target += note[0] != '\0';
+            strbuf_printf(data, "%.6f %.6f %.6f %.6f %.6f %.6f \"%s\" %u %d \"%s\"\n",
+                          heat_axis_position(c->comm_target_s),
+                          heat_axis_position(c->comp_target_s), xlo, xhi, ylo, yhi,
+                          measured ? verdict_class_get((verdict_class)k)->abbrev
+                                   : plot_invalid_label(c, cell_pt),
+                          band_label_colour((verdict_class)k), inside ? 1 : 0, note);
+        }
+    }
+}
+
+/* The band map: the band of r_overhead (cells.csv overlap) in every
+ * measured cell, a dashed inner outline where its 95 % interval leaves the
+ * band (the rule by which the study verdict calls a reading uncertain),
+ * invalid cells grey with their reason. One launch: a reading, never a
+ * confident class. */
+static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    strbuf data = {0};
+    size_t blocks = 0;
+    int present[VERDICT_CLASS_COUNT];
+    band_counts counts = {0};
+    band_data(ctx, &data, present, &blocks, &counts);
+    int status = write_plot_data(ctx, "bands.dat", &data, err);
+    if (status != ANALYSIS_OK)
+        return status;
+
+    char caption[1200], off_target[160] = "", title[700];
+    if (counts.off_target)
+        snprintf(off_target, sizeof off_target,
+                 " Small text: the reference reached, over %.0f %% from its target%s.",
+                 100 * ctx->thresholds.off_target_max_error,
+                 counts.notes_abbreviated ? " (c: communication, p: computation, in ms)" : "");
+    snprintf(caption, sizeof caption,
+             "Colour: the band of r_overhead (eq. 1) in every measured cell: hidden below 0.25, "
+             "partial below 0.75, none above. One launch: a reading, not a verdict (a study's "
+             "verdict.csv decides over launches). Dashed outline: its 95 %% interval leaves the "
+             "band. Dashed diagonal: equal communication and computation times.%s%s",
+             off_target,
+             counts.invalid && plot_invalid_abbreviated(cell_width_pt(ctx, 1)) ? plot_invalid_legend
+                                                                               : "");
+    int lines = short_title(ctx, "overlap bands", run_collective(meta, cells), title, sizeof title);
+    /* the key below the map, one entry a line: the bands shown, the
+     * outline and the diagonal */
+    int key_rows = 2;
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++)
+        key_rows += present[k] >= 0;
+    heat_layout layout =
+        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 1, lines + key_rows);
+    strbuf body = {0};
+    strbuf_printf(&body, "    set multiplot layout 1,1 title \"%s\"\n", title);
+    heat_emit_grid(&body, &ctx->x_axis, &ctx->y_axis, "");
+    /* below the map, so the map and its title stay centred */
+    strbuf_printf(&body,
+                  "    unset colorbox\n"
+                  "    set bmargin %d\n"
+                  "    set key at screen 0.5,0.01 center bottom vertical reverse Left samplen 1.5 "
+                  "font ',%d'\n",
+                  key_rows + 5, PLOT_LABEL_PT);
+    const char *separator = "    plot ";
+    for (int k = 0; k < VERDICT_CLASS_COUNT; k++) {
+        if (present[k] < 0)
+            continue;
+        const verdict_class_info *info = verdict_class_get((verdict_class)k);
+        /* invalid cells are hatched grey, never a colour */
+        bool invalid = k == VERDICT_INVALID;
+        strbuf_printf(
+            &body,
+            "%s'bands.dat' index %d using 1:2:3:4:5:6 with boxxyerror %s lc rgb "
+            "'%s' title '%s (%s)'",
+            separator, present[k],
+            invalid ? "fs pattern 4 border lc rgb 'white'" : "fs solid 1.0 border lc rgb 'white'",
+            invalid ? "#7f7f7f" : info->colour, info->name, invalid ? "grey" : info->abbrev);
+        separator = ", \\\n        ";
+    }
+    int font_pt = PLOT_LABEL_PT;
+    strbuf_printf(&body,
+                  "%s'bands.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
+                  "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
+                  "dt (4,3) lw 1.5 title 'interval leaves the band (%zu of %zu)'",
+                  separator, counts.spanning, counts.measured);
+    strbuf_printf(&body,
+                  ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title "
+                  "'equal times'"
+                  ", \\\n        'bands.dat' using 1:2:7:8 with labels font ',%d' tc rgb "
+                  "variable notitle"
+                  ", \\\n        'bands.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font "
+                  "',%d' tc rgb variable notitle\n",
+                  font_pt, font_pt);
+    strbuf_printf(&body, "    unset multiplot\n");
+    status = write_script(ctx, "bands", "Overlap band map (r_overhead, eq. 1; analysis/README.md)",
+                          layout.width_in, layout.height_in, &body, caption, err);
+    strbuf_free(&body);
+    return status;
+}
+
+/* ---- Distribution of one cell (--ecdf) ------------------------------------------ */
+
+static void ecdf_block(strbuf *data, const char *name, double *values, size_t n, double scale)
+{
+    stats_sort(values, n);
+    strbuf_printf(data, "# %s\n%.9g 0\n", name, values[0] * scale);
+    for (size_t k = 0; k < n; k++)
+        strbuf_printf(data, "%.9g %.6f\n", values[k] * scale, (double)(k + 1) / (double)n);
+    strbuf_printf(data, "\n\n");
+}
+
+/* The empirical distribution over blocks of eq. 1 (with the median
+ * references, as r_overhead_iqr) beside those of the three spans: what the
+ * median and its interval summarize. */
+static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number,
+                     analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    size_t index = 0;
+    while (index < cells->count && cells->cells[index].cell != cell_number)
+        index++;
+    if (index == cells->count)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "--ecdf: no cell %ld", cell_number);
+    const cell_metrics *c = &cells->cells[index];
+    size_t n = 0;
+    for (size_t b = 0; b < cells->block_count; b++)
+        n += cells->blocks[b].cell_index == index;
+    enum { OVERHEAD, COMM, COMP, MEASURED, SERIES };
+    double *values = malloc((n ? n : 1) * SERIES * sizeof *values);
+    if (!values)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (ecdf)");
+    double longer = fmax(c->t_comm_ref, c->t_comp_ref),
+           shorter = fmin(c->t_comm_ref, c->t_comp_ref);
+    size_t k = 0;
+    for (size_t b = 0; b < cells->block_count; b++) {
+        const block_values *v = &cells->blocks[b];
+        if (v->cell_index != index)
+            continue;
+        values[OVERHEAD * n + k] = (v->measured_span - longer) / shorter;
+        values[COMM * n + k] = v->comm_span;
+        values[COMP * n + k] = v->comp_span;
+        values[MEASURED * n + k] = v->measured_span;
+        k++;
+    }
+    strbuf data = {0};
+    strbuf_printf(&data,
+                  "# cell %ld: value cumulative_share; blocks (gnuplot index): eq. 1 per "
+                  "block, comm_ref, comp_ref and overlap spans (ms)\n",
+                  cell_number);
+    static const char *const names[SERIES] = {"r_overhead per block", "comm_ref span (ms)",
+                                              "comp_ref span (ms)", "overlap span (ms)"};
+    for (int i = 0; i < SERIES && n > 0; i++)
+        ecdf_block(&data, names[i], values + (size_t)i * n, n, i == OVERHEAD ? 1 : 1e3);
+    /* about four ticks over the blocks' spread (1, 2 or 5 times a power of
+     * ten), so 8 pt labels never run into each other */
+    double spread = n > 0 ? values[OVERHEAD * n + n - 1] - values[OVERHEAD * n] : 0;
+    double tick = 0;
+    if (spread > 0) {
+        double unit = pow(10, floor(log10(spread / 4)));
+        tick = spread / 4 <= 2 * unit ? 2 * unit : spread / 4 <= 5 * unit ? 5 * unit : 10 * unit;
+    }
+    free(values);
+    char tick_text[32] = "autofreq";
+    if (tick > 0)
+        snprintf(tick_text, sizeof tick_text, "%g", tick);
+    char name[64], data_name[80];
+    snprintf(name, sizeof name, "ecdf_cell_%ld", cell_number);
+    snprintf(data_name, sizeof data_name, "%s.dat", name);
+    int status = write_plot_data(ctx, data_name, &data, err);
+    if (status != ANALYSIS_OK)
+        return status;
+
+    char what[120], quoted[700];
+    snprintf(what, sizeof what, "cell %ld", cell_number); /* its times: the caption */
+    int title_lines = short_title(ctx, what, run_collective(meta, cells), quoted, sizeof quoted);
+    char left[600];
+    snprintf(left, sizeof left,
+             "Cell %ld: communication %g ms x computation %g ms, %ld blocks, overlap %s. "
+             "r_overhead %.3g, %.0f %% interval [%.3g, %.3g] (dashed); mean %.3g (dotted), "
+             "p90 %.3g; outside Tukey's fences %.0f %%, bimodality coefficient %.2f%s.",
+             cell_number, c->comm_target_s * 1e3, c->comp_target_s * 1e3, c->blocks,
+             verdict_class_name(c->overlap), c->r_overhead,
+             100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
+             c->r_overhead_mean, c->r_overhead_p90, 100 * c->r_overhead_outlier_share,
+             c->r_overhead_bimodality, c->r_overhead_bimodal ? " (bimodal)" : "");
+    /* side by side on a page, stacked in a column */
+    static const double panel_in = 2.6, side_by_side_in = 6.0;
+    bool stacked = ctx->size.width_in < side_by_side_in;
+    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
+                                               : panel_in * (stacked ? 2 : 1) + 0.2 * title_lines;
+    strbuf body = {0};
+    strbuf_printf(&body,
+                  "    set multiplot layout %d,%d title \"%s\"\n"
+                  "    set key bottom right\n"
+                  "    set grid\n"
+                  "    set yrange [0:1]\n"
+                  "    set ylabel 'share of blocks'\n"
+                  "    set xlabel 'r_overhead of one block (eq. 1)'\n"
+                  "    set xtics %s\n"
+                  "    set title 'r_overhead per block'\n",
+                  stacked ? 2 : 1, stacked ? 1 : 2, quoted, tick_text);
+    const double lines[] = {c->r_overhead, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
+                            c->r_overhead_mean};
+    static const char *const styles[] = {"lw 2 lc rgb '#d73027'", "lw 1.5 dt 2 lc rgb '#d73027'",
+                                         "lw 1.5 dt 2 lc rgb '#d73027'",
+                                         "lw 1.5 dt 3 lc rgb '#4575b4'"};
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
+        if (isfinite(lines[i]))
+            strbuf_printf(&body, "    set arrow from %.9g, graph 0 to %.9g, graph 1 nohead %s\n",
+                          lines[i], lines[i], styles[i]);
+    strbuf_printf(&body,
+                  "    plot '%s' index 0 using 1:2 with steps lw 2 lc rgb '#303030' title "
+                  "'blocks'\n"
+                  "    unset arrow\n"
+                  "    set title 'span of each block'\n"
+                  "    set xlabel 'duration (ms)'\n"
+                  "    set logscale x 2\n"
+                  "    set xtics autofreq\n"
+                  "    plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#4575b4' title "
+                  "'comm_ref', '%s' index 2 using 1:2 with steps lw 2 lc rgb '#1a9850' title "
+                  "'comp_ref', '%s' index 3 using 1:2 with steps lw 2 lc rgb '#d73027' title "
+                  "'overlap'\n"
+                  "    unset logscale x\n"
+                  "    unset multiplot\n",
+                  data_name, data_name, data_name, data_name);
+    status = write_script(ctx, name, "Distribution over blocks of one cell (nbc-analyze --ecdf)",
+                          ctx->size.width_in, height_in, &body, left, err);
+    strbuf_free(&body);
+    return status;
+}
+
+/* Distinct hosts of the impact table, in order of first appearance. */
+static size_t impact_hosts(const impact_table *impact, const char **hosts, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < impact->count; i++) {
+        bool seen = false;
+        for (size_t h = 0; h < n && !seen; h++)
+            seen = strcmp(hosts[h], impact->rows[i].host) == 0;
+        if (!seen && n == max)
+            analysis_warn("impact figure: more than %zu hosts, host %s not drawn", max,
+                          impact->rows[i].host);
+        else if (!seen)
+            hosts[n++] = impact->rows[i].host;
+    }
+    return n;
+}
+
+static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis_error *err)
+{
+    enum { MAX_HOSTS = 16 };
+    const char *hosts[MAX_HOSTS];
+    size_t host_count = impact_hosts(impact, hosts, MAX_HOSTS);
+    heat_axis sizes;
+    double *targets = malloc(impact->count * sizeof *targets);
+    if (!targets)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
+    for (size_t i = 0; i < impact->count; i++)
+        targets[i] = impact->rows[i].comp_target_s;
+    int status = heat_axis_build(&sizes, targets, impact->count, err);
+    free(targets);
+    if (status != ANALYSIS_OK)
+        return status;
+
+    /* bars side by side per computation size, one colour per host */
+    /* points side by side per computation size, one per host */
+    double spread = 0.6 / (double)host_count, lowest = 1.0, highest = 1.0;
+    strbuf data = {0};
+    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi r_aa r_aa_ci_lo r_aa_ci_hi; one block "
+                         "(gnuplot index) per host\n");
+    bool has_floor = false; /* the A/A floor, where compute_ref ran before and after */
+    for (size_t h = 0; h < host_count; h++) {
+        strbuf_printf(&data, "%s# %s\n", h ? "\n\n" : "", hosts[h]);
+        for (size_t i = 0; i < impact->count; i++) {
+            const impact_row *r = &impact->rows[i];
+            if (strcmp(r->host, hosts[h]) != 0)
+                continue;
+            double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.3 +
+                       spread * ((double)h + 0.5);
+            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g %.6g %.6g %.6g\n", x,
+                          r->r_mpi_impact, r->r_mpi_impact, r->r_mpi_impact_ci.lo,
+                          r->r_mpi_impact_ci.hi, r->r_aa, r->r_aa_ci.lo, r->r_aa_ci.hi);
+            has_floor = has_floor || isfinite(r->r_aa_ci.lo);
+            double values[] = {r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi,
+                               r->r_aa_ci.lo, r->r_aa_ci.hi};
+            for (size_t k = 0; k < sizeof values / sizeof *values; k++)
+                if (isfinite(values[k]) && values[k] > 0) {
+                    lowest = fmin(lowest, values[k]);
+                    highest = fmax(highest, values[k]);
+                }
+        }
+    }
+    status = write_plot_data(ctx, "impact.dat", &data, err);
+
+    /* a ratio axis (log) symmetric about 1 (no impact), at least +-5 % */
+    double reach = fmax(fmax(highest, 1 / lowest), 1.05) * 1.02;
+    char title[700];
+    int title_lines = short_title(ctx, "r_MPI_impact", NULL, title, sizeof title);
+    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
+                                               : 0.6 * ctx->size.width_in + 0.2 * (title_lines + 1);
+    strbuf body = {0};
+    strbuf_printf(&body,
+                  "    set title \"%s\"\n"
+                  "    set xrange [-0.6:%zu.6]\n"
+                  "    set logscale y\n"
+                  "    set yrange [%.6g:%.6g]\n"
+                  "    set xlabel 'computation time, target (ms)'\n"
+                  "    set ylabel 'r_MPI_impact (1: none)'\n"
+                  "    set grid ytics\n"
+                  "    set tics out nomirror\n"
+                  "    set key %s below horizontal font ',%d'\n"
+                  "    set ytics (\"%.3g\" %g, \"%.3g\" %g, \"1\" 1, \"%.3g\" %g, \"%.3g\" %g)\n"
+                  "    set xtics (",
+                  title, sizes.count - 1, 1 / reach, reach,
+                  host_count > 1 || has_floor ? "on" : "off", PLOT_LABEL_PT, 1 / reach, 1 / reach,
+                  1 / sqrt(reach), 1 / sqrt(reach), sqrt(reach), sqrt(reach), reach, reach);
+    for (size_t i = 0; i < sizes.count; i++) {
+        char ms[32];
+        plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
+        strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
+    }
+    /* Paul Tol's "bright" colours, one per host */
+    static const char *const host_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44",
+                                               "#66ccee", "#aa3377", "#bbbbbb"};
+    static const int host_points[] = {7, 5, 9, 11, 13, 4, 6};
+    strbuf_printf(&body, ")\n    plot 1 with lines lw 1.5 dt 2 lc rgb '#303030' notitle");
+    for (size_t h = 0; h < host_count; h++) {
+        char host[200];
+        plot_quote(hosts[h], host, sizeof host);
+        size_t k = h % (sizeof host_colours / sizeof *host_colours);
+        strbuf_printf(&body,
+                      ", \\\n        'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt %d "
+                      "ps 0.8 lw 1.5 lc rgb '%s' title \"%s\"",
+                      h, host_points[k], host_colours[k], host);
+    }
+    /* the A/A floor: what compute_ref alone varies, beside each point */
+    for (size_t h = 0; has_floor && h < host_count; h++)
+        strbuf_printf(&body,
+                      ", \\\n        'impact.dat' index %zu using ($1+%.4f):6:7:8 with yerrorbars "
+                      "pt 1 ps 0.6 lw 1 lc rgb '#999999' %s",
+                      h, 0.4 * spread, h == 0 ? "title 'A/A floor'" : "notitle");
+    strbuf_printf(&body, "\n");
+    if (status == ANALYSIS_OK)
+        status =
+            write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
+                         ctx->size.width_in, height_in, &body,
+                         "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
+                         "computation size, bars its 95 % interval; grey, where measured: "
+                         "the A/A pair (compute_ref before over its partner just before) and its "
+                         "interval; log axis, dashed at 1 (no impact).",
+                         err);
+    strbuf_free(&body);
+    heat_axis_free(&sizes);
+    return status;
+}
+
+static int build_axes(plot_ctx *ctx, analysis_error *err)
+{
+    const cell_table *cells = ctx->cells;
+    double *targets = malloc((cells->count ? cells->count : 1) * sizeof *targets);
+    if (!targets)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axes)");
+    for (size_t i = 0; i < cells->count; i++)
+        targets[i] = cells->cells[i].comm_target_s;
+    int status = heat_axis_build(&ctx->x_axis, targets, cells->count, err);
+    for (size_t i = 0; i < cells->count; i++)
+        targets[i] = cells->cells[i].comp_target_s;
+    if (status == ANALYSIS_OK)
+        status = heat_axis_build(&ctx->y_axis, targets, cells->count, err);
+    long long *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
+    if (status == ANALYSIS_OK && !values)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (axes)");
+    /* the second physical axis: the bytes and the GEMM order measured */
+    for (size_t i = 0; status == ANALYSIS_OK && i < cells->count; i++)
+        values[i] = cells->cells[i].matrix_n;
+    if (status == ANALYSIS_OK)
+        status = heat_axis_set_physical(&ctx->y_axis, targets, values, cells->count, false, err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < cells->count; i++) {
+        targets[i] = cells->cells[i].comm_target_s;
+        values[i] = cells->cells[i].bytes;
+    }
+    if (status == ANALYSIS_OK)
+        status = heat_axis_set_physical(&ctx->x_axis, targets, values, cells->count, true, err);
+    for (size_t i = 0; i < cells->count; i++)
+        ctx->x_axis.physical_given |= cells->cells[i].comm_size_given;
+    free(values);
+    free(targets);
+    return status;
+}
+
+int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_table *cells,
+                      const impact_table *impact, const analysis_options *options,
+                      analysis_error *err)
+{
+    char plots_dir[4200];
+    int status = analysis_path(plots_dir, sizeof plots_dir, run_dir, "plots", err);
+    if (status == ANALYSIS_OK)
+        status = analysis_make_dir(plots_dir, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    if (cells->count == 0)
+        return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: no cells to draw", run_dir);
+    plot_ctx ctx = {.plots_dir = plots_dir,
+                    .cells = cells,
+                    .palette = options->palette,
+                    .size = options->figure,
+                    .titles = options->titles,
+                    .scenario = meta->scenario,
+                    .thresholds = options->rules.thresholds};
+    plot_title_tail(meta, cells, ", ", ctx.title_tail, sizeof ctx.title_tail);
+    status = build_axes(&ctx, err);
+    plot_short_tail(meta, ctx.short_tail, sizeof ctx.short_tail);
+    if (status == ANALYSIS_OK)
+        status = plot_overhead(&ctx, meta, options->r_overhead_max, err);
+    if (status == ANALYSIS_OK)
+        status = plot_concurrency(&ctx, meta, err);
+    if (status == ANALYSIS_OK)
+        status = plot_bands(&ctx, meta, err);
+    bool with_impact = impact && impact->count > 0;
+    if (status == ANALYSIS_OK && with_impact)
+        status = plot_impact(&ctx, impact, err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++)
+        status = plot_ecdf(&ctx, meta, options->ecdf_cells[i], err);
+    heat_axis_free(&ctx.x_axis);
+    heat_axis_free(&ctx.y_axis);
+    if (status != ANALYSIS_OK || !options->plots)
+        return status;
+
+    static const char *const scripts[] = {"overhead.gp", "concurrency.gp", "bands.gp", "impact.gp"};
+    size_t script_count = with_impact ? 4 : 3;
+    for (size_t i = 0; status == ANALYSIS_OK && i < script_count; i++)
+        status = plot_run_gnuplot(plots_dir, scripts[i], err);
+    for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++) {
+        char script[64];
+        snprintf(script, sizeof script, "ecdf_cell_%ld.gp", options->ecdf_cells[i]);
+        status = plot_run_gnuplot(plots_dir, script, err);
+    }
+    if (status == ANALYSIS_OK && options->report)
+        fprintf(options->report,
+                "figures: %s/{overhead,concurrency,bands%s}.{png,svg,pdf} (%zu cells "
+                "each)%s\n",
+                plots_dir, with_impact ? ",impact" : "", cells->count,
+                options->ecdf_count ? ", ecdf_cell_N.{png,svg,pdf} (--ecdf)" : "");
+    return status;
+}
