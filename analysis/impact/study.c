@@ -87,7 +87,8 @@ static int compare_rows(const void *a, const void *b)
 
 void impact_study_finish(impact_study *study, double confidence)
 {
-    qsort(study->rows, study->count, sizeof *study->rows, compare_rows);
+    if (study->count > 1) /* rows is NULL without any: qsort takes no NULL */
+        qsort(study->rows, study->count, sizeof *study->rows, compare_rows);
     for (size_t i = 0; i < study->count; i++) {
         impact_study_row *row = &study->rows[i];
         row->impact = impact_paired_interval(row->log_pairs, row->impact.pairs, confidence);
