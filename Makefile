@@ -197,7 +197,8 @@ run-study:
 # make install PREFIX=DIR [DESTDIR=STAGE]: every program the build lists into
 # DIR/bin, with nbc-run (which, next to bench_nbc, knows it is installed and
 # finds its package nbc_run/, configurations and library profiles in
-# DIR/share/bench_nbc);
+# DIR/share/bench_nbc) and the Python analysis tools (which find their
+# package nbc_tools/ there, NBC_TOOLS_PY of nbc_tools/module.mk);
 # README, docs, VERSION and REVISION, the exit statuses (cli/, read by the
 # Python tools), the harness definitions (packaging/jube, reframe, ramble into
 # harnesses/), configurations (with configs/mpi and configs/slurm) and
@@ -216,13 +217,14 @@ install: programs
 	chmod -R a+rX $(install_share)
 	install -m 644 README.md $(install_share)/
 	install -m 644 analysis/README.md $(install_share)/analysis/
-	install -m 644 cli/exit_status.def cli/nbc_cli.py $(install_share)/cli/
+	install -m 644 cli/exit_status.def $(install_share)/cli/
 	install -m 644 VERSION $(install_share)/
 	for harness in jube reframe ramble; do install -d $(install_share)/harnesses/$$harness && \
 	    install -m 644 packaging/$$harness/* $(install_share)/harnesses/$$harness/ || exit 1; done
 	echo '$(BENCH_NBC_REVISION)' >$(install_share)/REVISION
 	install -m 755 nbc-run $(install_bin)/
 	install -d $(install_share)/nbc_run && install -m 644 nbc_run/*.py $(install_share)/nbc_run/
+	for file in $(NBC_TOOLS_PY); do install -D -m 644 $$file $(install_share)/$$file || exit 1; done
 	if [ -f $(BUILD)/mpi-build.ini ]; then install -m 644 $(BUILD)/mpi-build.ini $(install_share)/; fi
 	install -d $(install_share)/modulefiles/lmod/bench_nbc $(install_share)/modulefiles/tcl/bench_nbc
 	sed -e 's|^local prefix = .*|local prefix = "$(PREFIX)"|' \

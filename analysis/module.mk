@@ -45,24 +45,5 @@ $(TOOLS_DIR)/nbc-trace: $(BUILD)/nompi/analysis/tools/nbc_trace.o $(ANALYSIS_LIB
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ANALYSIS_LIBS) $(LDLIBS)
 
-# nbc-report: Python, standard library only; its column list is
-# configs/report.ini (found from the tool's folder, built or installed).
-$(TOOLS_DIR)/nbc-report: analysis/nbc_report.py
-	@mkdir -p $(@D)
-	install -m 755 $< $@
-
-# nbc-verdict: the verdict lines nbc-run prints (a study's verdict.csv, or one
-# launch's files) and nbc-report shows first
-# (nbc-report loads it from its own folder).
-$(TOOLS_DIR)/nbc-verdict: analysis/nbc_verdict.py
-	@mkdir -p $(@D)
-	install -m 755 $< $@
-
-# nbc-fingerprint: a library's progress fingerprint page (nbc-run
-# --fingerprint runs it; it loads nbc-verdict from its own folder).
-$(TOOLS_DIR)/nbc-fingerprint: analysis/nbc_fingerprint.py
-	@mkdir -p $(@D)
-	install -m 755 $< $@
-
-PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace \
-            $(TOOLS_DIR)/nbc-report $(TOOLS_DIR)/nbc-verdict $(TOOLS_DIR)/nbc-fingerprint
+# (nbc-report, nbc-verdict and nbc-fingerprint: nbc_tools/module.mk)
+PROGRAMS += $(TOOLS_DIR)/nbc-analyze $(TOOLS_DIR)/nbc-compare $(TOOLS_DIR)/nbc-trace

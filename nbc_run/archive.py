@@ -7,7 +7,7 @@ import sys
 import tarfile
 import time
 
-from nbc_cli import ExitStatus
+from nbc_tools.cli import ExitStatus
 
 from .common import BadInput, note, read_json
 

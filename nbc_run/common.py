@@ -4,18 +4,11 @@ import configparser
 import json
 import os
 import sys
-import textwrap
 import time
 
-
-# The console's width: a longer line is wrapped, its continuation indented.
-CONSOLE_WIDTH = 100
-
-
-def console_lines(line):
-    """line as the console shows it: lines of at most CONSOLE_WIDTH columns."""
-    return textwrap.wrap(line, CONSOLE_WIDTH, subsequent_indent="    ",
-                         break_on_hyphens=False) or [""]
+# The console's width and its one wrapping rule, the analysis tools' too
+# (nbc-run's modules import them from here).
+from nbc_tools.cli import CONSOLE_WIDTH, console_lines  # noqa: F401
 
 
 def show(line, out=None):

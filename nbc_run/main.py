@@ -9,7 +9,7 @@ import sys
 import tempfile
 import time
 
-from nbc_cli import ExitStatus, exit_status_help, version_line
+from nbc_tools.cli import ExitStatus, exit_status_help, version_line
 
 from .archive import archive_study
 from .cli import TABLE_FORMATS, USAGE, parse_arguments

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from nbc_cli import ExitStatus  # (cli/, on the path: the entry point puts it there)
+from nbc_tools.cli import ExitStatus
 
 from .common import duration, iso_now, meta_status, note, read_json, show, write_atomic
 from .launch import launch_cmd, ref_cmd, shown

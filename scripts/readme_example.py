@@ -23,7 +23,7 @@ END = "<!-- end of the example -->"
 
 
 def generated(tools_dir):
-    sys.path[:0] = [ROOT, os.path.join(ROOT, "cli")]
+    sys.path.insert(0, ROOT)  # nbc_run/ and the nbc_tools/ it imports
     from nbc_run.report import print_equal_work, print_verdicts
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

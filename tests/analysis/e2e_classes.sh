@@ -4,8 +4,8 @@
 # of r_overhead contiguous from -inf to +inf (hidden < partial < none, each
 # bound once); colours told apart (CIE76 distance at least 20 between any
 # two, also under a simulated deuteranopia, Machado et al. 2009 at severity
-# 1); and nbc-verdict's study verdict spells no class as a literal string
-# (it reads the table).
+# 1); and nbc-verdict's verdicts (nbc_tools/verdict/) spell no class as a
+# literal string (they read the table).
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 doc=$TOOLS_DIR/schema_doc
@@ -48,14 +48,13 @@ for vision, see in (("normal", lambda c: c), ("deuteranopia", deutan)):
     worst[vision] = min((math.dist(labs[a], labs[b]), a, b) for i, a in enumerate(names)
                         for b in names[i + 1:])
     assert worst[vision][0] >= 20, (vision, worst[vision])
-# The study's verdict in nbc_verdict.py (from its section mark on) reads the
-# table; the per-run lines before it read the bands through it too.
-text = open("%s/analysis/nbc_verdict.py" % sys.argv[2]).read()
-mark = "# ---- A study's verdict"
-assert mark in text, "nbc_verdict.py lost its section mark"
-for name in names:
-    if re.search(r"""["']%s["']""" % re.escape(name), text[text.index(mark):]):
-        sys.exit("nbc_verdict.py spells the class '%s' (read schema_doc --json)" % name)
+# The verdict's modules, a study's and one launch's, read the table.
+for module in ("study", "launch"):
+    path = "%s/nbc_tools/verdict/%s.py" % (sys.argv[2], module)
+    text = open(path).read()
+    for name in names:
+        if re.search(r"""["']%s["']""" % re.escape(name), text):
+            sys.exit("%s spells the class '%s' (read schema_doc --json)" % (path, name))
 print("figure: %d classes, bands contiguous; closest colours %.0f (%s, %s), under "
       "deuteranopia %.0f (%s, %s)" % ((len(classes),) + worst["normal"] + worst["deuteranopia"]))
 PY

@@ -34,14 +34,8 @@ for tool in pdftohtml pdfimages pdfinfo; do need_command "$tool" poppler-utils; 
 
 run=$SCRATCH/example_run
 cp -R tests/data/example_run "$run"
-python3 - "$run" tests/analysis/report_pdf_records.json <<'PY' || fail "cannot add the records to $run"
-import json, os, sys
-run, records = sys.argv[1], json.load(open(sys.argv[2]))
-meta = json.load(open(os.path.join(run, "meta.json")))
-meta.update(records["meta.json"])
-json.dump(meta, open(os.path.join(run, "meta.json"), "w"), indent=1)
-json.dump(records["provenance.json"], open(os.path.join(run, "provenance.json"), "w"), indent=1)
-PY
+python3 tests/analysis/add_records.py "$run" tests/analysis/report_pdf_records.json ||
+    fail "cannot add the records to $run"
 "$analyze" -q "$run" 2>/dev/null
 [ -f "$run/plots/overhead.png" ] || fail "nbc-analyze drew no figure in $run"
 msg=$("$report" "$run" 2>&1) || fail "nbc-report failed: $msg"

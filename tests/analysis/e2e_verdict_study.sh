@@ -152,7 +152,7 @@ for row in summary:
     assert want in printed, (want, printed)
 print("figure: nbc-compare's configuration figures equal verdict.csv's and impact.csv's")
 PY
-# nbc-report's study table: the same figures again (nbc_verdict's study_table)
+# nbc-report's study table: the same figures again (nbc_tools/verdict/study.py's study_table)
 report=$TOOLS_DIR/nbc-report
 "$report" --no-pdf "$SCRATCH/study" >"$SCRATCH/report.out" 2>&1 ||
     fail "nbc-report failed: $(cat "$SCRATCH/report.out")"

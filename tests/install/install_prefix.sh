@@ -44,6 +44,28 @@ grep -qx 'set prefix {/opt/bench_nbc}' "$tcl_file" ||
 grep -qx "set version {$version}" "$tcl_file" || fail "the Tcl module file does not name the version"
 ! grep -rq "$SCRATCH" "$share/modulefiles" || fail "a module file names the staging folder"
 
+# The Python analysis tools, staged, with the source tree hidden: each finds
+# its package (share/bench_nbc/nbc_tools) and schema_doc beside it.
+# shellcheck disable=SC2016 # $0 and $@ are the inner shell's
+hide=(unshare --mount sh -c 'mount -t tmpfs bench_nbc_hidden "$0" && exec "$@"' "$BENCH_NBC_ROOT")
+if [ "$(id -u)" -ne 0 ] || ! "${hide[@]}" test ! -e "$BENCH_NBC_ROOT/Makefile" 2>/dev/null; then
+    echo "note: cannot hide the source tree (needs root and mount namespaces): it stays visible"
+    hide=()
+fi
+run=$SCRATCH/example_run
+cp -R tests/data/example_run "$run"
+"$TOOLS_DIR/nbc-analyze" -q --no-plots "$run" >/dev/null 2>&1 || fail "nbc-analyze failed on $run"
+for tool in nbc-verdict nbc-report nbc-fingerprint; do
+    [ -x "$stage/bin/$tool" ] || fail "bin/$tool is not installed"
+    words=("$run")
+    [ $tool = nbc-verdict ] || words=(--no-pdf "$run")
+    "${hide[@]}" "$stage/bin/$tool" "${words[@]}" >"$SCRATCH/$tool.out" 2>&1 ||
+        fail "the installed $tool failed: $(cat "$SCRATCH/$tool.out")"
+done
+grep -q "^MPI library, ibcast, basic: " "$SCRATCH/nbc-verdict.out" ||
+    fail "the installed nbc-verdict printed no verdict line: $(cat "$SCRATCH/nbc-verdict.out")"
+for f in report.html fingerprint.html fingerprint.csv; do [ -s "$run/$f" ] || fail "the installed tools wrote no $f"; done
+
 # ---- a study from the installed copy -------------------------------------------
 [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores (MPICH busy-polls); layout checked"
 # The study runs the MPICH profile (make install of MPI=mpich's build when
@@ -53,12 +75,6 @@ prefix=$SCRATCH/prefix
 install_into PREFIX="$prefix"
 mkdir -p "$SCRATCH/elsewhere" "$SCRATCH/results"
 cd "$SCRATCH/elsewhere" || fail "cannot enter $SCRATCH/elsewhere"
-# shellcheck disable=SC2016 # $0 and $@ are the inner shell's
-hide=(unshare --mount sh -c 'mount -t tmpfs bench_nbc_hidden "$0" && exec "$@"' "$BENCH_NBC_ROOT")
-if [ "$(id -u)" -ne 0 ] || ! "${hide[@]}" test ! -e "$BENCH_NBC_ROOT/Makefile" 2>/dev/null; then
-    echo "note: cannot hide the source tree (needs root and mount namespaces): run from $PWD only"
-    hide=()
-fi
 [ -z "${SAN:-}" ] || export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" # as mpi_launch does
 start=$EPOCHREALTIME
 status=0

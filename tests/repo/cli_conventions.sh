@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command line every tool shares (cli/cli.h, cli/nbc_cli.py): --version
+# The command line every tool shares (cli/cli.h, nbc_tools/cli.py): --version
 # prints "TOOL VERSION (revision REV)" and exits 0; --help lists every exit
 # status of cli/exit_status.def; an unknown option is bad input (2); the
 # Python tools read the same table as the C ones; README lists it. Statuses
@@ -43,15 +43,15 @@ check_tool nbc-run ./nbc-run
 "$BUILD/bench_nbc" --version | grep -qE '^BLAS: .+' || fail "bench_nbc --version names no BLAS"
 
 # The Python tools' table is the file's.
-python3 - "$BENCH_NBC_ROOT/cli" <<'PY' || fail "cli/nbc_cli.py disagrees with cli/exit_status.def"
+python3 - "$BENCH_NBC_ROOT" <<'PY' || fail "nbc_tools/cli.py disagrees with cli/exit_status.def"
 import sys
 sys.path.insert(0, sys.argv[1])
-import nbc_cli
-table = nbc_cli.exit_statuses()
+from nbc_tools import cli
+table = cli.exit_statuses()
 assert [code for code, *_ in table] == list(range(len(table))), table
 for code, name, word, _ in table:
-    assert getattr(nbc_cli.ExitStatus, name) == code, name
-assert nbc_cli.ExitStatus.BAD_INPUT == 2 and nbc_cli.ExitStatus.NO_VALID_CELL == 5
+    assert getattr(cli.ExitStatus, name) == code, name
+assert cli.ExitStatus.BAD_INPUT == 2 and cli.ExitStatus.NO_VALID_CELL == 5
 PY
 for line in "${statuses[@]}"; do
     grep -qE "^  \| ${line%% *} \| " README.md || fail "README.md does not list exit status ${line%% *}"

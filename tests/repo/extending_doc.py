@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Checks that docs/extending.md's recipes for a collective, a deployment
-and a library profile name only files and symbols that exist under ROOT.
+"""Checks that docs/extending.md's recipes for a collective, a deployment,
+a library profile and a Python analysis tool name only files and symbols
+that exist under ROOT.
 
 Every path the recipes name (a word with a folder, or a file name with an
 extension; `*` as a glob) must exist (a bare file name anywhere in the
 tree); every C identifier in a code span (a word with an underscore, a word
 before "(", a word before "[]") must occur as a word in a source file
-(.c, .h, .def, .ini) or name one (a test program). Placeholders are skipped: words in capitals without
+(.c, .h, .def, .ini, .py) or name one (a test program). Placeholders are skipped: words in capitals without
 an underscore (NAME, ID), <...>, and build/ paths (made by make). Prints
 what is missing, exit status 1 when anything is.
 
@@ -16,9 +17,10 @@ import os
 import re
 import sys
 
-SECTIONS = ("## A collective", "## A deployment", "## An MPI library profile")
+SECTIONS = ("## A collective", "## A deployment", "## An MPI library profile",
+            "## A Python analysis tool")
 SKIP_DIRS = {".git", "build", ".ci"}
-SOURCES = (".c", ".h", ".def", ".ini")
+SOURCES = (".c", ".h", ".def", ".ini", ".py")
 PATH = re.compile(r"(?<![\w./-])((?:[\w.*-]+/)+[\w.*-]*|[\w-]+\.(?:c|h|def|ini|md|sh|py|mk|sbatch))"
                   r"(?![\w/])")
 CODE = re.compile(r"`([^`]+)`")

@@ -22,6 +22,9 @@ cat >"$tree/docs/extending.md" <<'EOF'
 ## An MPI library profile
 
 none.
+## A Python analysis tool
+
+none.
 EOF
 out=$(python3 tests/repo/extending_doc.py "$tree") && fail "a recipe naming what is gone passed: $out"
 grep -q "start_iallgather" <<<"$out" || fail "the gone function is not named: $out"

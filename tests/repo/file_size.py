@@ -12,8 +12,6 @@ LIMIT_LINES = 600  # the style rule: split a file by concern before it passes th
 SKIP_DIRS = {".git", "build", ".ci", "tests", "fuzz"}
 EXCEPTIONS = {
     "analysis/figures/plot.c": "split by concern in progress",
-    "analysis/nbc_report.py": "split by concern in progress",
-    "analysis/nbc_fingerprint.py": "split by concern in progress",
 }
 
 

@@ -146,7 +146,7 @@ grep -qF -- "--mca plm_rsh_agent '/bin/rsh it'\\''s' --host 'h1,h 2' " <<<"$out"
     fail "words with a space and a quote not shown single-quoted: $out"
 
 # An installed copy (PREFIX/bin: nbc-run next to the programs and tools;
-# PREFIX/share/bench_nbc: the configurations, cli/, nbc_run/ and the build's mpi-build.ini):
+# PREFIX/share/bench_nbc: the configurations, cli/, nbc_run/, nbc_tools/ and the build's mpi-build.ini):
 # no make, the configuration found in share/, everything relative to where it runs.
 prefix=$SCRATCH/prefix
 mkdir -p "$prefix/bin" "$prefix/share/bench_nbc" "$SCRATCH/elsewhere"
@@ -156,7 +156,7 @@ for prog in compute_ref nbc-analyze nbc-compare; do
     printf '#!/bin/sh\nexit 0\n' >"$prefix/bin/$prog"
     chmod +x "$prefix/bin/$prog"
 done
-cp -r "$R/configs" "$R/cli" "$R/nbc_run" "$prefix/share/bench_nbc/"
+cp -r "$R/configs" "$R/cli" "$R/nbc_run" "$R/nbc_tools" "$prefix/share/bench_nbc/"
 printf '[build]\nprofile = %s\nversion = 1.0\nmpiexec = %s\n' "$P" "$DX" >"$prefix/share/bench_nbc/mpi-build.ini"
 studies=$((studies + 1))
 out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||

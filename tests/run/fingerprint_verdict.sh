@@ -7,11 +7,10 @@
 # their counts, the ways not run; none reaching it says so.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
-out=$(python3 - "$BENCH_NBC_ROOT/analysis/nbc_fingerprint.py" <<'PY'
-import importlib.util, math, sys
-spec = importlib.util.spec_from_file_location("fp", sys.argv[1])
-fp = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(fp)
+out=$(python3 - "$BENCH_NBC_ROOT" <<'PY'
+import math, sys
+sys.path.insert(0, sys.argv[1])
+from nbc_tools.fingerprint import data, lines
 
 
 def fail(text):
@@ -21,7 +20,7 @@ def fail(text):
 
 for n in range(1, 40):
     xs = [float(i) for i in range(n, 0, -1)]  # unsorted on purpose
-    lo, hi = fp.median_interval(xs)
+    lo, hi = data.median_interval(xs)
     tail = lambda k: sum(math.comb(n, i) for i in range(k)) / 2 ** n  # P(Bin(n, 1/2) < k)
     ks = [k for k in range(1, n + 1) if tail(k) <= 0.025]
     if not ks:
@@ -33,14 +32,14 @@ for n in range(1, 40):
         fail("n=%d: interval (%g, %g), expected order statistics %d and %d" % (n, lo, hi, k, n + 1 - k))
     if 1 - 2 * tail(k) < 0.95:
         fail("n=%d: coverage %.4f" % (n, 1 - 2 * tail(k)))
-if not math.isnan(fp.median_interval([1.0] * 5)[0]) or fp.median_interval([1.0] * 6) != (1.0, 1.0):
+if not math.isnan(data.median_interval([1.0] * 5)[0]) or data.median_interval([1.0] * 6) != (1.0, 1.0):
     fail("5 values have no 95 % interval of their median, 6 have one")
 
 
 def way(name, valid, confirmed, point, slowdown=(math.nan,) * 3, status="measured"):
-    r = {c: math.nan for c in fp.COLUMNS}
+    r = {c: math.nan for c in data.COLUMNS}
     r.update(library="Lib 1.0", mpi_profile="lib", collective_name="ibcast", way=name,
-             label=fp.label_of(name), status=status, reason="", cells_total=valid,
+             label=data.label_of(name), status=status, reason="", cells_total=valid,
              cells_valid=valid, cells_progressed=confirmed, cells_progressed_point=point,
              progressed_share=confirmed / valid if valid else math.nan,
              progressed_point_share=point / valid if valid else math.nan)
@@ -50,7 +49,7 @@ def way(name, valid, confirmed, point, slowdown=(math.nan,) * 3, status="measure
 
 rows = [way("basic", 9, 0, 1), way("progress", 10, 8, 9, (1.3, 1.2, 1.45)),
         way("dedicated", 0, 0, 0, status="skipped"), way("manual-100us", 9, 4, 5)]
-line = fp.verdict_lines(rows)[0]
+line = lines.verdict_lines(rows)[0]
 print(line)
 for want in ("Lib 1.0, ibcast: overlap only with its progress thread (80 % of the valid cells)",
              "with its progress thread: computation 1.30x slower while overlapping [1.20, 1.45]",
@@ -60,12 +59,12 @@ for want in ("Lib 1.0, ibcast: overlap only with its progress thread (80 % of th
     if want not in line:
         fail("the verdict lacks '%s'" % want)
 rows[1] = way("progress", 10, 5, 9, (0.98, 0.95, 1.02))
-line = fp.verdict_lines(rows)[0]
+line = lines.verdict_lines(rows)[0]
 print(line)
 if "computation not measurably slowed while overlapping (r_comp_slowdown 0.98 [0.95, 1.02])" not in line:
     fail("a slowdown interval holding 1 is not called unmeasurable")
 rows[1] = way("progress", 10, 4, 9)
-line = fp.verdict_lines(rows)[0]
+line = lines.verdict_lines(rows)[0]
 print(line)
 if not line.startswith("Lib 1.0, ibcast: no overlap in any way measured"):
     fail("no way at half its cells: %s" % line)
