@@ -7,22 +7,20 @@
  * null controls repeats the three (run.null_share of the blocks). */
 enum { KINDS = 3 };
 /* Besides its step, every attempt waits out the window barrier's margin
- * (clocksync.barrier_margin_us) and its bookkeeping; measured here at
- * 0.1-0.3 ms an attempt beyond the margin. */
+ * (clocksync.barrier_margin_us) and its bookkeeping, which this bounds from
+ * above (docs/measurements.md, "The plan estimate's constants"). */
 static const double attempt_overhead_s = 0.3e-3;
 /* Where a busy library thread shares the core (the deployment plan's
  * barrier_sleep_min_s), the barrier's margin is at least that sleep and the
  * barrier's spin, and the wake-up after it may wait out the busy thread's
- * slice: 3-5 ms measured here (an attempt's overhead was 10 ms median,
- * 12 ms mean with an 8 ms least sleep). The spin follows the wake-up
- * latency each rank measures at start (clocksync_barrier_wait_plan: at
- * least 20 us, twice the p99); before the run this assumes a p99 of 100 us,
- * small next to the sleep either way. */
+ * scheduler slice, which this takes at the top of what was measured. The
+ * spin follows the wake-up latency each rank measures at start
+ * (clocksync_barrier_wait_plan: at least 20 us, twice the p99); before the
+ * run this assumes a p99 of 100 us, small next to the sleep either way. */
 static const double barrier_spin_s = 200e-6;
 static const double busy_slice_s = 5e-3;
-/* A late attempt redoes its block (run.late_tolerance): the attempts
- * measured here were 14 to 28 % more than blocks x kinds; the most assumes a
- * third more. */
+/* A late attempt redoes its block (run.late_tolerance): the most assumes a
+ * third more attempts than blocks x kinds, above the redos measured. */
 static const double redo_factor = 4.0 / 3.0;
 /* A look of the stopping rule (the analysis's bootstrap of the cell):
  * 5-30 ms, more for more blocks. */

@@ -288,10 +288,11 @@ static void run_process(const settings *s, const host_rank *rank, shared_state *
             fail("process %d: %s", proc, compute_team_error(team));
     /* In rounds, as bench_nbc's passive step: the warm-up rounds, then each
      * round one step of every size, the processes starting each round
-     * together. A slow spell of the machine (seen here: 1.9 x for a few
-     * hundred ms, on both CPUs) then lands on a few steps of every size,
-     * which each process's median passes over, instead of on every step of
-     * the sizes measured during it. */
+     * together. A slow spell of the machine (GEMM slower on every CPU for a
+     * few hundred ms; docs/measurements.md, "compute_ref's first steps and
+     * slow spells") then lands on a few steps of every size, which each
+     * process's median passes over, instead of on every step of the sizes
+     * measured during it. */
     for (int round = -s->warmup_steps; round < s->reps; round++) {
         int rc = pthread_barrier_wait(&shared->round_barrier);
         if (rc != 0 && rc != PTHREAD_BARRIER_SERIAL_THREAD)

@@ -51,7 +51,7 @@ static const char *precision_text(int runs, double t_se_s, bool imprecise, char 
     return text;
 }
 
-/* The lateness tolerance is floored at the barrier precision measured here:
+/* The lateness tolerance is floored at the barrier precision the run measured:
  * on a busy node that floor can exceed the share of the shortest references
  * the rule asks for, and the cells concerned then accept more lateness (their
  * tolerance_ns in raw.csv says how much). Said once, on rank 0. */
