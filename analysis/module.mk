@@ -7,7 +7,7 @@ ANALYSIS_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/,util.o tool_options.o csv.o inputs.o inputs_raw.o \
                      metrics.o metrics_blocks.o metrics_ranks.o metrics_grid.o bootstrap.o intervals.o rules.o impact.o impact/paired.o impact/sides.o impact/median.o impact/study.o impact/study_dir.o tables.o frontier.o \
-                     frontier_plot.o plot.o plot_gnuplot.o plot_heat.o plot_meta.o plot_palette.o \
+                     frontier_plot.o plot.o plot_impact.o plot_ecdf.o plot_gnuplot.o plot_heat.o plot_meta.o plot_palette.o \
                      analyze.o compare.o compare_summary.o compare_load.o compare_stats.o compare_draw.o compare_equal_work.o \
                      trace.o sched.o harness_table.o) \
                    $(BUILD)/nompi/schema/schema.o $(BUILD)/nompi/schema/classes.o \
