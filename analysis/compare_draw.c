@@ -165,7 +165,11 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
                                      e->estimate,
                                      e->launches > 0,
                                      plot_invalid_label(cell, cell_pt),
-                                     unconfirmed(&classes[c * n + i])};
+                                     unconfirmed(&classes[c * n + i]),
+                                     /* the launches' interval wholly beyond 0..1 */
+                                     e->launches > 0 && e->ci.lo > scale.max   ? 1
+                                     : e->launches > 0 && e->ci.hi < scale.min ? -1
+                                                                               : 0};
         }
         if (!legend[0])
             legend = invalid_legend(values, n, cell_pt);
@@ -208,6 +212,25 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     return status;
 }
 
+/* What tells configuration k of a pair from the other, as a reader names
+ * it: the deployment ("progress"), else the library ("Open MPI 4.1.4"),
+ * else its whole label. */
+static void side_name(const compare_run *runs, const compare_config *configs, size_t k,
+                      char *out, size_t out_size)
+{
+    const run_meta *mine = &runs[configs[k].first_run].meta,
+                   *other = &runs[configs[1 - k].first_run].meta;
+    char library[2][160];
+    plot_library_name(mine, library[0], sizeof library[0]);
+    plot_library_name(other, library[1], sizeof library[1]);
+    if (mine->deployment[0] && strcmp(mine->deployment, other->deployment) != 0)
+        snprintf(out, out_size, "%s", mine->deployment);
+    else if (strcmp(library[0], library[1]) != 0)
+        snprintf(out, out_size, "%s", library[0]);
+    else
+        snprintf(out, out_size, "%.150s", configs[k].label);
+}
+
 /* diff_<metric>: the second configuration minus the first, hatched where
  * not significant. */
 int draw_difference(const compare_run *runs, const compare_config *configs,
@@ -222,7 +245,7 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
             difference_of(estimate_at(est, n, 0, m, i), estimate_at(est, n, 1, m, i));
         values[i] =
             (heat_value){common[i].comm_target_s, common[i].comp_target_s, d.value, d.valid, NULL,
-                         !d.significant};
+                         !d.significant, 0};
     }
     /* the second configuration's bytes change the layout: set them first */
     int status = grid_physical(g, runs, configs[0].first_run, common, n, false, err);
@@ -232,7 +255,7 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
     scenario_line(runs, configs, 2, scenario, sizeof scenario);
     int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
     double cell_pt = heat_cell_width_pt(&options->figure, &g->x_axis, &g->y_axis, 1, lines);
-    char caption[2700], label[120], data[64], base[64], title[800] = "";
+    char caption[2700], label[120], data[64], base[64], title[1000] = "";
     snprintf(caption, sizeof caption,
              "%s of the second configuration minus the first. First: %s (%zu launch%s); second: "
              "%s (%zu launch%s). Blue: the second lower, red: higher. Dashed outline: not "
@@ -247,8 +270,11 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
                          "not covered",
              invalid_legend(values, n, cell_pt), note);
     snprintf(label, sizeof label, "difference of %s", metric->name);
+    char second[160], first[160];
+    side_name(runs, configs, 1, second, sizeof second);
+    side_name(runs, configs, 0, first, sizeof first);
     if (options->titles)
-        snprintf(title, sizeof title, "%s: second - first%s%s%s", metric->name,
+        snprintf(title, sizeof title, "%s: %s - %s%s%s%s", metric->name, second, first,
                  options->normalize_cores ? ", normalized" : "", scenario[0] ? "\n" : "", scenario);
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);

@@ -72,6 +72,8 @@ int plot_short_title(const plot_ctx *ctx, const char *what, const char *collecti
 }
 
 typedef double (*cell_value_fn)(const cell_metrics *cell);
+/* +1 (-1) where the cell is surely above (below) a saturating scale. */
+typedef int (*cell_beyond_fn)(const cell_metrics *cell, const heat_scale *scale);
 static double value_r_overhead(const cell_metrics *c)
 {
     return c->r_overhead;
@@ -88,11 +90,46 @@ static double value_r_overhead_width(const cell_metrics *c)
 {
     return c->r_overhead_ci.hi - c->r_overhead_ci.lo;
 }
+/* r_overhead's interval wholly beyond an end: noise about 1 is not worse
+ * than serialized, nor noise about 0 imprecision. */
+static int beyond_r_overhead(const cell_metrics *c, const heat_scale *scale)
+{
+    return scale->saturate_high && c->r_overhead_ci.lo > scale->max   ? 1
+           : scale->saturate_low && c->r_overhead_ci.hi < scale->min ? -1
+                                                                      : 0;
+}
+static int beyond_value(const cell_metrics *c, const heat_scale *scale, double value)
+{
+    (void)c;
+    return scale->saturate_high && value > scale->max  ? 1
+           : scale->saturate_low && value < scale->min ? -1
+                                                       : 0;
+}
+static int beyond_r_overhead_width(const cell_metrics *c, const heat_scale *scale)
+{
+    return beyond_value(c, scale, value_r_overhead_width(c));
+}
 
 /* The room of a cell's label on a map of panels panels. */
 static double cell_width_pt(const plot_ctx *ctx, size_t panels)
 {
     return heat_cell_width_pt(&ctx->size, &ctx->x_axis, &ctx->y_axis, panels, title_lines(ctx));
+}
+
+/* Whether two panels fit one figure at the printed size: side by side, or
+ * stacked no taller than a column takes; else each is a figure. */
+static bool panels_fit(const plot_ctx *ctx)
+{
+    heat_layout layout =
+        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, title_lines(ctx));
+    return layout.rows == 1 || ctx->size.height_in > 0 ||
+           layout.height_in <= PLOT_PRINT_HEIGHT_MAX_IN;
+}
+
+/* The panels of a two-panel map's figure. */
+static size_t map_panels(const plot_ctx *ctx)
+{
+    return panels_fit(ctx) ? 2 : 1;
 }
 
 /* Whether the run has an invalid cell (the maps then explain their labels). */
@@ -106,9 +143,9 @@ static bool any_invalid(const cell_table *cells)
 
 /* The two-panel maps' data (overhead, concurrency). */
 static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
-                           const heat_scale *scale, analysis_error *err)
+                           cell_beyond_fn beyond, const heat_scale *scale, analysis_error *err)
 {
-    double cell_pt = cell_width_pt(ctx, 2);
+    double cell_pt = cell_width_pt(ctx, map_panels(ctx));
     const cell_table *cells = ctx->cells;
     heat_value *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
     if (!values)
@@ -119,7 +156,8 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
                                  value(&cells->cells[i]),
                                  cells->cells[i].valid,
                                  plot_invalid_label(&cells->cells[i], cell_pt),
-                                 !verdict_cell_inside_band(&cells->cells[i])};
+                                 !verdict_cell_inside_band(&cells->cells[i]),
+                                 beyond ? beyond(&cells->cells[i], scale) : 0};
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)
@@ -136,40 +174,56 @@ const char *plot_run_collective(const run_meta *meta, const cell_table *cells)
     return cells->count ? cells->cells[0].collective : "?";
 }
 
-/* The caption's sentence on the marks of the cells whose interval leaves
- * their band. */
-static void uncertainty_note(char *out, size_t out_size)
+/* The caption's sentences on the marks: the cells whose interval leaves
+ * their band, and those beyond a saturated end (extra, or ""). */
+static void uncertainty_note(const char *extra, char *out, size_t out_size)
 {
     snprintf(out, out_size,
              "Dashed outline: r_overhead's 95 %% interval leaves its band (hidden, partial, "
-             "none); the value is the estimate. Dashed diagonal: equal communication and "
-             "computation times.");
+             "none); the value is the estimate.%s Dashed diagonal: equal communication and "
+             "computation times.",
+             extra);
 }
 
-/* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
+/* One map of a two-panel pair. */
+typedef struct map_panel {
+    const char *data;
+    const heat_scale *scale;
+    const char *title;
+    const char *base; /* its own figure's, where the pair does not fit one */
+} map_panel;
+
+/* Two heatmaps of the run's grid, side by side or stacked
+ * (heat_figure_layout) in base, or each its own figure where stacked they
+ * would be taller than PLOT_PRINT_HEIGHT_MAX_IN. */
 static int two_panels(const plot_ctx *ctx, const char *base, const char *comment,
-                      const char *title_what, const char *collective, const char *left_data,
-                      const heat_scale *left, const char *left_title, const char *right_data,
-                      const heat_scale *right, const char *right_title, analysis_error *err)
+                      const char *title_what, const char *collective, const map_panel panels[2],
+                      const char *extra_note, analysis_error *err)
 {
-    char title[700], note[600];
+    char title[700], note[900];
     int lines = plot_short_title(ctx, title_what, collective, title, sizeof title);
-    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
-    uncertainty_note(note, sizeof note);
-    if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, 2)))
+    size_t count = map_panels(ctx);
+    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, count, lines);
+    uncertainty_note(extra_note, note, sizeof note);
+    if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, count)))
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s", plot_invalid_legend);
-    strbuf body = {0};
-    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
-                  title);
-    /* each panel's title names its colour bar: the bar needs no label */
-    heat_scale left_bar = *left, right_bar = *right;
-    left_bar.label = right_bar.label = "";
-    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, &left_bar, left_title);
-    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, &right_bar, right_title);
-    strbuf_printf(&body, "    unset multiplot\n");
-    int status =
-        plot_write_script(ctx, base, comment, layout.width_in, layout.height_in, &body, note, err);
-    strbuf_free(&body);
+    int status = ANALYSIS_OK;
+    for (size_t figure = 0; status == ANALYSIS_OK && figure < 3 - count; figure++) {
+        strbuf body = {0};
+        strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows,
+                      layout.cols, title);
+        for (size_t p = count == 2 ? 0 : figure; p < (count == 2 ? 2 : figure + 1); p++) {
+            /* each panel's title names its colour bar: the bar needs no label */
+            heat_scale bar = *panels[p].scale;
+            bar.label = "";
+            heat_emit_panel(&body, panels[p].data, &ctx->x_axis, &ctx->y_axis, &bar,
+                            panels[p].title);
+        }
+        strbuf_printf(&body, "    unset multiplot\n");
+        status = plot_write_script(ctx, count == 2 ? base : panels[figure].base, comment,
+                                   layout.width_in, layout.height_in, &body, note, err);
+        strbuf_free(&body);
+    }
     return status;
 }
 
@@ -185,16 +239,27 @@ static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max
     snprintf(width_label, sizeof width_label, "width of the %.0f %% interval",
              100 * ctx->cells->uncertainty.rules.confidence);
     heat_scale width = plot_width_scale(ctx->palette, width_label, interval_width_max);
-    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
+    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, beyond_r_overhead, &scale,
+                                 err);
     if (status == ANALYSIS_OK)
-        status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
+        status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width,
+                                 beyond_r_overhead_width, &width, err);
     if (status != ANALYSIS_OK)
         return status;
+    char extra[400] = "";
+    if (scale.saturate_high)
+        snprintf(extra, sizeof extra,
+                 " Colours saturate beyond 0 and 1 and beyond an interval width of %g; a "
+                 "triangle up: the interval lies above 1 (worse than serialized) or the width "
+                 "exceeds %g; down: the interval lies below 0 (imprecision).",
+                 interval_width_max, interval_width_max);
+    const map_panel panels[2] = {
+        {"overhead.dat", &scale, "r_overhead", "overhead"},
+        {"overhead_ci_width.dat", &width, "interval width", "overhead_ci_width"}};
     return two_panels(ctx, "overhead",
                       "Overhead ratio r_overhead (paper eq. 1, section 5.2: 0 overlap, 1 "
                       "serialized) and the width of its interval",
-                      "r_overhead", plot_run_collective(meta, ctx->cells), "overhead.dat", &scale,
-                      "r_overhead", "overhead_ci_width.dat", &width, "interval width", err);
+                      "r_overhead", plot_run_collective(meta, ctx->cells), panels, extra, err);
 }
 
 static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
@@ -202,16 +267,18 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
     heat_scale comm = plot_ratio_scale(ctx->palette, "r_comm (1: unchanged)", r_comm_max);
     heat_scale slow =
         plot_ratio_scale(ctx->palette, "r_comp_slowdown (1: unchanged)", slowdown_max);
-    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
+    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, NULL, &comm, err);
     if (status == ANALYSIS_OK)
-        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
+        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, NULL, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
+    const map_panel panels[2] = {{"r_comm.dat", &comm, "r_comm", "concurrency"},
+                                 {"r_comp_slowdown.dat", &slow, "r_comp_slowdown",
+                                  "concurrency_slowdown"}};
     return two_panels(ctx, "concurrency",
                       "Concurrency ratios r_comm (eq. 4) and r_comp_slowdown (eq. 3), section "
                       "5.2, on a log scale centred at 1 (unchanged)",
-                      "concurrency", plot_run_collective(meta, ctx->cells), "r_comm.dat", &comm,
-                      "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
+                      "concurrency", plot_run_collective(meta, ctx->cells), panels, "", err);
 }
 
 /* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
@@ -363,11 +430,10 @@ static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error 
         separator = ", \\\n        ";
     }
     int font_pt = PLOT_LABEL_PT;
-    strbuf_printf(&body,
-                  "%s'bands.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
-                  "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
-                  "dt (4,3) lw 1.5 title 'interval leaves the band (%zu of %zu)'",
-                  separator, counts.spanning, counts.measured);
+    char outline_key[80];
+    snprintf(outline_key, sizeof outline_key, "interval leaves the band (%zu of %zu)",
+             counts.spanning, counts.measured);
+    heat_emit_uncertain_layer(&body, "bands.dat", "$9==0", outline_key);
     strbuf_printf(&body,
                   ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title "
                   "'equal times'"
@@ -451,15 +517,19 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
         status = plot_impact(&ctx, impact, err);
     for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++)
         status = plot_ecdf(&ctx, meta, options->ecdf_cells[i], err);
+    bool split = status == ANALYSIS_OK && map_panels(&ctx) == 1;
     heat_axis_free(&ctx.x_axis);
     heat_axis_free(&ctx.y_axis);
     if (status != ANALYSIS_OK || !options->plots)
         return status;
 
-    static const char *const scripts[] = {"overhead.gp", "concurrency.gp", "bands.gp", "impact.gp"};
-    size_t script_count = with_impact ? 4 : 3;
-    for (size_t i = 0; status == ANALYSIS_OK && i < script_count; i++)
-        status = plot_run_gnuplot(plots_dir, scripts[i], err);
+    /* the maps, and each second panel drawn as its own figure */
+    static const char *const scripts[] = {"overhead.gp",          "concurrency.gp",
+                                          "bands.gp",             "impact.gp",
+                                          "overhead_ci_width.gp", "concurrency_slowdown.gp"};
+    for (size_t i = 0; status == ANALYSIS_OK && i < sizeof scripts / sizeof *scripts; i++)
+        if ((i != 3 || with_impact) && (i < 4 || split))
+            status = plot_run_gnuplot(plots_dir, scripts[i], err);
     for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++) {
         char script[64];
         snprintf(script, sizeof script, "ecdf_cell_%ld.gp", options->ecdf_cells[i]);
@@ -467,9 +537,10 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     }
     if (status == ANALYSIS_OK && options->report)
         fprintf(options->report,
-                "figures: %s/{overhead,concurrency,bands%s}.{png,svg,pdf} (%zu cells "
+                "figures: %s/{overhead,concurrency,bands%s%s}.{png,svg,pdf} (%zu cells "
                 "each)%s\n",
-                plots_dir, with_impact ? ",impact" : "", cells->count,
+                plots_dir, with_impact ? ",impact" : "",
+                split ? ",overhead_ci_width,concurrency_slowdown" : "", cells->count,
                 options->ecdf_count ? ", ecdf_cell_N.{png,svg,pdf} (--ecdf)" : "");
     return status;
 }

@@ -7,38 +7,67 @@
  * <title> and <desc> and the PDF's Title and Subject afterwards. */
 #include "analysis/analysis_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- Title text -------------------------------------------------------------- */
 
-static void compact_library(const run_meta *meta, char *out, size_t out_size)
+/* Whether word (len bytes) is a version: digits first, or "v" and a digit. */
+static bool version_word(const char *word, size_t len)
 {
-    const char *text = meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi;
-    size_t o = 0;
-    bool space = false;
-    /* the version's first clause is the readable part ("Open MPI v4.1.4") */
-    for (size_t i = 0; text[i] && text[i] != ';' && o + 1 < out_size && o < 40; i++) {
-        bool is_space = text[i] == ' ' || text[i] == '\t';
-        if (is_space && (space || o == 0))
+    return len > 0 && (isdigit((unsigned char)word[0]) ||
+                       (len > 1 && word[0] == 'v' && isdigit((unsigned char)word[1])));
+}
+
+/* The raw version text's first clause as a name: its words up to the
+ * version (without "Version", ":" or a "v" before the digits), the clause
+ * as it is when it holds no version. */
+static void name_from_version_text(const char *text, char *out, size_t out_size)
+{
+    size_t clause = strcspn(text, ";\n"), o = 0;
+    bool versioned = false;
+    out[0] = '\0';
+    for (size_t i = 0; i < clause && !versioned;) {
+        while (i < clause && isspace((unsigned char)text[i]))
+            i++;
+        size_t len = 0;
+        while (i + len < clause && !isspace((unsigned char)text[i + len]))
+            len++;
+        const char *word = text + i;
+        i += len;
+        versioned = version_word(word, len);
+        bool filler = !versioned && ((len == 7 && strncasecmp(word, "version", 7) == 0) ||
+                                     (len == 8 && strncasecmp(word, "version:", 8) == 0) ||
+                                     (len == 1 && word[0] == ':'));
+        if (versioned && word[0] == 'v')
+            word++, len--;
+        if (len == 0 || filler || o + len + 2 > out_size || o + len > 60)
             continue;
-        out[o++] = is_space ? ' ' : text[i];
-        space = is_space;
+        o += (size_t)snprintf(out + o, out_size - o, "%s%.*s", o ? " " : "", (int)len, word);
     }
-    while (o > 0 && out[o - 1] == ' ')
-        o--;
-    out[o] = '\0';
-    if (o == 0)
+}
+
+void plot_library_name(const run_meta *meta, char *out, size_t out_size)
+{
+    if (meta->mpi_library_name[0])
+        snprintf(out, out_size, "%s", meta->mpi_library_name);
+    else
+        name_from_version_text(meta->mpi_library_version[0] ? meta->mpi_library_version
+                                                            : meta->mpi,
+                               out, out_size);
+    if (!out[0])
         snprintf(out, out_size, "library unknown");
 }
 
 void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
                      char *out, size_t out_size)
 {
-    char library[64];
-    compact_library(meta, library, sizeof library);
+    char library[160];
+    plot_library_name(meta, library, sizeof library);
     long ranks = meta->ranks;
     for (size_t i = 0; ranks == 0 && i < cells->count; i++)
         ranks = cells->cells[i].ranks;
@@ -53,8 +82,8 @@ void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *
 
 void plot_short_tail(const run_meta *meta, char *out, size_t out_size)
 {
-    char library[64];
-    compact_library(meta, library, sizeof library);
+    char library[160];
+    plot_library_name(meta, library, sizeof library);
     snprintf(out, out_size, "%s, %s%s", library, meta->deployment[0] ? meta->deployment : "?",
              meta->synthetic && !strstr(library, "synthetic") ? " (synthetic)" : "");
 }
