@@ -385,6 +385,13 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
  * smallest a journal prints. */
 enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
 
+/* plots/not_drawn.txt (docs/formats.md): a line "NAME<TAB>why" per figure
+ * that had nothing to show. plot_record_not_drawn sets base's line (reason
+ * NULL: removes it) and, for a figure not drawn, deletes its files of an
+ * earlier analysis. */
+#define PLOT_NOT_DRAWN_FILE "not_drawn.txt"
+int plot_record_not_drawn(const char *dir, const char *base, const char *reason,
+                          analysis_error *err);
 /* dir/base.gp (plot_emit_script) and dir/base.caption.txt: comment, then
  * caption (docs/formats.md). */
 int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,

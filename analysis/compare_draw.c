@@ -160,11 +160,8 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
         for (size_t i = 0; status == ANALYSIS_OK && i < n; i++) {
             const level_estimate *e = estimate_at(est, n, c, 0, i); /* r_overhead */
             const cell_metrics *cell = &first->cells.cells[common[i].index[configs[c].first_run]];
-            values[i] = (heat_value){common[i].comm_target_s,
-                                     common[i].comp_target_s,
-                                     e->estimate,
-                                     e->launches > 0,
-                                     plot_invalid_label(cell, cell_pt),
+            values[i] = (heat_value){common[i].comm_target_s, common[i].comp_target_s, e->estimate,
+                                     e->launches > 0, plot_invalid_label(cell, cell_pt),
                                      unconfirmed(&classes[c * n + i]),
                                      /* the launches' interval wholly beyond 0..1 */
                                      e->launches > 0 && e->ci.lo > scale.max   ? 1
@@ -215,8 +212,8 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
 /* What tells configuration k of a pair from the other, as a reader names
  * it: the deployment ("progress"), else the library ("Open MPI 4.1.4"),
  * else its whole label. */
-static void side_name(const compare_run *runs, const compare_config *configs, size_t k,
-                      char *out, size_t out_size)
+static void side_name(const compare_run *runs, const compare_config *configs, size_t k, char *out,
+                      size_t out_size)
 {
     const run_meta *mine = &runs[configs[k].first_run].meta,
                    *other = &runs[configs[1 - k].first_run].meta;
@@ -243,9 +240,13 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
     for (size_t i = 0; i < n; i++) {
         cell_difference d =
             difference_of(estimate_at(est, n, 0, m, i), estimate_at(est, n, 1, m, i));
-        values[i] =
-            (heat_value){common[i].comm_target_s, common[i].comp_target_s, d.value, d.valid, NULL,
-                         !d.significant, 0};
+        values[i] = (heat_value){common[i].comm_target_s,
+                                 common[i].comp_target_s,
+                                 d.value,
+                                 d.valid,
+                                 NULL,
+                                 !d.significant,
+                                 0};
     }
     /* the second configuration's bytes change the layout: set them first */
     int status = grid_physical(g, runs, configs[0].first_run, common, n, false, err);

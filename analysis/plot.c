@@ -94,9 +94,9 @@ static double value_r_overhead_width(const cell_metrics *c)
  * than serialized, nor noise about 0 imprecision. */
 static int beyond_r_overhead(const cell_metrics *c, const heat_scale *scale)
 {
-    return scale->saturate_high && c->r_overhead_ci.lo > scale->max   ? 1
+    return scale->saturate_high && c->r_overhead_ci.lo > scale->max  ? 1
            : scale->saturate_low && c->r_overhead_ci.hi < scale->min ? -1
-                                                                      : 0;
+                                                                     : 0;
 }
 static int beyond_value(const cell_metrics *c, const heat_scale *scale, double value)
 {
@@ -239,8 +239,8 @@ static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max
     snprintf(width_label, sizeof width_label, "width of the %.0f %% interval",
              100 * ctx->cells->uncertainty.rules.confidence);
     heat_scale width = plot_width_scale(ctx->palette, width_label, interval_width_max);
-    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, beyond_r_overhead, &scale,
-                                 err);
+    int status =
+        write_heat_file(ctx, "overhead.dat", value_r_overhead, beyond_r_overhead, &scale, err);
     if (status == ANALYSIS_OK)
         status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width,
                                  beyond_r_overhead_width, &width, err);
@@ -269,12 +269,13 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
         plot_ratio_scale(ctx->palette, "r_comp_slowdown (1: unchanged)", slowdown_max);
     int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, NULL, &comm, err);
     if (status == ANALYSIS_OK)
-        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, NULL, &slow, err);
+        status =
+            write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, NULL, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
-    const map_panel panels[2] = {{"r_comm.dat", &comm, "r_comm", "concurrency"},
-                                 {"r_comp_slowdown.dat", &slow, "r_comp_slowdown",
-                                  "concurrency_slowdown"}};
+    const map_panel panels[2] = {
+        {"r_comm.dat", &comm, "r_comm", "concurrency"},
+        {"r_comp_slowdown.dat", &slow, "r_comp_slowdown", "concurrency_slowdown"}};
     return two_panels(ctx, "concurrency",
                       "Concurrency ratios r_comm (eq. 4) and r_comp_slowdown (eq. 3), section "
                       "5.2, on a log scale centred at 1 (unchanged)",
@@ -524,9 +525,9 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
         return status;
 
     /* the maps, and each second panel drawn as its own figure */
-    static const char *const scripts[] = {"overhead.gp",          "concurrency.gp",
-                                          "bands.gp",             "impact.gp",
-                                          "overhead_ci_width.gp", "concurrency_slowdown.gp"};
+    static const char *const scripts[] = {
+        "overhead.gp", "concurrency.gp",       "bands.gp",
+        "impact.gp",   "overhead_ci_width.gp", "concurrency_slowdown.gp"};
     for (size_t i = 0; status == ANALYSIS_OK && i < sizeof scripts / sizeof *scripts; i++)
         if ((i != 3 || with_impact) && (i < 4 || split))
             status = plot_run_gnuplot(plots_dir, scripts[i], err);

@@ -23,6 +23,37 @@ static size_t impact_hosts(const impact_table *impact, const char **hosts, size_
     return n;
 }
 
+/* Round ratios a log axis about 1 is ticked at, outwards from 1 above and
+ * below it. */
+static const double ticks_above[] = {1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20, 50, 100};
+static const double ticks_below[] = {0.99, 0.98, 0.95, 0.9,  0.8,  0.75, 0.5,
+                                     0.3,  0.2,  0.1,  0.05, 0.02, 0.01};
+enum { TICK_CANDIDATES = sizeof ticks_above / sizeof *ticks_above };
+
+/* One side's ticks inside [1/reach, reach]: the outermost round ratio and
+ * the one nearest halfway to 1 on the log axis; their count (0 to 2). */
+static size_t side_ticks(const double candidates[TICK_CANDIDATES], double reach, double out[2])
+{
+    size_t outer = TICK_CANDIDATES;
+    for (size_t i = 0; i < TICK_CANDIDATES; i++)
+        if (fabs(log(candidates[i])) <= log(reach))
+            outer = i;
+    if (outer == TICK_CANDIDATES)
+        return 0;
+    out[0] = candidates[outer];
+    if (outer == 0)
+        return 1;
+    double half = 0.5 * fabs(log(candidates[outer])), best = INFINITY;
+    size_t middle = 0;
+    for (size_t i = 0; i < outer; i++)
+        if (fabs(fabs(log(candidates[i])) - half) < best) {
+            best = fabs(fabs(log(candidates[i])) - half);
+            middle = i;
+        }
+    out[1] = candidates[middle];
+    return 2;
+}
+
 int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis_error *err)
 {
     enum { MAX_HOSTS = 16 };
@@ -86,24 +117,36 @@ int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis_error 
                   "    set grid ytics\n"
                   "    set tics out nomirror\n"
                   "    set key %s below horizontal font ',%d'\n"
-                  "    set ytics (\"%.3g\" %g, \"%.3g\" %g, \"1\" 1, \"%.3g\" %g, \"%.3g\" %g)\n"
                   "    set xtics (",
                   title, sizes.count - 1, 1 / reach, reach,
-                  host_count > 1 || has_floor ? "on" : "off", PLOT_LABEL_PT, 1 / reach, 1 / reach,
-                  1 / sqrt(reach), 1 / sqrt(reach), sqrt(reach), sqrt(reach), reach, reach);
+                  host_count > 1 || has_floor ? "on" : "off", PLOT_LABEL_PT);
     for (size_t i = 0; i < sizes.count; i++) {
         char ms[32];
         plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
         strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
     }
+    /* round ratios (0.95, 0.98, 1, 1.02, 1.05), never the range's ends */
+    double above[2], below[2];
+    size_t n_above = side_ticks(ticks_above, reach, above),
+           n_below = side_ticks(ticks_below, reach, below);
+    strbuf_printf(&body, ")\n    set ytics (\"1\" 1");
+    for (size_t i = 0; i < n_above; i++)
+        strbuf_printf(&body, ", \"%g\" %g", above[i], above[i]);
+    for (size_t i = 0; i < n_below; i++)
+        strbuf_printf(&body, ", \"%g\" %g", below[i], below[i]);
     /* Paul Tol's "bright" colours, one per host */
     static const char *const host_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44",
                                                "#66ccee", "#aa3377", "#bbbbbb"};
     static const int host_points[] = {7, 5, 9, 11, 13, 4, 6};
     strbuf_printf(&body, ")\n    plot 1 with lines lw 1.5 dt 2 lc rgb '#303030' notitle");
     for (size_t h = 0; h < host_count; h++) {
-        char host[200];
-        plot_quote(hosts[h], host, sizeof host);
+        /* a key a reader understands: the hosts apart, or what the points are */
+        char key[240], host[260];
+        if (host_count > 1)
+            snprintf(key, sizeof key, "host %s", hosts[h]);
+        else
+            snprintf(key, sizeof key, "r_MPI_impact, 95 %% interval");
+        plot_quote(key, host, sizeof host);
         size_t k = h % (sizeof host_colours / sizeof *host_colours);
         strbuf_printf(&body,
                       ", \\\n        'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt %d "

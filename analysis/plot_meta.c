@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* ---- Title text -------------------------------------------------------------- */
 
@@ -56,8 +57,7 @@ void plot_library_name(const run_meta *meta, char *out, size_t out_size)
     if (meta->mpi_library_name[0])
         snprintf(out, out_size, "%s", meta->mpi_library_name);
     else
-        name_from_version_text(meta->mpi_library_version[0] ? meta->mpi_library_version
-                                                            : meta->mpi,
+        name_from_version_text(meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi,
                                out, out_size);
     if (!out[0])
         snprintf(out, out_size, "library unknown");
@@ -307,5 +307,50 @@ int plot_figure_metadata(const char *dir, const char *base, analysis_error *err)
     if (status == ANALYSIS_OK)
         status = pdf_metadata(path, title, rest, err);
     free(caption);
+    return status;
+}
+
+/* ---- Figures not drawn --------------------------------------------------------- */
+
+int plot_record_not_drawn(const char *dir, const char *base, const char *reason,
+                          analysis_error *err)
+{
+    char path[4200], *old = NULL;
+    size_t len = 0, base_len = strlen(base);
+    bool missing = false;
+    analysis_error ignored;
+    int status = analysis_path(path, sizeof path, dir, PLOT_NOT_DRAWN_FILE, err);
+    if (status == ANALYSIS_OK &&
+        analysis_read_file(path, &old, &len, &missing, &ignored) != ANALYSIS_OK)
+        old = NULL;
+    /* the other figures' lines kept, this one's replaced */
+    strbuf text = {.ok = true};
+    for (char *line = old, *next; line && *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next)
+            *next++ = '\0';
+        if (line[0] && !(strncmp(line, base, base_len) == 0 && line[base_len] == '\t'))
+            strbuf_printf(&text, "%s\n", line);
+    }
+    free(old);
+    if (reason)
+        strbuf_printf(&text, "%s\t%s\n", base, reason);
+    if (status == ANALYSIS_OK && !text.ok)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", path);
+    if (status == ANALYSIS_OK && text.len > 0)
+        status = analysis_write_file_atomic(path, text.data, text.len, err);
+    else if (status == ANALYSIS_OK && unlink(path) != 0 && errno != ENOENT)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+    strbuf_free(&text);
+    /* a figure of an earlier analysis must not stand for this one */
+    static const char *const extensions[] = {"png", "svg", "pdf", "gp", "dat", "caption.txt"};
+    for (size_t i = 0;
+         status == ANALYSIS_OK && reason && i < sizeof extensions / sizeof *extensions; i++) {
+        char name[300];
+        snprintf(name, sizeof name, "%s.%s", base, extensions[i]);
+        status = analysis_path(path, sizeof path, dir, name, err);
+        if (status == ANALYSIS_OK && unlink(path) != 0 && errno != ENOENT)
+            status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+    }
     return status;
 }
