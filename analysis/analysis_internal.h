@@ -384,6 +384,9 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
  * axes and keys, PLOT_LABEL_PT for the values in cells; 7 pt is the
  * smallest a journal prints. */
 enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
+/* The tallest figure a journal's column takes (in): stacked panels taller
+ * are shrunk to it or drawn as separate figures. */
+#define PLOT_PRINT_HEIGHT_MAX_IN 5.0
 
 /* plots/not_drawn.txt (docs/formats.md): a line "NAME<TAB>why" per figure
  * that had nothing to show. plot_record_not_drawn sets base's line (reason

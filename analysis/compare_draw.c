@@ -135,8 +135,18 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     char scenario[600], title_text[700], quoted[800];
     scenario_line(runs, configs, config_count, scenario, sizeof scenario);
     int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
-    heat_layout layout =
-        heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
+    /* stacked panels taller than a column takes are shrunk to it, where
+     * a cell still holds its value with two decimals */
+    figure_size fitted = options->figure;
+    heat_layout layout = heat_figure_layout(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
+    if (fitted.height_in <= 0 && layout.rows > 1 && layout.height_in > PLOT_PRINT_HEIGHT_MAX_IN) {
+        fitted.height_in = PLOT_PRINT_HEIGHT_MAX_IN;
+        if (plot_label_fits(
+                "-0.00", heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, config_count, lines)))
+            layout = heat_figure_layout(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
+        else
+            fitted = options->figure;
+    }
     strbuf body = {0};
     /* a normalized figure says so in its title, the factors in its caption */
     snprintf(title_text, sizeof title_text, "%s%s%s",
@@ -149,8 +159,7 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     /* every panel keeps the colour bar's room (characters at the figures'
      * font), so the panels without it have the same plot area */
     strbuf_printf(&body, "    set rmargin 11\n");
-    double cell_pt =
-        heat_cell_width_pt(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
+    double cell_pt = heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
     const char *legend = "";
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {

@@ -92,8 +92,10 @@ int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number, analy
     /* side by side on a page, stacked in a column */
     static const double panel_in = 2.6, side_by_side_in = 6.0;
     bool stacked = ctx->size.width_in < side_by_side_in;
-    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
-                                               : panel_in * (stacked ? 2 : 1) + 0.2 * title_lines;
+    double height_in =
+        ctx->size.height_in > 0
+            ? ctx->size.height_in
+            : fmin(panel_in * (stacked ? 2 : 1) + 0.2 * title_lines, PLOT_PRINT_HEIGHT_MAX_IN);
     strbuf body = {0};
     strbuf_printf(&body,
                   "    set multiplot layout %d,%d title \"%s\"\n"

@@ -20,10 +20,6 @@ typedef struct plot_ctx {
     cell_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
 } plot_ctx;
 
-/* The tallest figure a journal's column takes (in): a two-panel map taller
- * than this is drawn as two figures. */
-#define PLOT_PRINT_HEIGHT_MAX_IN 5.0
-
 /* A figure's data into plots/name; the buffer is freed. */
 int plot_write_data(const plot_ctx *ctx, const char *name, strbuf *data, analysis_error *err);
 /* NAME.gp and NAME.caption.txt: the caption ends with the run's
