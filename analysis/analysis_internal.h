@@ -395,6 +395,9 @@ enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
 #define PLOT_NOT_DRAWN_FILE "not_drawn.txt"
 int plot_record_not_drawn(const char *dir, const char *base, const char *reason,
                           analysis_error *err);
+/* Removes dir/base.{png,svg,pdf,gp,caption.txt} where they exist, and
+ * base.dat with with_data (not where another figure draws it). */
+int plot_remove_figure(const char *dir, const char *base, bool with_data, analysis_error *err);
 /* dir/base.gp (plot_emit_script) and dir/base.caption.txt: comment, then
  * caption (docs/formats.md). */
 int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,

@@ -201,7 +201,11 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     strbuf_printf(&caption,
                   "Dashed outline: the reading is not confident (the study verdict's rule: the "
                   "band of the launches' mean r_overhead, confident where its t-interval over "
-                  "2 or more launches of the same sizes lies in it; one launch never is).");
+                  "2 or more launches of the same sizes lies in it; one launch never is).%s",
+                  scale.saturate_high ? " Colours saturate beyond 0 and 1; a triangle up: the "
+                                        "launches' interval lies above 1 (worse than "
+                                        "serialized), down: below 0 (imprecision)."
+                                      : "");
     strbuf_printf(&caption,
                   " Under the times: the message bytes and GEMM order (in brackets) of each "
                   "panel's configuration.%s%s",

@@ -519,6 +519,11 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++)
         status = plot_ecdf(&ctx, meta, options->ecdf_cells[i], err);
     bool split = status == ANALYSIS_OK && map_panels(&ctx) == 1;
+    /* a pair drawn as one figure: its halves of an earlier, narrower drawing go */
+    if (status == ANALYSIS_OK && !split)
+        status = plot_remove_figure(plots_dir, "overhead_ci_width", false, err);
+    if (status == ANALYSIS_OK && !split)
+        status = plot_remove_figure(plots_dir, "concurrency_slowdown", false, err);
     heat_axis_free(&ctx.x_axis);
     heat_axis_free(&ctx.y_axis);
     if (status != ANALYSIS_OK || !options->plots)

@@ -430,24 +430,23 @@ void heat_emit_uncertain_layer(strbuf *sb, const char *quoted_file, const char *
         strbuf_printf(sb, "notitle");
 }
 
-/* Cells beyond a saturated end (column 12): a white triangle outlined in
- * black in the corner, up where the cell is surely above the scale, down
- * where surely below. */
+/* Cells beyond a saturated end (column 12): a black triangle on a larger
+ * white one in the corner, seen on every colour, up where the cell is
+ * surely above the scale, down where surely below. */
 static void emit_beyond_layer(strbuf *sb, const char *quoted_file)
 {
     static const struct {
         const char *condition, *x, *y;
-        int filled, open;
-    } marks[] = {{"$12>0", "$4-0.22*($4-$3)", "$6-0.22*($6-$5)", 9, 8},
-                 {"$12<0", "$3+0.22*($4-$3)", "$5+0.22*($6-$5)", 11, 10}};
+        int point;
+    } marks[] = {{"$12>0", "$4-0.22*($4-$3)", "$6-0.22*($6-$5)", 9},
+                 {"$12<0", "$3+0.22*($4-$3)", "$5+0.22*($6-$5)", 11}};
     for (size_t m = 0; m < sizeof marks / sizeof *marks; m++)
-        strbuf_printf(sb,
-                      ", \\\n        \"%s\" using (%s?%s:NaN):(%s) with points pt %d ps 1.4 "
-                      "lc rgb 'white' notitle"
-                      ", \\\n        \"%s\" using (%s?%s:NaN):(%s) with points pt %d ps 1.4 "
-                      "lw 1.5 lc rgb 'black' notitle",
-                      quoted_file, marks[m].condition, marks[m].x, marks[m].y, marks[m].filled,
-                      quoted_file, marks[m].condition, marks[m].x, marks[m].y, marks[m].open);
+        for (int layer = 0; layer < 2; layer++)
+            strbuf_printf(sb,
+                          ", \\\n        \"%s\" using (%s?%s:NaN):(%s) with points pt %d ps %s "
+                          "lc rgb '%s' notitle",
+                          quoted_file, marks[m].condition, marks[m].x, marks[m].y, marks[m].point,
+                          layer ? "1.2" : "1.9", layer ? "black" : "white");
 }
 
 /* A saturating scale's ticks: its ends (">= max", "<= min" where

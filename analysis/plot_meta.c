@@ -343,10 +343,18 @@ int plot_record_not_drawn(const char *dir, const char *base, const char *reason,
         status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: %s", path, strerror(errno));
     strbuf_free(&text);
     /* a figure of an earlier analysis must not stand for this one */
-    static const char *const extensions[] = {"png", "svg", "pdf", "gp", "dat", "caption.txt"};
-    for (size_t i = 0;
-         status == ANALYSIS_OK && reason && i < sizeof extensions / sizeof *extensions; i++) {
-        char name[300];
+    if (status == ANALYSIS_OK && reason)
+        status = plot_remove_figure(dir, base, true, err);
+    return status;
+}
+
+int plot_remove_figure(const char *dir, const char *base, bool with_data, analysis_error *err)
+{
+    static const char *const extensions[] = {"png", "svg", "pdf", "gp", "caption.txt", "dat"};
+    size_t count = sizeof extensions / sizeof *extensions - (with_data ? 0 : 1);
+    int status = ANALYSIS_OK;
+    for (size_t i = 0; status == ANALYSIS_OK && i < count; i++) {
+        char name[300], path[4200];
         snprintf(name, sizeof name, "%s.%s", base, extensions[i]);
         status = analysis_path(path, sizeof path, dir, name, err);
         if (status == ANALYSIS_OK && unlink(path) != 0 && errno != ENOENT)

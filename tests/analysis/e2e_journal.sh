@@ -50,7 +50,7 @@ noise=$(awk -F, -v lo="$lo" -v c="$(column r_overhead "$run/cells.csv")" \
 awk '!/^#/ && NF && $8 == 1 { if (($7 > 1) != ($12 == 1)) bad = 1; n += $12 == 1 }
     END { exit bad || n == 0 }' "$plots/overhead_ci_width.dat" ||
     fail "overhead_ci_width.dat does not mark exactly the widths above 1"
-grep -q 'pt 9 .*lc rgb .black.\|pt 8 .*lc rgb .black.' "$plots/overhead.gp" || fail "overhead.gp draws no triangle"
+grep -q "pt 9 ps [0-9.]* lc rgb 'black'" "$plots/overhead.gp" || fail "overhead.gp draws no triangle"
 
 # the outline at print size: the black pixels it adds, against the same
 # figure drawn without it, per cell it marks. The rule: a line of 0.5 pt
@@ -70,6 +70,15 @@ without=$(black "$bare/overhead.png")
 figure "overhead.png: $with black pixels, $without without the marks, $marked cells outlined"
 [ $((with - without)) -ge $((100 * marked)) ] ||
     fail "the outline adds $((with - without)) black pixels for $marked cells, fewer than 100 a cell"
+
+# at a page's width the pair is one figure again: the column's halves go
+page=$SCRATCH/page
+cp -r "$run" "$page"
+"$analyze" -q --figure-size=page "$page" 2>/dev/null || fail "nbc-analyze --figure-size=page failed"
+grep -q 'set multiplot layout 1,2' "$page/plots/overhead.gp" || fail "at a page's width overhead is not two panels"
+for half in overhead_ci_width concurrency_slowdown; do
+    [ ! -e "$page/plots/$half.png" ] || fail "$half.png of the column's drawing is still there"
+done
 
 # nothing to show: the example's rows are none or not determined
 [ ! -e "$plots/frontier.png" ] || fail "the example's empty frontier was drawn"
