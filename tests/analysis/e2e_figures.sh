@@ -122,8 +122,10 @@ outline() { grep -o "fs empty lc rgb '[a-z]*' [^,]*" "$1" | sed 's/ \(no\)\{0,1\
 [ -n "$(outline "$run/plots/bands.gp")" ] || fail "bands.gp draws no outline"
 [ "$(outline "$run/plots/overhead.gp")" = "$(outline "$run/plots/bands.gp")" ] ||
     fail "the outline differs between the maps: $(outline "$run/plots/overhead.gp") / $(outline "$run/plots/bands.gp")"
-grep -q "fs empty lc rgb 'white' lw 3" "$run/plots/bands.gp" && grep -q "fs empty lc rgb 'black' dt (3,2) lw 1.5" "$run/plots/bands.gp" ||
-    fail "the outline is not a dashed black line on a white one: $(outline "$run/plots/bands.gp")"
+for style in "fs empty lc rgb 'white' lw 3" "fs empty lc rgb 'black' dt (3,2) lw 1.5"; do
+    grep -qF "$style" "$run/plots/bands.gp" ||
+        fail "the outline is not a dashed black line on a white one ($style): $(outline "$run/plots/bands.gp")"
+done
 grep -q 'One launch: a reading, not a verdict' "$run/plots/bands.caption.txt" ||
     fail "the band map does not say it is one launch"
 # at the default column width the reason is abbreviated, the caption says how
