@@ -16,7 +16,7 @@ ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/, \
                      impact/study_dir.o \
                      verdict/study.o \
                      tables/tables.o tables/harness_table.o \
-                     figures/plot.o figures/plot_gnuplot.o figures/plot_heat.o figures/plot_meta.o \
+                     figures/plot.o figures/plot_impact.o figures/plot_ecdf.o figures/plot_gnuplot.o figures/plot_heat.o figures/plot_meta.o \
                      figures/plot_palette.o figures/frontier.o figures/frontier_plot.o \
                      analyze/analyze.o \
                      compare/comparison.o compare/compare_summary.o compare/compare_load.o \

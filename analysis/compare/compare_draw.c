@@ -136,8 +136,18 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     char scenario[600], title_text[700], quoted[800];
     scenario_line(runs, configs, config_count, scenario, sizeof scenario);
     int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
-    heat_layout layout =
-        heat_figure_layout(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
+    /* stacked panels taller than a column takes are shrunk to it, where
+     * a cell still holds its value with two decimals */
+    figure_size fitted = options->figure;
+    heat_layout layout = heat_figure_layout(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
+    if (fitted.height_in <= 0 && layout.rows > 1 && layout.height_in > PLOT_PRINT_HEIGHT_MAX_IN) {
+        fitted.height_in = PLOT_PRINT_HEIGHT_MAX_IN;
+        if (plot_label_fits(
+                "-0.00", heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, config_count, lines)))
+            layout = heat_figure_layout(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
+        else
+            fitted = options->figure;
+    }
     strbuf body = {0};
     /* a normalized figure says so in its title, the factors in its caption */
     snprintf(title_text, sizeof title_text, "%s%s%s",
@@ -150,8 +160,7 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     /* every panel keeps the colour bar's room (characters at the figures'
      * font), so the panels without it have the same plot area */
     strbuf_printf(&body, "    set rmargin 11\n");
-    double cell_pt =
-        heat_cell_width_pt(&options->figure, &g->x_axis, &g->y_axis, config_count, lines);
+    double cell_pt = heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
     const char *legend = "";
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
@@ -161,12 +170,13 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
         for (size_t i = 0; status == ANALYSIS_OK && i < n; i++) {
             const level_estimate *e = estimate_at(est, n, c, 0, i); /* r_overhead */
             const cell_metrics *cell = &first->cells.cells[common[i].index[configs[c].first_run]];
-            values[i] = (heat_value){common[i].comm_target_s,
-                                     common[i].comp_target_s,
-                                     e->estimate,
-                                     e->launches > 0,
-                                     plot_invalid_label(cell, cell_pt),
-                                     unconfirmed(&classes[c * n + i])};
+            values[i] = (heat_value){common[i].comm_target_s, common[i].comp_target_s, e->estimate,
+                                     e->launches > 0, plot_invalid_label(cell, cell_pt),
+                                     unconfirmed(&classes[c * n + i]),
+                                     /* the launches' interval wholly beyond 0..1 */
+                                     e->launches > 0 && e->ci.lo > scale.max   ? 1
+                                     : e->launches > 0 && e->ci.hi < scale.min ? -1
+                                                                               : 0};
         }
         if (!legend[0])
             legend = invalid_legend(values, n, cell_pt);
@@ -192,7 +202,11 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     strbuf_printf(&caption,
                   "Dashed outline: the reading is not confident (the study verdict's rule: the "
                   "band of the launches' mean r_overhead, confident where its t-interval over "
-                  "2 or more launches of the same sizes lies in it; one launch never is).");
+                  "2 or more launches of the same sizes lies in it; one launch never is).%s",
+                  scale.saturate_high ? " Colours saturate beyond 0 and 1; a triangle up: the "
+                                        "launches' interval lies above 1 (worse than "
+                                        "serialized), down: below 0 (imprecision)."
+                                      : "");
     strbuf_printf(&caption,
                   " Under the times: the message bytes and GEMM order (in brackets) of each "
                   "panel's configuration.%s%s",
@@ -209,6 +223,25 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     return status;
 }
 
+/* What tells configuration k of a pair from the other, as a reader names
+ * it: the deployment ("progress"), else the library ("Open MPI 4.1.4"),
+ * else its whole label. */
+static void side_name(const compare_run *runs, const compare_config *configs, size_t k, char *out,
+                      size_t out_size)
+{
+    const run_meta *mine = &runs[configs[k].first_run].meta,
+                   *other = &runs[configs[1 - k].first_run].meta;
+    char library[2][160];
+    plot_library_name(mine, library[0], sizeof library[0]);
+    plot_library_name(other, library[1], sizeof library[1]);
+    if (mine->deployment[0] && strcmp(mine->deployment, other->deployment) != 0)
+        snprintf(out, out_size, "%s", mine->deployment);
+    else if (strcmp(library[0], library[1]) != 0)
+        snprintf(out, out_size, "%s", library[0]);
+    else
+        snprintf(out, out_size, "%.150s", configs[k].label);
+}
+
 /* diff_<metric>: the second configuration minus the first, hatched where
  * not significant. */
 int draw_difference(const compare_run *runs, const compare_config *configs,
@@ -221,9 +254,13 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
     for (size_t i = 0; i < n; i++) {
         cell_difference d =
             difference_of(estimate_at(est, n, 0, m, i), estimate_at(est, n, 1, m, i));
-        values[i] =
-            (heat_value){common[i].comm_target_s, common[i].comp_target_s, d.value, d.valid, NULL,
-                         !d.significant};
+        values[i] = (heat_value){common[i].comm_target_s,
+                                 common[i].comp_target_s,
+                                 d.value,
+                                 d.valid,
+                                 NULL,
+                                 !d.significant,
+                                 0};
     }
     /* the second configuration's bytes change the layout: set them first */
     int status = grid_physical(g, runs, configs[0].first_run, common, n, false, err);
@@ -233,7 +270,7 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
     scenario_line(runs, configs, 2, scenario, sizeof scenario);
     int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
     double cell_pt = heat_cell_width_pt(&options->figure, &g->x_axis, &g->y_axis, 1, lines);
-    char caption[2700], label[120], data[64], base[64], title[800] = "";
+    char caption[2700], label[120], data[64], base[64], title[1000] = "";
     snprintf(caption, sizeof caption,
              "%s of the second configuration minus the first. First: %s (%zu launch%s); second: "
              "%s (%zu launch%s). Blue: the second lower, red: higher. Dashed outline: not "
@@ -248,8 +285,11 @@ int draw_difference(const compare_run *runs, const compare_config *configs,
                          "not covered",
              invalid_legend(values, n, cell_pt), note);
     snprintf(label, sizeof label, "difference of %s", metric->name);
+    char second[160], first[160];
+    side_name(runs, configs, 1, second, sizeof second);
+    side_name(runs, configs, 0, first, sizeof first);
     if (options->titles)
-        snprintf(title, sizeof title, "%s: second - first%s%s%s", metric->name,
+        snprintf(title, sizeof title, "%s: %s - %s%s%s%s", metric->name, second, first,
                  options->normalize_cores ? ", normalized" : "", scenario[0] ? "\n" : "", scenario);
     snprintf(data, sizeof data, "diff_%s.dat", metric->map);
     snprintf(base, sizeof base, "diff_%s", metric->map);

@@ -104,6 +104,7 @@ typedef struct heat_value {
     bool valid;
     const char *invalid_label; /* shown on an invalid cell; NULL: "invalid" */
     bool uncertain;            /* hatched, its label followed by '?' */
+    int beyond;                /* +1, -1: surely above, below the scale's saturated end */
 } heat_value;
 
 /* The label of an invalid cell: its reason when it is the only one
@@ -129,9 +130,12 @@ typedef struct heat_scale {
     double white_lo, white_hi;
     bool hide_colorbox; /* panels sharing one colour bar: all but one hide it */
     bool shared_bar;    /* ... and the one shown sits in the right margin (set rmargin) */
+    /* values beyond max (min) take its colour, the end tick reads ">= max"
+     * ("<= min") and cells whose heat_value.beyond says so are marked */
+    bool saturate_high, saturate_low;
 } heat_scale;
 
-/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain" lines;
+/* Writes "x y xlo xhi ylo yhi value valid label textcolour uncertain beyond" lines;
  * the values with fewer decimals where two would not fit cell_pt (0: no
  * limit, heat_cell_width_pt). */
 int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *y_axis,
@@ -143,6 +147,12 @@ double plot_text_width_pt(const char *text, double font_pt);
 /* Whether a cell label at PLOT_LABEL_PT fits a cell cell_pt wide (0: any). */
 bool plot_label_fits(const char *text, double cell_pt);
 
+/* The mark of a cell whose r_overhead interval leaves its band, the same on
+ * every map: a layer drawing an outline inside columns 3-6 (xlo xhi ylo
+ * yhi) of quoted_file's lines where the gnuplot expression condition holds,
+ * titled key_title (NULL: notitle). */
+void heat_emit_uncertain_layer(strbuf *script, const char *quoted_file, const char *condition,
+                               const char *key_title);
 /* Emits the commands that draw one heatmap panel from data_file. */
 void heat_emit_panel(strbuf *script, const char *data_file, const heat_axis *x_axis,
                      const heat_axis *y_axis, const heat_scale *scale, const char *title);
@@ -155,7 +165,20 @@ void plot_emit_script(strbuf *script, const char *base_name, const char *comment
  * axes and keys, PLOT_LABEL_PT for the values in cells; 7 pt is the
  * smallest a journal prints. */
 enum { PLOT_FONT_PT = 8, PLOT_LABEL_PT = 7 };
+/* The tallest figure a journal's column takes (in): stacked panels taller
+ * are shrunk to it or drawn as separate figures. */
+#define PLOT_PRINT_HEIGHT_MAX_IN 5.0
 
+/* plots/not_drawn.txt (docs/formats.md): a line "NAME<TAB>why" per figure
+ * that had nothing to show. plot_record_not_drawn sets base's line (reason
+ * NULL: removes it) and, for a figure not drawn, deletes its files of an
+ * earlier analysis. */
+#define PLOT_NOT_DRAWN_FILE "not_drawn.txt"
+int plot_record_not_drawn(const char *dir, const char *base, const char *reason,
+                          analysis_error *err);
+/* Removes dir/base.{png,svg,pdf,gp,caption.txt} where they exist, and
+ * base.dat with with_data (not where another figure draws it). */
+int plot_remove_figure(const char *dir, const char *base, bool with_data, analysis_error *err);
 /* dir/base.gp (plot_emit_script) and dir/base.caption.txt: comment, then
  * caption (docs/formats.md). */
 int plot_write_figure(const char *dir, const char *base, const char *comment, double width_in,
@@ -201,8 +224,9 @@ void plot_overhead_palette(double r_max, char *out, size_t out_size);
 int plot_palette_parse(const char *name, plot_palette *out);
 const char *plot_palette_names(void);
 const char *plot_palette_name(plot_palette palette);
-/* The scales of the heatmaps in a palette: r_overhead's over [-1, r_max]
- * (its stops written into stops, which the scale points to), a best (low)
+/* The scales of the heatmaps in a palette: r_overhead's (its stops written
+ * into stops, which the scale points to; over [0, 1] saturated at both ends,
+ * the paper palette's over [-1, r_max]), a best (low)
  * to worst (high) map, and a difference map over [-saturation, saturation]. */
 heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r_max, char *stops,
                                size_t stops_size);
@@ -211,7 +235,8 @@ heat_scale plot_diverging_scale(plot_palette palette, const char *label, double 
 /* A ratio's scale (r_comm, r_comp_slowdown): log, centred at 1 (unchanged),
  * from 1/saturation to saturation, a diverging map. */
 heat_scale plot_ratio_scale(plot_palette palette, const char *label, double saturation);
-/* An interval width's scale: sequential from 0 (exact) to max. */
+/* An interval width's scale: sequential from 0 (exact) to max, saturated
+ * above max. */
 heat_scale plot_width_scale(plot_palette palette, const char *label, double max);
 
 /* "library, R ranks x T threads" separator "D deployment[, SYNTHETIC data]". */
@@ -219,6 +244,11 @@ void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *
                      char *out, size_t out_size);
 /* A figure title's tail: the library and the deployment ("MPICH 4.0.2, basic"). */
 void plot_short_tail(const run_meta *meta, char *out, size_t out_size);
+/* The library as its users name it ("MPICH 4.0.2", "Open MPI 4.1.4"):
+ * meta.json's mpi_library_name, else read from the raw version text
+ * ("MPICH Version: 4.0.2", "Open MPI v4.1.4, package: ..."), else the
+ * profile; "library unknown" without any. */
+void plot_library_name(const run_meta *meta, char *out, size_t out_size);
 
 /* Runs `gnuplot script` inside dir. ANALYSIS_NO_GNUPLOT when gnuplot is not
  * installed (err says how to install it). */

@@ -140,13 +140,41 @@ static size_t undetermined_rows(const frontier_table *table)
     return n;
 }
 
+/* Why the runs' frontiers have nothing to draw (into why, a sentence), or
+ * false when a row of one has a frontier in the grid. */
+static bool nothing_to_draw(const frontier_series *series, size_t count, double threshold,
+                            char *why, size_t why_size)
+{
+    size_t rows = 0, none = 0;
+    for (size_t k = 0; k < count; k++)
+        for (size_t i = 0; i < series[k].table.count; i++) {
+            enum frontier_status s = series[k].table.rows[i].status;
+            if (s == FRONTIER_WITHIN || s == FRONTIER_BEYOND_GRID)
+                return false;
+            rows++;
+            none += s == FRONTIER_NONE;
+        }
+    snprintf(why, why_size,
+             "no communication target has a frontier in the grid: of %zu rows, %zu have "
+             "r_overhead above %g at the smallest computation target and %zu are not "
+             "determined (an invalid cell or one without an estimate first)",
+             rows, none, threshold, rows - none);
+    return true;
+}
+
 /* dir/base.{dat,gp,caption.txt}, a point series per run; gnuplot when
  * options->plots. scenario: what was in flight ("" for one operation), the
- * title's second line. */
+ * title's second line. Nothing drawn where no row has a frontier (why
+ * into dir/not_drawn.txt, *drawn false). */
 static int draw(const char *dir, const char *base, const frontier_series *series, size_t count,
                 double threshold, const char *title, const char *scenario, const char *caption_tail,
-                const analysis_options *options, analysis_error *err)
+                const analysis_options *options, bool *drawn, analysis_error *err)
 {
+    char why[400];
+    *drawn = !nothing_to_draw(series, count, threshold, why, sizeof why);
+    int recorded = plot_record_not_drawn(dir, base, *drawn ? NULL : why, err);
+    if (recorded != ANALYSIS_OK || !*drawn)
+        return recorded;
     extent e = grid_extent(series, count);
     strbuf data = {0}, body = {0};
     strbuf_printf(&data, "# comm_target_ms comp_frontier_ms ci_lo_ms ci_hi_ms status_code status; "
@@ -250,6 +278,7 @@ int frontier_write_run(const char *run_dir, double threshold, const analysis_opt
     int status = load_series(run_dir, threshold, &s, err);
     strbuf csv = {0};
     char path[4200], plots_dir[4200], title[400], tail[400];
+    bool drawn = false;
     if (status == ANALYSIS_OK) {
         frontier_csv_text(&csv, &s.table);
         status = csv.ok ? analysis_path(path, sizeof path, run_dir,
@@ -268,11 +297,14 @@ int frontier_write_run(const char *run_dir, double threshold, const analysis_opt
                  s.label);
         plot_title_tail(&s.meta, &s.cells, ", ", tail, sizeof tail);
         status = draw(plots_dir, "frontier", &s, 1, threshold, title, s.meta.scenario, tail,
-                      options, err);
+                      options, &drawn, err);
     }
-    if (status == ANALYSIS_OK && options->report)
+    if (status == ANALYSIS_OK && options->report && drawn)
         fprintf(options->report, "frontier: %s/%s, %s/frontier.{png,svg,pdf} (r_overhead <= %g)\n",
                 run_dir, schema_file_name(SCHEMA_FRONTIER), plots_dir, threshold);
+    else if (status == ANALYSIS_OK && options->report)
+        fprintf(options->report, "frontier: %s/%s; figure not drawn (%s/%s says why)\n", run_dir,
+                schema_file_name(SCHEMA_FRONTIER), plots_dir, PLOT_NOT_DRAWN_FILE);
     series_free(&s);
     return status;
 }
@@ -345,6 +377,7 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
     if (status == ANALYSIS_OK)
         status = write_compare_csv(series, folders, run_count, out_dir, err);
     char title[200];
+    bool drawn = false;
     if (status == ANALYSIS_OK) {
         snprintf(title, sizeof title, "%s overlap frontiers", series[0].cells.cells[0].collective);
         status = draw(out_dir, "compare_frontier", series, run_count, threshold, title,
@@ -352,11 +385,14 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
                       "A curve per run (compare_frontier.csv), the runs set slightly apart "
                       "around each communication target so that their bars do not hide each "
                       "other.",
-                      options, err);
+                      options, &drawn, err);
     }
-    if (status == ANALYSIS_OK && options->report)
+    if (status == ANALYSIS_OK && options->report && drawn)
         fprintf(options->report, "frontier: %s/%s, %s/compare_frontier.{png,svg,pdf} (%zu runs)\n",
                 out_dir, schema_file_name(SCHEMA_COMPARE_FRONTIER), out_dir, run_count);
+    else if (status == ANALYSIS_OK && options->report)
+        fprintf(options->report, "frontier: %s/%s; figure not drawn (%s/%s says why)\n", out_dir,
+                schema_file_name(SCHEMA_COMPARE_FRONTIER), out_dir, PLOT_NOT_DRAWN_FILE);
     free(twin);
     free(folders);
     for (size_t k = 0; k < loaded; k++)

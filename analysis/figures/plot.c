@@ -2,6 +2,7 @@
  * script (NAME.gp) and its data (NAME*.dat) are written into plots/, so a
  * user can tweak and re-run them; gnuplot then renders PNG, SVG and PDF. */
 #include "analysis/figures/figures.h"
+#include "analysis/figures/plot_figure.h"
 #include "analysis/metrics/metrics.h"
 #include "analysis/stats/stats.h"
 
@@ -18,28 +19,13 @@ static const double slowdown_max = 1.5; /* 50 % slower computation, as in the pa
 /* an interval as wide as serialized is from perfect overlap says nothing */
 static const double interval_width_max = 1.0;
 
-typedef struct plot_ctx {
-    const char *plots_dir;
-    const cell_table *cells;
-    heat_axis x_axis;
-    heat_axis y_axis;
-    char title_tail[400]; /* library, ranks x threads, deployment: the captions */
-    char short_tail[160]; /* library, deployment: the titles */
-    const char *scenario; /* a scenario's parts, the titles' second line; "" for one operation */
-    figure_size size;     /* printed size (--figure-size) */
-    bool titles;          /* --no-titles: none */
-    plot_palette palette;
-    cell_thresholds thresholds; /* the run's: off_target_max_error in the map's title */
-} plot_ctx;
-
 static int plot_path(const plot_ctx *ctx, const char *name, char *out, size_t out_size,
                      analysis_error *err)
 {
     return analysis_path(out, out_size, ctx->plots_dir, name, err);
 }
 
-/* A figure's data into plots/name; the buffer is freed. */
-static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, analysis_error *err)
+int plot_write_data(const plot_ctx *ctx, const char *name, strbuf *data, analysis_error *err)
 {
     char path[4200];
     int status = data->ok ? plot_path(ctx, name, path, sizeof path, err)
@@ -50,10 +36,8 @@ static int write_plot_data(const plot_ctx *ctx, const char *name, strbuf *data, 
     return status;
 }
 
-/* NAME.gp and NAME.caption.txt: the caption ends with the run's
- * provenance, which the short title leaves out. */
-static int write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
-                        double height_in, strbuf *body, const char *caption, analysis_error *err)
+int plot_write_script(const plot_ctx *ctx, const char *base, const char *comment, double width_in,
+                      double height_in, strbuf *body, const char *caption, analysis_error *err)
 {
     strbuf text = {0}, title = {0};
     strbuf_printf(&text, "%s\n%s", caption, ctx->title_tail);
@@ -77,10 +61,8 @@ static int title_lines(const plot_ctx *ctx)
     return ctx->titles ? (ctx->scenario[0] ? 2 : 1) : 0;
 }
 
-/* The figure's title ("ibcast r_overhead, MPICH 4.0.2, basic"; a scenario's
- * parts below it), or none under --no-titles; the title lines it takes. */
-static int short_title(const plot_ctx *ctx, const char *what, const char *collective, char *out,
-                       size_t out_size)
+int plot_short_title(const plot_ctx *ctx, const char *what, const char *collective, char *out,
+                     size_t out_size)
 {
     char quoted[700], text[600];
     snprintf(text, sizeof text, "%s%s%s, %s%s%s", collective ? collective : "",
@@ -92,6 +74,8 @@ static int short_title(const plot_ctx *ctx, const char *what, const char *collec
 }
 
 typedef double (*cell_value_fn)(const cell_metrics *cell);
+/* +1 (-1) where the cell is surely above (below) a saturating scale. */
+typedef int (*cell_beyond_fn)(const cell_metrics *cell, const heat_scale *scale);
 static double value_r_overhead(const cell_metrics *c)
 {
     return c->r_overhead;
@@ -108,11 +92,46 @@ static double value_r_overhead_width(const cell_metrics *c)
 {
     return c->r_overhead_ci.hi - c->r_overhead_ci.lo;
 }
+/* r_overhead's interval wholly beyond an end: noise about 1 is not worse
+ * than serialized, nor noise about 0 imprecision. */
+static int beyond_r_overhead(const cell_metrics *c, const heat_scale *scale)
+{
+    return scale->saturate_high && c->r_overhead_ci.lo > scale->max  ? 1
+           : scale->saturate_low && c->r_overhead_ci.hi < scale->min ? -1
+                                                                     : 0;
+}
+static int beyond_value(const cell_metrics *c, const heat_scale *scale, double value)
+{
+    (void)c;
+    return scale->saturate_high && value > scale->max  ? 1
+           : scale->saturate_low && value < scale->min ? -1
+                                                       : 0;
+}
+static int beyond_r_overhead_width(const cell_metrics *c, const heat_scale *scale)
+{
+    return beyond_value(c, scale, value_r_overhead_width(c));
+}
 
 /* The room of a cell's label on a map of panels panels. */
 static double cell_width_pt(const plot_ctx *ctx, size_t panels)
 {
     return heat_cell_width_pt(&ctx->size, &ctx->x_axis, &ctx->y_axis, panels, title_lines(ctx));
+}
+
+/* Whether two panels fit one figure at the printed size: side by side, or
+ * stacked no taller than a column takes; else each is a figure. */
+static bool panels_fit(const plot_ctx *ctx)
+{
+    heat_layout layout =
+        heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, title_lines(ctx));
+    return layout.rows == 1 || ctx->size.height_in > 0 ||
+           layout.height_in <= PLOT_PRINT_HEIGHT_MAX_IN;
+}
+
+/* The panels of a two-panel map's figure. */
+static size_t map_panels(const plot_ctx *ctx)
+{
+    return panels_fit(ctx) ? 2 : 1;
 }
 
 /* Whether the run has an invalid cell (the maps then explain their labels). */
@@ -126,9 +145,9 @@ static bool any_invalid(const cell_table *cells)
 
 /* The two-panel maps' data (overhead, concurrency). */
 static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn value,
-                           const heat_scale *scale, analysis_error *err)
+                           cell_beyond_fn beyond, const heat_scale *scale, analysis_error *err)
 {
-    double cell_pt = cell_width_pt(ctx, 2);
+    double cell_pt = cell_width_pt(ctx, map_panels(ctx));
     const cell_table *cells = ctx->cells;
     heat_value *values = malloc((cells->count ? cells->count : 1) * sizeof *values);
     if (!values)
@@ -139,7 +158,8 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
                                  value(&cells->cells[i]),
                                  cells->cells[i].valid,
                                  plot_invalid_label(&cells->cells[i], cell_pt),
-                                 !verdict_cell_inside_band(&cells->cells[i])};
+                                 !verdict_cell_inside_band(&cells->cells[i]),
+                                 beyond ? beyond(&cells->cells[i], scale) : 0};
     char path[4200];
     int status = plot_path(ctx, name, path, sizeof path, err);
     if (status == ANALYSIS_OK)
@@ -149,47 +169,63 @@ static int write_heat_file(const plot_ctx *ctx, const char *name, cell_value_fn 
     return status;
 }
 
-static const char *run_collective(const run_meta *meta, const cell_table *cells)
+const char *plot_run_collective(const run_meta *meta, const cell_table *cells)
 {
     if (meta->collective[0])
         return meta->collective;
     return cells->count ? cells->cells[0].collective : "?";
 }
 
-/* The caption's sentence on the marks of the cells whose interval leaves
- * their band. */
-static void uncertainty_note(char *out, size_t out_size)
+/* The caption's sentences on the marks: the cells whose interval leaves
+ * their band, and those beyond a saturated end (extra, or ""). */
+static void uncertainty_note(const char *extra, char *out, size_t out_size)
 {
     snprintf(out, out_size,
              "Dashed outline: r_overhead's 95 %% interval leaves its band (hidden, partial, "
-             "none); the value is the estimate. Dashed diagonal: equal communication and "
-             "computation times.");
+             "none); the value is the estimate.%s Dashed diagonal: equal communication and "
+             "computation times.",
+             extra);
 }
 
-/* Two heatmaps of the run's grid, side by side or stacked (heat_figure_layout). */
+/* One map of a two-panel pair. */
+typedef struct map_panel {
+    const char *data;
+    const heat_scale *scale;
+    const char *title;
+    const char *base; /* its own figure's, where the pair does not fit one */
+} map_panel;
+
+/* Two heatmaps of the run's grid, side by side or stacked
+ * (heat_figure_layout) in base, or each its own figure where stacked they
+ * would be taller than PLOT_PRINT_HEIGHT_MAX_IN. */
 static int two_panels(const plot_ctx *ctx, const char *base, const char *comment,
-                      const char *title_what, const char *collective, const char *left_data,
-                      const heat_scale *left, const char *left_title, const char *right_data,
-                      const heat_scale *right, const char *right_title, analysis_error *err)
+                      const char *title_what, const char *collective, const map_panel panels[2],
+                      const char *extra_note, analysis_error *err)
 {
-    char title[700], note[600];
-    int lines = short_title(ctx, title_what, collective, title, sizeof title);
-    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, 2, lines);
-    uncertainty_note(note, sizeof note);
-    if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, 2)))
+    char title[700], note[900];
+    int lines = plot_short_title(ctx, title_what, collective, title, sizeof title);
+    size_t count = map_panels(ctx);
+    heat_layout layout = heat_figure_layout(&ctx->size, &ctx->x_axis, &ctx->y_axis, count, lines);
+    uncertainty_note(extra_note, note, sizeof note);
+    if (any_invalid(ctx->cells) && plot_invalid_abbreviated(cell_width_pt(ctx, count)))
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s", plot_invalid_legend);
-    strbuf body = {0};
-    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
-                  title);
-    /* each panel's title names its colour bar: the bar needs no label */
-    heat_scale left_bar = *left, right_bar = *right;
-    left_bar.label = right_bar.label = "";
-    heat_emit_panel(&body, left_data, &ctx->x_axis, &ctx->y_axis, &left_bar, left_title);
-    heat_emit_panel(&body, right_data, &ctx->x_axis, &ctx->y_axis, &right_bar, right_title);
-    strbuf_printf(&body, "    unset multiplot\n");
-    int status =
-        write_script(ctx, base, comment, layout.width_in, layout.height_in, &body, note, err);
-    strbuf_free(&body);
+    int status = ANALYSIS_OK;
+    for (size_t figure = 0; status == ANALYSIS_OK && figure < 3 - count; figure++) {
+        strbuf body = {0};
+        strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows,
+                      layout.cols, title);
+        for (size_t p = count == 2 ? 0 : figure; p < (count == 2 ? 2 : figure + 1); p++) {
+            /* each panel's title names its colour bar: the bar needs no label */
+            heat_scale bar = *panels[p].scale;
+            bar.label = "";
+            heat_emit_panel(&body, panels[p].data, &ctx->x_axis, &ctx->y_axis, &bar,
+                            panels[p].title);
+        }
+        strbuf_printf(&body, "    unset multiplot\n");
+        status = plot_write_script(ctx, count == 2 ? base : panels[figure].base, comment,
+                                   layout.width_in, layout.height_in, &body, note, err);
+        strbuf_free(&body);
+    }
     return status;
 }
 
@@ -205,16 +241,27 @@ static int plot_overhead(const plot_ctx *ctx, const run_meta *meta, double r_max
     snprintf(width_label, sizeof width_label, "width of the %.0f %% interval",
              100 * ctx->cells->uncertainty.rules.confidence);
     heat_scale width = plot_width_scale(ctx->palette, width_label, interval_width_max);
-    int status = write_heat_file(ctx, "overhead.dat", value_r_overhead, &scale, err);
+    int status =
+        write_heat_file(ctx, "overhead.dat", value_r_overhead, beyond_r_overhead, &scale, err);
     if (status == ANALYSIS_OK)
-        status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width, &width, err);
+        status = write_heat_file(ctx, "overhead_ci_width.dat", value_r_overhead_width,
+                                 beyond_r_overhead_width, &width, err);
     if (status != ANALYSIS_OK)
         return status;
+    char extra[400] = "";
+    if (scale.saturate_high)
+        snprintf(extra, sizeof extra,
+                 " Colours saturate beyond 0 and 1 and beyond an interval width of %g; a "
+                 "triangle up: the interval lies above 1 (worse than serialized) or the width "
+                 "exceeds %g; down: the interval lies below 0 (imprecision).",
+                 interval_width_max, interval_width_max);
+    const map_panel panels[2] = {
+        {"overhead.dat", &scale, "r_overhead", "overhead"},
+        {"overhead_ci_width.dat", &width, "interval width", "overhead_ci_width"}};
     return two_panels(ctx, "overhead",
                       "Overhead ratio r_overhead (paper eq. 1, section 5.2: 0 overlap, 1 "
                       "serialized) and the width of its interval",
-                      "r_overhead", run_collective(meta, ctx->cells), "overhead.dat", &scale,
-                      "r_overhead", "overhead_ci_width.dat", &width, "interval width", err);
+                      "r_overhead", plot_run_collective(meta, ctx->cells), panels, extra, err);
 }
 
 static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_error *err)
@@ -222,16 +269,19 @@ static int plot_concurrency(const plot_ctx *ctx, const run_meta *meta, analysis_
     heat_scale comm = plot_ratio_scale(ctx->palette, "r_comm (1: unchanged)", r_comm_max);
     heat_scale slow =
         plot_ratio_scale(ctx->palette, "r_comp_slowdown (1: unchanged)", slowdown_max);
-    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, &comm, err);
+    int status = write_heat_file(ctx, "r_comm.dat", value_r_comm, NULL, &comm, err);
     if (status == ANALYSIS_OK)
-        status = write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, &slow, err);
+        status =
+            write_heat_file(ctx, "r_comp_slowdown.dat", value_r_comp_slowdown, NULL, &slow, err);
     if (status != ANALYSIS_OK)
         return status;
+    const map_panel panels[2] = {
+        {"r_comm.dat", &comm, "r_comm", "concurrency"},
+        {"r_comp_slowdown.dat", &slow, "r_comp_slowdown", "concurrency_slowdown"}};
     return two_panels(ctx, "concurrency",
                       "Concurrency ratios r_comm (eq. 4) and r_comp_slowdown (eq. 3), section "
                       "5.2, on a log scale centred at 1 (unchanged)",
-                      "concurrency", run_collective(meta, ctx->cells), "r_comm.dat", &comm,
-                      "r_comm", "r_comp_slowdown.dat", &slow, "r_comp_slowdown", err);
+                      "concurrency", plot_run_collective(meta, ctx->cells), panels, "", err);
 }
 
 /* "comm 2.6 ms", "comp 41 ms", both, or "" when neither reference is
@@ -329,7 +379,7 @@ static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error 
     int present[VERDICT_CLASS_COUNT];
     band_counts counts = {0};
     band_data(ctx, &data, present, &blocks, &counts);
-    int status = write_plot_data(ctx, "bands.dat", &data, err);
+    int status = plot_write_data(ctx, "bands.dat", &data, err);
     if (status != ANALYSIS_OK)
         return status;
 
@@ -347,7 +397,8 @@ static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error 
              off_target,
              counts.invalid && plot_invalid_abbreviated(cell_width_pt(ctx, 1)) ? plot_invalid_legend
                                                                                : "");
-    int lines = short_title(ctx, "overlap bands", run_collective(meta, cells), title, sizeof title);
+    int lines = plot_short_title(ctx, "overlap bands", plot_run_collective(meta, cells), title,
+                                 sizeof title);
     /* the key below the map, one entry a line: the bands shown, the
      * outline and the diagonal */
     int key_rows = 2;
@@ -382,11 +433,10 @@ static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error 
         separator = ", \\\n        ";
     }
     int font_pt = PLOT_LABEL_PT;
-    strbuf_printf(&body,
-                  "%s'bands.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
-                  "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
-                  "dt (4,3) lw 1.5 title 'interval leaves the band (%zu of %zu)'",
-                  separator, counts.spanning, counts.measured);
+    char outline_key[80];
+    snprintf(outline_key, sizeof outline_key, "interval leaves the band (%zu of %zu)",
+             counts.spanning, counts.measured);
+    heat_emit_uncertain_layer(&body, "bands.dat", "$9==0", outline_key);
     strbuf_printf(&body,
                   ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title "
                   "'equal times'"
@@ -396,265 +446,10 @@ static int plot_bands(const plot_ctx *ctx, const run_meta *meta, analysis_error 
                   "',%d' tc rgb variable notitle\n",
                   font_pt, font_pt);
     strbuf_printf(&body, "    unset multiplot\n");
-    status = write_script(ctx, "bands", "Overlap band map (r_overhead, eq. 1; analysis/README.md)",
+    status =
+        plot_write_script(ctx, "bands", "Overlap band map (r_overhead, eq. 1; analysis/README.md)",
                           layout.width_in, layout.height_in, &body, caption, err);
     strbuf_free(&body);
-    return status;
-}
-
-/* ---- Distribution of one cell (--ecdf) ------------------------------------------ */
-
-static void ecdf_block(strbuf *data, const char *name, double *values, size_t n, double scale)
-{
-    stats_sort(values, n);
-    strbuf_printf(data, "# %s\n%.9g 0\n", name, values[0] * scale);
-    for (size_t k = 0; k < n; k++)
-        strbuf_printf(data, "%.9g %.6f\n", values[k] * scale, (double)(k + 1) / (double)n);
-    strbuf_printf(data, "\n\n");
-}
-
-/* The empirical distribution over blocks of eq. 1 (with the median
- * references, as r_overhead_iqr) beside those of the three spans: what the
- * median and its interval summarize. */
-static int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number,
-                     analysis_error *err)
-{
-    const cell_table *cells = ctx->cells;
-    size_t index = 0;
-    while (index < cells->count && cells->cells[index].cell != cell_number)
-        index++;
-    if (index == cells->count)
-        return analysis_fail(err, ANALYSIS_ERR_INPUT, "--ecdf: no cell %ld", cell_number);
-    const cell_metrics *c = &cells->cells[index];
-    size_t n = 0;
-    for (size_t b = 0; b < cells->block_count; b++)
-        n += cells->blocks[b].cell_index == index;
-    enum { OVERHEAD, COMM, COMP, MEASURED, SERIES };
-    double *values = malloc((n ? n : 1) * SERIES * sizeof *values);
-    if (!values)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (ecdf)");
-    double longer = fmax(c->t_comm_ref, c->t_comp_ref),
-           shorter = fmin(c->t_comm_ref, c->t_comp_ref);
-    size_t k = 0;
-    for (size_t b = 0; b < cells->block_count; b++) {
-        const block_values *v = &cells->blocks[b];
-        if (v->cell_index != index)
-            continue;
-        values[OVERHEAD * n + k] = (v->measured_span - longer) / shorter;
-        values[COMM * n + k] = v->comm_span;
-        values[COMP * n + k] = v->comp_span;
-        values[MEASURED * n + k] = v->measured_span;
-        k++;
-    }
-    strbuf data = {0};
-    strbuf_printf(&data,
-                  "# cell %ld: value cumulative_share; blocks (gnuplot index): eq. 1 per "
-                  "block, comm_ref, comp_ref and overlap spans (ms)\n",
-                  cell_number);
-    static const char *const names[SERIES] = {"r_overhead per block", "comm_ref span (ms)",
-                                              "comp_ref span (ms)", "overlap span (ms)"};
-    for (int i = 0; i < SERIES && n > 0; i++)
-        ecdf_block(&data, names[i], values + (size_t)i * n, n, i == OVERHEAD ? 1 : 1e3);
-    /* about four ticks over the blocks' spread (1, 2 or 5 times a power of
-     * ten), so 8 pt labels never run into each other */
-    double spread = n > 0 ? values[OVERHEAD * n + n - 1] - values[OVERHEAD * n] : 0;
-    double tick = 0;
-    if (spread > 0) {
-        double unit = pow(10, floor(log10(spread / 4)));
-        tick = spread / 4 <= 2 * unit ? 2 * unit : spread / 4 <= 5 * unit ? 5 * unit : 10 * unit;
-    }
-    free(values);
-    char tick_text[32] = "autofreq";
-    if (tick > 0)
-        snprintf(tick_text, sizeof tick_text, "%g", tick);
-    char name[64], data_name[80];
-    snprintf(name, sizeof name, "ecdf_cell_%ld", cell_number);
-    snprintf(data_name, sizeof data_name, "%s.dat", name);
-    int status = write_plot_data(ctx, data_name, &data, err);
-    if (status != ANALYSIS_OK)
-        return status;
-
-    char what[120], quoted[700];
-    snprintf(what, sizeof what, "cell %ld", cell_number); /* its times: the caption */
-    int title_lines = short_title(ctx, what, run_collective(meta, cells), quoted, sizeof quoted);
-    char left[600];
-    snprintf(left, sizeof left,
-             "Cell %ld: communication %g ms x computation %g ms, %ld blocks, overlap %s. "
-             "r_overhead %.3g, %.0f %% interval [%.3g, %.3g] (dashed); mean %.3g (dotted), "
-             "p90 %.3g; outside Tukey's fences %.0f %%, bimodality coefficient %.2f%s.",
-             cell_number, c->comm_target_s * 1e3, c->comp_target_s * 1e3, c->blocks,
-             verdict_class_name(c->overlap), c->r_overhead,
-             100 * cells->uncertainty.rules.confidence, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
-             c->r_overhead_mean, c->r_overhead_p90, 100 * c->r_overhead_outlier_share,
-             c->r_overhead_bimodality, c->r_overhead_bimodal ? " (bimodal)" : "");
-    /* side by side on a page, stacked in a column */
-    static const double panel_in = 2.6, side_by_side_in = 6.0;
-    bool stacked = ctx->size.width_in < side_by_side_in;
-    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
-                                               : panel_in * (stacked ? 2 : 1) + 0.2 * title_lines;
-    strbuf body = {0};
-    strbuf_printf(&body,
-                  "    set multiplot layout %d,%d title \"%s\"\n"
-                  "    set key bottom right\n"
-                  "    set grid\n"
-                  "    set yrange [0:1]\n"
-                  "    set ylabel 'share of blocks'\n"
-                  "    set xlabel 'r_overhead of one block (eq. 1)'\n"
-                  "    set xtics %s\n"
-                  "    set title 'r_overhead per block'\n",
-                  stacked ? 2 : 1, stacked ? 1 : 2, quoted, tick_text);
-    const double lines[] = {c->r_overhead, c->r_overhead_ci.lo, c->r_overhead_ci.hi,
-                            c->r_overhead_mean};
-    static const char *const styles[] = {"lw 2 lc rgb '#d73027'", "lw 1.5 dt 2 lc rgb '#d73027'",
-                                         "lw 1.5 dt 2 lc rgb '#d73027'",
-                                         "lw 1.5 dt 3 lc rgb '#4575b4'"};
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++)
-        if (isfinite(lines[i]))
-            strbuf_printf(&body, "    set arrow from %.9g, graph 0 to %.9g, graph 1 nohead %s\n",
-                          lines[i], lines[i], styles[i]);
-    strbuf_printf(&body,
-                  "    plot '%s' index 0 using 1:2 with steps lw 2 lc rgb '#303030' title "
-                  "'blocks'\n"
-                  "    unset arrow\n"
-                  "    set title 'span of each block'\n"
-                  "    set xlabel 'duration (ms)'\n"
-                  "    set logscale x 2\n"
-                  "    set xtics autofreq\n"
-                  "    plot '%s' index 1 using 1:2 with steps lw 2 lc rgb '#4575b4' title "
-                  "'comm_ref', '%s' index 2 using 1:2 with steps lw 2 lc rgb '#1a9850' title "
-                  "'comp_ref', '%s' index 3 using 1:2 with steps lw 2 lc rgb '#d73027' title "
-                  "'overlap'\n"
-                  "    unset logscale x\n"
-                  "    unset multiplot\n",
-                  data_name, data_name, data_name, data_name);
-    status = write_script(ctx, name, "Distribution over blocks of one cell (nbc-analyze --ecdf)",
-                          ctx->size.width_in, height_in, &body, left, err);
-    strbuf_free(&body);
-    return status;
-}
-
-/* Distinct hosts of the impact table, in order of first appearance. */
-static size_t impact_hosts(const impact_table *impact, const char **hosts, size_t max)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < impact->count; i++) {
-        bool seen = false;
-        for (size_t h = 0; h < n && !seen; h++)
-            seen = strcmp(hosts[h], impact->rows[i].host) == 0;
-        if (!seen && n == max)
-            analysis_warn("impact figure: more than %zu hosts, host %s not drawn", max,
-                          impact->rows[i].host);
-        else if (!seen)
-            hosts[n++] = impact->rows[i].host;
-    }
-    return n;
-}
-
-static int plot_impact(const plot_ctx *ctx, const impact_table *impact, analysis_error *err)
-{
-    enum { MAX_HOSTS = 16 };
-    const char *hosts[MAX_HOSTS];
-    size_t host_count = impact_hosts(impact, hosts, MAX_HOSTS);
-    heat_axis sizes;
-    double *targets = malloc(impact->count * sizeof *targets);
-    if (!targets)
-        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (impact)");
-    for (size_t i = 0; i < impact->count; i++)
-        targets[i] = impact->rows[i].comp_target_s;
-    int status = heat_axis_build(&sizes, targets, impact->count, err);
-    free(targets);
-    if (status != ANALYSIS_OK)
-        return status;
-
-    /* bars side by side per computation size, one colour per host */
-    /* points side by side per computation size, one per host */
-    double spread = 0.6 / (double)host_count, lowest = 1.0, highest = 1.0;
-    strbuf data = {0};
-    strbuf_printf(&data, "# x r_mpi_impact label ci_lo ci_hi r_aa r_aa_ci_lo r_aa_ci_hi; one block "
-                         "(gnuplot index) per host\n");
-    bool has_floor = false; /* the A/A floor, where compute_ref ran before and after */
-    for (size_t h = 0; h < host_count; h++) {
-        strbuf_printf(&data, "%s# %s\n", h ? "\n\n" : "", hosts[h]);
-        for (size_t i = 0; i < impact->count; i++) {
-            const impact_row *r = &impact->rows[i];
-            if (strcmp(r->host, hosts[h]) != 0)
-                continue;
-            double x = (double)heat_axis_index(&sizes, r->comp_target_s) - 0.3 +
-                       spread * ((double)h + 0.5);
-            strbuf_printf(&data, "%.4f %.6g \"%.2f\" %.6g %.6g %.6g %.6g %.6g\n", x,
-                          r->r_mpi_impact, r->r_mpi_impact, r->r_mpi_impact_ci.lo,
-                          r->r_mpi_impact_ci.hi, r->r_aa, r->r_aa_ci.lo, r->r_aa_ci.hi);
-            has_floor = has_floor || isfinite(r->r_aa_ci.lo);
-            double values[] = {r->r_mpi_impact, r->r_mpi_impact_ci.lo, r->r_mpi_impact_ci.hi,
-                               r->r_aa_ci.lo, r->r_aa_ci.hi};
-            for (size_t k = 0; k < sizeof values / sizeof *values; k++)
-                if (isfinite(values[k]) && values[k] > 0) {
-                    lowest = fmin(lowest, values[k]);
-                    highest = fmax(highest, values[k]);
-                }
-        }
-    }
-    status = write_plot_data(ctx, "impact.dat", &data, err);
-
-    /* a ratio axis (log) symmetric about 1 (no impact), at least +-5 % */
-    double reach = fmax(fmax(highest, 1 / lowest), 1.05) * 1.02;
-    char title[700];
-    int title_lines = short_title(ctx, "r_MPI_impact", NULL, title, sizeof title);
-    double height_in = ctx->size.height_in > 0 ? ctx->size.height_in
-                                               : 0.6 * ctx->size.width_in + 0.2 * (title_lines + 1);
-    strbuf body = {0};
-    strbuf_printf(&body,
-                  "    set title \"%s\"\n"
-                  "    set xrange [-0.6:%zu.6]\n"
-                  "    set logscale y\n"
-                  "    set yrange [%.6g:%.6g]\n"
-                  "    set xlabel 'computation time, target (ms)'\n"
-                  "    set ylabel 'r_MPI_impact (1: none)'\n"
-                  "    set grid ytics\n"
-                  "    set tics out nomirror\n"
-                  "    set key %s below horizontal font ',%d'\n"
-                  "    set ytics (\"%.3g\" %g, \"%.3g\" %g, \"1\" 1, \"%.3g\" %g, \"%.3g\" %g)\n"
-                  "    set xtics (",
-                  title, sizes.count - 1, 1 / reach, reach,
-                  host_count > 1 || has_floor ? "on" : "off", PLOT_LABEL_PT, 1 / reach, 1 / reach,
-                  1 / sqrt(reach), 1 / sqrt(reach), sqrt(reach), sqrt(reach), reach, reach);
-    for (size_t i = 0; i < sizes.count; i++) {
-        char ms[32];
-        plot_format_ms(sizes.targets_s[i], ms, sizeof ms);
-        strbuf_printf(&body, "%s\"%s\" %zu", i ? ", " : "", ms, i);
-    }
-    /* Paul Tol's "bright" colours, one per host */
-    static const char *const host_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44",
-                                               "#66ccee", "#aa3377", "#bbbbbb"};
-    static const int host_points[] = {7, 5, 9, 11, 13, 4, 6};
-    strbuf_printf(&body, ")\n    plot 1 with lines lw 1.5 dt 2 lc rgb '#303030' notitle");
-    for (size_t h = 0; h < host_count; h++) {
-        char host[200];
-        plot_quote(hosts[h], host, sizeof host);
-        size_t k = h % (sizeof host_colours / sizeof *host_colours);
-        strbuf_printf(&body,
-                      ", \\\n        'impact.dat' index %zu using 1:2:4:5 with yerrorbars pt %d "
-                      "ps 0.8 lw 1.5 lc rgb '%s' title \"%s\"",
-                      h, host_points[k], host_colours[k], host);
-    }
-    /* the A/A floor: what compute_ref alone varies, beside each point */
-    for (size_t h = 0; has_floor && h < host_count; h++)
-        strbuf_printf(&body,
-                      ", \\\n        'impact.dat' index %zu using ($1+%.4f):6:7:8 with yerrorbars "
-                      "pt 1 ps 0.6 lw 1 lc rgb '#999999' %s",
-                      h, 0.4 * spread, h == 0 ? "title 'A/A floor'" : "notitle");
-    strbuf_printf(&body, "\n");
-    if (status == ANALYSIS_OK)
-        status =
-            write_script(ctx, "impact", "MPI impact on computation (paper eq. 2, fig. 9)",
-                         ctx->size.width_in, height_in, &body,
-                         "Points: r_MPI_impact = t_passive_mpi / t_ref per host and "
-                         "computation size, bars its 95 % interval; grey, where measured: "
-                         "the A/A pair (compute_ref before over its partner just before) and its "
-                         "interval; log axis, dashed at 1 (no impact).",
-                         err);
-    strbuf_free(&body);
-    heat_axis_free(&sizes);
     return status;
 }
 
@@ -725,15 +520,24 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
         status = plot_impact(&ctx, impact, err);
     for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++)
         status = plot_ecdf(&ctx, meta, options->ecdf_cells[i], err);
+    bool split = status == ANALYSIS_OK && map_panels(&ctx) == 1;
+    /* a pair drawn as one figure: its halves of an earlier, narrower drawing go */
+    if (status == ANALYSIS_OK && !split)
+        status = plot_remove_figure(plots_dir, "overhead_ci_width", false, err);
+    if (status == ANALYSIS_OK && !split)
+        status = plot_remove_figure(plots_dir, "concurrency_slowdown", false, err);
     heat_axis_free(&ctx.x_axis);
     heat_axis_free(&ctx.y_axis);
     if (status != ANALYSIS_OK || !options->plots)
         return status;
 
-    static const char *const scripts[] = {"overhead.gp", "concurrency.gp", "bands.gp", "impact.gp"};
-    size_t script_count = with_impact ? 4 : 3;
-    for (size_t i = 0; status == ANALYSIS_OK && i < script_count; i++)
-        status = plot_run_gnuplot(plots_dir, scripts[i], err);
+    /* the maps, and each second panel drawn as its own figure */
+    static const char *const scripts[] = {
+        "overhead.gp", "concurrency.gp",       "bands.gp",
+        "impact.gp",   "overhead_ci_width.gp", "concurrency_slowdown.gp"};
+    for (size_t i = 0; status == ANALYSIS_OK && i < sizeof scripts / sizeof *scripts; i++)
+        if ((i != 3 || with_impact) && (i < 4 || split))
+            status = plot_run_gnuplot(plots_dir, scripts[i], err);
     for (size_t i = 0; status == ANALYSIS_OK && i < options->ecdf_count; i++) {
         char script[64];
         snprintf(script, sizeof script, "ecdf_cell_%ld.gp", options->ecdf_cells[i]);
@@ -741,9 +545,10 @@ int analysis_plot_run(const char *run_dir, const run_meta *meta, const cell_tabl
     }
     if (status == ANALYSIS_OK && options->report)
         fprintf(options->report,
-                "figures: %s/{overhead,concurrency,bands%s}.{png,svg,pdf} (%zu cells "
+                "figures: %s/{overhead,concurrency,bands%s%s}.{png,svg,pdf} (%zu cells "
                 "each)%s\n",
-                plots_dir, with_impact ? ",impact" : "", cells->count,
+                plots_dir, with_impact ? ",impact" : "",
+                split ? ",overhead_ci_width,concurrency_slowdown" : "", cells->count,
                 options->ecdf_count ? ", ecdf_cell_N.{png,svg,pdf} (--ecdf)" : "");
     return status;
 }

@@ -237,7 +237,7 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
                     analysis_error *err)
 {
     strbuf sb = {0};
-    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour uncertain\n"
+    strbuf_printf(&sb, "# x y xlo xhi ylo yhi value valid label label_colour uncertain beyond\n"
                        "# x, y: log2 of the target times in ms; one line per cell\n");
     for (size_t i = 0; i < n; i++) {
         const heat_value *v = &values[i];
@@ -258,10 +258,11 @@ int heat_write_data(const char *path, const heat_axis *x_axis, const heat_axis *
                      : plot_invalid_abbreviated(cell_pt) ? "inv."
                                                          : "invalid");
         bool uncertain = shown && v->uncertain;
-        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d\n",
+        strbuf_printf(&sb, "%.6f %.6f %.6f %.6f %.6f %.6f %.6g %d \"%s\" %u %d %d\n",
                       heat_axis_position(v->comm_target_s), heat_axis_position(v->comp_target_s),
                       xlo, xhi, ylo, yhi, shown ? v->value : 0.0, shown ? 1 : 0, label,
-                      shown ? label_colour(scale, v->value) : 0u, uncertain ? 1 : 0);
+                      shown ? label_colour(scale, v->value) : 0u, uncertain ? 1 : 0,
+                      shown ? v->beyond : 0);
     }
     if (!sb.ok) {
         strbuf_free(&sb);
@@ -409,16 +410,60 @@ static void emit_invalid_layers(strbuf *sb, const char *quoted_file)
         quoted_file, quoted_file);
 }
 
-/* Uncertain cells (README.md, "Uncertainty"): a dashed outline inside the
- * cell, as on the band map; colour and value stay readable. */
-static void emit_uncertain_layer(strbuf *sb, const char *quoted_file)
+/* Uncertain cells (README.md, "Uncertainty"): a dashed black outline on a
+ * wider white one inside the cell, seen on the darkest and the lightest
+ * colour at a column's width; colour and value stay readable. */
+void heat_emit_uncertain_layer(strbuf *sb, const char *quoted_file, const char *condition,
+                               const char *key_title)
 {
+    static const char inset[] =
+        "($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5))";
     strbuf_printf(sb,
-                  ", \\\n        \"%s\" using ($11==1?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):"
-                  "($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' "
-                  "dt (3,2) lw 1 notitle",
-                  quoted_file);
+                  ", \\\n        \"%s\" using (%s?$1:NaN):2:%s with boxxyerror fs empty "
+                  "lc rgb 'white' lw 3 notitle"
+                  ", \\\n        \"%s\" using (%s?$1:NaN):2:%s with boxxyerror fs empty "
+                  "lc rgb 'black' dt (3,2) lw 1.5 ",
+                  quoted_file, condition, inset, quoted_file, condition, inset);
+    if (key_title)
+        strbuf_printf(sb, "title \"%s\"", key_title);
+    else
+        strbuf_printf(sb, "notitle");
 }
+
+/* Cells beyond a saturated end (column 12): a black triangle on a larger
+ * white one in the corner, seen on every colour, up where the cell is
+ * surely above the scale, down where surely below. */
+static void emit_beyond_layer(strbuf *sb, const char *quoted_file)
+{
+    static const struct {
+        const char *condition, *x, *y;
+        int point;
+    } marks[] = {{"$12>0", "$4-0.22*($4-$3)", "$6-0.22*($6-$5)", 9},
+                 {"$12<0", "$3+0.22*($4-$3)", "$5+0.22*($6-$5)", 11}};
+    for (size_t m = 0; m < sizeof marks / sizeof *marks; m++)
+        for (int layer = 0; layer < 2; layer++)
+            strbuf_printf(sb,
+                          ", \\\n        \"%s\" using (%s?%s:NaN):(%s) with points pt %d ps %s "
+                          "lc rgb '%s' notitle",
+                          quoted_file, marks[m].condition, marks[m].x, marks[m].y, marks[m].point,
+                          layer ? "1.2" : "1.9", layer ? "black" : "white");
+}
+
+/* A saturating scale's ticks: its ends (">= max", "<= min" where
+ * saturated) and three between. */
+static void emit_saturated_tics(strbuf *sb, const heat_scale *scale)
+{
+    strbuf_printf(sb, "    unset logscale cb\n    set cbtics (");
+    for (int k = 0; k <= 4; k++) {
+        double v = scale->min + (scale->max - scale->min) * k / 4.0;
+        const char *prefix = k == 4 && scale->saturate_high  ? "\xe2\x89\xa5"
+                             : k == 0 && scale->saturate_low ? "\xe2\x89\xa4"
+                                                             : "";
+        strbuf_printf(sb, "%s\"%s%g\" %g", k ? ", " : "", prefix, v, v);
+    }
+    strbuf_printf(sb, ")\n");
+}
+
 /* A one-panel multiplot: its title is centred on the page, not on the
  * (narrow, square-celled) plot area, so long titles are not cut. */
 void plot_emit_canvas_title(strbuf *sb, const char *title)
@@ -455,6 +500,8 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                       "    set cbtics (\"%.2g\" %g, \"%.2g\" %g, \"1\" 1, \"%.2g\" %g, \"%.2g\" "
                       "%g)\n",
                       1 / s, 1 / s, 1 / r, 1 / r, r, r, s, s);
+    } else if (scale->saturate_high || scale->saturate_low) {
+        emit_saturated_tics(sb, scale);
     } else if (scale->tics) {
         strbuf_printf(sb, "    unset logscale cb\n    set cbtics %s\n", scale->tics);
     } else {
@@ -465,7 +512,9 @@ void heat_emit_panel(strbuf *sb, const char *data_file, const heat_axis *x_axis,
                   "border lc rgb 'white' lc palette notitle",
                   file);
     emit_invalid_layers(sb, file);
-    emit_uncertain_layer(sb, file);
+    heat_emit_uncertain_layer(sb, file, "$11==1", NULL);
+    if (scale->saturate_high || scale->saturate_low)
+        emit_beyond_layer(sb, file);
     strbuf_printf(sb,
                   ", \\\n        diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle"
                   ", \\\n        \"%s\" using 1:2:($8==1?$9:\"\"):10 with labels font ',%d' tc rgb "

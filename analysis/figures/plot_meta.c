@@ -7,38 +7,67 @@
  * <title> and <desc> and the PDF's Title and Subject afterwards. */
 #include "analysis/figures/figures.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 /* ---- Title text -------------------------------------------------------------- */
 
-static void compact_library(const run_meta *meta, char *out, size_t out_size)
+/* Whether word (len bytes) is a version: digits first, or "v" and a digit. */
+static bool version_word(const char *word, size_t len)
 {
-    const char *text = meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi;
-    size_t o = 0;
-    bool space = false;
-    /* the version's first clause is the readable part ("Open MPI v4.1.4") */
-    for (size_t i = 0; text[i] && text[i] != ';' && o + 1 < out_size && o < 40; i++) {
-        bool is_space = text[i] == ' ' || text[i] == '\t';
-        if (is_space && (space || o == 0))
+    return len > 0 && (isdigit((unsigned char)word[0]) ||
+                       (len > 1 && word[0] == 'v' && isdigit((unsigned char)word[1])));
+}
+
+/* The raw version text's first clause as a name: its words up to the
+ * version (without "Version", ":" or a "v" before the digits), the clause
+ * as it is when it holds no version. */
+static void name_from_version_text(const char *text, char *out, size_t out_size)
+{
+    size_t clause = strcspn(text, ";\n"), o = 0;
+    bool versioned = false;
+    out[0] = '\0';
+    for (size_t i = 0; i < clause && !versioned;) {
+        while (i < clause && isspace((unsigned char)text[i]))
+            i++;
+        size_t len = 0;
+        while (i + len < clause && !isspace((unsigned char)text[i + len]))
+            len++;
+        const char *word = text + i;
+        i += len;
+        versioned = version_word(word, len);
+        bool filler = !versioned && ((len == 7 && strncasecmp(word, "version", 7) == 0) ||
+                                     (len == 8 && strncasecmp(word, "version:", 8) == 0) ||
+                                     (len == 1 && word[0] == ':'));
+        if (versioned && word[0] == 'v')
+            word++, len--;
+        if (len == 0 || filler || o + len + 2 > out_size || o + len > 60)
             continue;
-        out[o++] = is_space ? ' ' : text[i];
-        space = is_space;
+        o += (size_t)snprintf(out + o, out_size - o, "%s%.*s", o ? " " : "", (int)len, word);
     }
-    while (o > 0 && out[o - 1] == ' ')
-        o--;
-    out[o] = '\0';
-    if (o == 0)
+}
+
+void plot_library_name(const run_meta *meta, char *out, size_t out_size)
+{
+    if (meta->mpi_library_name[0])
+        snprintf(out, out_size, "%s", meta->mpi_library_name);
+    else
+        name_from_version_text(meta->mpi_library_version[0] ? meta->mpi_library_version : meta->mpi,
+                               out, out_size);
+    if (!out[0])
         snprintf(out, out_size, "library unknown");
 }
 
 void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *separator,
                      char *out, size_t out_size)
 {
-    char library[64];
-    compact_library(meta, library, sizeof library);
+    char library[160];
+    plot_library_name(meta, library, sizeof library);
     long ranks = meta->ranks;
     for (size_t i = 0; ranks == 0 && i < cells->count; i++)
         ranks = cells->cells[i].ranks;
@@ -53,8 +82,8 @@ void plot_title_tail(const run_meta *meta, const cell_table *cells, const char *
 
 void plot_short_tail(const run_meta *meta, char *out, size_t out_size)
 {
-    char library[64];
-    compact_library(meta, library, sizeof library);
+    char library[160];
+    plot_library_name(meta, library, sizeof library);
     snprintf(out, out_size, "%s, %s%s", library, meta->deployment[0] ? meta->deployment : "?",
              meta->synthetic && !strstr(library, "synthetic") ? " (synthetic)" : "");
 }
@@ -278,5 +307,58 @@ int plot_figure_metadata(const char *dir, const char *base, analysis_error *err)
     if (status == ANALYSIS_OK)
         status = pdf_metadata(path, title, rest, err);
     free(caption);
+    return status;
+}
+
+/* ---- Figures not drawn --------------------------------------------------------- */
+
+int plot_record_not_drawn(const char *dir, const char *base, const char *reason,
+                          analysis_error *err)
+{
+    char path[4200], *old = NULL;
+    size_t len = 0, base_len = strlen(base);
+    bool missing = false;
+    analysis_error ignored;
+    int status = analysis_path(path, sizeof path, dir, PLOT_NOT_DRAWN_FILE, err);
+    if (status == ANALYSIS_OK &&
+        analysis_read_file(path, &old, &len, &missing, &ignored) != ANALYSIS_OK)
+        old = NULL;
+    /* the other figures' lines kept, this one's replaced */
+    strbuf text = {.ok = true};
+    for (char *line = old, *next; line && *line; line = next) {
+        next = line + strcspn(line, "\n");
+        if (*next)
+            *next++ = '\0';
+        if (line[0] && !(strncmp(line, base, base_len) == 0 && line[base_len] == '\t'))
+            strbuf_printf(&text, "%s\n", line);
+    }
+    free(old);
+    if (reason)
+        strbuf_printf(&text, "%s\t%s\n", base, reason);
+    if (status == ANALYSIS_OK && !text.ok)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", path);
+    if (status == ANALYSIS_OK && text.len > 0)
+        status = analysis_write_file_atomic(path, text.data, text.len, err);
+    else if (status == ANALYSIS_OK && unlink(path) != 0 && errno != ENOENT)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+    strbuf_free(&text);
+    /* a figure of an earlier analysis must not stand for this one */
+    if (status == ANALYSIS_OK && reason)
+        status = plot_remove_figure(dir, base, true, err);
+    return status;
+}
+
+int plot_remove_figure(const char *dir, const char *base, bool with_data, analysis_error *err)
+{
+    static const char *const extensions[] = {"png", "svg", "pdf", "gp", "caption.txt", "dat"};
+    size_t count = sizeof extensions / sizeof *extensions - (with_data ? 0 : 1);
+    int status = ANALYSIS_OK;
+    for (size_t i = 0; status == ANALYSIS_OK && i < count; i++) {
+        char name[300], path[4200];
+        snprintf(name, sizeof name, "%s.%s", base, extensions[i]);
+        status = analysis_path(path, sizeof path, dir, name, err);
+        if (status == ANALYSIS_OK && unlink(path) != 0 && errno != ENOENT)
+            status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+    }
     return status;
 }

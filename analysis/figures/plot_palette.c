@@ -92,14 +92,11 @@ heat_scale plot_sequential_scale(plot_palette palette, const char *label, double
                         .dark_low_only = style->sequential_low};
 }
 
-/* r_overhead on the colour-blind-safe palettes: 0 (overlap) to 1
- * (serialized) in the palette's colours over most of the scale, below 0
- * (imprecision, not physical) and above 1 (worse than serialized) two flat
- * bands in colours the palette does not use, ticked "<0" and ">1". */
-static const double overhead_band = 0.2;
-static const char overhead_below_colour[] = "#b8e3e9"; /* pale cyan */
-static const char overhead_above_colour[] = "#f1b6da"; /* pale pink */
-
+/* r_overhead on the colour-blind-safe palettes: the palette's colours from
+ * 0 (overlap) to 1 (serialized), continuous at both ends and saturated
+ * beyond them, so that noise about 0 or 1 takes the colour of its
+ * neighbours; a cell whose interval lies wholly beyond an end is marked
+ * (worse than serialized above 1, imprecision below 0). */
 heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r_max, char *stops,
                                size_t stops_size)
 {
@@ -108,28 +105,11 @@ heat_scale plot_overhead_scale(plot_palette palette, const char *label, double r
         plot_overhead_palette(r_max, stops, stops_size);
         return (heat_scale){.label = label, .min = -1, .max = r_max, .palette = stops};
     }
-    /* the sequential stops (0..9) moved onto 0..1, the bands outside */
-    size_t o = (size_t)snprintf(stops, stops_size, "(%g '%s', -0.0001 '%s'", -overhead_band,
-                                overhead_below_colour, overhead_below_colour);
-    const char *p = style->sequential + 1;
-    for (int k = 0; k < 10 && o < stops_size; k++) {
-        const char *colour = strchr(p, '#');
-        if (!colour)
-            break;
-        o += (size_t)snprintf(stops + o, stops_size - o, ", %g '%.7s'", k / 9.0, colour);
-        p = colour + 7;
-    }
-    if (o < stops_size)
-        snprintf(stops + o, stops_size - o, ", 1.0001 '%s', %g '%s')", overhead_above_colour,
-                 1 + overhead_band, overhead_above_colour);
-    return (heat_scale){.label = label,
-                        .min = -overhead_band,
-                        .max = 1 + overhead_band,
-                        .palette = stops,
-                        .tics = "(\"<0\" -0.1, \"0\" 0, \"0.5\" 0.5, \"1\" 1, \">1\" 1.1)",
-                        .white_band = true,
-                        .white_lo = 0,
-                        .white_hi = style->sequential_dark};
+    snprintf(stops, stops_size, "%s", style->sequential);
+    heat_scale scale = plot_sequential_scale(palette, label, 0, 1);
+    scale.palette = stops;
+    scale.saturate_low = scale.saturate_high = true;
+    return scale;
 }
 
 heat_scale plot_diverging_scale(plot_palette palette, const char *label, double saturation)
@@ -156,5 +136,7 @@ heat_scale plot_width_scale(plot_palette palette, const char *label, double max)
     /* the paper has no sequential map: its palette takes cividis' here */
     plot_palette sequential =
         palette_style(palette)->section_colours ? PLOT_PALETTE_CIVIDIS : palette;
-    return plot_sequential_scale(sequential, label, 0, max);
+    heat_scale scale = plot_sequential_scale(sequential, label, 0, max);
+    scale.saturate_high = true; /* a wider interval: the top colour and a mark */
+    return scale;
 }

@@ -200,6 +200,9 @@ typedef struct run_meta {
     bool synthetic;
     char mpi[32];
     char mpi_library_version[256];
+    /* the library as its users name it ("MPICH 4.0.2"): mpi_library_name,
+     * else mpi_library's display_name and version; "" in older folders */
+    char mpi_library_name[160];
     long ranks; /* 0 when unknown */
     long nodes;
     long threads_per_rank;

@@ -162,6 +162,14 @@ static int meta_configuration(json_object *root, const char *file_name, run_meta
         status = meta_string(library, file_name, "profile", profile, sizeof profile, err);
         if (status == ANALYSIS_OK)
             status = meta_string(library, file_name, "version", version, sizeof version, err);
+        char display[64] = "";
+        if (status == ANALYSIS_OK)
+            status = meta_string(library, file_name, "display_name", display, sizeof display, err);
+        /* a folder written before mpi_library_name: its parts */
+        if (display[0] && version[0] && strcmp(version, "unknown") != 0 &&
+            !meta->mpi_library_name[0])
+            snprintf(meta->mpi_library_name, sizeof meta->mpi_library_name, "%s %s", display,
+                     version);
         if (profile[0])
             snprintf(meta->library_profile, sizeof meta->library_profile, "%s", profile);
         if (version[0])
@@ -251,6 +259,7 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
         {"mpi", offsetof(run_meta, mpi), sizeof meta->mpi},
         {"mpi_library_version", offsetof(run_meta, mpi_library_version),
          sizeof meta->mpi_library_version},
+        {"mpi_library_name", offsetof(run_meta, mpi_library_name), sizeof meta->mpi_library_name},
         {"deployment", offsetof(run_meta, deployment), sizeof meta->deployment},
         {"progress", offsetof(run_meta, progress), sizeof meta->progress},
     };

@@ -146,6 +146,16 @@ const char *nbc_library_version(void)
     return library.version;
 }
 
+void nbc_library_name(char *out, size_t out_size)
+{
+    nbc_library_identify();
+    const mpiprofile *p = library.profile;
+    bool known = p && strcmp(p->name, MPIPROFILE_GENERIC) != 0 && library.version[0] &&
+                 strcmp(library.version, "unknown") != 0;
+    snprintf(out, out_size, "%s%s%s", known ? p->display_name : "", known ? " " : "",
+             known ? library.version : "");
+}
+
 const char *nbc_library_note(void)
 {
     return library.note[0] ? library.note : NULL;

@@ -42,6 +42,10 @@ void nbc_library_identify(void);
 /* The profile and version identified (the generic profile when none). */
 const mpiprofile *nbc_library_profile(void);
 const char *nbc_library_version(void);
+/* The library as its users name it, its profile's display name and
+ * version ("MPICH 4.0.2", meta.json mpi_library_name); "" for a library
+ * without a profile or without a version. */
+void nbc_library_name(char *out, size_t out_size);
 /* Records a setting of the deployment plan for meta.json's mpi_library
  * (applied: set by bench_nbc; user_value: what the environment had). */
 void nbc_library_record_setting(const char *name, const char *value, const char *source,

@@ -148,6 +148,10 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "scenario", scenario_json(run->coll));
     json_object_object_add(o, "mpi", json_object_new_string(nbc_compiled_mpi()));
     json_object_object_add(o, "mpi_library_version", json_object_new_string(first_line));
+    char library_name[160];
+    nbc_library_name(library_name, sizeof library_name);
+    if (library_name[0])
+        json_object_object_add(o, "mpi_library_name", json_object_new_string(library_name));
     json_object_object_add(o, "mpi_library_version_full",
                            json_object_new_string(m->library_version));
     json_object_object_add(o, "mpi_library", nbc_library_json());

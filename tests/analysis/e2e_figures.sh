@@ -114,7 +114,18 @@ for name in "${!short[@]}"; do
 done
 spanning=$(grep -v '^#' "$dat" | awk 'NF && $9 == 0' | wc -l)
 [ "$spanning" -eq 1 ] || fail "bands.dat marks $spanning cells outside their band, expected 1"
-grep -q "title 'interval leaves the band (1 of 30)'" "$run/plots/bands.gp" || fail "the key does not count the cells outside their band"
+grep -q 'title "interval leaves the band (1 of 30)"' "$run/plots/bands.gp" || fail "the key does not count the cells outside their band"
+# one mark, one rule, on every map: the same outline (a dashed black line
+# on a wider white one, seen on the darkest and the lightest colour) where
+# the interval leaves the band
+outline() { grep -o "fs empty lc rgb '[a-z]*' [^,]*" "$1" | sed 's/ \(no\)\{0,1\}title.*//' | sort -u; }
+[ -n "$(outline "$run/plots/bands.gp")" ] || fail "bands.gp draws no outline"
+[ "$(outline "$run/plots/overhead.gp")" = "$(outline "$run/plots/bands.gp")" ] ||
+    fail "the outline differs between the maps: $(outline "$run/plots/overhead.gp") / $(outline "$run/plots/bands.gp")"
+for style in "fs empty lc rgb 'white' lw 3" "fs empty lc rgb 'black' dt (3,2) lw 1.5"; do
+    grep -qF "$style" "$run/plots/bands.gp" ||
+        fail "the outline is not a dashed black line on a white one ($style): $(outline "$run/plots/bands.gp")"
+done
 grep -q 'One launch: a reading, not a verdict' "$run/plots/bands.caption.txt" ||
     fail "the band map does not say it is one launch"
 # at the default column width the reason is abbreviated, the caption says how

@@ -2,9 +2,10 @@
 # Figures for print: every figure type (nbc-analyze's overhead, concurrency,
 # bands, impact and an ecdf; nbc-compare's compare_overhead and its
 # three difference maps) rendered at --figure-size=column. From the SVGs
-# (1 unit = 1 pt): each is 3.5 in (252 pt) wide and no text is under 7 pt
-# at that width; the colour bars are the ones specified: r_overhead -0.2..1.2
-# with "<0" and ">1" ticks, its interval width 0..1, r_comm and
+# (1 unit = 1 pt): each is 3.5 in (252 pt) wide, at most 5 in (360 pt)
+# tall (a two-panel map is two figures there), and no text is under 7 pt
+# at that width; the colour bars are the ones specified: r_overhead 0..1
+# saturated, with "<=0" and ">=1" ticks, its interval width 0..1 with ">=1", r_comm and
 # r_comp_slowdown on a log scale 1/1.5..1.5 ticked at 1, one colour bar on
 # compare_overhead, the same +-1 on every difference map. Each figure has
 # its caption file; page width and --no-titles do what they say; a bad size
@@ -24,6 +25,10 @@ make_scratch
 run=$SCRATCH/run
 cp -r tests/data/example_run "$run"
 "$analyze" -q --figure-size=column --ecdf=14 "$run" 2>"$SCRATCH/err" || fail "nbc-analyze failed: $(cat "$SCRATCH/err")"
+# the example has no frontier to draw: a run that has one
+front=$SCRATCH/front
+"$synth" --out "$front" --comm-ms 1,2,4,8 --comp-ms 1,2,4,8,16 --scenario frontier --blocks 12 >/dev/null || fail "synth front"
+"$analyze" -q --figure-size=column "$front" 2>/dev/null || fail "nbc-analyze of the frontier run failed"
 a=$SCRATCH/basic
 b=$SCRATCH/progress
 "$synth" --out "$a" --comm-ms 1,2,4,8 --comp-ms 1,2,4,8 --scenario mixed --blocks 12 >/dev/null || fail "synth a"
@@ -31,7 +36,8 @@ b=$SCRATCH/progress
     --blocks 12 >/dev/null || fail "synth b"
 "$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare failed"
 
-figures=("$run"/plots/{overhead,concurrency,bands,impact,ecdf_cell_14,frontier}
+figures=("$run"/plots/{overhead,overhead_ci_width,concurrency,concurrency_slowdown,bands,impact,ecdf_cell_14}
+    "$front/plots/frontier"
     "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown,compare_frontier})
 svgs=()
 for f in "${figures[@]}"; do
@@ -64,29 +70,34 @@ for path in sys.argv[2:]:
         for child in el:
             walk(child, size)
     walk(root, None)
-    print("%s %g %.3f %d" % (path, width, smallest[0] * target / width, texts[0]))
+    height = float(root.get("height").rstrip("pt"))
+    print("%s %g %.3f %d %.1f" % (path, width, smallest[0] * target / width, texts[0],
+                                  height * target / width))
 EOF
 }
 sizes=$(svg_text_sizes 252 "${svgs[@]}") || fail "cannot read the SVGs"
 echo "$sizes"
 # 7 pt is the journals' smallest; the sizes are written with 2 decimals
-awk '$2 != 252 || $3 < 7 - 0.005 || $4 == 0 { bad = 1; print "not for print: " $0 } END { exit bad }' \
-    <<<"$sizes" || fail "a figure at the column preset is not 3.5 in wide or has text under 7 pt"
+awk '$2 != 252 || $3 < 7 - 0.005 || $4 == 0 || $5 > 360 { bad = 1; print "not for print: " $0 } END { exit bad }' \
+    <<<"$sizes" || fail "a figure at the column preset is not 3.5 in wide, is over 5 in tall or has text under 7 pt"
 
 # svg_texts SVG: the texts drawn, one a line
 svg_texts() { python3 -c 'import sys, xml.etree.ElementTree as E
 for t in E.parse(sys.argv[1]).getroot().iter():
     if t.tag.endswith("text"): print("".join(t.itertext()).strip())' "$1"; }
-cbranges() { sed -n 's/^ *set cbrange //p' "$1" | tr '\n' ' '; }
+cbranges() { sed -n 's/^ *set cbrange //p' "$@" | tr '\n' ' '; }
 plots=$run/plots
-[ "$(cbranges "$plots/overhead.gp")" = "[-0.2:1.2] [0:1] " ] ||
-    fail "overhead's colour bars are $(cbranges "$plots/overhead.gp"), expected r_overhead -0.2..1.2 and widths 0..1"
-for tick in '<0' '>1' 0 1; do
+[ "$(cbranges "$plots/overhead.gp")" = "[0:1] " ] ||
+    fail "overhead's colour bar is $(cbranges "$plots/overhead.gp"), expected r_overhead 0..1"
+[ "$(cbranges "$plots/overhead_ci_width.gp")" = "[0:1] " ] ||
+    fail "overhead_ci_width's colour bar is $(cbranges "$plots/overhead_ci_width.gp"), expected 0..1"
+for tick in '≤0' 0.5 '≥1'; do
     svg_texts "$plots/overhead.svg" | grep -qxF -- "$tick" || fail "overhead.svg has no colour-bar tick '$tick'"
 done
-[ "$(cbranges "$plots/concurrency.gp")" = "[0.666667:1.5] [0.666667:1.5] " ] ||
-    fail "concurrency's colour bars are $(cbranges "$plots/concurrency.gp"), expected 1/1.5..1.5 twice"
-[ "$(grep -c '^ *set logscale cb' "$plots/concurrency.gp")" -eq 2 ] || fail "the ratio maps are not on a log scale"
+svg_texts "$plots/overhead_ci_width.svg" | grep -qxF -- '≥1' || fail "overhead_ci_width.svg's top tick does not read ≥1"
+[ "$(cbranges "$plots"/concurrency{,_slowdown}.gp)" = "[0.666667:1.5] [0.666667:1.5] " ] ||
+    fail "concurrency's colour bars are $(cbranges "$plots"/concurrency{,_slowdown}.gp), expected 1/1.5..1.5 twice"
+[ "$(cat "$plots"/concurrency{,_slowdown}.gp | grep -c '^ *set logscale cb')" -eq 2 ] || fail "the ratio maps are not on a log scale"
 for tick in 0.67 1 1.5; do
     svg_texts "$plots/concurrency.svg" | grep -qxF -- "$tick" || fail "concurrency.svg has no colour-bar tick '$tick'"
 done
@@ -103,7 +114,7 @@ cmp_gp=$SCRATCH/cmp/compare_overhead.gp
 # two panels: one hides its bar, the other's sits in the margin both keep
 [ "$(grep -c '^ *unset colorbox' "$cmp_gp")" -eq 1 ] || fail "compare_overhead draws more than one colour bar"
 [ "$(grep -c '^ *set colorbox user' "$cmp_gp")" -eq 1 ] || fail "compare_overhead's shared colour bar is not in the common margin"
-[ "$(cbranges "$cmp_gp")" = "[-0.2:1.2] [-0.2:1.2] " ] || fail "compare_overhead's panels differ in scale: $(cbranges "$cmp_gp")"
+[ "$(cbranges "$cmp_gp")" = "[0:1] [0:1] " ] || fail "compare_overhead's panels differ in scale: $(cbranges "$cmp_gp")"
 for metric in overhead comm comp_slowdown; do
     [ "$(cbranges "$SCRATCH/cmp/diff_$metric.gp")" = "[-1:1] " ] ||
         fail "diff_$metric's scale is $(cbranges "$SCRATCH/cmp/diff_$metric.gp"), every difference map has -1..1"

@@ -39,7 +39,7 @@ UNIT_TESTS += $(BUILD)/tests/test_analysis_metrics $(BUILD)/tests/test_analysis_
               $(BUILD)/tests/test_analysis_sched $(BUILD)/tests/test_analysis_impact_median \
               $(BUILD)/tests/test_analysis_impact_paired \
               $(BUILD)/tests/test_analysis_frontier $(BUILD)/tests/test_analysis_verdict_sim
-E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_compare.sh \
+E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_journal.sh tests/analysis/e2e_compare.sh \
               tests/analysis/e2e_bad_input.sh tests/analysis/e2e_late_tolerance.sh \
               tests/analysis/e2e_uncertainty.sh tests/analysis/e2e_trace.sh tests/analysis/e2e_launches.sh \
               tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh \
