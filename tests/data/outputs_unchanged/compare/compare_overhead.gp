@@ -1,12 +1,12 @@
 # r_overhead of each configuration side by side (identical colour scale); mpich mpich synthetic 1.0 basic ibcast vs mpich 1.0 progress ibcast
 # Written by nbc-analyze; edit and re-run from this folder:
 #   gnuplot compare_overhead.gp
-# It renders compare_overhead.png, compare_overhead.svg and compare_overhead.pdf, 3.50 x 6.52 in, text 8 pt.
+# It renders compare_overhead.png, compare_overhead.svg and compare_overhead.pdf, 3.50 x 5.00 in, text 8 pt.
 set encoding utf8
 do for [fmt in "png svg pdf"] {
-    if (fmt eq "png") { set terminal pngcairo size 700,1303 font "DejaVu Sans,8" fontscale 2.0833 linewidth 2.7778 noenhanced }
-    if (fmt eq "svg") { set terminal svg size 252,469 font "DejaVu Sans,8" noenhanced }
-    if (fmt eq "pdf") { set terminal pdfcairo size 3.50in,6.52in font "DejaVu Sans,8" fontscale 0.7500 noenhanced }
+    if (fmt eq "png") { set terminal pngcairo size 700,1000 font "DejaVu Sans,8" fontscale 2.0833 linewidth 2.7778 noenhanced }
+    if (fmt eq "svg") { set terminal svg size 252,360 font "DejaVu Sans,8" noenhanced }
+    if (fmt eq "pdf") { set terminal pdfcairo size 3.50in,5.00in font "DejaVu Sans,8" fontscale 0.7500 noenhanced }
     set output "compare_overhead.".fmt
     set multiplot layout 2,1 title "r_overhead, one colour scale"
     set rmargin 11
@@ -23,16 +23,21 @@ do for [fmt in "png svg pdf"] {
     set xlabel offset 0,-0.6
     diagonal(x) = (x >= -0.500000 && x <= 3.500000) ? x : NaN
     set samples 400
-    set cbrange [-0.2:1.2]
-    set palette defined (-0.2 '#b8e3e9', -0.0001 '#b8e3e9', 0 '#00204d', 0.111111 '#00336f', 0.222222 '#39486b', 0.333333 '#575c6d', 0.444444 '#707173', 0.555556 '#8a8779', 0.666667 '#a69d75', 0.777778 '#c4b56c', 0.888889 '#e4cf5b', 1 '#ffea46', 1.0001 '#f1b6da', 1.2 '#f1b6da')
+    set cbrange [0:1]
+    set palette defined (0 '#00204d', 1 '#00336f', 2 '#39486b', 3 '#575c6d', 4 '#707173', 5 '#8a8779', 6 '#a69d75', 7 '#c4b56c', 8 '#e4cf5b', 9 '#ffea46')
     set cblabel "r_overhead"
     unset colorbox
     unset logscale cb
-    set cbtics ("<0" -0.1, "0" 0, "0.5" 0.5, "1" 1, ">1" 1.1)
+    set cbtics ("≤0" 0, "0.25" 0.25, "0.5" 0.5, "0.75" 0.75, "≥1" 1)
     plot "compare_overhead_1.dat" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 border lc rgb 'white' lc palette notitle, \
         "compare_overhead_1.dat" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs solid 1.0 border lc rgb 'white' lc rgb '#d9d9d9' notitle, \
         "compare_overhead_1.dat" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs transparent pattern 4 noborder lc rgb '#7f7f7f' notitle, \
-        "compare_overhead_1.dat" using ($11==1?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' dt (3,2) lw 1 notitle, \
+        "compare_overhead_1.dat" using ($11==1?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'white' lw 3 notitle, \
+        "compare_overhead_1.dat" using ($11==1?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'black' dt (3,2) lw 1.5 notitle, \
+        "compare_overhead_1.dat" using ($12>0?$4-0.22*($4-$3):NaN):($6-0.22*($6-$5)) with points pt 9 ps 1.9 lc rgb 'white' notitle, \
+        "compare_overhead_1.dat" using ($12>0?$4-0.22*($4-$3):NaN):($6-0.22*($6-$5)) with points pt 9 ps 1.2 lc rgb 'black' notitle, \
+        "compare_overhead_1.dat" using ($12<0?$3+0.22*($4-$3):NaN):($5+0.22*($6-$5)) with points pt 11 ps 1.9 lc rgb 'white' notitle, \
+        "compare_overhead_1.dat" using ($12<0?$3+0.22*($4-$3):NaN):($5+0.22*($6-$5)) with points pt 11 ps 1.2 lc rgb 'black' notitle, \
         diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle, \
         "compare_overhead_1.dat" using 1:2:($8==1?$9:""):10 with labels font ',7' tc rgb variable notitle
     set title "ibcast mpich synthetic 1.0, progress (2 launches)"
@@ -48,17 +53,22 @@ do for [fmt in "png svg pdf"] {
     set xlabel offset 0,-0.6
     diagonal(x) = (x >= -0.500000 && x <= 3.500000) ? x : NaN
     set samples 400
-    set cbrange [-0.2:1.2]
-    set palette defined (-0.2 '#b8e3e9', -0.0001 '#b8e3e9', 0 '#00204d', 0.111111 '#00336f', 0.222222 '#39486b', 0.333333 '#575c6d', 0.444444 '#707173', 0.555556 '#8a8779', 0.666667 '#a69d75', 0.777778 '#c4b56c', 0.888889 '#e4cf5b', 1 '#ffea46', 1.0001 '#f1b6da', 1.2 '#f1b6da')
+    set cbrange [0:1]
+    set palette defined (0 '#00204d', 1 '#00336f', 2 '#39486b', 3 '#575c6d', 4 '#707173', 5 '#8a8779', 6 '#a69d75', 7 '#c4b56c', 8 '#e4cf5b', 9 '#ffea46')
     set cblabel "r_overhead"
     set colorbox
     set colorbox user origin graph 1.04, graph 0 size graph 0.05, graph 1
     unset logscale cb
-    set cbtics ("<0" -0.1, "0" 0, "0.5" 0.5, "1" 1, ">1" 1.1)
+    set cbtics ("≤0" 0, "0.25" 0.25, "0.5" 0.5, "0.75" 0.75, "≥1" 1)
     plot "compare_overhead_2.dat" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 border lc rgb 'white' lc palette notitle, \
         "compare_overhead_2.dat" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs solid 1.0 border lc rgb 'white' lc rgb '#d9d9d9' notitle, \
         "compare_overhead_2.dat" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs transparent pattern 4 noborder lc rgb '#7f7f7f' notitle, \
-        "compare_overhead_2.dat" using ($11==1?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' dt (3,2) lw 1 notitle, \
+        "compare_overhead_2.dat" using ($11==1?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'white' lw 3 notitle, \
+        "compare_overhead_2.dat" using ($11==1?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'black' dt (3,2) lw 1.5 notitle, \
+        "compare_overhead_2.dat" using ($12>0?$4-0.22*($4-$3):NaN):($6-0.22*($6-$5)) with points pt 9 ps 1.9 lc rgb 'white' notitle, \
+        "compare_overhead_2.dat" using ($12>0?$4-0.22*($4-$3):NaN):($6-0.22*($6-$5)) with points pt 9 ps 1.2 lc rgb 'black' notitle, \
+        "compare_overhead_2.dat" using ($12<0?$3+0.22*($4-$3):NaN):($5+0.22*($6-$5)) with points pt 11 ps 1.9 lc rgb 'white' notitle, \
+        "compare_overhead_2.dat" using ($12<0?$3+0.22*($4-$3):NaN):($5+0.22*($6-$5)) with points pt 11 ps 1.2 lc rgb 'black' notitle, \
         diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle, \
         "compare_overhead_2.dat" using 1:2:($8==1?$9:""):10 with labels font ',7' tc rgb variable notitle
     unset multiplot

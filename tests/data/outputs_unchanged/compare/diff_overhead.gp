@@ -8,7 +8,7 @@ do for [fmt in "png svg pdf"] {
     if (fmt eq "svg") { set terminal svg size 252,253 font "DejaVu Sans,8" noenhanced }
     if (fmt eq "pdf") { set terminal pdfcairo size 3.50in,3.52in font "DejaVu Sans,8" fontscale 0.7500 noenhanced }
     set output "diff_overhead.".fmt
-    set multiplot layout 1,1 title "r_overhead: second - first"
+    set multiplot layout 1,1 title "r_overhead: progress - basic"
     set title ""
     set size ratio -1
     set xrange [-0.500000:3.500000]
@@ -31,7 +31,8 @@ do for [fmt in "png svg pdf"] {
     plot "diff_overhead.dat" using 1:2:3:4:5:6:($8==1?$7:NaN) with boxxyerror fs solid 1.0 border lc rgb 'white' lc palette notitle, \
         "diff_overhead.dat" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs solid 1.0 border lc rgb 'white' lc rgb '#d9d9d9' notitle, \
         "diff_overhead.dat" using ($8==0?$1:NaN):2:3:4:5:6 with boxxyerror fs transparent pattern 4 noborder lc rgb '#7f7f7f' notitle, \
-        "diff_overhead.dat" using ($11==1?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' dt (3,2) lw 1 notitle, \
+        "diff_overhead.dat" using ($11==1?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'white' lw 3 notitle, \
+        "diff_overhead.dat" using ($11==1?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'black' dt (3,2) lw 1.5 notitle, \
         diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' notitle, \
         "diff_overhead.dat" using 1:2:($8==1?$9:""):10 with labels font ',7' tc rgb variable notitle
     unset multiplot

@@ -29,7 +29,8 @@ do for [fmt in "png svg pdf"] {
         'bands.dat' index 1 using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 border lc rgb 'white' lc rgb '#66CCEE' title 'partial (PAR)', \
         'bands.dat' index 2 using 1:2:3:4:5:6 with boxxyerror fs solid 1.0 border lc rgb 'white' lc rgb '#EE6677' title 'none (NO)', \
         'bands.dat' index 3 using 1:2:3:4:5:6 with boxxyerror fs pattern 4 border lc rgb 'white' lc rgb '#7f7f7f' title 'invalid (grey)', \
-        'bands.dat' using ($9==0?$1:NaN):2:($3+0.1*($4-$3)):($4-0.1*($4-$3)):($5+0.1*($6-$5)):($6-0.1*($6-$5)) with boxxyerror fs empty lc rgb '#303030' dt (4,3) lw 1.5 title 'interval leaves the band (1 of 30)', \
+        "bands.dat" using ($9==0?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'white' lw 3 notitle, \
+        "bands.dat" using ($9==0?$1:NaN):2:($3+0.12*($4-$3)):($4-0.12*($4-$3)):($5+0.12*($6-$5)):($6-0.12*($6-$5)) with boxxyerror fs empty lc rgb 'black' dt (3,2) lw 1.5 title "interval leaves the band (1 of 30)", \
         diagonal(x) with lines dt (8,8) lw 1.5 lc rgb '#99000000' title 'equal times', \
         'bands.dat' using 1:2:7:8 with labels font ',7' tc rgb variable notitle, \
         'bands.dat' using 1:($2-0.3*($6-$5)):10:8 with labels font ',7' tc rgb variable notitle

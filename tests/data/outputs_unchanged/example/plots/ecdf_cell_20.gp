@@ -1,12 +1,12 @@
 # Distribution over blocks of one cell (nbc-analyze --ecdf); mpich synthetic 1.0, basic
 # Written by nbc-analyze; edit and re-run from this folder:
 #   gnuplot ecdf_cell_20.gp
-# It renders ecdf_cell_20.png, ecdf_cell_20.svg and ecdf_cell_20.pdf, 3.50 x 5.40 in, text 8 pt.
+# It renders ecdf_cell_20.png, ecdf_cell_20.svg and ecdf_cell_20.pdf, 3.50 x 5.00 in, text 8 pt.
 set encoding utf8
 do for [fmt in "png svg pdf"] {
-    if (fmt eq "png") { set terminal pngcairo size 700,1080 font "DejaVu Sans,8" fontscale 2.0833 linewidth 2.7778 noenhanced }
-    if (fmt eq "svg") { set terminal svg size 252,389 font "DejaVu Sans,8" noenhanced }
-    if (fmt eq "pdf") { set terminal pdfcairo size 3.50in,5.40in font "DejaVu Sans,8" fontscale 0.7500 noenhanced }
+    if (fmt eq "png") { set terminal pngcairo size 700,1000 font "DejaVu Sans,8" fontscale 2.0833 linewidth 2.7778 noenhanced }
+    if (fmt eq "svg") { set terminal svg size 252,360 font "DejaVu Sans,8" noenhanced }
+    if (fmt eq "pdf") { set terminal pdfcairo size 3.50in,5.00in font "DejaVu Sans,8" fontscale 0.7500 noenhanced }
     set output "ecdf_cell_20.".fmt
     set multiplot layout 2,1 title "ibcast cell 20, mpich synthetic 1.0, basic"
     set key bottom right

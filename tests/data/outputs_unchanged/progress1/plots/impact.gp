@@ -17,11 +17,11 @@ do for [fmt in "png svg pdf"] {
     set grid ytics
     set tics out nomirror
     set key on below horizontal font ',7'
-    set ytics ("0.911" 0.910778, "0.954" 0.954347, "1" 1, "1.05" 1.04784, "1.1" 1.09796)
     set xtics ("1" 0, "2" 1, "4" 2, "8" 3)
+    set ytics ("1" 1, "1.05" 1.05, "1.02" 1.02, "0.95" 0.95, "0.98" 0.98)
     plot 1 with lines lw 1.5 dt 2 lc rgb '#303030' notitle, \
-        'impact.dat' index 0 using 1:2:4:5 with yerrorbars pt 7 ps 0.8 lw 1.5 lc rgb '#4477aa' title "node0", \
-        'impact.dat' index 1 using 1:2:4:5 with yerrorbars pt 5 ps 0.8 lw 1.5 lc rgb '#ee6677' title "node1", \
+        'impact.dat' index 0 using 1:2:4:5 with yerrorbars pt 7 ps 0.8 lw 1.5 lc rgb '#4477aa' title "host node0", \
+        'impact.dat' index 1 using 1:2:4:5 with yerrorbars pt 5 ps 0.8 lw 1.5 lc rgb '#ee6677' title "host node1", \
         'impact.dat' index 0 using ($1+0.1200):6:7:8 with yerrorbars pt 1 ps 0.6 lw 1 lc rgb '#999999' title 'A/A floor', \
         'impact.dat' index 1 using ($1+0.1200):6:7:8 with yerrorbars pt 1 ps 0.6 lw 1 lc rgb '#999999' notitle
     set output
