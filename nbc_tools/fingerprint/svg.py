@@ -1,5 +1,11 @@
 """The fingerprint's figure: SVG, one row per way, four panels (progressed
-share, r_overhead, r_comp_slowdown, r_MPI_impact), a journal column wide."""
+share, r_overhead, r_comp_slowdown, r_MPI_impact), a journal column wide.
+
+Drawn here, not by gnuplot as the run's figures are: the fingerprint is a
+page a user opens anywhere (nbc-run --fingerprint, even where gnuplot is
+not installed: the other figures are then skipped with a message), with
+its figure inline in the HTML, and its marks are text-aligned rows of
+intervals, not a heatmap; the figure's values are the table's beside it."""
 import html
 import math
 

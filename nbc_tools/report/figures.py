@@ -10,8 +10,24 @@ from .tables import esc
 
 # The order a reader meets the figures in (by file name; others follow, by
 # name): a run's maps, then its impact, then the comparisons.
-FIGURE_ORDER = ["overhead", "concurrency", "bands", "impact", "compare_overhead",
-                "diff_overhead", "diff_comm", "diff_comp_slowdown"]
+FIGURE_ORDER = ["overhead", "overhead_ci_width", "concurrency", "concurrency_slowdown", "bands",
+                "impact", "compare_overhead", "diff_overhead", "diff_comm", "diff_comp_slowdown"]
+NOT_DRAWN = "not_drawn.txt"  # docs/formats.md: "NAME<TAB>why" per figure left out
+
+
+def not_drawn(folder):
+    """(folder, NAME, why) of every figure the analysis left out below
+    folder (its not_drawn.txt files), in folder order."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        if NOT_DRAWN in files:
+            with open(os.path.join(root, NOT_DRAWN), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    name, _, why = line.rstrip("\n").partition("\t")
+                    if name:
+                        out.append((root, name, why))
+    return out
 
 
 def caption(png):
@@ -63,6 +79,7 @@ def figures(top, folders, notes):
         if pngs:
             groups.append((folder, sorted(pngs, key=figure_key)))
     out, count = [], 0
+    left_out = [entry for folder in [top] + folders for entry in not_drawn(folder)]
     for folder, pngs in groups:
         out.append("<h3>%s</h3>" % esc(os.path.basename(os.path.abspath(folder))))
         for png in pngs:
@@ -80,4 +97,8 @@ def figures(top, folders, notes):
                        % (count, esc(name), count, esc(name), uri, esc(text.split("\n")[0]),
                           figure_max_height_mm(text), count, esc(name),
                           esc(text).replace("\n", "<br>")))
+    if left_out:
+        out.append("<p>Not drawn, with nothing to show:</p><ul>%s</ul>" % "".join(
+            "<li>%s (%s): %s</li>" % (esc(name), esc(os.path.relpath(root, top)), esc(why))
+            for root, name, why in left_out))
     return count, "\n".join(out) or "<p class=missing>no figure (PNG) in this folder</p>"

@@ -25,8 +25,11 @@ def fail(text, status=None):
 
 
 def library_name(meta):
-    """The library as a verdict names it (meta.json's mpi_library: its
-    display name and version); "" when not recorded."""
+    """The library as its users name it ("MPICH 4.0.2"): meta.json's
+    mpi_library_name, else its mpi_library's display name and version; ""
+    when not recorded."""
+    if meta.get("mpi_library_name"):
+        return meta["mpi_library_name"]
     library = meta.get("mpi_library") or {}
     return ("%s %s" % (library.get("display_name", ""), library.get("version", ""))).strip()
 

@@ -2,13 +2,14 @@
 verdict.csv and impact.csv (nbc-analyze --study) in words, one line per
 configuration, its map of cells, and the table nbc-report prints from the
 same rows. It spells no class: schema/classes.def, through schema_doc."""
+import json
 import math
 import os
 
 from ..cli import console_lines
 from ..files import number, read_csv
 from ..schema import class_order, classes, column
-from .launch import fail
+from .launch import fail, library_name
 
 
 def configurations(rows):
@@ -134,12 +135,34 @@ def largest_impact_words(figure):
     return text
 
 
-def study_line(key, rows, impact=()):
+def library_names(study_dir):
+    """{profile: the library as its users name it} of a study's launches
+    (study.json's run folders, their meta.json); {} when none says."""
+    try:
+        with open(os.path.join(study_dir, "study.json"), encoding="utf-8") as f:
+            runs = json.load(f).get("runs") or []
+    except (OSError, ValueError, AttributeError):
+        return {}
+    names = {}
+    for run in runs:
+        try:
+            with open(os.path.join(run.get("run_dir") or "", "meta.json"), encoding="utf-8") as f:
+                meta = json.load(f)
+        except (OSError, ValueError, TypeError, AttributeError):
+            continue
+        if isinstance(meta, dict) and meta.get("mpi") and library_name(meta):
+            names.setdefault(meta["mpi"], library_name(meta))
+    return names
+
+
+def study_line(key, rows, impact=(), names=None):
     """One configuration's verdict in words: the confirmed readings, then
     the unconfirmed ones by what they suggest, the launches, then the
-    impact at the largest computation size (impact: impact.csv's rows)."""
+    impact at the largest computation size (impact: impact.csv's rows);
+    the library by its name (names: library_names), else its profile."""
+    names = names or {}
     mpi, collective, deployment, setting = key
-    name = ", ".join(x for x in (mpi, collective, deployment) if x)
+    name = ", ".join(x for x in (names.get(mpi, mpi), collective, deployment) if x)
     if setting:
         name += " (%s)" % setting
     parts = study_cells_words(rows) + [launches_words(rows)]
@@ -194,8 +217,9 @@ def study_map(key, rows):
             else:
                 marks.append("%6s" % table[r[column("VERDICT_OVERLAP")]]["abbrev"].lower())
         lines.append("%11s " % ("%gms" % (1e3 * p)) + " ".join(marks))
+    banded = {c["group"] for c in table.values() if c["band"]}
     legend = "; ".join("%s %s" % (c["abbrev"], name) for name, c in table.items()
-                       if c["band"]) + " (lower case: not confirmed)"
+                       if c["band"] or c["group"] in banded) + " (lower case: not confirmed)"
     return lines + console_lines(legend, "")
 
 
@@ -210,15 +234,15 @@ def study_groups(study_dir):
 
 def study_lines(study_dir):
     """One line per configuration of a study's verdict, unwrapped (nbc-report)."""
-    impact = impact_rows(study_dir)
-    return [study_line(key, rows, impact) for key, rows in study_groups(study_dir)]
+    impact, names = impact_rows(study_dir), library_names(study_dir)
+    return [study_line(key, rows, impact, names) for key, rows in study_groups(study_dir)]
 
 
 def study_verdicts(study_dir, with_map=False):
     """The printed lines: each configuration's wrapped, then its map."""
-    out, impact = [], impact_rows(study_dir)
+    out, impact, names = [], impact_rows(study_dir), library_names(study_dir)
     for key, group in study_groups(study_dir):
-        out += console_lines(study_line(key, group, impact))
+        out += console_lines(study_line(key, group, impact, names))
         if with_map:
             out += study_map(key, group)
     return out

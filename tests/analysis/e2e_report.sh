@@ -53,6 +53,11 @@ grep -q "<td>invalid cells (valid = 0)</td><td>$invalid</td>" "$page" ||
     fail "report.html does not count $invalid invalid cells"
 rows=$(python3 -c 'import sys; t = open(sys.argv[1]).read(); s = t.split("Deviations from the paper</h2>")[1].split("</table>")[0]; print(s.count("<tr>") - 1)' "$page")
 [ "$rows" -ge 5 ] || fail "the deviations table has $rows rows"
+# a figure the analysis left out is said, with why (plots/not_drawn.txt)
+printf 'frontier\tno row of this grid has a frontier (a planted reason)\n' >>"$run/plots/not_drawn.txt"
+"$report" --no-pdf "$run" >/dev/null 2>&1 || fail "nbc-report failed with not_drawn.txt"
+grep -q "<li>frontier (plots): no row of this grid has a frontier (a planted reason)</li>" "$page" ||
+    fail "report.html does not say which figure was not drawn and why"
 figure "report of $run: $invalid invalid cells, $rows deviations"
 
 # the columns are the list's: a column cells.csv lacks is said
