@@ -100,8 +100,8 @@ def run_impact_words(rows):
     return text + " in one launch"
 
 
-def verdict(run_dir):
-    """(library, collective, deployment, line) of one run folder."""
+def read_meta(run_dir):
+    """A run folder's meta.json as an object; fails when unreadable."""
     try:
         with open(os.path.join(run_dir, "meta.json"), encoding="utf-8") as f:
             meta = json.load(f)
@@ -109,6 +109,12 @@ def verdict(run_dir):
         fail("%s: cannot read meta.json (%s)" % (run_dir, e))
     if not isinstance(meta, dict):
         fail("%s: meta.json is not an object" % run_dir)
+    return meta
+
+
+def verdict(run_dir):
+    """(library, collective, deployment, line) of one run folder."""
+    meta = read_meta(run_dir)
     name = library_name(meta)
     cells = read_csv(os.path.join(run_dir, "cells.csv"))
     if not cells:
@@ -122,8 +128,9 @@ def verdict(run_dir):
     return name, collective, deployment, line
 
 
-def run_folders(top):
-    """The run folders of DIR: itself, or its study's runs in order."""
+def run_folders(top, holding="cells.csv"):
+    """The run folders of DIR: itself, or its study's runs in order (those
+    holding the file named, for a study)."""
     if os.path.isfile(os.path.join(top, "meta.json")):
         return [top]
     try:
@@ -134,7 +141,7 @@ def run_folders(top):
     folders = []
     for run in study.get("runs") or []:
         d = run.get("run_dir") if isinstance(run, dict) else None
-        if d and os.path.isfile(os.path.join(d, "cells.csv")) and d not in folders:
+        if d and os.path.isfile(os.path.join(d, holding)) and d not in folders:
             folders.append(d)
     return folders
 

@@ -2,14 +2,13 @@
 verdict.csv and impact.csv (nbc-analyze --study) in words, one line per
 configuration, its map of cells, and the table nbc-report prints from the
 same rows. It spells no class: schema/classes.def, through schema_doc."""
-import json
 import math
 import os
 
 from ..cli import console_lines
 from ..files import number, read_csv
 from ..schema import class_order, classes, column
-from .launch import fail, library_name
+from .launch import fail, library_name, read_meta, run_folders
 
 
 def configurations(rows):
@@ -137,21 +136,13 @@ def largest_impact_words(figure):
 
 def library_names(study_dir):
     """{profile: the library as its users name it} of a study's launches
-    (study.json's run folders, their meta.json); {} when none says."""
-    try:
-        with open(os.path.join(study_dir, "study.json"), encoding="utf-8") as f:
-            runs = json.load(f).get("runs") or []
-    except (OSError, ValueError, AttributeError):
-        return {}
+    (their meta.json); {} for a folder without study.json."""
     names = {}
-    for run in runs:
-        try:
-            with open(os.path.join(run.get("run_dir") or "", "meta.json"), encoding="utf-8") as f:
-                meta = json.load(f)
-        except (OSError, ValueError, TypeError, AttributeError):
-            continue
-        if isinstance(meta, dict) and meta.get("mpi") and library_name(meta):
-            names.setdefault(meta["mpi"], library_name(meta))
+    if os.path.isfile(os.path.join(study_dir, "study.json")):
+        for run_dir in run_folders(study_dir, holding="meta.json"):
+            meta = read_meta(run_dir)
+            if meta.get("mpi") and library_name(meta):
+                names.setdefault(meta["mpi"], library_name(meta))
     return names
 
 
