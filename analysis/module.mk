@@ -14,6 +14,7 @@ ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/, \
                      metrics/metrics_grid.o metrics/intervals.o metrics/reading.o metrics/sched.o \
                      impact/run.o impact/paired.o impact/sides.o impact/median.o impact/study.o \
                      impact/study_dir.o \
+                     verdict/launches.o \
                      verdict/study.o \
                      tables/tables.o tables/harness_table.o \
                      figures/plot.o figures/plot_impact.o figures/plot_ecdf.o figures/plot_gnuplot.o figures/plot_heat.o figures/plot_meta.o \

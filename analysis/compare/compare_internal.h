@@ -6,6 +6,7 @@
 #define ANALYSIS_COMPARE_INTERNAL_H
 
 #include "analysis/compare/compare.h"
+#include "analysis/verdict/verdict.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,6 +19,10 @@ typedef struct compare_run {
     cell_table cells;
     impact_table impact;
     bool have_impact;
+    /* each cell's launch estimates from raw.csv, as the study's verdict
+     * reads them (verdict_launch_grid); none without raw.csv */
+    verdict_launch_grid launches;
+    bool have_launches;
     size_t config;      /* its configuration */
     size_t launch;      /* 1-based among the configuration's runs */
     long compute_cores; /* meta.json deployment_plan.compute.cpus; 0 unread */
@@ -37,6 +42,7 @@ typedef struct compare_metric {
     const char *map;   /* diff_<map>.* */
     size_t value;      /* offsetof(cell_metrics, ...) */
     size_t interval;   /* offsetof(cell_metrics, ..._ci) */
+    size_t launch;     /* offsetof(verdict_launch, ...): the same over launches */
     double saturation; /* of the difference's colours: one for every map */
 } compare_metric;
 
@@ -125,8 +131,8 @@ level_estimate *estimate_all(const compare_run *runs, size_t run_count, size_t c
                              const common_cell *common, size_t n);
 
 /* Every configuration's readings: classes[config * n + cell], the study
- * verdict's rule on its launches' cells.csv estimates (verdict_combine);
- * NULL when out of memory. */
+ * verdict's rule on its launches' estimates (verdict_combine on
+ * launch_estimate's); NULL when out of memory. */
 level_class *classify_all(const compare_run *runs, size_t run_count, size_t configs,
                           const common_cell *common, size_t n);
 

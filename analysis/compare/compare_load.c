@@ -50,6 +50,7 @@ int load_compare_run(compare_run *run, const analysis_options *options, analysis
     bool present;
     struct stat st;
     make_label(run);
+    run->core_scale = 1; /* until --normalize-cores scales it */
     if (stat(run->dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: not a run folder (no such directory)",
                              run->dir);
@@ -87,6 +88,18 @@ int load_compare_run(compare_run *run, const analysis_options *options, analysis
         run->have_impact = status == ANALYSIS_OK;
     }
     free(buf);
+    /* The readings over launches are the study verdict's, from the raw
+     * records; a folder kept without them is read from cells.csv, and says so. */
+    if (status == ANALYSIS_OK)
+        status = analysis_path(path, sizeof path, run->dir, "raw.csv", err);
+    if (status == ANALYSIS_OK && stat(path, &st) == 0) {
+        status = verdict_launch_grid_load(run->dir, &run->launches, err);
+        run->have_launches = status == ANALYSIS_OK;
+    } else if (status == ANALYSIS_OK) {
+        analysis_warn("%s: no raw.csv: its launch estimates are cells.csv's, not the study "
+                      "verdict's (the means of the blocks)",
+                      run->dir);
+    }
     return status;
 }
 

@@ -380,6 +380,7 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
     for (size_t r = 0; r < run_count; r++) {
         analysis_cell_table_free(&runs[r].cells);
         analysis_impact_table_free(&runs[r].impact);
+        verdict_launch_grid_free(&runs[r].launches);
     }
     free(runs);
     return status;

@@ -24,13 +24,6 @@ typedef struct study_run {
     long launch;
 } study_run;
 
-/* A run's cells, computed once. */
-typedef struct launch_cells {
-    run_inputs in;
-    cell_table cells;
-    bool loaded;
-} launch_cells;
-
 static const char *string_of(json_object *run, const char *key)
 {
     json_object *v = NULL;
@@ -110,72 +103,21 @@ static int read_runs(json_object *root, const char *path, study_run **out, size_
     return ANALYSIS_OK;
 }
 
-static int load_launch(const char *run_dir, launch_cells *l, analysis_error *err)
-{
-    int status = analysis_load_run(run_dir, &l->in, err);
-    if (status != ANALYSIS_OK)
-        return status;
-    cell_rules rules = analysis_default_rules();
-    /* The verdict reads the launch estimates, not the per-run bootstrap:
-     * the fewest resamples the library takes keep it quick. */
-    rules.uncertainty.resamples = 200;
-    status = analysis_compute_cells(&l->in, &rules, &l->cells, err);
-    if (status != ANALYSIS_OK) {
-        analysis_run_inputs_free(&l->in);
-        return status;
-    }
-    l->loaded = true;
-    return ANALYSIS_OK;
-}
-
-static void free_launch(launch_cells *l)
-{
-    if (l->loaded) {
-        analysis_cell_table_free(&l->cells);
-        analysis_run_inputs_free(&l->in);
-        l->loaded = false;
-    }
-}
-
-/* The launch's estimates of cell number `cell`; invalid when it lacks it. */
-static verdict_launch launch_of_cell(const cell_table *t, long cell)
-{
-    for (size_t i = 0; i < t->count; i++) {
-        const cell_metrics *c = &t->cells[i];
-        if (c->cell != cell)
-            continue;
-        size_t first = 0, n = 0;
-        for (size_t b = 0; b < t->block_count; b++) {
-            if (t->blocks[b].cell_index == i) {
-                if (n == 0)
-                    first = b;
-                n++;
-            }
-        }
-        verdict_launch l =
-            verdict_launch_of(n ? &t->blocks[first] : NULL, n, c->bytes, c->matrix_n);
-        /* blocks of one cell are consecutive (metrics/cells.c appends them cell by cell) */
-        l.valid = l.valid && c->valid;
-        return l;
-    }
-    return (verdict_launch){.valid = false};
-}
-
 static void put_interval(FILE *f, verdict_interval v)
 {
     fprintf(f, ",%.6g,%.6g,%.6g", v.value, v.lo, v.hi);
 }
 
 static int write_configuration(FILE *f, const study_run *runs, const size_t *members, size_t n,
-                               const launch_cells *launches)
+                               const verdict_launch_grid *launches)
 {
     const study_run *first = &runs[members[0]];
-    const cell_table *grid = &launches[0].cells;
+    const verdict_launch_grid *grid = &launches[0];
     for (size_t i = 0; i < grid->count; i++) {
-        const cell_metrics *c = &grid->cells[i];
+        const verdict_launch_cell *c = &grid->cells[i];
         verdict_launch est[MOST_LAUNCHES];
         for (size_t k = 0; k < n; k++)
-            est[k] = launch_of_cell(&launches[k].cells, c->cell);
+            est[k] = verdict_launch_grid_cell(&launches[k], c->cell);
         verdict_reading r = verdict_combine(est, n, VERDICT_CONFIDENCE);
         fprintf(f, "%s,%s,%s,%s,%ld,%.9g,%.9g,%lld,%lld,%d,%ld,%ld", first->mpi, first->collective,
                 first->deployment, first->setting, c->cell, c->comm_target_s, c->comp_target_s,
@@ -251,22 +193,22 @@ int verdict_summary_of_runs(const char *const *run_dirs, size_t n, const uncerta
     if (n == 0 || n > MOST_LAUNCHES)
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%zu launches of a configuration: 1 to %d", n,
                              MOST_LAUNCHES);
-    launch_cells *launches = calloc(n, sizeof *launches);
+    verdict_launch_grid *launches = calloc(n, sizeof *launches);
     verdict_launch *est = calloc(n, sizeof *est);
     int status =
         launches && est ? ANALYSIS_OK : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
     for (size_t k = 0; k < n && status == ANALYSIS_OK; k++)
-        status = load_launch(run_dirs[k], &launches[k], err);
-    const cell_table *grid = status == ANALYSIS_OK ? &launches[0].cells : NULL;
+        status = verdict_launch_grid_load(run_dirs[k], &launches[k], err);
+    const verdict_launch_grid *grid = status == ANALYSIS_OK ? &launches[0] : NULL;
     for (size_t i = 0; grid && i < grid->count; i++) {
         for (size_t k = 0; k < n; k++)
-            est[k] = launch_of_cell(&launches[k].cells, grid->cells[i].cell);
+            est[k] = verdict_launch_grid_cell(&launches[k], grid->cells[i].cell);
         verdict_reading r = verdict_combine(est, n, VERDICT_CONFIDENCE);
         out->cells++;
         count_reading(out, &r);
     }
     for (size_t k = 0; launches && k < n; k++)
-        free_launch(&launches[k]);
+        verdict_launch_grid_free(&launches[k]);
     free(launches);
     free(est);
     if (status == ANALYSIS_OK)
@@ -280,7 +222,7 @@ static int write_verdict(FILE *f, const study_run *runs, size_t count, analysis_
 {
     bool *done = calloc(count ? count : 1, sizeof *done);
     size_t *members = calloc(count ? count : 1, sizeof *members);
-    launch_cells *launches = calloc(count ? count : 1, sizeof *launches);
+    verdict_launch_grid *launches = calloc(count ? count : 1, sizeof *launches);
     int status = ANALYSIS_OK;
     if (!done || !members || !launches)
         status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
@@ -301,11 +243,11 @@ static int write_verdict(FILE *f, const study_run *runs, size_t count, analysis_
             break;
         }
         for (size_t k = 0; k < n && status == ANALYSIS_OK; k++)
-            status = load_launch(runs[members[k]].run_dir, &launches[k], err);
+            status = verdict_launch_grid_load(runs[members[k]].run_dir, &launches[k], err);
         if (status == ANALYSIS_OK && write_configuration(f, runs, members, n, launches) != 0)
             status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "verdict.csv: %s", strerror(errno));
         for (size_t k = 0; k < n; k++)
-            free_launch(&launches[k]);
+            verdict_launch_grid_free(&launches[k]);
     }
     free(done);
     free(members);

@@ -13,6 +13,27 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* One launch's estimates of every cell of its grid (launches.c), from its
+ * raw records: verdict_launch_of on each cell's blocks. What every reading
+ * over launches combines (verdict_combine), the study's verdict.csv and
+ * nbc-compare's configuration_cells.csv alike. */
+typedef struct verdict_launch_cell {
+    long cell; /* the cell's number in the run */
+    double comm_target_s, comp_target_s;
+    verdict_launch est;
+} verdict_launch_cell;
+
+typedef struct verdict_launch_grid {
+    size_t count;
+    verdict_launch_cell *cells; /* in the run's cell order */
+} verdict_launch_grid;
+
+/* RUN_DIR's raw records analyzed, each cell's launch estimates kept. */
+int verdict_launch_grid_load(const char *run_dir, verdict_launch_grid *out, analysis_error *err);
+void verdict_launch_grid_free(verdict_launch_grid *g);
+/* The estimates of cell number `cell`; invalid where the launch lacks it. */
+verdict_launch verdict_launch_grid_cell(const verdict_launch_grid *g, long cell);
+
 /* One configuration's figures over its launches, each from the code that
  * writes a study's verdict.csv (verdict_combine) and impact.csv
  * (impact_study): every table and line that summarizes a configuration

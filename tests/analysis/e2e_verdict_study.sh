@@ -15,7 +15,7 @@
 # each naming its headline once and the impact of impact.csv's largest
 # size (not the median over the sizes);
 # nbc-compare over the same launches prints the same figures (counts,
-# impact at the largest size); a run folder given to --study is refused
+# impact at the largest size, every cell's reading); a run folder given to --study is refused
 # with exit 2.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -157,6 +157,29 @@ for row in summary:
         1e3 * float(top["comp_target_s"]),))
     assert want in printed, (want, printed)
 print("figure: nbc-compare's configuration figures equal verdict.csv's and impact.csv's")
+PY
+# ... and every cell's reading over the launches: configuration_cells.csv's
+# r_overhead, r_comm, r_comp_slowdown with their intervals, band and class
+# are verdict.csv's (the same launch estimates, the same interval).
+python3 - "$csv" "$SCRATCH/cmp/configuration_cells.csv" <<'PY' || fail "nbc-compare's cells are not the verdict's"
+import csv, math, sys
+verdict = {(r["deployment"], float(r["comm_target_s"]), float(r["comp_target_s"])): r
+           for r in csv.DictReader(open(sys.argv[1]))}
+deployment = {"1": "basic", "2": "progress"}
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert len(rows) == 18, len(rows)
+def same(a, b):
+    a, b = float(a), float(b)
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-5 * max(1, abs(a))
+for r in rows:
+    v = verdict[(deployment[r["configuration"]], float(r["comm_target_s"]), float(r["comp_target_s"]))]
+    assert r["launches"] == v["launches"], (r, v)
+    for metric in ("r_overhead", "r_comm", "r_comp_slowdown"):
+        for mine, theirs in ((metric, metric), (metric + "_ci_lo", metric + "_lo"),
+                             (metric + "_ci_hi", metric + "_hi")):
+            assert same(r[mine], v[theirs]), (mine, r[mine], v[theirs], r, v)
+    assert (r["class"], r["overlap"]) == (v["class"], v["overlap"]), (r, v)
+print("figure: nbc-compare's 18 configuration cells equal verdict.csv's (values, intervals, classes)")
 PY
 # nbc-report's study table: the same figures again (nbc_tools/verdict/study.py's study_table)
 report=$TOOLS_DIR/nbc-report
