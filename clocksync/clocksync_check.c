@@ -62,6 +62,7 @@ typedef struct rank_report {
     double model_error_us;                  /* max |model - truth| over the barrier exits */
     int truth_pairs;                        /* of them, exits whose truth was read uninterrupted */
     double calibration_s;                   /* the longer of the first and last calibrations */
+    double calibrated_at_s; /* the first calibration's end, from the simulated clock's origin */
     bool faked_clock;                       /* libfaketime preloaded: no truth */
     int residual_beyond; /* points whose residual exceeded predicted error + own bound */
     char host[64];
@@ -287,6 +288,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Bcast(&rank0_ns_offset_ns, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
     int64_t to_rank0_ns = rank0_ns_offset_ns - ns_offset_ns;
 
+    double origin_s = MPI_Wtime();
     clocksync_skewed_clock skewed = {
         .base = clocksync_monotonic_clock(),
         .origin_ns = clocksync_monotonic_ns(),
@@ -315,6 +317,7 @@ int main(int argc, char **argv)
     double started_s = MPI_Wtime();
     CHECK_MPI(clocksync_calibrate(sync));
     me.calibration_s = MPI_Wtime() - started_s;
+    me.calibrated_at_s = MPI_Wtime() - origin_s;
     CHECK_MPI(clocksync_prepare_realtime(sync));
 
     int k_count = opt.barriers;
@@ -446,11 +449,12 @@ int main(int argc, char **argv)
             printf(
                 "rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
                 "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
-                "error_bound_us=%.3f calibration_s=%.4f late_barriers=%d wakeup_median_us=%.1f "
+                "error_bound_us=%.3f calibration_s=%.4f calibrated_at_s=%.4f late_barriers=%d "
+                "wakeup_median_us=%.1f "
                 "wakeup_p99_us=%.1f barriers_spun=%ld barriers_slept=%ld barrier_fallbacks=%ld\n",
                 r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us, rep->drift_ppm,
                 rep->residual_us, error, rep->truth_pairs, rep->bound_max_us, rep->calibration_s,
-                rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us, rep->spun,
+                rep->calibrated_at_s, rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us, rep->spun,
                 rep->slept, rep->fallbacks);
             wake_median_us = fmax(wake_median_us, rep->wakeup_median_us);
             wake_p99_us = fmax(wake_p99_us, rep->wakeup_p99_us);

@@ -3,7 +3,8 @@
 # ranks: 2 ranks, then 4 (a tree of depth 2: rank 3 is measured through rank
 # 2; on 2 cores the launcher oversubscribes). Every rank >= 1 runs a clock
 # 1500 us ahead and 50 ppm fast, so the truth is known: each method must find
-# every offset within 50 us and drift within 5 ppm (the bounds of
+# every offset within 50 us of the truth at its first calibration (1500 us
+# plus what the clock gained by then) and drift within 5 ppm (the bounds of
 # e2e_clocksync.sh), and the model's residual a second later must stay within
 # 20 us, 50 us when ranks share cores (a rank descheduled between its round
 # trips and the residual's).
@@ -28,19 +29,25 @@ check_run() {
         line=$(grep "^rank=$r " <<<"$out") || fail "no line for rank $r"
         offset=$(kv offset_us "$line")
         drift=$(kv drift_ppm "$line")
-        check_float "$offset + 1500 < 50 && $offset + 1500 > -50" ||
-            fail "$method, $ranks ranks: rank $r offset $offset us, truth -1500"
+        # The truth at the first calibration: 1500 us plus the 50 ppm the
+        # clock gained since its origin (50 us a second: a slow calibration
+        # on a busy machine takes in more), between the origin and the
+        # calibration's end.
+        gained=$(awk -v s="$(kv calibrated_at_s "$line")" 'BEGIN { print 50 * s }')
+        check_float "$offset + 1500 < 50 && $offset + 1500 + $gained > -50" ||
+            fail "$method, $ranks ranks: rank $r offset $offset us, truth -1500 to -(1500 + $gained)"
         check_float "$drift - 50 < 5 && $drift - 50 > -5" ||
             fail "$method, $ranks ranks: rank $r drift $drift ppm, truth 50"
-        worst=$(awk -v w="$worst" -v o="$offset" 'BEGIN { e = o + 1500; if (e < 0) e = -e; print (e > w ? e : w) }')
+        worst=$(awk -v w="$worst" -v o="$offset" -v g="$gained" \
+            'BEGIN { e = o + 1500; if (e > 0) x = e; else if (e < -g) x = -g - e; else x = 0; print (x > w ? x : w) }')
     done
     local residual bound=20
     residual=$(kv offset_error_us "$last")
     [ "$ranks" -gt "$(nproc)" ] && bound=50
     check_float "$residual < $bound" ||
         fail "$method, $ranks ranks: residual $residual us after 1 s (bound $bound us)"
-    figure "$method on $ranks ranks: worst offset error $worst us (at its first calibration, the" \
-        "clock's own drift since start included), residual after 1 s $residual us," \
+    figure "$method on $ranks ranks: worst offset error $worst us (outside the truth at its first" \
+        "calibration, the clock's own drift since its origin), residual after 1 s $residual us," \
         "barrier skew p50 $(kv barrier_skew_p50_us "$last") us"
 }
 
