@@ -450,11 +450,8 @@ int main(int argc, char **argv)
     const char *dir = NULL, *build_dir = NULL, *deployment = NULL, *collective = NULL;
     launch_request launch = {0};
     int cores = 0, set_count = 0;
-    const char **sets = calloc((size_t)argc, sizeof *sets);
-    if (!sets) {
-        fprintf(stderr, "nbc-profile: out of memory\n");
-        return 1;
-    }
+    enum { MOST_SETS = 256 }; /* on the stack: every early return frees it */
+    const char *sets[MOST_SETS];
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
@@ -488,6 +485,8 @@ int main(int argc, char **argv)
             break;
         }
         case 's':
+            if (set_count == MOST_SETS)
+                return bad_input("--set: at most %d of them", MOST_SETS);
             sets[set_count++] = optarg;
             break;
         case 'h':
@@ -586,7 +585,6 @@ int main(int argc, char **argv)
         status = print_deployments();
         break;
     }
-    free(sets);
     mpiprofile_set_free(&set);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "nbc-profile: cannot write the standard output\n");
