@@ -66,19 +66,17 @@ figure "2 netns nodes over TCP: clocksync offset $offset us (truth 0), latency $
     "window barrier exit skew p50 $(kv barrier_skew_p50_us "$last") us p99 $(kv barrier_skew_p99_us "$last") us," \
     "late barriers $(kv late_barriers "$last") of 30"
 
-# A small study through nbc-run, ibcast of megabytes from rank 0 (node 1) to
-# node 2: one cell (what a cell's files hold is the business of the
-# driver's tests; here, that both nodes took part).
+# A small study through nbc-run, ibcast of megabytes from rank 0 (node 1) to node 2.
 rx_before=$("$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/rx_bytes)
-tiny_study 4ms 1 "$nodes_sh" run
+tiny_study 2ms,4ms,2 1 "$nodes_sh" run
 [ $status -eq 0 ] || fail "nbc-run across the nodes: status $status; stderr: $(cat "$SCRATCH/stderr")"
 rx=$(($("$nodes_sh" exec 2 cat /sys/class/net/eth0/statistics/rx_bytes) - rx_before))
 dir=$(sed -n 's/^run folder: //p' <<<"$out")
 [ -d "$dir" ] || fail "no run folder printed"
 [ "$(json "$dir/meta.json" .nodes)" = 2 ] || fail "meta.json does not record 2 nodes"
 [ "$(json "$dir/meta.json" .status)" = complete ] || fail "the run is not complete"
-# 1 cell x (warm-up + 1 block) x 3 kinds x 2 ranks.
-[ "$(kept_rows "$dir/raw.csv")" -eq 12 ] || fail "raw.csv: expected 12 kept rows"
+# 2 x 2 cells x (warm-up + 1 block) x 3 kinds x 2 ranks.
+[ "$(kept_rows "$dir/raw.csv")" -eq 48 ] || fail "raw.csv: expected 48 kept rows"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["rank"] == 1 { found = 1 }
     END { exit !found }' "$dir/raw.csv" || fail "raw.csv has no row of rank 1"
 for node in 1 2; do
@@ -94,5 +92,5 @@ min_bytes=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 [ "$rx" -ge 1000000 ] || fail "node 2 received only $rx bytes on eth0: the ranks did not talk over TCP"
 hung=""
 grep -q "MPI_Finalize hang" "$SCRATCH/stderr" && hung="; the ranks hung in MPI_Finalize and nbc-run stopped them"
-figure "nbc-run on 2 netns nodes (1 cell, 1 rep): ${secs} s, node 2 received $((rx / 1000000)) MB over TCP" \
+figure "nbc-run on 2 netns nodes (2x2 cells, 1 rep): ${secs} s, node 2 received $((rx / 1000000)) MB over TCP" \
     "($((min_bytes / 1000000)) MB broadcast in the sweep)$hung"
