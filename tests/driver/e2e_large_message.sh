@@ -113,7 +113,6 @@ figure "ibcast cell of $size bytes (3 GiB) per buffer on 2 ranks, $MPI: measured
 gib=3
 while [ $((2 * 4 * gib << 20)) -le "$avail_kib" ]; do gib=$((gib + 1)); done
 need=$((2 * 4 * gib << 30))
-expect_failing_launches
 status=0
 refusal=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH/refused" \
     --set run.collective=ialltoall --set calibration.max_bytes=${gib}GiB --set grid.comm_times=3s \

@@ -86,7 +86,6 @@ for coll in ${colls//,/ }; do
         fail "overhead_vs_ranks.csv: $coll not at ranks 2 and 4: $(cat "$scaling")"
 done
 # Bad lists: refused on every rank with the key and the allowed values, exit 2, no run folder.
-expect_failing_launches
 for bad in "run.ranks=2,8|run.ranks|more ranks than the job has" "run.ranks=1|run.ranks|too few ranks" \
     "run.collectives=ibcast,ibcats|run.collectives|did you mean ibcast"; do
     IFS='|' read -r assignment key words <<<"$bad"
