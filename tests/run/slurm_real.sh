@@ -171,9 +171,9 @@ for coll in ibcast ireduce; do
 done
 array_s=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 
-# 2. SIGTERM mid-sweep: 3 x 3 cells (1 to 4 ms), enough repetitions to last seconds.
+# 2. SIGTERM mid-sweep: 3 x 3 cells (2 to 8 ms), enough repetitions to last seconds.
 results=$SCRATCH/cut
-tiny_args 1ms,4ms,2 30 --launcher $launcher --set run.results_dir="$results"
+tiny_args 2ms,8ms,2 30 --launcher $launcher --set run.results_dir="$results"
 job=$(submit "$S/job-cut-%j.out" -- "${study_args[@]}") || fail "sbatch refused the job"
 dir=""
 one_cell_kept() {
