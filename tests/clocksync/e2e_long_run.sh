@@ -24,9 +24,9 @@
 # The length: the 100 ppm drift is estimated from the start point and the
 # drift point 1 s later, each within its bound b (run_point_bound_max_us,
 # 0.2-0.4 us here), so the estimate's likely error is u = 2 b / 1 s: 0.4 to
-# 0.8 ppm of the 100. A model that never recalibrates then errs by u tau at tau s;
-# every attempt of the last tenth (tau >= 0.9 run_s) is late once
-# 0.9 run_s u > tolerance, which with u = 0.4 ppm needs
+# 0.8 ppm of the 100. A model that never recalibrates then errs by u tau
+# at tau s; every attempt of the last tenth (tau >= 0.9 run_s) is late
+# once 0.9 run_s u > tolerance, which with u = 0.4 ppm needs
 # run_s > 10 us / (0.9 x 0.4 ppm) = 28 s. 30 s here; RUN_S=600 gives the
 # 10-minute figures.
 # shellcheck source=tests/lib.sh
