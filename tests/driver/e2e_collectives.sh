@@ -29,11 +29,11 @@ for name in "${names[@]}"; do
         checked+=("$name")
     fi
 done
-# jobs CHECK NAME...: jobs measuring one cell of each NAME, as many NAMEs a
+# run_jobs CHECK NAME...: jobs measuring one cell of each NAME, as many NAMEs a
 # job as run.collectives holds (183 characters, an INI line's value); their
 # run folders, in the order of NAME, into dirs (appended).
 dirs=()
-jobs() {
+run_jobs() {
     local check=$1 names=() name
     shift
     for name in "$@"; do
@@ -54,8 +54,8 @@ job() {
     [ ${#folders[@]} -eq $# ] || fail "${#folders[@]} run folders announced for the $# collectives $list: $out"
     dirs+=("${folders[@]}")
 }
-jobs true "${checked[@]}"
-jobs false "${unchecked[@]}"
+run_jobs true "${checked[@]}"
+run_jobs false "${unchecked[@]}"
 order=("${checked[@]}" "${unchecked[@]}")
 for i in "${!order[@]}"; do
     name=${order[$i]} dir=${dirs[$i]}
