@@ -35,7 +35,7 @@ if [ "$MPI" = mpich ]; then
 elif command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null; then
     mpich_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPICC -u MPIEXEC make -s --no-print-directory MPI=mpich SAN="${SAN:-}" "$@"; }
     mpich_build=$(mpich_make print-build-dir) mpich_mpiexec=$(mpich_make print-mpiexec)
-    mpich_make "$mpich_build/bench_nbc" || fail "cannot build the MPICH variant in $mpich_build"
+    mpich_make -j"$(nproc 2>/dev/null || echo 1)" "$mpich_build/bench_nbc" || fail "cannot build the MPICH variant in $mpich_build"
     mpich_bench=$mpich_build/bench_nbc
 fi
 if [ -n "$mpich_bench" ]; then
@@ -76,7 +76,7 @@ if [ "$MPI" != openmpi ]; then
     fi
     openmpi_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MPICC -u MPIEXEC make -s --no-print-directory MPI=openmpi SAN="${SAN:-}" "$@"; }
     BUILD=$(openmpi_make print-build-dir) MPIEXEC=$(openmpi_make print-mpiexec) MPI=openmpi MPI_LAUNCH_FLAGS=()
-    openmpi_make "$BUILD/bench_nbc" || fail "cannot build the Open MPI variant in $BUILD"
+    openmpi_make -j"$(nproc 2>/dev/null || echo 1)" "$BUILD/bench_nbc" || fail "cannot build the Open MPI variant in $BUILD"
 fi
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"

@@ -16,7 +16,8 @@ make_scratch
 programs=(bench_nbc compute_ref clocksync_check nbc-analyze nbc-compare nbc-profile nbc-run)
 install_into() { # install_into MAKE-VARIABLES...: the test's build (use_mpi's once switched)
     if [ ${#USE_MPI_MAKE[@]} -gt 0 ]; then
-        clean_make "${USE_MPI_MAKE[@]}" install "$@"
+        # every core: the programs of that build may be built here, in the test's time
+        clean_make -j"$(nproc 2>/dev/null || echo 1)" "${USE_MPI_MAKE[@]}" install "$@"
     else
         make_here install "$@"
     fi >"$SCRATCH/install.log" 2>&1 || fail "make install ${USE_MPI_MAKE[*]} $*: $(cat "$SCRATCH/install.log")"
