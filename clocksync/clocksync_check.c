@@ -63,8 +63,8 @@ typedef struct rank_report {
     int truth_pairs;                        /* of them, exits whose truth was read uninterrupted */
     double calibration_s;                   /* the longer of the first and last calibrations */
     double calibrated_at_s; /* the first calibration's end, from the simulated clock's origin */
-    bool faked_clock;                       /* libfaketime preloaded: no truth */
-    int residual_beyond; /* points whose residual exceeded predicted error + own bound */
+    bool faked_clock;       /* libfaketime preloaded: no truth */
+    int residual_beyond;    /* points whose residual exceeded predicted error + own bound */
     char host[64];
     char boot_id[40];
 } rank_report;
@@ -454,8 +454,8 @@ int main(int argc, char **argv)
                 "wakeup_p99_us=%.1f barriers_spun=%ld barriers_slept=%ld barrier_fallbacks=%ld\n",
                 r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us, rep->drift_ppm,
                 rep->residual_us, error, rep->truth_pairs, rep->bound_max_us, rep->calibration_s,
-                rep->calibrated_at_s, rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us, rep->spun,
-                rep->slept, rep->fallbacks);
+                rep->calibrated_at_s, rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us,
+                rep->spun, rep->slept, rep->fallbacks);
             wake_median_us = fmax(wake_median_us, rep->wakeup_median_us);
             wake_p99_us = fmax(wake_p99_us, rep->wakeup_p99_us);
             spin_us = fmax(spin_us, rep->spin_us);

@@ -205,7 +205,15 @@ static void read_passive_settings(settings *s)
 {
     char path[PATH_MAX], line[4096];
     snprintf(path, sizeof path, "%s/meta.json", s->run_dir);
-    json_object *meta = json_object_from_file(path), *warmup, *reps;
+    json_object *meta = json_object_from_file(path), *warmup, *reps, *config, *compute, *ref;
+    if (meta && json_object_object_get_ex(meta, "config", &config) &&
+        json_object_object_get_ex(config, "compute", &compute) &&
+        json_object_object_get_ex(compute, "ref_warmup_s", &ref)) {
+        s->process_warmup_s = json_object_get_double(ref);
+        if (!(s->process_warmup_s >= 0 && s->process_warmup_s <= 3600))
+            bad_usage("--run: %s: compute.ref_warmup_s %g out of range (0 to 3600 s)", path,
+                      s->process_warmup_s);
+    }
     bool from_meta = meta && json_object_object_get_ex(meta, "passive_warmup_steps", &warmup) &&
                      json_object_object_get_ex(meta, "passive_reps", &reps);
     if (from_meta) {
@@ -249,9 +257,6 @@ static void read_passive_settings(settings *s)
     }
 }
 
-/* How long each process computes before the first measured round. */
-static const int64_t process_warmup_ns = 1000000000;
-
 /* What the processes share: a barrier per round, and their results. */
 typedef struct shared_state {
     pthread_barrier_t round_barrier;
@@ -283,7 +288,8 @@ static void run_process(const settings *s, const host_rank *rank, shared_state *
     if (compute_team_reserve(team, largest_n) != 0)
         fail("process %d: %s", proc, compute_team_error(team));
     double unused_s;
-    for (int64_t until_ns = compute_now_ns() + process_warmup_ns; compute_now_ns() < until_ns;)
+    int64_t warmup_ns = (int64_t)(s->process_warmup_s * 1e9);
+    for (int64_t until_ns = compute_now_ns() + warmup_ns; compute_now_ns() < until_ns;)
         if (compute_measure_local(team, s->sizes[0], &unused_s) != 0)
             fail("process %d: %s", proc, compute_team_error(team));
     /* In rounds, as bench_nbc's passive step: the warm-up rounds, then each

@@ -252,7 +252,10 @@ void parse_arguments(int argc, char **argv, settings *s)
     *s = (settings){.reps = default_reps,
                     .tolerance = compute_calib_defaults().tolerance,
                     .phase = "after",
-                    .warmup_steps = 1};
+                    .warmup_steps = 1,
+                    /* --run: the run's compute.ref_warmup_s (configs/default.conf's
+                     * value; a run of an older bench_nbc has none) */
+                    .process_warmup_s = 1.0};
     opterr = 0; /* our own messages, with exit status 2 */
     int option;
     unsigned long long value;

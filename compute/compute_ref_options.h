@@ -29,7 +29,8 @@ typedef struct settings {
     const char *run_dir;
     const char *phase;
     int warmup_steps;
-    int threads; /* 0: one per allowed core */
+    double process_warmup_s; /* GEMM before the first measured round */
+    int threads;             /* 0: one per allowed core */
     int cpu_ids[COMPUTE_MAX_CPUS];
     int cpu_count; /* 0: --cpus not given */
     int reps;

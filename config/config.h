@@ -114,6 +114,7 @@ struct nbc_config {
     } run;
     struct {
         compute_kernel kernel; /* gemm, or sleep (known answers) */
+        double ref_warmup_s;   /* compute_ref's computation before it measures */
     } compute;
     struct {
         double *comm_times_s; /* ascending target times of the X axis (or none) */

@@ -178,6 +178,11 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
              "known-answer stand-in for tests: each step sleeps as long as a dgemm at 1 GFLOP/s "
              "per thread, rank k (1 + k/10) times as long, without using a CPU, so many ranks "
              "can share few cores; synthetic_steal adds its stolen time to the step."},
+    {KEY("compute", "ref_warmup_s", TYPE_DURATION, "s", "1s", compute.ref_warmup_s), AT_LEAST(0),
+     .help = "How long each compute_ref process computes before it measures (eq. 2's "
+             "reference): bench_nbc's passive step follows seconds of calibration on a warm "
+             "process, and a fresh one computes its first steps slower (up to 1.7x at 1 ms); "
+             "0 in tests that do not judge the impact's value."},
     {KEY("grid", "comm_times", TYPE_GRID, "s", "1ms,64ms,2", grid.comm_times_s),
      .offset2 = FIELD(grid.comm_count), .may_be_empty = true,
      .help = "Target durations of the collective: the X axis of the heatmaps, each reached by "

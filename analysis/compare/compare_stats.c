@@ -90,8 +90,8 @@ static void configuration_launches(const compare_run *runs, size_t run_count, si
  * (verdict_t_interval), its variance S^2 / L for the differences. */
 static level_estimate configuration_estimate(const compare_run *runs, size_t run_count,
                                              size_t config, const common_cell *cell,
-                                             const compare_metric *metric,
-                                             verdict_launch *launches, size_t *runs_of)
+                                             const compare_metric *metric, verdict_launch *launches,
+                                             size_t *runs_of)
 {
     level_estimate e = {.estimate = NAN, .ci = {NAN, NAN}, .variance = NAN};
     size_t k;

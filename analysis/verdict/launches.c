@@ -41,8 +41,8 @@ int verdict_launch_grid_load(const char *run_dir, verdict_launch_grid *out, anal
         for (size_t b = 0; b < cells.block_count; b++)
             if (cells.blocks[b].cell_index == i && n++ == 0)
                 first = b;
-        verdict_launch l = verdict_launch_of(n ? &cells.blocks[first] : NULL, n, c->bytes,
-                                             c->matrix_n);
+        verdict_launch l =
+            verdict_launch_of(n ? &cells.blocks[first] : NULL, n, c->bytes, c->matrix_n);
         l.valid = l.valid && c->valid;
         out->cells[i] = (verdict_launch_cell){.cell = c->cell,
                                               .comm_target_s = c->comm_target_s,

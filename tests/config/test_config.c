@@ -457,6 +457,7 @@ static void help_lists_every_key(void **state)
         "run.in_place",
         "run.background_share",
         "compute.kernel",
+        "compute.ref_warmup_s",
         "grid.comm_times",
         "grid.comm_sizes",
         "grid.comp_times",

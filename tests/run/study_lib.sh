@@ -13,7 +13,8 @@ study_needs() {
 # tiny_args GRID REPS [NBC_RUN_OPTIONS...]: sets study_args, the arguments of
 # nbc-run on ibcast with this build (its library profile, $MPI), GRID on both
 # axes, REPS repetitions, quick and loose calibrations (every target reached,
-# so the cells to expect are known), into $SCRATCH, then the options given.
+# so the cells to expect are known), compute_ref's warm-up short (no test of
+# these judges the impact's value), into $SCRATCH, then the options given.
 tiny_args() {
     local grid=$1 reps=$2
     shift 2
@@ -23,7 +24,7 @@ tiny_args() {
         --set clocksync.roundtrips=200 --set clocksync.drift_gap_s=0.2s
         --set calibration.runs_per_point=3 --set calibration.max_iterations=8
         --set calibration.tolerance=0.5 --set run.late_tolerance=0.2 --set run.max_retries=100
-        --set run.late_patience_s=0 "$@")
+        --set run.late_patience_s=0 --set compute.ref_warmup_s=0.2s "$@")
 }
 
 # tiny_study GRID REPS [PREFIX...]: nbc-run with tiny_args GRID REPS and the
