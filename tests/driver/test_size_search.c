@@ -493,6 +493,29 @@ static void max_bytes_too_small_stops_after_measuring_it(void **state)
     size_search_free(&s);
 }
 
+static void lands_on_a_max_bytes_above_2_gib(void **state)
+{
+    (void)state;
+    /* The search of a 3 GiB cell, as tests/driver/e2e_large_message.sh's
+     * would run on a machine where 1 GiB takes 0.18 s: growth 16x a step
+     * to 1 GiB (too fast for 3 s at tolerance 0.9: below 0.3 s), then
+     * target / t(1 GiB) x 1 GiB, clamped to max_bytes = 3 GiB exactly
+     * (size_t arithmetic past 2^31), accepted there. */
+    collective_model m = {.latency_s = 5e-6, .bytes_per_s = (double)(1u << 30) / 0.18};
+    size_search_options o = options_for(3.0);
+    o.tolerance = 0.9;
+    o.max_bytes = (size_t)3 << 30;
+    size_search s;
+    trace tr;
+    run_search(&m, &o, START_BYTES, &s, &tr);
+    assert_true(tr.count >= 2);
+    assert_int_equal(tr.bytes[tr.count - 2], (size_t)1 << 30);
+    assert_int_equal(tr.bytes[tr.count - 1], (size_t)3 << 30);
+    assert_true(s.converged);
+    assert_int_equal(s.closest_bytes, (size_t)3 << 30);
+    size_search_free(&s);
+}
+
 static void a_close_miss_is_measurable(void **state)
 {
     (void)state;
@@ -671,6 +694,7 @@ int main(void)
         cmocka_unit_test(noise_of_5_percent_still_converges),
         cmocka_unit_test(regimes_of_the_machine_are_measured_again),
         cmocka_unit_test(max_bytes_too_small_stops_after_measuring_it),
+        cmocka_unit_test(lands_on_a_max_bytes_above_2_gib),
         cmocka_unit_test(a_close_miss_is_measurable),
         cmocka_unit_test(target_below_the_latency_stops_at_the_unit),
         cmocka_unit_test(sizeless_collective_is_measured_once),
