@@ -29,9 +29,9 @@ grep -qx '  api: v2.0' "$repo/repo.yaml" || fail "$repo/repo.yaml: not package A
 for doc in README.md docs/harnesses.md; do
     grep -q "^ *spack repo add .*$repo\$" "$doc" || fail "$doc does not show 'spack repo add .../$repo'"
     grep -q '^ *spack install --add bench-nbc' "$doc" || fail "$doc does not show 'spack install --add bench-nbc'"
-    for path in $(grep -o 'packaging/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$doc"); do
+    while read -r path; do
         [ -e "$path" ] || fail "$doc names $path, which does not exist"
-    done
+    done < <(grep -o 'packaging/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$doc")
 done
 if command -v python3 >/dev/null; then
     # (compiled into the scratch folder, not next to the recipe)
