@@ -59,6 +59,8 @@ h1, h2, h3, h4, h5 { break-after: avoid; page-break-after: avoid; }
 table { border-collapse: collapse; margin: 0.4em 0 1em 0; max-width: 100%%; }
 td, th { overflow-wrap: anywhere; }
 td:first-child, th:first-child { overflow-wrap: normal; }  /* a row's name breaks between words */
+/* ... and, in fixed columns, inside a word longer than its column (r_comp_slowdown) */
+table.wide td:first-child, table.wide th:first-child { overflow-wrap: break-word; }
 thead { display: table-header-group; }
 tr { break-inside: avoid; page-break-inside: avoid; }
 table.wide { table-layout: fixed; width: 100%%; font-size: 8pt; }

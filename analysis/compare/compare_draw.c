@@ -5,6 +5,7 @@
 #include "analysis/figures/figures.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,12 +123,96 @@ static int grid_physical(figure_grid *g, const compare_run *runs, size_t r,
     return status;
 }
 
-/* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
+/* compare_overhead's figure of every configuration (shown SIZE_MAX) or of
+ * configuration shown alone: its script and caption. */
+static int write_overhead_figure(const compare_config *configs, size_t config_count, size_t shown,
+                                 const char *scenario, const heat_layout *layout, bool saturated,
+                                 const char *legend, const char *note, const strbuf *body,
+                                 const char *out_dir, analysis_error *err)
+{
+    strbuf caption = {0};
+    strbuf_printf(&caption,
+                  "Dashed outline: the reading is not confident (the study verdict's rule: the "
+                  "band of the launches' mean r_overhead, confident where its t-interval over "
+                  "2 or more launches of the same sizes lies in it; one launch never is).%s",
+                  saturated ? " Colours saturate beyond 0 and 1; a triangle up: the "
+                              "launches' interval lies above 1 (worse than "
+                              "serialized), down: below 0 (imprecision)."
+                            : "");
+    strbuf_printf(&caption,
+                  " Under the times: the message bytes and GEMM order (in brackets) of each "
+                  "panel's configuration.%s%s",
+                  legend, note);
+    char base[64], comment[200];
+    overhead_figure_name(shown == SIZE_MAX ? 0 : shown, base, sizeof base);
+    if (shown == SIZE_MAX) {
+        snprintf(comment, sizeof comment,
+                 "r_overhead of each configuration side by side (identical colour scale)");
+    } else {
+        /* the figures of the others, named: they share this colour scale */
+        snprintf(comment, sizeof comment,
+                 "r_overhead of configuration %zu of %zu (the colour scale of the others' "
+                 "figures)",
+                 shown + 1, config_count);
+        strbuf_printf(&caption, " A figure per configuration, on one colour scale:");
+        for (size_t k = 0; k < config_count; k++) {
+            char other[64];
+            overhead_figure_name(k, other, sizeof other);
+            strbuf_printf(&caption, "%s %s (%zu)", k ? "," : "", other, k + 1);
+        }
+        strbuf_printf(&caption, ".");
+    }
+    int status =
+        caption.ok
+            ? write_script(out_dir, base, comment, shown == SIZE_MAX ? configs : configs + shown,
+                           shown == SIZE_MAX ? config_count : 1, scenario, layout->width_in,
+                           layout->height_in, body, caption.data, err)
+            : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
+    strbuf_free(&caption);
+    return status;
+}
+
+/* The name of compare_overhead's figure k (0-based) of a comparison drawn
+ * as a figure per configuration: the first keeps the name. */
+void overhead_figure_name(size_t k, char *out, size_t out_size)
+{
+    if (k == 0)
+        snprintf(out, out_size, "compare_overhead");
+    else
+        snprintf(out, out_size, "compare_overhead_%zu", k + 1);
+}
+
+/* The panels of compare_overhead's figures at the printed size: every
+ * configuration in one figure, side by side or stacked, and stacked taller
+ * than a column takes shrunk to it where a cell still holds its value with
+ * two decimals; else one panel a figure (*layout and *fitted for that). */
+static size_t overhead_panels(const analysis_options *options, const figure_grid *g,
+                              size_t config_count, int lines, figure_size *fitted,
+                              heat_layout *layout)
+{
+    *fitted = options->figure;
+    *layout = heat_figure_layout(fitted, &g->x_axis, &g->y_axis, config_count, lines);
+    if (fitted->height_in > 0 || layout->rows == 1 || layout->height_in <= PLOT_PRINT_HEIGHT_MAX_IN)
+        return config_count;
+    fitted->height_in = PLOT_PRINT_HEIGHT_MAX_IN;
+    if (plot_label_fits("-0.00",
+                        heat_cell_width_pt(fitted, &g->x_axis, &g->y_axis, config_count, lines))) {
+        *layout = heat_figure_layout(fitted, &g->x_axis, &g->y_axis, config_count, lines);
+        return config_count;
+    }
+    *fitted = options->figure;
+    *layout = heat_figure_layout(fitted, &g->x_axis, &g->y_axis, 1, lines);
+    return 1;
+}
+
+/* compare_overhead: each configuration's r_overhead (its launches' mean)
+ * side by side, or a figure each (overhead_figure_name) where together
+ * they would not fit a column's 5 in; *figures: how many. */
 int draw_configurations(const compare_run *runs, const compare_config *configs, size_t config_count,
                         const common_cell *common, size_t n, const level_estimate *est,
                         const level_class *classes, figure_grid *g, const char *out_dir,
                         const analysis_options *options, const char *note, heat_value *values,
-                        analysis_error *err)
+                        size_t *figures, analysis_error *err)
 {
     char stops[400], label[100];
     snprintf(label, sizeof label, "r_overhead");
@@ -136,34 +221,30 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
     char scenario[600], title_text[700], quoted[800];
     scenario_line(runs, configs, config_count, scenario, sizeof scenario);
     int lines = options->titles ? (scenario[0] ? 2 : 1) : 0;
-    /* stacked panels taller than a column takes are shrunk to it, where
-     * a cell still holds its value with two decimals */
-    figure_size fitted = options->figure;
-    heat_layout layout = heat_figure_layout(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
-    if (fitted.height_in <= 0 && layout.rows > 1 && layout.height_in > PLOT_PRINT_HEIGHT_MAX_IN) {
-        fitted.height_in = PLOT_PRINT_HEIGHT_MAX_IN;
-        if (plot_label_fits(
-                "-0.00", heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, config_count, lines)))
-            layout = heat_figure_layout(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
-        else
-            fitted = options->figure;
-    }
-    strbuf body = {0};
+    figure_size fitted;
+    heat_layout layout;
+    size_t panels = overhead_panels(options, g, config_count, lines, &fitted, &layout);
+    bool split = panels < config_count;
+    *figures = split ? config_count : 1;
     /* a normalized figure says so in its title, the factors in its caption */
     snprintf(title_text, sizeof title_text, "%s%s%s",
              options->normalize_cores ? "r_overhead, compute normalized"
                                       : "r_overhead, one colour scale",
              scenario[0] ? "\n" : "", scenario);
     plot_quote(title_text, quoted, sizeof quoted);
-    strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows, layout.cols,
-                  options->titles ? quoted : "");
-    /* every panel keeps the colour bar's room (characters at the figures'
-     * font), so the panels without it have the same plot area */
-    strbuf_printf(&body, "    set rmargin 11\n");
-    double cell_pt = heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, config_count, lines);
+    double cell_pt = heat_cell_width_pt(&fitted, &g->x_axis, &g->y_axis, panels, lines);
+    strbuf body = {0}; /* the figure being written */
     const char *legend = "";
     int status = ANALYSIS_OK;
     for (size_t c = 0; status == ANALYSIS_OK && c < config_count; c++) {
+        if (c == 0 || split) {
+            strbuf_printf(&body, "    set multiplot layout %d,%d title \"%s\"\n", layout.rows,
+                          layout.cols, options->titles ? quoted : "");
+            /* every panel keeps the colour bar's room (characters at the
+             * figures' font), so the panels without it have the same plot
+             * area */
+            strbuf_printf(&body, "    set rmargin 11\n");
+        }
         const compare_run *first = &runs[configs[c].first_run];
         /* each panel under its configuration's bytes and GEMM orders */
         status = grid_physical(g, runs, configs[c].first_run, common, n, false, err);
@@ -193,32 +274,18 @@ int draw_configurations(const compare_run *runs, const compare_config *configs, 
                  meta_or(first->meta.collective, first->cells.cells[0].collective), tail, launches);
         /* one colour bar, beside the last panel: the panels share it */
         heat_scale shown = scale;
-        shown.hide_colorbox = c + 1 < config_count;
+        shown.hide_colorbox = !split && c + 1 < config_count;
         shown.shared_bar = true;
         heat_emit_panel(&body, name, &g->x_axis, &g->y_axis, &shown, title);
+        if (status == ANALYSIS_OK && (split || c + 1 == config_count)) {
+            strbuf_printf(&body, "    unset multiplot\n");
+            status = write_overhead_figure(configs, config_count, split ? c : SIZE_MAX, scenario,
+                                           &layout, scale.saturate_high, legend, note, &body,
+                                           out_dir, err);
+            strbuf_free(&body);
+            body = (strbuf){0};
+        }
     }
-    strbuf_printf(&body, "    unset multiplot\n");
-    strbuf caption = {0};
-    strbuf_printf(&caption,
-                  "Dashed outline: the reading is not confident (the study verdict's rule: the "
-                  "band of the launches' mean r_overhead, confident where its t-interval over "
-                  "2 or more launches of the same sizes lies in it; one launch never is).%s",
-                  scale.saturate_high ? " Colours saturate beyond 0 and 1; a triangle up: the "
-                                        "launches' interval lies above 1 (worse than "
-                                        "serialized), down: below 0 (imprecision)."
-                                      : "");
-    strbuf_printf(&caption,
-                  " Under the times: the message bytes and GEMM order (in brackets) of each "
-                  "panel's configuration.%s%s",
-                  legend, note);
-    if (status == ANALYSIS_OK)
-        status = caption.ok ? write_script(out_dir, "compare_overhead",
-                                           "r_overhead of each configuration side by side "
-                                           "(identical colour scale)",
-                                           configs, config_count, scenario, layout.width_in,
-                                           layout.height_in, &body, caption.data, err)
-                            : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
-    strbuf_free(&caption);
     strbuf_free(&body);
     return status;
 }

@@ -164,12 +164,18 @@ int write_equal_work(const compare_run *runs, size_t run_count, const compare_co
 /* The axes of the common cells' targets. */
 int grid_build(figure_grid *g, const common_cell *common, size_t n, analysis_error *err);
 
-/* compare_overhead: each configuration's r_overhead (its launches' mean) side by side. */
+/* compare_overhead: each configuration's r_overhead (its launches' mean)
+ * side by side, or a figure each (overhead_figure_name) where together
+ * they would not fit a column's 5 in; *figures: how many. */
 int draw_configurations(const compare_run *runs, const compare_config *configs, size_t config_count,
                         const common_cell *common, size_t n, const level_estimate *est,
                         const level_class *classes, figure_grid *g, const char *out_dir,
                         const analysis_options *options, const char *note, heat_value *values,
-                        analysis_error *err);
+                        size_t *figures, analysis_error *err);
+
+/* The name of compare_overhead's figure k (0-based) of a comparison drawn
+ * as a figure per configuration: compare_overhead, compare_overhead_2, ... */
+void overhead_figure_name(size_t k, char *out, size_t out_size);
 
 /* diff_<metric>: the second configuration minus the first, hatched where
  * not significant. */

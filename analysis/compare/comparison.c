@@ -343,9 +343,17 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
         status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory");
     if (status == ANALYSIS_OK)
         status = grid_build(&grid, common, n, err);
+    size_t overhead_figures = 1;
     if (status == ANALYSIS_OK)
         status = draw_configurations(runs, configs, config_count, common, n, est, classes, &grid,
-                                     out_dir, options, note, values, err);
+                                     out_dir, options, note, values, &overhead_figures, err);
+    /* drawn as one figure: the figures of an earlier, split drawing go (not
+     * their data, which the one figure reads) */
+    for (size_t k = 1; status == ANALYSIS_OK && overhead_figures == 1 && k < config_count; k++) {
+        char base[64];
+        overhead_figure_name(k, base, sizeof base);
+        status = plot_remove_figure(out_dir, base, false, err);
+    }
     for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++)
         status = draw_difference(runs, configs, common, n, est, m, &grid, out_dir, options, note,
                                  values, err);
@@ -359,16 +367,27 @@ int analysis_compare_runs(const char *const *run_dirs, size_t run_count, const c
             fprintf(options->report, "figure: %s/overhead_vs_ranks.{png,svg,pdf}\n", out_dir);
     }
     if (status == ANALYSIS_OK && options->plots) {
-        status = plot_run_gnuplot(out_dir, "compare_overhead.gp", err);
+        strbuf names = {0};
+        for (size_t k = 0; status == ANALYSIS_OK && k < overhead_figures; k++) {
+            char base[64], script[80];
+            overhead_figure_name(k, base, sizeof base);
+            snprintf(script, sizeof script, "%s.gp", base);
+            strbuf_printf(&names, "%s%s", k ? "," : "", base);
+            status = plot_run_gnuplot(out_dir, script, err);
+        }
         for (size_t m = 0; status == ANALYSIS_OK && with_diff && m < METRIC_COUNT; m++) {
             char script[64];
             snprintf(script, sizeof script, "diff_%s.gp", compare_metrics[m].map);
+            strbuf_printf(&names, ",diff_%s", compare_metrics[m].map);
             status = plot_run_gnuplot(out_dir, script, err);
         }
+        if (status == ANALYSIS_OK && !names.ok)
+            status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (figure names)");
+        bool several = status == ANALYSIS_OK && strchr(names.data, ',');
         if (status == ANALYSIS_OK && options->report)
-            fprintf(options->report, "figures: %s/%s.{png,svg,pdf}\n", out_dir,
-                    with_diff ? "{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown}"
-                              : "compare_overhead");
+            fprintf(options->report, "figures: %s/%s%s%s.{png,svg,pdf}\n", out_dir,
+                    several ? "{" : "", names.data, several ? "}" : "");
+        strbuf_free(&names);
     }
     heat_axis_free(&grid.x_axis);
     heat_axis_free(&grid.y_axis);

@@ -15,6 +15,7 @@
 /* One run's frontier and what names it. */
 typedef struct frontier_series {
     char label[200];
+    char key[200]; /* the figure's legend entry (the label where one run is drawn) */
     run_meta meta;
     cell_table cells;
     frontier_table table;
@@ -55,6 +56,7 @@ static int load_series(const char *run_dir, double threshold, frontier_series *s
     if (status == ANALYSIS_OK)
         status = frontier_compute(&s->cells, threshold, &s->table, err);
     plot_short_tail(&s->meta, s->label, sizeof s->label);
+    snprintf(s->key, sizeof s->key, "%s", s->label);
     return status;
 }
 
@@ -225,7 +227,7 @@ static int draw(const char *dir, const char *base, const frontier_series *series
     const char *style = count > 1 ? "yerrorlines" : "yerrorbars";
     for (size_t k = 0; k < count; k++) {
         char label[400];
-        plot_quote(series[k].label, label, sizeof label);
+        plot_quote(series[k].key, label, sizeof label);
         size_t c = k % SERIES_COLOURS;
         strbuf_printf(
             &body,
@@ -247,22 +249,26 @@ static int draw(const char *dir, const char *base, const frontier_series *series
                           k, FRONTIER_NOT_DETERMINED, series_colours[c], PLOT_FONT_PT);
     }
     strbuf_printf(&body, "\n    unset multiplot\n");
-    char caption[1400];
-    snprintf(caption, sizeof caption,
-             "Per communication target, the largest computation target up to which every cell "
-             "has r_overhead <= %.3g (eq. 1); bars: from where every cell's 95 %% interval is at "
-             "or below it to where every interval's low end is (a bar reaching the frame: not "
-             "bounded by the grid); open triangle above a point: hidden at every column "
-             "(beyond_grid); down triangle below the grid: not hidden at the smallest; '?': an "
-             "invalid cell or one without an estimate breaks the row (not determined); dashed: the "
-             "grid's "
-             "smallest and largest computation targets.%s%s",
-             threshold, caption_tail[0] ? "\n" : "", caption_tail);
+    strbuf caption = {0};
+    strbuf_printf(&caption,
+                  "Per communication target, the largest computation target up to which every "
+                  "cell has r_overhead <= %.3g (eq. 1); bars: from where every cell's 95 %% "
+                  "interval is at or below it to where every interval's low end is (a bar "
+                  "reaching the frame: not bounded by the grid); open triangle above a point: "
+                  "hidden at every column (beyond_grid); down triangle below the grid: not hidden "
+                  "at the smallest; '?': an invalid cell or one without an estimate breaks the "
+                  "row (not determined); dashed: the grid's smallest and largest computation "
+                  "targets.%s%s",
+                  threshold, caption_tail[0] ? "\n" : "", caption_tail);
+    if (status == ANALYSIS_OK && !caption.ok)
+        status = analysis_fail(err, ANALYSIS_ERR_SYSTEM, "%s: out of memory", base);
     snprintf(comment, sizeof comment, "Overlap frontier (r_overhead, paper eq. 1)%s%s",
              scenario[0] ? "; " : "", scenario);
     if (status == ANALYSIS_OK)
-        status = plot_write_figure(dir, base, comment, width_in, height_in, &body, caption, err);
+        status =
+            plot_write_figure(dir, base, comment, width_in, height_in, &body, caption.data, err);
     strbuf_free(&body);
+    strbuf_free(&caption);
     snprintf(name, sizeof name, "%s.gp", base);
     if (status == ANALYSIS_OK && options->plots)
         status = plot_run_gnuplot(dir, name, err);
@@ -346,6 +352,71 @@ static int write_compare_csv(const frontier_series *series, const char *const *f
     return status;
 }
 
+/* A run's legend entry before runs that read alike are numbered: its
+ * library where the runs' differ, its deployment where theirs do or where
+ * neither does. */
+static void bare_key(const frontier_series *s, bool libraries, bool deployments, char *out,
+                     size_t out_size)
+{
+    char library[160];
+    plot_library_name(&s->meta, library, sizeof library);
+    snprintf(out, out_size, "%.150s%s%.40s", libraries ? library : "",
+             libraries && deployments ? ", " : "",
+             deployments || !libraries ? (s->meta.deployment[0] ? s->meta.deployment : "?") : "");
+}
+
+/* The legend's entries of several runs (series[k].key): only what tells
+ * them apart, so that an entry fits the key beside its marker at a
+ * column's width (gnuplot warns, and overflows, where one does not): the
+ * library where libraries differ, the deployment where deployments do (or
+ * where nothing does), and "#i" among runs that would still read alike;
+ * where one is still too wide, the runs' numbers. What they share goes to
+ * common ("" or ", LIBRARY"), each entry's run into curves (the caption). */
+static void legend_keys(frontier_series *series, size_t count, const char *const *folders,
+                        double width_in, char *common, size_t common_size, strbuf *curves)
+{
+    char first[160], library[160];
+    bool libraries = false, deployments = false;
+    plot_library_name(&series[0].meta, first, sizeof first);
+    for (size_t k = 1; k < count; k++) {
+        plot_library_name(&series[k].meta, library, sizeof library);
+        libraries |= strcmp(library, first) != 0;
+        deployments |= strcmp(series[k].meta.deployment, series[0].meta.deployment) != 0;
+    }
+    snprintf(common, common_size, "%s%s", libraries ? "" : ", ", libraries ? "" : first);
+    /* the entry's room: the plot area less the marker's sample and spacing */
+    double room_pt = width_in * 72.0 - 110.0;
+    bool fits = true;
+    for (size_t k = 0; k < count; k++) {
+        char mine[192], theirs[192];
+        bare_key(&series[k], libraries, deployments, mine, sizeof mine);
+        size_t alike = 0, rank = 0;
+        for (size_t j = 0; j < count; j++) {
+            bare_key(&series[j], libraries, deployments, theirs, sizeof theirs);
+            alike += j != k && strcmp(theirs, mine) == 0;
+            rank += j < k && strcmp(theirs, mine) == 0;
+        }
+        if (alike > 0)
+            snprintf(series[k].key, sizeof series[k].key, "%.190s #%zu", mine, rank + 1);
+        else
+            snprintf(series[k].key, sizeof series[k].key, "%s", mine);
+        fits &= plot_text_width_pt(series[k].key, PLOT_LABEL_PT) <= room_pt;
+    }
+    strbuf_printf(curves, " Curves:");
+    for (size_t k = 0; k < count; k++) {
+        if (!fits)
+            snprintf(series[k].key, sizeof series[k].key, "%zu", k + 1);
+        /* a label of runs that read alike already ends with its folder */
+        char folder[420];
+        snprintf(folder, sizeof folder, " (%.400s)", folders[k]);
+        size_t l = strlen(series[k].label), f = strlen(folder);
+        bool named = l >= f && strcmp(series[k].label + l - f, folder) == 0;
+        strbuf_printf(curves, "%s %s: %s%s", k ? ";" : "", series[k].key, series[k].label,
+                      named ? "" : folder);
+    }
+    strbuf_printf(curves, ".");
+}
+
 int frontier_write_compare(const char *const *run_dirs, size_t run_count, const char *out_dir,
                            double threshold, const analysis_options *options, analysis_error *err)
 {
@@ -376,17 +447,22 @@ int frontier_write_compare(const char *const *run_dirs, size_t run_count, const 
     }
     if (status == ANALYSIS_OK)
         status = write_compare_csv(series, folders, run_count, out_dir, err);
-    char title[200];
+    char title[400], common[200];
     bool drawn = false;
+    strbuf tail = {0};
     if (status == ANALYSIS_OK) {
-        snprintf(title, sizeof title, "%s overlap frontiers", series[0].cells.cells[0].collective);
-        status = draw(out_dir, "compare_frontier", series, run_count, threshold, title,
-                      series[0].meta.scenario,
-                      "A curve per run (compare_frontier.csv), the runs set slightly apart "
-                      "around each communication target so that their bars do not hide each "
-                      "other.",
-                      options, &drawn, err);
+        strbuf_printf(&tail, "A curve per run (compare_frontier.csv), the runs set slightly apart "
+                             "around each communication target so that their bars do not hide "
+                             "each other.");
+        legend_keys(series, run_count, folders, options->figure.width_in, common, sizeof common,
+                    &tail);
+        snprintf(title, sizeof title, "%s overlap frontiers%s", series[0].cells.cells[0].collective,
+                 common);
+        status = tail.ok ? draw(out_dir, "compare_frontier", series, run_count, threshold, title,
+                                series[0].meta.scenario, tail.data, options, &drawn, err)
+                         : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (frontier)");
     }
+    strbuf_free(&tail);
     if (status == ANALYSIS_OK && options->report && drawn)
         fprintf(options->report, "frontier: %s/%s, %s/compare_frontier.{png,svg,pdf} (%zu runs)\n",
                 out_dir, schema_file_name(SCHEMA_COMPARE_FRONTIER), out_dir, run_count);

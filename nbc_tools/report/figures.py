@@ -48,8 +48,13 @@ def caption(png):
 
 def figure_key(png):
     name = os.path.splitext(os.path.basename(png))[0]
+    # compare_overhead_2, _3, ...: a comparison drawn as a figure per
+    # configuration, each after the one before
+    base, _, number = name.rpartition("_")
+    if name not in FIGURE_ORDER and base in FIGURE_ORDER and number.isdigit():
+        return FIGURE_ORDER.index(base), int(number), name
     rank = FIGURE_ORDER.index(name) if name in FIGURE_ORDER else len(FIGURE_ORDER)
-    return rank, name
+    return rank, 0, name
 
 
 def embedded(png):

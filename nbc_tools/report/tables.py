@@ -3,6 +3,7 @@ uses (sized for print: nbc_tools/pdf.py), and the results table the report
 opens with (the verdict lines and a column per run)."""
 import html
 import os
+import re
 
 from .. import files, schema
 from ..pdf import table_class
@@ -26,6 +27,14 @@ def text_of(value):
     return str(value)
 
 
+def name_cell(value):
+    """A row's name in a fixed, narrow column, free to break after an
+    underscore that ends a part of three characters or more (r_comp_
+    slowdown: a zero-width space, which weasyprint breaks at and does not
+    print) rather than inside a word."""
+    return re.sub(r"(?<=[^\W_]{3})_", "_\u200b", esc(text_of(value)))
+
+
 def table(rows, header=None):
     rows = list(rows)
     wide = table_class(max([len(header or ())] + [len(r) for r in rows]))
@@ -34,7 +43,10 @@ def table(rows, header=None):
         out.append("<thead><tr>" + "".join("<th>%s</th>" % esc(h) for h in header) +
                    "</tr></thead>")
     for row in rows:
-        out.append("<tr>" + "".join("<td>%s</td>" % esc(text_of(c)) for c in row) + "</tr>")
+        # in fixed columns only: a zero-width space also stops a search for the name
+        out.append("<tr>" + "".join("<td>%s</td>" % (
+            name_cell(c) if i == 0 and wide else esc(text_of(c))) for i, c in enumerate(row)) +
+            "</tr>")
     out.append("</table>")
     return "\n".join(out)
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Figures for print: every figure type (nbc-analyze's overhead, concurrency,
 # bands, impact and an ecdf; nbc-compare's compare_overhead and its
-# three difference maps) rendered at --figure-size=column. From the SVGs
+# three difference maps, on a 4 x 4 grid and on the default 5 x 5, where
+# compare_overhead is a figure per configuration) rendered at
+# --figure-size=column. From the SVGs
 # (1 unit = 1 pt): each is 3.5 in (252 pt) wide, at most 5 in (360 pt)
 # tall (a two-panel map is two figures there), and no text is under 7 pt
 # at that width; the colour bars are the ones specified: r_overhead 0..1
@@ -35,10 +37,19 @@ b=$SCRATCH/progress
 "$synth" --out "$b" --comm-ms 1,2,4,8 --comp-ms 1,2,4,8 --scenario overlap --deployment progress \
     --blocks 12 >/dev/null || fail "synth b"
 "$compare" --figure-size=column "$a" "$b" -o "$SCRATCH/cmp" >/dev/null 2>&1 || fail "nbc-compare failed"
+# the default grid, 5 x 5: two configurations stacked would be 6.5 in and
+# shrunk to 5 in their cells lose the values, so each is its own figure
+a5=$SCRATCH/basic5
+b5=$SCRATCH/progress5
+"$synth" --out "$a5" --comm-ms 1,2,4,8,16 --comp-ms 1,2,4,8,16 --scenario mixed --blocks 12 >/dev/null || fail "synth a5"
+"$synth" --out "$b5" --comm-ms 1,2,4,8,16 --comp-ms 1,2,4,8,16 --scenario overlap --deployment progress \
+    --blocks 12 >/dev/null || fail "synth b5"
+"$compare" --figure-size=column "$a5" "$b5" -o "$SCRATCH/cmp5" >/dev/null 2>&1 || fail "nbc-compare of the 5 x 5 runs failed"
 
 figures=("$run"/plots/{overhead,overhead_ci_width,concurrency,concurrency_slowdown,bands,impact,ecdf_cell_14}
     "$front/plots/frontier"
-    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown,compare_frontier})
+    "$SCRATCH"/cmp/{compare_overhead,diff_overhead,diff_comm,diff_comp_slowdown,compare_frontier}
+    "$SCRATCH"/cmp5/{compare_overhead,compare_overhead_2,diff_overhead})
 svgs=()
 for f in "${figures[@]}"; do
     for ext in svg png pdf gp caption.txt; do [ -s "$f.$ext" ] || fail "$f.$ext missing"; done
@@ -115,6 +126,17 @@ cmp_gp=$SCRATCH/cmp/compare_overhead.gp
 [ "$(grep -c '^ *unset colorbox' "$cmp_gp")" -eq 1 ] || fail "compare_overhead draws more than one colour bar"
 [ "$(grep -c '^ *set colorbox user' "$cmp_gp")" -eq 1 ] || fail "compare_overhead's shared colour bar is not in the common margin"
 [ "$(cbranges "$cmp_gp")" = "[0:1] [0:1] " ] || fail "compare_overhead's panels differ in scale: $(cbranges "$cmp_gp")"
+# split, each configuration's figure draws the one scale with its own bar
+# and its caption names the others
+for f in "$SCRATCH"/cmp5/compare_overhead{,_2}; do
+    [ "$(grep -c '^ *unset colorbox' "$f.gp")" -eq 0 ] || fail "$f.gp hides its colour bar"
+    [ "$(cbranges "$f.gp")" = "[0:1] " ] || fail "$f.gp is not one panel on r_overhead's 0..1: $(cbranges "$f.gp")"
+    grep -q 'A figure per configuration, on one colour scale: compare_overhead (1), compare_overhead_2 (2)\.' \
+        "$f.caption.txt" || fail "$f.caption.txt does not name the figures that share its scale"
+done
+head -n 1 "$SCRATCH/cmp5/compare_overhead_2.caption.txt" | grep -q '^r_overhead of configuration 2 of 2 .*; [^;]*progress' ||
+    fail "compare_overhead_2's title does not name its configuration: $(head -n 1 "$SCRATCH/cmp5/compare_overhead_2.caption.txt")"
+[ ! -e "$SCRATCH/cmp/compare_overhead_2.gp" ] || fail "the 4 x 4 comparison, one figure, also wrote compare_overhead_2"
 for metric in overhead comm comp_slowdown; do
     [ "$(cbranges "$SCRATCH/cmp/diff_$metric.gp")" = "[-1:1] " ] ||
         fail "diff_$metric's scale is $(cbranges "$SCRATCH/cmp/diff_$metric.gp"), every difference map has -1..1"

@@ -6,7 +6,10 @@
 # points, wake-up and barrier records, threads, configuration, library and
 # provenance; the run's own numbers stay). Read back with poppler-utils
 # (pdf_layout.py): every image inside its page with its caption, no page of
-# headings only, no text past the right margin. report.html has a table of
+# headings only, no text past the right margin; every table cell's text
+# inside its cell (pdf_cells.py, weasyprint's layout). The same for a
+# study's report (six launches, a results table in fixed columns, and
+# their comparison on the default grid). report.html has a table of
 # contents whose links all land, and the raw records (clock points, every
 # thread, the configuration's sections) only in the appendix, its last
 # section. Without weasyprint or poppler-utils the test skips, unless run
@@ -45,6 +48,41 @@ echo "$msg"
 layout=$(python3 tests/analysis/pdf_layout.py "$run/report.pdf" "$SCRATCH") ||
     fail "report.pdf cannot be printed as it is:"$'\n'"$layout"
 figure "$layout"
+# every table cell's text inside its cell, as weasyprint lays it out (the
+# Python of the weasyprint command, which imports it)
+weasy_python=$(sed -n '1s/^#! *//p' "$(command -v weasyprint)")
+cells=$("$weasy_python" tests/analysis/pdf_cells.py "$run/report.html") ||
+    fail "report.pdf's tables:"$'\n'"$cells"
+figure "$cells"
+
+# a study's report: six launches (a results table of fixed, narrow columns)
+# and their comparison, on the default 5 x 5 grid
+synth=$BUILD/tests/analysis/synth_run
+compare=$TOOLS_DIR/nbc-compare
+study=$SCRATCH/study
+mkdir -p "$study"
+runs=() entries=()
+for launch in 1 2 3; do
+    for deployment in basic progress; do
+        dir=$SCRATCH/$deployment-$launch
+        scenario=mixed
+        [ "$deployment" = basic ] || scenario=overlap
+        "$synth" --out "$dir" --comm-ms 1,2,4,8,16 --comp-ms 1,2,4,8,16 --scenario "$scenario" \
+            --deployment "$deployment" --blocks 12 --seed "$launch" >/dev/null || fail "synth $dir"
+        runs+=("$dir")
+        entries+=("{\"index\": ${#runs[@]}, \"name\": \"mpich-ibcast-$deployment\", \"launch\": $launch, \"status\": \"complete\", \"run_dir\": \"$dir\"}")
+    done
+done
+"$analyze" -q "${runs[@]}" 2>/dev/null || fail "nbc-analyze of the study's runs"
+"$compare" "${runs[@]}" -o "$study/compare" >/dev/null 2>&1 || fail "nbc-compare of the study's runs"
+(IFS=,; printf '{"format": 1, "status": "complete", "study": {"collectives": ["ibcast"], "launches": 3}, "runs": [%s], "comparisons": ["%s"]}\n' \
+    "${entries[*]}" "$study/compare") >"$study/study.json"
+msg=$("$report" "$study" 2>&1) || fail "nbc-report of the study failed: $msg"
+layout=$(python3 tests/analysis/pdf_layout.py "$study/report.pdf" "$SCRATCH") ||
+    fail "the study's report.pdf cannot be printed as it is:"$'\n'"$layout"
+cells=$("$weasy_python" tests/analysis/pdf_cells.py "$study/report.html") ||
+    fail "the study's report.pdf's tables:"$'\n'"$cells"
+figure "study: $layout; $cells"
 
 python3 - "$run/report.html" <<'PY' || fail "report.html's contents or appendix"
 import re, sys

@@ -45,7 +45,7 @@ E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_journal.sh tests/
               tests/analysis/e2e_palette.sh tests/analysis/e2e_normalize.sh \
               tests/analysis/e2e_report.sh tests/analysis/e2e_report_render.sh \
               tests/analysis/e2e_report_pdf.sh \
-              tests/analysis/e2e_print.sh tests/analysis/e2e_frontier.sh \
+              tests/analysis/e2e_print.sh tests/analysis/e2e_frontier.sh tests/analysis/e2e_figures_quiet.sh \
               tests/analysis/e2e_verdict_study.sh tests/analysis/e2e_classes.sh \
               tests/analysis/e2e_band_reading.sh tests/analysis/e2e_outputs_unchanged.sh \
               tests/analysis/e2e_pytools_unchanged.sh

@@ -6,7 +6,9 @@
 # directives and spec, has a homepage, git, a licence and versions, declares
 # its dependencies and hands the Makefile MPICC from spec['mpi'].mpicc, the
 # BLAS flags from spec['blas'] and PREFIX=prefix; `make -n` accepts those
-# targets. The module file examples (Lmod, Tcl) parse, load their MPI
+# targets; README.md and docs/harnesses.md show `spack repo add` of this
+# repository and `spack install --add`, and the packaging/ paths they name
+# exist. The module file examples (Lmod, Tcl) parse, load their MPI
 # library's module first and set PATH, BENCH_NBC_CONFIGS and the version. A part whose interpreter is missing
 # is skipped with the reason; all missing: the test is skipped.
 # shellcheck source=tests/lib.sh
@@ -22,6 +24,15 @@ recipe=$repo/packages/bench_nbc/package.py
 [ -f "$recipe" ] || fail "no recipe at $recipe (Spack's layout: spack_repo/NAMESPACE/packages/NAME/package.py)"
 grep -qx '  namespace: bench_nbc' "$repo/repo.yaml" || fail "$repo/repo.yaml: namespace is not its folder's: $(cat "$repo/repo.yaml")"
 grep -qx '  api: v2.0' "$repo/repo.yaml" || fail "$repo/repo.yaml: not package API v2.0: $(cat "$repo/repo.yaml")"
+# the docs a user follows name this repository, and every packaging/ path
+# they give exists
+for doc in README.md docs/harnesses.md; do
+    grep -q "^ *spack repo add .*$repo\$" "$doc" || fail "$doc does not show 'spack repo add .../$repo'"
+    grep -q '^ *spack install --add bench-nbc' "$doc" || fail "$doc does not show 'spack install --add bench-nbc'"
+    while read -r path; do
+        [ -e "$path" ] || fail "$doc names $path, which does not exist"
+    done < <(grep -o 'packaging/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$doc")
+done
 if command -v python3 >/dev/null; then
     # (compiled into the scratch folder, not next to the recipe)
     PYTHONPYCACHEPREFIX=$SCRATCH/pycache python3 -m py_compile "$recipe" || fail "$recipe does not compile"

@@ -29,9 +29,15 @@ class BenchNbc(MakefilePackage):
     times on both axes, a global clock, a window barrier), and tells why
     when it does not: no progress, computation slowdown or contention."""
 
-    # Where the project is published: example.org stands for its address, and
-    # the licence is a LicenseRef until the tree holds a licence file; both
-    # are to be set on publication (spack install needs a reachable git).
+    # Placeholders until the project is published (it has no public address
+    # and no licence file yet). The publisher sets:
+    #   homepage  the project's public web page, https://...;
+    #   git       the clone URL of the public repository, https://....git,
+    #             which holds the branch main and the tag v0.9.0 below
+    #             (spack install fetches from it; until then, build a
+    #             checkout with spack develop);
+    #   license   the SPDX identifier of the licence file added to the tree,
+    #             e.g. license("BSD-3-Clause"), in place of the LicenseRef.
     homepage = "https://example.org/bench_nbc"
     git = "https://example.org/bench_nbc.git"
 
