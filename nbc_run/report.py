@@ -169,12 +169,12 @@ def summary(r, finished):
                    [run.run_dir for run in finished if run.status == "complete"])
     coverage = r.record.null_coverage
     for pair, c in sorted((coverage if isinstance(coverage, dict) else {}).items()):
-        print("null-control coverage, pooled: {} {} ({} of {} valid cells over {} run(s); "
-              "95 % interval {})".format(
+        print("\n".join(console_lines("null-control coverage, pooled: {} {} ({} of {} valid "
+                                       "cells over {} run(s); 95 % interval {})".format(
                   pair, "none" if not c["cells"] else "{:.1f} %".format(100 * c["share"]),
                   c["covered"], c["cells"], c["runs"],
                   "none" if not c["cells"] else "[{:.1f}, {:.1f}] %".format(
-                      100 * c["ci_lo"], 100 * c["ci_hi"])))
+                      100 * c["ci_lo"], 100 * c["ci_hi"])))))
     if r.record.table:
         print("table: " + relative(os.path.join(r.study_dir, r.record.table)))
     print_equal_work(r.record.comparisons)

@@ -61,9 +61,10 @@ static void record_end(nbc_job *job)
         /* One duration per step, and no folder: the run folder line said it.
          * A resumed run's calibration was the earlier step's (timed there). */
         if (job->study.stopped && job->study.rc == MPI_SUCCESS && !job->study.interrupted)
-            fprintf(stderr,
-                    "bench_nbc: calibration done in %.1f s; the sweep of its %d cells is the "
-                    "next step (bench_nbc --resume)\n",
+            fprintf(stderr, "bench_nbc: %s in %.1f s; next: the sweep of %d cells (--resume)\n",
+                    run->cfg->run.calibration_from && run->cfg->run.calibration_from[0]
+                        ? "clock sync, sizes of run.calibration_from"
+                        : "calibrated",
                     meta->calibration_s, meta->cells_total);
         else if (job->cli.resume_dir)
             fprintf(stderr, "bench_nbc: %s: %d of %d cells, sweep %.1f s\n", meta->status,
