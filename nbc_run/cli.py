@@ -103,7 +103,8 @@ or a study file with a [study] section (configs/study-default.conf):
   --dry-run           check every run's configuration with bench_nbc (exit 2 at the
                       first refused), then print every command instead of running it
   -v, --verbose       also show each command and the tools' records (calibration
-                      sizes, barrier notes), which otherwise go to the run's nbc-run.log
+                      sizes, barrier notes, cells tables), which otherwise go to the
+                      run's nbc-run.log
   --format F          each run's cells table on stdout too, for a harness that reads
                       it there (nbc-analyze --table): text (aligned, the file cells.txt)
                       or json (JSON lines); default none (the run's nbc-run.log alone)
