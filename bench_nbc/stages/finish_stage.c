@@ -61,11 +61,12 @@ static void record_end(nbc_job *job)
         /* One duration per step, and no folder: the run folder line said it.
          * A resumed run's calibration was the earlier step's (timed there). */
         if (job->study.stopped && job->study.rc == MPI_SUCCESS && !job->study.interrupted)
-            fprintf(stderr, "bench_nbc: %s in %.1f s; next: the sweep of %d cells (--resume)\n",
+            fprintf(stderr, "bench_nbc: calibrated in %.1f s%s; next: the sweep of its %d cells\n",
+                    meta->calibration_s,
                     run->cfg->run.calibration_from && run->cfg->run.calibration_from[0]
-                        ? "clock sync, sizes of run.calibration_from"
-                        : "calibrated",
-                    meta->calibration_s, meta->cells_total);
+                        ? " (sizes of run.calibration_from)"
+                        : "",
+                    meta->cells_total);
         else if (job->cli.resume_dir)
             fprintf(stderr, "bench_nbc: %s: %d of %d cells, sweep %.1f s\n", meta->status,
                     meta->cells_done, meta->cells_total, meta->sweep_s);
