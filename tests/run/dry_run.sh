@@ -231,7 +231,9 @@ status=0
 out=$(clean_env "$nbc_run" configs/default.conf --mpi mpich --no-deps --no-build --deployments basic,progress \
     --set run.results_dir="$SCRATCH/real" --set grid.comm_times=1,16,2 2>&1) || status=$?
 [ $status -eq 2 ] || fail "a study with a refused configuration: status $status, expected 2: $out"
-[ "$(grep -c 'has no unit' <<<"$out")" = 1 ] || fail "the refusal is not said once: $out"
+[ "$(unwrap <<<"$out" | grep -c 'has no unit')" = 1 ] || fail "the refusal is not said once: $out"
+unwrap <<<"$out" | grep -q 'has no unit) (allowed: .*times with their unit s, ms or us' ||
+    fail "the refusal does not name the units allowed: $out"
 [ ! -e "$SCRATCH/real" ] || fail "a refused study wrote $(find "$SCRATCH/real")"
 bad_inputs=$((bad_inputs + 1))
 
