@@ -33,8 +33,9 @@ LISTED_OPTIONS = ("--collectives, --deployments, --mpi, --settings, --set, --ran
                   "--launch-order, --seed, --resume, --hosts, --rsh, --launcher, --build-dir, "
                   "--tools-dir, --no-deps, --no-build, --dry-run, --verbose, --fingerprint, "
                   "--archive, --help")
-# --format: how each run's cells table reaches stdout (nbc-analyze --table).
-TABLE_FORMATS = ["text", "json"]
+# --format: whether and how each run's cells table reaches stdout (nbc-analyze
+# --table; none: the run's nbc-run.log alone).
+TABLE_FORMATS = ["none", "text", "json"]
 
 USAGE = """\
 usage: nbc-run CONFIG [options]
@@ -102,9 +103,11 @@ or a study file with a [study] section (configs/study-default.conf):
   --dry-run           check every run's configuration with bench_nbc (exit 2 at the
                       first refused), then print every command instead of running it
   -v, --verbose       also show each command and the tools' records (calibration
-                      sizes, barrier notes), which otherwise go to the run's nbc-run.log
-  --format F          each run's cells table on stdout (nbc-analyze --table): text
-                      (aligned, the file cells.txt) or json (JSON lines); default text
+                      sizes, barrier notes, cells tables), which otherwise go to the
+                      run's nbc-run.log
+  --format F          each run's cells table on stdout too, for a harness that reads
+                      it there (nbc-analyze --table): text (aligned, the file cells.txt)
+                      or json (JSON lines); default none (the run's nbc-run.log alone)
   -h, --help          this text
   -V, --version       the version and revision
 Relative paths in a configuration (run.results_dir) are relative to the
@@ -146,7 +149,7 @@ class Options:
     fingerprint: bool = False
     help: bool = False
     version: bool = False
-    format: str = "text"
+    format: str = "none"
     recorded: List[str] = field(default_factory=list)  # the arguments study.json keeps
 
 

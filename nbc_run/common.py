@@ -20,13 +20,10 @@ def show(line, out=None):
 
 
 def note(message):
-    """nbc-run's own message on standard error: wrapped like every console
-    line on a terminal, one line whatever its length in a file or pipe (a
-    harness or a test greps it whole)."""
-    if sys.stderr.isatty():
-        show("nbc-run: " + message)
-    else:
-        print("nbc-run: " + message, file=sys.stderr, flush=True)
+    """nbc-run's own message on standard error, wrapped like every console
+    line, on a terminal and in a batch job's log alike (what a program needs
+    is in the study's files, never scraped from the console)."""
+    show("nbc-run: " + message)
 
 
 class BadInput(Exception):

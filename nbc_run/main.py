@@ -13,8 +13,8 @@ from nbc_tools.cli import ExitStatus, exit_status_help, version_line
 
 from .archive import archive_study
 from .cli import TABLE_FORMATS, USAGE, parse_arguments
-from .common import (BadInput, allowed, check_list, iso_now, note, read_json, stamp_now,
-                     write_atomic)
+from .common import (BadInput, allowed, check_list, iso_now, note, read_json, show,
+                     stamp_now, write_atomic)
 from .coverage import pooled_null_coverage, schema_columns
 from .placement import place
 from .plan import Planner, calibration_references
@@ -278,7 +278,9 @@ class Runner(RunSteps):
                 write_atomic(os.path.join(out, "nbc-compare.log"),
                              "".join(line + "\n" for line in lines))
             for line in lines:
-                if self.o.verbose or status != 0 or line.startswith("warning"):
+                if line.startswith("warning"):
+                    show(line, sys.stdout)  # (wrapped, as every sentence for the reader)
+                elif self.o.verbose or status != 0:
                     print(line, flush=True)
             if status == 0:
                 self.record.comparisons.append(out)

@@ -105,10 +105,11 @@ def print_verdicts(tools_dir, run_dirs):
         print("\n".join(console_lines("verdict: " + text)))
 
 
-def print_equal_work(comparisons, wrap=None):
+def print_equal_work(comparisons, wrap=True):
     """The answer to "should I turn it on?": nbc-compare's sentences on each
     configuration against basic at equal work (COMPARISON/equal_work.txt),
-    as it wrote them, wrapped on a terminal (wrap: True or False to say)."""
+    wrapped at CONSOLE_WIDTH (wrap False: one sentence a line, as in the
+    file)."""
     for d in comparisons:
         try:
             with open(os.path.join(d, "equal_work.txt")) as f:
@@ -118,10 +119,9 @@ def print_equal_work(comparisons, wrap=None):
         except OSError as e:
             note("cannot read {}/equal_work.txt: {}".format(d, e))
             continue
-        # One sentence a line in the file, and in a file or pipe (a harness
-        # or a test greps it whole); on a terminal (wrap: None) at most 100
-        # columns, a sentence's continuation indented under it.
-        if not (sys.stdout.isatty() if wrap is None else wrap):
+        # One sentence a line in the file (for a program); on the console at
+        # most 100 columns, a sentence's continuation indented under it.
+        if not wrap:
             sys.stdout.write(text)
             continue
         for line in text.splitlines():
@@ -169,12 +169,12 @@ def summary(r, finished):
                    [run.run_dir for run in finished if run.status == "complete"])
     coverage = r.record.null_coverage
     for pair, c in sorted((coverage if isinstance(coverage, dict) else {}).items()):
-        print("null-control coverage, pooled: {} {} ({} of {} valid cells over {} run(s); "
-              "95 % interval {})".format(
+        print("\n".join(console_lines("null-control coverage, pooled: {} {} ({} of {} valid "
+                                       "cells over {} run(s); 95 % interval {})".format(
                   pair, "none" if not c["cells"] else "{:.1f} %".format(100 * c["share"]),
                   c["covered"], c["cells"], c["runs"],
                   "none" if not c["cells"] else "[{:.1f}, {:.1f}] %".format(
-                      100 * c["ci_lo"], 100 * c["ci_hi"])))
+                      100 * c["ci_lo"], 100 * c["ci_hi"])))))
     if r.record.table:
         print("table: " + relative(os.path.join(r.study_dir, r.record.table)))
     print_equal_work(r.record.comparisons)

@@ -231,12 +231,22 @@ class RunSteps:
         status 4: its tables and figures are written, every cell invalid); its
         reason, from nbc-analyze's message, is kept for study.json."""
         self.analysis_message = ""
-        with tempfile.TemporaryFile("w+") as err:
-            status = self.tool_step(run, [analyze, "--table=" + self.o.format, run.run_dir],
-                                    "nbc-analyze", sys.stdout,
+        with tempfile.TemporaryFile("w+") as table, tempfile.TemporaryFile("w+") as err:
+            table_format = "text" if self.o.format == "none" else self.o.format
+            status = self.tool_step(run, [analyze, "--table=" + table_format, run.run_dir],
+                                    "nbc-analyze", table,
                                     stderr=err, expected=(0, ExitStatus.NO_VALID_CELL))
+            table.seek(0)
             err.seek(0)
-            text = err.read()
+            cells, text = table.read(), err.read()
+        # Its cells table is the run folder's cells.csv (and cells.txt): the
+        # log has it, stdout with --format text or json (a harness reads it
+        # there) or --verbose.
+        for line in cells.splitlines():
+            self.proc.log(line)
+            if self.o.verbose or self.o.format != "none":
+                print(line)
+        sys.stdout.flush()
         # Its summary is the run folder's summary.txt: the log has it, the
         # console its warnings (the verdict follows at the study's end).
         for line in text.splitlines():

@@ -91,6 +91,13 @@ use_mpi() {
 LOOSE_LATENESS=(--set run.late_tolerance=0.2 --set run.max_retries=100)
 fail() { echo "FAILED: $*"; exit 1; }
 figure() { echo "figure: $*"; }
+# unwrap: standard input with each console line that continues on the lines
+# indented under it (4 spaces: the console's wrapping, nbc_tools/cli.py
+# console_lines) joined back into one line.
+unwrap() {
+    awk '/^    / && held { sub(/^ +/, " "); line = line $0; next }
+         { if (held) print line; line = $0; held = 1 } END { if (held) print line }'
+}
 
 # mpi_launch ARGS...: the build's launcher with what its profile says it
 # needs here (as root, more ranks than cores, ranks computing with several

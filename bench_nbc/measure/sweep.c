@@ -168,22 +168,32 @@ static int decide_stop(nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
     return MPI_SUCCESS;
 }
 
-/* One line per cell on stderr from rank 0 (rewritten in place on a terminal). */
+/* Progress on stderr from rank 0: on a terminal one line rewritten in place
+ * after each cell; in a file or pipe (a batch log) a line when at least
+ * PROGRESS_PERIOD_S passed since the last one, and the last cell's, so that a
+ * sweep of hundreds of cells does not flood the log. The cell's bytes and
+ * matrix order are in the run folder (sweep.csv, calib_*.csv). *shown_s:
+ * the elapsed time of the last line printed (0 before the first). */
+#define PROGRESS_PERIOD_S 10.0
 static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size_t cell,
-                            const nbc_cell_stop *stop, int done, int total, double elapsed_s)
+                            const nbc_cell_stop *stop, int done, int total, double elapsed_s,
+                            double *shown_s)
 {
     if (run->rank != 0)
         return;
+    bool tty = isatty(STDERR_FILENO);
+    if (!tty && done < total && elapsed_s - *shown_s < PROGRESS_PERIOD_S)
+        return;
+    *shown_s = elapsed_s;
     const nbc_comm_calibration *comm = &plan->comm[cell / plan->comp_count];
     const compute_calib_result *comp = &plan->comp[cell % plan->comp_count];
     double left_s = done > 0 ? elapsed_s / done * (total - done) : 0;
-    bool tty = isatty(STDERR_FILENO);
     fprintf(stderr,
-            "%sbench_nbc: cell %d/%d  comm %.3g ms (%zu B) x comp %.3g ms (n=%zu)  "
-            "%d blocks (%s)  elapsed %.0f s, about %.0f s left%s",
-            tty ? "\r\033[K" : "", done, total, comm->target_s * 1e3, comm->bytes,
-            comp->target_s * 1e3, comp->matrix_n, stop->blocks, nbc_stop_reason_name(stop->reason),
-            elapsed_s, left_s, tty && done < total ? "" : "\n");
+            "%sbench_nbc: cell %d/%d  comm %.3g ms x comp %.3g ms  %d blocks (%s)  "
+            "elapsed %.0f s, about %.0f s left%s",
+            tty ? "\r\033[K" : "", done, total, comm->target_s * 1e3, comp->target_s * 1e3,
+            stop->blocks, nbc_stop_reason_name(stop->reason), elapsed_s, left_s,
+            tty && done < total ? "" : "\n");
     fflush(stderr);
 }
 
@@ -456,6 +466,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
     FILE *raw = run->rank == 0 ? run_output_file(run->out, OUT_RAW) : NULL;
     int rc = run->rank != 0 || raw ? MPI_SUCCESS : MPI_ERR_IO;
     int64_t start_ns = clocksync_now_local_ns(run->sync);
+    double shown_s = 0; /* the elapsed time of the last progress line */
     /* After a cell that ran out of redos despite its pauses, the machine is
      * busy for longer than the patience: the next cells fail as fast as
      * they used to, until one keeps its blocks. */
@@ -518,7 +529,7 @@ int nbc_sweep(nbc_run *run, const nbc_sweep_plan *plan, nbc_sweep_record *record
             rc = brc != MPI_SUCCESS ? brc : (failed_any ? MPI_ERR_IO : MPI_SUCCESS);
         }
         report_progress(run, plan, cell, &record->stops[cell], (int)done + 1, (int)total,
-                        (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9);
+                        (double)(clocksync_now_local_ns(run->sync) - start_ns) * 1e-9, &shown_s);
     }
     free(order);
     if (rc == MPI_SUCCESS)

@@ -309,8 +309,9 @@ void nbc_computation_stage(nbc_study *study, const nbc_cli *cli, nbc_shared *sha
         nbc_load_calibration_from(run, prior, &shared->comp_kept, &study->comm_own);
         bool taken =
             shared->comp_kept < cfg->grid.comp_count || study->comm_own < nbc_comm_axis_count(cfg);
+        /* A record (stdout: nbc-run's log), as the sizes found are. */
         if (run->rank == 0 && taken)
-            fprintf(stderr,
+            fprintf(stdout,
                     "bench_nbc: calibration: the message and matrix sizes of %s "
                     "(run.calibration_from), not calibrated here\n",
                     cfg->run.calibration_from);

@@ -61,10 +61,12 @@ static void record_end(nbc_job *job)
         /* One duration per step, and no folder: the run folder line said it.
          * A resumed run's calibration was the earlier step's (timed there). */
         if (job->study.stopped && job->study.rc == MPI_SUCCESS && !job->study.interrupted)
-            fprintf(stderr,
-                    "bench_nbc: calibration done in %.1f s; the sweep of its %d cells is the "
-                    "next step (bench_nbc --resume)\n",
-                    meta->calibration_s, meta->cells_total);
+            fprintf(stderr, "bench_nbc: calibrated in %.1f s%s; next: the sweep of its %d cells\n",
+                    meta->calibration_s,
+                    run->cfg->run.calibration_from && run->cfg->run.calibration_from[0]
+                        ? " (sizes of run.calibration_from)"
+                        : "",
+                    meta->cells_total);
         else if (job->cli.resume_dir)
             fprintf(stderr, "bench_nbc: %s: %d of %d cells, sweep %.1f s\n", meta->status,
                     meta->cells_done, meta->cells_total, meta->sweep_s);

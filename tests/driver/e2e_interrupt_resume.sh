@@ -21,16 +21,24 @@ whole_cells() { cells_whole "$1" sweep 2; }
 # first_cell_rows FOLDER: the rows of the cell that ran first.
 first_cell_rows() { awk -F, 'NR == 2 { first = $1 } NR > 1 && $1 == first' "$1/raw.csv"; }
 
+# cells_done RUN_DIR_FILE N: whether the run whose folder bench_nbc wrote
+# into RUN_DIR_FILE has N cells done (a row each in its sweep.csv, written
+# as the cell ends; its console shows progress only every few seconds).
+cells_done() {
+    local dir
+    [ -s "$1" ] && dir=$(cat "$1") && [ -f "$dir/sweep.csv" ] && [ "$(($(wc -l <"$dir/sweep.csv") - 1))" -ge "$2" ]
+}
+
 # stop_after_cells SIGNAL N: starts a run, sends SIGNAL to its ranks once N
 # cells are done, and sets RUN_DIR and RUN_STATUS.
 stop_after_cells() {
-    local log=$SCRATCH/log.$1
-    mpi_launch -n 2 "$BENCH" "${sweep[@]}" >"$log" 2>&1 &
+    local log=$SCRATCH/log.$1 where=$SCRATCH/dir.$1
+    mpi_launch -n 2 "$BENCH" "${sweep[@]}" --run-dir-file "$where" >"$log" 2>&1 &
     local launcher=$! deadline=$((SECONDS + 240))
-    until grep -q "cell $2/" "$log" || [ $SECONDS -ge $deadline ]; do
+    until cells_done "$where" "$2" || [ $SECONDS -ge $deadline ]; do
         sleep 0.1
     done
-    if ! grep -q "cell $2/" "$log"; then
+    if ! cells_done "$where" "$2"; then
         pkill -KILL -f "^$BENCH .*run.results_dir=$SCRATCH"
         cat "$log"
         fail "the run never reached cell $2"

@@ -16,11 +16,15 @@ cores=$(nproc)
 
 # Outside the make that runs the tests: the defaults, as a user has them.
 clean_env() { env -u MPI -u MPICC -u MPIEXEC -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$@"; }
-# dry STUDY ARGS...: the printed commands, or the test fails.
+# flatten FILE: its wrapped console lines joined back, one message a line.
+flatten() { unwrap <"$1" >"$1.flat" && mv "$1.flat" "$1"; }
+# dry STUDY ARGS...: the printed commands, or the test fails (its standard
+# error flattened into $SCRATCH/stderr).
 studies=0 bad_inputs=0
 dry() {
     studies=$((studies + 1))
     out=$(clean_env "$nbc_run" "$@" --dry-run 2>"$SCRATCH/stderr") || fail "nbc-run $* --dry-run: status $?: $(cat "$SCRATCH/stderr")"
+    flatten "$SCRATCH/stderr"
     echo "== nbc-run $*"
     echo "$out"
 }
@@ -161,6 +165,7 @@ printf '[build]\nprofile = %s\nversion = 1.0\nmpiexec = %s\n' "$P" "$DX" >"$pref
 studies=$((studies + 1))
 out=$(cd "$SCRATCH/elsewhere" && clean_env "$prefix/bin/nbc-run" configs/default.conf --dry-run 2>"$SCRATCH/stderr") ||
     fail "installed nbc-run --dry-run: $(cat "$SCRATCH/stderr")"
+flatten "$SCRATCH/stderr"
 echo "$out"
 expect "\+ $(launcher "$P" --command "$DX" "${two[@]}") $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.conf --set run.collective=ibcast --set run.deployment=basic --set run.mpi=$P --stop-after calibration --run-dir-file $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-study/run-001.path"
 expect "\+ $prefix/bin/nbc-analyze --table=text $SCRATCH/elsewhere/results/YYYYmmdd-HHMMSS-$P-ibcast-basic"
@@ -173,6 +178,7 @@ bad() {
     shift
     clean_env "$nbc_run" --dry-run "$@" >"$SCRATCH/out" 2>&1
     local status=$?
+    flatten "$SCRATCH/out"
     [ $status -eq 2 ] || fail "nbc-run $*: status $status, expected 2: $(cat "$SCRATCH/out")"
     grep -qE -- "$want" "$SCRATCH/out" || fail "nbc-run $*: message lacks '$want': $(cat "$SCRATCH/out")"
     [ "$(grep -c '^+ ' "$SCRATCH/out")" = 0 ] || fail "nbc-run $*: printed commands before refusing"
@@ -225,7 +231,9 @@ status=0
 out=$(clean_env "$nbc_run" configs/default.conf --mpi mpich --no-deps --no-build --deployments basic,progress \
     --set run.results_dir="$SCRATCH/real" --set grid.comm_times=1,16,2 2>&1) || status=$?
 [ $status -eq 2 ] || fail "a study with a refused configuration: status $status, expected 2: $out"
-[ "$(grep -c 'has no unit' <<<"$out")" = 1 ] || fail "the refusal is not said once: $out"
+[ "$(unwrap <<<"$out" | grep -c 'has no unit')" = 1 ] || fail "the refusal is not said once: $out"
+unwrap <<<"$out" | grep -q 'has no unit) (allowed: .*times with their unit s, ms or us' ||
+    fail "the refusal does not name the units allowed: $out"
 [ ! -e "$SCRATCH/real" ] || fail "a refused study wrote $(find "$SCRATCH/real")"
 bad_inputs=$((bad_inputs + 1))
 

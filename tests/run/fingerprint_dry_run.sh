@@ -21,7 +21,7 @@ cd "$BENCH_NBC_ROOT" || fail "no repository at $BENCH_NBC_ROOT"
 out=$(./nbc-run --fingerprint --mpi mpich,openmpi --ranks "$cores" --dry-run --no-deps --no-build \
     --tools-dir "$TOOLS_DIR" --set run.results_dir="$SCRATCH" 2>"$SCRATCH/stderr") ||
     fail "nbc-run --fingerprint --dry-run: status $?: $(cat "$SCRATCH/stderr")"
-err=$(cat "$SCRATCH/stderr")
+err=$(unwrap <"$SCRATCH/stderr")
 echo "$out"
 # The runs, in the fingerprint's order, each library's ways together.
 runs=$(sed -n 's/^nbc-run: run [0-9]* of [0-9]*: \([^ ]*\) (launch.*/\1/p' <<<"$err" | tr '\n' ' ')
@@ -66,7 +66,7 @@ fingerprint = 250
 CONF
 ./nbc-run "$SCRATCH/fp.conf" --mpi mpich --ranks "$cores" --dry-run --no-deps --no-build \
     --set run.results_dir="$SCRATCH" >/dev/null 2>"$SCRATCH/stderr" || fail "a study file with fingerprint = 250: $(cat "$SCRATCH/stderr")"
-grep -q "run 4 of 4: mpich-ibcast-manual-250us" "$SCRATCH/stderr" || fail "fingerprint = 250: $(cat "$SCRATCH/stderr")"
+unwrap <"$SCRATCH/stderr" | grep -q "run 4 of 4: mpich-ibcast-manual-250us" || fail "fingerprint = 250: $(cat "$SCRATCH/stderr")"
 
 # Bad input: exit 2, the key named.
 bad() {
@@ -75,7 +75,7 @@ bad() {
     ./nbc-run "$@" --dry-run --no-deps --no-build >/dev/null 2>"$SCRATCH/stderr"
     status=$?
     [ "$status" -eq 2 ] || fail "$what: status $status, expected 2"
-    grep -qF -- "$expected" "$SCRATCH/stderr" || fail "$what: the message lacks '$expected': $(cat "$SCRATCH/stderr")"
+    unwrap <"$SCRATCH/stderr" | grep -qF -- "$expected" || fail "$what: the message lacks '$expected': $(cat "$SCRATCH/stderr")"
 }
 bad "--deployments with --fingerprint" "--deployments: a fingerprint runs every deployment" \
     --fingerprint --mpi mpich --deployments basic

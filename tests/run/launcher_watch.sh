@@ -92,7 +92,7 @@ status=$?
 hang_s=$((SECONDS - start))
 cat "$SCRATCH/stderr"
 [ $status -eq 0 ] || fail "nbc-run with ranks hung after a complete run: status $status"
-grep -q "have not exited (MPI_Finalize hang" "$SCRATCH/stderr" || fail "no message about the stopped launcher"
+unwrap <"$SCRATCH/stderr" | grep -q "have not exited (MPI_Finalize hang" || fail "no message about the stopped launcher"
 grep -qx "run folder: $dir" <<<"$out" || fail "the complete run is not listed: $out"
 [ "$(grep -c "ranks hung in MPI_Finalize" "$dir/nbc-run.log")" = 2 ] ||
     fail "nbc-run.log does not record the two hangs: $(cat "$dir/nbc-run.log")"

@@ -6,4 +6,5 @@ E2E_TESTS += tests/run/dry_run.sh tests/run/launches_dry_run.sh tests/run/slurm_
              tests/run/resume_study.sh tests/run/netns_nodes.sh tests/run/slurm_real.sh \
              tests/run/no_valid_cell.sh tests/run/settings_study.sh tests/run/netns_drift.sh \
              tests/run/null_coverage.sh tests/run/runner_package.sh tests/run/equal_work_study.sh tests/run/fingerprint_dry_run.sh \
-             tests/run/fingerprint_verdict.sh tests/run/fingerprint_study.sh tests/run/config_comments.sh tests/run/console_split.sh
+             tests/run/fingerprint_verdict.sh tests/run/fingerprint_study.sh tests/run/config_comments.sh tests/run/console_split.sh \
+             tests/run/console_study.sh

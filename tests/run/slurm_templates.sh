@@ -140,7 +140,7 @@ expect "\+ $OX ${root_flag}--bind-to none --map-by ppr:1:node -n 4 $O/compute_re
 # Open MPI has no progress thread: the job refuses it (exit 2).
 in_job "$with_srun" --deployments progress --dry-run --mpi openmpi >"$SCRATCH/out" 2>&1
 status=$?
-{ [ $status -eq 2 ] && grep -q "Open MPI has no asynchronous progress thread" "$SCRATCH/out"; } ||
+{ [ $status -eq 2 ] && unwrap <"$SCRATCH/out" | grep -q "Open MPI has no asynchronous progress thread"; } ||
     fail "$template --deployments progress --mpi openmpi: status $status: $(cat "$SCRATCH/out")"
 
 # The job array: task i runs entry i of array_tasks (one collective each); a
@@ -157,7 +157,7 @@ for task in "${!entries[@]}"; do
 done
 SLURM_ARRAY_TASK_ID=9 in_job "$with_srun" --dry-run >"$SCRATCH/out" 2>&1
 status=$?
-{ [ $status -eq 2 ] && grep -q "array task 9 but ${#entries[@]} array_tasks" "$SCRATCH/out"; } ||
+{ [ $status -eq 2 ] && unwrap <"$SCRATCH/out" | grep -q "array task 9 but ${#entries[@]} array_tasks"; } ||
     fail "$template, array task 9: $(cat "$SCRATCH/out")"
 
 # The environment a job gives nbc-run: a fake checkout whose nbc-run records it.
