@@ -32,7 +32,7 @@ class BenchNbc(ExecutableApplication):  # noqa: F405
     # nbc-run starts the ranks itself (srun inside the allocation, the
     # library's mpiexec elsewhere): no MPI launcher in front of it, the
     # experiment's n_ranks passed on.
-    executable('study', 'nbc-run {config} --collectives {collective} '  # noqa: F405
+    executable('study', 'nbc-run {config} --format text --collectives {collective} '  # noqa: F405
                '--deployments {deployment} --ranks {n_ranks} '
                '--set run.results_dir={experiment_run_dir}/results',
                use_mpi=False)

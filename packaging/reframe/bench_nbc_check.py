@@ -53,7 +53,8 @@ class bench_nbc_overlap(rfm.RunOnlyRegressionTest):
 
     @run_before('run')
     def set_options(self):
-        self.executable_opts = ['default.conf', '--collectives', self.collective,
+        self.executable_opts = ['default.conf', '--format', 'text',
+                                '--collectives', self.collective,
                                 '--deployments', self.deployment,
                                 '--set', 'run.results_dir=results']
 

@@ -124,15 +124,16 @@ printf 'host,rank,threads,matrix_n,comp_target_s,phase,warmup_steps,reps,step,t_
 # The run's compute.ref_warmup_s is how long each process computes before it
 # measures: 3 s of it make the phase last at least 3 s on any machine.
 meta=$(cat "$run/meta.json")
-sed 's/}$/, "config": {"compute": {"kernel": "gemm", "ref_warmup_s": 3}}}/' <<<"$meta" >"$run/meta.json"
+echo "${meta%\}}, \"config\": {\"compute\": {\"kernel\": \"gemm\", \"ref_warmup_s\": 3}}}" >"$run/meta.json"
 start=$EPOCHREALTIME
 "$prog" --run "$run" --phase after || fail "compute_ref --run with ref_warmup_s 3 failed"
 check_float "$EPOCHREALTIME - $start >= 3" || fail "compute.ref_warmup_s = 3: the phase took less than 3 s"
-sed 's/}$/, "config": {"compute": {"ref_warmup_s": -1}}}/' <<<"$meta" >"$run/meta.json"
+echo "${meta%\}}, \"config\": {\"compute\": {\"ref_warmup_s\": -1}}}" >"$run/meta.json"
 status=0
 "$prog" --run "$run" 2>"$work/err" || status=$?
-[ "$status" = 2 ] && grep -q "compute.ref_warmup_s -1 out of range" "$work/err" ||
+if [ "$status" != 2 ] || ! grep -q "compute.ref_warmup_s -1 out of range" "$work/err"; then
     fail "compute.ref_warmup_s -1: status $status, $(cat "$work/err")"
+fi
 echo "$meta" >"$run/meta.json"
 
 # Bad input: one message naming the option, exit status 2, no CSV.

@@ -80,11 +80,12 @@ print("{} cells, grid {} [{}, {}] over {} cells".format(len(cells), g["ratio"], 
                                                          g["ratio_hi"], g["cells"]))
 EOF
 ) || fail "$cmp/equal_work.csv: $check: $(cat "$cmp/equal_work.csv")"
-grep -q "^equal work, $MPI synthetic_perfect, configuration 2 .* against 1 .*, 2 pairs of launches:" <<<"$out" ||
+joined=$(unwrap <<<"$out") # the sentences wrapped at 100 columns, joined back
+grep -q "^equal work, $MPI synthetic_perfect, configuration 2 .* against 1 .*, 2 pairs of launches:" <<<"$joined" ||
     fail "the study does not print the equal-work comparison at its end"
-grep -Eq "^  with MPI_Test polling in the computation \(manual\), computation \(n = [0-9]+, 2 ms\) \+ synthetic_perfect of S = [0-9]+ ns \(2 ms\) takes [0-9.]+x as long as with the library's defaults \(basic\)" <<<"$out" ||
+grep -Eq "^  with MPI_Test polling in the computation \(manual\), computation \(n = [0-9]+, 2 ms\) \+ synthetic_perfect of S = [0-9]+ ns \(2 ms\) takes [0-9.]+x as long as with the library's defaults \(basic\)" <<<"$joined" ||
     fail "no sentence on the largest cell"
-grep -q "^  over the grid (the geometric mean over the [1-4] cells\{0,1\} valid in every pair): " <<<"$out" ||
+grep -q "^  over the grid (the geometric mean over the [1-4] cells\{0,1\} valid in every pair): " <<<"$joined" ||
     fail "no sentence on the grid"
 
 # Sizes that differ are not the same work: no ratio, and the reason.

@@ -91,6 +91,6 @@ min_bytes=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 [ "$rx" -ge "$min_bytes" ] || fail "node 2 received $rx bytes on eth0, the sweep alone broadcast $min_bytes"
 [ "$rx" -ge 1000000 ] || fail "node 2 received only $rx bytes on eth0: the ranks did not talk over TCP"
 hung=""
-grep -q "MPI_Finalize hang" "$SCRATCH/stderr" && hung="; the ranks hung in MPI_Finalize and nbc-run stopped them"
+unwrap <"$SCRATCH/stderr" | grep -q "MPI_Finalize hang" && hung="; the ranks hung in MPI_Finalize and nbc-run stopped them"
 figure "nbc-run on 2 netns nodes (2x2 cells, 1 rep): ${secs} s, node 2 received $((rx / 1000000)) MB over TCP" \
     "($((min_bytes / 1000000)) MB broadcast in the sweep)$hung"
