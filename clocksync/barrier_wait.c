@@ -104,9 +104,14 @@ int64_t clocksync_barrier_wait_margin_ns(const clocksync_barrier_wait *wait, int
 }
 
 /* A gap between two reads of the clock this long is the thread off the
- * core: a read takes tens of ns, an interrupt a few us, the least slice
- * the scheduler gives another task 0.75 ms. */
+ * core: a read takes tens of ns, an interrupt a few us. */
 static const int64_t lost_core_gap_ns = 100000;
+/* The least slice the scheduler gives another runnable task (EEVDF's base
+ * slice, 0.75 ms): a gap this long with a switch is a task that shares the
+ * core, which sleeping yields to; a shorter one is a kernel thread or a
+ * daemon's wake-up (tens to hundreds of us on a virtual machine), which
+ * sleeping would only add its wake-up latency to. */
+static const int64_t least_slice_ns = 750000;
 
 static long switches_now(const clocksync_sleeper *sleeper)
 {
@@ -145,8 +150,9 @@ int64_t clocksync_wait_until(const clocksync_clock *clock, const clocksync_sleep
     }
     if (!lost && switches_before >= 0)
         watch->switches = 0;
-    /* Another task took the core; a gap without a switch is the host's
-     * (a virtual CPU descheduled) or an interrupt's, which no sleep helps. */
-    watch->lost_core = lost && watch->switches != 0;
+    /* Another task took the core for a slice; a gap without a switch is the
+     * host's (a virtual CPU descheduled) or an interrupt's, a shorter one a
+     * passing kernel thread's: no sleep helps those. */
+    watch->lost_core = lost && watch->switches != 0 && watch->longest_gap_ns >= least_slice_ns;
     return now_ns;
 }

@@ -1,7 +1,8 @@
 /* The window barrier's choice between spinning and sleeping, from what its
  * spins see, against a simulated clock: a spin that loses the core to
- * another runnable process (a gap in the clock's reads with an involuntary
- * context switch) switches the wait to the sleep of a shared core; clean
+ * another runnable process (a gap in the clock's reads of at least the
+ * least slice, with an involuntary context switch) switches the wait to the
+ * sleep of a shared core; a shorter gap (a kernel thread) does not; clean
  * barriers switch it back, after more of them each time the load returns
  * at once; a gap without a switch (the host took the virtual CPU) leaves
  * the spin alone; a deployment that sleeps already is left as it is. */
@@ -129,6 +130,24 @@ static void a_preempted_spin_sleeps_until_clean_barriers_pass(void **state)
     assert_int_equal(gov.clean_needed, 32);
 }
 
+static void a_gap_shorter_than_a_slice_keeps_the_spin(void **state)
+{
+    (void)state;
+    /* A kernel thread that ran 300 us on the core (a switch, but less than
+     * the least slice a competing task gets): the spin is kept; a 1 ms gap
+     * with a switch is a task that shares the core, and it falls back. */
+    sim_time t = {.now_ns = 1000, .read_cost_ns = 25};
+    clocksync_wait_governor gov;
+    clocksync_barrier_wait spin = clocksync_barrier_wait_plan(0, &wakeup);
+    clocksync_wait_governor_init(&gov, &spin, &wakeup);
+    clocksync_wait_watch w;
+    assert_int_equal(barrier(&t, &gov, 300000, &w), CLOCKSYNC_WAIT_KEPT);
+    assert_true(!w.lost_core && w.switches == 1 && w.longest_gap_ns >= 300000);
+    assert_int_equal(barrier(&t, &gov, 1000000, &w), CLOCKSYNC_WAIT_FELL_BACK);
+    assert_true(w.lost_core);
+    assert_true(gov.fallbacks == 1 && t.sleeps == 0);
+}
+
 static void a_gap_without_a_switch_keeps_the_spin(void **state)
 {
     (void)state;
@@ -166,6 +185,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_spin_sees_a_lost_core),
         cmocka_unit_test(a_preempted_spin_sleeps_until_clean_barriers_pass),
+        cmocka_unit_test(a_gap_shorter_than_a_slice_keeps_the_spin),
         cmocka_unit_test(a_gap_without_a_switch_keeps_the_spin),
         cmocka_unit_test(a_deployment_that_sleeps_keeps_its_wait),
     };
