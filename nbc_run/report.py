@@ -34,6 +34,19 @@ RUN_COLUMNS = [
 ]
 
 
+def count_figures(folder):
+    """The PNG figures of a run or comparison folder (plots/, or the folder
+    itself for a comparison)."""
+    count = 0
+    for d in (os.path.join(folder, "plots"), folder):
+        try:
+            count += sum(1 for name in os.listdir(d)
+                         if name.endswith(".png") and os.path.isfile(os.path.join(d, name)))
+        except OSError:
+            pass
+    return count
+
+
 def write_table(record, study_dir):
     """study.csv (a row per run x cell: the run's columns, then its
     cells.csv's, copied by name) and study_columns.json (the dictionary),
@@ -149,20 +162,13 @@ def summary(r, finished):
     for run in invalid:
         print("no valid cell: {} ({}): {}".format(run.name, relative(run.run_dir),
                                                   run.no_valid_cell_reason))
-    for run in finished:
-        print("run folder: " + relative(run.run_dir))
-    for d in r.record.comparisons:
-        print("comparison: " + relative(d))
-    for d in [run.run_dir for run in finished] + r.record.comparisons:
-        for folder in (os.path.join(d, "plots"), d):
-            try:
-                names = sorted(os.listdir(folder))
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(folder, name)
-                if name.endswith(".png") and os.path.isfile(path):
-                    print("png: " + relative(path))
+    # Each folder once, with how many figures it holds (the report shows
+    # them; the folders hold them as PNG, PDF and SVG).
+    for label, d in ([("run folder", run.run_dir) for run in finished] +
+                     [("comparison", d) for d in r.record.comparisons]):
+        figures = count_figures(d)
+        print("{}: {}{}".format(label, relative(d), " ({} figure{})".format(
+            figures, "" if figures == 1 else "s") if figures else ""))
     print("study: " + relative(r.study_file))
     verdict = os.path.isfile(os.path.join(r.study_dir, "verdict.csv"))
     print_verdicts(r.tools_dir, [r.study_dir] if verdict else
