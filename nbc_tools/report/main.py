@@ -134,7 +134,9 @@ def main(argv):
     written = [html_path]
     if not args.no_pdf and write_pdf(PROGRAM, html_path, os.path.join(top, "report.pdf")):
         written.append(os.path.join(top, "report.pdf"))
-    print("%s: %s (%d run folder%s, %d figure%s)" % (PROGRAM, ", ".join(written), len(runs),
+    # The folder once: a study's path is long enough already.
+    names = " and ".join(os.path.basename(path) for path in written)
+    print("%s: %s (%d run folder%s, %d figure%s)" % (PROGRAM, os.path.join(top, names), len(runs),
                                                      "" if len(runs) == 1 else "s", count,
                                                      "" if count == 1 else "s"))
     return ExitStatus.COMPLETE
