@@ -162,13 +162,16 @@ def summary(r, finished):
     for run in invalid:
         print("no valid cell: {} ({}): {}".format(run.name, relative(run.run_dir),
                                                   run.no_valid_cell_reason))
-    # Each folder once, with how many figures it holds (the report shows
-    # them; the folders hold them as PNG, PDF and SVG).
-    for label, d in ([("run folder", run.run_dir) for run in finished] +
-                     [("comparison", d) for d in r.record.comparisons]):
-        figures = count_figures(d)
-        print("{}: {}{}".format(label, relative(d), " ({} figure{})".format(
-            figures, "" if figures == 1 else "s") if figures else ""))
+    # Each folder once; its figures counted, not listed (the report shows
+    # them; each folder holds them as PNG, PDF and SVG).
+    for run in finished:
+        print("run folder: " + relative(run.run_dir))
+    for d in r.record.comparisons:
+        print("comparison: " + relative(d))
+    figures = sum(count_figures(d) for d in [run.run_dir for run in finished] +
+                  r.record.comparisons)
+    if figures:
+        print("figures: {} in those folders (plots/ of each run)".format(figures))
     print("study: " + relative(r.study_file))
     verdict = os.path.isfile(os.path.join(r.study_dir, "verdict.csv"))
     print_verdicts(r.tools_dir, [r.study_dir] if verdict else

@@ -98,8 +98,8 @@ grep -q "^+ .* $prefix/bin/bench_nbc -c $prefix/share/bench_nbc/configs/default.
 ! grep -q "$BENCH_NBC_ROOT" "$dir/nbc-run.log" "$dir/meta.json" || fail "the run used the source tree"
 pngs=0
 if command -v gnuplot >/dev/null; then
-    pngs=$(sed -n 's/^run folder: .* (\([0-9]*\) figures*)$/\1/p' <<<"$out" | awk '{ n += $1 } END { print n + 0 }')
-    [ "$pngs" -ge 3 ] || fail "expected the run folders' figures counted, got $pngs: $out"
+    pngs=$(sed -n 's/^figures: \([0-9]*\) in those folders.*/\1/p' <<<"$out")
+    [ "${pngs:-0}" -ge 3 ] || fail "expected the run folders' figures counted, got ${pngs:-none}: $out"
 fi
 
 # ---- the installed module files put the prefix on PATH -----------------------------
