@@ -296,18 +296,16 @@ int64_t clocksync_wait_until(const clocksync_clock *clock, const clocksync_sleep
 /* The rule "spin where nothing else wants the core" held to what the
  * machine does, not only to what the deployment says (wait_governor.c).
  * A barrier that spins (the deployment's wait) and loses the core during
- * its spin (a gap of 100 us or more with an involuntary context switch:
- * another process was runnable on the core, and a spinner loses it at the
- * end of each slice) falls back to the wait of a shared core: sleep at
- * least 8 ms, then the short spin of clocksync_barrier_wait_plan. It spins
- * again after `clean_needed` barriers whose final spin kept the core:
- * 32, doubled (up to 1024) each time the spin loses the core again within
- * 32 barriers of its return, reset to 32 when it does not. A gap without a
- * switch (a virtual CPU the host took, a long interrupt) is not the
- * guest's load: a sleep would not help, the barrier keeps spinning. Each
- * rank decides alone: the deadline is common, the way to wait for it is
- * each rank's (the margin is the largest any rank needs). Where the
- * deployment sleeps already, nothing changes. */
+ * its spin (a gap of at least the least slice, 0.75 ms, with an
+ * involuntary context switch: another process was runnable on the core,
+ * and a spinner loses it at the end of each slice) falls back to the wait of a shared core: sleep
+ * at least 8 ms, then the short spin of clocksync_barrier_wait_plan. It spins again after
+ * `clean_needed` barriers whose final spin kept the core: 32, doubled (up to 1024) each time the
+ * spin loses the core again within 32 barriers of its return, reset to 32 when it does not. A gap
+ * without a switch (a virtual CPU the host took, a long interrupt), or a shorter one (a kernel
+ * thread), is not a task that shares the core: a sleep would not help, the barrier keeps spinning.
+ * Each rank decides alone: the deadline is common, the way to wait for it is each rank's (the
+ * margin is the largest any rank needs). Where the deployment sleeps already, nothing changes. */
 typedef struct clocksync_wait_governor {
     clocksync_barrier_wait planned;  /* the deployment's */
     clocksync_barrier_wait fallback; /* after a lost spin */
