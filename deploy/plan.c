@@ -336,8 +336,23 @@ static int place_threads(const deploy_input *in, deploy_plan *plan)
     return 0;
 }
 
+/* Whether a workaround is for a collective the job measures: run.collective,
+ * or any of run.collectives. The environment is set once, before MPI_Init,
+ * so a job of several collectives needs every one's workarounds from the
+ * start; the others run with them too (meta.json lists the settings). */
+static bool workaround_for_job(const mpiprofile_workaround *w, const deploy_input *in)
+{
+    const nbc_config *cfg = in->cfg;
+    if (cfg->run.collectives_count == 0)
+        return mpiprofile_workaround_applies(w, in->version, cfg->run.collective);
+    for (size_t i = 0; i < cfg->run.collectives_count; i++)
+        if (mpiprofile_workaround_applies(w, in->version, cfg->run.collectives[i]))
+            return true;
+    return false;
+}
+
 /* The deployment's settings, the bind setting, the workarounds of known
- * bugs for this version and collective, the OpenMP wait policy. */
+ * bugs for this version and the job's collectives, the OpenMP wait policy. */
 static int add_settings(const deploy_input *in, deploy_plan *plan, const mpiprofile_deployment *dep)
 {
     const mpiprofile *p = in->profile;
@@ -361,7 +376,7 @@ static int add_settings(const deploy_input *in, deploy_plan *plan, const mpiprof
     }
     for (size_t i = 0; i < p->workaround_count; i++) {
         const mpiprofile_workaround *w = &p->workarounds[i];
-        if (!mpiprofile_workaround_applies(w, in->version, in->cfg->run.collective))
+        if (!workaround_for_job(w, in))
             continue;
         snprintf(source, sizeof source, "profile %.64s, workaround %.64s", p->name, w->name);
         for (size_t j = 0; j < w->env.count; j++)
