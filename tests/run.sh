@@ -3,9 +3,14 @@
 #   N passed, N failed, N skipped
 # A test is an executable (cmocka unit test or end-to-end script). Exit status
 # 0 = pass, 77 = skipped (it prints its reason), anything else = fail.
-# Environment from the Makefile: BUILD, TOOLS_DIR, MPI_PROFILE, MPIEXEC, SAN.
-# A test's full output is shown when it fails or skips; on success only its
-# lines starting with "figure:" (measured numbers worth reading) are shown.
+# Environment from the Makefile: BUILD, TOOLS_DIR, MPI_PROFILE, MPIEXEC, SAN,
+# PURE_TESTS. A test's full output is shown when it fails or skips; on
+# success only its lines starting with "figure:" (measured numbers worth
+# reading) are shown.
+# The tests named in PURE_TESTS (tests/README.md: no MPI launch, no build, no
+# timing) run first, TEST_JOBS (default: the cores) at a time, their lines in
+# the order given; then every other test, one at a time with the machine to
+# itself.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,17 +24,34 @@ if [ -n "${SAN:-}" ]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:fast_unwind_on_malloc=0"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 fi
+# (tests/repo/tests_registered.sh reads it)
+export PURE_TESTS="${PURE_TESTS:-}"
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_tests.XXXXXX")
 passed=0 failed=0 skipped=0
 failed_names=()
-for test in "$@"; do
-    name=${test#"$BENCH_NBC_ROOT"/}
-    log="$logdir/$(echo "$name" | tr '/' '_').log"
+
+name_of() { echo "${1#"$BENCH_NBC_ROOT"/}"; }
+log_of() { echo "$logdir/$(name_of "$1" | tr '/' '_').log"; }
+
+# run_one TEST: runs it, its output into its log, then "STATUS SECONDS" into
+# the log's .done file (written last: its presence means the test ended).
+run_one() {
+    local log start status
+    log=$(log_of "$1")
     start=$EPOCHREALTIME
-    "$test" >"$log" 2>&1 </dev/null
+    "$1" >"$log" 2>&1 </dev/null
     status=$?
-    secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    awk -v s="$status" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d %.1f\n", s, b - a }' \
+        >"$log.tmp" && mv "$log.tmp" "$log.done"
+}
+
+# report TEST: its line (and on a failure or skip, its reason and output).
+report() {
+    local name log status secs reason
+    name=$(name_of "$1")
+    log=$(log_of "$1")
+    read -r status secs <"$log.done" || { status=1 secs=0; }
     case $status in
     0)
         passed=$((passed + 1))
@@ -50,6 +72,39 @@ for test in "$@"; do
         sed 's/^/    | /' "$log"
         ;;
     esac
+}
+
+pure=() alone=()
+for test in "$@"; do
+    case " $PURE_TESTS " in
+    *" $(name_of "$test") "*) pure+=("$test") ;;
+    *) alone+=("$test") ;;
+    esac
+done
+
+# The pure tests, up to TEST_JOBS at once; each line as soon as it and every
+# test before it have ended.
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+shown=0
+show_ended() {
+    while [ "$shown" -lt "${#pure[@]}" ] && [ -e "$(log_of "${pure[$shown]}").done" ]; do
+        report "${pure[$shown]}"
+        shown=$((shown + 1))
+    done
+}
+for test in "${pure[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n
+        show_ended
+    done
+    run_one "$test" &
+done
+wait
+show_ended
+
+for test in "${alone[@]}"; do
+    run_one "$test"
+    report "$test"
 done
 rm -rf "$logdir"
 [ $failed -gt 0 ] && echo "failed: ${failed_names[*]}"

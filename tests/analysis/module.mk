@@ -49,3 +49,6 @@ E2E_TESTS  += tests/analysis/e2e_figures.sh tests/analysis/e2e_journal.sh tests/
               tests/analysis/e2e_verdict_study.sh tests/analysis/e2e_classes.sh \
               tests/analysis/e2e_band_reading.sh tests/analysis/e2e_outputs_unchanged.sh \
               tests/analysis/e2e_pytools_unchanged.sh
+# Pure (tests/README.md): all but e2e_report.sh, which launches ranks.
+PURE_TESTS += $(filter-out tests/analysis/e2e_report.sh,$(filter tests/analysis/%,$(E2E_TESTS))) \
+              $(filter $(BUILD)/tests/test_analysis_%,$(UNIT_TESTS))

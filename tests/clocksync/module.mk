@@ -26,3 +26,7 @@ E2E_TESTS  += tests/clocksync/e2e_clocksync.sh tests/clocksync/e2e_time_namespac
               tests/clocksync/e2e_faketime.sh tests/clocksync/e2e_hierarchical.sh \
               tests/clocksync/scale_targets.sh tests/clocksync/e2e_netns_truth.sh \
               tests/clocksync/e2e_long_run.sh
+# Pure (tests/README.md): the models and the simulated transport (test_barrier_wait
+# starts MPI, the scripts launch ranks but scale_targets.sh).
+PURE_TESTS += $(BUILD)/tests/test_clock_model $(BUILD)/tests/test_clocksync_methods \
+              $(BUILD)/tests/test_wait_governor tests/clocksync/scale_targets.sh

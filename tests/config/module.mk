@@ -8,3 +8,5 @@ $(BUILD)/tests/config/test_config: $(BUILD)/nompi/tests/config/test_config.o \
 	$(CC) $(LDFLAGS) -o $@ $^ $(config_test_libs) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/config/test_config
+# Pure (tests/README.md)
+PURE_TESTS += $(BUILD)/tests/config/test_config

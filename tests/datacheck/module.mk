@@ -38,3 +38,5 @@ check: $(BUILD)/tests/datacheck/datacheck_run
 E2E_TESTS += tests/datacheck/e2e_datacheck.sh tests/datacheck/e2e_datacheck_openmpi4.sh \
              tests/datacheck/e2e_datacheck_corrupt.sh tests/datacheck/e2e_datacheck_options.sh \
              tests/datacheck/e2e_datacheck_large.sh tests/datacheck/e2e_datacheck_mpich.sh
+# Pure (tests/README.md)
+PURE_TESTS += $(BUILD)/tests/datacheck/test_datacheck $(BUILD)/tests/datacheck/test_scenario

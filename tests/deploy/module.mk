@@ -19,3 +19,5 @@ $(BUILD)/tests/deploy/libstream_progress_shim.so: tests/deploy/stream_progress_s
 
 E2E_TESTS  += tests/deploy/e2e_thread_poll.sh
 check: $(BUILD)/tests/deploy/libstream_progress_shim.so
+# Pure (tests/README.md)
+PURE_TESTS += $(BUILD)/tests/deploy/test_plan tests/deploy/e2e_table.sh

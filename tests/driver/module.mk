@@ -57,3 +57,5 @@ $(BUILD)/tests/driver/test_block_order: $(BUILD)/nompi/tests/driver/test_block_o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_block_order
+# Pure (tests/README.md): the unit tests.
+PURE_TESTS += $(filter $(BUILD)/tests/driver/%,$(UNIT_TESTS))

@@ -15,3 +15,5 @@ $(fuzz_replays): $(BUILD)/nompi/fuzz/replay_main.o
 # Built by `make check` for the script (they are not tests on their own).
 check: $(fuzz_replays)
 E2E_TESTS += tests/fuzz/replay.sh
+# Pure (tests/README.md)
+PURE_TESTS += tests/fuzz/replay.sh

@@ -6,3 +6,5 @@
 E2E_TESTS += tests/install/deps_found.sh tests/install/deps_missing.sh \
              tests/install/deps_root_install.sh tests/install/install_prefix.sh \
              tests/install/packaging.sh tests/install/harnesses.sh tests/install/run_quiet.sh
+# Pure (tests/README.md): the package recipes, read with make -n.
+PURE_TESTS += tests/install/packaging.sh

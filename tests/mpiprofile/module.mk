@@ -14,3 +14,5 @@ $(BUILD)/tests/mpiprofile/test_profile: $(BUILD)/nompi/tests/mpiprofile/test_pro
 UNIT_TESTS += $(BUILD)/tests/mpiprofile/test_profile
 E2E_TESTS  += tests/mpiprofile/e2e_tool.sh tests/mpiprofile/e2e_identify.sh \
               tests/mpiprofile/e2e_module_folder.sh
+# Pure (tests/README.md)
+PURE_TESTS += $(BUILD)/tests/mpiprofile/test_profile tests/mpiprofile/e2e_tool.sh

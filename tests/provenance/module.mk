@@ -10,3 +10,5 @@ $(BUILD)/tests/provenance/test_provenance: $(BUILD)/nompi/tests/provenance/test_
 
 UNIT_TESTS += $(BUILD)/tests/provenance/test_provenance
 E2E_TESTS  += tests/provenance/e2e_provenance.sh tests/provenance/e2e_mpit_algorithm.sh
+# Pure (tests/README.md)
+PURE_TESTS += $(BUILD)/tests/provenance/test_provenance

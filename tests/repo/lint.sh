@@ -9,8 +9,7 @@ command -v shellcheck >/dev/null || skip "shellcheck is not installed (apt-get i
 command -v clang-format >/dev/null || skip "clang-format is not installed (apt-get install clang-format)"
 mapfile -t scripts < <(git ls-files '*.sh' .ci/run 2>/dev/null)
 [ ${#scripts[@]} -gt 0 ] || fail "no shell scripts found (is this a git checkout?)"
-# In batches on every core: the tests run one at a time, so lint has the
-# machine to itself, and shellcheck -x is the longest part of it.
+# In batches on every core: shellcheck -x is the longest part of lint.
 printf '%s\0' "${scripts[@]}" | xargs -0 -P "$(nproc)" -n 20 shellcheck -x ||
     fail "shellcheck found problems"
 mapfile -t runner < <(git ls-files nbc-run 'nbc_run/*.py' 'nbc_tools/*.py')

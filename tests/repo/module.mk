@@ -5,3 +5,8 @@
 E2E_TESTS += tests/repo/lint.sh tests/repo/collectives_documented.sh tests/repo/cli_conventions.sh \
              tests/repo/include_graph.sh tests/repo/file_size.sh tests/repo/tests_registered.sh \
              tests/repo/deployment_literals.sh tests/repo/extending_doc.sh tests/repo/readme_example.sh
+# Pure (tests/README.md): all of them.
+PURE_TESTS += $(filter tests/repo/%,$(E2E_TESTS))
+# For tests_registered.sh run by hand (make check gives run.sh the list).
+print-pure-tests:
+	@echo $(PURE_TESTS)

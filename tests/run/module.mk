@@ -8,3 +8,9 @@ E2E_TESTS += tests/run/dry_run.sh tests/run/launches_dry_run.sh tests/run/slurm_
              tests/run/null_coverage.sh tests/run/runner_package.sh tests/run/equal_work_study.sh tests/run/fingerprint_dry_run.sh \
              tests/run/fingerprint_verdict.sh tests/run/fingerprint_study.sh tests/run/config_comments.sh tests/run/console_split.sh \
              tests/run/console_study.sh
+# Pure (tests/README.md): dry runs and the package, without launching ranks
+# (not dry_run.sh: it asks the bench_nbc of MPICH's build, which a test
+# before it builds).
+PURE_TESTS += tests/run/launches_dry_run.sh tests/run/fingerprint_dry_run.sh \
+              tests/run/fingerprint_verdict.sh tests/run/null_coverage.sh tests/run/runner_package.sh \
+              tests/run/config_comments.sh

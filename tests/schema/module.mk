@@ -12,3 +12,5 @@ check: $(TOOLS_DIR)/schema_doc
 UNIT_TESTS += $(BUILD)/tests/test_schema
 E2E_TESTS  += tests/schema/formats_doc.sh tests/schema/column_literals.sh \
               tests/schema/e2e_resume_header.sh
+# Pure (tests/README.md)
+PURE_TESTS += $(BUILD)/tests/test_schema tests/schema/formats_doc.sh tests/schema/column_literals.sh
