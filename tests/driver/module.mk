@@ -56,3 +56,11 @@ $(BUILD)/tests/driver/test_block_order: $(BUILD)/nompi/tests/driver/test_block_o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_block_order
+
+# How a cell's blocks spread over its visits (bench_nbc/measure/visit_plan.c).
+$(BUILD)/tests/driver/test_visit_plan: $(BUILD)/nompi/tests/driver/test_visit_plan.o \
+                                       $(BUILD)/nompi/bench_nbc/measure/visit_plan.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/driver/test_visit_plan
