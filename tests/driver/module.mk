@@ -9,7 +9,7 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/dri
              tests/driver/e2e_close_target.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_two_studies.sh tests/driver/e2e_replay.sh
 # Scenarios (docs/collectives.md): the known answer, the shipped ones and their bad input.
-E2E_TESTS += tests/driver/e2e_scenario_known.sh tests/driver/e2e_scenarios.sh tests/driver/e2e_fixed_blocks.sh
+E2E_TESTS += tests/driver/e2e_scenario_known.sh tests/driver/e2e_scenarios.sh tests/driver/e2e_fixed_blocks.sh tests/driver/e2e_visits.sh
 # synthetic_intermittent: its known answer at two shares of background blocks.
 E2E_TESTS += tests/driver/e2e_synthetic_intermittent.sh
 
