@@ -1,13 +1,14 @@
 # bench_nbc: the driver (bench_nbc/README.md: its rooms and what each holds).
 # (Libraries are named by path: module.mk files are read in alphabetical order.)
 bench_nbc_objects := $(addprefix $(BUILD)/mpi/bench_nbc/,main.o collectives/collectives.o collectives/buffers.o measure/measure.o \
-                       measure/progress.o measure/calibrate.o measure/sweep.o measure/sweep_record.o runfolder/output.o \
+                       measure/progress.o measure/calibrate.o measure/sweep.o measure/sweep_raw.o measure/sweep_record.o runfolder/output.o \
                        collectives/synthetic.o collectives/scenario.o runfolder/resume.o collectives/datacheck.o measure/watchdog.o \
                        errors.o runfolder/meta.o runfolder/replay.o library/placement.o library/library.o \
                        library/deployment.o runfolder/node_record.o runfolder/mpit.o measure/threadlog.o) \
                        $(BUILD)/nompi/deploy/plan.o $(BUILD)/nompi/deploy/plan_json.o $(BUILD)/nompi/threads/threads.o \
                        $(BUILD)/nompi/bench_nbc/measure/size_search.o $(BUILD)/nompi/bench_nbc/measure/stopping.o \
                        $(BUILD)/nompi/bench_nbc/plan_estimate.o $(BUILD)/nompi/bench_nbc/measure/block_order.o \
+                       $(BUILD)/nompi/bench_nbc/measure/visit_plan.o \
                        $(BUILD)/nompi/bench_nbc/measure/analysis_rules.o \
                        $(BUILD)/nompi/mpiprofile/profile.o $(BUILD)/nompi/mpiprofile/profile_read.o $(BUILD)/nompi/mpiprofile/identify.o $(BUILD)/nompi/mpiprofile/launch.o
 # The pipeline's stages (main.c) and what sets them up.

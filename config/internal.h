@@ -72,7 +72,7 @@ typedef struct {
 /* The rows of the table: every key, its type, unit, default, bounds or
  * allowed values and help, in the order --help and config.ini show them.
  * CONFIG_KEY_COUNT is checked against the table where it is defined. */
-enum { CONFIG_KEY_COUNT = 45 };
+enum { CONFIG_KEY_COUNT = 46 };
 const key_desc *config_keys(void); /* CONFIG_KEY_COUNT rows */
 
 /* The key section.name (and its row in *index when not NULL); NULL if none. */

@@ -100,6 +100,12 @@ static const key_desc key_table[CONFIG_KEY_COUNT] = {
     {KEY("run", "max_repetitions", TYPE_INT, NULL, "40", run.max_repetitions), AT_LEAST(1),
      BELOW(100000),
      .help = "With run.half_width > 0: the most blocks a cell runs (at least run.repetitions)."},
+    {KEY("run", "visits", TYPE_INT, NULL, "1", run.visits), AT_LEAST(1), BELOW(100000),
+     .help = "Visits that share a cell's run.repetitions blocks, spread over the sweep: the "
+             "cells (at most 25 at a time) are visited in rounds, each visit a warm-up block "
+             "and its share of the blocks, so that a slow spell of the machine moves one visit "
+             "of several cells, not every block of one. 1 = each cell's blocks back to back, "
+             "as the paper measures."},
     {KEY("run", "half_width", TYPE_DOUBLE, NULL, "0", run.half_width), AT_LEAST(0),
      .help = "Adaptive repetitions: from run.repetitions blocks on, the cell is looked at every "
              "6 blocks (a Williams cycle) and stops when the 95 % interval of its r_overhead is "

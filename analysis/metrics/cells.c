@@ -288,7 +288,9 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     for (size_t i = 0; i < in->sweep_count; i++)
         if (in->sweep[i].cell == raw->cell)
             snprintf(cell->stop, sizeof cell->stop, "%s", in->sweep[i].stop);
-    if (w.late_blocks || w.warmup_late)
+    /* the driver gave up on the cell (a block, or a later visit's warm-up,
+     * out of redos) */
+    if (w.late_blocks || w.warmup_late || strcmp(cell->stop, "late") == 0)
         cell->invalid_reasons |= INVALID_LATE;
     cell_series series;
     cell_series_of(&w, series_values, &series);

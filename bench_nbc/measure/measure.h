@@ -7,7 +7,10 @@
  *   size_search.c   the message size search (no MPI, size_search.h)
  *   analysis_rules.c  the analysis's off-target threshold, one owner
  *   calibrate.c     message and matrix sizes for target times
- *   sweep.c         the grid of cells, repetitions, raw records
+ *   sweep.c         the grid of cells, their visits and repetitions
+ *   sweep_raw.c     raw.csv's rows of a cell (sweep_raw.h)
+ *   sweep_record.c  which cells can be measured, the record, its lateness
+ *   visit_plan.c    how a cell's blocks spread over the sweep (no MPI, visit_plan.h)
  *   passive_step.c  the computation inside MPI alone (equation 2)
  *   progress.c      the benchmark's own progress thread (progress.mode=thread)
  *   watchdog.c      ends a hung job with a message naming cell, rank, call
@@ -185,6 +188,10 @@ typedef struct nbc_sweep_record {
 
 int nbc_sweep_record_init(nbc_sweep_record *record, size_t cells);
 void nbc_sweep_record_free(nbc_sweep_record *record);
+/* The sweep's lateness on stdout (rank 0), and a warning on stderr above a
+ * tenth: the share of attempts the tolerance discarded, per run, hence per
+ * collective and deployment. */
+void nbc_sweep_report_lateness(const nbc_run *run, const nbc_sweep_record *record);
 
 /* Runs every reachable cell not done, in an order shuffled from plan->seed,
  * and appends its rows to raw.csv (times extrapolated from the clock model
@@ -256,7 +263,7 @@ nbc_step_sched nbc_threads_after_step(nbc_threads *t);
 /* Collective, when a cell's raw rows are written: its sched.csv rows
  * gathered and written by rank 0; threads started since are probed from
  * now on. */
-int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell);
+int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell, const nbc_attempt_log *log);
 /* The snapshots' cost on this rank: {threads_probed, snapshots, mean_ns,
  * max_ns, migrations_available}. */
 struct json_object *nbc_threads_cost_json(const nbc_threads *t);

@@ -348,9 +348,28 @@ static void row_ints(const sched_row *r, int64_t *v)
     memcpy(v, fields, sizeof fields);
 }
 
-int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell)
+/* Moves the rows of the attempts in `log` to the front of t->rows, in
+ * order, and returns how many: rows and log both follow the attempts'
+ * order (seq ascending), and the rows of cells still being visited stay
+ * behind them. */
+static size_t take_cell_rows(nbc_threads *t, const nbc_attempt_log *log)
 {
-    int count = t ? (int)t->row_count : 0;
+    size_t taken = 0, a = 0;
+    for (size_t i = 0; i < t->row_count; i++) {
+        while (a < log->count && log->items[a].seq < t->rows[i].seq)
+            a++;
+        if (a < log->count && log->items[a].seq == t->rows[i].seq) {
+            sched_row row = t->rows[i];
+            memmove(&t->rows[taken + 1], &t->rows[taken], (i - taken) * sizeof *t->rows);
+            t->rows[taken++] = row;
+        }
+    }
+    return taken;
+}
+
+int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell, const nbc_attempt_log *log)
+{
+    int count = t ? (int)take_cell_rows(t, log) : 0;
     int64_t *mine = malloc(((size_t)count * FIELDS + 1) * sizeof *mine);
     int *counts = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *counts) : NULL;
     int *offsets = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *offsets) : NULL;
@@ -392,8 +411,10 @@ int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell)
                         v[11], v[12]) < 0)
                 rc = MPI_ERR_IO;
         }
-    if (t)
-        t->row_count = 0;
+    if (t) { /* the rows written leave the buffer */
+        memmove(t->rows, &t->rows[count], (t->row_count - (size_t)count) * sizeof *t->rows);
+        t->row_count -= (size_t)count;
+    }
     free(mine);
     free(counts);
     free(offsets);

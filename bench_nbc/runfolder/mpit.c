@@ -279,7 +279,9 @@ struct nbc_mpit {
     counter *counters;
     int count;
     double *deltas, *all; /* [count], rank 0 [count x ranks] */
-    FILE *csv;            /* rank 0: mpit_pvars.csv */
+    double *pending;      /* [pending_cells x count]: what each cell's visits so far added */
+    size_t pending_cells;
+    FILE *csv; /* rank 0: mpit_pvars.csv */
     bool has_session;
 };
 
@@ -455,17 +457,41 @@ void nbc_mpit_cell_begin(nbc_mpit *m)
     }
 }
 
+int nbc_mpit_cell_pause(nbc_mpit *m, size_t cell)
+{
+    if (!m || m->count == 0)
+        return MPI_SUCCESS;
+    if (cell >= m->pending_cells) {
+        size_t cells = 2 * cell + 16, count = (size_t)m->count;
+        double *pending = realloc(m->pending, cells * count * sizeof *pending);
+        if (!pending)
+            return MPI_ERR_NO_MEM;
+        for (size_t k = m->pending_cells * count; k < cells * count; k++)
+            pending[k] = 0;
+        m->pending = pending;
+        m->pending_cells = cells;
+    }
+    for (int i = 0; i < m->count; i++) {
+        counter *c = &m->counters[i];
+        double after;
+        if (!c->continuous)
+            MPI_T_pvar_stop(m->session, c->handle);
+        m->pending[cell * (size_t)m->count + (size_t)i] +=
+            read_counter(m->session, c, &after) ? after - c->before : 0;
+    }
+    return MPI_SUCCESS;
+}
+
 int nbc_mpit_cell_end(nbc_run *run, size_t cell)
 {
     nbc_mpit *m = run->mpit;
     if (!m || m->count == 0)
         return MPI_SUCCESS;
     for (int i = 0; i < m->count; i++) {
-        counter *c = &m->counters[i];
-        double after;
-        if (!c->continuous)
-            MPI_T_pvar_stop(m->session, c->handle);
-        m->deltas[i] = read_counter(m->session, c, &after) ? after - c->before : 0;
+        size_t k = cell * (size_t)m->count + (size_t)i;
+        m->deltas[i] = cell < m->pending_cells ? m->pending[k] : 0;
+        if (cell < m->pending_cells)
+            m->pending[k] = 0;
     }
     int rc =
         MPI_Gather(m->deltas, m->count, MPI_DOUBLE, m->all, m->count, MPI_DOUBLE, 0, run->comm);
@@ -489,6 +515,7 @@ void nbc_mpit_free(nbc_mpit *m)
         fclose(m->csv);
     free(m->deltas);
     free(m->all);
+    free(m->pending);
     free(m);
     MPI_T_finalize();
 }

@@ -3,6 +3,7 @@
  * are kept and anything after the last whole cell (a cell cut short, a line
  * cut by SIGKILL) is dropped from the rewrite. */
 #include "bench_nbc/measure/measure.h"
+#include "bench_nbc/measure/visit_plan.h"
 #include "bench_nbc/runfolder/runfolder.h"
 #include "schema/schema.h"
 
@@ -212,12 +213,13 @@ static bool sweep_row(char **f, void *p)
     return true;
 }
 
-/* Kept rows of a whole cell of `blocks` measured blocks: the warm-up and
- * each block's three kinds, the null controls of its null blocks, on every
- * rank. */
+/* Kept rows of a whole cell of `blocks` measured blocks: the warm-up of
+ * each of its visits and each block's three kinds, the null controls of its
+ * null blocks, on every rank. */
 static size_t kept_rows(const nbc_config *cfg, int blocks, int ranks)
 {
-    size_t kept = (size_t)(blocks + 1) * KIND_MAIN_COUNT;
+    int visits = nbc_visits_made(cfg->run.repetitions, cfg->run.visits, NBC_ORDER_COUNT, blocks);
+    size_t kept = (size_t)(blocks + visits) * KIND_MAIN_COUNT;
     for (int block = 1; block <= blocks; block++)
         kept += nbc_null_block(cfg->run.null_share, block) ? KIND_COUNT - KIND_MAIN_COUNT : 0;
     return kept * (size_t)ranks;
@@ -257,6 +259,7 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
     char *line = NULL;
     size_t cap = 0, kept = 0, exhausted = 0, kept_per_cell = 0, pass_kept = 0;
     long pass_block = -1, pass_attempt = -1; /* the block pass the last row was of */
+    long block_first_attempt = 0;            /* the first pass of the rows' block */
     ssize_t len;
     long offset = 0, cell = -1;
     int64_t seq_max = -1, cell_seq_max = -1;
@@ -295,11 +298,13 @@ static int scan_raw(const char *dir, const nbc_config *cfg, int ranks, const int
         long attempt = strtol(fields[column[RAW_ATTEMPT]], NULL, 10);
         if (block != pass_block || attempt != pass_attempt)
             pass_kept = 0;
+        if (block != pass_block)
+            block_first_attempt = attempt; /* a later visit's warm-up numbers on */
         pass_block = block;
         pass_attempt = attempt;
         kept = late ? kept - pass_kept : kept + 1;
         pass_kept = late ? 0 : pass_kept + 1;
-        exhausted += late && atoi(fields[column[RAW_ATTEMPT]]) == cfg->run.max_retries;
+        exhausted += late && attempt - block_first_attempt == cfg->run.max_retries;
         if (kept == kept_per_cell || exhausted == (size_t)ranks) {
             state->cell_done[cell] = true;
             state->raw_keep_bytes = offset;

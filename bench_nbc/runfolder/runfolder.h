@@ -179,10 +179,13 @@ void nbc_record_system(nbc_run *run, meta_info *meta);
  * exposes are readied for the cells (run->mpit; NULL when none). 0, or -1
  * on rank 0 when mpit_cvars.csv could not be written. */
 int nbc_mpit_start(nbc_run *run, meta_info *meta);
-/* Around one cell's measurements (sweep.c): the counters read before it,
- * and after it their deltas appended to mpit_pvars.csv by rank 0
- * (collective; MPI error code). Both do nothing for NULL. */
+/* Around each visit of a cell (sweep.c): the counters read before it
+ * (begin) and their growth added to the cell's after it (pause: MPI error
+ * code, MPI_ERR_NO_MEM); once the cell ended, its deltas over all its visits
+ * appended to mpit_pvars.csv by rank 0 (end: collective; MPI error code).
+ * All do nothing for NULL. */
 void nbc_mpit_cell_begin(nbc_mpit *m);
+int nbc_mpit_cell_pause(nbc_mpit *m, size_t cell);
 int nbc_mpit_cell_end(nbc_run *run, size_t cell);
 /* Sessions and MPI_T ended (before MPI_Finalize); accepts NULL. */
 void nbc_mpit_free(nbc_mpit *m);

@@ -442,6 +442,7 @@ static void help_lists_every_key(void **state)
         "run.threads",
         "run.repetitions",
         "run.max_repetitions",
+        "run.visits",
         "run.half_width",
         "run.cell_budget_s",
         "run.late_tolerance",

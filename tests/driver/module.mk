@@ -10,7 +10,7 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/dri
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_two_studies.sh tests/driver/e2e_replay.sh \
              tests/driver/e2e_job_workarounds.sh
 # Scenarios (docs/collectives.md): the known answer, the shipped ones and their bad input.
-E2E_TESTS += tests/driver/e2e_scenario_known.sh tests/driver/e2e_scenarios.sh tests/driver/e2e_fixed_blocks.sh
+E2E_TESTS += tests/driver/e2e_scenario_known.sh tests/driver/e2e_scenarios.sh tests/driver/e2e_fixed_blocks.sh tests/driver/e2e_visits.sh
 # synthetic_intermittent: its known answer at two shares of background blocks.
 E2E_TESTS += tests/driver/e2e_synthetic_intermittent.sh
 
@@ -57,5 +57,14 @@ $(BUILD)/tests/driver/test_block_order: $(BUILD)/nompi/tests/driver/test_block_o
 	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
 
 UNIT_TESTS += $(BUILD)/tests/driver/test_block_order
+
+# How a cell's blocks spread over its visits (bench_nbc/measure/visit_plan.c).
+$(BUILD)/tests/driver/test_visit_plan: $(BUILD)/nompi/tests/driver/test_visit_plan.o \
+                                       $(BUILD)/nompi/bench_nbc/measure/visit_plan.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CMOCKA_LIBS) $(LDLIBS)
+
+UNIT_TESTS += $(BUILD)/tests/driver/test_visit_plan
+
 # Pure (tests/README.md): the unit tests.
 PURE_TESTS += $(filter $(BUILD)/tests/driver/%,$(UNIT_TESTS))
