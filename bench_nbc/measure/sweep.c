@@ -121,7 +121,7 @@ static void report_progress(const nbc_run *run, const nbc_sweep_plan *plan, size
     double left_s = visits_done > 0 ? elapsed_s / visits_done * (visits_total - visits_done) : 0;
     char visits[64] = "";
     if (visits_total > cells_total)
-        snprintf(visits, sizeof visits, ", visit %d/%d", visits_done, visits_total);
+        snprintf(visits, sizeof visits, "  visit %d/%d", visits_done, visits_total);
     fprintf(stderr,
             "%sbench_nbc: cell %d/%d%s  comm %.3g ms x comp %.3g ms  %d blocks (%s)  "
             "elapsed %.0f s, about %.0f s left%s",

@@ -83,7 +83,7 @@ for run in "basic 1 1" "$second 1 2" "basic 2 3" "$second 2 4" "basic 3 5" "$sec
     shares="" from=""
     [ "$dep" = thread ] && shares=$shares_thread
     [ "$index" = 1 ] || from=" --set run.calibration_from=$reference"
-    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf ${shares}--set run.repetitions=6 --set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P$from --stop-after calibration --run-dir-file $S/run-$(printf %03d "$index").path"
+    expect "\+ $L $D/bench_nbc -c $R/configs/default.conf ${shares}--set run.repetitions=6 --set run.visits=2 --set grid.comm_times=1ms,16ms,2 --set grid.comp_times=1ms,16ms,2 --set run.collective=ibcast --set run.deployment=$dep --set run.mpi=$P$from --stop-after calibration --run-dir-file $S/run-$(printf %03d "$index").path"
     expect "\+ $D/compute_ref --run $run_dir --phase before"
     expect "\+ $L $D/bench_nbc --resume $run_dir"
     expect "\+ $D/compute_ref --run $run_dir --phase after"
