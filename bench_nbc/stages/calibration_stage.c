@@ -356,7 +356,10 @@ void nbc_calibration_stage(nbc_study *study, const nbc_cli *cli, const placement
         nbc_exit_if_any_failed(write_failed, "cannot write the calibration files", 1);
     }
     calibrated = calibrated && calibrate_communication(run, prior->comm, prior->comm_done);
-    if (calibrated) {
+    /* The precision is the sweep's lateness floor: measured (and warned of)
+     * by the process that sweeps, once a launch when nbc-run stops after
+     * the calibration and resumes. */
+    if (calibrated && !cli->stop_after_calibration) {
         NBC_CHECK_MPI(nbc_measure_barrier_precision(run, 100, &run->barrier_precision_ns));
         warn_loose_barrier(run, prior->comm, prior->comp);
     }
