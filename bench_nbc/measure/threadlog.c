@@ -348,28 +348,35 @@ static void row_ints(const sched_row *r, int64_t *v)
     memcpy(v, fields, sizeof fields);
 }
 
-/* Moves the rows of the attempts in `log` to the front of t->rows, in
- * order, and returns how many: rows and log both follow the attempts'
- * order (seq ascending), and the rows of cells still being visited stay
- * behind them. */
-static size_t take_cell_rows(nbc_threads *t, const nbc_attempt_log *log)
+/* Whether row i of t->rows is an attempt of `log`: rows and log both follow
+ * the attempts' order (seq ascending), so one cursor *a into the log walks
+ * with i; the rows of cells still being visited are among them. */
+static bool row_of_log(const nbc_threads *t, size_t i, const nbc_attempt_log *log, size_t *a)
 {
-    size_t taken = 0, a = 0;
+    while (*a < log->count && log->items[*a].seq < t->rows[i].seq)
+        (*a)++;
+    return *a < log->count && log->items[*a].seq == t->rows[i].seq;
+}
+
+/* The cell's rows as integers into mine (count of them) and the others
+ * kept in t->rows, in order. */
+static void take_cell_rows(nbc_threads *t, const nbc_attempt_log *log, int64_t *mine)
+{
+    size_t a = 0, taken = 0, kept = 0;
     for (size_t i = 0; i < t->row_count; i++) {
-        while (a < log->count && log->items[a].seq < t->rows[i].seq)
-            a++;
-        if (a < log->count && log->items[a].seq == t->rows[i].seq) {
-            sched_row row = t->rows[i];
-            memmove(&t->rows[taken + 1], &t->rows[taken], (i - taken) * sizeof *t->rows);
-            t->rows[taken++] = row;
-        }
+        if (row_of_log(t, i, log, &a))
+            row_ints(&t->rows[i], &mine[taken++ * FIELDS]);
+        else
+            t->rows[kept++] = t->rows[i];
     }
-    return taken;
+    t->row_count = kept;
 }
 
 int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell, const nbc_attempt_log *log)
 {
-    int count = t ? (int)take_cell_rows(t, log) : 0;
+    int count = 0;
+    for (size_t i = 0, a = 0; t && i < t->row_count; i++)
+        count += row_of_log(t, i, log, &a);
     int64_t *mine = malloc(((size_t)count * FIELDS + 1) * sizeof *mine);
     int *counts = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *counts) : NULL;
     int *offsets = run->rank == 0 ? calloc((size_t)run->ranks, sizeof *offsets) : NULL;
@@ -377,8 +384,8 @@ int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell, const nbc_
     int rc = MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, run->comm);
     if (rc == MPI_SUCCESS && any_failed)
         rc = MPI_ERR_NO_MEM;
-    for (int i = 0; rc == MPI_SUCCESS && i < count; i++)
-        row_ints(&t->rows[i], &mine[(size_t)i * FIELDS]);
+    if (rc == MPI_SUCCESS && t) /* the rows written leave the buffer */
+        take_cell_rows(t, log, mine);
     int mine_len = count * FIELDS;
     if (rc == MPI_SUCCESS)
         rc = MPI_Gather(&mine_len, 1, MPI_INT, counts, 1, MPI_INT, 0, run->comm);
@@ -411,10 +418,7 @@ int nbc_threads_write_cell(nbc_run *run, nbc_threads *t, size_t cell, const nbc_
                         v[11], v[12]) < 0)
                 rc = MPI_ERR_IO;
         }
-    if (t) { /* the rows written leave the buffer */
-        memmove(t->rows, &t->rows[count], (t->row_count - (size_t)count) * sizeof *t->rows);
-        t->row_count -= (size_t)count;
-    }
+
     free(mine);
     free(counts);
     free(offsets);
