@@ -7,7 +7,9 @@
 # provenance; the run's own numbers stay). Read back with poppler-utils
 # (pdf_layout.py): every image inside its page with its caption, no page of
 # headings only, no text past the right margin; every table cell's text
-# inside its cell (pdf_cells.py, weasyprint's layout). The same for a
+# inside its cell (pdf_cells.py, on the very layout weasyprint printed
+# report.pdf from: nbc-report runs the weasyprint command, which here is
+# weasyprint's own command line with that check added). The same for a
 # study's report (six launches, a results table in fixed columns, and
 # their comparison on the default grid). report.html has a table of
 # contents whose links all land, and the raw records (clock points, every
@@ -35,24 +37,54 @@ need_command() {
 need_command weasyprint weasyprint
 for tool in pdftohtml pdfimages pdfinfo; do need_command "$tool" poppler-utils; done
 
+# every table cell's text inside its cell, as weasyprint lays it out: its
+# command line as nbc-report runs it (the Python of the weasyprint command,
+# which imports it), the document it renders kept and checked by
+# pdf_cells.py, its line (or the cells past their edge, exit status 1) in
+# $WEASYPRINT_CELLS. Laying the page out once saves seconds per report.
+weasy_python=$(sed -n '1s/^#! *//p' "$(command -v weasyprint)")
+mkdir -p "$SCRATCH/bin"
+cat >"$SCRATCH/bin/weasyprint" <<EOF
+#!$weasy_python
+import os, sys
+sys.path.insert(0, "$BENCH_NBC_ROOT/tests/analysis")
+import weasyprint, weasyprint.__main__, pdf_cells
+rendered, render = [], weasyprint.HTML.render
+def keep(self, *args, **kwargs):
+    rendered.append(render(self, *args, **kwargs))
+    return rendered[-1]
+weasyprint.HTML.render = keep
+status = weasyprint.__main__.main()
+if status or len(rendered) != 1:
+    sys.exit(status or "weasyprint rendered %d documents, not 1" % len(rendered))
+problems, cells = pdf_cells.overflowing(rendered[0])
+with open(os.environ["WEASYPRINT_CELLS"], "w") as out:
+    for page, text, past in problems:
+        out.write("page %d: '%s' runs %.1f pt past its table cell\n" % (page, text[:40], past))
+    if not problems:
+        out.write("tables: %d cells, every text inside its cell\n" % cells)
+sys.exit(1 if problems else 0)
+EOF
+chmod +x "$SCRATCH/bin/weasyprint"
+# report_checked DIR: nbc-report DIR through that command; sets msg and cells.
+report_checked() {
+    msg=$(PATH=$SCRATCH/bin:$PATH WEASYPRINT_CELLS=$SCRATCH/cells "$report" "$1" 2>&1) || return 1
+    cells=$(cat "$SCRATCH/cells")
+}
+
 run=$SCRATCH/example_run
 cp -R tests/data/example_run "$run"
 python3 tests/analysis/add_records.py "$run" tests/analysis/report_pdf_records.json ||
     fail "cannot add the records to $run"
 "$analyze" -q "$run" 2>/dev/null
 [ -f "$run/plots/overhead.png" ] || fail "nbc-analyze drew no figure in $run"
-msg=$("$report" "$run" 2>&1) || fail "nbc-report failed: $msg"
+report_checked "$run" || fail "nbc-report failed: $msg (cells: $(cat "$SCRATCH/cells" 2>/dev/null))"
 echo "$msg"
 [ -s "$run/report.pdf" ] || fail "nbc-report wrote no report.pdf with weasyprint installed"
 
 layout=$(python3 tests/analysis/pdf_layout.py "$run/report.pdf" "$SCRATCH") ||
     fail "report.pdf cannot be printed as it is:"$'\n'"$layout"
 figure "$layout"
-# every table cell's text inside its cell, as weasyprint lays it out (the
-# Python of the weasyprint command, which imports it)
-weasy_python=$(sed -n '1s/^#! *//p' "$(command -v weasyprint)")
-cells=$("$weasy_python" tests/analysis/pdf_cells.py "$run/report.html") ||
-    fail "report.pdf's tables:"$'\n'"$cells"
 figure "$cells"
 
 # a study's report: six launches (a results table of fixed, narrow columns)
@@ -77,11 +109,9 @@ done
 "$compare" "${runs[@]}" -o "$study/compare" >/dev/null 2>&1 || fail "nbc-compare of the study's runs"
 (IFS=,; printf '{"format": 1, "status": "complete", "study": {"collectives": ["ibcast"], "launches": 3}, "runs": [%s], "comparisons": ["%s"]}\n' \
     "${entries[*]}" "$study/compare") >"$study/study.json"
-msg=$("$report" "$study" 2>&1) || fail "nbc-report of the study failed: $msg"
+report_checked "$study" || fail "nbc-report of the study failed: $msg (cells: $(cat "$SCRATCH/cells" 2>/dev/null))"
 layout=$(python3 tests/analysis/pdf_layout.py "$study/report.pdf" "$SCRATCH") ||
     fail "the study's report.pdf cannot be printed as it is:"$'\n'"$layout"
-cells=$("$weasy_python" tests/analysis/pdf_cells.py "$study/report.html") ||
-    fail "the study's report.pdf's tables:"$'\n'"$cells"
 figure "study: $layout; $cells"
 
 python3 - "$run/report.html" <<'PY' || fail "report.html's contents or appendix"

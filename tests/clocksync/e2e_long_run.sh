@@ -17,26 +17,28 @@
 #   - the model predicted every point of the run within its bound
 #     (|residual| <= predicted error + the point's own bound);
 #   - the baseline grew with the run: a point at least every doubling of the
-#     time since the start (1, 2, 4, ... s after the drift point);
+#     time since the start (1, 2, 4, ... drift gaps after the drift point);
 #   - the rule still keeps attempts in the run's last tenth: without the
 #     schedule the extrapolation error (u tau) passes the tolerance and
 #     every attempt there would be late.
 # The length: the 100 ppm drift is estimated from the start point and the
-# drift point 1 s later, each within its bound b (run_point_bound_max_us,
-# 0.2-0.4 us here), so the estimate's likely error is u = 2 b / 1 s: 0.4 to
-# 0.8 ppm of the 100. A model that never recalibrates then errs by u tau
-# at tau s; every attempt of the last tenth (tau >= 0.9 run_s) is late
-# once 0.9 run_s u > tolerance, which with u = 0.4 ppm needs
-# run_s > 10 us / (0.9 x 0.4 ppm) = 28 s. 30 s here; RUN_S=600 gives the
-# 10-minute figures.
+# drift point g = 0.5 s later (--drift-gap-s), each within its bound b
+# (run_point_bound_max_us, 0.2-0.4 us here), so the estimate's likely error
+# is u = 2 b / g: 0.8 to 1.6 ppm of the 100 (the rate injected does not
+# enter: only how well it is measured). A model that never recalibrates
+# then errs by u tau at tau s; every attempt of the last tenth
+# (tau >= 0.9 run_s) is late once 0.9 run_s u > tolerance, which with
+# u = 0.8 ppm needs run_s > 10 us / (0.9 x 0.8 ppm) = 14 s. 15 s here;
+# RUN_S=600 gives the 10-minute figures.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 prog=$BUILD/clocksync_check
 [ -x "$prog" ] || fail "$prog is not built"
-run_s=${RUN_S:-30}
+run_s=${RUN_S:-15}
 tolerance_us=10
+gap_s=0.5
 out=$(mpi_launch -n 2 "$prog" --barriers 10 --wait-s 0 --skew-clock 0,100 --run-s "$run_s" \
-    --tolerance-us $tolerance_us) || fail "clocksync_check --run-s failed: $out"
+    --drift-gap-s $gap_s --tolerance-us $tolerance_us) || fail "clocksync_check --run-s failed: $out"
 echo "$out"
 line=$(grep '^run_s=' <<<"$out") || fail "no run figures: $out"
 kept_skew=$(kv run_kept_true_skew_resolved_max_us "$line")
@@ -46,8 +48,8 @@ check_float "$kept_skew <= $tolerance_us + 2 * $bound_us" ||
     fail "a kept attempt started $kept_skew us apart (less its truth's resolution), tolerance $tolerance_us us, points' bound $bound_us us: $line"
 [ "$(kv run_residual_beyond_bound "$line")" = 0 ] ||
     fail "a clock point fell outside the error the model predicted for it: $line"
-# Points: start, drift (1 s), then at least every doubling of the baseline.
-min_points=$(awk -v t="$run_s" 'BEGIN { n = 2; b = 1; while (2 * b <= t) { b *= 2; n++ } print n }')
+# Points: start, drift (gap_s), then at least every doubling of the baseline.
+min_points=$(awk -v t="$run_s" -v g=$gap_s 'BEGIN { n = 2; b = g; while (2 * b <= t) { b *= 2; n++ } print n }')
 points=$(kv run_points "$line")
 [ "$points" -ge "$min_points" ] || fail "$points clock points over $run_s s, the schedule needs $min_points: $line"
 attempts=$(kv run_attempts "$line") kept=$(kv run_kept "$line")

@@ -63,7 +63,11 @@ args=(--roundtrips "$roundtrips" --barriers 50 --wait-s 1 --skew-clock "0,$drift
 # problems) though every rank has printed and met a last barrier: once the
 # figures are out (rank 0's last line) and the ranks have not exited, the
 # launcher is stopped and the figures kept (launch_watched, as nbc-run
-# does); anything else over 150 s fails.
+# does); anything else over 150 s fails. Rank 0 prints its last line after
+# a barrier every rank has left, so only MPI_Finalize is left then: ranks
+# that exit do so within a second, and a hung launch is stopped 2 s later,
+# not lib.sh's 5 (a stop keeps the figures, so a slow exit cannot fail).
+export FINALIZE_GRACE_S=2
 figures_out() { grep -q 'model_error_max_us=' "$SCRATCH/out"; }
 run_across() {
     local ranks=$1 method=$2 per_node=$(($1 / 2))

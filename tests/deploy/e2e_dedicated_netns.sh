@@ -44,7 +44,10 @@ mapfile -d '' -t across < <(
 cell=(--set run.results_dir="$SCRATCH" --set grid.comm_times=4ms --set grid.comp_times=4ms
       --set run.repetitions=1 --set calibration.tolerance=0.9 --set calibration.max_iterations=8
       --set run.null_share=0)
-# run_done: the run's final meta.json is written (only MPI_Finalize is left).
+# run_done: the run's final meta.json is written (only MPI_Finalize is left:
+# ranks that exit do so within a second, so a hung launch is stopped 2 s
+# later, not lib.sh's 5; a stop keeps the run folder).
+export FINALIZE_GRACE_S=2
 run_done() { DIR=$(cat "$SCRATCH/run_dir" 2>/dev/null) && [ "$(meta_value "$DIR" status 2>/dev/null)" = complete ]; }
 hung=()
 for dep in dedicated thread; do

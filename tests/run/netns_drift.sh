@@ -4,7 +4,7 @@
 # libfaketime at x1.0001 (100 ppm fast, its CLOCK_MONOTONIC_RAW, the clock
 # clocksync reads, and MPI_Wtime; checked below by measurement against the
 # kernel's clock, which a raw syscall reads unfaked). bench_nbc sweeps for
-# about RUN_S / 2 seconds (RUN_S: default 12) with the clock's resync schedule
+# about RUN_S / 2 seconds (RUN_S: default 6) with the clock's resync schedule
 # (clocksync_resync_due), and when RUN_S is given, again with it off
 # (clocksync.resync_interval_s=0).
 #
@@ -29,11 +29,12 @@
 # apart) a model that never recalibrates has a likely extrapolation bound
 # of (s_F + s_L) / 1 ms, microseconds of spread over a millisecond (1000s
 # of ppm), past any tolerance of these cells (tens of us to 1 ms) within a
-# second, so a 6 s sweep already fails code that does not resync.
+# second, so a 3 s sweep (the 2 cells the sizing below never goes under,
+# with one resync between them) already fails code that does not resync.
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/../lib.sh"
 nodes_sh=$BENCH_NBC_ROOT/scripts/netns-nodes.sh
-run_s=${RUN_S:-12}
+run_s=${RUN_S:-6}
 [ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
 command -v ip >/dev/null || skip "'ip' (iproute2) is not installed"
 command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
@@ -102,7 +103,9 @@ args=(--set run.results_dir="$SCRATCH" --set run.collective=ibcast --set compute
     --set clocksync.roundtrips=10 --set clocksync.drift_gap_s=0.001s
     --set calibration.runs_per_point=3 --set calibration.tolerance=0.5)
 # The run is out once meta.json says complete (MPICH over TCP may then hang
-# in MPI_Finalize: launch_watched stops it, as netns_nodes.sh does).
+# in MPI_Finalize: launch_watched stops it, as netns_nodes.sh does, 2 s
+# after: bench_nbc writes the final meta.json last, and a stop keeps it).
+export FINALIZE_GRACE_S=2
 run_dir() { sed -n 's/^bench_nbc: run folder //p' "$SCRATCH/out" | head -n 1; }
 figures_out() { jq -e '.status == "complete"' "$(run_dir)/meta.json" >/dev/null 2>&1; }
 
