@@ -96,10 +96,10 @@ struct nbc_config {
         int repetitions;        /* measured blocks per cell (plus one warm-up block); the
                                    least of them when half_width > 0 */
         int max_repetitions;    /* the most blocks when half_width > 0 */
-        int visits;             /* visits sharing a cell's blocks (bench_nbc/measure/visit_plan.h) */
-        double half_width;      /* target half-width of r_overhead's 95 % interval; 0: fixed */
-        double cell_budget_s;   /* a cell stops at a block's end past it (0: none) */
-        double late_tolerance;  /* share of min(t_comm_ref, t_comp_ref) */
+        int visits;            /* visits sharing a cell's blocks (bench_nbc/measure/visit_plan.h) */
+        double half_width;     /* target half-width of r_overhead's 95 % interval; 0: fixed */
+        double cell_budget_s;  /* a cell stops at a block's end past it (0: none) */
+        double late_tolerance; /* share of min(t_comm_ref, t_comp_ref) */
         int max_retries;
         double late_patience_s; /* pauses in all of one block late pass after pass */
         int seed;               /* 0: chosen at start */

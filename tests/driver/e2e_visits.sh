@@ -15,7 +15,7 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/lib_driver.sh"
 make_scratch
 sweep=("${QUICK[@]}" "${LOOSE_LATENESS[@]}" --set run.results_dir="$SCRATCH"
-       --set grid.comm_times=1ms,2ms,2 --set grid.comp_times=1ms,2ms,2
+       --set "grid.comm_times=1ms,2ms,2" --set "grid.comp_times=1ms,2ms,2"
        --set run.repetitions=4 --set run.visits=2 --set run.half_width=0)
 
 # check_visits FOLDER: the visits' layout in raw.csv (above); prints the
