@@ -130,10 +130,15 @@ bool impact_estimable(const impact_paired *impact, const impact_paired *aa);
 
 /* ---- The study: STUDY_DIR/impact.csv (study.c, study_dir.c): one row per
  * configuration (mpi, collective, deployment, setting) and computation
- * size, pooling the pairs of all its launches. Each launch gives two impact
- * pairs (compute_ref, passive | sweep | passive, compute_ref) and one A/A
- * pair (compute_ref --phase aa, compute_ref --phase before) per size; the
- * row of a configuration's largest size says largest = 1. ---- */
+ * size over all its launches. Each launch gives two impact pairs
+ * (compute_ref, passive | sweep | passive, compute_ref) and one A/A pair
+ * (compute_ref --phase aa, compute_ref --phase before) per size. The
+ * launch is the unit, as in the verdict: a launch's pairs share its
+ * placement and its programs' start-up, so they move together (by a few
+ * percent from launch to launch on a virtual machine) and are not
+ * independent; the interval is the t-interval over the launches' mean log
+ * ratios (one launch: over its own pairs, as its run reads it). The row of
+ * a configuration's largest size says largest = 1. ---- */
 
 typedef struct impact_config {
     char mpi[ANALYSIS_NAME_MAX];
@@ -146,14 +151,18 @@ typedef struct impact_study_row {
     impact_config config;
     double comp_target_s;
     long long matrix_n;    /* -1 when the launches measured different orders */
-    impact_paired impact;  /* over the impact pairs of every launch */
+    size_t pairs;          /* impact pairs over all launches */
+    size_t launches;       /* launches with at least one pair */
+    impact_paired impact;  /* over the launches' mean log ratios (impact.pairs = launches);
+                            * one launch: over its pairs, as its run reads it */
     impact_paired aa;      /* the same design A/A: the band */
     double cpu_wait_share; /* passive_delay_share, mean over the launches (NAN: none) */
     bool estimable;        /* impact_estimable(impact, aa) */
     bool largest;          /* the configuration's largest comp_target_s */
-    /* the pooled log ratios (impact_study_add_run) */
-    double *log_pairs, *log_aa;
-    size_t pairs_capacity, aa_capacity;
+    /* per pair, per launch (the mean of its pairs) and the launches' A/A
+     * log ratios (impact_study_add_run) */
+    double *log_pairs, *log_launches, *log_aa;
+    size_t pairs_capacity, launches_capacity, aa_capacity;
     double share_sum;
     size_t shares;
 } impact_study_row;

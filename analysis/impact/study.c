@@ -1,5 +1,5 @@
-/* analysis/impact: the study's impact.csv, pooling each configuration's
- * pairs over its launches (study.h). */
+/* analysis/impact: the study's impact.csv, each configuration's launches
+ * combined (impact.h). */
 #include "analysis/impact/impact.h"
 
 #include <math.h>
@@ -58,11 +58,21 @@ int impact_study_add_run(impact_study *study, const impact_config *config,
         const impact_row *job = &impact->job[i];
         impact_study_row *row;
         status = row_of(study, config, job, &row, err);
-        /* a pair: the passive step and compute_ref adjacent in time (eq. 2) */
-        for (int p = 0; status == ANALYSIS_OK && p < PHASE_COUNT; p++)
-            if (job->phases & (1u << p))
-                status = push_value(&row->log_pairs, &row->pairs_capacity, row->impact.pairs++,
-                                    log(job->t_passive_phase_s[p] / job->t_ref_phase_s[p]), err);
+        /* a pair: the passive step and compute_ref adjacent in time (eq. 2);
+         * the launch's estimate is the mean log ratio of its pairs */
+        double log_sum = 0;
+        size_t pairs = 0;
+        for (int p = 0; status == ANALYSIS_OK && p < PHASE_COUNT; p++) {
+            double log_ratio = log(job->t_passive_phase_s[p] / job->t_ref_phase_s[p]);
+            if (!(job->phases & (1u << p)) || !isfinite(log_ratio))
+                continue;
+            log_sum += log_ratio;
+            pairs++;
+            status = push_value(&row->log_pairs, &row->pairs_capacity, row->pairs++, log_ratio, err);
+        }
+        if (status == ANALYSIS_OK && pairs)
+            status = push_value(&row->log_launches, &row->launches_capacity, row->launches++,
+                                log_sum / (double)pairs, err);
         /* the A/A pair: compute_ref --phase aa, then compute_ref --phase before */
         double aa = log(job->t_ref_phase_s[PHASE_BEFORE] / job->t_ref_aa_s);
         if (status == ANALYSIS_OK && isfinite(aa))
@@ -91,7 +101,10 @@ void impact_study_finish(impact_study *study, double confidence)
         qsort(study->rows, study->count, sizeof *study->rows, compare_rows);
     for (size_t i = 0; i < study->count; i++) {
         impact_study_row *row = &study->rows[i];
-        row->impact = impact_paired_interval(row->log_pairs, row->impact.pairs, confidence);
+        /* one launch is read as its run reads it: over its own pairs */
+        row->impact = row->launches == 1
+                          ? impact_paired_interval(row->log_pairs, row->pairs, confidence)
+                          : impact_paired_interval(row->log_launches, row->launches, confidence);
         row->aa = impact_paired_interval(row->log_aa, row->aa.pairs, confidence);
         row->estimable = impact_estimable(&row->impact, &row->aa);
         row->cpu_wait_share = row->shares ? row->share_sum / (double)row->shares : NAN;
@@ -111,9 +124,10 @@ int impact_study_write(const impact_study *study, const char *path, analysis_err
     strbuf_printf(&sb, "%s\n", header);
     for (size_t i = 0; i < study->count; i++) {
         const impact_study_row *r = &study->rows[i];
-        strbuf_printf(&sb, "%s,%s,%s,%s,%.9g,%lld,%zu,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%d,%d\n",
+        strbuf_printf(&sb, "%s,%s,%s,%s,%.9g,%lld,%zu,%zu,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%d,%d\n",
                       r->config.mpi, r->config.collective, r->config.deployment, r->config.setting,
-                      r->comp_target_s, r->matrix_n, r->impact.pairs, r->impact.ratio, r->impact.lo,
+                      r->comp_target_s, r->matrix_n, r->pairs, r->launches, r->impact.ratio,
+                      r->impact.lo,
                       r->impact.hi, r->aa.pairs, r->aa.lo, r->aa.hi, r->cpu_wait_share,
                       r->estimable, r->largest);
     }
@@ -126,6 +140,7 @@ int impact_study_write(const impact_study *study, const char *path, analysis_err
 void impact_study_free(impact_study *study)
 {
     for (size_t i = 0; i < study->count; i++) {
+        free(study->rows[i].log_launches);
         free(study->rows[i].log_pairs);
         free(study->rows[i].log_aa);
     }

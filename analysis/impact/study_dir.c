@@ -92,11 +92,11 @@ static void report_rows(const impact_study *study, FILE *report)
     for (size_t i = 0; report && i < study->count; i++) {
         const impact_study_row *r = &study->rows[i];
         fprintf(report,
-                "impact %s %s %s%s%s, %.3g ms: %.3g [%.3g, %.3g] over %zu pairs, A/A band "
-                "[%.3g, %.3g] over %zu, CPU wait %.2f%s%s\n",
+                "impact %s %s %s%s%s, %.3g ms: %.3g [%.3g, %.3g] over %zu launches (%zu pairs), "
+                "A/A band [%.3g, %.3g] over %zu, CPU wait %.2f%s%s\n",
                 r->config.mpi, r->config.collective, r->config.deployment,
                 r->config.setting[0] ? " " : "", r->config.setting, r->comp_target_s * 1e3,
-                r->impact.ratio, r->impact.lo, r->impact.hi, r->impact.pairs, r->aa.lo, r->aa.hi,
+                r->impact.ratio, r->impact.lo, r->impact.hi, r->launches, r->pairs, r->aa.lo, r->aa.hi,
                 r->aa.pairs, r->cpu_wait_share, r->estimable ? "" : ": not estimable here",
                 r->largest ? " (largest size)" : "");
     }

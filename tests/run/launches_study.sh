@@ -82,15 +82,15 @@ if [ -x "$TOOLS_DIR/nbc-analyze" ]; then
         /^    / && v != "" { sub(/^ +/, " "); v = v $0; next }
         { if (v != "") print v; v = "" } END { if (v != "") print v }' <<<"$out")
     grep -Eq "^verdict: .*over (1-)?2 launches" <<<"$verdicts" || fail "no verdict line over 2 launches: $out"
-    # The study's impact: one row per computation size, pooling both
-    # launches' pairs (two impact pairs and one A/A pair each), the largest
-    # size's row marked.
+    # The study's impact: one row per computation size over both launches
+    # (two impact pairs and one A/A pair each; the launch the interval's
+    # unit), the largest size's row marked.
     impact=$(python3 -c 'import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows, "no rows"
 for r in rows:
     assert (r["mpi"], r["collective"], r["deployment"]) == (sys.argv[2], "ibcast", "basic"), r
-    assert (r["pairs"], r["aa_pairs"]) == ("4", "2"), r
+    assert (r["pairs"], r["launches"], r["aa_pairs"]) == ("4", "2", "2"), r
     assert r["estimable"] in ("0", "1"), r
 assert [r["largest"] for r in rows] == ["0"] * (len(rows) - 1) + ["1"], rows
 sizes = [float(r["comp_target_s"]) for r in rows]
