@@ -68,7 +68,8 @@ int impact_study_add_run(impact_study *study, const impact_config *config,
                 continue;
             log_sum += log_ratio;
             pairs++;
-            status = push_value(&row->log_pairs, &row->pairs_capacity, row->pairs++, log_ratio, err);
+            status =
+                push_value(&row->log_pairs, &row->pairs_capacity, row->pairs++, log_ratio, err);
         }
         if (status == ANALYSIS_OK && pairs)
             status = push_value(&row->log_launches, &row->launches_capacity, row->launches++,
@@ -124,12 +125,12 @@ int impact_study_write(const impact_study *study, const char *path, analysis_err
     strbuf_printf(&sb, "%s\n", header);
     for (size_t i = 0; i < study->count; i++) {
         const impact_study_row *r = &study->rows[i];
-        strbuf_printf(&sb, "%s,%s,%s,%s,%.9g,%lld,%zu,%zu,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%d,%d\n",
+        strbuf_printf(&sb,
+                      "%s,%s,%s,%s,%.9g,%lld,%zu,%zu,%.6g,%.6g,%.6g,%zu,%.6g,%.6g,%.6g,%d,%d\n",
                       r->config.mpi, r->config.collective, r->config.deployment, r->config.setting,
                       r->comp_target_s, r->matrix_n, r->pairs, r->launches, r->impact.ratio,
-                      r->impact.lo,
-                      r->impact.hi, r->aa.pairs, r->aa.lo, r->aa.hi, r->cpu_wait_share,
-                      r->estimable, r->largest);
+                      r->impact.lo, r->impact.hi, r->aa.pairs, r->aa.lo, r->aa.hi,
+                      r->cpu_wait_share, r->estimable, r->largest);
     }
     int status = sb.ok ? analysis_write_file_atomic(path, sb.data, sb.len, err)
                        : analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%s)", path);

@@ -96,9 +96,9 @@ static void report_rows(const impact_study *study, FILE *report)
                 "A/A band [%.3g, %.3g] over %zu, CPU wait %.2f%s%s\n",
                 r->config.mpi, r->config.collective, r->config.deployment,
                 r->config.setting[0] ? " " : "", r->config.setting, r->comp_target_s * 1e3,
-                r->impact.ratio, r->impact.lo, r->impact.hi, r->launches, r->pairs, r->aa.lo, r->aa.hi,
-                r->aa.pairs, r->cpu_wait_share, r->estimable ? "" : ": not estimable here",
-                r->largest ? " (largest size)" : "");
+                r->impact.ratio, r->impact.lo, r->impact.hi, r->launches, r->pairs, r->aa.lo,
+                r->aa.hi, r->aa.pairs, r->cpu_wait_share,
+                r->estimable ? "" : ": not estimable here", r->largest ? " (largest size)" : "");
     }
 }
 
