@@ -220,6 +220,14 @@ double clocksync_model_drift_ppm(const clocksync_model *model)
     return -slope / (1.0 + slope) * 1e6;
 }
 
+double clocksync_model_drift_bound_ppm(const clocksync_model *model)
+{
+    if (model->n_points < 2)
+        return INFINITY;
+    const clocksync_point *a = &model->points[0], *b = &model->points[model->n_points - 1];
+    return (a->bound_ns + b->bound_ns) / (double)(b->local_ns - a->local_ns) * 1e6;
+}
+
 double clocksync_model_drift_uncertainty(const clocksync_model *model)
 {
     if (model->n_points == 0)

@@ -138,6 +138,10 @@ double clocksync_model_offset_ns(const clocksync_model *model, int64_t local_ns)
 /* How fast this clock runs relative to the reference, from the first to the
  * last point: +100 means 100 ppm fast. 0 with fewer than two points. */
 double clocksync_model_drift_ppm(const clocksync_model *model);
+/* The bound on that drift's error, in ppm: the two points' bounds over the
+ * time between them, (b_first + b_last) / (t_last - t_first) ("Error
+ * bound" above, over the whole model); INFINITY with fewer than two points. */
+double clocksync_model_drift_bound_ppm(const clocksync_model *model);
 /* u of the error bound (header comment), as a fraction (1e-6 per ppm);
  * INFINITY with fewer than two points, 0 with none. */
 double clocksync_model_drift_uncertainty(const clocksync_model *model);

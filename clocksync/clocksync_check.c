@@ -50,7 +50,7 @@ typedef struct check_options {
 
 /* What each rank reports to rank 0 at the end. */
 typedef struct rank_report {
-    double offset_us, latency_us, drift_ppm, residual_us;
+    double offset_us, latency_us, drift_ppm, drift_bound_ppm, residual_us;
     int late_barriers;
     int any_late_barriers; /* barriers some rank left late (the same on every rank) */
     double wakeup_median_us, wakeup_p99_us; /* sleep overshoot measured at start */
@@ -401,6 +401,7 @@ int main(int argc, char **argv)
     me.offset_us = model->points[0].offset_ns * 1e-3;
     me.latency_us = model->points[0].latency_ns * 1e-3;
     me.drift_ppm = clocksync_model_drift_ppm(model);
+    me.drift_bound_ppm = clocksync_model_drift_bound_ppm(model);
     me.wakeup_median_us = clocksync_get_wakeup(sync)->median_ns * 1e-3;
     me.wakeup_p99_us = clocksync_get_wakeup(sync)->p99_ns * 1e-3;
     me.spin_us = (double)clocksync_get_barrier_wait(sync)->spin_ns * 1e-3;
@@ -446,16 +447,16 @@ int main(int argc, char **argv)
             char error[32] = "na";
             if (shared_clock && rep->truth_pairs > 0)
                 snprintf(error, sizeof error, "%.3f", rep->model_error_us);
-            printf(
-                "rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
-                "drift_ppm=%.3f residual_us=%.3f model_error_us=%s truth_pairs=%d "
-                "error_bound_us=%.3f calibration_s=%.4f calibrated_at_s=%.4f late_barriers=%d "
-                "wakeup_median_us=%.1f "
-                "wakeup_p99_us=%.1f barriers_spun=%ld barriers_slept=%ld barrier_fallbacks=%ld\n",
-                r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us, rep->drift_ppm,
-                rep->residual_us, error, rep->truth_pairs, rep->bound_max_us, rep->calibration_s,
-                rep->calibrated_at_s, rep->late_barriers, rep->wakeup_median_us, rep->wakeup_p99_us,
-                rep->spun, rep->slept, rep->fallbacks);
+            printf("rank=%d host=%s offset_us=%.3f latency_us=%.3f latency_max_us=%.3f "
+                   "drift_ppm=%.3f drift_bound_ppm=%.3f residual_us=%.3f model_error_us=%s "
+                   "truth_pairs=%d error_bound_us=%.3f calibration_s=%.4f calibrated_at_s=%.4f "
+                   "late_barriers=%d wakeup_median_us=%.1f wakeup_p99_us=%.1f barriers_spun=%ld "
+                   "barriers_slept=%ld barrier_fallbacks=%ld\n",
+                   r, rep->host, rep->offset_us, rep->latency_us, rep->latency_max_us,
+                   rep->drift_ppm, rep->drift_bound_ppm, rep->residual_us, error, rep->truth_pairs,
+                   rep->bound_max_us, rep->calibration_s, rep->calibrated_at_s, rep->late_barriers,
+                   rep->wakeup_median_us, rep->wakeup_p99_us, rep->spun, rep->slept,
+                   rep->fallbacks);
             wake_median_us = fmax(wake_median_us, rep->wakeup_median_us);
             wake_p99_us = fmax(wake_p99_us, rep->wakeup_p99_us);
             spin_us = fmax(spin_us, rep->spin_us);

@@ -52,6 +52,7 @@ static void empty_model_is_identity(void **state)
     assert_int_equal(clocksync_model_to_global(&m, uptime_ns), uptime_ns);
     assert_int_equal(clocksync_model_to_local(&m, uptime_ns), uptime_ns);
     assert_true(clocksync_model_drift_ppm(&m) == 0.0);
+    assert_true(isinf(clocksync_model_drift_bound_ppm(&m))); /* no drift known */
     clocksync_model_free(&m);
 }
 
@@ -437,6 +438,10 @@ static void extrapolation_uses_the_longest_baseline_within_its_bound(void **stat
     double u =
         (m.points[0].bound_ns + last->bound_ns) / (double)(last->local_ns - m.points[0].local_ns);
     assert_true(fabs(clocksync_model_drift_uncertainty(&m) - u) <= 1e-15);
+    /* the drift's bound over the whole model is that u in ppm, and holds the
+     * drift the points were off by */
+    assert_true(fabs(clocksync_model_drift_bound_ppm(&m) - u * 1e6) <= 1e-9);
+    assert_true(fabs(clocksync_model_drift_ppm(&m) - 100) <= clocksync_model_drift_bound_ppm(&m));
     assert_true(fabs(clocksync_model_extrapolation_error_ns(&m, last->local_ns + 10000000000LL) -
                      u * 1e10) <= 1e-3);
     assert_true(clocksync_model_extrapolation_error_ns(&m, last->local_ns - 1) == 0);
