@@ -220,12 +220,18 @@ double clocksync_model_drift_ppm(const clocksync_model *model)
     return -slope / (1.0 + slope) * 1e6;
 }
 
+/* The slope's error bound between two points: (b_F + b_L) / (t_L - t_F)
+ * (clocksync.h, "Error bound"). */
+static double slope_bound(const clocksync_point *f, const clocksync_point *l)
+{
+    return (f->bound_ns + l->bound_ns) / (double)(l->local_ns - f->local_ns);
+}
+
 double clocksync_model_drift_bound_ppm(const clocksync_model *model)
 {
     if (model->n_points < 2)
         return INFINITY;
-    const clocksync_point *a = &model->points[0], *b = &model->points[model->n_points - 1];
-    return (a->bound_ns + b->bound_ns) / (double)(b->local_ns - a->local_ns) * 1e6;
+    return slope_bound(&model->points[0], &model->points[model->n_points - 1]) * 1e6;
 }
 
 double clocksync_model_drift_uncertainty(const clocksync_model *model)
@@ -234,10 +240,7 @@ double clocksync_model_drift_uncertainty(const clocksync_model *model)
         return 0.0;
     if (model->n_points == 1)
         return INFINITY;
-    const clocksync_point *f = &model->points[model->baseline];
-    const clocksync_point *l = &model->points[model->n_points - 1];
-    /* u = (b_F + b_L) / (t_L - t_F) (clocksync.h, "Error bound") */
-    return (f->bound_ns + l->bound_ns) / (double)(l->local_ns - f->local_ns);
+    return slope_bound(&model->points[model->baseline], &model->points[model->n_points - 1]);
 }
 
 double clocksync_model_extrapolation_error_ns(const clocksync_model *model, int64_t local_ns)
