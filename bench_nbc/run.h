@@ -31,9 +31,10 @@ typedef struct nbc_attempt {
     int64_t exit_late_ns;       /* this rank left the barrier this long after the deadline */
     int64_t tolerance_ns;       /* the lateness tolerated */
     int64_t start_skew_ns;      /* what clocksync_settle_attempt judged, the same on every rank */
-    int64_t seq;                /* run-wide attempt number, the same on every rank */
-    int block;                  /* 0: warm-up */
-    int attempt;                /* 0-based, per (block, kind) */
+    int64_t foreign_wait_ns; /* t1..t4 the main thread waited for a CPU others held; -1: not read */
+    int64_t seq;             /* run-wide attempt number, the same on every rank */
+    int block;               /* 0: warm-up */
+    int attempt;             /* 0-based, per (block, kind) */
     nbc_kind kind;
     bool late; /* some rank left later than tolerance_ns: discarded and redone */
 } nbc_attempt;

@@ -357,6 +357,16 @@ int threads_probe_read(threads_probe *p, threads_sched *out)
     return rc;
 }
 
+int64_t threads_probe_run_delay_ns(threads_probe *p, int i)
+{
+    char buf[256];
+    threads_sched s = {-1, -1, -1, -1, -1};
+    if (i < 0 || i >= p->count || pread_all(p->threads[i].schedstat_fd, buf, sizeof buf) <= 0 ||
+        threads_parse_schedstat(buf, &s) != 0)
+        return -1;
+    return s.run_delay_ns;
+}
+
 void threads_probe_close(threads_probe *p)
 {
     if (!p)

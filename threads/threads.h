@@ -121,6 +121,10 @@ bool threads_probe_has_migrations(const threads_probe *p);
 /* Counters of every thread, into out[count]. A thread that has ended reads
  * as all -1. 0, or -1 on a malformed file. */
 int threads_probe_read(threads_probe *p, threads_sched *out);
+/* Thread i's run-queue delay alone (schedstat field 2, one pread): the
+ * reading cheap enough to take between a window barrier and t1. -1 when
+ * the thread has gone or the file is malformed. */
+int64_t threads_probe_run_delay_ns(threads_probe *p, int i);
 void threads_probe_close(threads_probe *p);
 
 /* ---- Degenerate placements ------------------------------------------- */

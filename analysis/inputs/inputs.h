@@ -87,6 +87,10 @@ typedef struct raw_row {
      * every rank of an attempt, >= 0); -1 in a file written before it was
      * recorded. */
     int64_t start_skew_ns;
+    /* The part of t1..t4 this rank's main thread waited for a CPU another
+     * process held (raw.csv foreign_wait_ns, >= 0); -1 when not read or in
+     * a file written before it was recorded. */
+    int64_t foreign_wait_ns;
     bool late; /* the driver discarded this attempt */
 } raw_row;
 

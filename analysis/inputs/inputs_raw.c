@@ -194,6 +194,12 @@ static int raw_lateness(const csv_record *record, raw_row *row, analysis_error *
     if (csv_field_position(record, COL_RAW_START_SKEW) != SIZE_MAX &&
         (status = csv_long(record, COL_RAW_START_SKEW, 0, LLONG_MAX, &start_skew, err)))
         return status;
+    /* foreign_wait_ns: optional as well; -1 in the file: not read */
+    long long foreign_wait = -1;
+    if (csv_field_position(record, COL_RAW_FOREIGN_WAIT) != SIZE_MAX &&
+        (status = csv_long(record, COL_RAW_FOREIGN_WAIT, -1, LLONG_MAX, &foreign_wait, err)))
+        return status;
+    row->foreign_wait_ns = foreign_wait;
     row->deadline_ns = deadline;
     row->exit_late_ns = exit_late;
     row->start_skew_ns = start_skew;

@@ -176,6 +176,7 @@ cell_metrics empty_cell(long number, const char *collective, double comm_target_
         &c.comp_target_error,
         &c.r_overhead_ci.lo,
         &c.r_overhead_ci.hi,
+        &c.foreign_wait_s,
         &c.r_comm_ci.lo,
         &c.r_comm_ci.hi,
         &c.r_comm_local_wait,
@@ -308,6 +309,8 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
         cell->invalid_reasons |= INVALID_NO_BLOCKS;
     cell->valid = cell->invalid_reasons == 0;
     status = cell_intervals(&series, rules, cell, u, err);
+    if (status == ANALYSIS_OK && w.block_count)
+        cell_foreign_wait(cell, w.blocks, w.block_count, scratch);
     if (status == ANALYSIS_OK)
         status = rank_metrics_of(&w, cell_index, out->table, &out->rank_capacity, err);
     if (status == ANALYSIS_OK)

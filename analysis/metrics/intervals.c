@@ -177,6 +177,52 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
     return status;
 }
 
+/* ---- Foreign waits ---------------------------------------------------------------- */
+
+static double eq1(double comm_span, double comp_span, double measured_span)
+{
+    return (measured_span - fmax(comm_span, comp_span)) / fmin(comm_span, comp_span);
+}
+
+void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t block_count,
+                       double *scratch)
+{
+    double wait[RAW_KIND_MAIN_COUNT];
+    cell->foreign_wait_s = 0;
+    for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++) {
+        for (size_t b = 0; b < block_count; b++) {
+            scratch[b] = blocks[b].foreign_wait[kind];
+            if (isnan(scratch[b])) {
+                cell->foreign_wait_s = NAN; /* a rank's not read: nothing known */
+                return;
+            }
+        }
+        wait[kind] = stats_median(scratch, block_count);
+        cell->foreign_wait_s = fmax(cell->foreign_wait_s, wait[kind]);
+    }
+    /* Each median span may be too long by up to its kind's median wait (the
+     * estimand is a ratio of medians, so a wait matters where it reaches
+     * the median block): eq. 1 at every combination of the three spans with
+     * and without it, the interval stretched to hold every shift. */
+    double comm = cell->t_comm_ref, comp = cell->t_comp_ref, measured = cell->t_measured;
+    double at = eq1(comm, comp, measured), down = 0, up = 0;
+    for (int corner = 1; corner < 8; corner++) {
+        double c = comm - (corner & 1 ? wait[RAW_KIND_COMM_REF] : 0);
+        double p = comp - (corner & 2 ? wait[RAW_KIND_COMP_REF] : 0);
+        double m = measured - (corner & 4 ? wait[RAW_KIND_OVERLAP] : 0);
+        double shift = c > 0 && p > 0 ? eq1(c, p, m) - at : NAN;
+        if (isnan(shift)) { /* a step that waited as long as it took: no interval */
+            cell->r_overhead_ci = (metric_bounds){NAN, NAN};
+            return;
+        }
+        down = fmax(down, -shift);
+        up = fmax(up, shift);
+    }
+    if (down > 0 || up > 0)
+        cell->r_overhead_ci =
+            (metric_bounds){cell->r_overhead_ci.lo - down, cell->r_overhead_ci.hi + up};
+}
+
 /* ---- The run ---------------------------------------------------------------------- */
 
 static bool covers_one(metric_bounds ci)

@@ -116,7 +116,10 @@ typedef struct cell_metrics {
     bool comm_size_given;
     /* Uncertainty (README.md): each cell's 95 % intervals (block bootstrap,
      * expanded percentile) */
-    metric_bounds r_overhead_ci;
+    metric_bounds r_overhead_ci; /* holds what foreign_wait_s can move eq. 1 */
+    /* the largest over the three kinds of the median over blocks of the
+     * worst rank's wait for a CPU other processes held; NAN: not read */
+    double foreign_wait_s;
     metric_bounds r_comm_ci;
     metric_bounds r_comp_slowdown_ci;
     /* eq. 4 on each rank's own wait t4 - t3 (a rank done computing first

@@ -64,9 +64,24 @@ static double null_local_of(const attempt *a, int first, int last, long expected
     return local;
 }
 
+/* The worst rank's wait for a CPU another process held; NAN: a rank's
+ * was not read. */
+static double foreign_wait_of(const attempt *a)
+{
+    double most = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->rows[i].foreign_wait_ns < 0)
+            return NAN;
+        most = fmax(most, (double)a->rows[i].foreign_wait_ns * 1e-9);
+    }
+    return most;
+}
+
 static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ranks)
 {
     block_stats b = {0};
+    for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++)
+        b.foreign_wait[kind] = foreign_wait_of(&kept[kind]);
     reference_stats(&kept[RAW_KIND_COMM_REF], 0, 3, &b.comm_span, &b.comm_local);
     reference_stats(&kept[RAW_KIND_COMP_REF], 1, 2, &b.comp_span, &b.comp_local);
     b.null_local[NULL_COMM] = null_local_of(&kept[RAW_KIND_COMM_NULL], 0, 3, expected_ranks);

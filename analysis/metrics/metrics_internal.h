@@ -52,6 +52,9 @@ typedef struct block_stats {
     double measured_local;     /* overlap: slowest local t4 - t1 */
     double start_skew;         /* overlap: max(t1) - min(t1) */
     long deciding_rank;        /* overlap: the rank that ends last */
+    /* per kind of the metrics (comm_ref, comp_ref, overlap): the largest
+     * foreign_wait_ns over the kept attempt's ranks, in s; NAN: not read */
+    double foreign_wait[RAW_KIND_MAIN_COUNT];
     /* the null controls' slowest local times, NAN when the block has none */
     double null_local[NULL_PAIR_COUNT];
 } block_stats;
@@ -88,6 +91,12 @@ void cell_work_free(cell_work *w);
 /* A cell row with every metric undefined (NAN) and its reading invalid. */
 cell_metrics empty_cell(long number, const char *collective, double comm_target_s,
                         double comp_target_s, long long bytes, long long matrix_n);
+
+/* foreign_wait_s of a cell from its blocks (scratch: block_count values),
+ * and r_overhead's interval widened by what those waits can move eq. 1
+ * (intervals.c; README.md, "Foreign waits"). */
+void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t block_count,
+                       double *scratch);
 
 /* ---- Ranks (metrics_ranks.c) ------------------------------------------------- */
 

@@ -191,19 +191,23 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
                        .block = spec->block,
                        .attempt = spec->attempt,
                        .kind = spec->kind,
-                       .tolerance_ns = spec->tolerance_ns};
+                       .tolerance_ns = spec->tolerance_ns,
+                       .foreign_wait_ns = -1};
     /* The scheduler's counters (sched.csv) are read before the barrier and
-     * after t4: never inside t1..t4. */
+     * after t4, the main thread's run-queue delay also between the barrier
+     * and t1 (foreign_wait_ns): never inside t1..t4. */
     nbc_threads_before_attempt(run->threads);
     watchdog_arm(run->watchdog, spec->expected_s);
     watchdog_phase(run->watchdog, PHASE_BARRIER);
     clocksync_barrier_result barrier;
     int err = clocksync_window_barrier(run->sync, spec->tolerance_ns, &barrier);
     a->wall_start_ns = realtime_ns();
+    nbc_threads_at_t1(run->threads);
     if (err == MPI_SUCCESS)
         err = measure_once(run, spec->kind, spec->inst, spec->matrix_n, spec->t_comp_s, &a->sample);
     if (err == MPI_SUCCESS)
         err = nbc_threads_after_attempt(run->threads, a);
+    a->foreign_wait_ns = nbc_threads_foreign_wait_ns(run->threads);
     /* Whether every rank was on time is only asked after the timed region,
      * so it adds nothing before it. */
     bool any_late = false;

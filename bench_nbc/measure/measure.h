@@ -243,6 +243,14 @@ void nbc_threads_stop_recording(nbc_threads *t);
  * nothing. after returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
 void nbc_threads_before_attempt(nbc_threads *t);
 int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a);
+/* Between the window barrier and t1: the main thread's run-queue delay so
+ * far (one pread). After nbc_threads_after_attempt, foreign_wait_ns is the
+ * time the main thread then waited for its CPU up to the snapshot after t4,
+ * less the CPU time the rank's progress and library threads took over the
+ * attempt: the part of the timed region other processes took (raw.csv
+ * foreign_wait_ns); -1 when not read. */
+void nbc_threads_at_t1(nbc_threads *t);
+int64_t nbc_threads_foreign_wait_ns(const nbc_threads *t);
 /* The passive step's readings (passive.csv): the scheduler's counters of
  * the rank's probed threads over one step, summed per role. */
 typedef struct nbc_step_sched {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 /* Per attempt and rank, what raw.csv holds besides the cell's columns. */
-enum { ROW_T1, ROW_T4 = ROW_T1 + 3, ROW_WALL, ROW_DEADLINE, ROW_LATE, ROW_FIELDS };
+enum { ROW_T1, ROW_T4 = ROW_T1 + 3, ROW_WALL, ROW_DEADLINE, ROW_LATE, ROW_FOREIGN, ROW_FIELDS };
 
 int nbc_raw_gather_cell(nbc_run *run, const nbc_attempt_log *log, int64_t **all)
 {
@@ -25,6 +25,7 @@ int nbc_raw_gather_cell(nbc_run *run, const nbc_attempt_log *log, int64_t **all)
         row[ROW_WALL] = a->wall_start_ns;
         row[ROW_DEADLINE] = a->deadline_global_ns - run->epoch_global_ns;
         row[ROW_LATE] = a->exit_late_ns;
+        row[ROW_FOREIGN] = a->foreign_wait_ns;
     }
     if (rc == MPI_SUCCESS && per_rank > 0)
         rc = MPI_Gather(mine, (int)per_rank, MPI_INT64_T, *all, (int)per_rank, MPI_INT64_T, 0,
@@ -51,13 +52,13 @@ int nbc_raw_print_cell(const nbc_run *run, const nbc_sweep_plan *plan, size_t ce
             if (fprintf(f,
                         "%zu,%s,%.9g,%.9g,%zu,%zu,%d,%s,%s,%d,%" PRId64 ",%" PRId64 ".%06" PRId64
                         ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-                        ",%" PRId64 ",%d,%" PRId64 "\n",
+                        ",%" PRId64 ",%d,%" PRId64 ",%" PRId64 "\n",
                         cell, run->coll->name, comm->target_s, comp->target_s, comm->bytes,
                         comp->matrix_n, a->block, a->block == 0 ? "warmup" : "measure",
                         nbc_kind_names[a->kind], a->attempt, a->seq, t[ROW_WALL] / 1000000000,
                         (t[ROW_WALL] % 1000000000) / 1000, r, t[ROW_T1], t[ROW_T1 + 1],
                         t[ROW_T1 + 2], t[ROW_T4], t[ROW_DEADLINE], t[ROW_LATE], a->tolerance_ns,
-                        a->late, a->start_skew_ns) < 0)
+                        a->late, a->start_skew_ns, t[ROW_FOREIGN]) < 0)
                 rc = MPI_ERR_IO;
         }
     }

@@ -48,6 +48,10 @@ struct nbc_threads {
     threads_sched *before;
     threads_sched *after;
     int64_t before_ns;
+    /* the main thread's place in the probe (-1: not probed) and its
+     * run-queue delay read just before t1 (-1: not read) */
+    int main_index;
+    int64_t at_t1_run_delay_ns;
     /* the passive step's readings, apart from the sweep's attempt */
     threads_sched *step_before;
     threads_sched *step_after;
@@ -66,6 +70,8 @@ nbc_threads *nbc_threads_create(void)
     if (!t)
         return NULL;
     t->main_tid = (pid_t)syscall(SYS_gettid);
+    t->main_index = -1;
+    t->at_t1_run_delay_ns = -1;
     int n = threads_tids(t->before_init, MAX_THREADS);
     t->before_init_count = n > 0 ? n : 0;
     return t;
@@ -167,6 +173,7 @@ static void close_probe(nbc_threads *t)
     t->before = t->after = NULL;
     t->step_before = t->step_after = NULL;
     t->step_armed = false;
+    t->main_index = -1;
 }
 
 /* Opens the probe on the threads that are there now. */
@@ -194,6 +201,8 @@ static int open_probe(nbc_threads *t, char *err, size_t errlen)
     for (int i = 0; i < n; i++) {
         if (!probed(list[i].role))
             continue;
+        if (list[i].role == THREADS_ROLE_MAIN)
+            t->main_index = count;
         t->roles[count] = list[i].role;
         t->indices[count] =
             list[i].compute_index >= 0 ? list[i].compute_index : per_role[list[i].role]++;
@@ -234,7 +243,34 @@ void nbc_threads_before_attempt(nbc_threads *t)
     if (!t || !t->recording || !t->probe)
         return;
     snapshot(t, t->before, &t->before_ns);
+    t->at_t1_run_delay_ns = -1;
     t->armed = true;
+}
+
+void nbc_threads_at_t1(nbc_threads *t)
+{
+    if (t && t->armed && t->main_index >= 0)
+        t->at_t1_run_delay_ns = threads_probe_run_delay_ns(t->probe, t->main_index);
+}
+
+int64_t nbc_threads_foreign_wait_ns(const nbc_threads *t)
+{
+    if (!t || !t->probe || t->main_index < 0 || t->at_t1_run_delay_ns < 0 ||
+        t->after[t->main_index].run_delay_ns < 0)
+        return -1;
+    int64_t wait = t->after[t->main_index].run_delay_ns - t->at_t1_run_delay_ns;
+    /* A progress thread taking its turn on a core it shares with the
+     * computation is the deployment measured, not a foreign process: its
+     * CPU time over the attempt is never counted (wherever it ran). */
+    for (int i = 0; i < threads_probe_count(t->probe); i++) {
+        if (t->roles[i] != THREADS_ROLE_SUITE_PROGRESS && t->roles[i] != THREADS_ROLE_LIBRARY)
+            continue;
+        int64_t cpu = t->after[i].cpu_ns >= 0 && t->before[i].cpu_ns >= 0
+                          ? t->after[i].cpu_ns - t->before[i].cpu_ns
+                          : 0; /* a thread that ended in the attempt ran no more in it */
+        wait -= cpu > 0 ? cpu : 0;
+    }
+    return wait > 0 ? wait : 0;
 }
 
 int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a)

@@ -1606,6 +1606,86 @@ static void test_mpi_impact_interval(void **state)
     assert_true(width[2] < 0.7 * width[0] && width[3] < 0.7 * width[1]);
 }
 
+/* raw.csv's foreign_wait_ns: a cell of 10 ms x 20 ms in 5 blocks on one
+ * rank, its overlap step perfectly hidden (20 ms), each step's wait for a
+ * CPU another process held given per block and kind (ns; -1: not read). */
+static void foreign_run(raw_text *raw, const long long wait_ns[5][3])
+{
+    raw->len = (size_t)snprintf(raw->text, sizeof raw->text, "%.*s,start_skew_ns,foreign_wait_ns\n",
+                                (int)strlen(raw_header) - 1, raw_header);
+    static const char *const kinds[] = {"comm_ref", "comp_ref", "overlap"};
+    for (int b = 1; b <= 5; b++) {
+        long long base = b * 100 * MS, jitter = (b * 37 % 5) * 20 * US;
+        long long t[3][4] = {
+            {base, base + 5 * US, base + 5 * US, base + 10 * MS + jitter},
+            {base + 20 * MS, base + 20 * MS, base + 40 * MS + jitter, base + 40 * MS + jitter},
+            {base + 50 * MS, base + 50 * MS + 5 * US, base + 70 * MS - 5 * US,
+             base + 70 * MS + jitter}};
+        for (int k = 0; k < 3; k++) {
+            int n = snprintf(raw->text + raw->len, sizeof raw->text - raw->len,
+                             "0,ibcast,0.01,0.02,1024,100,%d,measure,%s,0,%d,%.6f,0,%lld,%lld,%lld,"
+                             "%lld,%lld,0,100000,0,0,%lld\n",
+                             b, kinds[k], b * 3 + k, 1767225600.0 + (double)t[k][0] * 1e-9, t[k][0],
+                             t[k][1], t[k][2], t[k][3], t[k][0], wait_ns[b - 1][k]);
+            assert_true(n > 0 && (size_t)n < sizeof raw->text - raw->len);
+            raw->len += (size_t)n;
+        }
+    }
+}
+
+/* README.md, "Foreign waits": a median span too long by its kind's median
+ * wait moves eq. 1; the interval holds every combination of the three
+ * spans with and without it. Waits of 3 ms in every comp_ref (the longer
+ * reference) and of 2 ms in 3 of 5 overlap steps (median 2 ms) can move
+ * r_overhead (0 here) by eq1(10, 17, 20) = +0.3 and eq1(10, 20, 18) = -0.2;
+ * 5 ms in one comm_ref of five is not the median block's and moves nothing.
+ * A rank's wait not read leaves the interval the bootstrap's. */
+static void test_foreign_wait_widens_overhead(void **state)
+{
+    (void)state;
+    static raw_text raw;
+    static const long long none[5][3] = {{0}};
+    static const long long waits[5][3] = {{5 * MS, 3 * MS, 2 * MS},
+                                          {0, 3 * MS, 0},
+                                          {0, 3 * MS, 2 * MS},
+                                          {0, 3 * MS, 0},
+                                          {0, 3 * MS, 2 * MS}};
+    long long unread[5][3];
+    memcpy(unread, waits, sizeof unread);
+    unread[2][0] = -1;
+    computed quiet, loaded, blind;
+    foreign_run(&raw, none);
+    compute(&quiet, &raw);
+    foreign_run(&raw, waits);
+    compute(&loaded, &raw);
+    foreign_run(&raw, unread);
+    compute(&blind, &raw);
+    const cell_metrics *q = &quiet.cells.cells[0], *l = &loaded.cells.cells[0];
+    const cell_metrics *u = &blind.cells.cells[0];
+    assert_true(q->valid && l->valid && u->valid);
+    assert_int_equal(l->blocks, 5);
+    assert_close(q->foreign_wait_s, 0, 0);
+    assert_close(l->foreign_wait_s, 3e-3, 1e-12);
+    assert_true(isnan(u->foreign_wait_s));
+    assert_close(l->r_overhead, q->r_overhead, 0); /* the estimate is the measured one */
+    assert_true(q->r_overhead_ci.hi - q->r_overhead_ci.lo < 0.05);
+    double ref = q->t_comm_ref;
+    assert_close(
+        l->r_overhead_ci.lo,
+        q->r_overhead_ci.lo - (q->r_overhead - (q->t_measured - 2e-3 - q->t_comp_ref) / ref), 1e-9);
+    assert_close(l->r_overhead_ci.hi,
+                 q->r_overhead_ci.hi +
+                     ((q->t_measured - (q->t_comp_ref - 3e-3)) / ref - q->r_overhead),
+                 1e-9);
+    assert_close(l->r_overhead_ci.hi - q->r_overhead_ci.hi, 0.3, 0.01);
+    assert_close(q->r_overhead_ci.lo - l->r_overhead_ci.lo, 0.2, 0.01);
+    assert_close(u->r_overhead_ci.lo, q->r_overhead_ci.lo, 0);
+    assert_close(u->r_overhead_ci.hi, q->r_overhead_ci.hi, 0);
+    release(&quiet);
+    release(&loaded);
+    release(&blind);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1634,6 +1714,7 @@ int main(void)
         cmocka_unit_test(test_off_target_flag),
         cmocka_unit_test(test_distribution_beyond_median),
         cmocka_unit_test(test_seeded_bootstrap),
+        cmocka_unit_test(test_foreign_wait_widens_overhead),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

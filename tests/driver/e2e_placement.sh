@@ -60,6 +60,11 @@ sched_keys=$(awk -F, 'NR > 1 && $7 == "main" { print $5 "," $6 }' "$sched" | sor
 [ "$raw_keys" = "$sched_keys" ] || fail "sched.csv's main rows do not match raw.csv's attempts"
 awk -F, 'NR > 1 && ($10 <= 0 || $11 < 0 || $11 > $10 * 1.05 + 1e6 || $12 < 0 || $13 < 0 || $14 < 0) { print; bad = 1 } END { exit bad }' "$sched" ||
     fail "sched.csv: a row with impossible counters"
+# raw.csv's foreign_wait_ns: read on every rank of every attempt, never
+# longer than the step it was taken around (t1..t4 and two preads, 1 ms)
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { w = $c["foreign_wait_ns"]; if (w == "" || w < 0 || w > $c["t4_ns"] - $c["t1_ns"] + 1e6) { print; bad = 1 } }
+    END { exit bad }' "$DIR/raw.csv" || fail "raw.csv: a foreign_wait_ns not read or longer than its step"
 # the thread recorded as main is the computing one: through the computation
 # of a comp_ref attempt (t1..t4 in raw.csv) it ran or waited for the CPU.
 # The window also holds the barrier, which sleeps on a loaded machine, so
@@ -80,6 +85,28 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["interference"] |
          $c["valid"] == 1 && ($c["compute_delay_share"] == "nan" || $c["compute_delay_share"] < 0 || $c["library_cpu_share"] == "nan") { exit 1 }' \
     "$DIR/cells.csv" || fail "cells.csv lacks the sched.csv columns: $(head -n 2 "$DIR/cells.csv")"
 figure "compute_delay_share per cell ($MPI, basic): $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["compute_delay_share"] }' "$DIR/cells.csv")"
+# beside a CPU-bound process on each of the job's CPUs, a rank waits for its
+# CPU inside some of its steps (the hog runs whenever the scheduler gives it
+# its turn), and the analysis reads it
+cpus=$(taskset -pc $$ | sed 's/.*: //')
+hogs=()
+while read -r cpu; do
+    taskset -c "$cpu" sh -c 'while :; do :; done' &
+    hogs+=($!)
+done < <(awk -v list="$cpus" 'BEGIN { n = split(list, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], e, "-"); for (c = e[1]; c <= (m > 1 ? e[2] : e[1]); c++) print c } }')
+trap 'status=$?; kill "${hogs[@]}" 2>/dev/null; keep_scratch_on_failure $status' EXIT
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1)
+status=$?
+kill "${hogs[@]}" 2>/dev/null
+[ $status -eq 0 ] || [ $status -eq 5 ] || fail "beside a CPU hog: status $status: $out"
+HOGGED=$(run_folder "$out")
+longest=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["foreign_wait_ns"] > m { m = $c["foreign_wait_ns"] } END { print m + 0 }' "$HOGGED/raw.csv")
+[ "$longest" -ge 1000000 ] || fail "beside a CPU hog on every CPU, no step waited 1 ms for its CPU (longest foreign_wait_ns $longest)"
+"$TOOLS_DIR/nbc-analyze" -q --no-plots "$HOGGED" >/dev/null 2>&1
+[ -s "$HOGGED/cells.csv" ] || fail "beside a CPU hog: no cells.csv"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["valid"] == 1 && $c["foreign_wait_s"] == "nan" { exit 1 }' \
+    "$HOGGED/cells.csv" || fail "beside a CPU hog: a valid cell without foreign_wait_s"
+figure "beside a CPU hog ($MPI): longest foreign_wait_ns $longest; foreign_wait_s per cell: $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["foreign_wait_s"] }' "$HOGGED/cells.csv")"
 # a run whose every cell is invalid: nbc-analyze writes its files and exits 5
 # (a calibration that found no message: bytes 0, not converged; one that
 # missed but found a size is measured and valid, flagged off target)

@@ -23,7 +23,7 @@ run_folder() { sed -n 's/^bench_nbc: run folder //p' <<<"$1" | head -n 1; }
 # meta_value FOLDER KEY: a top-level value of meta.json (read with jq).
 meta_value() { jq -r --arg k "$2" 'if has($k) then .[$k] else empty end' "$1/meta.json"; }
 
-RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late,start_skew_ns
+RAW_HEADER=cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,exit_late_ns,tolerance_ns,late,start_skew_ns,foreign_wait_ns
 
 # check_raw FOLDER KEPT: raw.csv has its header, KEPT rows of kept attempts
 # (late = 0, in the last pass of their block: a late attempt redoes the
@@ -39,8 +39,8 @@ check_raw() {
                     $c["late"] == 0 && $c["kind"] !~ /_null$/ && $c["attempt"] == last[$c["cell"], $c["block"]] { n++ }
                     END { print n + 0 }' "$raw" "$raw")
     [ "$kept" -eq "$2" ] || fail "raw.csv has $kept kept rows, expected $2"
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-             NF != 22 || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; columns = NF; next }
+             NF != columns || $c["t1_ns"] > $c["t2_ns"] || $c["t2_ns"] > $c["t3_ns"] || $c["t3_ns"] > $c["t4_ns"] { print "bad row " NR ": " $0; bad = 1 }
              END { exit bad }' "$raw" || fail "raw.csv rows out of order in $1"
 }
 
@@ -63,9 +63,9 @@ cells_whole() {
     retries=$(meta_value "$1" max_retries)
     awk -F, -v blocks="$2" -v ranks="$3" -v retries="$retries" '
         FILENAME ~ /sweep.csv$/ { if (FNR > 1) { if ($1 in runs) bad = 1; runs[$1] = $2 + 1 }; next }
-        FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; raw++; next }
+        FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; columns = NF; raw++; next }
         raw == 1 { b = $c["cell"] SUBSEP $c["block"]; if ($c["attempt"] + 0 > last[b]) last[b] = $c["attempt"] + 0; next }
-        NF != 22 { bad = 1 }
+        NF != columns { bad = 1 }
         { cell[$c["cell"]] = 1 }
         $c["late"] == 0 && $c["kind"] !~ /_null$/ && $c["attempt"] == last[$c["cell"], $c["block"]] { kept[$c["cell"]]++ }
         $c["late"] == 1 && $c["attempt"] == retries { stopped[$c["cell"]] = 1 }

@@ -75,7 +75,7 @@ static void test_headers_unchanged(void **state)
     } known[] = {
         {SCHEMA_RAW, "cell,collective,comm_target_s,comp_target_s,bytes,matrix_n,block,role,kind,"
                      "attempt,seq,wall_start_s,rank,t1_ns,t2_ns,t3_ns,t4_ns,deadline_ns,"
-                     "exit_late_ns,tolerance_ns,late,start_skew_ns"},
+                     "exit_late_ns,tolerance_ns,late,start_skew_ns,foreign_wait_ns"},
         {SCHEMA_CALIB_COMM,
          "collective,comm_target_s,bytes,t_comm_s,iterations,converged,size_given"},
         {SCHEMA_CALIB_COMP,
@@ -104,7 +104,8 @@ static void test_headers_unchanged(void **state)
          "comp_null_ratio,comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,"
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
          "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,"
-         "overlap,class,ended_block_share,ended_block_share_ci_lo,ended_block_share_ci_hi"},
+         "overlap,class,ended_block_share,ended_block_share_ci_lo,ended_block_share_ci_hi,"
+         "foreign_wait_s"},
         {SCHEMA_IMPACT,
          "host,matrix_n,comp_target_s,t_comp_ref_s,t_comp_passive_mpi_s,r_mpi_impact,"
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,phases,r_mpi_impact_before,"
