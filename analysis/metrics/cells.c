@@ -246,6 +246,8 @@ static int add_block_values(const cell_work *w, size_t cell_index, cell_outputs 
             .mpi_from_last = w->blocks[b].mpi_from_last,
             .comp_overlap_local = w->blocks[b].comp_overlap_local,
         };
+        memcpy(t->blocks[t->block_count - 1].foreign_wait, w->blocks[b].foreign_wait,
+               sizeof w->blocks[b].foreign_wait);
     }
     return ANALYSIS_OK;
 }

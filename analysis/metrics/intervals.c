@@ -184,6 +184,24 @@ static double eq1(double comm_span, double comp_span, double measured_span)
     return (measured_span - fmax(comm_span, comp_span)) / fmin(comm_span, comp_span);
 }
 
+bool eq1_foreign_shifts(double comm_span, double comp_span, double measured_span,
+                        const double wait[RAW_KIND_MAIN_COUNT], double *down, double *up)
+{
+    double at = eq1(comm_span, comp_span, measured_span);
+    *down = *up = 0;
+    for (int corner = 1; corner < 8; corner++) {
+        double c = comm_span - (corner & 1 ? wait[RAW_KIND_COMM_REF] : 0);
+        double p = comp_span - (corner & 2 ? wait[RAW_KIND_COMP_REF] : 0);
+        double m = measured_span - (corner & 4 ? wait[RAW_KIND_OVERLAP] : 0);
+        if (!(c > 0 && p > 0))
+            return false; /* a step that waited as long as it took */
+        double shift = eq1(c, p, m) - at;
+        *down = fmax(*down, -shift);
+        *up = fmax(*up, shift);
+    }
+    return true;
+}
+
 void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t block_count,
                        double *scratch)
 {
@@ -200,25 +218,13 @@ void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t blo
         wait[kind] = stats_median(scratch, block_count);
         cell->foreign_wait_s = fmax(cell->foreign_wait_s, wait[kind]);
     }
-    /* Each median span may be too long by up to its kind's median wait (the
-     * estimand is a ratio of medians, so a wait matters where it reaches
-     * the median block): eq. 1 at every combination of the three spans with
-     * and without it, the interval stretched to hold every shift. */
-    double comm = cell->t_comm_ref, comp = cell->t_comp_ref, measured = cell->t_measured;
-    double at = eq1(comm, comp, measured), down = 0, up = 0;
-    for (int corner = 1; corner < 8; corner++) {
-        double c = comm - (corner & 1 ? wait[RAW_KIND_COMM_REF] : 0);
-        double p = comp - (corner & 2 ? wait[RAW_KIND_COMP_REF] : 0);
-        double m = measured - (corner & 4 ? wait[RAW_KIND_OVERLAP] : 0);
-        double shift = c > 0 && p > 0 ? eq1(c, p, m) - at : NAN;
-        if (isnan(shift)) { /* a step that waited as long as it took: no interval */
-            cell->r_overhead_ci = (metric_bounds){NAN, NAN};
-            return;
-        }
-        down = fmax(down, -shift);
-        up = fmax(up, shift);
-    }
-    if (down > 0 || up > 0)
+    /* The estimand is a ratio of medians: a wait matters where it reaches
+     * the median block, so each kind's median wait bounds its median span's
+     * excess. */
+    double down, up;
+    if (!eq1_foreign_shifts(cell->t_comm_ref, cell->t_comp_ref, cell->t_measured, wait, &down, &up))
+        cell->r_overhead_ci = (metric_bounds){NAN, NAN};
+    else
         cell->r_overhead_ci =
             (metric_bounds){cell->r_overhead_ci.lo - down, cell->r_overhead_ci.hi + up};
 }

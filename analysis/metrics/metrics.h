@@ -184,7 +184,20 @@ typedef struct block_values {
     double comp_local;         /* comp_ref: slowest local t3 - t2 (eq. 3 denominator) */
     double mpi_from_last;      /* overlap: slowest (t2 - t1) + max(0, t4 - max(t3)) */
     double comp_overlap_local; /* overlap: slowest local t3 - t2 */
+    /* per kind of the metrics (comm_ref, comp_ref, overlap): the worst
+     * rank's wait for a CPU another process held (raw.csv foreign_wait_ns,
+     * in s); NAN: not read */
+    double foreign_wait[RAW_KIND_MAIN_COUNT];
 } block_values;
+
+/* What waits for a CPU inside the steps can move eq. 1 (README.md, "Foreign
+ * waits"): each of the three spans (comm_ref, comp_ref, overlap) may be too
+ * long by up to its wait[kind]; eq. 1 at every combination of the spans with
+ * and without it. *down, *up: the largest shift below and above the
+ * estimate (>= 0). false when a span less its wait is not positive (no
+ * bound). */
+bool eq1_foreign_shifts(double comm_span, double comp_span, double measured_span,
+                        const double wait[RAW_KIND_MAIN_COUNT], double *down, double *up);
 
 /* The two null controls: comm_null / comm_ref and comp_null / comp_ref. */
 enum null_pair { NULL_COMM, NULL_COMP, NULL_PAIR_COUNT };
@@ -286,6 +299,9 @@ typedef struct verdict_launch {
     double r_comm;          /* eq. 4: mean MPI time from the last arrival / mean local comm_ref */
     double ended_share;     /* blocks with their own r_comm <= VERDICT_ENDED_MAX_R_COMM */
     double r_comp_slowdown; /* eq. 3: mean local t_comp / mean local comp_ref */
+    /* what the blocks' mean foreign waits can move r_overhead below and
+     * above (eq1_foreign_shifts; 0 when not read) */
+    double r_overhead_down, r_overhead_up;
 } verdict_launch;
 
 /* A launch's estimates from a cell's usable blocks (n of them); invalid

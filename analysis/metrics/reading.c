@@ -2,6 +2,7 @@
 #include "analysis/metrics/metrics.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static double mean_of(const block_values *b, size_t n, size_t offset)
 {
@@ -23,7 +24,9 @@ verdict_launch verdict_launch_of(const block_values *blocks, size_t n, long long
                         .r_overhead = NAN,
                         .r_comm = NAN,
                         .ended_share = NAN,
-                        .r_comp_slowdown = NAN};
+                        .r_comp_slowdown = NAN,
+                        .r_overhead_down = 0,
+                        .r_overhead_up = 0};
     if (n < 2)
         return l;
     /* Means, not medians: where a thread on a shared core completes the
@@ -44,6 +47,26 @@ verdict_launch verdict_launch_of(const block_values *blocks, size_t n, long long
         ended += blocks[i].mpi_from_last <= VERDICT_ENDED_MAX_R_COMM * comm_local;
     l.ended_share = (double)ended / (double)n;
     l.valid = !isnan(l.r_overhead) && !isnan(l.r_comm) && !isnan(l.r_comp_slowdown);
+    /* Waits that reach the median block of a kind are systematic (a
+     * scheduler tick locked to the cell's timing): they move every launch
+     * alike, which no spread over launches shows, so they bound the launch
+     * estimate; sporadic ones vary between launches, and the t-interval
+     * over them holds those. */
+    double wait[RAW_KIND_MAIN_COUNT], *scratch = malloc(n * sizeof *scratch);
+    bool read = scratch != NULL;
+    for (int kind = 0; read && kind < RAW_KIND_MAIN_COUNT; kind++) {
+        for (size_t i = 0; i < n; i++)
+            scratch[i] = blocks[i].foreign_wait[kind];
+        for (size_t i = 0; i < n; i++)
+            read = read && !isnan(scratch[i]);
+        wait[kind] = read ? stats_median(scratch, n) : NAN;
+    }
+    if (!scratch)
+        l.valid = false; /* out of memory: no reading rather than an unbounded one */
+    free(scratch);
+    if (read &&
+        !eq1_foreign_shifts(comm, comp, measured, wait, &l.r_overhead_down, &l.r_overhead_up))
+        l.valid = false; /* a step that waited as long as it took: no reading */
     return l;
 }
 
@@ -108,6 +131,18 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
     }
     size_t k = (size_t)r.launches;
     r.r_overhead = verdict_t_interval(q[0], k, confidence);
+    /* each launch's estimate may be off by up to its foreign waits' shift:
+     * their mean by up to the mean shift (README.md, "Foreign waits") */
+    double down = 0, up = 0;
+    for (size_t i = 0, used = 0; i < n && used < k; i++) {
+        if (!launches[i].valid)
+            continue;
+        down += launches[i].r_overhead_down / (double)k;
+        up += launches[i].r_overhead_up / (double)k;
+        used++;
+    }
+    r.r_overhead.lo -= down;
+    r.r_overhead.hi += up;
     r.r_comm = verdict_t_interval(q[1], k, confidence);
     r.ended_share = verdict_t_interval(q[2], k, confidence);
     r.r_comp_slowdown = verdict_t_interval(q[3], k, confidence);

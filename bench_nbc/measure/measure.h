@@ -246,8 +246,9 @@ int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a);
 /* Between the window barrier and t1: the main thread's run-queue delay so
  * far (one pread). After nbc_threads_after_attempt, foreign_wait_ns is the
  * time the main thread then waited for its CPU up to the snapshot after t4,
- * less the CPU time the rank's progress and library threads took over the
- * attempt: the part of the timed region other processes took (raw.csv
+ * less the CPU time the rank's progress and library threads allowed on the
+ * main thread's CPUs took over the attempt: the part of the timed region
+ * other processes took (raw.csv
  * foreign_wait_ns); -1 when not read. */
 void nbc_threads_at_t1(nbc_threads *t);
 int64_t nbc_threads_foreign_wait_ns(const nbc_threads *t);

@@ -45,6 +45,7 @@ struct nbc_threads {
     threads_probe *probe;
     threads_role *roles;
     int *indices;
+    bool *on_main_cpus; /* its allowed CPUs meet the main thread's (unknown: true) */
     threads_sched *before;
     threads_sched *after;
     int64_t before_ns;
@@ -164,12 +165,14 @@ static void close_probe(nbc_threads *t)
     t->probe = NULL;
     free(t->roles);
     free(t->indices);
+    free(t->on_main_cpus);
     free(t->before);
     free(t->after);
     free(t->step_before);
     free(t->step_after);
     t->roles = NULL;
     t->indices = NULL;
+    t->on_main_cpus = NULL;
     t->before = t->after = NULL;
     t->step_before = t->step_after = NULL;
     t->step_armed = false;
@@ -193,16 +196,27 @@ static int open_probe(nbc_threads *t, char *err, size_t errlen)
     t->after = calloc((size_t)n + 1, sizeof *t->after);
     t->step_before = calloc((size_t)n + 1, sizeof *t->step_before);
     t->step_after = calloc((size_t)n + 1, sizeof *t->step_after);
-    if (!t->roles || !t->indices || !t->before || !t->after || !t->step_before || !t->step_after) {
+    t->on_main_cpus = calloc((size_t)n + 1, sizeof *t->on_main_cpus);
+    if (!t->roles || !t->indices || !t->before || !t->after || !t->step_before || !t->step_after ||
+        !t->on_main_cpus) {
         close_probe(t);
         snprintf(err, errlen, "out of memory for the thread probe");
         return -1;
     }
+    const cpu_set_t *main_cpus = NULL;
+    for (int i = 0; i < n; i++)
+        if (list[i].role == THREADS_ROLE_MAIN && CPU_COUNT(&list[i].allowed) > 0)
+            main_cpus = &list[i].allowed;
     for (int i = 0; i < n; i++) {
         if (!probed(list[i].role))
             continue;
         if (list[i].role == THREADS_ROLE_MAIN)
             t->main_index = count;
+        cpu_set_t both;
+        if (main_cpus && CPU_COUNT(&list[i].allowed) > 0)
+            CPU_AND(&both, main_cpus, &list[i].allowed);
+        t->on_main_cpus[count] =
+            !main_cpus || CPU_COUNT(&list[i].allowed) == 0 || CPU_COUNT(&both) > 0;
         t->roles[count] = list[i].role;
         t->indices[count] =
             list[i].compute_index >= 0 ? list[i].compute_index : per_role[list[i].role]++;
@@ -260,10 +274,12 @@ int64_t nbc_threads_foreign_wait_ns(const nbc_threads *t)
         return -1;
     int64_t wait = t->after[t->main_index].run_delay_ns - t->at_t1_run_delay_ns;
     /* A progress thread taking its turn on a core it shares with the
-     * computation is the deployment measured, not a foreign process: its
-     * CPU time over the attempt is never counted (wherever it ran). */
+     * computation is the deployment measured, not a foreign process: the
+     * CPU time over the attempt of those allowed on the main thread's CPUs
+     * is never counted (one on a core of its own cannot delay it). */
     for (int i = 0; i < threads_probe_count(t->probe); i++) {
-        if (t->roles[i] != THREADS_ROLE_SUITE_PROGRESS && t->roles[i] != THREADS_ROLE_LIBRARY)
+        if ((t->roles[i] != THREADS_ROLE_SUITE_PROGRESS && t->roles[i] != THREADS_ROLE_LIBRARY) ||
+            !t->on_main_cpus[i])
             continue;
         int64_t cpu = t->after[i].cpu_ns >= 0 && t->before[i].cpu_ns >= 0
                           ? t->after[i].cpu_ns - t->before[i].cpu_ns

@@ -197,6 +197,50 @@ static void launch_estimate_is_eq1_on_means(void **state)
     assert_false(verdict_launch_of(b, 1, 10, 20).valid);
 }
 
+/* README.md, "Foreign waits", over launches: three launches read 1.0
+ * (none, confident) from blocks whose means are comm 1, comp 2, overlap 3;
+ * a wait of 0.2 in every comp_ref step (the longer reference) could hide
+ * eq1(1, 1.8, 3) - 1 = +0.2 and 0.3 in every overlap step eq1(1, 2, 2.7) -
+ * 1 = -0.3: the interval over the launches is stretched by those (their
+ * mean over launches), and 0.7 below it leaves band none: not confident.
+ * A wait in one block of four (sporadic: not the median block's) and
+ * blocks whose waits were not read (NAN) move nothing. */
+static void foreign_waits_widen_the_launches_interval(void **state)
+{
+    (void)state;
+    enum { L = 3, B = 4 };
+    block_values b[L][B];
+    verdict_launch l[L], quiet[L];
+    for (int i = 0; i < L; i++) {
+        for (int j = 0; j < B; j++) {
+            b[i][j] = block_of(1, 2, 3 + 0.01 * (i - 1) + 0.001 * j);
+            b[i][j].foreign_wait[0] = NAN;
+            b[i][j].foreign_wait[1] = b[i][j].foreign_wait[2] = NAN;
+        }
+        quiet[i] = verdict_launch_of(b[i], B, 8, 10);
+        for (int j = 0; j < B; j++) {
+            b[i][j].foreign_wait[0] = j == 0 ? 0.5 : 0;
+            b[i][j].foreign_wait[1] = 0.2;
+            b[i][j].foreign_wait[2] = 0.3;
+        }
+        l[i] = verdict_launch_of(b[i], B, 8, 10);
+        assert_true(l[i].valid);
+        assert_float_equal(l[i].r_overhead, quiet[i].r_overhead, 0);
+        assert_float_equal(l[i].r_overhead_up, 0.2 / 1.0, 1e-9);
+        assert_float_equal(l[i].r_overhead_down, 0.3 / 1.0, 1e-9);
+        assert_float_equal(quiet[i].r_overhead_up + quiet[i].r_overhead_down, 0, 0);
+    }
+    verdict_reading q = verdict_combine(quiet, L, VERDICT_CONFIDENCE);
+    verdict_reading r = verdict_combine(l, L, VERDICT_CONFIDENCE);
+    assert_true(q.confident);
+    assert_int_equal(q.class, VERDICT_NONE);
+    assert_float_equal(r.r_overhead.value, q.r_overhead.value, 0);
+    assert_float_equal(r.r_overhead.lo, q.r_overhead.lo - 0.3, 1e-9);
+    assert_float_equal(r.r_overhead.hi, q.r_overhead.hi + 0.2, 1e-9);
+    assert_int_equal(r.overlap, VERDICT_NONE);
+    assert_false(r.confident);
+}
+
 static void one_launch_or_other_sizes_never_confident(void **state)
 {
     (void)state;
@@ -297,6 +341,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(launch_estimate_is_eq1_on_means),
+        cmocka_unit_test(foreign_waits_widen_the_launches_interval),
         cmocka_unit_test(one_launch_or_other_sizes_never_confident),
         cmocka_unit_test(whole_procedure_holds_its_error_rates),
         cmocka_unit_test(interval_across_two_overlap_bands_claims_hidden_or_partial),

@@ -134,6 +134,7 @@ if [ "$MPI" = mpich ]; then
     [ "$(meta_value "$DIR" mpi_thread_level_required)" = multiple ] || fail "progress: required level"
     awk -F, 'NR > 1 && $7 == "library" && $11 > 0 { found = 1 } END { exit !found }' "$DIR/sched.csv" ||
         fail "progress: no library thread used CPU in sched.csv"
+    figure "progress (mpich): median foreign_wait_ns of the overlap attempts $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["kind"] == "overlap" { print $c["foreign_wait_ns"] }' "$DIR/raw.csv" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') (the library thread's turn on the shared core not counted)"
     figure "threads of rank 0 (mpich, progress): $(jq -c '[.threads_start[0].threads[] | {name, role, cpus: .cpu_list}]' "$DIR/meta.json")"
 fi
 
