@@ -115,7 +115,9 @@ def print_verdicts(tools_dir, run_dirs):
         elif line.strip():
             paragraphs.append(line.strip())
     for text in paragraphs:
-        print("\n".join(console_lines("verdict: " + text)))
+        # a note on the study's calibration speaks for itself
+        label = "" if text.startswith("calibration: ") else "verdict: "
+        print("\n".join(console_lines(label + text)))
 
 
 def print_equal_work(comparisons, wrap=True):

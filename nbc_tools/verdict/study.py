@@ -2,8 +2,10 @@
 verdict.csv and impact.csv (nbc-analyze --study) in words, one line per
 configuration, its map of cells, and the table nbc-report prints from the
 same rows. It spells no class: schema/classes.def, through schema_doc."""
+import json
 import math
 import os
+import statistics
 
 from ..cli import console_lines
 from ..files import number, read_csv
@@ -229,11 +231,48 @@ def study_lines(study_dir):
     return [study_line(key, rows, impact, names) for key, rows in study_groups(study_dir)]
 
 
+def calibration_words(study_dir):
+    """A sentence per launch that calibrated the study's sizes (study.json
+    runs without calibration_from) whose own sweep found the computation
+    off target (cells.csv comp_off_target) in more than half its valid
+    cells: the machine ran at another speed than when it calibrated, so the
+    cells measure the work calibrated, not the times their labels name, and
+    another study may give those labels other sizes. [] when none."""
+    try:
+        with open(os.path.join(study_dir, "study.json"), encoding="utf-8") as f:
+            runs = json.load(f).get("runs") or []
+    except (OSError, ValueError):
+        return []
+    out = []
+    for run in runs:
+        d = run.get("run_dir") if isinstance(run, dict) else None
+        if not d or run.get("calibration_from") is not None:
+            continue
+        valid = [r for r in read_csv(os.path.join(d, "cells.csv"))
+                 if r.get(column("CELLS_VALID")) == "1"]
+        off = [number(r.get(column("CELLS_COMP_TARGET_ERROR"))) for r in valid
+               if r.get(column("CELLS_COMP_OFF_TARGET")) == "1"]
+        if not valid or 2 * len(off) <= len(valid):
+            continue
+        error = statistics.median(off)
+        out.append("calibration: in %s, which calibrated the study's sizes, the computation took "
+                   "%.0f %% %s than its targets in %d of %d cells (comp_off_target): the machine "
+                   "ran at another speed than when it calibrated; the cells are the sizes in "
+                   "verdict.csv (bytes, matrix_n), not the times their labels name, and another "
+                   "study may give those labels other sizes" % (
+                       os.path.basename(os.path.normpath(d)), 100 * abs(error),
+                       "less" if error < 0 else "more", len(off), len(valid)))
+    return out
+
+
 def study_verdicts(study_dir, with_map=False):
-    """The printed lines: each configuration's wrapped, then its map."""
+    """The printed lines: each configuration's wrapped, then its map; then
+    what the calibration says of the labels (calibration_words)."""
     out, impact, names = [], impact_rows(study_dir), library_names(study_dir)
     for key, group in study_groups(study_dir):
         out += console_lines(study_line(key, group, impact, names))
         if with_map:
             out += study_map(key, group)
+    for line in calibration_words(study_dir):
+        out += console_lines(line)
     return out

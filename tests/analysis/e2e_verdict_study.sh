@@ -206,3 +206,26 @@ status=$?
 set -e
 [ "$status" = 2 ] || fail "--study on a run folder: exit $status, not 2 ($(cat "$SCRATCH/err"))"
 grep -q "study.json" "$SCRATCH/err" || fail "the refusal does not name study.json"
+# A launch that calibrated the study's sizes (no calibration_from) whose own
+# sweep found the computation off target in most cells: the machine ran at
+# another speed than when it calibrated, and the verdict says what the
+# labels then mean. On target: no such sentence.
+"$analyze" -q --no-plots "$SCRATCH/basic0" >/dev/null 2>&1 || fail "nbc-analyze basic0 failed"
+out=$("$verdict" "$SCRATCH/study") || fail "nbc-verdict failed: $out"
+! grep -q "^calibration:" <<<"$out" || fail "a calibration sentence for cells on target: $out"
+python3 - "$SCRATCH/basic0/cells.csv" <<'PY' || fail "cannot rewrite cells.csv"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if r["valid"] == "1":
+        r["comp_target_error"], r["comp_off_target"] = "-0.44", "1"
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0]), lineterminator="\n")
+w.writeheader()
+w.writerows(rows)
+PY
+out=$("$verdict" "$SCRATCH/study") || fail "nbc-verdict failed: $out"
+flat=$(tr '\n' ' ' <<<"$out" | sed 's/  */ /g')
+grep -q "calibration: in basic0, which calibrated the study's sizes, the computation took 44 % less than its targets in 9 of 9 cells" \
+    <<<"$flat" || fail "no calibration sentence for a launch 44 % off its targets: $out"
+awk 'length($0) > 100 { exit 1 }' <<<"$out" || fail "a calibration line is longer than 100 columns"
+echo "figure: a calibrating launch 44 % under its computation targets in 9 of 9 cells is said so"
