@@ -311,12 +311,13 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
         cell->invalid_reasons |= INVALID_NO_BLOCKS;
     cell->valid = cell->invalid_reasons == 0;
     status = cell_intervals(&series, rules, cell, u, err);
-    if (status == ANALYSIS_OK && w.block_count)
-        cell_foreign_wait(cell, w.blocks, w.block_count, scratch);
     if (status == ANALYSIS_OK)
         status = rank_metrics_of(&w, cell_index, out->table, &out->rank_capacity, err);
     if (status == ANALYSIS_OK)
         status = add_block_values(&w, cell_index, out, err);
+    if (status == ANALYSIS_OK && w.block_count)
+        status = cell_foreign_wait(
+            cell, out->table->blocks + out->table->block_count - w.block_count, w.block_count, err);
     if (status == ANALYSIS_OK)
         verdict_cell_reading(cell, out->table->blocks + out->table->block_count - w.block_count,
                              w.block_count);

@@ -14,10 +14,9 @@ void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES
                      double comm_target_s, double comp_target_s, double q[Q_COUNT])
 {
     double comm_span = median[SERIES_COMM_SPAN], comp_span = median[SERIES_COMP_SPAN];
-    double longer = fmax(comm_span, comp_span), shorter = fmin(comm_span, comp_span);
     double comm_local = median[SERIES_COMM_LOCAL], comp_local = median[SERIES_COMP_LOCAL];
     double mpi = median[SERIES_MPI_LOCAL], comp = median[SERIES_COMP_OVERLAP_LOCAL];
-    q[Q_R_OVERHEAD] = (median[SERIES_MEASURED_SPAN] - longer) / shorter; /* eq. 1 */
+    q[Q_R_OVERHEAD] = eq1_r_overhead(comm_span, comp_span, median[SERIES_MEASURED_SPAN]);
     /* eq. 4 with the wait counted from the last rank's arrival at it: a
      * rank that finished computing first waits for the others, which is
      * their computation, not the collective (README.md, "The statistics") */
@@ -26,7 +25,7 @@ void cell_quantities(const double median[SERIES_COUNT], const double mean[SERIES
     q[Q_R_COMP_SLOWDOWN] = comp / comp_local;  /* eq. 3 */
     q[Q_COMM_TARGET_ERROR] = comm_span / comm_target_s - 1;
     q[Q_COMP_TARGET_ERROR] = comp_span / comp_target_s - 1;
-    q[Q_R_OVERHEAD_MEAN] = (mean[SERIES_MEASURED_SPAN] - longer) / shorter;
+    q[Q_R_OVERHEAD_MEAN] = eq1_r_overhead(comm_span, comp_span, mean[SERIES_MEASURED_SPAN]);
 }
 
 /* ---- One cell ------------------------------------------------------------------ */
@@ -112,11 +111,10 @@ static int null_pair(const cell_series *s, enum null_pair pair, const uncertaint
  * shape (the median hides a bimodal or heavy-tailed cell). */
 static void overhead_distribution(const cell_series *s, cell_metrics *cell, double *scratch)
 {
-    double longer = fmax(cell->t_comm_ref, cell->t_comp_ref);
-    double shorter = fmin(cell->t_comm_ref, cell->t_comp_ref);
     size_t n = s->n, first_inside, inside;
     for (size_t b = 0; b < n; b++)
-        scratch[b] = (s->values[SERIES_MEASURED_SPAN][b] - longer) / shorter;
+        scratch[b] =
+            eq1_r_overhead(cell->t_comm_ref, cell->t_comp_ref, s->values[SERIES_MEASURED_SPAN][b]);
     stats_sort(scratch, n);
     cell->r_overhead_iqr =
         stats_quantile_sorted(scratch, n, 0.75) - stats_quantile_sorted(scratch, n, 0.25);
@@ -179,15 +177,33 @@ int cell_intervals(const cell_series *s, const cell_rules *cell_rules, cell_metr
 
 /* ---- Foreign waits ---------------------------------------------------------------- */
 
-static double eq1(double comm_span, double comp_span, double measured_span)
+double eq1_r_overhead(double comm_span, double comp_span, double measured_span)
 {
     return (measured_span - fmax(comm_span, comp_span)) / fmin(comm_span, comp_span);
+}
+
+int block_foreign_waits(const block_values *blocks, size_t n, double wait[RAW_KIND_MAIN_COUNT])
+{
+    for (size_t b = 0; b < n; b++)
+        for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++)
+            if (isnan(blocks[b].foreign_wait[kind]))
+                return 0;
+    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
+    if (!scratch)
+        return -1;
+    for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++) {
+        for (size_t b = 0; b < n; b++)
+            scratch[b] = blocks[b].foreign_wait[kind];
+        wait[kind] = n ? stats_median(scratch, n) : 0;
+    }
+    free(scratch);
+    return 1;
 }
 
 bool eq1_foreign_shifts(double comm_span, double comp_span, double measured_span,
                         const double wait[RAW_KIND_MAIN_COUNT], double *down, double *up)
 {
-    double at = eq1(comm_span, comp_span, measured_span);
+    double at = eq1_r_overhead(comm_span, comp_span, measured_span);
     *down = *up = 0;
     for (int corner = 1; corner < 8; corner++) {
         double c = comm_span - (corner & 1 ? wait[RAW_KIND_COMM_REF] : 0);
@@ -195,29 +211,22 @@ bool eq1_foreign_shifts(double comm_span, double comp_span, double measured_span
         double m = measured_span - (corner & 4 ? wait[RAW_KIND_OVERLAP] : 0);
         if (!(c > 0 && p > 0))
             return false; /* a step that waited as long as it took */
-        double shift = eq1(c, p, m) - at;
+        double shift = eq1_r_overhead(c, p, m) - at;
         *down = fmax(*down, -shift);
         *up = fmax(*up, shift);
     }
     return true;
 }
 
-void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t block_count,
-                       double *scratch)
+int cell_foreign_wait(cell_metrics *cell, const block_values *blocks, size_t n, analysis_error *err)
 {
     double wait[RAW_KIND_MAIN_COUNT];
-    cell->foreign_wait_s = 0;
-    for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++) {
-        for (size_t b = 0; b < block_count; b++) {
-            scratch[b] = blocks[b].foreign_wait[kind];
-            if (isnan(scratch[b])) {
-                cell->foreign_wait_s = NAN; /* a rank's not read: nothing known */
-                return;
-            }
-        }
-        wait[kind] = stats_median(scratch, block_count);
-        cell->foreign_wait_s = fmax(cell->foreign_wait_s, wait[kind]);
-    }
+    int read = block_foreign_waits(blocks, n, wait);
+    if (read < 0)
+        return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu blocks)", n);
+    cell->foreign_wait_s = read ? fmax(fmax(wait[0], wait[1]), wait[2]) : NAN;
+    if (!read)
+        return ANALYSIS_OK; /* a rank's not read: nothing known */
     /* The estimand is a ratio of medians: a wait matters where it reaches
      * the median block, so each kind's median wait bounds its median span's
      * excess. */
@@ -227,6 +236,7 @@ void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t blo
     else
         cell->r_overhead_ci =
             (metric_bounds){cell->r_overhead_ci.lo - down, cell->r_overhead_ci.hi + up};
+    return ANALYSIS_OK;
 }
 
 /* ---- The run ---------------------------------------------------------------------- */

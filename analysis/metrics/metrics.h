@@ -190,6 +190,15 @@ typedef struct block_values {
     double foreign_wait[RAW_KIND_MAIN_COUNT];
 } block_values;
 
+/* Eq. 1: (t_measured - max(t_comm_ref, t_comp_ref)) / min(t_comm_ref,
+ * t_comp_ref), the one definition every reading of r_overhead calls. */
+double eq1_r_overhead(double comm_span, double comp_span, double measured_span);
+
+/* Per kind of the metrics, the median over blocks[0..n) of the worst
+ * rank's foreign wait (s): 1, or 0 when a block's was not read, -1 out of
+ * memory. */
+int block_foreign_waits(const block_values *blocks, size_t n, double wait[RAW_KIND_MAIN_COUNT]);
+
 /* What waits for a CPU inside the steps can move eq. 1 (README.md, "Foreign
  * waits"): each of the three spans (comm_ref, comp_ref, overlap) may be too
  * long by up to its wait[kind]; eq. 1 at every combination of the spans with

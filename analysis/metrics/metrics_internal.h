@@ -92,11 +92,11 @@ void cell_work_free(cell_work *w);
 cell_metrics empty_cell(long number, const char *collective, double comm_target_s,
                         double comp_target_s, long long bytes, long long matrix_n);
 
-/* foreign_wait_s of a cell from its blocks (scratch: block_count values),
- * and r_overhead's interval widened by what those waits can move eq. 1
- * (intervals.c; README.md, "Foreign waits"). */
-void cell_foreign_wait(cell_metrics *cell, const block_stats *blocks, size_t block_count,
-                       double *scratch);
+/* foreign_wait_s of a cell from its usable blocks[0..n), and r_overhead's
+ * interval widened by what those waits can move eq. 1 (intervals.c;
+ * README.md, "Foreign waits"). */
+int cell_foreign_wait(cell_metrics *cell, const block_values *blocks, size_t n,
+                      analysis_error *err);
 
 /* ---- Ranks (metrics_ranks.c) ------------------------------------------------- */
 

@@ -2,7 +2,6 @@
 #include "analysis/metrics/metrics.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 static double mean_of(const block_values *b, size_t n, size_t offset)
 {
@@ -39,7 +38,7 @@ verdict_launch verdict_launch_of(const block_values *blocks, size_t n, long long
     double comm_local = MEAN(blocks, n, comm_local), comp_local = MEAN(blocks, n, comp_local);
     if (!(comm > 0 && comp > 0 && comm_local > 0 && comp_local > 0) || isnan(measured))
         return l;
-    l.r_overhead = (measured - fmax(comm, comp)) / fmin(comm, comp);      /* eq. 1 */
+    l.r_overhead = eq1_r_overhead(comm, comp, measured);                  /* eq. 1 */
     l.r_comm = MEAN(blocks, n, mpi_from_last) / comm_local;               /* eq. 4 */
     l.r_comp_slowdown = MEAN(blocks, n, comp_overlap_local) / comp_local; /* eq. 3 */
     size_t ended = 0;
@@ -52,19 +51,11 @@ verdict_launch verdict_launch_of(const block_values *blocks, size_t n, long long
      * alike, which no spread over launches shows, so they bound the launch
      * estimate; sporadic ones vary between launches, and the t-interval
      * over them holds those. */
-    double wait[RAW_KIND_MAIN_COUNT], *scratch = malloc(n * sizeof *scratch);
-    bool read = scratch != NULL;
-    for (int kind = 0; read && kind < RAW_KIND_MAIN_COUNT; kind++) {
-        for (size_t i = 0; i < n; i++)
-            scratch[i] = blocks[i].foreign_wait[kind];
-        for (size_t i = 0; i < n; i++)
-            read = read && !isnan(scratch[i]);
-        wait[kind] = read ? stats_median(scratch, n) : NAN;
-    }
-    if (!scratch)
+    double wait[RAW_KIND_MAIN_COUNT];
+    int read = block_foreign_waits(blocks, n, wait);
+    if (read < 0)
         l.valid = false; /* out of memory: no reading rather than an unbounded one */
-    free(scratch);
-    if (read &&
+    if (read > 0 &&
         !eq1_foreign_shifts(comm, comp, measured, wait, &l.r_overhead_down, &l.r_overhead_up))
         l.valid = false; /* a step that waited as long as it took: no reading */
     return l;
