@@ -386,3 +386,18 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
     set_result(result, best, status);
     return 0;
 }
+
+int compute_calib_check(const compute_calib_options *options,
+                        const compute_calib_result *calibrated, double max_error,
+                        compute_measure_fn measure, void *context, compute_point *again,
+                        bool *holds)
+{
+    compute_point_rule rule = compute_calib_point_rule(options, calibrated->target_s);
+    *holds = false;
+    if (calibrated->matrix_n == 0 ||
+        compute_measure_point(measure, context, calibrated->matrix_n, &rule, again) != 0)
+        return -1;
+    double slack_s = compute_point_slack_s(again, &rule);
+    *holds = fabs(again->t_s - calibrated->target_s) <= max_error * calibrated->target_s + slack_s;
+    return 0;
+}

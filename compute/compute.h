@@ -326,6 +326,19 @@ int compute_calibrate(const compute_calib_options *options, double target_s,
                       compute_measure_fn measure, void *context, compute_calib_result *result,
                       char *error, size_t error_size);
 
+/* Whether a calibrated size still takes its target: its n measured again
+ * as a candidate is (compute_calib_point_rule) and found within max_error
+ * of the target, beyond the slack of an imprecise estimate
+ * (compute_point_slack_s). A machine whose speed changed between the
+ * calibration and the check (a VM whose host took the core's other
+ * hardware thread for a second) fails it: the size would not take its
+ * target in the sweep either. again: the measurement. 0, or -1 when the
+ * measurement failed. */
+int compute_calib_check(const compute_calib_options *options,
+                        const compute_calib_result *calibrated, double max_error,
+                        compute_measure_fn measure, void *context, compute_point *again,
+                        bool *holds);
+
 /* GFLOP/s of one thread doing an n x n x n dgemm in t_s seconds. */
 double compute_gflops(size_t matrix_n, double t_s);
 

@@ -254,3 +254,15 @@ int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n,
         return context.error != MPI_SUCCESS ? context.error : MPI_ERR_OTHER;
     return MPI_SUCCESS;
 }
+
+int nbc_check_comp(nbc_run *run, const compute_calib_result *calibrated, compute_point *again,
+                   bool *holds)
+{
+    compute_calib_options options = calibration_options(run->cfg);
+    comp_measure_context context = {
+        .run = run, .target_s = calibrated->target_s, .error = MPI_SUCCESS};
+    if (compute_calib_check(&options, calibrated, nbc_off_target_max_error(), measure_comp,
+                            &context, again, holds) != 0)
+        return context.error != MPI_SUCCESS ? context.error : MPI_ERR_OTHER;
+    return MPI_SUCCESS;
+}

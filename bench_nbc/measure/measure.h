@@ -144,6 +144,13 @@ int nbc_calibrate_comp(nbc_run *run, double target_s, size_t start_n,
                        const compute_calib_result *floor, size_t max_n,
                        compute_calib_result *result, char *err, size_t errlen);
 
+/* Whether a calibrated computation size still takes its target, measured
+ * again on every rank (compute_calib_check, within nbc_off_target_max_error():
+ * the miss the analysis flags as comp_off_target). The same answer on every
+ * rank. again: the measurement. */
+int nbc_check_comp(nbc_run *run, const compute_calib_result *calibrated, compute_point *again,
+                   bool *holds);
+
 /* ---- sweep.c ---- */
 typedef struct nbc_sweep_plan {
     const nbc_comm_calibration *comm; /* [comm_count] */

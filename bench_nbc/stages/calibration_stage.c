@@ -80,50 +80,136 @@ static void warn_loose_barrier(const nbc_run *run, const nbc_comm_calibration *c
                            : "is another process busy on this node?");
 }
 
+/* Computation target j's matrix size, from start_n. More work for a longer
+ * target: its n exceeds every shorter target's, so the references rise
+ * with their targets even where a step's time is bimodal (a core shared
+ * with a busy thread). Printed on rank 0 (nbc-run's log keeps it). */
+static void calibrate_comp_target(nbc_run *run, compute_calib_result *comp, size_t j,
+                                  size_t start_n, size_t max_n)
+{
+    const nbc_config *cfg = run->cfg;
+    char context[128], err[1024] = "";
+    snprintf(context, sizeof context, "the calibration of computation target %.3g ms",
+             cfg->grid.comp_times_s[j] * 1e3);
+    watchdog_context(run->watchdog, context);
+    const compute_calib_result *floor = NULL;
+    for (size_t i = 0; i < j; i++)
+        if (cfg->grid.comp_times_s[i] < cfg->grid.comp_times_s[j] &&
+            (floor == NULL || comp[i].matrix_n > floor->matrix_n))
+            floor = &comp[i];
+    int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, floor, max_n, &comp[j],
+                                err, sizeof err);
+    nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
+    char precision[160];
+    if (run->rank == 0)
+        fprintf(stdout, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
+                comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
+                compute_calib_status_name(comp[j].status), comp[j].iterations,
+                precision_text(comp[j].runs, comp[j].t_se_s, comp[j].imprecise, precision,
+                               sizeof precision));
+}
+
+/* The targets from `from` on calibrated in order, each starting from the
+ * size before it (or start_n). False: a stop signal came first. */
+static bool calibrate_comp_targets(nbc_run *run, compute_calib_result *comp, size_t from,
+                                   size_t start_n, size_t max_n)
+{
+    for (size_t j = from; j < run->cfg->grid.comp_count; j++) {
+        if (nbc_stop_requested(run))
+            return false;
+        calibrate_comp_target(run, comp, j, start_n, max_n);
+        if (comp[j].matrix_n > 0)
+            start_n = comp[j].matrix_n;
+    }
+    return true;
+}
+
+/* Checks of the sizes calibrated here, each calibrated size measured again
+ * once every target has one: a machine whose speed changes for a second
+ * (this kind of VM ran dgemm at half speed now and then, at a process's
+ * start) gives the sizes calibrated meanwhile the wrong work, and every
+ * cell of theirs would miss its target in the sweep (comp_off_target).
+ * From the first size that misses its target on the check, the targets are
+ * calibrated again, and checked again: a calibration is kept once a check
+ * a few tenths of a second later agrees with it. */
+enum { comp_check_rounds = 2 };
+
+/* The first target from `from` on whose calibrated size misses its target
+ * when measured again (count when every one holds), with that measurement. */
+static size_t first_comp_miss(nbc_run *run, const compute_calib_result *comp, size_t from,
+                              compute_point *again)
+{
+    const nbc_config *cfg = run->cfg;
+    for (size_t j = from; j < cfg->grid.comp_count; j++) {
+        if (!nbc_comp_measurable(&comp[j]))
+            continue; /* out of reach: its cells are not measured */
+        char context[128];
+        snprintf(context, sizeof context, "the check of computation target %.3g ms",
+                 cfg->grid.comp_times_s[j] * 1e3);
+        watchdog_context(run->watchdog, context);
+        bool holds;
+        int rc = nbc_check_comp(run, &comp[j], again, &holds);
+        nbc_exit_if_any_failed(rc != MPI_SUCCESS, "the check of the computation sizes failed", 1);
+        if (!holds)
+            return j;
+    }
+    return cfg->grid.comp_count;
+}
+
+/* False: a stop signal came first. */
+static bool check_computation(nbc_run *run, compute_calib_result *comp, size_t done, size_t max_n)
+{
+    const nbc_config *cfg = run->cfg;
+    for (int round = 0;; round++) {
+        if (nbc_stop_requested(run))
+            return false;
+        compute_point again;
+        size_t j = first_comp_miss(run, comp, done, &again);
+        if (j == cfg->grid.comp_count)
+            return true;
+        double miss = 100 * fabs(again.t_s / comp[j].target_s - 1);
+        if (round == comp_check_rounds) {
+            if (run->rank == 0)
+                fprintf(stderr,
+                        "bench_nbc: warning: the computation's speed kept changing during its "
+                        "calibration: n=%zu (target %.3g ms) took %.3g ms when checked, %.0f %% "
+                        "off, after %d calibrations; its cells may read comp_off_target\n",
+                        comp[j].matrix_n, comp[j].target_s * 1e3, again.t_s * 1e3, miss,
+                        comp_check_rounds + 1);
+            return true;
+        }
+        if (run->rank == 0)
+            fprintf(stdout,
+                    "bench_nbc: computation: checked, n=%zu took %.3g ms where its calibration "
+                    "measured %.3g ms (target %.3g ms, %.0f %% off): the machine changed speed; "
+                    "the targets from %.3g ms on are calibrated again\n",
+                    comp[j].matrix_n, again.t_s * 1e3, comp[j].t_s * 1e3, comp[j].target_s * 1e3,
+                    miss, comp[j].target_s * 1e3);
+        /* t ~ n^3: the size the check's speed gives the target. */
+        double start = (double)comp[j].matrix_n * cbrt(comp[j].target_s / again.t_s);
+        if (!calibrate_comp_targets(run, comp, j, start >= 1 ? (size_t)start : 1, max_n))
+            return false;
+    }
+}
+
 /* Matrix sizes for every computation target (those a resumed run already
- * has are kept). */
+ * has are kept), checked (check_computation). */
 static bool calibrate_computation(nbc_run *run, compute_calib_result *comp, size_t done)
 {
     const nbc_config *cfg = run->cfg;
-    char err[1024] = "";
     unsigned long long max_n_mine = compute_team_max_matrix_n(run->team), max_n;
     NBC_CHECK_MPI(
         MPI_Allreduce(&max_n_mine, &max_n, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, run->comm));
-    size_t start_n = compute_calib_defaults().start_n;
     if (run->rank == 0 && done > 0 && !sizes_from_elsewhere(cfg))
         fprintf(stdout, "bench_nbc: computation: %zu of %zu sizes kept from the run folder\n", done,
                 cfg->grid.comp_count);
-    for (size_t j = 0; j < cfg->grid.comp_count; j++) {
-        if (j >= done && nbc_stop_requested(run))
-            return false;
-        char context[128];
-        snprintf(context, sizeof context, "the calibration of computation target %.3g ms",
-                 cfg->grid.comp_times_s[j] * 1e3);
-        watchdog_context(run->watchdog, context);
-        if (j >= done) {
-            /* More work for a longer target: its n exceeds every shorter
-             * target's, so the references rise with their targets even where
-             * a step's time is bimodal (a core shared with a busy thread). */
-            const compute_calib_result *floor = NULL;
-            for (size_t i = 0; i < j; i++)
-                if (cfg->grid.comp_times_s[i] < cfg->grid.comp_times_s[j] &&
-                    (floor == NULL || comp[i].matrix_n > floor->matrix_n))
-                    floor = &comp[i];
-            int rc = nbc_calibrate_comp(run, cfg->grid.comp_times_s[j], start_n, floor,
-                                        (size_t)max_n, &comp[j], err, sizeof err);
-            nbc_exit_if_any_failed(rc != MPI_SUCCESS, err, 1);
-        }
-        if (comp[j].matrix_n > 0)
-            start_n = comp[j].matrix_n;
-        char precision[160];
-        /* A kept size was printed when it was calibrated: once per run. */
-        if (run->rank == 0 && j >= done)
-            fprintf(stdout, "bench_nbc: computation %.3g ms -> n=%zu, %.3g ms (%s, %d steps%s)\n",
-                    comp[j].target_s * 1e3, comp[j].matrix_n, comp[j].t_s * 1e3,
-                    compute_calib_status_name(comp[j].status), comp[j].iterations,
-                    precision_text(comp[j].runs, comp[j].t_se_s, comp[j].imprecise, precision,
-                                   sizeof precision));
-    }
+    size_t start_n = compute_calib_defaults().start_n;
+    for (size_t j = 0; j < done; j++)
+        start_n = comp[j].matrix_n > 0 ? comp[j].matrix_n : start_n;
+    if (!calibrate_comp_targets(run, comp, done, start_n, (size_t)max_n))
+        return false;
+    if (done < cfg->grid.comp_count && !check_computation(run, comp, done, (size_t)max_n))
+        return false;
     /* Matrices for the largest size, first-touched now, outside the sweep. */
     size_t largest_n = 1;
     for (size_t j = 0; j < cfg->grid.comp_count; j++)

@@ -167,6 +167,48 @@ static void test_disturbed_candidates_do_not_trap(void **state)
     }
 }
 
+/* A machine at half speed for the whole calibration (every call of it 2 x
+ * slow), at full speed after: the size found takes half its target when
+ * checked, which the check finds at a 25 % tolerance; unchanged, noisy by
+ * 5 %, it holds. */
+static void test_check_finds_a_speed_change(void **state)
+{
+    (void)state;
+    compute_calib_options options = options_up_to(100000);
+    for (int changed = 0; changed <= 1; changed++) {
+        model m = machine_like();
+        m.noise = 0.05;
+        m.burst_first = 1;
+        m.burst_calls = changed ? 1000 : 0;
+        m.burst_factor = 2;
+        compute_calib_result result = calibrate(measure_model, &m, &options, 4e-3);
+        assert_true(result.converged);
+        m.burst_calls = changed ? m.calls : 0; /* the check's calls at full speed */
+        compute_point again;
+        bool holds = !changed;
+        assert_int_equal(
+            compute_calib_check(&options, &result, 0.25, measure_model, &m, &again, &holds), 0);
+        assert_int_equal(holds, !changed);
+        assert_true(again.runs >= options.reps);
+        double expected_s = model_time(&m, result.matrix_n);
+        assert_true(fabs(again.t_s - expected_s) <= 0.05 * expected_s);
+        if (changed)
+            assert_true(fabs(again.t_s / result.t_s - 0.5) < 0.1);
+    }
+    /* A failed measurement, or no size to check: -1, not held. */
+    model m = machine_like();
+    compute_calib_result result = calibrate(measure_model, &m, &options, 4e-3);
+    m.fail_at_n = result.matrix_n;
+    compute_point again;
+    bool holds = true;
+    assert_int_equal(
+        compute_calib_check(&options, &result, 0.25, measure_model, &m, &again, &holds), -1);
+    assert_false(holds);
+    result.matrix_n = 0;
+    assert_int_equal(
+        compute_calib_check(&options, &result, 0.25, measure_model, &m, &again, &holds), -1);
+}
+
 static void test_target_too_small(void **state)
 {
     (void)state;
@@ -695,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_point_runs),
         cmocka_unit_test(test_bimodal_step_converges),
         cmocka_unit_test(test_disturbed_candidates_do_not_trap),
+        cmocka_unit_test(test_check_finds_a_speed_change),
         cmocka_unit_test(test_target_too_small),
         cmocka_unit_test(test_target_too_large),
         cmocka_unit_test(test_integer_resolution),

@@ -86,18 +86,14 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["interference"] |
     "$DIR/cells.csv" || fail "cells.csv lacks the sched.csv columns: $(head -n 2 "$DIR/cells.csv")"
 figure "compute_delay_share per cell ($MPI, basic): $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["compute_delay_share"] }' "$DIR/cells.csv")"
 # beside a CPU-bound process on each of the job's CPUs, a rank waits for its
-# CPU inside some of its steps (the hog runs whenever the scheduler gives it
-# its turn), and the analysis reads it
-cpus=$(taskset -pc $$ | sed 's/.*: //')
-hogs=()
-while read -r cpu; do
-    taskset -c "$cpu" sh -c 'while :; do :; done' &
-    hogs+=($!)
-done < <(awk -v list="$cpus" 'BEGIN { n = split(list, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], e, "-"); for (c = e[1]; c <= (m > 1 ? e[2] : e[1]); c++) print c } }')
-trap 'status=$?; kill "${hogs[@]}" 2>/dev/null; keep_scratch_on_failure $status' EXIT
-out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" 2>&1)
+# CPU inside some of its steps, and the analysis reads it. The computation
+# lasts 16 ms: a thread woken from the window barrier's sleep may run a step
+# of 2 ms whole before the scheduler turns to the hog, but the fair share
+# gives the hog its turn within one 16 ms step.
+start_hogs
+out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set grid.comp_times=16ms 2>&1)
 status=$?
-kill "${hogs[@]}" 2>/dev/null
+stop_hogs
 [ $status -eq 0 ] || [ $status -eq 5 ] || fail "beside a CPU hog: status $status: $out"
 HOGGED=$(run_folder "$out")
 longest=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["foreign_wait_ns"] > m { m = $c["foreign_wait_ns"] } END { print m + 0 }' "$HOGGED/raw.csv")

@@ -126,3 +126,17 @@ one_cell() {
         --set run.repetitions=1 --set run.check="$check" --set calibration.tolerance=0.9 \
         --set run.late_tolerance=0.2 --set run.max_retries=100 "$@" 2>&1
 }
+
+# start_hogs: a CPU-bound process on each CPU this shell may use (taskset),
+# their pids in HOGS; stopped by stop_hogs, and at the test's exit.
+start_hogs() {
+    local cpus cpu
+    cpus=$(taskset -pc $$ | sed 's/.*: //')
+    HOGS=()
+    while read -r cpu; do
+        taskset -c "$cpu" sh -c 'while :; do :; done' &
+        HOGS+=($!)
+    done < <(awk -v list="$cpus" 'BEGIN { n = split(list, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], e, "-"); for (c = e[1]; c <= (m > 1 ? e[2] : e[1]); c++) print c } }')
+    trap 'status=$?; stop_hogs; keep_scratch_on_failure $status' EXIT
+}
+stop_hogs() { [ ${#HOGS[@]} -eq 0 ] || kill "${HOGS[@]}" 2>/dev/null || true; }

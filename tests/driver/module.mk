@@ -6,7 +6,7 @@ E2E_TESTS += tests/driver/e2e_collectives.sh tests/driver/e2e_sweep.sh tests/dri
              tests/driver/e2e_skewed_ranks.sh tests/driver/e2e_triad.sh \
              tests/driver/e2e_adaptive.sh tests/driver/e2e_large_message.sh \
              tests/driver/e2e_size_limit.sh tests/driver/e2e_block_redo.sh \
-             tests/driver/e2e_close_target.sh
+             tests/driver/e2e_close_target.sh tests/driver/e2e_calibration_check.sh
 E2E_TESTS += tests/driver/e2e_many_collectives.sh tests/driver/e2e_two_studies.sh tests/driver/e2e_replay.sh \
              tests/driver/e2e_job_workarounds.sh
 # Scenarios (docs/collectives.md): the known answer, the shipped ones and their bad input.
