@@ -118,9 +118,10 @@ nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg, double barrier_sle
             }
     double comp = sum(cfg->grid.comp_times_s, cfg->grid.comp_count);
     int runs = cfg->calibration.runs_per_point;
-    /* the sizes: the computation once for the job, the messages once a run;
-     * a given message size is measured, not searched: a pilot and the
-     * measurement kept, one size each */
+    /* the sizes: the computation once for the job (checked once; at most
+     * NBC_COMP_CHECK_ROUNDS more calibrations and checks), the messages once
+     * a run; a given message size is measured, not searched: a pilot and
+     * the measurement kept, one size each */
     bool given = cfg->grid.comm_size_count > 0;
     int comm_points = given ? 2 : cfg->calibration.max_iterations;
     double sizes[2];
@@ -128,8 +129,9 @@ nbc_plan_estimate nbc_plan_estimate_of(const nbc_config *cfg, double barrier_sle
         double comm = comm_sum_s(cfg, k);
         double least = given ? comm_points * comm : comm;
         double most = imprecise_runs_factor * comm_points * comm;
-        sizes[k] = runs * (k == 0 ? comp + (double)e.runs * least
-                                  : imprecise_runs_factor * cfg->calibration.max_iterations * comp +
+        sizes[k] = runs * (k == 0 ? 2 * comp + (double)e.runs * least
+                                  : imprecise_runs_factor * (NBC_COMP_CHECK_ROUNDS + 1) *
+                                            (cfg->calibration.max_iterations + 1) * comp +
                                         (double)e.runs * most);
     }
     /* the passive step (eq. 2): a warm-up round and the repetitions (at

@@ -10,6 +10,11 @@
 
 #include <stddef.h>
 
+/* How many times the computation's sizes are calibrated again when their
+ * check finds the machine changed speed (bench_nbc's calibration stage; the
+ * estimate counts them). */
+enum { NBC_COMP_CHECK_ROUNDS = 2 };
+
 typedef struct nbc_plan_estimate {
     size_t cells_per_run;     /* grid.comm_times (or comm_sizes) x grid.comp_times */
     size_t runs;              /* run.collectives x run.ranks (1 each when empty) */

@@ -5,6 +5,7 @@
 #include "bench_nbc/errors.h"
 #include "bench_nbc/library/library.h"
 #include "bench_nbc/measure/measure.h"
+#include "bench_nbc/plan_estimate.h"
 #include "bench_nbc/run.h"
 #include "bench_nbc/runfolder/runfolder.h"
 #include "bench_nbc/stages/stages.h"
@@ -126,13 +127,13 @@ static bool calibrate_comp_targets(nbc_run *run, compute_calib_result *comp, siz
 
 /* Checks of the sizes calibrated here, each calibrated size measured again
  * once every target has one: a machine whose speed changes for a second
- * (this kind of VM ran dgemm at half speed now and then, at a process's
- * start) gives the sizes calibrated meanwhile the wrong work, and every
+ * (a virtual machine's dgemm at half speed now and then, at a process's
+ * start: docs/measurements.md) gives the sizes calibrated meanwhile the wrong work, and every
  * cell of theirs would miss its target in the sweep (comp_off_target).
  * From the first size that misses its target on the check, the targets are
- * calibrated again, and checked again: a calibration is kept once a check
- * a few tenths of a second later agrees with it. */
-enum { comp_check_rounds = 2 };
+ * calibrated again, and checked again, at most NBC_COMP_CHECK_ROUNDS
+ * times: a calibration is kept once a check a few tenths of a second later
+ * agrees with it. */
 
 /* The first target from `from` on whose calibrated size misses its target
  * when measured again (count when every one holds), with that measurement. */
@@ -168,14 +169,14 @@ static bool check_computation(nbc_run *run, compute_calib_result *comp, size_t d
         if (j == cfg->grid.comp_count)
             return true;
         double miss = 100 * fabs(again.t_s / comp[j].target_s - 1);
-        if (round == comp_check_rounds) {
+        if (round == NBC_COMP_CHECK_ROUNDS) {
             if (run->rank == 0)
                 fprintf(stderr,
                         "bench_nbc: warning: the computation's speed kept changing during its "
                         "calibration: n=%zu (target %.3g ms) took %.3g ms when checked, %.0f %% "
                         "off, after %d calibrations; its cells may read comp_off_target\n",
                         comp[j].matrix_n, comp[j].target_s * 1e3, again.t_s * 1e3, miss,
-                        comp_check_rounds + 1);
+                        NBC_COMP_CHECK_ROUNDS + 1);
             return true;
         }
         if (run->rank == 0)

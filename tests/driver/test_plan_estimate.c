@@ -45,6 +45,12 @@ static void test_fixed_blocks(void **state)
     assert_float_equal(e.sweep_s[0], lo, 1e-9);
     assert_float_equal(e.sweep_s[1], hi, 1e-9);
     assert_true(e.job_s[0] > e.sweep_s[0] && e.job_s[1] >= e.job_s[0]);
+    /* The computation's 4 ms: its calibration and its check at least (runs
+     * per point each), calibrated again NBC_COMP_CHECK_ROUNDS times at most. */
+    double per_point = cfg.calibration.runs_per_point * 4e-3;
+    assert_true(e.calibration_s[0] >= 2 * per_point);
+    assert_true(e.calibration_s[1] >=
+                (NBC_COMP_CHECK_ROUNDS + 1) * (cfg.calibration.max_iterations + 1) * per_point);
     nbc_config_free(&cfg);
 }
 
