@@ -137,6 +137,11 @@ start_hogs() {
         taskset -c "$cpu" sh -c 'while :; do :; done' &
         HOGS+=($!)
     done < <(awk -v list="$cpus" 'BEGIN { n = split(list, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], e, "-"); for (c = e[1]; c <= (m > 1 ? e[2] : e[1]); c++) print c } }')
-    trap 'status=$?; stop_hogs; keep_scratch_on_failure $status' EXIT
+    trap hogs_exit EXIT
 }
 stop_hogs() { [ ${#HOGS[@]} -eq 0 ] || kill "${HOGS[@]}" 2>/dev/null || true; }
+hogs_exit() {
+    local status=$?
+    stop_hogs
+    keep_scratch_on_failure $status
+}
