@@ -127,15 +127,18 @@ one_cell() {
         --set run.late_tolerance=0.2 --set run.max_retries=100 "$@" 2>&1
 }
 
-# start_hogs: a CPU-bound process on each CPU this shell may use (taskset),
-# their pids in HOGS; stopped by stop_hogs, and at the test's exit.
+# start_hogs [N]: N CPU-bound processes (1 by default) on each CPU this
+# shell may use (taskset), their pids in HOGS; stopped by stop_hogs, and at
+# the test's exit.
 start_hogs() {
-    local cpus cpu
+    local cpus cpu i
     cpus=$(taskset -pc $$ | sed 's/.*: //')
     HOGS=()
     while read -r cpu; do
-        taskset -c "$cpu" sh -c 'while :; do :; done' &
-        HOGS+=($!)
+        for ((i = 0; i < ${1:-1}; i++)); do
+            taskset -c "$cpu" sh -c 'while :; do :; done' &
+            HOGS+=($!)
+        done
     done < <(awk -v list="$cpus" 'BEGIN { n = split(list, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], e, "-"); for (c = e[1]; c <= (m > 1 ? e[2] : e[1]); c++) print c } }')
     trap hogs_exit EXIT
 }
