@@ -90,7 +90,7 @@ figure "compute_delay_share per cell ($MPI, basic): $(awk -F, 'NR == 1 { for (i 
 # lasts 16 ms: a thread woken from the window barrier's sleep may run a step
 # of 2 ms whole before the scheduler turns to the hog, but the fair share
 # gives the hog its turn within one 16 ms step.
-start_hogs
+start_hogs 1
 out=$(mpi_launch -n 2 "$BENCH" "${QUICK[@]}" "${cell[@]}" --set grid.comp_times=16ms 2>&1)
 status=$?
 stop_hogs
