@@ -336,10 +336,10 @@ typedef struct verdict_reading {
     long long matrix_n;
     verdict_interval r_overhead, r_comm, ended_share, r_comp_slowdown;
     verdict_class overlap; /* the band of r_overhead's value; VERDICT_INVALID: none */
-    verdict_class class;   /* confident: overlap's band, else the group's class
-                            * (hidden_or_partial); or uncertain, one_launch or invalid */
-    bool confident;        /* >= 2 launches and r_overhead's interval inside one band, or
-                            * inside the bands of one group (classes.def) */
+    verdict_class class;   /* confident: the claim of overlap's group (hidden_or_partial,
+                            * or none); else uncertain, one_launch or invalid */
+    bool confident;        /* >= 2 launches of one size and r_overhead's interval inside
+                            * the bands of overlap's group (classes.def) */
 } verdict_reading;
 
 verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double confidence);

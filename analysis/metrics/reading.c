@@ -146,11 +146,15 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
     bool replicated = k >= 2 && r.sizes_agree;
     verdict_class group;
     r.class = k == 1 ? VERDICT_ONE_LAUNCH : VERDICT_UNCERTAIN;
-    if (replicated && inside_claim(r.r_overhead, r.overlap))
-        r.class = r.overlap;
-    else if (replicated && verdict_group_class(r.overlap, &group) &&
-             inside_claim(r.r_overhead, group))
-        r.class = group; /* across two bands of one group: the group's claim */
+    /* The claim is the group's: whether the collective overlapped, never
+     * by how much. A band inside a group (hidden, partial) is the
+     * estimate's reading (overlap); as a class it would change with the
+     * interval's width, and two studies that agree would read apart. */
+    if (replicated && verdict_group_class(r.overlap, &group) && inside_claim(r.r_overhead, group))
+        r.class = group;
+    else if (replicated && !verdict_group_class(r.overlap, &group) &&
+             inside_claim(r.r_overhead, r.overlap))
+        r.class = r.overlap; /* a band that is its group's only one: none */
     r.confident = r.class != VERDICT_ONE_LAUNCH && r.class != VERDICT_UNCERTAIN;
     return r;
 }

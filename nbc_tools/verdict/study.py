@@ -189,9 +189,9 @@ def study_table(study_dir):
 
 def study_map(key, rows):
     """The configuration's cells as a grid (communication target across,
-    computation down): a confirmed class's abbreviation, an unconfirmed
-    reading's band in lower case; the counts of study_line read the same
-    rows."""
+    computation down): each cell's band (the estimate's reading), in upper
+    case where its group's claim is confirmed (overlap or none), in lower
+    case where not; the counts of study_line read the same rows."""
     table = classes()
     comm = sorted({number(r[column("VERDICT_COMM_TARGET")]) for r in rows})
     comp = sorted({number(r[column("VERDICT_COMP_TARGET")]) for r in rows})
@@ -205,14 +205,12 @@ def study_map(key, rows):
             if r is None:
                 marks.append("%6s" % "")
                 continue
-            if r.get(column("VERDICT_CONFIDENT")) == "1":
-                marks.append("%6s" % table[r[column("VERDICT_CLASS")]]["abbrev"])
-            else:
-                marks.append("%6s" % table[r[column("VERDICT_OVERLAP")]]["abbrev"].lower())
+            mark = table[r[column("VERDICT_OVERLAP")]]["abbrev"]
+            confirmed = r.get(column("VERDICT_CONFIDENT")) == "1"
+            marks.append("%6s" % (mark if confirmed else mark.lower()))
         lines.append("%11s " % ("%gms" % (1e3 * p)) + " ".join(marks))
-    banded = {c["group"] for c in table.values() if c["band"]}
     legend = "; ".join("%s %s" % (c["abbrev"], name) for name, c in table.items()
-                       if c["band"] or c["group"] in banded) + " (lower case: not confirmed)"
+                       if c["band"]) + " (upper case: overlap or none confirmed; lower: not)"
     return lines + console_lines(legend, "")
 
 

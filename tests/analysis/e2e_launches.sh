@@ -93,8 +93,8 @@ single=$(awk -F, 'NR > 1 && $1 == "r_comp_slowdown" { print $9 "/" $7 }' "$SCRAT
 # the confident readings, then the uncertain ones. It fails when a reading's
 # band is not that of the printed r_overhead (the launches' mean), when
 # `uncertain` is not "not confident", when one launch reads anything but
-# one_launch or invalid, or when a confident reading is neither its band nor
-# the class of the group its band belongs to (hidden_or_partial).
+# one_launch or invalid, or when a confident reading is not the class of
+# its band's group (hidden_or_partial; none, a group of one band).
 readings() {
     local prefix=$1 launches dirs i
     for launches in 1 2 3; do
@@ -126,9 +126,11 @@ for launches in (1, 2, 3):
             continue
         assert r["overlap"] == band_of(float(r["r_overhead"])), r
         assert (r["uncertain"] == "1") == (groups[r["class"]] == "unconfirmed"), r
-        # confident: its band, or the group's class its band belongs to
-        assert groups[r["class"]] == "unconfirmed" or r["class"] == r["overlap"] or (
-            not bands_of[r["class"]] and groups[r["class"]] == groups[r["overlap"]]), r
+        # confident: the claim of its band's group (the group's class, or
+        # the band where it is its group's only one), never a band inside one
+        claim = next((c for c in groups if not bands_of[c] and groups[c] == groups[r["overlap"]]),
+                     r["overlap"])
+        assert groups[r["class"]] == "unconfirmed" or r["class"] == claim, r
         assert launches > 1 or r["class"] == "one_launch", r
     confident.append(sum(r["uncertain"] == "0" and r["class"] != "invalid" for r in rows))
     uncertain.append(sum(r["class"] == "uncertain" for r in rows))

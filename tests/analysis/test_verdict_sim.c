@@ -299,10 +299,11 @@ static verdict_launch launch_at(double r_overhead)
                             .r_comp_slowdown = 1};
 }
 
-/* An interval across 0.25 but below 0.75 lies inside hidden and partial
- * together: the group's class, hidden_or_partial, is claimed; one across 0.75 is
- * uncertain, and one inside a band keeps the band. */
-static void interval_across_two_overlap_bands_claims_hidden_or_partial(void **state)
+/* The claim is the group's: an interval below 0.75, across 0.25 or inside
+ * one band of the group, claims hidden_or_partial (the estimate's band is
+ * the overlap reading); one at 0.75 and above claims none; one across 0.75
+ * is uncertain. */
+static void an_overlap_claim_is_the_groups_whatever_the_width(void **state)
 {
     (void)state;
     double lo, hi;
@@ -328,8 +329,18 @@ static void interval_across_two_overlap_bands_claims_hidden_or_partial(void **st
     assert_int_equal(r.class, VERDICT_UNCERTAIN);
 
     l[0] = launch_at(0.40), l[1] = launch_at(0.41), l[2] = launch_at(0.42);
+    r = verdict_combine(l, 3, VERDICT_CONFIDENCE); /* inside partial: the group all the same */
+    assert_int_equal(r.overlap, VERDICT_PARTIAL);
+    assert_int_equal(r.class, VERDICT_HIDDEN_OR_PARTIAL);
+
+    l[0] = launch_at(0.10), l[1] = launch_at(0.11), l[2] = launch_at(0.12);
     r = verdict_combine(l, 3, VERDICT_CONFIDENCE);
-    assert_int_equal(r.class, VERDICT_PARTIAL);
+    assert_int_equal(r.overlap, VERDICT_HIDDEN);
+    assert_int_equal(r.class, VERDICT_HIDDEN_OR_PARTIAL);
+
+    l[0] = launch_at(0.95), l[1] = launch_at(1.0), l[2] = launch_at(1.05);
+    r = verdict_combine(l, 3, VERDICT_CONFIDENCE);
+    assert_int_equal(r.class, VERDICT_NONE);
 
     l[1].bytes = 16; /* other sizes: never confident, not even at the group */
     l[0] = launch_at(0.1), l[2] = launch_at(0.5);
@@ -344,7 +355,7 @@ int main(void)
         cmocka_unit_test(foreign_waits_widen_the_launches_interval),
         cmocka_unit_test(one_launch_or_other_sizes_never_confident),
         cmocka_unit_test(whole_procedure_holds_its_error_rates),
-        cmocka_unit_test(interval_across_two_overlap_bands_claims_hidden_or_partial),
+        cmocka_unit_test(an_overlap_claim_is_the_groups_whatever_the_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
