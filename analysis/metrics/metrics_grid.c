@@ -57,7 +57,9 @@ unsigned calibration_reasons(const run_inputs *in, const raw_cell *cell)
         if (!comp)
             analysis_warn("cell %ld: calib_comp.csv has no row for %g s: cell invalid", cell->cell,
                           cell->comp_target_s);
-        if (!comp_converged(comp))
+        /* The same for the computation: a close miss the driver measured at
+         * its size is valid (comp_off_target flags it when far). */
+        if (!comp || comp->matrix_n <= 0)
             reasons |= INVALID_COMP_CALIBRATION;
     }
     return reasons;

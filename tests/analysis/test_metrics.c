@@ -610,22 +610,26 @@ static void test_invalid_calibration(void **state)
         bool comm_converged;
         long long bytes;
         bool comp_converged;
+        long long matrix_n;
         unsigned reasons;
     } cases[] = {
-        {true, 1024, true, 0},
+        {true, 1024, true, 100, 0},
         /* a missed target measured at its closest size: valid (and
          * comm_off_target when far: the flag reads the achieved time) */
-        {false, 1024, true, 0},
-        {true, 0, true, INVALID_COMM_CALIBRATION}, /* the algorithm "sticks to 0 bytes" */
-        {false, 0, true, INVALID_COMM_CALIBRATION},
-        {true, 1024, false, INVALID_COMP_CALIBRATION},
+        {false, 1024, true, 100, 0},
+        {true, 0, true, 100, INVALID_COMM_CALIBRATION}, /* the algorithm "sticks to 0 bytes" */
+        {false, 0, true, 100, INVALID_COMM_CALIBRATION},
+        /* the same for the computation: the driver measured a close miss
+         * (comp_off_target flags it when far), only no size is no cell */
+        {true, 1024, false, 100, 0},
+        {true, 1024, false, 0, INVALID_COMP_CALIBRATION},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         computed c;
         memset(&c, 0, sizeof c);
         calib_comm_row comm = {"ibcast", 0.01, cases[i].bytes, 0.01, cases[i].comm_converged,
                                false};
-        calib_comp_row comp = {0.0200000001, 100, 0.02, cases[i].comp_converged};
+        calib_comp_row comp = {0.0200000001, cases[i].matrix_n, 0.02, cases[i].comp_converged};
         c.in.calib_comm = &comm;
         c.in.calib_comm_count = 1;
         c.in.have_calib_comm = true;
