@@ -150,11 +150,9 @@ verdict_reading verdict_combine(const verdict_launch *launches, size_t n, double
      * by how much. A band inside a group (hidden, partial) is the
      * estimate's reading (overlap); as a class it would change with the
      * interval's width, and two studies that agree would read apart. */
-    if (replicated && verdict_group_class(r.overlap, &group) && inside_claim(r.r_overhead, group))
-        r.class = group;
-    else if (replicated && !verdict_group_class(r.overlap, &group) &&
-             inside_claim(r.r_overhead, r.overlap))
-        r.class = r.overlap; /* a band that is its group's only one: none */
+    verdict_class claim = verdict_group_class(r.overlap, &group) ? group : r.overlap;
+    if (replicated && inside_claim(r.r_overhead, claim))
+        r.class = claim; /* a band that is its group's only one (none) claims itself */
     r.confident = r.class != VERDICT_ONE_LAUNCH && r.class != VERDICT_UNCERTAIN;
     return r;
 }
