@@ -29,7 +29,7 @@ int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number, analy
     const cell_metrics *c = &cells->cells[index];
     size_t n = 0;
     for (size_t b = 0; b < cells->block_count; b++)
-        n += cells->blocks[b].cell_index == index;
+        n += cells->blocks[b].cell_index == index && !cells->blocks[b].repeat;
     enum { OVERHEAD, COMM, COMP, MEASURED, SERIES };
     double *values = malloc((n ? n : 1) * SERIES * sizeof *values);
     if (!values)
@@ -39,8 +39,8 @@ int plot_ecdf(const plot_ctx *ctx, const run_meta *meta, long cell_number, analy
     size_t k = 0;
     for (size_t b = 0; b < cells->block_count; b++) {
         const block_values *v = &cells->blocks[b];
-        if (v->cell_index != index)
-            continue;
+        if (v->cell_index != index || v->repeat)
+            continue; /* the blocks the run's medians rest on */
         values[OVERHEAD * n + k] = (v->measured_span - longer) / shorter;
         values[COMM * n + k] = v->comm_span;
         values[COMP * n + k] = v->comp_span;

@@ -226,30 +226,42 @@ typedef struct cell_outputs {
     cell_uncertainty *uncertainty; /* one per cell of the table */
 } cell_outputs;
 
+static int add_block_value(cell_table *t, cell_outputs *out, size_t cell_index, long block,
+                           bool repeat, const block_stats *b, analysis_error *err)
+{
+    int status = analysis_grow((void **)&t->blocks, &out->block_capacity, t->block_count,
+                               sizeof *t->blocks, err);
+    if (status != ANALYSIS_OK)
+        return status;
+    t->blocks[t->block_count] = (block_values){
+        .cell_index = cell_index,
+        .block = block,
+        .repeat = repeat,
+        .comm_span = b->comm_span,
+        .comp_span = b->comp_span,
+        .measured_span = b->measured_span,
+        .comm_local = b->comm_local,
+        .comp_local = b->comp_local,
+        .mpi_from_last = b->mpi_from_last,
+        .comp_overlap_local = b->comp_overlap_local,
+    };
+    memcpy(t->blocks[t->block_count].foreign_wait, b->foreign_wait, sizeof b->foreign_wait);
+    t->block_count++;
+    return ANALYSIS_OK;
+}
+
+/* The cell's blocks, then the null blocks' second triples. */
 static int add_block_values(const cell_work *w, size_t cell_index, cell_outputs *out,
                             analysis_error *err)
 {
-    cell_table *t = out->table;
-    for (size_t b = 0; b < w->block_count; b++) {
-        int status = analysis_grow((void **)&t->blocks, &out->block_capacity, t->block_count,
-                                   sizeof *t->blocks, err);
-        if (status != ANALYSIS_OK)
-            return status;
-        t->blocks[t->block_count++] = (block_values){
-            .cell_index = cell_index,
-            .block = w->block_numbers[b],
-            .comm_span = w->blocks[b].comm_span,
-            .comp_span = w->blocks[b].comp_span,
-            .measured_span = w->blocks[b].measured_span,
-            .comm_local = w->blocks[b].comm_local,
-            .comp_local = w->blocks[b].comp_local,
-            .mpi_from_last = w->blocks[b].mpi_from_last,
-            .comp_overlap_local = w->blocks[b].comp_overlap_local,
-        };
-        memcpy(t->blocks[t->block_count - 1].foreign_wait, w->blocks[b].foreign_wait,
-               sizeof w->blocks[b].foreign_wait);
-    }
-    return ANALYSIS_OK;
+    int status = ANALYSIS_OK;
+    for (size_t b = 0; status == ANALYSIS_OK && b < w->block_count; b++)
+        status = add_block_value(out->table, out, cell_index, w->block_numbers[b], false,
+                                 &w->blocks[b], err);
+    for (size_t b = 0; status == ANALYSIS_OK && b < w->repeat_count; b++)
+        status = add_block_value(out->table, out, cell_index, w->repeat_numbers[b], true,
+                                 &w->repeats[b], err);
+    return status;
 }
 
 static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row *rows, size_t n,
@@ -315,12 +327,14 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
         status = rank_metrics_of(&w, cell_index, out->table, &out->rank_capacity, err);
     if (status == ANALYSIS_OK)
         status = add_block_values(&w, cell_index, out, err);
+    const block_values *first =
+        out->table->blocks + out->table->block_count - w.block_count - w.repeat_count;
+    /* the foreign waits bound this run's medians, which rest on the blocks
+     * alone; the reading's means take the second triples too */
     if (status == ANALYSIS_OK && w.block_count)
-        status = cell_foreign_wait(
-            cell, out->table->blocks + out->table->block_count - w.block_count, w.block_count, err);
+        status = cell_foreign_wait(cell, first, w.block_count, err);
     if (status == ANALYSIS_OK)
-        verdict_cell_reading(cell, out->table->blocks + out->table->block_count - w.block_count,
-                             w.block_count);
+        verdict_cell_reading(cell, first, w.block_count + w.repeat_count);
     free(scratch);
     free(series_values);
     cell_work_free(&w);

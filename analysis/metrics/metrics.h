@@ -177,6 +177,7 @@ typedef struct rank_metrics {
 typedef struct block_values {
     size_t cell_index; /* into cell_table.cells */
     long block;
+    bool repeat; /* a null block's second triple (comm_null, comp_null, overlap_null) */
     double comm_span;
     double comp_span;
     double measured_span;
@@ -281,7 +282,8 @@ int analysis_sched_cells(const char *run_dir, cell_table *cells, analysis_error 
  * rank's arrival; the share of blocks in which the collective had ended by
  * then; r_comp_slowdown, eq. 3) stated beside it with intervals, never
  * tested as sub-classes. A launch gives one estimate per quantity and cell
- * (the means of its blocks' times), and the interval is Student's t over
+ * (the means of its triples' times: the blocks and the null blocks' second
+ * triples), and the interval is Student's t over
  * the launch estimates (df = launches - 1). A single launch gives a
  * reading, never a confident class. Pure: no I/O (the simulation test runs
  * it). ---- */

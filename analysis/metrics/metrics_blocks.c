@@ -124,8 +124,30 @@ static block_stats block_of(const attempt kept[RAW_KIND_COUNT], long expected_ra
     return b;
 }
 
+/* A null block's second triple as a block of its own: comm_null as the
+ * block's comm_ref, comp_null as comp_ref, overlap_null as the overlap
+ * step. false when one of them lacks a rank. */
+static bool repeat_of(const attempt kept[RAW_KIND_COUNT], long expected_ranks, block_stats *out)
+{
+    static const enum raw_kind repeat[RAW_KIND_MAIN_COUNT] = {
+        [RAW_KIND_COMM_REF] = RAW_KIND_COMM_NULL,
+        [RAW_KIND_COMP_REF] = RAW_KIND_COMP_NULL,
+        [RAW_KIND_OVERLAP] = RAW_KIND_OVERLAP_NULL,
+    };
+    attempt triple[RAW_KIND_COUNT] = {{0}};
+    for (int kind = 0; kind < RAW_KIND_MAIN_COUNT; kind++) {
+        triple[kind] = kept[repeat[kind]];
+        if (!triple[kind].rows || (long)triple[kind].n < expected_ranks)
+            return false;
+    }
+    *out = block_of(triple, expected_ranks);
+    return true;
+}
+
 void cell_work_free(cell_work *w)
 {
+    free(w->repeats);
+    free(w->repeat_numbers);
     free(w->blocks);
     free(w->block_numbers);
     free(w->kept);
@@ -229,6 +251,8 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
         w->block_numbers[w->block_count] = rows[begin].block;
         memcpy(w->kept[w->block_count], kept, sizeof kept);
         w->block_count++;
+        if (repeat_of(kept, expected_ranks, &w->repeats[w->repeat_count]))
+            w->repeat_numbers[w->repeat_count++] = rows[begin].block;
     }
 }
 
@@ -242,7 +266,9 @@ int collect_blocks(const raw_row *rows, size_t n, const lateness_judge *judge, l
     w->blocks = malloc(capacity * sizeof *w->blocks);
     w->block_numbers = malloc(capacity * sizeof *w->block_numbers);
     w->kept = malloc(capacity * sizeof *w->kept);
-    if (!w->blocks || !w->block_numbers || !w->kept) {
+    w->repeats = malloc(capacity * sizeof *w->repeats);
+    w->repeat_numbers = malloc(capacity * sizeof *w->repeat_numbers);
+    if (!w->blocks || !w->block_numbers || !w->kept || !w->repeats || !w->repeat_numbers) {
         cell_work_free(w);
         return analysis_fail(err, ANALYSIS_ERR_SYSTEM, "out of memory (%zu blocks)", capacity);
     }

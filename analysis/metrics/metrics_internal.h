@@ -65,6 +65,12 @@ typedef struct cell_work {
     long *block_numbers;
     attempt (*kept)[RAW_KIND_COUNT];
     size_t block_count;
+    /* the usable null blocks' second triples (comm_null, comp_null,
+     * overlap_null, every rank on time): the three kinds measured once more
+     * in the block, read as a block of their own by a launch's means */
+    block_stats *repeats;
+    long *repeat_numbers;
+    size_t repeat_count;
     long attempts;           /* of measured blocks */
     long late_attempts;      /* of them, judged late */
     long discarded_attempts; /* of them, late or in a pass a late one ended */

@@ -52,7 +52,11 @@ static void row_of(raw_text *raw, const cell_id *c, int block, const char *kind,
                    int rank, long long t1, long long t2, long long t3, long long t4,
                    long long exit_late_ns, int late)
 {
-    int kind_index = strcmp(kind, "comm_ref") == 0 ? 0 : strcmp(kind, "comp_ref") == 0 ? 1 : 2;
+    static const char *const kinds[] = {"comm_ref",  "comp_ref",  "overlap",
+                                        "comm_null", "comp_null", "overlap_null"};
+    int kind_index = 0;
+    while (kind_index < 5 && strcmp(kind, kinds[kind_index]) != 0)
+        kind_index++;
     int n =
         snprintf(raw->text + raw->len, sizeof raw->text - raw->len,
                  "%d,ibcast,%s,%s,1024,100,%d,%s,%s,%d,%d,%.6f,%d,%lld,%lld,%lld,%lld,%lld,"
@@ -163,6 +167,61 @@ static void test_serialized_is_one(void **state)
     assert_close(m->overlap_imb_pct, 0.0, 1e-6);
     assert_band(m, VERDICT_NONE);
     release(&c);
+}
+
+/* A null block's second triple (comm_null, comp_null, overlap_null) is the
+ * three kinds measured once more: a launch's means (the verdict's reading)
+ * take it as a block of its own, the run's medians rest on the blocks. Two
+ * serialized blocks, the second a null block whose repeat overlapped
+ * perfectly: the medians read 1, the means over the three triples
+ * (30 + 30 + 20) / 3 ms read (26.67 - 20) / 10. A repeat without every rank
+ * is not a triple. */
+static void test_null_triple_is_a_block_of_the_means(void **state)
+{
+    (void)state;
+    for (int ranks = 1; ranks <= 2; ranks++) {
+        raw_text raw;
+        raw_begin(&raw);
+        for (int block = 1; block <= 2; block++) {
+            long long base = block * 200 * MS;
+            for (int rank = 0; rank < ranks; rank++) {
+                refs(&raw, block, rank, base);
+                overlap(&raw, block, rank, base + 50 * MS, 5 * US, 20 * MS, 10 * MS - 5 * US);
+            }
+        }
+        long long base = 600 * MS;
+        row_of(&raw, &cell0, 2, "comm_null", 0, 0, base, base + 5 * US, base + 5 * US,
+               base + 10 * MS, 0, 0);
+        row_of(&raw, &cell0, 2, "comp_null", 0, 0, base + 20 * MS, base + 20 * MS, base + 40 * MS,
+               base + 40 * MS, 0, 0);
+        /* overlap_null: the collective done behind the computation */
+        row_of(&raw, &cell0, 2, "overlap_null", 0, 0, base + 50 * MS, base + 50 * MS + 5 * US,
+               base + 70 * MS - 5 * US, base + 70 * MS, 0, 0);
+        computed c;
+        compute(&c, &raw);
+        const cell_metrics *m = &c.cells.cells[0];
+        assert_true(m->valid);
+        assert_int_equal(m->blocks, 2);
+        assert_close(m->r_overhead, 1.0, 1e-9);
+        size_t repeats = 0;
+        for (size_t b = 0; b < c.cells.block_count; b++)
+            repeats += c.cells.blocks[b].repeat;
+        verdict_launch l =
+            verdict_launch_of(c.cells.blocks, c.cells.block_count, m->bytes, m->matrix_n);
+        assert_true(l.valid);
+        if (ranks == 1) {
+            assert_int_equal(c.cells.block_count, 3);
+            assert_int_equal(repeats, 1);
+            assert_close(l.r_overhead, (80.0 / 3 - 20) / 10, 1e-6);
+            assert_close(l.ended_share, 1.0 / 3, 1e-12); /* the repeat's wait: 5 us */
+        } else {
+            /* rank 1 measured no repeat */
+            assert_int_equal(c.cells.block_count, 2);
+            assert_int_equal(repeats, 0);
+            assert_close(l.r_overhead, 1.0, 1e-6);
+        }
+        release(&c);
+    }
 }
 
 static void test_perfect_overlap_is_zero(void **state)
@@ -1694,6 +1753,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serialized_is_one),
+        cmocka_unit_test(test_null_triple_is_a_block_of_the_means),
         cmocka_unit_test(test_perfect_overlap_is_zero),
         cmocka_unit_test(test_longer_collective_overlapped),
         cmocka_unit_test(test_faster_rank_waits_is_overlap),

@@ -1,6 +1,7 @@
 /* The verdict's whole procedure simulated (analysis/README.md, "The
  * verdict"): for each simulated configuration and cell, LAUNCHES launches of
- * BLOCKS blocks each, with
+ * BLOCKS blocks each, every second one a null block whose second triple
+ * repeats the three kinds at the same moment (TRIPLES in all), with
  *   - two scheduler regimes: in each block the collective completes in the
  *     background with the launch's probability pi_L (r_overhead 0 in that
  *     block) or waits to be serialized (1), as a progress thread sharing the
@@ -30,8 +31,9 @@
 
 #include "analysis/metrics/metrics.h"
 
-/* the default study's design (configs/study-default.conf) */
-enum { LAUNCHES = 5, BLOCKS = 6, CONFIGURATIONS = 6000 };
+/* the default study's design (configs/study-default.conf: run.null_share
+ * 0.5) */
+enum { LAUNCHES = 5, BLOCKS = 6, TRIPLES = BLOCKS + BLOCKS / 2, CONFIGURATIONS = 6000 };
 
 /* splitmix64, seeded once: the run is the same every time. */
 static uint64_t next_u64(uint64_t *state)
@@ -75,14 +77,20 @@ static double truth_of(const cell_truth *c)
     return 1 - c->pi + OUTLIER_SHARE;
 }
 
-/* One launch of a cell: its blocks. */
+/* One launch of a cell: its blocks, then the null blocks' repeats (each
+ * at its block's moment: the machine's speed of that block). */
 static void simulate_launch(const cell_truth *c, uint64_t *s, block_values *b)
 {
-    double speed = exp(0.15 * normal(s));
+    double speed_launch = exp(0.15 * normal(s));
     double pi = c->pi + c->pi_spread * (2 * uniform(s) - 1);
     double shift = 0.08 * normal(s);
     double longer = fmax(c->comm_s, c->comp_s), shorter = fmin(c->comm_s, c->comp_s);
-    for (int i = 0; i < BLOCKS; i++) {
+    double moment[BLOCKS];
+    for (int i = 0; i < BLOCKS; i++)
+        moment[i] = exp(0.03 * normal(s));
+    for (int i = 0; i < TRIPLES; i++) {
+        int block = i < BLOCKS ? i : 2 * (i - BLOCKS) + 1;
+        double speed = speed_launch * moment[block];
         bool background = uniform(s) < pi;
         double x = (background ? 0 : 1) + shift + 0.05 * student3(s);
         if (uniform(s) < OUTLIER_SHARE)
@@ -90,7 +98,8 @@ static void simulate_launch(const cell_truth *c, uint64_t *s, block_values *b)
         double comm = c->comm_s * speed * (1 + 0.02 * normal(s));
         double comp = c->comp_s * speed * (1 + 0.02 * normal(s));
         b[i] = (block_values){
-            .block = i + 1,
+            .block = block + 1,
+            .repeat = i >= BLOCKS,
             .comm_span = comm,
             .comp_span = comp,
             .measured_span = longer * speed * (1 + 0.02 * normal(s)) + shorter * speed * x,
@@ -104,11 +113,11 @@ static void simulate_launch(const cell_truth *c, uint64_t *s, block_values *b)
 
 /* An interval that ignores the launch spread: the blocks of every launch
  * pooled, the per-block r_overhead's standard error over all of them. */
-static bool pooled_covers(block_values b[LAUNCHES][BLOCKS], double truth)
+static bool pooled_covers(block_values b[LAUNCHES][TRIPLES], double truth)
 {
-    double sum = 0, sum2 = 0, n = LAUNCHES * BLOCKS;
+    double sum = 0, sum2 = 0, n = LAUNCHES * TRIPLES;
     for (int l = 0; l < LAUNCHES; l++) {
-        for (int i = 0; i < BLOCKS; i++) {
+        for (int i = 0; i < TRIPLES; i++) {
             const block_values *v = &b[l][i];
             double r = (v->measured_span - fmax(v->comm_span, v->comp_span)) /
                        fmin(v->comm_span, v->comp_span);
@@ -137,11 +146,11 @@ static void whole_procedure_holds_its_error_rates(void **state)
         if (c.pi == 0 || c.pi == 1)
             c.pi_spread = 0; /* one regime: no library progress, or always */
         double truth = truth_of(&c);
-        block_values b[LAUNCHES][BLOCKS];
+        block_values b[LAUNCHES][TRIPLES];
         verdict_launch est[LAUNCHES];
         for (int l = 0; l < LAUNCHES; l++) {
             simulate_launch(&c, &s, b[l]);
-            est[l] = verdict_launch_of(b[l], BLOCKS, 1000, 100);
+            est[l] = verdict_launch_of(b[l], TRIPLES, 1000, 100);
         }
         verdict_reading r = verdict_combine(est, LAUNCHES, VERDICT_CONFIDENCE);
         assert_int_equal(r.launches, LAUNCHES);
@@ -157,11 +166,11 @@ static void whole_procedure_holds_its_error_rates(void **state)
     double coverage = (double)covered / CONFIGURATIONS;
     double pooled_coverage = (double)pooled / CONFIGURATIONS;
     double wrong_rate = confident ? (double)wrong / confident : 0;
-    printf(
-        "figure: %d launches x %d blocks, %d cells: the t interval over launches covers the "
-        "truth in %.1f %% (blocks pooled: %.1f %%); %ld confident, %ld of them wrong (%.2f %%)\n",
-        LAUNCHES, BLOCKS, CONFIGURATIONS, 100 * coverage, 100 * pooled_coverage, confident, wrong,
-        100 * wrong_rate);
+    printf("figure: %d launches x %d blocks (%d triples), %d cells: the t interval over launches "
+           "covers the truth in %.1f %% (blocks pooled: %.1f %%); %ld confident, %ld of them wrong "
+           "(%.2f %%)\n",
+           LAUNCHES, BLOCKS, TRIPLES, CONFIGURATIONS, 100 * coverage, 100 * pooled_coverage,
+           confident, wrong, 100 * wrong_rate);
     /* 6000 cells: a binomial standard error of 0.28 %, so 2 points is 7 of them */
     assert_true(fabs(coverage - VERDICT_CONFIDENCE) <= 0.02);
     assert_true(wrong_rate <= 1 - VERDICT_CONFIDENCE);
