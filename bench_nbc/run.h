@@ -36,7 +36,8 @@ typedef struct nbc_attempt {
     int block;               /* 0: warm-up */
     int attempt;             /* 0-based, per (block, kind) */
     nbc_kind kind;
-    bool late; /* some rank left later than tolerance_ns: discarded and redone */
+    bool late; /* some rank left later than tolerance_ns, or was preempted: discarded and redone */
+    bool preempted; /* the host preempted some rank's step (analysis_host_preempted) */
 } nbc_attempt;
 
 /* The attempts of one cell, in time order. */
