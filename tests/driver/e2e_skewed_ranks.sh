@@ -24,9 +24,17 @@ if [ "$cores" -lt $ranks ] && [ "$(build_field busy_polls)" != 0 ]; then
     skip "$MPI busy-polls while it waits: $ranks ranks on $cores cores would measure its polling (a library that yields, e.g. Open MPI, or $ranks cores needed)"
 fi
 
-# run_case COLL: a 2 x 2 grid of COLL on 4 ranks; prints the run folder.
+# The host's steal time over all CPUs (/proc/stat, in USER_HZ ticks): a
+# virtual CPU the hypervisor takes wakes its sleeping ranks late, which no
+# known answer of the sleep kernel allows for.
+steal_ticks() { awk '$1 == "cpu" { print $9 + 0 }' /proc/stat 2>/dev/null || echo 0; }
+all_ticks() { awk '$1 == "cpu" { s = 0; for (i = 2; i <= 9; i++) s += $i; print s }' /proc/stat 2>/dev/null || echo 0; }
+
+# run_case COLL: a 2 x 2 grid of COLL on 4 ranks; prints the run folder and
+# records the share of CPU time the host stole meanwhile in $SCRATCH/steal.
 run_case() {
-    local out
+    local out steal0 all0
+    steal0=$(steal_ticks) all0=$(all_ticks)
     out=$(mpi_launch -n $ranks "$BENCH" "${QUICK[@]}" --set run.results_dir="$SCRATCH" \
         --set compute.kernel=sleep --set run.late_tolerance=0.1 --set run.max_retries=100 \
         --set run.collective="$1" --set grid.comm_times=2ms,4ms,2 \
@@ -34,6 +42,8 @@ run_case() {
         echo "$out"
         fail "$1 on $ranks ranks failed"
     }
+    awk -v s="$(($(steal_ticks) - steal0))" -v a="$(($(all_ticks) - all0))" \
+        'BEGIN { printf "%.4f\n", (a > 0 ? s / a : 0) }' >"$SCRATCH/steal"
     local dir
     dir=$(run_folder "$out")
     "$TOOLS_DIR/nbc-analyze" -q "$dir" >/dev/null 2>&1 || fail "nbc-analyze failed on $dir"
@@ -72,6 +82,12 @@ for coll in synthetic_perfect synthetic_steal; do
     out=$(check $coll "$dir")
     status=$?
     echo "$out"
-    [ $status -eq 0 ] || fail "$coll on $ranks skewed ranks: r_comp_slowdown off its answer"
-    figure "$coll on $ranks ranks skewed 1 + k/10, sleep kernel: r_comp_slowdown worst error $(tail -n 1 <<<"$out" | cut -d' ' -f2)"
+    steal=$(cat "$SCRATCH/steal")
+    # Above 1 % of the CPUs' time stolen, the answer is not one the sleep
+    # kernel can give (a quiet virtual machine here: 0.1-0.2 %).
+    if [ $status -ne 0 ] && check_float "$steal > 0.01"; then
+        skip "$coll: the host took $(awk -v s="$steal" 'BEGIN { printf "%.1f", 100 * s }') % of the CPUs' time during the run (steal, /proc/stat): the sleeping ranks woke late; r_comp_slowdown off its answer: $(tail -n 1 <<<"$out")"
+    fi
+    [ $status -eq 0 ] || fail "$coll on $ranks skewed ranks: r_comp_slowdown off its answer (host steal $steal of the CPU time)"
+    figure "$coll on $ranks ranks skewed 1 + k/10, sleep kernel: r_comp_slowdown worst error $(tail -n 1 <<<"$out" | cut -d' ' -f2) (host steal $steal of the CPU time)"
 done
