@@ -86,20 +86,10 @@ awk -F, -v eps="$late_tolerance" -v floor_ns="$precision_ns" '
 awk -v c=$fault_cell '$1 == c && $2 == 1 { found = 1 } END { exit !found }' "$cells" ||
     fail "the calibration did not reach the targets of cell $fault_cell: nothing to test"
 
-# Attempts a computing thread that never slept lost more than 0.1 ms
-# to the host (sched.csv window - cpu - run_delay): the driver may redo
-# those as late ones (analysis/README.md, "Host preemptions").
-preemptible=$SCRATCH/preemptible
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    ($c["role"] == "main" || $c["role"] == "compute") && $c["vol_switches"] == 0 &&
-    $c["window_ns"] - $c["cpu_ns"] - $c["run_delay_ns"] > 100000 {
-        print $c["cell"] "," $c["block"] "," $c["kind"] "," $c["attempt"] }' \
-    "$dir/sched.csv" | sort -u >"$preemptible"
 # Every attempt, as "seq min_t1_ns cell block kind attempt late": rows are
 # checked against each other and the cells' tolerances on the way.
 attempts=$SCRATCH/attempts
-awk -v ranks=$ranks -v out="$attempts" -v preemptible="$preemptible" '
-    BEGIN { while ((getline line < preemptible) > 0) { split(line, p, ","); host[p[1], p[2], p[3], p[4]] = 1 } }
+awk -v ranks=$ranks -v out="$attempts" '
     function bad(message) { print "raw.csv line " FNR ": " message; failed = 1 }
     FNR == NR { reachable[$1] = $2; tol[$1] = $3; next }
     FNR == 1 { FS = ","; $0 = $0; for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -133,7 +123,7 @@ awk -v ranks=$ranks -v out="$attempts" -v preemptible="$preemptible" '
             split(a, k, SUBSEP)
             name = "cell " k[1] " block " k[2] " " k[3] " attempt " k[4]
             if (rows[a] != ranks) { print name ": " rows[a] " rows, not " ranks; failed = 1 }
-            if (late_of[a] != (a in over) && !(late_of[a] && (a in host))) {
+            if (late_of[a] != (a in over)) {
                 print name ": late=" late_of[a] ", yet a rank past the tolerance: " (a in over)
                 failed = 1
             }
