@@ -9,7 +9,6 @@ ANALYSIS_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c
 # only the rooms before it, tests/repo/include_graph.py checks it).
 ANALYSIS_OBJS   := $(addprefix $(BUILD)/nompi/analysis/, \
                      inputs/util.o inputs/csv.o inputs/inputs.o inputs/meta.o inputs/inputs_raw.o \
-                     inputs/inputs_sched.o \
                      stats/order.o stats/bootstrap.o \
                      metrics/rules.o metrics/cells.o metrics/metrics_blocks.o metrics/metrics_ranks.o \
                      metrics/metrics_grid.o metrics/intervals.o metrics/reading.o metrics/sched.o \

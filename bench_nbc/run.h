@@ -36,8 +36,7 @@ typedef struct nbc_attempt {
     int block;               /* 0: warm-up */
     int attempt;             /* 0-based, per (block, kind) */
     nbc_kind kind;
-    bool late; /* some rank left later than tolerance_ns, or was preempted: discarded and redone */
-    bool preempted; /* the host preempted some rank's step (analysis_host_preempted) */
+    bool late; /* some rank left later than tolerance_ns: discarded and redone */
 } nbc_attempt;
 
 /* The attempts of one cell, in time order. */

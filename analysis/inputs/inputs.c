@@ -238,8 +238,7 @@ int analysis_parse_compute_ref(const char *buf, size_t len, const char *file_nam
 typedef int (*parse_fn)(const char *buf, size_t len, const char *file_name, void **rows,
                         size_t *count, analysis_error *err);
 
-/* Reads an optional file; *present false (and a warning saying the
- * consequence, unless NULL) when missing. */
+/* Reads an optional file; *present false (and a warning) when missing. */
 static int load_optional(const char *dir, const char *name, parse_fn parse, void **rows,
                          size_t *count, bool *present, const char *consequence, analysis_error *err)
 {
@@ -253,8 +252,7 @@ static int load_optional(const char *dir, const char *name, parse_fn parse, void
         return status;
     status = analysis_read_file(path, &buf, &len, &missing, err);
     if (missing) {
-        if (consequence)
-            analysis_warn("%s is missing: %s", path, consequence);
+        analysis_warn("%s is missing: %s", path, consequence);
         return ANALYSIS_OK;
     }
     if (status != ANALYSIS_OK)
@@ -291,11 +289,6 @@ static int parse_sweep_any(const char *b, size_t l, const char *f, void **r, siz
                            analysis_error *e)
 {
     return analysis_parse_sweep(b, l, f, (sweep_row **)r, c, e);
-}
-static int parse_sched_any(const char *b, size_t l, const char *f, void **r, size_t *c,
-                           analysis_error *e)
-{
-    return analysis_parse_sched(b, l, f, (sched_row **)r, c, e);
 }
 
 static int load_meta(run_inputs *in, analysis_error *err)
@@ -374,12 +367,6 @@ int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err)
         status = load_optional(run_dir, schema_file_name(SCHEMA_SWEEP), parse_sweep_any,
                                (void **)&in->sweep, &in->sweep_count, &in->have_sweep,
                                "cells.csv's stop column says unknown", err);
-    if (status == ANALYSIS_OK)
-        status = load_optional(run_dir, schema_file_name(SCHEMA_SCHED), parse_sched_any,
-                               (void **)&in->sched, &in->sched_count, &in->have_sched,
-                               NULL /* an older bench_nbc's run: as analysis_sched_cells */, err);
-    if (status == ANALYSIS_OK && in->have_sched)
-        status = analysis_raw_join_sched(&in->raw, in->sched, in->sched_count, err);
     if (status != ANALYSIS_OK)
         analysis_run_inputs_free(in);
     return status;
@@ -393,7 +380,6 @@ void analysis_run_inputs_free(run_inputs *in)
     free(in->passive);
     free(in->compute_ref);
     free(in->sweep);
-    free(in->sched);
     *in = (run_inputs){0};
 }
 

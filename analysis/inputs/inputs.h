@@ -91,13 +91,6 @@ typedef struct raw_row {
      * process held (raw.csv foreign_wait_ns, >= 0); -1 when not read or in
      * a file written before it was recorded. */
     int64_t foreign_wait_ns;
-    /* The longest time one of this rank's computing threads (role main or
-     * compute) was off its CPU during the step without waiting for it in
-     * the run queue, while it never slept (no voluntary switch): time the
-     * hypervisor took (steal) or interrupts did (sched.csv window_ns -
-     * cpu_ns - run_delay_ns; analysis_raw_join_sched); -1 when no such
-     * thread was read. */
-    int64_t host_stolen_ns;
     bool late; /* the driver discarded this attempt */
 } raw_row;
 
@@ -221,9 +214,6 @@ typedef struct run_meta {
     char progress[32];
     double late_tolerance;       /* NAN when absent */
     double barrier_precision_ns; /* NAN when absent */
-    /* the driver's threshold for a step the host preempted, which it redid
-     * as a late one (analysis_host_preempted); NAN: a driver that did not */
-    double host_preemption_min_ns;
     /* what makes runs launches of one configuration (nbc-compare) */
     char library_profile[32];  /* mpi_library.profile, else `mpi` */
     char library_version[256]; /* mpi_library.version, else mpi_library_version */
@@ -236,34 +226,6 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
 
 /* Everything read from one run folder. The have_* flags say which optional
  * files were present. */
-/* ---- sched.csv: the scheduler's counters per attempt (README.md,
- * "Interference", "Host preemptions") ---- */
-enum sched_role {
-    SCHED_ROLE_MAIN,
-    SCHED_ROLE_COMPUTE,
-    SCHED_ROLE_SUITE_PROGRESS,
-    SCHED_ROLE_WATCHDOG,
-    SCHED_ROLE_LIBRARY,
-    SCHED_ROLE_OTHER,
-    SCHED_ROLE_COUNT
-};
-
-/* The columns of one sched.csv row the analysis uses. */
-typedef struct sched_row {
-    long cell, block, attempt, rank, thread;
-    enum raw_kind kind;
-    enum sched_role role;
-    long long window_ns, cpu_ns, run_delay_ns, vol_switches; /* -1: unavailable */
-} sched_row;
-
-int analysis_parse_sched(const char *buf, size_t len, const char *file_name, sched_row **rows,
-                         size_t *count, analysis_error *err);
-
-/* Sets every raw row's host_stolen_ns from the sched.csv rows of its
- * attempt and rank (rows[0..count) in any order; -1 where none tells). */
-int analysis_raw_join_sched(raw_table *raw, const sched_row *rows, size_t count,
-                            analysis_error *err);
-
 typedef struct run_inputs {
     char dir[4096];
     run_meta meta;
@@ -283,9 +245,6 @@ typedef struct run_inputs {
     sweep_row *sweep;
     size_t sweep_count;
     bool have_sweep;
-    sched_row *sched; /* joined into raw's host_stolen_ns */
-    size_t sched_count;
-    bool have_sched;
 } run_inputs;
 
 int analysis_load_run(const char *run_dir, run_inputs *in, analysis_error *err);

@@ -200,7 +200,6 @@ static int raw_lateness(const csv_record *record, raw_row *row, analysis_error *
         (status = csv_long(record, COL_RAW_FOREIGN_WAIT, -1, LLONG_MAX, &foreign_wait, err)))
         return status;
     row->foreign_wait_ns = foreign_wait;
-    row->host_stolen_ns = -1; /* analysis_raw_join_sched */
     row->deadline_ns = deadline;
     row->exit_late_ns = exit_late;
     row->start_skew_ns = start_skew;

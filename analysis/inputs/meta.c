@@ -217,8 +217,7 @@ static int meta_configuration(json_object *root, const char *file_name, run_meta
 int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_meta *meta,
                         analysis_error *err)
 {
-    *meta = (run_meta){
-        .late_tolerance = NAN, .barrier_precision_ns = NAN, .host_preemption_min_ns = NAN};
+    *meta = (run_meta){.late_tolerance = NAN, .barrier_precision_ns = NAN};
     if (len > INT_MAX)
         return analysis_fail(err, ANALYSIS_ERR_INPUT, "%s: too large", file_name);
     json_tokener *tokener = json_tokener_new();
@@ -283,9 +282,6 @@ int analysis_parse_meta(const char *buf, size_t len, const char *file_name, run_
     if (status == ANALYSIS_OK)
         status =
             meta_number(root, file_name, "barrier_precision_ns", &meta->barrier_precision_ns, err);
-    if (status == ANALYSIS_OK)
-        status = meta_number(root, file_name, "host_preemption_min_ns",
-                             &meta->host_preemption_min_ns, err);
     if (status == ANALYSIS_OK)
         status = meta_configuration(root, file_name, meta, err);
     if (status == ANALYSIS_OK)

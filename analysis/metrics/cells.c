@@ -125,8 +125,7 @@ static void cell_ratios(cell_metrics *c, const cell_work *w, const cell_series *
 static int judge_for_cell(const run_inputs *in, const cell_rules *rules, const raw_cell *cell,
                           lateness_judge *judge, analysis_error *err)
 {
-    *judge = (lateness_judge){.again = !isnan(rules->late_tolerance),
-                              .driver_redid_preempted = !isnan(in->meta.host_preemption_min_ns)};
+    *judge = (lateness_judge){.again = !isnan(rules->late_tolerance)};
     if (!judge->again)
         return ANALYSIS_OK;
     const calib_comm_row *comm = find_calib_comm(in, cell->collective, cell->comm_target_s);
@@ -216,7 +215,6 @@ typedef struct run_counts {
     long flag_disagreements;
     size_t short_blocks;
     size_t incomplete_blocks;
-    size_t host_blocks, host_repeats;
 } run_counts;
 
 /* Where a cell's outputs go: its row, its ranks' rows, its blocks, its
@@ -293,9 +291,6 @@ static int compute_cell(const run_inputs *in, const raw_cell *raw, const raw_row
     counts->flag_disagreements += w.flag_disagreements;
     counts->short_blocks += w.short_blocks;
     counts->incomplete_blocks += w.incomplete_blocks;
-    counts->host_blocks += w.host_blocks;
-    counts->host_repeats += w.host_repeats;
-    cell->host_blocks = (long)w.host_blocks;
     cell->blocks = (long)w.block_count;
     cell->ranks = w.ranks;
     cell->attempts = w.attempts;
@@ -419,12 +414,6 @@ int analysis_compute_cells(const run_inputs *in, const cell_rules *rules, cell_t
     if (counts.short_blocks)
         analysis_warn("%zu measured block(s) without all %ld ranks in a kept attempt left out",
                       counts.short_blocks, expected_ranks);
-    if (counts.host_blocks || counts.host_repeats)
-        analysis_warn("%zu measured block(s) and %zu null blocks' second triple(s) left out: the "
-                      "host preempted a step (a computing thread off its CPU without waiting for "
-                      "it, more than %.1f ms and %.0f %% of its step)",
-                      counts.host_blocks, counts.host_repeats, HOST_STOLEN_MIN_NS * 1e-6,
-                      100 * HOST_STOLEN_MAX_SHARE);
     if (counts.incomplete_blocks)
         analysis_warn("%zu measured block(s) lacking a kind altogether left out (a run cut short "
                       "inside a block?)",

@@ -120,7 +120,6 @@ typedef struct cell_metrics {
     /* the largest over the three kinds of the median over blocks of the
      * worst rank's wait for a CPU other processes held; NAN: not read */
     double foreign_wait_s;
-    long host_blocks; /* measured blocks left out: the host preempted a step (host_preempted) */
     metric_bounds r_comm_ci;
     metric_bounds r_comp_slowdown_ci;
     /* eq. 4 on each rank's own wait t4 - t3 (a rank done computing first
@@ -192,18 +191,6 @@ typedef struct block_values {
     double foreign_wait[RAW_KIND_MAIN_COUNT];
 } block_values;
 
-/* A step the host preempted (README.md, "Host preemptions"): one of its
- * ranks' computing threads, runnable throughout, was off its CPU without
- * waiting for it (raw_row host_stolen_ns) for more than HOST_STOLEN_MIN_NS
- * and more than HOST_STOLEN_MAX_SHARE of that rank's step (t1 to t4). On
- * the development machine interrupts take 0.1-0.3 % of a step, under
- * 0.1 ms of one of up to 32 ms in 99 % of them; a hypervisor that runs
- * another guest takes 0.3 ms and more at once. The driver redoes such an
- * attempt as a late one; the analysis leaves out a block that kept one. */
-#define HOST_STOLEN_MIN_NS    100000
-#define HOST_STOLEN_MAX_SHARE 0.01
-bool analysis_host_preempted(int64_t host_stolen_ns, int64_t step_ns);
-
 /* Eq. 1: (t_measured - max(t_comm_ref, t_comp_ref)) / min(t_comm_ref,
  * t_comp_ref), the one definition every reading of r_overhead calls. */
 double eq1_r_overhead(double comm_span, double comp_span, double measured_span);
@@ -252,6 +239,27 @@ void analysis_cell_table_free(cell_table *cells);
 
 /* ---- sched.csv: the scheduler's counters per attempt (README.md,
  * "Interference") ---- */
+enum sched_role {
+    SCHED_ROLE_MAIN,
+    SCHED_ROLE_COMPUTE,
+    SCHED_ROLE_SUITE_PROGRESS,
+    SCHED_ROLE_WATCHDOG,
+    SCHED_ROLE_LIBRARY,
+    SCHED_ROLE_OTHER,
+    SCHED_ROLE_COUNT
+};
+
+/* The columns of one sched.csv row the analysis uses. */
+typedef struct sched_row {
+    long cell, block, attempt, rank, thread;
+    enum raw_kind kind;
+    enum sched_role role;
+    long long window_ns, cpu_ns, run_delay_ns; /* -1: unavailable */
+} sched_row;
+
+int analysis_parse_sched(const char *buf, size_t len, const char *file_name, sched_row **rows,
+                         size_t *count, analysis_error *err);
+
 /* When a cell is flagged `interference`: its compute_delay_share is above
  * both min_delay_share and min_ratio_to_norm x the run's median. */
 typedef struct interference_rules {

@@ -32,33 +32,13 @@ static int64_t attempt_exit_late_ns(const attempt *a)
     return most;
 }
 
-bool analysis_host_preempted(int64_t host_stolen_ns, int64_t step_ns)
-{
-    return host_stolen_ns > HOST_STOLEN_MIN_NS &&
-           (double)host_stolen_ns > HOST_STOLEN_MAX_SHARE * (double)step_ns;
-}
-
-/* Whether the host preempted a rank of the attempt; false where not read. */
-static bool host_preempted(const attempt *a)
-{
-    for (size_t i = 0; a->rows && i < a->n; i++) {
-        const raw_row *r = &a->rows[i];
-        if (analysis_host_preempted(r->host_stolen_ns, r->t_ns[3] - r->t_ns[0]))
-            return true;
-    }
-    return false;
-}
-
 /* A warm-up attempt is never used; its verdict only tells whether the
- * driver gave up on the cell there, so it stays the driver's. A driver
- * that redid the attempts the host preempted made them late; one that did
- * not left them on time, and add_block leaves their blocks out. */
+ * driver gave up on the cell there, so it stays the driver's. */
 static bool attempt_late(const attempt *a, const lateness_judge *judge)
 {
     if (!judge->again || a->rows[0].role == RAW_ROLE_WARMUP)
         return a->rows[0].late;
-    return (double)attempt_exit_late_ns(a) > judge->tolerance_ns ||
-           (judge->driver_redid_preempted && host_preempted(a));
+    return (double)attempt_exit_late_ns(a) > judge->tolerance_ns;
 }
 static void reference_stats(const attempt *a, int first, int last, double *span, double *local)
 {
@@ -218,8 +198,7 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
         attempt a = {rows + k, e - k};
         enum raw_kind kind = rows[k].kind;
         bool late = attempt_late(&a, judge);
-        bool by_values = attempt_exit_late_ns(&a) > rows[k].tolerance_ns ||
-                         (judge->driver_redid_preempted && host_preempted(&a));
+        bool by_values = attempt_exit_late_ns(&a) > rows[k].tolerance_ns;
         w->flag_disagreements += by_values != rows[k].late;
         w->ranks = (long)a.n > w->ranks ? (long)a.n : w->ranks;
         tried[kind] = true;
@@ -268,25 +247,11 @@ static void add_block(cell_work *w, const raw_row *rows, size_t begin, size_t en
     } else if (short_of_ranks) {
         w->short_blocks++; /* a span without every rank is not the collective's */
     } else {
-        /* A step the host preempted measured the host, not the library:
-         * its triple is left out (the block, or the null triple alone). */
-        bool host_main = false, host_null = false;
-        for (int kind = 0; kind < RAW_KIND_COUNT; kind++) {
-            bool preempted = host_preempted(&kept[kind]);
-            host_main = host_main || (kind < RAW_KIND_MAIN_COUNT && preempted);
-            host_null = host_null || (kind >= RAW_KIND_MAIN_COUNT && preempted);
-        }
-        if (host_main) {
-            w->host_blocks++;
-        } else {
-            w->blocks[w->block_count] = block_of(kept, expected_ranks);
-            w->block_numbers[w->block_count] = rows[begin].block;
-            memcpy(w->kept[w->block_count], kept, sizeof kept);
-            w->block_count++;
-        }
-        if (host_null)
-            w->host_repeats++;
-        else if (repeat_of(kept, expected_ranks, &w->repeats[w->repeat_count]))
+        w->blocks[w->block_count] = block_of(kept, expected_ranks);
+        w->block_numbers[w->block_count] = rows[begin].block;
+        memcpy(w->kept[w->block_count], kept, sizeof kept);
+        w->block_count++;
+        if (repeat_of(kept, expected_ranks, &w->repeats[w->repeat_count]))
             w->repeat_numbers[w->repeat_count++] = rows[begin].block;
     }
 }

@@ -32,7 +32,6 @@ typedef struct attempt {
 typedef struct lateness_judge {
     bool again;
     double tolerance_ns;
-    bool driver_redid_preempted; /* meta.json host_preemption_min_ns */
 } lateness_judge;
 
 /* One usable measured block: the statistics of its kept attempts. "local":
@@ -79,8 +78,6 @@ typedef struct cell_work {
     size_t late_blocks;       /* a kind without an attempt on time */
     size_t incomplete_blocks; /* a kind without any attempt (the driver stopped) */
     size_t short_blocks;      /* a kept attempt without every rank */
-    size_t host_blocks;       /* a kept attempt the host preempted (host_preempted) */
-    size_t host_repeats;      /* a null block's second triple the host preempted */
     bool warmup_late;         /* the driver gave up in the warm-up */
     long ranks;               /* most ranks in an attempt */
     long flag_disagreements;  /* late flag against max(exit_late, start_skew) > tolerance */

@@ -12,6 +12,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the analysis reads of sched.csv (schema/columns.def). */
+static const schema_column sched_columns[] = {
+    COL_SCHED_CELL, COL_SCHED_BLOCK,  COL_SCHED_KIND,   COL_SCHED_ATTEMPT, COL_SCHED_RANK,
+    COL_SCHED_ROLE, COL_SCHED_THREAD, COL_SCHED_WINDOW, COL_SCHED_CPU,     COL_SCHED_RUN_DELAY};
+
+static const char *const role_names[SCHED_ROLE_COUNT] = {
+    [SCHED_ROLE_MAIN] = "main",
+    [SCHED_ROLE_COMPUTE] = "compute",
+    [SCHED_ROLE_SUITE_PROGRESS] = "suite_progress",
+    [SCHED_ROLE_WATCHDOG] = "watchdog",
+    [SCHED_ROLE_LIBRARY] = "library",
+    [SCHED_ROLE_OTHER] = "other",
+};
+
+static int sched_fn(const csv_record *record, void *ctx, analysis_error *err)
+{
+    const char *kinds[RAW_KIND_COUNT];
+    for (int k = 0; k < RAW_KIND_COUNT; k++)
+        kinds[k] = analysis_raw_kind_name((enum raw_kind)k);
+    sched_row row = {0};
+    long long cell, block, attempt, rank, thread, window, cpu, delay;
+    int kind, role, status;
+    if ((status = csv_long(record, COL_SCHED_CELL, 0, LONG_MAX, &cell, err)) ||
+        (status = csv_long(record, COL_SCHED_BLOCK, 0, LONG_MAX, &block, err)) ||
+        (status = csv_name(record, COL_SCHED_KIND, kinds, RAW_KIND_COUNT, &kind, err)) ||
+        (status = csv_long(record, COL_SCHED_ATTEMPT, 0, LONG_MAX, &attempt, err)) ||
+        (status = csv_long(record, COL_SCHED_RANK, 0, LONG_MAX, &rank, err)) ||
+        (status = csv_name(record, COL_SCHED_ROLE, role_names, SCHED_ROLE_COUNT, &role, err)) ||
+        (status = csv_long(record, COL_SCHED_THREAD, 0, LONG_MAX, &thread, err)) ||
+        (status = csv_long(record, COL_SCHED_WINDOW, 0, LLONG_MAX, &window, err)) ||
+        (status = csv_long(record, COL_SCHED_CPU, -1, LLONG_MAX, &cpu, err)) ||
+        (status = csv_long(record, COL_SCHED_RUN_DELAY, -1, LLONG_MAX, &delay, err)))
+        return status;
+    row = (sched_row){.cell = (long)cell,
+                      .block = (long)block,
+                      .kind = (enum raw_kind)kind,
+                      .attempt = (long)attempt,
+                      .rank = (long)rank,
+                      .role = (enum sched_role)role,
+                      .thread = (long)thread,
+                      .window_ns = window,
+                      .cpu_ns = cpu,
+                      .run_delay_ns = delay};
+    return csv_push(ctx, &row, err);
+}
+
+int analysis_parse_sched(const char *buf, size_t len, const char *file_name, sched_row **rows,
+                         size_t *count, analysis_error *err)
+{
+    static const csv_schema schema = {SCHEMA_SCHED, CSV_COLUMNS(sched_columns), false, NULL, 0};
+    return csv_parse_rows(buf, len, file_name, &schema, sched_fn, sizeof **rows, (void **)rows,
+                          count, err);
+}
+
 interference_rules analysis_default_interference(void)
 {
     return (interference_rules){

@@ -113,19 +113,18 @@ static const column cells_fields[] = {
     CELL_COLUMN(ENDED_BLOCK_SHARE_CI_LO, FIELD_RATIO, ended_block_share_ci.lo),
     CELL_COLUMN(ENDED_BLOCK_SHARE_CI_HI, FIELD_RATIO, ended_block_share_ci.hi),
     CELL_COLUMN(FOREIGN_WAIT, FIELD_TIME, foreign_wait_s),
-    CELL_COLUMN(HOST_BLOCKS, FIELD_LONG, host_blocks),
 };
 enum { CELLS_FIELD_COUNT = sizeof cells_fields / sizeof *cells_fields };
 
 /* Columns the cells.csv of an older nbc-analyze lacked (it had reps and
  * late_retries; then it had no intervals; then no stop, no r_mpi_impact, no
  * interference; then its r_comm counted each rank's own wait; then it had
- * no band reading; then no foreign wait; then no host preemptions). */
+ * no band reading; then no foreign wait). */
 static const schema_column cells_new_columns[] = {
     COL_CELLS_BLOCKS,       COL_CELLS_LATE_ATTEMPTS,     COL_CELLS_ATTEMPTS,
     COL_CELLS_STOP,         COL_CELLS_R_OVERHEAD_CI_LO,  COL_CELLS_R_MPI_IMPACT,
     COL_CELLS_INTERFERENCE, COL_CELLS_R_COMM_LOCAL_WAIT, COL_CELLS_OVERLAP,
-    COL_CELLS_FOREIGN_WAIT, COL_CELLS_HOST_BLOCKS};
+    COL_CELLS_FOREIGN_WAIT};
 
 /* The field of each column of cells.csv in header order; a column of the
  * schema without one is an error of this file, named. */

@@ -2,7 +2,6 @@
  * the paper and its two references), judged late when any rank left the
  * barrier late; the caller redoes what a late attempt spoils (sweep.c: the
  * whole block). */
-#include "analysis/metrics/metrics.h"
 #include "bench_nbc/collectives/datacheck.h"
 #include "bench_nbc/measure/measure.h"
 #include "bench_nbc/run.h"
@@ -224,22 +223,13 @@ int nbc_measure(nbc_run *run, const nbc_measure_spec *spec, nbc_attempt_log *log
     if (err == MPI_SUCCESS)
         err = clocksync_settle_attempt(run->sync, &barrier, a->sample.t_ns[0], spec->tolerance_ns,
                                        &any_late, &a->start_skew_ns);
-    /* A step the host preempted (a computing thread off its CPU without
-     * waiting for it: the hypervisor ran another guest) measured the host,
-     * not the library: redone as a late one, on every rank. */
-    int preempted = analysis_host_preempted(nbc_threads_host_stolen_ns(run->threads),
-                                            a->sample.t_ns[3] - a->sample.t_ns[0]),
-        any_preempted = 0;
-    if (err == MPI_SUCCESS)
-        err = MPI_Allreduce(&preempted, &any_preempted, 1, MPI_INT, MPI_LOR, run->comm);
     watchdog_disarm(run->watchdog);
     if (err != MPI_SUCCESS)
         return err;
     a->deadline_global_ns = barrier.deadline_global_ns;
     a->exit_late_ns = barrier.exit_late_ns;
-    a->preempted = any_preempted;
-    a->late = any_late || any_preempted;
-    *late = a->late;
+    a->late = any_late;
+    *late = any_late;
     return !any_late && run->check && moves_data ? verify_data(run, spec->inst) : MPI_SUCCESS;
 }
 

@@ -80,9 +80,9 @@ typedef enum {
     PHASE_WAIT,
     PHASE_SETTLE,
     PHASE_CALIBRATION,
-    NBC_PHASE_COUNT
+    PHASE_COUNT
 } nbc_phase;
-extern const char *const nbc_phase_names[NBC_PHASE_COUNT];
+extern const char *const nbc_phase_names[PHASE_COUNT];
 
 /* Called (from the watchdog thread) just before it ends the job. */
 typedef void (*watchdog_fire_fn)(void *context, const char *message);
@@ -259,13 +259,6 @@ int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a);
  * foreign_wait_ns); -1 when not read. */
 void nbc_threads_at_t1(nbc_threads *t);
 int64_t nbc_threads_foreign_wait_ns(const nbc_threads *t);
-/* Over the last attempt (nbc_threads_after_attempt), the longest time one
- * of the rank's computing threads (main, compute) that never slept was off
- * its CPU without waiting for it in the run queue: what the hypervisor (or
- * an interrupt) took; sched.csv's window_ns - cpu_ns - run_delay_ns, which
- * the analysis reads the same way (analysis_host_preempted). -1: no such
- * thread read. */
-int64_t nbc_threads_host_stolen_ns(const nbc_threads *t);
 /* The passive step's readings (passive.csv): the scheduler's counters of
  * the rank's probed threads over one step, summed per role. */
 typedef struct nbc_step_sched {

@@ -57,7 +57,7 @@ void nbc_sweep_record_free(nbc_sweep_record *record)
  * time in a pass a late one ended) and blocks redone. The log holds a
  * block's attempts together. */
 typedef struct lateness_count {
-    long attempts, late, preempted, discarded, blocks, redone;
+    long attempts, late, discarded, blocks, redone;
 } lateness_count;
 
 static void count_lateness(const nbc_attempt_log *log, bool with_warmup, lateness_count *n)
@@ -75,7 +75,6 @@ static void count_lateness(const nbc_attempt_log *log, bool with_warmup, latenes
                 const nbc_attempt *a = &log->items[i];
                 n->attempts++;
                 n->late += a->late;
-                n->preempted += a->preempted;
                 n->discarded += a->late || a->attempt != last->attempt || last->late;
             }
         }
@@ -93,13 +92,12 @@ void nbc_sweep_report_lateness(const nbc_run *run, const nbc_sweep_record *recor
     if (run->rank != 0 || n.attempts == 0)
         return;
     fprintf(stdout,
-            "bench_nbc: %s: lateness: %ld of %ld attempts late (%.1f %%; %ld of them preempted "
-            "by the host), %ld discarded "
+            "bench_nbc: %s: lateness: %ld of %ld attempts late (%.1f %%), %ld discarded "
             "with the passes they ended (%.1f %%), %ld of %ld blocks redone; tolerance %g of the "
             "shorter reference, at least %.1f us\n",
             run->coll->name, n.late, n.attempts, 100.0 * (double)n.late / (double)n.attempts,
-            n.preempted, n.discarded, 100.0 * (double)n.discarded / (double)n.attempts, n.redone,
-            n.blocks, run->cfg->run.late_tolerance, (double)run->barrier_precision_ns * 1e-3);
+            n.discarded, 100.0 * (double)n.discarded / (double)n.attempts, n.redone, n.blocks,
+            run->cfg->run.late_tolerance, (double)run->barrier_precision_ns * 1e-3);
     /* Above this share, redoing costs more than a tenth of the run's time,
      * and what is kept is selected by the machine's quiet moments. The
      * warm-up's redos are paid alike: a cell whose warm-up is late pass

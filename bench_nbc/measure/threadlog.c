@@ -48,8 +48,7 @@ struct nbc_threads {
     bool *on_main_cpus; /* its allowed CPUs meet the main thread's (unknown: true) */
     threads_sched *before;
     threads_sched *after;
-    int64_t before_ns, after_ns;
-    bool have_attempt; /* before and after hold the last attempt's readings */
+    int64_t before_ns;
     /* the main thread's place in the probe (-1: not probed) and its
      * run-queue delay read just before t1 (-1: not read) */
     int main_index;
@@ -255,8 +254,6 @@ static void snapshot(nbc_threads *t, threads_sched *into, int64_t *at_ns)
 
 void nbc_threads_before_attempt(nbc_threads *t)
 {
-    if (t)
-        t->have_attempt = false; /* until this attempt's readings are taken */
     if (!t || !t->recording || !t->probe)
         return;
     snapshot(t, t->before, &t->before_ns);
@@ -292,25 +289,6 @@ int64_t nbc_threads_foreign_wait_ns(const nbc_threads *t)
     return wait > 0 ? wait : 0;
 }
 
-int64_t nbc_threads_host_stolen_ns(const nbc_threads *t)
-{
-    if (!t || !t->probe || !t->have_attempt)
-        return -1;
-    int64_t most = -1;
-    for (int i = 0; i < threads_probe_count(t->probe); i++) {
-        if (t->roles[i] != THREADS_ROLE_MAIN && t->roles[i] != THREADS_ROLE_COMPUTE)
-            continue;
-        threads_sched d = threads_sched_diff(&t->before[i], &t->after[i]);
-        /* a thread that slept, or whose counters were not read, tells nothing */
-        if (d.cpu_ns < 0 || d.run_delay_ns < 0 || d.vol_switches != 0)
-            continue;
-        int64_t off = (t->after_ns - t->before_ns) - d.cpu_ns - d.run_delay_ns;
-        off = off > 0 ? off : 0; /* the CPU clock read a little after the window's end */
-        most = off > most ? off : most;
-    }
-    return most;
-}
-
 int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a)
 {
     if (!t || !t->armed)
@@ -318,8 +296,6 @@ int nbc_threads_after_attempt(nbc_threads *t, const nbc_attempt *a)
     t->armed = false;
     int64_t after_ns;
     snapshot(t, t->after, &after_ns);
-    t->after_ns = after_ns;
-    t->have_attempt = true;
     int n = threads_probe_count(t->probe);
     if (t->row_count + (size_t)n > t->row_capacity) {
         size_t capacity = 2 * (t->row_count + (size_t)n) + 64;

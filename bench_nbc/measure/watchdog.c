@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const nbc_phase_names[NBC_PHASE_COUNT] = {
+const char *const nbc_phase_names[PHASE_COUNT] = {
     [PHASE_IDLE] = "nothing",
     [PHASE_BARRIER] = "the window barrier",
     [PHASE_START] = "the start call",

@@ -2,7 +2,6 @@
  * its profile, ranks, binding, deployment, environment, configuration, clock sync,
  * revision, times), written atomically by rank 0 at the start and the end
  * of a run and when the watchdog ends it. */
-#include "analysis/metrics/metrics.h"
 #include "bench_nbc/errors.h"
 #include "bench_nbc/library/library.h"
 #include "bench_nbc/measure/measure.h"
@@ -187,9 +186,6 @@ int nbc_meta_write(nbc_run *run, const meta_info *m)
     json_object_object_add(o, "passive_warmup_steps",
                            json_object_new_int(NBC_PASSIVE_WARMUP_STEPS));
     json_object_object_add(o, "passive_reps", json_object_new_int(nbc_passive_reps(cfg)));
-    /* The driver redoes a step the host preempted (analysis_host_preempted):
-     * the analysis then reads such an attempt's late flag as the driver's. */
-    json_object_object_add(o, "host_preemption_min_ns", json_object_new_int64(HOST_STOLEN_MIN_NS));
     if (m->clocksync)
         json_object_object_add(o, "clocksync", json_object_get(m->clocksync));
     merge_keys(o, m->deployment);

@@ -30,7 +30,7 @@ comm_null_ratio,comm_null_ci_lo,comm_null_ci_hi,comp_null_blocks,comp_null_ratio
 comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,\
 r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,r_comm_local_wait,\
 r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,overlap,class,ended_block_share,\
-ended_block_share_ci_lo,ended_block_share_ci_hi,foreign_wait_s,host_blocks"
+ended_block_share_ci_lo,ended_block_share_ci_hi,foreign_wait_s"
 header=$(head -n 1 "$run/cells.csv")
 [ "$header" = "$expected_header" ] || fail "cells.csv header is '$header'"
 cells=$(($(wc -l <"$run/cells.csv") - 1))

@@ -224,88 +224,6 @@ static void test_null_triple_is_a_block_of_the_means(void **state)
     }
 }
 
-/* A step the host preempted (README.md, "Host preemptions"): rank 0's
- * main thread, never asleep, off its CPU without waiting for it (sched.csv
- * window - cpu - run_delay) for more than 0.1 ms and 1 % of the step. Three
- * serialized blocks; block 2's overlap step lost off_ns. */
-typedef struct host_case {
-    long long off_ns; /* window - cpu - run_delay of block 2's overlap step */
-    long long vol;    /* its voluntary switches */
-    bool redone;      /* the driver judged it late and measured it again */
-    long blocks, host_blocks;
-} host_case;
-
-static void host_run(const host_case *hc)
-{
-    raw_text raw;
-    raw_begin(&raw);
-    for (int block = 1; block <= 3; block++) {
-        long long base = block * 200 * MS;
-        refs(&raw, block, 0, base);
-        row_of(&raw, &cell0, block, "overlap", 0, 0, base + 50 * MS, base + 50 * MS + 5 * US,
-               base + 70 * MS + 5 * US, base + 80 * MS, 0, block == 2 && hc->redone);
-        if (block == 2 && hc->redone)
-            row_of(&raw, &cell0, block, "overlap", 1, 0, base + 100 * MS, base + 100 * MS + 5 * US,
-                   base + 120 * MS + 5 * US, base + 130 * MS, 0, 0);
-    }
-    computed c;
-    memset(&c, 0, sizeof c);
-    c.in.meta.barrier_precision_ns = NAN;
-    c.in.meta.host_preemption_min_ns = hc->redone ? HOST_STOLEN_MIN_NS : NAN;
-    analysis_error err;
-    if (analysis_parse_raw(raw.text, raw.len, "raw.csv", &c.in.raw, &err) != ANALYSIS_OK)
-        fail_msg("parse: %s", err.text);
-    /* the steps' sched.csv rows: the main thread ran the whole 30 ms window
-     * but off_ns of block 2's first overlap attempt */
-    sched_row rows[4 * 3];
-    size_t n = 0;
-    for (int block = 1; block <= 3; block++)
-        for (int kind = 0; kind < 3; kind++) {
-            bool hit = block == 2 && kind == RAW_KIND_OVERLAP;
-            rows[n++] = (sched_row){.cell = 0,
-                                    .block = block,
-                                    .attempt = 0,
-                                    .rank = 0,
-                                    .kind = (enum raw_kind)kind,
-                                    .role = SCHED_ROLE_MAIN,
-                                    .window_ns = 30 * MS,
-                                    .cpu_ns = 30 * MS - (hit ? hc->off_ns : 0),
-                                    .run_delay_ns = 0,
-                                    .vol_switches = hit ? hc->vol : 0};
-        }
-    if (analysis_raw_join_sched(&c.in.raw, rows, n, &err) != ANALYSIS_OK)
-        fail_msg("join: %s", err.text);
-    cell_rules rules = analysis_default_rules();
-    if (analysis_compute_cells(&c.in, &rules, &c.cells, &err) != ANALYSIS_OK)
-        fail_msg("compute: %s", err.text);
-    const cell_metrics *m = &c.cells.cells[0];
-    assert_true(m->valid);
-    if (m->blocks != hc->blocks || m->host_blocks != hc->host_blocks)
-        fail_msg("off %lld ns, vol %lld, redone %d: %ld blocks, %ld left out (expected %ld, %ld)",
-                 hc->off_ns, hc->vol, hc->redone, m->blocks, m->host_blocks, hc->blocks,
-                 hc->host_blocks);
-    assert_close(m->r_overhead, 1.0, 1e-9);
-    release(&c);
-}
-
-static void test_host_preempted_step_left_out(void **state)
-{
-    (void)state;
-    static const host_case cases[] = {
-        {.off_ns = 500 * US, .blocks = 2, .host_blocks = 1}, /* 0.5 ms of a 30 ms step */
-        {.off_ns = 250 * US, .blocks = 3},                   /* under 1 % of the step */
-        {.off_ns = 90 * US, .blocks = 3},                    /* under 0.1 ms */
-        {.off_ns = 500 * US, .vol = 1, .blocks = 3},         /* it slept: nothing known */
-        /* the driver redid it: the late flag is the driver's, the redo kept */
-        {.off_ns = 500 * US, .redone = true, .blocks = 3},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        host_run(&cases[i]);
-    assert_true(analysis_host_preempted(HOST_STOLEN_MIN_NS + 1, 1000 * US));
-    assert_false(analysis_host_preempted(HOST_STOLEN_MIN_NS, 1000 * US));
-    assert_false(analysis_host_preempted(-1, 1000 * US));
-}
-
 static void test_perfect_overlap_is_zero(void **state)
 {
     (void)state;
@@ -1836,7 +1754,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_serialized_is_one),
         cmocka_unit_test(test_null_triple_is_a_block_of_the_means),
-        cmocka_unit_test(test_host_preempted_step_left_out),
         cmocka_unit_test(test_perfect_overlap_is_zero),
         cmocka_unit_test(test_longer_collective_overlapped),
         cmocka_unit_test(test_faster_rank_waits_is_overlap),

@@ -356,7 +356,7 @@ static void test_cells_round_trip(void **state)
         "comp_null_ci_lo,comp_null_ci_hi,bootstrap_seed,stop,r_mpi_impact,r_mpi_impact_ci_lo,"
         "r_mpi_impact_ci_hi,compute_delay_share,interference,library_cpu_share,r_comm_local_wait,"
         "r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,overlap,class,ended_block_share,"
-        "ended_block_share_ci_lo,ended_block_share_ci_hi,foreign_wait_s,host_blocks\n";
+        "ended_block_share_ci_lo,ended_block_share_ci_hi,foreign_wait_s\n";
     assert_memory_equal(text, header, strlen(header));
 
     cell_table back;
@@ -381,7 +381,6 @@ static void test_cells_round_trip(void **state)
         assert_int_equal(b->bootstrap_seed, a->bootstrap_seed);
         assert_int_equal(b->comm_null_blocks, a->comm_null_blocks);
         assert_int_equal(b->interference, a->interference);
-        assert_int_equal(b->host_blocks, a->host_blocks);
         assert_true(fabs(b->compute_delay_share - a->compute_delay_share) < 1e-6);
     }
     /* one block each: the bands of the estimates, one launch */

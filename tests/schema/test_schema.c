@@ -105,7 +105,7 @@ static void test_headers_unchanged(void **state)
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,compute_delay_share,interference,"
          "library_cpu_share,r_comm_local_wait,r_comm_local_wait_ci_lo,r_comm_local_wait_ci_hi,"
          "overlap,class,ended_block_share,ended_block_share_ci_lo,ended_block_share_ci_hi,"
-         "foreign_wait_s,host_blocks"},
+         "foreign_wait_s"},
         {SCHEMA_IMPACT,
          "host,matrix_n,comp_target_s,t_comp_ref_s,t_comp_passive_mpi_s,r_mpi_impact,"
          "r_mpi_impact_ci_lo,r_mpi_impact_ci_hi,phases,r_mpi_impact_before,"
