@@ -226,9 +226,10 @@ typedef struct cell_outputs {
     cell_uncertainty *uncertainty; /* one per cell of the table */
 } cell_outputs;
 
-static int add_block_value(cell_table *t, cell_outputs *out, size_t cell_index, long block,
-                           bool repeat, const block_stats *b, analysis_error *err)
+static int add_block_value(cell_outputs *out, size_t cell_index, long block, bool repeat,
+                           const block_stats *b, analysis_error *err)
 {
+    cell_table *t = out->table;
     int status = analysis_grow((void **)&t->blocks, &out->block_capacity, t->block_count,
                                sizeof *t->blocks, err);
     if (status != ANALYSIS_OK)
@@ -256,11 +257,9 @@ static int add_block_values(const cell_work *w, size_t cell_index, cell_outputs 
 {
     int status = ANALYSIS_OK;
     for (size_t b = 0; status == ANALYSIS_OK && b < w->block_count; b++)
-        status = add_block_value(out->table, out, cell_index, w->block_numbers[b], false,
-                                 &w->blocks[b], err);
+        status = add_block_value(out, cell_index, w->block_numbers[b], false, &w->blocks[b], err);
     for (size_t b = 0; status == ANALYSIS_OK && b < w->repeat_count; b++)
-        status = add_block_value(out->table, out, cell_index, w->repeat_numbers[b], true,
-                                 &w->repeats[b], err);
+        status = add_block_value(out, cell_index, w->repeat_numbers[b], true, &w->repeats[b], err);
     return status;
 }
 
