@@ -33,10 +33,16 @@ ok=${converged%/*}
 # Noise on a busy 2-core machine can defeat a target or two, not most.
 [ "$ok" -ge 6 ] || fail "only $converged calibration targets converged"
 # Each calibrated time says how precise it is: its runs (at least
-# calibration.runs_per_point, 5) and standard error.
+# calibration.runs_per_point, 5) and standard error. A target calibrated
+# again (the check found the machine's speed changed) prints a line more:
+# every line says it, and the lines name the 4 targets.
 for what in computation communication; do
-    [ "$(grep -cE "^bench_nbc: $what .*, ([5-9]|[1-9][0-9]+) runs, standard error [0-9.e+-]+ ms" <<<"$out")" -eq 4 ] ||
-        fail "the $what calibration lines do not give runs and standard error: $(grep "^bench_nbc: $what" <<<"$out")"
+    lines=$(grep -E "^bench_nbc: $what [0-9.]+ [mu]?s -> " <<<"$out") ||
+        fail "no $what calibration line: $out"
+    [ "$(sed 's/ -> .*//' <<<"$lines" | sort -u | wc -l)" -eq 4 ] ||
+        fail "the $what calibration lines do not name 4 targets: $lines"
+    ! grep -vqE ", ([5-9]|[1-9][0-9]+) runs, standard error [0-9.e+-]+ ms" <<<"$lines" ||
+        fail "a $what calibration line does not give runs and standard error: $lines"
 done
 # The matrix size grows with the computation target.
 sort -t, -k1,1g "$dir/calib_comp.csv" | awk -F, 'NR > 1 && $2 + 0 > 0 { if (prev && $2 < prev * 0.9) exit 1; prev = $2 }' ||
