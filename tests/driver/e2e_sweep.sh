@@ -39,7 +39,7 @@ ok=${converged%/*}
 for what in computation communication; do
     lines=$(grep -E "^bench_nbc: $what [0-9.]+ [mu]?s -> " <<<"$out") ||
         fail "no $what calibration line: $out"
-    [ "$(sed 's/ -> .*//' <<<"$lines" | sort -u | wc -l)" -eq 4 ] ||
+    [ "$(awk -F ' -> ' '{ print $1 }' <<<"$lines" | sort -u | wc -l)" -eq 4 ] ||
         fail "the $what calibration lines do not name 4 targets: $lines"
     ! grep -vqE ", ([5-9]|[1-9][0-9]+) runs, standard error [0-9.e+-]+ ms" <<<"$lines" ||
         fail "a $what calibration line does not give runs and standard error: $lines"
