@@ -13,7 +13,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=tests/driver/lib_driver.sh
 source "$(dirname "$0")/lib_driver.sh"
 command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
-command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
+{ command -v taskset && command -v setsid; } >/dev/null || skip "taskset and setsid (util-linux) are not installed"
 [ "$(nproc)" -ge 2 ] || skip "2 ranks need 2 cores"
 make_scratch
 expect_failing_launches

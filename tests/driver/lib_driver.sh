@@ -127,16 +127,25 @@ one_cell() {
         --set run.late_tolerance=0.2 --set run.max_retries=100 "$@" 2>&1
 }
 
-# start_hogs [N]: N CPU-bound processes (1 by default) on each CPU this
-# shell may use (taskset), their pids in HOGS; stopped by stop_hogs, and at
-# the test's exit.
+# start_hogs [N [FILE PATTERN]]: N CPU-bound processes (1 by default) on
+# each CPU this shell may use (taskset), their pids in HOGS; stopped by
+# stop_hogs, and at the test's exit. With FILE and PATTERN each hog also
+# stops by itself once FILE holds a line matching PATTERN (grep -E, looked
+# for every 200 turns of its loop, a fraction of a millisecond): sooner
+# than a watcher that shares the CPUs with the hogs. Each in a session of
+# its own: where the kernel shares a CPU between sessions first
+# (sched_autogroup), a launcher that starts its ranks in a session of their
+# own (MPICH's hydra) would otherwise get half of each CPU against all the
+# hogs together.
 start_hogs() {
     local cpus cpu i
     cpus=$(taskset -pc $$ | sed 's/.*: //')
     HOGS=()
     while read -r cpu; do
         for ((i = 0; i < ${1:-1}; i++)); do
-            taskset -c "$cpu" sh -c 'while :; do :; done' &
+            # shellcheck disable=SC2016 # $1, $2 and $i are the hog's
+            taskset -c "$cpu" setsid sh -c 'while :; do i=0; while [ $i -lt 200 ]; do i=$((i + 1)); done
+                [ -z "$1" ] || ! grep -qE -- "$2" "$1" 2>/dev/null || exit 0; done' hog "${2:-}" "${3:-}" &
             HOGS+=($!)
         done
     done < <(awk -v list="$cpus" 'BEGIN { n = split(list, r, ","); for (i = 1; i <= n; i++) { m = split(r[i], e, "-"); for (c = e[1]; c <= (m > 1 ? e[2] : e[1]); c++) print c } }')
