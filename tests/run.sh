@@ -28,6 +28,14 @@ fi
 export PURE_TESTS="${PURE_TESTS:-}"
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_tests.XXXXXX")
+# python3 resolved once, the interpreter PATH names now: a version
+# manager's shim (pyenv's runs a dozen shell scripts) costs about half a
+# second a call, and the tests call the Python tools hundreds of times.
+# A directory of its own, so that nothing else of the interpreter's
+# directory (/usr/bin's mpicc, say) comes before the user's PATH.
+if python=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$python" ]; then
+    mkdir -p "$logdir/python" && ln -s "$python" "$logdir/python/python3" && PATH="$logdir/python:$PATH"
+fi
 passed=0 failed=0 skipped=0
 failed_names=()
 
