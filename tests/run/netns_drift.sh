@@ -50,7 +50,14 @@ export NBC_NETNS_PREFIX=nd$$
 ip netns add "$NBC_NETNS_PREFIX-probe" 2>/dev/null || skip "this kernel or sandbox refuses network namespaces"
 ip netns del "$NBC_NETNS_PREFIX-probe"
 make_scratch
-trap '"$nodes_sh" down; [ -n "${KEEP_SCRATCH:-}" ] || rm -rf "$SCRATCH"' EXIT
+# A failure keeps the run folders for the post-mortem (meta.json holds the
+# calibration points and bounds); KEEP_SCRATCH keeps them always.
+drift_exit() {
+    local rc=$?
+    "$nodes_sh" down
+    if [ -n "${KEEP_SCRATCH:-}" ]; then echo "scratch kept: $SCRATCH"; else keep_scratch_on_failure $rc; fi
+}
+trap drift_exit EXIT
 
 # libfaketime fakes the clock only when the library's reads go through it:
 # glibc's clock_gettime (the vDSO's fast path is bypassed by interposition).
