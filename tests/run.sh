@@ -29,7 +29,7 @@ export PURE_TESTS="${PURE_TESTS:-}"
 
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/bench_nbc_tests.XXXXXX")
 # python3 resolved once, the interpreter PATH names now: a version
-# manager's shim (pyenv's runs a dozen shell scripts) costs about half a
+# manager's shim (pyenv's runs a dozen shell scripts) costs about a tenth of a
 # second a call, and the tests call the Python tools hundreds of times.
 # A directory of its own, so that nothing else of the interpreter's
 # directory (/usr/bin's mpicc, say) comes before the user's PATH.
